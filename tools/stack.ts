@@ -1,0 +1,137 @@
+/**
+ * `node tools/stack.ts start`: the whole local stack on the ports of local-stack.md, until Ctrl-C.
+ * `node tools/stack.ts test`: the same stack on test ports, the whole suite against it, then stop.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
+import { officialFirestoreAvailable } from "./stack/firestore.ts";
+import { idSitePort, profile, type Profile } from "./stack/ports.ts";
+import { portAnswers, portIsFree, Processes, waitFor } from "./stack/processes.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bin = (name: string) => join(root, "node_modules", ".bin", name);
+
+function run(what: string, command: string, args: string[], env: Record<string, string> = {}, cwd = root): void {
+  const result = spawnSync(command, args, { cwd, stdio: "inherit", env: { ...process.env, ...env } });
+  if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status ?? result.signal})`);
+}
+
+async function ensureFree(p: Profile, official: boolean): Promise<void> {
+  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb];
+  const taken: number[] = [];
+  for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+  if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
+}
+
+/** A 200, not merely an answer: Hosting says 404 while the functions are still being loaded. */
+async function httpOk(url: string, init?: RequestInit): Promise<boolean> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
+  await res.arrayBuffer();
+  return res.status === 200;
+}
+
+async function startStack(p: Profile, procs: Processes): Promise<void> {
+  const started = performance.now();
+  const official = officialFirestoreAvailable();
+  await ensureFree(p, official);
+  run("build", "npm", ["--prefix", "functions", "run", "build", "--silent"]);
+  ensureLocalSecrets(root);
+  writeFunctionsEnv(root, p);
+  const env = stackEnv(p);
+
+  const waits: Array<Promise<void>> = [];
+  if (!official) {
+    const fs = procs.start("firestore", process.execPath, [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(p.firestore)]);
+    waits.push(waitFor("Firestore stand-in", () => portAnswers(p.firestore), 15000, fs));
+  }
+  const mail = procs.start("maildev", bin("maildev"), ["--smtp", String(p.smtp), "--web", String(p.mailWeb), "--ip", "127.0.0.1", "--silent"], { quiet: true });
+  waits.push(waitFor("dev mail inbox", () => httpOk(`http://127.0.0.1:${p.mailWeb}/email`), 15000, mail));
+  await Promise.all(waits);
+
+  const only = official ? "auth,functions,hosting,firestore" : "auth,functions,hosting";
+  const config = firebaseConfigFor(root, p);
+  const emulators = procs.start(
+    "emulators",
+    bin("firebase"),
+    ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
+    // Functions inherit this environment: that is how they find the stand-in Firestore.
+    { env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" }, stopSignal: "SIGINT" },
+  );
+  // Ready means the whole chain answers: Hosting rewrite → function → express app.
+  await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
+
+  run("seed", process.execPath, [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")], env);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`
+Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "official emulator" : "stand-in"})
+  service ({base_url})      ${env.STACK_BASE_URL}
+  identity host ({id_url})  ${env.STACK_ID_URL}
+  functions                 http://127.0.0.1:${p.functions}
+  auth emulator             http://127.0.0.1:${p.auth}
+  firestore                 127.0.0.1:${p.firestore}
+  dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
+`);
+}
+
+/** One plain closing line, whatever the runner printed above it. */
+function printSummary(path: string): void {
+  try {
+    const r = JSON.parse(readFileSync(path, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
+    console.log(`\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+  } catch {
+    console.log("\nTests: no results were written");
+  }
+}
+
+async function main(): Promise<number> {
+  const mode = process.argv[2];
+  if (mode !== "start" && mode !== "test") {
+    console.error("usage: node tools/stack.ts start|test");
+    return 2;
+  }
+  const procs = new Processes();
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log("Stopping the stack…");
+    await procs.stopAll();
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(130));
+  process.on("SIGTERM", () => void stop(143));
+
+  if (mode === "test") {
+    // Static checks first: they are quick and need no emulator.
+    run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
+    run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
+    run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
+  }
+  const p = profile(mode === "start" ? "dev" : "test");
+  try {
+    await startStack(p, procs);
+  } catch (err) {
+    console.error(`\n${err instanceof Error ? err.message : String(err)}`);
+    await stop(1);
+    return 1;
+  }
+  if (mode === "start") {
+    console.log("Press Ctrl-C to stop.");
+    return new Promise<number>(() => {});
+  }
+  const results = join(root, ".stack", `jest-${p.name}.json`);
+  mkdirSync(dirname(results), { recursive: true });
+  const jest = spawn("npm", ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)], {
+    stdio: "inherit",
+    env: { ...process.env, ...stackEnv(p) },
+  });
+  const code = await new Promise<number>((resolve) => jest.on("exit", (c) => resolve(c ?? 1)));
+  printSummary(results);
+  await stop(code);
+  return code;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,61 @@
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { idSitePort, type Profile } from "./ports.ts";
+
+/**
+ * Local secrets are made on first run and never committed: a fresh session-signing key and code
+ * pepper per checkout. The claims signing secret is the fixed dev value of local-stack.md.
+ */
+export function ensureLocalSecrets(root: string): void {
+  const path = join(root, "functions", ".secret.local");
+  if (existsSync(path)) return;
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const kid = `dev-${randomBytes(4).toString("hex")}`;
+  const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
+  const lines = [
+    `SESSION_KEYS='${JSON.stringify([jwk])}'`,
+    `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`,
+    "IDP_SIGNING_SECRET=dev-idp-signing-secret",
+    "SMTP_PASSWORD=unused-locally",
+  ];
+  writeFileSync(path, lines.join("\n") + "\n", { mode: 0o600 });
+}
+
+/** Settings the functions read on this stack: mail goes to the stack's own dev inbox. */
+export function writeFunctionsEnv(root: string, p: Profile): void {
+  const lines = ["SMTP_HOST=127.0.0.1", `SMTP_PORT=${p.smtp}`, "SMTP_SECURE=false", "SMTP_USER=", "MAIL_FROM=Sign-in <no-reply@example.test>"];
+  writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
+}
+
+/** firebase.json with this profile's ports; the dev profile on default ports uses firebase.json itself. */
+export function firebaseConfigFor(root: string, p: Profile): string {
+  const base = JSON.parse(readFileSync(join(root, "firebase.json"), "utf8"));
+  const e = base.emulators;
+  const same = e.hosting.port === p.hosting && e.functions.port === p.functions && e.auth.port === p.auth && e.hub.port === p.hub && e.logging.port === p.logging;
+  if (same) return "firebase.json";
+  e.hosting.port = p.hosting;
+  e.functions.port = p.functions;
+  e.auth.port = p.auth;
+  e.firestore.port = p.firestore;
+  e.hub.port = p.hub;
+  e.logging.port = p.logging;
+  const name = `.stack-firebase.${p.name}.json`;
+  writeFileSync(join(root, name), JSON.stringify(base, null, 2));
+  return name;
+}
+
+export function stackEnv(p: Profile): Record<string, string> {
+  return {
+    GCLOUD_PROJECT: p.projectId,
+    FIRESTORE_EMULATOR_HOST: `127.0.0.1:${p.firestore}`,
+    FIREBASE_AUTH_EMULATOR_HOST: `127.0.0.1:${p.auth}`,
+    STACK_BASE_URL: `http://127.0.0.1:${p.hosting}`,
+    STACK_ID_URL: `http://127.0.0.1:${idSitePort(p)}`,
+    STACK_FUNCTIONS_URL: `http://127.0.0.1:${p.functions}/${p.projectId}/us-central1`,
+    STACK_MAIL_URL: `http://127.0.0.1:${p.mailWeb}`,
+    STACK_SMTP_PORT: String(p.smtp),
+    // Nothing here runs on Google Cloud: don't let the client libraries probe for a metadata server.
+    METADATA_SERVER_DETECTION: "none",
+  };
+}

@@ -1,0 +1,54 @@
+/** Where each part of a stack listens. `npm start` uses the ports of local-stack.md; `npm test` its own. */
+export interface Profile {
+  name: "dev" | "test";
+  projectId: string;
+  hosting: number;
+  functions: number;
+  auth: number;
+  firestore: number;
+  hub: number;
+  logging: number;
+  smtp: number;
+  mailWeb: number;
+}
+
+function envPort(name: string, fallback: number): number {
+  const raw = process.env[name];
+  return raw ? Number(raw) : fallback;
+}
+
+export function profile(name: "dev" | "test"): Profile {
+  if (name === "dev") {
+    return {
+      name,
+      projectId: "demo-identity",
+      hosting: envPort("HOSTING_PORT", 5000),
+      functions: envPort("FUNCTIONS_PORT", 5001),
+      auth: envPort("AUTH_PORT", 9099),
+      firestore: envPort("FIRESTORE_PORT", 8080),
+      hub: envPort("HUB_PORT", 4400),
+      logging: envPort("LOGGING_PORT", 4500),
+      smtp: envPort("MAIL_SMTP_PORT", 1025),
+      mailWeb: envPort("MAIL_WEB_PORT", 1080),
+    };
+  }
+  // TEST_PORT_OFFSET lets two suites run side by side (e.g. two checkouts on one machine).
+  const off = envPort("TEST_PORT_OFFSET", 0);
+  return {
+    name,
+    projectId: "demo-identity-test",
+    hosting: 5100 + off,
+    functions: 5101 + off,
+    auth: 9199 + off,
+    firestore: 8180 + off,
+    hub: 4410 + off,
+    logging: 4510 + off,
+    smtp: 1125 + off,
+    mailWeb: 1180 + off,
+  };
+}
+
+/** The Hosting emulator puts site i ≥ 1 on hosting + 4 + i: the identity host is the second site. */
+export function idSitePort(p: Profile): number {
+  return p.hosting + 5;
+}

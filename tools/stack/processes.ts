@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createConnection, createServer } from "node:net";
+
+/** Every process a stack starts, so one signal can stop them all and free their ports. */
+export class Processes {
+  private readonly children: Array<{ name: string; child: ChildProcess; stopSignal: NodeJS.Signals }> = [];
+
+  start(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; quiet?: boolean; stopSignal?: NodeJS.Signals } = {}): ChildProcess {
+    const child = spawn(command, args, {
+      env: { ...process.env, ...options.env },
+      // Own process group: stopping the group also stops what the child started (functions workers).
+      detached: true,
+      stdio: ["ignore", options.quiet ? "ignore" : "pipe", options.quiet ? "ignore" : "pipe"],
+    });
+    const prefix = (chunk: Buffer) =>
+      chunk
+        .toString()
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => `[${name}] ${l}\n`)
+        .join("");
+    child.stdout?.on("data", (c: Buffer) => process.stdout.write(prefix(c)));
+    child.stderr?.on("data", (c: Buffer) => process.stderr.write(prefix(c)));
+    this.children.push({ name, child, stopSignal: options.stopSignal ?? "SIGTERM" });
+    return child;
+  }
+
+  /** Stops in reverse order of start; a process that ignores its signal for 8 s is killed. */
+  async stopAll(): Promise<void> {
+    for (const { child, stopSignal } of [...this.children].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      try {
+        process.kill(-child.pid, stopSignal);
+      } catch {
+        continue;
+      }
+      const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 8000).unref());
+      if ((await Promise.race([exited, timer])) === "timeout") {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+}
+
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: "127.0.0.1" });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, died?: ChildProcess): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (died && died.exitCode !== null) throw new Error(`${what} exited with code ${died.exitCode} before it was ready`);
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${what} was not ready within ${Math.round(timeoutMs / 1000)} s`);
+}
