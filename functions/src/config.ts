@@ -1,0 +1,82 @@
+import { defineSecret, defineString } from "firebase-functions/params";
+
+/**
+ * Every setting the service reads, declared once. Code never reads these params directly:
+ * `readConfig()` turns them into a plain `Config` once per instance, and tests build their own.
+ */
+export const parentDomain = defineString("PARENT_DOMAIN", {
+  default: "example.test",
+  description: "Parent domain of every host; the session cookie's Domain",
+});
+export const idUrl = defineString("ID_URL", {
+  default: "https://id.example.test",
+  description: "Origin of the identity host that issues ID tokens",
+});
+// A comma-separated string, not defineList: the CLI writes lists as CSV, the runtime reads JSON.
+export const appHosts = defineString("APP_HOSTS", {
+  default: "startpage,status,calendar,location",
+  description: "Comma-separated application host names under the parent domain, allowed to call with credentials",
+});
+export const smtpHost = defineString("SMTP_HOST", { default: "", description: "SMTP server; empty disables mail" });
+export const smtpPort = defineString("SMTP_PORT", { default: "587" });
+export const smtpSecure = defineString("SMTP_SECURE", { default: "false", description: "true for implicit TLS (465)" });
+export const smtpUser = defineString("SMTP_USER", { default: "" });
+export const mailFrom = defineString("MAIL_FROM", { default: "Sign-in <no-reply@example.test>" });
+
+export const smtpPassword = defineSecret("SMTP_PASSWORD");
+/** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
+export const sessionKeys = defineSecret("SESSION_KEYS");
+/** `kid:secret` pairs separated by commas; the first keys new hashes, all verify (rotation). */
+export const codePepper = defineSecret("CODE_PEPPER");
+export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
+
+export interface Config {
+  parentDomain: string;
+  idUrl: string;
+  /** The seven origins allowed to call with credentials. */
+  allowedOrigins: string[];
+  smtp: { host: string; port: number; secure: boolean; user: string; password: string; from: string } | null;
+  sessionKeys: string;
+  codePepper: string;
+  idpSigningSecret: string;
+}
+
+export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
+  const own = [`https://${domain}`, `https://www.${domain}`, new URL(identityUrl).origin];
+  return [...new Set([...own, ...hosts.map((h) => `https://${h}.${domain}`)])];
+}
+
+function orDefault(value: string, fallback: string): string {
+  return value.trim() === "" ? fallback : value.trim();
+}
+
+/** Reads every param once. A secret is only present in a function that declares it in index.ts. */
+export function readConfig(): Config {
+  const domain = orDefault(parentDomain.value(), "example.test");
+  const identity = orDefault(idUrl.value(), "https://id.example.test");
+  const hosts = orDefault(appHosts.value(), "startpage,status,calendar,location")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  const secret = (s: typeof smtpPassword) => process.env[s.name] ?? "";
+  const host = smtpHost.value();
+  return {
+    parentDomain: domain,
+    idUrl: identity,
+    allowedOrigins: originsFor(domain, identity, hosts),
+    smtp:
+      host === ""
+        ? null
+        : {
+            host,
+            port: Number(orDefault(smtpPort.value(), "587")),
+            secure: smtpSecure.value() === "true",
+            user: smtpUser.value(),
+            password: secret(smtpPassword),
+            from: orDefault(mailFrom.value(), "Sign-in <no-reply@example.test>"),
+          },
+    sessionKeys: secret(sessionKeys),
+    codePepper: secret(codePepper),
+    idpSigningSecret: secret(idpSigningSecret),
+  };
+}

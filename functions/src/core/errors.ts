@@ -1,0 +1,100 @@
+/**
+ * One catalogue of every refusal the service gives. Code throws `new AppError(code)` or
+ * `ensure(cond, code)`; the presenters turn a code into the contract's status and body.
+ * Adding a code without a row does not compile.
+ */
+interface ErrorRow {
+  status: number;
+  message: string;
+  reason?: string;
+  /** Further fields the contract puts in this refusal's body, e.g. `approved: false`. */
+  fields?: Record<string, unknown>;
+}
+
+export const errorCatalogue = {
+  // request shape (shared by every JSON endpoint)
+  malformed_json: { status: 400, message: "Malformed JSON body" },
+  malformed_request: { status: 400, message: "Malformed request" },
+  body_too_large: { status: 413, message: "Request body too large" },
+  unsupported_media_type: { status: 415, message: "Content-Type must be application/json" },
+  origin_not_allowed: { status: 403, message: "Origin not allowed" },
+  not_found: { status: 404, message: "Not found" },
+  method_not_allowed: { status: 405, message: "Method not allowed" },
+  internal: { status: 500, message: "Internal error" },
+  service_unavailable: { status: 503, message: "Service unavailable" },
+
+  // sessions
+  verify_fields_required: { status: 400, message: "idToken and project required" },
+  invalid_token: { status: 401, message: "Invalid token" },
+  phone_not_linked: { status: 403, message: "That phone number is not on any account", reason: "phone_not_linked", fields: { approved: false } },
+  missing_params: { status: 400, message: "missing params" },
+
+  // exchange codes
+  code_required: { status: 400, message: "code required" },
+  invalid_code: { status: 401, message: "Invalid code" },
+  code_used: { status: 401, message: "Code already used" },
+  code_expired: { status: 401, message: "Code expired" },
+  exchange_person_not_found: { status: 401, message: "Person not found" },
+  exchange_pending: { status: 403, message: "Account not approved", reason: "pending" },
+  exchange_rejected: { status: 403, message: "Account not approved", reason: "rejected" },
+
+  // gated endpoints
+  unauthorized: { status: 401, message: "Unauthorized" },
+  forbidden: { status: 403, message: "Forbidden" },
+  forbidden_pending: { status: 403, message: "Forbidden", reason: "pending" },
+  forbidden_rejected: { status: 403, message: "Forbidden", reason: "rejected" },
+  authorization_unavailable: { status: 503, message: "Authorization unavailable" },
+
+  // start page
+  invalid_notification: { status: 400, message: "title and body are required; link must be https; level info, warning or critical" },
+  invalid_query: { status: 400, message: "Invalid request parameters" },
+
+  // email codes (the verify refusals carry `valid: false`; sign-in's carry only the message)
+  email_invalid: { status: 400, message: "A valid email is required" },
+  otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access" },
+  otp_resend_too_soon: { status: 429, message: "A code was just sent. Please wait a minute." },
+  otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later." },
+  otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again tomorrow." },
+  email_not_configured: { status: 503, message: "Email is not configured" },
+  email_delivery_failed: { status: 500, message: "Could not send a code" },
+  otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access", fields: { valid: false } },
+  otp_invalid: { status: 400, message: "Invalid code", fields: { valid: false } },
+  otp_expired: { status: 400, message: "That code expired. Request a new one.", fields: { valid: false } },
+  otp_exhausted: { status: 400, message: "Too many attempts. Request a new code.", fields: { valid: false } },
+  signin_fields_required: { status: 400, message: "email and otp required" },
+  signin_code_invalid: { status: 400, message: "Invalid code" },
+  signin_code_expired: { status: 400, message: "That code expired. Request a new one." },
+  signin_code_exhausted: { status: 400, message: "Too many attempts. Request a new code." },
+  signin_no_account: { status: 403, message: "No account for that address" },
+  signin_pending: { status: 403, message: "Your account is pending" },
+  signin_rejected: { status: 403, message: "Your account was not approved" },
+  signin_failed: { status: 500, message: "Sign-in failed" },
+
+  // people administration
+  person_not_found: { status: 404, message: "Person not found" },
+  invalid_person_change: { status: 400, message: "Invalid change" },
+  person_conflict: { status: 409, message: "An email or phone number is already on another person" },
+} as const satisfies Record<string, ErrorRow>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  /** Overrides the catalogue's message, e.g. to name the field a request got wrong. */
+  readonly detail: string | undefined;
+
+  constructor(code: ErrorCode, detail?: string) {
+    super(detail ?? errorCatalogue[code].message);
+    this.name = "AppError";
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+export function ensure(condition: unknown, code: ErrorCode, detail?: string): asserts condition {
+  if (!condition) throw new AppError(code, detail);
+}
+
+export function describeError(code: ErrorCode): ErrorRow {
+  return errorCatalogue[code] as ErrorRow;
+}

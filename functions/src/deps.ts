@@ -1,0 +1,58 @@
+import { getApps, initializeApp } from "firebase-admin/app";
+import { getAuth } from "firebase-admin/auth";
+import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { systemClock, type Clock } from "./clock";
+import { readConfig, type Config } from "./config";
+import type { Mailer } from "./core/code-mail";
+import { personCache, type PersonCache } from "./core/person-cache";
+import { sessionTokens, type SessionTokens } from "./core/session-token";
+import { firebaseIdentity, type Identity } from "./identity";
+import { consoleLogger, type Logger } from "./logger";
+import { smtpMailer } from "./mailer";
+import { cryptoRandom, type Random } from "./random";
+
+/** Everything the rules touch in the world, as one plain object. Functions take a Pick of it. */
+export interface Deps {
+  config: Config;
+  store: Firestore;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  identity: Identity;
+  tokens: SessionTokens;
+  people: PersonCache;
+  /** null when SMTP is not configured: email codes answer 503. */
+  mailer: Mailer | null;
+}
+
+/** A function without the SESSION_KEYS secret can neither issue nor read sessions. */
+const noSessionKeys: SessionTokens = {
+  issue: () => Promise.reject(new Error("SESSION_KEYS is not available to this function")),
+  verify: () => Promise.reject(new Error("SESSION_KEYS is not available to this function")),
+};
+
+export function tokensFor(config: Config): SessionTokens {
+  return config.sessionKeys === "" ? noSessionKeys : sessionTokens(config.sessionKeys, config.idUrl, config.parentDomain);
+}
+
+let production: Deps | undefined;
+
+/** Built once per instance, on the first request, so module load stays cheap. */
+export function productionDeps(): Deps {
+  if (!production) {
+    if (getApps().length === 0) initializeApp();
+    const config = readConfig();
+    production = {
+      config,
+      store: getFirestore(),
+      clock: systemClock,
+      random: cryptoRandom,
+      log: consoleLogger,
+      identity: firebaseIdentity(getAuth()),
+      tokens: tokensFor(config),
+      people: personCache(systemClock),
+      mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom),
+    };
+  }
+  return production;
+}

@@ -1,0 +1,59 @@
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from "express";
+import { AppError, describeError } from "../core/errors";
+import type { Logger } from "../logger";
+import { corsPolicy } from "./cors";
+import { errorHandler, type Presenter } from "./presenters";
+
+export interface AppOptions {
+  presenter: Presenter;
+  allowedOrigins: readonly string[];
+  log: Logger;
+  /** How long a request may take before it is answered 503 (see requestDeadline). */
+  deadlineMs?: number;
+}
+
+/**
+ * When a dependency stops answering, its client retries for up to a minute. No caller should
+ * wait that long: past the deadline the request is answered 503 (retry with backoff) in the
+ * family's shape, and whatever the handler does later is not sent. Below the 10 s a browser
+ * or a load balancer is commonly given, and above the gate's own 4 s lookup deadline.
+ */
+export const REQUEST_DEADLINE_MS = 8000;
+
+function requestDeadline(ms: number, present: Presenter) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    const timer = setTimeout(() => {
+      if (res.headersSent) return;
+      res.locals.timedOut = true;
+      const row = describeError("service_unavailable");
+      present(res, row.status, "service_unavailable", row.message, row.reason);
+    }, ms);
+    res.once("close", () => clearTimeout(timer));
+    next();
+  };
+}
+
+/**
+ * Answers depend on who asks, so no cache may keep them unless a route says otherwise.
+ * `private` also matters to Hosting: it drops Set-Cookie from any response not marked private.
+ */
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Cache-Control", "private, no-store");
+  next();
+}
+
+/** Builds every endpoint group's express app the same way; tests build the same app. */
+export function createApp(routes: Router, options: AppOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  app.use(noStore);
+  app.use(requestDeadline(options.deadlineMs ?? REQUEST_DEADLINE_MS, options.presenter));
+  app.use(corsPolicy(options.allowedOrigins));
+  app.use(routes);
+  app.use(() => {
+    throw new AppError("not_found");
+  });
+  app.use(errorHandler(options.presenter, options.log));
+  return app;
+}

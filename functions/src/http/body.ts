@@ -1,0 +1,69 @@
+import type { Request } from "express";
+import type { ZodType } from "zod";
+import { AppError, type ErrorCode } from "../core/errors";
+
+/** Bodies are small JSON objects; anything larger is refused before it is parsed. */
+export const BODY_LIMIT_BYTES = 16 * 1024;
+
+type WithRawBody = Request & { rawBody?: Buffer };
+
+const BODYLESS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function readStream(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new AppError("body_too_large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function isJson(req: Request): boolean {
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
+}
+
+const parsed = new WeakMap<Request, Record<string, unknown>>();
+
+/**
+ * Reads a JSON object body with one set of rules wherever the app runs: the Functions runtime
+ * has already read the stream into `rawBody`, tests and local servers have not. Only handlers
+ * that take a body call this, so an endpoint without one (logout) never fails on what was sent.
+ * An empty body is `{}`; anything else must be a JSON object sent as application/json.
+ */
+export async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const cached = parsed.get(req);
+  if (cached) return cached;
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
+  const raw = (req as WithRawBody).rawBody ?? (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
+  if (raw.length > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
+  let body: unknown = {};
+  if (raw.length > 0) {
+    if (!isJson(req)) throw new AppError("unsupported_media_type");
+    try {
+      body = JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new AppError("malformed_json");
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new AppError("malformed_json", "Body must be a JSON object");
+  }
+  parsed.set(req, body as Record<string, unknown>);
+  return body as Record<string, unknown>;
+}
+
+/** Reads the body and checks it against `schema`; a mismatch is the endpoint's own 400. */
+export async function parseBody<T>(req: Request, schema: ZodType<T>, invalid: ErrorCode): Promise<T> {
+  const result = schema.safeParse(await readJson(req));
+  if (!result.success) throw new AppError(invalid);
+  return result.data;
+}

@@ -1,0 +1,52 @@
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { AppError } from "../core/errors";
+
+const METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
+const HEADERS = "Content-Type, Authorization, x-api-key";
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/**
+ * Writes that read no credential and change nothing stored. Logout answers 200 to anyone, as
+ * the contract says; from a foreign page its clearing cookie is cross-site and not applied.
+ */
+const HARMLESS_WRITES = new Set(["/auth/logout"]);
+
+/** Paths any origin may call, without credentials: the OIDC provider and its discovery document. */
+export function isOpenPath(path: string): boolean {
+  return path.startsWith("/auth/oidc/") || path === "/auth/oidc" || path === "/.well-known/openid-configuration";
+}
+
+/**
+ * The contract's cross-origin rules, plus one more: a state-changing request from a browser
+ * origin outside the allowlist is refused before any handler runs. Without it, a foreign page
+ * could post an ID token of its own to /auth/verify (login CSRF) or drive a cookie-carrying POST,
+ * because CORS only hides the response; it does not stop the request.
+ */
+export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
+  const allowed = new Set(allowedOrigins);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    const open = isOpenPath(req.path);
+    res.vary("Origin");
+    if (origin !== undefined) {
+      if (allowed.has(origin) && !open) {
+        res.setHeader("Access-Control-Allow-Origin", origin);
+        res.setHeader("Access-Control-Allow-Credentials", "true");
+      } else if (open) {
+        res.setHeader("Access-Control-Allow-Origin", "*");
+      }
+    }
+    if (req.method === "OPTIONS") {
+      if (res.getHeader("Access-Control-Allow-Origin") !== undefined) {
+        res.setHeader("Access-Control-Allow-Methods", METHODS);
+        res.setHeader("Access-Control-Allow-Headers", HEADERS);
+        res.setHeader("Access-Control-Max-Age", "600");
+      }
+      res.status(204).end();
+      return;
+    }
+    if (origin !== undefined && UNSAFE.has(req.method) && !open && !allowed.has(origin) && !HARMLESS_WRITES.has(req.path)) {
+      throw new AppError("origin_not_allowed");
+    }
+    next();
+  };
+}

@@ -1,0 +1,81 @@
+import type { Request } from "express";
+import { hasProject } from "../core/access";
+import { AppError, ensure } from "../core/errors";
+import { personFor, readSession, type Guard, type Principal } from "../core/sessions";
+import type { Deps } from "../deps";
+import type { Person } from "../store/people";
+import { readCookie, SESSION_COOKIE } from "./cookies";
+
+/** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
+export const LOOKUP_DEADLINE_MS = 4000;
+
+export interface Need {
+  project?: string;
+  admin?: boolean;
+  /** People administration takes the session cookie only, never a bearer token. */
+  cookieOnly?: boolean;
+}
+
+export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "log">;
+
+export function bearerToken(req: Request): string | null {
+  const header = req.headers.authorization;
+  const match = header === undefined ? null : /^Bearer[ ]+([^\s]+)$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`lookup took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A failure to check is not a failed check: it is 503, and the caller keeps its credential.
+ * Only work that leaves the process is guarded; a hot request (our token, a cached person)
+ * never arms a timer.
+ */
+export function unavailableGuard(deps: Pick<Deps, "log">): Guard {
+  return async (work) => {
+    try {
+      return await withDeadline(work(), LOOKUP_DEADLINE_MS);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      deps.log.warn("authorization lookup failed", { error: err instanceof Error ? err.message : String(err) });
+      throw new AppError("authorization_unavailable");
+    }
+  };
+}
+
+async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guard): Promise<Principal | null> {
+  const cookie = readCookie(req, SESSION_COOKIE);
+  if (cookie !== null) {
+    const session = await readSession(deps, cookie, guard);
+    if (session) return session;
+  }
+  const bearer = need.cookieOnly ? null : bearerToken(req);
+  if (bearer === null) return null;
+  // No revocation check here: it would cost a call to the provider on every request.
+  const signIn = await guard(() => deps.identity.verifyIdToken(bearer, false));
+  return signIn ? { uid: signIn.uid, personId: null } : null;
+}
+
+/**
+ * The one gate of every gated endpoint: a session cookie (either format) or a bearer ID token,
+ * an approved person, and the project grant or admin role the endpoint needs. Refusals follow
+ * the contract's table; each check is a separate line so the order is plain.
+ */
+export async function requireAccess(deps: GateDeps, req: Request, need: Need): Promise<{ person: Person; uid: string }> {
+  const guard = unavailableGuard(deps);
+  const principal = await principalOf(deps, req, need, guard);
+  ensure(principal, "unauthorized");
+  const person = await personFor(deps, principal, guard);
+  ensure(person, "forbidden");
+  ensure(person.status !== "pending", "forbidden_pending");
+  ensure(person.status !== "rejected", "forbidden_rejected");
+  if (need.project !== undefined) ensure(hasProject(person, need.project), "forbidden");
+  if (need.admin) ensure(person.role === "admin", "forbidden");
+  return { person, uid: principal.uid };
+}

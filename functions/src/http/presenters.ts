@@ -1,0 +1,46 @@
+import type { ErrorRequestHandler, Response } from "express";
+import { AppError, describeError, type ErrorCode } from "../core/errors";
+import type { Logger } from "../logger";
+
+/** How one endpoint family renders a refusal: JSON, OAuth JSON or an HTML page. */
+export type Presenter = (res: Response, status: number, code: ErrorCode, message: string, reason: string | undefined) => void;
+
+export const jsonErrors: Presenter = (res, status, code, message, reason) => {
+  const fields = describeError(code).fields ?? {};
+  res.status(status).json(reason === undefined ? { ...fields, error: message } : { ...fields, reason, error: message });
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export const htmlErrors: Presenter = (res, status, _code, message) => {
+  const safe = escapeHtml(message);
+  res
+    .status(status)
+    .type("html")
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${safe}</title></head><body><main><h1>${safe}</h1><p>Error ${status}.</p></main></body></html>`);
+};
+
+/** Turns whatever a handler threw into one answer; unknown errors are logged once, never shown. */
+export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    // Already answered 503 by the deadline: what the handler did afterwards has nowhere to go.
+    if (res.locals.timedOut === true) return;
+    if (res.headersSent) return next(err);
+    const appError = err instanceof AppError ? err : fromExpress(err);
+    if (!appError) log.error("unhandled error", { path: req.path, method: req.method, error: err instanceof Error ? err.stack : String(err) });
+    const code: ErrorCode = appError?.code ?? "internal";
+    const row = describeError(code);
+    present(res, row.status, code, appError?.detail ?? row.message, row.reason);
+  };
+}
+
+/** Errors raised by express itself (e.g. a URI it cannot decode) carry a 4xx status. */
+function fromExpress(err: unknown): AppError | null {
+  const status = typeof err === "object" && err !== null && "status" in err ? Number((err as { status: unknown }).status) : 0;
+  if (status === 400) return new AppError("malformed_request");
+  if (status === 413) return new AppError("body_too_large");
+  if (status === 415) return new AppError("unsupported_media_type");
+  return null;
+}

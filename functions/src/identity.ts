@@ -1,0 +1,101 @@
+import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
+import { cryptoRandom } from "./random";
+
+/** What a verified sign-in at the identity provider proves. */
+export interface SignIn {
+  uid: string;
+  /** Only an address the provider has verified; an unverified one proves nothing. */
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  provider: string;
+}
+
+/** The managed identity provider, as the rules see it. */
+export interface Identity {
+  /** null when the token does not verify, is revoked, or its account is disabled. */
+  verifyIdToken(token: string, checkRevoked: boolean): Promise<SignIn | null>;
+  /** The older session format (the provider's session cookie), still honoured until it expires. */
+  verifyProviderSessionCookie(cookie: string): Promise<SignIn | null>;
+  createCustomToken(uid: string): Promise<string>;
+  /**
+   * The account for `email`, whose mailbox the caller has just proved: created (verified) when
+   * there is none; an existing unverified one is taken back from whoever registered it first.
+   */
+  accountForEmail(email: string): Promise<string>;
+  revokeSessions(uid: string): Promise<void>;
+}
+
+/** Provider answers that mean "this credential is no good", as opposed to "I could not check". */
+const REFUSALS = new Set([
+  "auth/argument-error",
+  "auth/id-token-expired",
+  "auth/id-token-revoked",
+  "auth/invalid-id-token",
+  "auth/session-cookie-expired",
+  "auth/session-cookie-revoked",
+  "auth/invalid-session-cookie",
+  "auth/user-disabled",
+  "auth/user-not-found",
+]);
+
+function refused(err: unknown): boolean {
+  const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+  return REFUSALS.has(code);
+}
+
+function toSignIn(t: DecodedIdToken): SignIn {
+  return {
+    uid: t.uid,
+    email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
+    phone: typeof t.phone_number === "string" ? t.phone_number : null,
+    name: typeof t.name === "string" ? t.name : null,
+    provider: typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown",
+  };
+}
+
+export function firebaseIdentity(auth: Auth): Identity {
+  return {
+    async verifyIdToken(token, checkRevoked) {
+      try {
+        return toSignIn(await auth.verifyIdToken(token, checkRevoked));
+      } catch (err) {
+        if (refused(err)) return null;
+        throw err;
+      }
+    },
+    async verifyProviderSessionCookie(cookie) {
+      try {
+        return toSignIn(await auth.verifySessionCookie(cookie, false));
+      } catch (err) {
+        if (refused(err)) return null;
+        throw err;
+      }
+    },
+    createCustomToken: (uid) => auth.createCustomToken(uid),
+    async accountForEmail(email) {
+      let user: UserRecord;
+      try {
+        user = await auth.getUserByEmail(email);
+      } catch (err) {
+        if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found")) throw err;
+        return (await auth.createUser({ email, emailVerified: true })).uid;
+      }
+      if (!user.emailVerified) {
+        // Anyone can register an address they do not own; whoever did may hold its password, a
+        // linked sign-in or a live session. The caller has just proved the mailbox, so all of
+        // that is taken away before the address is marked verified and the account handed over.
+        const others = user.providerData.map((p) => p.providerId).filter((id) => id !== "password" && id !== "phone");
+        await auth.updateUser(user.uid, {
+          password: cryptoRandom.token(32),
+          ...(others.length > 0 ? { providersToUnlink: others } : {}),
+          ...(user.phoneNumber ? { phoneNumber: null } : {}),
+        });
+        await auth.revokeRefreshTokens(user.uid);
+        await auth.updateUser(user.uid, { emailVerified: true });
+      }
+      return user.uid;
+    },
+    revokeSessions: (uid) => auth.revokeRefreshTokens(uid),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * Loads the local seed data (emulator-data/seed.json) into the running emulators. Idempotent:
+ * run it on every start. Only for emulators: it refuses to run without emulator hosts.
+ */
+import { readFileSync } from "node:fs";
+import { initializeApp } from "firebase-admin/app";
+import { getAuth } from "firebase-admin/auth";
+import { getFirestore } from "firebase-admin/firestore";
+import { systemClock } from "../clock";
+import { registerApiKey } from "../core/api-keys";
+import { registerClient } from "../core/oidc-clients";
+import { cryptoRandom } from "../random";
+import * as people from "../store/people";
+
+interface Seed {
+  admin: { email: string; password: string; name: string };
+  apiKeys: Array<{ key: string; label: string }>;
+  oidcClients: Array<{ clientId: string; clientSecret: string; name: string; redirectUris: string[] }>;
+}
+
+async function seedAdmin(seed: Seed): Promise<string> {
+  const auth = getAuth();
+  const db = getFirestore();
+  const { email, password, name } = seed.admin;
+  const user = await auth.getUserByEmail(email).catch(() => auth.createUser({ email, password, displayName: name, emailVerified: true }));
+  await auth.updateUser(user.uid, { password, emailVerified: true, disabled: false });
+  return db.runTransaction(async (tx) => {
+    const existing = await people.findByEmail(db, email, tx);
+    const fields = { name, role: "admin" as const, projects: ["*"], status: "approved" as const };
+    if (existing) {
+      const uids = existing.uids.includes(user.uid) ? existing.uids : [...existing.uids, user.uid];
+      people.replace(db, tx, existing, { ...existing, ...fields, uids, updatedAt: systemClock.now() });
+      return existing.id;
+    }
+    const person = people.create(db, tx, { ...fields, uids: [user.uid], emails: [email], phones: [], groups: [] }, cryptoRandom.id(), systemClock.now());
+    return person.id;
+  });
+}
+
+async function main(): Promise<void> {
+  if (!process.env.FIRESTORE_EMULATOR_HOST || !process.env.FIREBASE_AUTH_EMULATOR_HOST) {
+    throw new Error("seed runs against the emulators only: FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST must be set");
+  }
+  const path = process.argv[2];
+  if (!path) throw new Error("usage: node lib/ops/seed.js <seed.json>");
+  const seed = JSON.parse(readFileSync(path, "utf8")) as Seed;
+  initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  const personId = await seedAdmin(seed);
+  const deps = { store: getFirestore(), clock: systemClock };
+  for (const { key, label } of seed.apiKeys) await registerApiKey(deps, key, label);
+  for (const client of seed.oidcClients) await registerClient(deps, client);
+  console.log(`seed: admin ${seed.admin.email} (person ${personId}), ${seed.apiKeys.length} API key(s), ${seed.oidcClients.length} OIDC client(s)`);
+}
+
+main().catch((err: unknown) => {
+  console.error(`seed failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

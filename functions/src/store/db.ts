@@ -1,0 +1,25 @@
+import { Timestamp, type DocumentData, type Firestore, type Transaction } from "firebase-admin/firestore";
+
+export type { Firestore, Transaction };
+
+/** Dates are written as `Date` (stored as Timestamp) and read back through here, in one place. */
+export function toDate(value: unknown): Date {
+  if (value instanceof Timestamp) return value.toDate();
+  if (value instanceof Date) return value;
+  throw new TypeError("stored value is not a timestamp");
+}
+
+export function optionalDate(value: unknown): Date | null {
+  return value === undefined || value === null ? null : toDate(value);
+}
+
+export function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** Reads a document through the transaction when one is given, so its read is part of it. */
+export async function read(db: Firestore, path: string, tx?: Transaction): Promise<DocumentData | null> {
+  const ref = db.doc(path);
+  const snap = tx ? await tx.get(ref) : await ref.get();
+  return snap.exists ? (snap.data() ?? null) : null;
+}

@@ -1,0 +1,65 @@
+/** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
+import { accountWithPerson } from "./support/people";
+
+const base = process.env.STACK_BASE_URL as string;
+const idHost = process.env.STACK_ID_URL as string;
+
+describe("Hosting rewrites", () => {
+  it("serves POST /auth/logout through the sessions function, clearing the cookie", async () => {
+    const res = await fetch(`${base}/auth/logout`, { method: "POST" });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true });
+    const cookie = res.headers.getSetCookie()[0] ?? "";
+    expect(cookie).toMatch(/^__session=; Domain=example\.test; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/);
+  });
+
+  it.each([
+    ["POST", "/auth/verify"],
+    ["POST", "/auth/session/refresh"],
+    ["POST", "/auth/otp/send"],
+    ["GET", "/auth/people"],
+    ["GET", "/auth/oidc/userinfo"],
+    ["GET", "/.well-known/openid-configuration"],
+    ["POST", "/auth/idp/claims"],
+    ["GET", "/startpage/notifications"],
+    ["GET", "/calendar/events"],
+    ["GET", "/location"],
+    ["GET", "/status"],
+  ])("hands %s %s to a function that answers JSON", async (method, path) => {
+    const res = await fetch(`${base}${path}`, { method });
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+  });
+
+  it("hands the bridge paths to the bridge function, which answers HTML", async () => {
+    const res = await fetch(`${base}/auth/bridge/nowhere/start`, { redirect: "manual" });
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(res.status).toBeGreaterThanOrEqual(300);
+  });
+
+  it("opens a session through Hosting, which passes the cookie both ways, and gates with it", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const verified = await fetch(`${base}/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ idToken: account.idToken, project: "startpage" }),
+    });
+    expect(await verified.json()).toMatchObject({ approved: true, personId: person.id });
+    const cookie = /^__session=[^;]+/.exec(verified.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    expect(cookie).toBeDefined();
+    // Hosting forwards only the cookie named __session; another one must not stand in its way.
+    const headers = { cookie: `theme=dark; ${cookie}` };
+    const refreshed = await fetch(`${base}/auth/session/refresh`, { method: "POST", headers });
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.headers.get("x-remote-user")).toBe(account.email);
+    expect(refreshed.headers.getSetCookie()).toEqual([]);
+    const gated = await fetch(`${base}/startpage/notifications`, { headers });
+    expect(gated.status).toBe(200);
+  });
+
+  it("serves the identity host's pages on the second site", async () => {
+    const res = await fetch(`${idHost}/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("<title>Sign in</title>");
+  });
+});

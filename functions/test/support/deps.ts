@@ -1,0 +1,88 @@
+import { getApps, initializeApp } from "firebase-admin/app";
+import { getAuth } from "firebase-admin/auth";
+import { getFirestore } from "firebase-admin/firestore";
+import { generateKeyPairSync } from "node:crypto";
+import type { Express } from "express";
+import { manualClock, type ManualClock } from "../../src/clock";
+import { originsFor, type Config } from "../../src/config";
+import { personCache } from "../../src/core/person-cache";
+import { tokensFor, type Deps } from "../../src/deps";
+import { firebaseIdentity } from "../../src/identity";
+import { createApp } from "../../src/http/app";
+import type { Group } from "../../src/http/serve";
+import { silentLogger } from "../../src/logger";
+import { smtpMailer } from "../../src/mailer";
+import { cryptoRandom } from "../../src/random";
+
+export const PARENT_DOMAIN = "example.test";
+export const ID_URL = "https://id.example.test";
+export const APP_ORIGIN = "https://startpage.example.test";
+
+/** A signing key made for this test run, as the SESSION_KEYS secret holds it. */
+export function sessionKeyJwk(kid: string) {
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
+}
+export const TEST_SESSION_KEYS = JSON.stringify([sessionKeyJwk("test-1")]);
+
+/** The CODE_PEPPER secret of the tests: one key, with its kid. */
+export const TEST_CODE_PEPPER = "test-pepper-1:test-pepper-secret-of-the-suite-0123456789";
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    parentDomain: PARENT_DOMAIN,
+    idUrl: ID_URL,
+    allowedOrigins: originsFor(PARENT_DOMAIN, ID_URL, ["startpage", "status", "calendar", "location"]),
+    smtp: { host: "127.0.0.1", port: Number(process.env.STACK_SMTP_PORT ?? "1025"), secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" },
+    sessionKeys: TEST_SESSION_KEYS,
+    codePepper: TEST_CODE_PEPPER,
+    idpSigningSecret: "dev-idp-signing-secret",
+    ...overrides,
+  };
+}
+
+function adminApp() {
+  return getApps()[0] ?? initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+}
+
+export function firestore() {
+  return getFirestore(adminApp());
+}
+
+export function auth() {
+  return getAuth(adminApp());
+}
+
+export type TestDeps = Deps & { clock: ManualClock };
+
+/**
+ * Real emulators behind every dependency; only the clock is ours to step. Its start is the
+ * real time, because ID tokens from the Auth emulator carry real issue times.
+ */
+export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
+  const config = overrides.config ?? testConfig();
+  // eslint-disable-next-line no-restricted-syntax -- the manual clock starts at the emulator's now
+  const clock = manualClock(new Date());
+  return {
+    config,
+    store: firestore(),
+    clock,
+    random: cryptoRandom,
+    log: silentLogger,
+    identity: firebaseIdentity(auth()),
+    tokens: tokensFor(config),
+    people: personCache(clock),
+    // Real SMTP to the stack's dev inbox; a short floor keeps the suite quick.
+    mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
+    ...overrides,
+  } as TestDeps;
+}
+
+/** The same express app a Cloud Function serves, built around test deps. */
+export function appFor(group: Group, deps: Deps, options: { deadlineMs?: number } = {}): Express {
+  return createApp(group.routes(deps), { presenter: group.presenter, allowedOrigins: deps.config.allowedOrigins, log: deps.log, ...options });
+}
+
+export function unique(prefix = "t"): string {
+  return `${prefix}${cryptoRandom.token(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+}
