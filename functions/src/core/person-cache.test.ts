@@ -1,0 +1,52 @@
+import { manualClock } from "../clock";
+import type { Person } from "../store/people";
+import { personCache } from "./person-cache";
+
+const person = (id: string): Person => ({
+  id,
+  uids: [],
+  emails: [],
+  phones: [],
+  name: id,
+  role: "user",
+  projects: [],
+  groups: [],
+  status: "approved",
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+});
+
+describe("personCache", () => {
+  it("keeps a person for the TTL and not a millisecond longer", () => {
+    const clock = manualClock();
+    const cache = personCache(clock, 30_000);
+    cache.set(person("a"));
+    clock.advance(29_999);
+    expect(cache.get("a")?.id).toBe("a");
+    clock.advance(1);
+    expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("drops the oldest entry beyond its bound", () => {
+    const cache = personCache(manualClock(), 30_000, 2);
+    cache.set(person("a"));
+    cache.set(person("b"));
+    cache.set(person("c"));
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.get("b")?.id).toBe("b");
+    expect(cache.get("c")?.id).toBe("c");
+  });
+
+  it("forgets an evicted person at once", () => {
+    const cache = personCache(manualClock());
+    cache.set(person("a"));
+    cache.evict("a");
+    expect(cache.get("a")).toBeUndefined();
+  });
+
+  it("keeps nothing with a zero TTL", () => {
+    const cache = personCache(manualClock(), 0);
+    cache.set(person("a"));
+    expect(cache.get("a")).toBeUndefined();
+  });
+});

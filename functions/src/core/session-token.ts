@@ -1,0 +1,143 @@
+import { createPrivateKey, createPublicKey, verify as verifySignature, type KeyObject } from "node:crypto";
+import type * as Jose from "jose";
+
+/**
+ * The current session format: a JWT signed by the service (RS256, `kid` in the header so keys
+ * can rotate). Verifying needs no network and no database: the cheapest check on the hot path.
+ */
+export interface SessionClaims {
+  uid: string;
+  personId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionTokens {
+  issue(claims: { uid: string; personId: string }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
+  /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
+  verify(token: string, now: Date): Promise<SessionClaims | null>;
+}
+
+const TYPE = "session+jwt";
+const ALGORITHM = "RS256";
+
+export interface KeyRing {
+  signing: { kid: string; key: KeyObject };
+  verifying: Map<string, KeyObject>;
+}
+
+/** `json` is the SESSION_KEYS secret: an array of private JWKs with `kid`; the first signs. */
+export function parseKeyRing(json: string): KeyRing {
+  let jwks: unknown;
+  try {
+    jwks = JSON.parse(json);
+  } catch {
+    throw new Error("SESSION_KEYS is not valid JSON");
+  }
+  if (!Array.isArray(jwks) || jwks.length === 0) throw new Error("SESSION_KEYS must be a non-empty array of private JWKs");
+  const verifying = new Map<string, KeyObject>();
+  let signing: KeyRing["signing"] | undefined;
+  for (const jwk of jwks as Array<Record<string, unknown>>) {
+    const kid = jwk.kid;
+    if (typeof kid !== "string" || kid === "") throw new Error("every SESSION_KEYS entry needs a kid");
+    if (jwk.kty !== "RSA") throw new Error("SESSION_KEYS entries must be RSA keys");
+    // Imported once per instance: re-parsing key material per request is what makes verify slow.
+    const privateKey = createPrivateKey({ key: jwk as never, format: "jwk" });
+    verifying.set(kid, createPublicKey(privateKey));
+    signing ??= { kid, key: privateKey };
+  }
+  return { signing: signing as KeyRing["signing"], verifying };
+}
+
+/** Tokens that verified recently on this instance; a hit skips the RSA check (expiry still applies). */
+const VERIFIED_KEPT = 10_000;
+
+export function sessionTokens(keysJson: string, issuer: string, audience: string): SessionTokens {
+  const ring = parseKeyRing(keysJson);
+  // Only tokens that passed every check enter, keyed by their full text: a forgery can't hit.
+  const verified = new Map<string, SessionClaims>();
+  return {
+    async issue({ uid, personId }, now, lifetimeMs) {
+      const iat = Math.floor(now.getTime() / 1000);
+      const exp = iat + Math.floor(lifetimeMs / 1000);
+      // jose is only needed to issue (verify is below), so groups that only verify never load it.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { SignJWT } = require("jose") as typeof Jose;
+      const token = await new SignJWT({ pid: personId })
+        .setProtectedHeader({ alg: ALGORITHM, kid: ring.signing.kid, typ: TYPE })
+        .setSubject(uid)
+        .setIssuer(issuer)
+        .setAudience(audience)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(ring.signing.key);
+      return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+    },
+    async verify(token, now) {
+      const hit = verified.get(token);
+      if (hit) return now.getTime() < hit.expiresAt.getTime() ? hit : null;
+      const claims = verifySessionToken(ring, token, now, issuer, audience);
+      if (claims) {
+        if (verified.size >= VERIFIED_KEPT) verified.delete(verified.keys().next().value as string);
+        verified.set(token, claims);
+      }
+      return claims;
+    },
+  };
+}
+
+/**
+ * Verification is the hot path of every session request, so it is done here directly on the
+ * compact form with node:crypto: one synchronous RSA verify over the bytes as received, then the
+ * claims. (jose's general-purpose jwtVerify costs about three times as much per call.) Tokens
+ * are still issued with jose, and tests check that both agree.
+ */
+export function verifySessionToken(ring: KeyRing, token: string, now: Date, issuer: string, audience: string): SessionClaims | null {
+  const first = token.indexOf(".");
+  const second = token.indexOf(".", first + 1);
+  if (first <= 0 || second <= first + 1 || second === token.length - 1 || token.indexOf(".", second + 1) !== -1) return null;
+  const headerSegment = token.slice(0, first);
+  const known = headerCache(ring);
+  const key = known.get(headerSegment) ?? keyForHeader(ring, headerSegment);
+  if (!key) return null;
+  const signature = Buffer.from(token.slice(second + 1), "base64url");
+  // The signature covers the header and payload exactly as sent, so no re-encoding can differ.
+  if (!verifySignature("sha256", Buffer.from(token.slice(0, second), "latin1"), key, signature)) return null;
+  // Only headers we signed are remembered, so the cache holds one entry per key of the ring.
+  if (!known.has(headerSegment)) known.set(headerSegment, key);
+  let payload: Record<string, unknown>;
+  try {
+    payload = JSON.parse(Buffer.from(token.slice(first + 1, second), "base64url").toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  const { sub, pid, iss, aud, iat, exp } = payload;
+  if (typeof sub !== "string" || typeof pid !== "string" || iss !== issuer || aud !== audience) return null;
+  if (typeof iat !== "number" || typeof exp !== "number") return null;
+  const nowSeconds = now.getTime() / 1000;
+  // Expired at exactly `exp`; a token "issued" in the future is not ours to trust either.
+  if (nowSeconds >= exp || iat > nowSeconds + 60) return null;
+  return { uid: sub, personId: pid, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+}
+
+/** Header segments of tokens that verified, by their exact text: one per key in practice. */
+const knownHeaders = new WeakMap<KeyRing, Map<string, KeyObject>>();
+
+function headerCache(ring: KeyRing): Map<string, KeyObject> {
+  let known = knownHeaders.get(ring);
+  if (!known) knownHeaders.set(ring, (known = new Map()));
+  return known;
+}
+
+function keyForHeader(ring: KeyRing, segment: string): KeyObject | null {
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(segment, "base64url").toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  // Only our algorithm and type: "none", HS256-with-the-public-key and ID tokens all stop here.
+  if (header.alg !== ALGORITHM || header.typ !== TYPE || typeof header.kid !== "string") return null;
+  // An unknown kid is not ours: ID tokens and provider session cookies carry Google's kids.
+  return ring.verifying.get(header.kid) ?? null;
+}

@@ -1,0 +1,72 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { personView } from "../core/access";
+import { ensure } from "../core/errors";
+import { redeemExchangeCode } from "../core/exchange-codes";
+import { openSession, personFor, readSession } from "../core/sessions";
+import type { Deps } from "../deps";
+import { parseBody, readJson } from "../http/body";
+import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from "../http/cookies";
+import { unavailableGuard } from "../http/gate";
+import { jsonErrors } from "../http/presenters";
+import * as projectAccess from "../store/project-access";
+
+export const presenter = jsonErrors;
+
+const projectName = z.string().trim().min(1).max(100);
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+
+  const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName });
+  router.post("/auth/verify", async function verify(req: Request, res: Response) {
+    const { idToken, project } = await parseBody(req, verifyBody, "verify_fields_required");
+    const outcome = await openSession(deps, idToken, project);
+    // Refusals are success-shaped by contract: callers test `approved`, not the status.
+    if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
+    setSessionCookie(res, deps.config.parentDomain, outcome);
+    res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
+  });
+
+  router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {
+    const cookie = readCookie(req, SESSION_COOKIE);
+    const guard = unavailableGuard(deps);
+    const principal = cookie === null ? null : await readSession(deps, cookie, guard);
+    const person = principal === null ? null : await personFor(deps, principal, guard);
+    // "Not signed in" is the answer a status probe exists to give; the cookie is never touched.
+    if (principal === null || person === null || person.status !== "approved") return void res.status(401).json({ authenticated: false });
+    const view = personView(person, principal.uid);
+    if (view.email !== null) res.setHeader("X-Remote-User", view.email);
+    res.json({ authenticated: true, ...view });
+  });
+
+  // No credential is read: logout only forgets the cookie in this browser (sessions held
+  // elsewhere last until they expire), so it cannot fail and always answers ok.
+  router.post("/auth/logout", function logout(_req: Request, res: Response) {
+    clearSessionCookie(res, deps.config.parentDomain);
+    res.json({ ok: true });
+  });
+
+  router.post("/auth/project-access", async function recordProjectAccess(req: Request, res: Response) {
+    const cookie = readCookie(req, SESSION_COOKIE);
+    const project = projectName.safeParse((await readJson(req)).project);
+    ensure(cookie !== null && project.success, "missing_params");
+    const guard = unavailableGuard(deps);
+    const principal = await readSession(deps, cookie, guard);
+    ensure(principal, "unauthorized");
+    const person = await personFor(deps, principal, guard);
+    ensure(person, "unauthorized");
+    await projectAccess.record(deps.store, person.id, project.data, deps.clock.now());
+    res.json({ ok: true });
+  });
+
+  const exchangeBody = z.object({ code: z.string().min(1).max(512) });
+  router.post("/auth/exchange", async function exchange(req: Request, res: Response) {
+    const { code } = await parseBody(req, exchangeBody, "code_required");
+    const { person, uid } = await redeemExchangeCode(deps, code);
+    const { groups: _groups, ...view } = personView(person, uid);
+    res.json(view);
+  });
+
+  return router;
+}

@@ -1,0 +1,143 @@
+import type { ChildProcess } from "node:child_process";
+import type { Firestore } from "firebase-admin/firestore";
+import request from "supertest";
+import * as startpage from "../src/routes/startpage";
+import * as people from "../src/store/people";
+import { signedUp } from "./support/auth";
+import { appFor, testDeps } from "./support/deps";
+import { accountWithPerson, sessionCookieFor } from "./support/people";
+import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
+
+/** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
+describe("gated endpoints", () => {
+  const deps = testDeps();
+  const app = appFor(startpage, deps);
+  const get = () => request(app).get("/startpage/notifications");
+
+  it.each([
+    ["no credential", {}],
+    ["a cookie that does not verify", { Cookie: "__session=garbage" }],
+    ["a bearer token that does not verify", { Authorization: "Bearer garbage" }],
+    ["a malformed authorization header", { Authorization: "Basic dXNlcjpwYXNz" }],
+  ])("answer 401 Unauthorized for %s", async (_label, headers) => {
+    const res = await get().set(headers);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Unauthorized" });
+  });
+
+  it("answer 403 Forbidden for a verified account with no person record", async () => {
+    const account = await signedUp();
+    const res = await get().set("Authorization", `Bearer ${account.idToken}`);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "Forbidden" });
+  });
+
+  it.each(["pending", "rejected"] as const)("answer 403 Forbidden with reason %s for a person not approved", async (status) => {
+    const { account, person } = await accountWithPerson({ status, projects: ["*"] });
+    for (const credential of [{ Cookie: await sessionCookieFor(deps, account.uid, person.id) }, { Authorization: `Bearer ${account.idToken}` }]) {
+      const res = await get().set(credential);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ error: "Forbidden", reason: status });
+    }
+  });
+
+  it("answer 403 Forbidden for an approved person without the project grant", async () => {
+    const { account } = await accountWithPerson({ projects: ["status"] });
+    const res = await get().set("Authorization", `Bearer ${account.idToken}`);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "Forbidden" });
+  });
+
+  it("let an approved person with the grant in, by cookie or by bearer ID token", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    expect((await get().set("Cookie", await sessionCookieFor(deps, account.uid, person.id))).status).toBe(200);
+    expect((await get().set("Authorization", `Bearer ${account.idToken}`)).status).toBe(200);
+  });
+
+  it("let an admin in without a grant", async () => {
+    const { account } = await accountWithPerson({ role: "admin", projects: [] });
+    expect((await get().set("Authorization", `Bearer ${account.idToken}`)).status).toBe(200);
+  });
+
+  it("serve a hot session from the per-instance cache, and see a change once it expires", async () => {
+    const cached = testDeps();
+    const cachedApp = appFor(startpage, cached);
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const cookie = await sessionCookieFor(cached, account.uid, person.id);
+    expect((await request(cachedApp).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+    await cached.store.collection("people").doc(person.id).update({ status: "rejected" });
+    expect((await request(cachedApp).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+    cached.clock.advance(30_000);
+    const res = await request(cachedApp).get("/startpage/notifications").set("Cookie", cookie);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "Forbidden", reason: "rejected" });
+  });
+});
+
+describe("gated endpoints when the person lookup is unavailable", () => {
+  const clients: Firestore[] = [];
+  const standIns: ChildProcess[] = [];
+  const own = async (): Promise<{ port: number; db: Firestore; standIn: ChildProcess }> => {
+    const port = await freePort();
+    const standIn = await startStandIn(port);
+    const db = firestoreAt(`127.0.0.1:${port}`);
+    standIns.push(standIn);
+    clients.push(db);
+    return { port, db, standIn };
+  };
+
+  // Clients first, so no retry of theirs outlives the test file.
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.terminate()));
+    await Promise.all(standIns.map((c) => stopped(c)));
+  });
+
+  it("answer 503 Authorization unavailable once the Firestore emulator stops, and recover when it is back", async () => {
+    const { port, db, standIn } = await own();
+    const deps = testDeps({ store: db });
+    deps.people.set = () => {}; // every request reads the store
+    const app = appFor(startpage, deps);
+    const account = await signedUp();
+    const person = await db.runTransaction(async (tx) =>
+      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "down-test", deps.clock.now()),
+    );
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+
+    await stopped(standIn);
+    const down = await request(app).get("/startpage/notifications").set("Cookie", cookie);
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ error: "Authorization unavailable" });
+    expect(down.headers["set-cookie"]).toBeUndefined();
+
+    // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
+    standIns.push(await startStandIn(port));
+    await db.runTransaction(async (tx) => {
+      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "down-test", deps.clock.now());
+    });
+    const back = await request(app).get("/startpage/notifications").set("Cookie", cookie);
+    expect(back.status).toBe(200);
+  }, 40_000);
+
+  it("answer 503 within the request deadline when Firestore freezes after the gate let them in", async () => {
+    const { db, standIn } = await own();
+    const deps = testDeps({ store: db });
+    const app = appFor(startpage, deps, { deadlineMs: 2000 });
+    const account = await signedUp();
+    const person = await db.runTransaction(async (tx) =>
+      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "freeze-test", deps.clock.now()),
+    );
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    // The person is cached now, so the gate needs no read; the notifications query will hang.
+    expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+    process.kill(standIn.pid as number, "SIGSTOP");
+    try {
+      const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
+      expect(frozen.status).toBe(503);
+      expect(frozen.body).toEqual({ error: "Service unavailable" });
+    } finally {
+      process.kill(standIn.pid as number, "SIGCONT");
+    }
+    expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+  }, 40_000);
+});

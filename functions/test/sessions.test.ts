@@ -1,0 +1,308 @@
+import request from "supertest";
+import { DAY, SECOND } from "../src/clock";
+import * as sessions from "../src/routes/sessions";
+import * as people from "../src/store/people";
+import { randomPhone, signedInByPhone, signedUp, signInWithPassword } from "./support/auth";
+import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps } from "./support/deps";
+import { accountWithPerson, cookieFrom, sessionCookieFor } from "./support/people";
+
+const db = firestore();
+
+describe("POST /auth/verify", () => {
+  const deps = testDeps();
+  const app = appFor(sessions, deps);
+  const verify = (body: unknown) => request(app).post("/auth/verify").send(body as object);
+
+  it.each([[{}], [{ idToken: "x" }], [{ project: "startpage" }], [{ idToken: 42, project: "startpage" }], [{ idToken: "x", project: "" }]])(
+    "answers 400 when a field is missing or not a string: %j",
+    async (body) => {
+      const res = await verify(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "idToken and project required" });
+    },
+  );
+
+  it("answers 401 for a token that does not verify", async () => {
+    const res = await verify({ idToken: "not-a-token", project: "startpage" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Invalid token" });
+  });
+
+  it("creates a pending person for a sign-in nobody knows, and sets no cookie", async () => {
+    const account = await signedUp({ name: "New Person" });
+    const res = await verify({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ approved: false, reason: "pending" });
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    const person = await people.findByUid(db, account.uid);
+    expect(person).toMatchObject({ status: "pending", role: "user", projects: [], emails: [account.email], name: "New Person" });
+  });
+
+  it("opens a session for an approved person with the grant", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"], groups: ["staff"], name: "Ada" });
+    const res = await verify({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      approved: true,
+      uid: account.uid,
+      personId: person.id,
+      email: account.email,
+      name: "Ada",
+      role: "user",
+      projects: ["startpage"],
+      groups: ["staff"],
+    });
+    const cookie = (res.headers["set-cookie"] as unknown as string[])[0] ?? "";
+    expect(cookie).toMatch(/^__session=[^;]+; Max-Age=1209600; Domain=example\.test; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
+    const expires = new Date(/Expires=([^;]+)/.exec(cookie)?.[1] ?? "");
+    expect(Math.abs(expires.getTime() - (deps.clock.now().getTime() + 14 * DAY))).toBeLessThan(1000);
+    expect(res.headers["cache-control"]).toBe("private, no-store");
+  });
+
+  it.each([
+    ["pending", { status: "pending" as const, projects: ["*"] }],
+    ["rejected", { status: "rejected" as const, projects: ["*"] }],
+    ["no_project_access", { status: "approved" as const, projects: ["status"] }],
+  ])("refuses with reason %s and no cookie", async (reason, fields) => {
+    const { account } = await accountWithPerson(fields);
+    const res = await verify({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ approved: false, reason });
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("grants every project to the wildcard and to admins", async () => {
+    for (const fields of [{ projects: ["*"] }, { role: "admin" as const, projects: [] }]) {
+      const { account } = await accountWithPerson(fields);
+      const res = await verify({ idToken: account.idToken, project: "status" });
+      expect(res.body.approved).toBe(true);
+    }
+  });
+
+  it("refuses a phone-only sign-in whose number is on no account, creating nobody", async () => {
+    const phone = randomPhone();
+    const { uid, idToken } = await signedInByPhone(phone);
+    const res = await verify({ idToken, project: "startpage" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ approved: false, reason: "phone_not_linked", error: expect.any(String) });
+    expect(await people.findByUid(db, uid)).toBeNull();
+    expect(await people.findByPhone(db, phone)).toBeNull();
+  });
+
+  it("resolves a phone-only sign-in to the person who carries the number, and links the account", async () => {
+    const phone = randomPhone();
+    const { person } = await accountWithPerson({ phones: [phone], projects: ["startpage"] });
+    const { uid, idToken } = await signedInByPhone(phone);
+    const res = await verify({ idToken, project: "startpage" });
+    expect(res.body).toMatchObject({ approved: true, uid, personId: person.id });
+    expect((await people.findById(db, person.id))?.uids).toEqual([...person.uids, uid]);
+  });
+
+  it("links a new account with a verified address to the person holding that address", async () => {
+    const { person } = await accountWithPerson({ projects: ["startpage"] });
+    const email = person.emails[0] as string;
+    // A second account for the same address, e.g. a different sign-in method.
+    await auth().deleteUser(person.uids[0] as string);
+    const other = await signedUp({ email: email.toUpperCase() });
+    const res = await verify({ idToken: other.idToken, project: "startpage" });
+    expect(res.body).toMatchObject({ approved: true, personId: person.id, uid: other.uid });
+  });
+
+  it("never links by an unverified address: the account becomes a separate pending person", async () => {
+    const { person } = await accountWithPerson({ projects: ["*"] });
+    const email = person.emails[0] as string;
+    await auth().deleteUser(person.uids[0] as string);
+    const squatter = await signedUp({ email, verified: false });
+    const res = await verify({ idToken: squatter.idToken, project: "startpage" });
+    expect(res.body).toEqual({ approved: false, reason: "pending" });
+    const created = await people.findByUid(db, squatter.uid);
+    expect(created?.id).not.toBe(person.id);
+    expect(created?.emails).toEqual([]);
+  });
+
+  it("refuses the token of a disabled account", async () => {
+    const { account } = await accountWithPerson({ projects: ["*"] });
+    await auth().updateUser(account.uid, { disabled: true });
+    const res = await verify({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Invalid token" });
+  });
+
+  it("refuses a token issued before the account's tokens were revoked", async () => {
+    const { account } = await accountWithPerson({ projects: ["*"] });
+    // Revocation has one-second resolution: make sure the token is strictly older.
+    await new Promise((r) => setTimeout(r, 1100));
+    await auth().revokeRefreshTokens(account.uid);
+    const res = await verify({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(401);
+    const fresh = await signInWithPassword(account.email, account.password);
+    expect((await verify({ idToken: fresh, project: "startpage" })).body.approved).toBe(true);
+  });
+
+  it("creates exactly one person when 20 first sign-ins of one account race", async () => {
+    const account = await signedUp();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify({ idToken: account.idToken, project: "startpage" })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+    expect(answers.every((a) => a.body.reason === "pending")).toBe(true);
+    const stored = await db.collection("people").where("uids", "array-contains", account.uid).get();
+    expect(stored.size).toBe(1);
+    const byEmail = await db.collection("people").where("emails", "array-contains", account.email).get();
+    expect(byEmail.size).toBe(1);
+  });
+
+  it("refuses a sign-in posted from a foreign origin before it takes effect (login CSRF)", async () => {
+    const account = await signedUp();
+    const res = await request(app).post("/auth/verify").set("Origin", "https://evil.test").send({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(403);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(await people.findByUid(db, account.uid)).toBeNull();
+  });
+});
+
+describe("POST /auth/session/refresh", () => {
+  const deps = testDeps();
+  const app = appFor(sessions, deps);
+  const refresh = (cookie?: string) => {
+    const req = request(app).post("/auth/session/refresh");
+    return cookie ? req.set("Cookie", cookie) : req;
+  };
+
+  it("reports the person for a valid cookie, with X-Remote-User, and sets no cookie", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"], name: "Ada" });
+    const res = await refresh(await sessionCookieFor(deps, account.uid, person.id));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ authenticated: true, uid: account.uid, personId: person.id, email: account.email, name: "Ada", role: "user", projects: ["startpage"], groups: [] });
+    expect(res.headers["x-remote-user"]).toBe(account.email);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.headers["cache-control"]).toBe("private, no-store");
+  });
+
+  it("accepts the cookie POST /auth/verify set", async () => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const verified = await request(app).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    const res = await refresh(cookieFrom(verified.headers["set-cookie"]) ?? "");
+    expect(res.status).toBe(200);
+    expect(res.body.uid).toBe(account.uid);
+  });
+
+  it.each([
+    ["no cookie", undefined],
+    ["an empty cookie", "__session="],
+    ["garbage", "__session=garbage"],
+    ["a forged token", "__session=eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."],
+  ])("answers 401 authenticated false for %s", async (_label, cookie) => {
+    const res = await refresh(cookie);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ authenticated: false });
+  });
+
+  it("does not accept an ID token presented as the cookie", async () => {
+    const { account } = await accountWithPerson({ projects: ["*"] });
+    const res = await refresh(`__session=${account.idToken}`);
+    expect(res.status).toBe(401);
+  });
+
+  it("honours the cookie for 14 days and not a second longer", async () => {
+    const clockDeps = testDeps();
+    const clockApp = appFor(sessions, clockDeps);
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(clockDeps, account.uid, person.id);
+    clockDeps.clock.advance(14 * DAY - SECOND);
+    expect((await request(clockApp).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
+    clockDeps.clock.advance(SECOND);
+    expect((await request(clockApp).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
+  });
+
+  it("still accepts the provider's older session cookie", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const legacy = await auth().createSessionCookie(account.idToken, { expiresIn: 14 * DAY });
+    const res = await refresh(`__session=${legacy}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ authenticated: true, uid: account.uid, personId: person.id });
+  });
+
+  it("accepts tokens of a key still in the ring after rotation, and refuses a key that left it", async () => {
+    const oldKey = sessionKeyJwk("old");
+    const newKey = sessionKeyJwk("new");
+    const before = testDeps({ config: testConfig({ sessionKeys: JSON.stringify([oldKey]) }) });
+    const rotated = testDeps({ config: testConfig({ sessionKeys: JSON.stringify([newKey, oldKey]) }) });
+    const retired = testDeps({ config: testConfig({ sessionKeys: JSON.stringify([newKey]) }) });
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(before, account.uid, person.id);
+    expect((await request(appFor(sessions, rotated)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
+    expect((await request(appFor(sessions, retired)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
+  });
+
+  it("stops honouring a session once its person is rejected", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await refresh(cookie)).status).toBe(200);
+    await db.collection("people").doc(person.id).update({ status: "rejected" });
+    deps.people.evict(person.id);
+    expect((await refresh(cookie)).status).toBe(401);
+  });
+});
+
+describe("POST /auth/project-access", () => {
+  const deps = testDeps();
+  const app = appFor(sessions, deps);
+
+  it("records that the person reached the project", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    for (let i = 0; i < 2; i++) {
+      const res = await request(app).post("/auth/project-access").set("Cookie", cookie).send({ project: "startpage" });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true });
+    }
+    const stored = await db.collection("projectAccess").doc(`${person.id}_startpage`).get();
+    expect(stored.get("count")).toBe(2);
+    expect(stored.get("project")).toBe("startpage");
+  });
+
+  it("answers 400 missing params without a cookie or without a project", async () => {
+    const { account, person } = await accountWithPerson();
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    for (const req of [request(app).post("/auth/project-access").send({ project: "startpage" }), request(app).post("/auth/project-access").set("Cookie", cookie).send({})]) {
+      const res = await req;
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "missing params" });
+    }
+  });
+
+  it("answers 401 Unauthorized for a cookie that does not verify", async () => {
+    const res = await request(app).post("/auth/project-access").set("Cookie", "__session=garbage").send({ project: "startpage" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Unauthorized" });
+  });
+});
+
+describe("POST /auth/logout", () => {
+  const app = appFor(sessions, testDeps());
+
+  it("answers 200 ok and clears the cookie on the parent domain", async () => {
+    const res = await request(app).post("/auth/logout").set("Cookie", "__session=anything");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expect(res.headers["set-cookie"]?.[0]).toBe("__session=; Domain=example.test; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax");
+  });
+
+  it("answers 200 whatever is sent, even a body that is not JSON", async () => {
+    const res = await request(app).post("/auth/logout").set("Content-Type", "application/json").send("{not json");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+  });
+
+  it("answers 200 even to a foreign origin, which gets no allow-origin header to read it with", async () => {
+    const res = await request(app).post("/auth/logout").set("Origin", "https://evil.example");
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("allows an allowed origin with credentials", async () => {
+    const res = await request(app).post("/auth/logout").set("Origin", APP_ORIGIN);
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
+    expect(res.headers["access-control-allow-credentials"]).toBe("true");
+  });
+});
