@@ -1,0 +1,82 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { canonicalEmail } from "../core/email-address";
+import { changePerson } from "../core/people-admin";
+import { ensure } from "../core/errors";
+import type { Deps } from "../deps";
+import { parseBody } from "../http/body";
+import { requireAccess } from "../http/gate";
+import { jsonErrors } from "../http/presenters";
+import * as people from "../store/people";
+
+export const presenter = jsonErrors;
+
+const ADMIN = { admin: true, cookieOnly: true } as const;
+
+/** A person as administrators see it: the interface's fields plus every linked account. */
+export function adminView(person: people.Person) {
+  return {
+    personId: person.id,
+    uid: person.uids[0] ?? null,
+    uids: person.uids,
+    email: person.emails[0] ?? null,
+    emails: person.emails,
+    phones: person.phones,
+    name: person.name,
+    role: person.role,
+    projects: person.projects,
+    groups: person.groups,
+    status: person.status,
+    createdAt: person.createdAt.toISOString(),
+    updatedAt: person.updatedAt.toISOString(),
+  };
+}
+
+const status = z.enum(["pending", "approved", "rejected"]);
+const email = z.string().transform((raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER));
+const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/);
+const label = z.string().trim().min(1).max(100);
+const unique = <T>(items: T[]) => [...new Set(items)];
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+
+  const listQuery = z.object({ email: email.optional(), status: status.optional(), limit: z.coerce.number().int().min(1).max(500).default(100) });
+  router.get("/auth/people", async function listPeople(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const query = listQuery.safeParse(req.query);
+    ensure(query.success, "invalid_person_change", "Invalid query: email must be an address, status one of pending, approved, rejected");
+    const { limit, ...filter } = query.data;
+    const found = await people.list(deps.store, filter, limit);
+    res.json({ people: found.map(adminView) });
+  });
+
+  router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const person = await people.findById(deps.store, String(req.params.personId));
+    ensure(person, "person_not_found");
+    res.json(adminView(person));
+  });
+
+  const changeBody = z
+    .object({
+      status: status.optional(),
+      role: z.enum(["user", "admin"]).optional(),
+      projects: z.array(label).max(100).transform(unique).optional(),
+      groups: z.array(label).max(100).transform(unique).optional(),
+      name: z.string().trim().max(200).optional(),
+      emails: z.array(email).max(20).transform(unique).optional(),
+      phones: z.array(phone).max(20).transform(unique).optional(),
+    })
+    .strict()
+    .refine((c) => Object.keys(c).length > 0);
+  router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const change = await parseBody(req, changeBody, "invalid_person_change");
+    const { person, providerSyncErrors } = await changePerson(deps, String(req.params.personId), change);
+    // Provider failures do not undo the change: they are listed for the admin to retry.
+    res.json({ ...adminView(person), providerSyncErrors });
+  });
+
+  return router;
+}

@@ -1,0 +1,59 @@
+import type { Query } from "firebase-admin/firestore";
+import { read, stringList, toDate, optionalDate, type Firestore, type Transaction } from "./db";
+
+/** `notifications/{id}`: a start-page notice, for everyone (`audience: ["*"]`) or named people. */
+const NOTIFICATIONS = "notifications";
+/** `startpageReads/{personId}`: which notices a person has read. */
+const READS = "startpageReads";
+
+export const EVERYONE = "*";
+export type Level = "info" | "warning" | "critical";
+
+export interface Notification {
+  /** Sorts by creation time and is unique (time, then randomness): the page cursor. */
+  id: string;
+  title: string;
+  body: string;
+  link: string | null;
+  level: Level;
+  audience: string[];
+  createdAt: Date;
+}
+
+export interface ReadState {
+  readIds: string[];
+  allReadAt: Date | null;
+}
+
+export async function create(db: Firestore, n: Notification): Promise<void> {
+  const { id, ...stored } = n;
+  await db.collection(NOTIFICATIONS).doc(id).create({ ...stored, sortKey: id });
+}
+
+/** Newest first, for one person, strictly before the cursor `before` (an id) when given. */
+export async function listFor(db: Firestore, personId: string, limit: number, before: string | null): Promise<Notification[]> {
+  let query: Query = db.collection(NOTIFICATIONS).where("audience", "array-contains-any", [EVERYONE, personId]);
+  if (before !== null) query = query.where("sortKey", "<", before);
+  const snap = await query.orderBy("sortKey", "desc").limit(limit).get();
+  return snap.docs.map((doc) => {
+    const d = doc.data();
+    return {
+      id: doc.id,
+      title: String(d.title),
+      body: String(d.body),
+      link: typeof d.link === "string" ? d.link : null,
+      level: d.level === "warning" || d.level === "critical" ? d.level : "info",
+      audience: stringList(d.audience),
+      createdAt: toDate(d.createdAt),
+    };
+  });
+}
+
+export async function readState(db: Firestore, personId: string, tx?: Transaction): Promise<ReadState> {
+  const d = await read(db, `${READS}/${personId}`, tx);
+  return { readIds: stringList(d?.readIds), allReadAt: optionalDate(d?.allReadAt) };
+}
+
+export function saveReadState(db: Firestore, tx: Transaction, personId: string, state: ReadState): void {
+  tx.set(db.collection(READS).doc(personId), state);
+}

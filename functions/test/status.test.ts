@@ -1,0 +1,76 @@
+import request from "supertest";
+import * as status from "../src/routes/status";
+import { appFor, testConfig, testDeps } from "./support/deps";
+import { accountWithPerson, sessionCookieFor } from "./support/people";
+import type { ChildProcess } from "node:child_process";
+import { firestoreAt, freePort, retire, startStandIn, stopped } from "./support/stand-in";
+
+async function statusReader(deps = testDeps()) {
+  const { account, person } = await accountWithPerson({ projects: ["status"] }, deps.store);
+  return { app: appFor(status, deps), cookie: await sessionCookieFor(deps, account.uid, person.id), deps };
+}
+
+describe("GET /status", () => {
+  it("reports every dependency healthy", async () => {
+    const { app, cookie } = await statusReader();
+    const res = await request(app).get("/status").set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: "ok",
+      checks: { firestore: { ok: true, ms: expect.any(Number) }, mail: { ok: true, ms: expect.any(Number) }, sessionKeys: { ok: true } },
+    });
+  });
+
+  it("reports mail not configured as degraded, still 200", async () => {
+    const deps = testDeps({ config: testConfig({ smtp: null }), mailer: null });
+    const { app, cookie } = await statusReader(deps);
+    const res = await request(app).get("/status").set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("degraded");
+    expect(res.body.checks.mail).toEqual({ ok: false, configured: false });
+  });
+
+  it("reports a mail server that does not answer", async () => {
+    const deadPort = await freePort();
+    const deps = testDeps({ config: testConfig({ smtp: { ...testConfig().smtp!, port: deadPort } }) });
+    const { app, cookie } = await statusReader({ ...deps, mailer: testDeps({ config: deps.config }).mailer });
+    const res = await request(app).get("/status").set("Cookie", cookie);
+    expect(res.body.status).toBe("degraded");
+    expect(res.body.checks.mail).toEqual({ ok: false, ms: expect.any(Number), error: "unavailable" });
+  });
+
+  it("reports Firestore down once its emulator stops, without leaking details", async () => {
+    const port = await freePort();
+    const standIn = await startStandIn(port);
+    const store = firestoreAt(`127.0.0.1:${port}`);
+    let running: ChildProcess | null = standIn;
+    try {
+      // The person lives in the store that is about to stop; the cache keeps them once read.
+      const { app: probeApp, cookie } = await statusReader(testDeps({ store }));
+      expect((await request(probeApp).get("/status").set("Cookie", cookie)).body.checks.firestore.ok).toBe(true);
+      await stopped(standIn);
+      running = null;
+      const res = await request(probeApp).get("/status").set("Cookie", cookie);
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe("degraded");
+      expect(res.body.checks.firestore).toEqual({ ok: false, ms: expect.any(Number), error: expect.stringMatching(/^(timeout|unavailable)$/) });
+    } finally {
+      // The probe that timed out is still being retried by the SDK: one query to let land.
+      if (running) {
+        await store.terminate();
+        await stopped(running);
+      } else {
+        await retire(store, port, 1);
+      }
+    }
+  });
+
+  it("needs the status project", async () => {
+    const deps = testDeps();
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const res = await request(appFor(status, deps)).get("/status").set("Cookie", await sessionCookieFor(deps, account.uid, person.id));
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "Forbidden" });
+    expect((await request(appFor(status, deps)).get("/status")).status).toBe(401);
+  });
+});
