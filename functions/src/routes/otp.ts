@@ -1,0 +1,45 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { signInWithCode } from "../core/code-sign-in";
+import { PURPOSES } from "../core/email-code-rules";
+import { requestCode, verifyCode } from "../core/email-codes";
+import { ensure } from "../core/errors";
+import type { Deps } from "../deps";
+import { parseBody, readJson } from "../http/body";
+import { jsonErrors } from "../http/presenters";
+
+export const presenter = jsonErrors;
+
+const purpose = z.enum(PURPOSES).default("signin");
+const email = z.string().min(1).max(1024);
+const otp = z.string().min(1).max(64);
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+
+  const sendBody = z.object({ email });
+  router.post("/auth/otp/send", async function sendCode(req: Request, res: Response) {
+    const { email: address } = await parseBody(req, sendBody, "email_invalid");
+    const chosen = purpose.safeParse((await readJson(req)).purpose);
+    ensure(chosen.success, "otp_purpose_invalid");
+    await requestCode(deps, address, chosen.data);
+    // Also the answer for a sign-in code to an address on no account (no mail went): the same
+    // status, body, headers, limits and timing, so the answer never tells who has an account.
+    res.json({ ok: true });
+  });
+
+  const verifyBody = z.object({ email, otp, purpose });
+  router.post("/auth/otp/verify", async function checkCode(req: Request, res: Response) {
+    const input = await parseBody(req, verifyBody, "otp_fields_required");
+    await verifyCode(deps, input.email, input.otp, input.purpose);
+    res.json({ valid: true });
+  });
+
+  const signInBody = z.object({ email, otp });
+  router.post("/auth/otp/sign-in", async function signIn(req: Request, res: Response) {
+    const input = await parseBody(req, signInBody, "signin_fields_required");
+    res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });
+  });
+
+  return router;
+}

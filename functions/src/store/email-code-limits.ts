@@ -1,0 +1,39 @@
+import type { LimitState } from "../core/email-code-rules";
+import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
+
+/**
+ * `emailCodeLimits/{addressId}`: what one address has used, keyed like its code (a keyed hash,
+ * never the address): its sends inside the last hour, its run of failed checks across codes,
+ * and the end of its lockout. `forgetAfter` is when the record stops mattering (a TTL field).
+ */
+const LIMITS = "emailCodeLimits";
+
+export interface CodeLimits extends LimitState {
+  addressId: string;
+}
+
+function ref(db: Firestore, addressId: string) {
+  return db.collection(LIMITS).doc(addressId);
+}
+
+/** The records of one address under each key of the ring (more than one only during a rotation). */
+export async function findAll(db: Firestore, addressIds: string[], tx: Transaction): Promise<CodeLimits[]> {
+  const snaps = await tx.getAll(...addressIds.map((id) => ref(db, id)));
+  return snaps
+    .filter((s) => s.exists)
+    .map((s) => {
+      const d = s.data() ?? {};
+      return {
+        addressId: s.id,
+        sends: Array.isArray(d.sends) ? d.sends.map(toDate) : [],
+        failures: typeof d.failures === "number" ? d.failures : 0,
+        lockedUntil: optionalDate(d.lockedUntil),
+      };
+    });
+}
+
+/** Saves the address's state under `addressId` (the current key's) and drops its records under older keys. */
+export function save(db: Firestore, tx: Transaction, addressId: string, kid: string, state: LimitState, forgetAfter: Date, found: CodeLimits[]): void {
+  tx.set(ref(db, addressId), { kid, sends: state.sends, failures: state.failures, lockedUntil: state.lockedUntil, forgetAfter });
+  for (const old of found) if (old.addressId !== addressId) tx.delete(ref(db, old.addressId));
+}

@@ -1,0 +1,250 @@
+import request from "supertest";
+import { HOUR, MINUTE, SECOND } from "../src/clock";
+import { smtpMailer } from "../src/mailer";
+import { cryptoRandom } from "../src/random";
+import { TEST_CODE_PEPPER, testConfig, unique } from "./support/deps";
+import { codeFor, codeIn, mailTo, ownInbox, settledCount, waitForMail } from "./support/inbox";
+import { personFor } from "./support/people";
+import { RUNS, fresh, send, verify, signIn, personAddress, strangerAddress, otherThan, idOf, storedCode, storedLimits, recordingRandom, recordingLogger } from "./support/otp";
+
+describe("POST /auth/otp/send", () => {
+  it("mails a six-digit sign-in code to an address on a person and answers 200 ok", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    const res = await send(app, { email });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    const [mail] = await waitForMail(email);
+    const code = codeIn(mail!);
+    expect(code).toMatch(/^[0-9]{6}$/);
+    expect(mail!.envelope.to.map((r) => r.address)).toEqual([email]);
+    expect(mail!.subject).toBe("Your sign-in code");
+    for (const body of [mail!.text, mail!.html]) {
+      expect(body).toContain(code);
+      expect(body).toContain("10 minutes");
+      expect(body).toMatch(/did not ask to sign in, you can ignore this email/);
+    }
+    expect(JSON.stringify(mail!.headers)).not.toContain(code);
+    expect(`${mail!.text}${mail!.html}`).not.toMatch(/https?:\/\//);
+  });
+
+  it("stores neither the code nor the address: only keyed hashes, with the key's id", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    const stored = await storedCode(email);
+    expect(stored).toMatchObject({ kid: "test-pepper-1", state: "ready", attempts: 0, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const everything = JSON.stringify([stored, await storedLimits(email)]);
+    expect(everything).not.toContain(code);
+    expect(everything).not.toContain(email);
+    expect(idOf(email)).not.toContain(email.split("@")[0]);
+  });
+
+  it("answers an address on no account with the same 200 ok and headers, and sends no mail", async () => {
+    const { app } = fresh();
+    const known = await send(app, { email: await personAddress() });
+    const email = strangerAddress();
+    const unknown = await send(app, { email });
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.body).toEqual(known.body);
+    const headers = (r: request.Response) => Object.entries(r.headers).filter(([name]) => name !== "date");
+    expect(headers(unknown)).toEqual(headers(known));
+    expect(await settledCount(email)).toBe(0);
+  });
+
+  it("holds an address on no account to the same limits, and stores the same records", async () => {
+    const random = recordingRandom();
+    const { app, deps } = fresh({ random });
+    const email = strangerAddress();
+    expect((await send(app, { email })).status).toBe(200);
+    expect(await storedCode(email)).toMatchObject({ state: "ready", attempts: 0 });
+    expect((await storedLimits(email))?.sends).toHaveLength(1);
+    deps.clock.advance(59 * SECOND);
+    expect((await send(app, { email })).status).toBe(429);
+    // Guesses at the code nobody received run out exactly as any other code's do.
+    const wrong = otherThan(random.lastCode());
+    for (let i = 0; i < 4; i++) expect((await verify(app, { email, otp: wrong })).body.error).toBe("Invalid code");
+    expect((await verify(app, { email, otp: wrong })).body.error).toBe("Too many attempts. Request a new code.");
+  });
+
+  it("answers an address on no account no sooner than a delivered code", async () => {
+    const paced = smtpMailer(testConfig().smtp!, cryptoRandom, { floorMs: 300 });
+    const { app } = fresh({ mailer: paced });
+    for (const email of [await personAddress(), strangerAddress()]) {
+      const started = performance.now();
+      expect((await send(app, { email })).status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    }
+  });
+
+  it("mails a request-access code to a stranger, saying what it is for", async () => {
+    const { app } = fresh();
+    const email = strangerAddress();
+    expect((await send(app, { email, purpose: "request-access" })).body).toEqual({ ok: true });
+    const [mail] = await waitForMail(email);
+    expect(mail!.subject).toBe("Confirm your email address");
+    expect(mail!.text).toMatch(/confirm this address for your access request/);
+    expect(mail!.text).toMatch(/did not ask for access, you can ignore this email/);
+  });
+
+  it.each([
+    ["no email", (_e: string) => ({})],
+    ["a number", () => ({ email: 42 })],
+    ["an empty string", () => ({ email: "" })],
+    ["no domain", (e: string) => ({ email: e.split("@")[0] })],
+    ["a display name", (e: string) => ({ email: `Eve <${e}>` })],
+    ["a list", (e: string) => ({ email: `${e}, ${e.replace("@", "-2@")}` })],
+    ["a CR/LF header injection", (e: string) => ({ email: `${e}\r\nBcc: ${e.replace("@", "-bcc@")}` })],
+    ["a bare LF", (e: string) => ({ email: `${e}\nSubject: hi` })],
+    ["a quoted local part that routes elsewhere", (e: string) => ({ email: `"${e}"@example.test` })],
+    ["a comment", (e: string) => ({ email: e.replace("@", "(x)@") })],
+    ["an IP-literal domain", (e: string) => ({ email: `${e.split("@")[0]}@[127.0.0.1]` })],
+    ["two at signs", (e: string) => ({ email: `${e}@example.test` })],
+    ["a Unicode line separator", (e: string) => ({ email: `${e}\u2028Bcc: ${e}` })],
+  ])("answers 400 A valid email is required and mails nobody for %s", async (_label, body) => {
+    const { app } = fresh();
+    const marker = unique("eve");
+    const res = await send(app, body(`${marker}@example.test`));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "A valid email is required" });
+    expect(await settledCount(marker)).toBe(0);
+  });
+
+  it("answers 400 for a purpose it does not know", async () => {
+    const { app } = fresh();
+    const res = await send(app, { email: strangerAddress(), purpose: "admin" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: expect.stringMatching(/purpose/) });
+  });
+
+  it("gives every variant of one address one code, one rate-limit record and one attempt budget", async () => {
+    const { app } = fresh();
+    const local = unique("v");
+    await personFor({ uid: unique("uid"), email: `${local}@xn--bcher-kva.example` });
+    expect((await send(app, { email: ` ${local.toUpperCase()}@Bücher.Example ` })).status).toBe(200);
+    const again = await send(app, { email: `${local}@XN--BCHER-KVA.EXAMPLE` });
+    expect(again.status).toBe(429);
+    const code = await codeFor(`${local}@xn--bcher-kva.example`);
+    for (const variant of [`${local}@bücher.example`, `${local.toUpperCase()}@XN--BCHER-KVA.example`]) {
+      expect((await verify(app, { email: variant, otp: otherThan(code) })).status).toBe(400);
+    }
+    expect(await storedCode(`${local}@xn--bcher-kva.example`)).toMatchObject({ attempts: 2 });
+    expect((await verify(app, { email: `\t${local}@BÜCHER.example`, otp: code })).body).toEqual({ valid: true });
+  });
+
+  it("refuses a resend at 59 seconds and allows it at 60, and the new code replaces the old one", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const first = await codeFor(email);
+    deps.clock.advance(59 * SECOND);
+    const early = await send(app, { email });
+    expect(early.status).toBe(429);
+    expect(early.body).toEqual({ error: "A code was just sent. Please wait a minute." });
+    deps.clock.advance(SECOND);
+    expect((await send(app, { email })).status).toBe(200);
+    const second = await codeFor(email, 2);
+    expect(await settledCount(email)).toBe(2);
+    if (first !== second) expect((await verify(app, { email, otp: first })).body).toEqual({ valid: false, error: "Invalid code" });
+    expect((await verify(app, { email, otp: second })).body).toEqual({ valid: true });
+  });
+
+  it("refuses the sixth send inside the hour, and allows it once the first send is an hour old", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress();
+    for (let i = 0; i < 5; i++) {
+      expect((await send(app, { email })).status).toBe(200);
+      deps.clock.advance(MINUTE);
+    }
+    const sixth = await send(app, { email });
+    expect(sixth.status).toBe(429);
+    expect(sixth.body).toEqual({ error: "Too many codes requested. Try again later." });
+    deps.clock.advance(HOUR - 5 * MINUTE - 1);
+    expect((await send(app, { email })).status).toBe(429);
+    deps.clock.advance(1);
+    expect((await send(app, { email })).status).toBe(200);
+    expect(await settledCount(email)).toBe(6);
+  });
+
+  it("answers 503 Email is not configured, and records nothing", async () => {
+    const { app } = fresh({ mailer: null });
+    const email = await personAddress();
+    const res = await send(app, { email });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: "Email is not configured" });
+    expect(await storedLimits(email)).toBeNull();
+    expect(await storedCode(email)).toBeNull();
+  });
+
+  it("answers 500 Could not send a code while the mail server is down; the undelivered code never works, a new one does", async () => {
+    const inbox = await ownInbox();
+    await inbox.start();
+    try {
+      const random = recordingRandom();
+      const log = recordingLogger();
+      const mailer = smtpMailer({ ...testConfig().smtp!, port: inbox.smtpPort }, cryptoRandom, { floorMs: 20 });
+      const { app } = fresh({ mailer, random, log });
+      const email = await personAddress();
+      await inbox.stop();
+
+      const failed = await send(app, { email });
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({ error: "Could not send a code" });
+      const undelivered = random.lastCode();
+      expect(await storedCode(email)).toBeNull();
+      // The failed send cost no slot: neither the minute nor the hour.
+      expect((await storedLimits(email))?.sends).toEqual([]);
+      // While sends fail, an address on no account fails alike.
+      expect((await send(app, { email: strangerAddress() })).status).toBe(500);
+
+      await inbox.start();
+      expect((await send(app, { email })).status).toBe(200);
+      const delivered = await codeFor(email, 1, inbox.url);
+      expect((await mailTo(email, inbox.url)).map(codeIn)).toEqual([delivered]);
+      if (undelivered !== delivered) {
+        expect((await verify(app, { email, otp: undelivered })).body).toEqual({ valid: false, error: "Invalid code" });
+        expect((await signIn(app, { email, otp: undelivered })).status).toBe(400);
+      }
+      expect((await signIn(app, { email, otp: delivered })).status).toBe(200);
+      for (const code of [undelivered, delivered]) expect(log.lines.join("\n")).not.toContain(code);
+      expect(log.lines.join("\n")).toContain("email code not delivered");
+    } finally {
+      await inbox.stop();
+    }
+  });
+
+  it("sends exactly one code and one mail when 30 sends for one address race", async () => {
+    const { app } = fresh();
+    for (let run = 0; run < RUNS; run++) {
+      const email = await personAddress();
+      const variants = [email, email.toUpperCase(), ` ${email} `];
+      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(app, { email: variants[i % 3] })));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 429 && a.body.error === "A code was just sent. Please wait a minute.")).toHaveLength(29);
+      expect((await storedLimits(email))?.sends).toHaveLength(1);
+      expect(await storedCode(email)).toMatchObject({ state: "ready", attempts: 0 });
+      await waitForMail(email);
+      expect(await settledCount(email)).toBe(1);
+    }
+  });
+
+  it("keeps honouring a code hashed with a key still in the pepper ring, and moves the address to the new key", async () => {
+    const rotatedPepper = `test-pepper-2:the-next-pepper-secret-0123456789,${TEST_CODE_PEPPER}`;
+    const before = fresh();
+    const after = fresh({ config: testConfig({ codePepper: rotatedPepper }) });
+    const retired = fresh({ config: testConfig({ codePepper: "test-pepper-2:the-next-pepper-secret-0123456789" }) });
+    const email = await personAddress();
+    await send(before.app, { email });
+    const code = await codeFor(email);
+    expect((await verify(after.app, { email, otp: code })).body).toEqual({ valid: true });
+    expect((await verify(retired.app, { email, otp: code })).body).toEqual({ valid: false, error: "Invalid code" });
+    // The rotated ring still sees the send of a minute ago.
+    expect((await send(after.app, { email })).status).toBe(429);
+    after.deps.clock.advance(MINUTE);
+    expect((await send(after.app, { email })).status).toBe(200);
+    expect(await storedCode(email)).toBeNull();
+    expect(await storedCode(email, rotatedPepper)).toMatchObject({ kid: "test-pepper-2", state: "ready" });
+    expect((await storedLimits(email, rotatedPepper))?.sends).toHaveLength(2);
+  });
+});

@@ -1,0 +1,156 @@
+import request from "supertest";
+import { MINUTE } from "../src/clock";
+import * as sessions from "../src/routes/sessions";
+import * as people from "../src/store/people";
+import { signedUp, signInWithCustomToken, signInWithPassword } from "./support/auth";
+import { appFor, auth, testDeps } from "./support/deps";
+import { codeFor } from "./support/inbox";
+import { accountWithPerson } from "./support/people";
+import { db, RUNS, fresh, send, signIn, personAddress, otherThan, storedCode } from "./support/otp";
+
+describe("POST /auth/otp/sign-in", () => {
+  it("returns a custom token the Auth emulator exchanges for an ID token that POST /auth/verify approves", async () => {
+    const { app, deps } = fresh();
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    await send(app, { email: account.email });
+    const res = await signIn(app, { email: account.email, otp: await codeFor(account.email) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ customToken: expect.any(String) });
+    const idToken = await signInWithCustomToken(res.body.customToken);
+    const verified = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" });
+    expect(verified.body).toMatchObject({ approved: true, uid: account.uid, personId: person.id });
+  });
+
+  it("consumes the code: it signs in once", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    expect((await signIn(app, { email, otp: code })).status).toBe(200);
+    const again = await signIn(app, { email, otp: code });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual({ error: "Invalid code" });
+    expect(await storedCode(email)).toBeNull();
+  });
+
+  it("makes a verified account for a person who has none, and links it", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress({ uids: [] });
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    const user = await auth().getUserByEmail(email);
+    expect(user.emailVerified).toBe(true);
+    expect((await people.findByEmail(db, email))?.uids).toEqual([user.uid]);
+    const idToken = await signInWithCustomToken(res.body.customToken);
+    expect((await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body).toMatchObject({ approved: true, uid: user.uid });
+  });
+
+  it("takes an unverified account for the address back from whoever registered it", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress({ uids: [] });
+    const squatter = await signedUp({ email, verified: false });
+    // Revocation has one-second resolution: make sure the squatter's token is strictly older.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    expect(res.status).toBe(200);
+    await expect(signInWithPassword(email, squatter.password)).rejects.toThrow(/INVALID_PASSWORD|INVALID_LOGIN_CREDENTIALS/);
+    expect((await auth().getUser(squatter.uid)).emailVerified).toBe(true);
+    const stale = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: squatter.idToken, project: "startpage" });
+    expect(stale.status).toBe(401);
+    const idToken = await signInWithCustomToken(res.body.customToken);
+    expect((await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body).toMatchObject({ approved: true, uid: squatter.uid });
+  });
+
+  it("answers 403 No account for that address when no person holds it", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    const person = await people.findByEmail(db, email);
+    await db.collection("people").doc(person!.id).delete();
+    const res = await signIn(app, { email, otp: code });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "No account for that address" });
+  });
+
+  it.each([
+    ["pending", { error: "Your account is pending" }],
+    ["rejected", { error: expect.any(String) }],
+  ] as const)("answers 403 for a %s person", async (status, body) => {
+    const { app } = fresh();
+    const email = await personAddress({ status });
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual(body);
+  });
+
+  it("leaves the code unconsumed when it refuses an account that is not approved", async () => {
+    const { app } = fresh();
+    const email = await personAddress({ status: "pending" });
+    await send(app, { email });
+    const code = await codeFor(email);
+    expect((await signIn(app, { email, otp: code })).status).toBe(403);
+    const person = await people.findByEmail(db, email);
+    await db.collection("people").doc(person!.id).update({ status: "approved" });
+    const res = await signIn(app, { email, otp: code });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ customToken: expect.any(String) });
+  });
+
+  it("answers 400 for a wrong, an expired and an exhausted code", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    expect((await signIn(app, { email, otp: otherThan(code) })).body).toEqual({ error: "Invalid code" });
+    for (let i = 0; i < 4; i++) await signIn(app, { email, otp: otherThan(code) });
+    expect((await signIn(app, { email, otp: code })).body).toEqual({ error: "Too many attempts. Request a new code." });
+    deps.clock.advance(MINUTE);
+    await send(app, { email });
+    const second = await codeFor(email, 2);
+    deps.clock.advance(10 * MINUTE);
+    const expired = await signIn(app, { email, otp: second });
+    expect(expired.status).toBe(400);
+    expect(expired.body).toEqual({ error: "That code expired. Request a new one." });
+  });
+
+  it("never accepts a request-access code", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email, purpose: "request-access" });
+    const res = await signIn(app, { email, otp: await codeFor(email), purpose: "request-access" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "Invalid code" });
+  });
+
+  it("answers 500 Sign-in failed when the provider fails", async () => {
+    const identity = { ...testDeps().identity, createCustomToken: () => Promise.reject(new Error("provider down")) };
+    const { app } = fresh({ identity });
+    const email = await personAddress();
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "Sign-in failed" });
+  });
+
+  it.each([[{}], [{ email: "ada@example.test" }], [{ otp: "123456" }], [{ email: 1, otp: "123456" }]])("answers 400 when a field is missing: %j", async (body) => {
+    const res = await signIn(fresh().app, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "email and otp required" });
+  });
+
+  it("lets exactly one of 50 concurrent sign-ins with the right code succeed", async () => {
+    const { app } = fresh();
+    for (let run = 0; run < RUNS / 2; run++) {
+      const email = await personAddress();
+      await send(app, { email });
+      const code = await codeFor(email);
+      const answers = await Promise.all(Array.from({ length: 50 }, () => signIn(app, { email, otp: code })));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 400 && a.body.error === "Invalid code")).toHaveLength(49);
+      expect(await storedCode(email)).toBeNull();
+    }
+  });
+});
