@@ -1,0 +1,98 @@
+/**
+ * `npm run bench`: every benchmark of this project in one invocation, each reported as a ratio
+ * against a baseline measured in the same run, written to bench/RESULTS.md.
+ * The machine is shared and noisy: absolute figures move ±30% between runs; ratios hold.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { root } from "./lib/functions.ts";
+import { runColdStart } from "./cold-start.ts";
+import { runHttpBench } from "./http.ts";
+import { sessionKeysJson } from "./lib/keys.ts";
+import { freePort, startPinned, stopAll } from "./lib/procs.ts";
+import { fmt, median, range } from "./lib/stats.ts";
+
+const started = new Date();
+process.env.GCLOUD_PROJECT ??= "demo-bench";
+process.env.METADATA_SERVER_DETECTION = "none";
+
+async function firestore(): Promise<string> {
+  if (process.env.BENCH_FIRESTORE_HOST) return process.env.BENCH_FIRESTORE_HOST;
+  const port = await freePort();
+  // The emulator shares the load generator's core: the servers under test get core 0 to themselves.
+  await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {});
+  return `127.0.0.1:${port}`;
+}
+
+function verifyBench(): { ours: number[]; cached: number[]; baseline: number[] } {
+  const out = spawnSync("taskset", ["-c", "0", process.execPath, join(root, "bench", "verify.ts"), "--json"], { encoding: "utf8" });
+  if (out.status !== 0) throw new Error(`verify bench failed: ${out.stderr}`);
+  return JSON.parse(out.stdout.trim().split("\n").pop() as string);
+}
+
+const lines: string[] = [];
+const say = (line = "") => {
+  console.log(line);
+  lines.push(line);
+};
+
+try {
+  const host = await firestore();
+  process.env.FIRESTORE_EMULATOR_HOST = host;
+
+  say("## 1. Session-token verify, in-process (one core)");
+  say();
+  const v = verifyBench();
+  say("| Verifier | ops/s, median | range |");
+  say("|---|---|---|");
+  say(`| ours: RS256, keys imported once, synchronous check | ${fmt(median(v.ours))} | ${range(v.ours)} |`);
+  say(`| firebase-admin \`verifySessionCookie\`, keys cached | ${fmt(median(v.baseline))} | ${range(v.baseline)} |`);
+  say(`| ours, a token this instance verified before (bounded cache of verified tokens) | ${fmt(median(v.cached))} | ${range(v.cached)} |`);
+  say();
+  say(`**Ratio, full check: ${(median(v.ours) / median(v.baseline)).toFixed(2)}×** (target ≥ 4×, and ≥ 20,000/s).`);
+  say();
+
+  say("## 2. End to end over loopback (servers on core 0, autocannon on core 1, 16 connections)");
+  say();
+  const { rows } = await runHttpBench(host);
+  say("| Target | req/s, median | range | p99 ms, median | errors | non-2xx |");
+  say("|---|---|---|---|---|---|");
+  for (const [name, results] of Object.entries(rows)) {
+    const rps = results.map((r) => r.rps);
+    say(`| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`);
+  }
+  const m = (name: string) => median((rows[name] ?? []).map((r) => r.rps));
+  say();
+  say(`**Refresh: ${(m("refresh, ours") / m("refresh, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×).`);
+  say(`**Gated GET: ${(m("gated GET, ours") / m("gated GET, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×); ` + `**${((100 * m("gated GET, ours")) / m("express /hello")).toFixed(0)}% of bare express /hello** (target ≥ 50%).`);
+  say();
+  say("## 4. Cold start: module load in a fresh process (one core)");
+  say();
+  process.env.BENCH_SESSION_KEYS = sessionKeysJson("cold");
+  const cold = runColdStart();
+  say("| What loads | ms, median | range |");
+  say("|---|---|---|");
+  for (const [name, values] of Object.entries(cold)) say(`| ${name} | ${fmt(median(values))} | ${range(values)} |`);
+  say();
+  say(`The manifest is what every instance loads at start; a group's first request then loads its own code.`);
+  say(`**Sessions group, first request ready: ${fmt(median(cold["group sessions"] ?? []))} ms vs eager ${fmt(median(cold.eager ?? []))} ms** (target < 100 ms).`);
+  say();
+} finally {
+  stopAll();
+}
+
+const header = `# Benchmark results
+
+Produced by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0, 10)}, on this project's machine
+(2 cores, shared). Each figure is the median of interleaved rounds with its range; each claim is a
+ratio against a baseline measured in the same run.
+
+`;
+// The soak (bench/soak.ts) owns its own section of the file; keep it as it is.
+const resultsPath = join(root, "bench", "RESULTS.md");
+const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
+const soak = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
+writeFileSync(resultsPath, header + lines.join("\n") + "\n" + soak + "\n");
+console.log("\nwritten to bench/RESULTS.md");
+process.exit(0);

@@ -1,0 +1,104 @@
+/**
+ * The real components the service depends on, started by the soak on free loopback ports
+ * (never those of `npm start` or `npm test`, so it runs beside either): the Firestore stand-in,
+ * maildev and the Auth emulator. Faults are real process actions on them: SIGSTOP/SIGCONT,
+ * SIGTERM and a fresh start on the same port.
+ */
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { portAnswers, waitFor } from "../../tools/stack/processes.ts";
+import { root } from "../lib/functions.ts";
+import { freePort } from "../lib/procs.ts";
+import { signal, start, stop, stopAll, type Proc } from "./processes.ts";
+
+export const PROJECT = "demo-soak";
+
+/** Ports the developer's own stacks use; the soak must never take one. */
+const RESERVED = new Set([5000, 5001, 5002, 5003, 5004, 5005, 5100, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025, 1080, 1125, 1180, 4400, 4410, 4500, 4510]);
+
+async function port(): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (!RESERVED.has(p)) return p;
+  }
+}
+
+async function answers(url: string): Promise<boolean> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  await res.arrayBuffer();
+  return res.status < 500;
+}
+
+export class Environment {
+  readonly dir = mkdtempSync(join(tmpdir(), "soak-"));
+  readonly ports = { firestore: 0, smtp: 0, mailWeb: 0, auth: 0, hub: 0, logging: 0 };
+  /** How many times Firestore has started: its data does not survive a restart. */
+  epoch = 0;
+  private firestore: Proc | undefined;
+  private mail: Proc | undefined;
+  private auth: Proc | undefined;
+
+  get firestoreHost(): string {
+    return `127.0.0.1:${this.ports.firestore}`;
+  }
+  get authHost(): string {
+    return `127.0.0.1:${this.ports.auth}`;
+  }
+  get mailUrl(): string {
+    return `http://127.0.0.1:${this.ports.mailWeb}`;
+  }
+
+  async startAll(): Promise<void> {
+    for (const key of Object.keys(this.ports) as Array<keyof Environment["ports"]>) this.ports[key] = await port();
+    await Promise.all([this.startFirestore(), this.startMail(), this.startAuth()]);
+  }
+
+  async startFirestore(): Promise<void> {
+    const proc = start("firestore", process.execPath, [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(this.ports.firestore)], { logDir: this.dir });
+    this.firestore = proc;
+    await waitFor("Firestore stand-in", () => portAnswers(this.ports.firestore), 15_000, proc.child);
+    this.epoch++;
+  }
+
+  /** The process stays, with its data and its open connections; it just stops answering. */
+  freezeFirestore(): void {
+    if (this.firestore) signal(this.firestore, "SIGSTOP");
+  }
+  thawFirestore(): void {
+    if (this.firestore) signal(this.firestore, "SIGCONT");
+  }
+  async stopFirestore(): Promise<void> {
+    if (this.firestore) await stop(this.firestore);
+  }
+
+  async startMail(): Promise<void> {
+    const bin = join(root, "node_modules", "maildev", "bin", "maildev");
+    const args = ["--smtp", String(this.ports.smtp), "--web", String(this.ports.mailWeb), "--ip", "127.0.0.1", "--silent"];
+    const proc = start("maildev", process.execPath, [bin, ...args], { logDir: this.dir });
+    this.mail = proc;
+    await waitFor("maildev", () => answers(`${this.mailUrl}/email`), 15_000, proc.child);
+  }
+  async stopMail(): Promise<void> {
+    if (this.mail) await stop(this.mail);
+  }
+
+  /** The Auth emulator alone, from a config of its own in the soak's temp dir (no UI, own hub and logging ports). */
+  private async startAuth(): Promise<void> {
+    const config = join(this.dir, "firebase.json");
+    const host = "127.0.0.1";
+    const emulators = { auth: { host, port: this.ports.auth }, hub: { host, port: this.ports.hub }, logging: { host, port: this.ports.logging }, ui: { enabled: false } };
+    writeFileSync(config, JSON.stringify({ emulators }, null, 2));
+    const bin = realpathSync(join(root, "node_modules", ".bin", "firebase"));
+    const args = [bin, "emulators:start", "--only", "auth", "--project", PROJECT, "--config", config];
+    // cwd is the temp dir, so firebase-debug.log lands there and not in the repository.
+    const proc = start("auth-emulator", process.execPath, args, { logDir: this.dir, cwd: this.dir, env: { NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" } });
+    this.auth = proc;
+    await waitFor("Auth emulator", () => answers(`http://${this.authHost}/`), 60_000, proc.child);
+  }
+
+  async stopAll(): Promise<void> {
+    if (this.auth) await stop(this.auth, "SIGINT");
+    await stopAll();
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The fault schedule: each fault is a real process action at a known time, and its window (from
+ * the action until the component is back) is recorded so every answer can be judged against it.
+ * The service's process is never touched: recovering is its job.
+ *
+ *   15% of the run  Firestore frozen (SIGSTOP … SIGCONT): connections stay open, nothing answers
+ *   40%             Firestore stopped (SIGTERM), a new one started on the same port, fixture re-seeded
+ *   65%             maildev stopped (SIGTERM), started again on the same ports
+ */
+import type { Environment } from "./environment.ts";
+import { reseed, type FixturePerson } from "./fixture.ts";
+import { pause, type Control } from "./load.ts";
+import { within } from "./store.ts";
+
+/** Answers this soon after a window closes still count as inside it (reconnects, a 4 s gate deadline). */
+export const GRACE_MS = 5000;
+
+export interface Window {
+  name: string;
+  action: string;
+  start: number;
+  end: number;
+  notes: string[];
+}
+
+export interface Schedule {
+  seconds: number;
+  env: Environment;
+  control: Control;
+  people: FixturePerson[];
+  now: () => number;
+  /** Runs with the load paused and drained, just before the restart wipes the stored state. */
+  beforeRestart: () => Promise<void>;
+}
+
+/** Long enough for the gate's 4 s deadline to matter, short enough for a quick run. */
+export function faultSeconds(seconds: number): number {
+  return Math.min(15, Math.max(5, Math.round(seconds / 12)));
+}
+
+const until = async (s: Schedule, atMs: number) => pause(Math.max(0, atMs - s.now()));
+
+async function freeze(s: Schedule, ms: number): Promise<Window> {
+  const w: Window = { name: "Firestore frozen", action: `SIGSTOP the stand-in, SIGCONT ${ms / 1000} s later`, start: s.now(), end: 0, notes: [] };
+  s.env.freezeFirestore();
+  await pause(ms);
+  s.env.thawFirestore();
+  w.end = s.now();
+  return w;
+}
+
+async function restart(s: Schedule, ms: number): Promise<Window> {
+  const w: Window = { name: "Firestore restarted", action: `SIGTERM the stand-in, a new one on the same port ${ms / 1000} s later, fixture re-seeded`, start: s.now(), end: 0, notes: [] };
+  await s.env.stopFirestore();
+  await pause(ms);
+  // Re-seeding is the harness's job: no new scenario may create a person for a fixture account
+  // in the empty store before its own record is back.
+  const paused = s.now();
+  s.control.pause();
+  const drained = await s.control.drained(45_000);
+  if (!drained) w.notes.push(`${s.control.inFlight} scenario(s) still running after 45 s of draining`);
+  await s.env.startFirestore();
+  const removed = await within(60_000, reseed(s.people));
+  s.control.resume();
+  if (removed.length) w.notes.push(`before re-seeding, the new empty store already held ${removed.length} person(s) for fixture accounts, written by requests the service was still working on after the load paused; removed: ${removed.join(", ")}`);
+  w.end = s.now();
+  w.notes.push(`load paused ${((w.end - paused) / 1000).toFixed(1)} s (drain, start, re-seed of ${s.people.length} people)`);
+  return w;
+}
+
+async function mail(s: Schedule, ms: number): Promise<Window> {
+  const w: Window = { name: "Mail server down", action: `SIGTERM maildev, started again on the same ports ${ms / 1000} s later`, start: s.now(), end: 0, notes: [] };
+  await s.env.stopMail();
+  await pause(ms);
+  await s.env.startMail();
+  w.end = s.now();
+  return w;
+}
+
+/** Load between two windows, and after the last: recovery must show in it. */
+const QUIET_MS = 20_000;
+
+export async function runFaults(s: Schedule): Promise<Window[]> {
+  const total = s.seconds * 1000;
+  const ms = faultSeconds(s.seconds) * 1000;
+  const windows: Window[] = [];
+  // A fault starts at its share of the run, but never before the previous one has had its quiet time.
+  const next = (share: number) => until(s, Math.max(share * total, (windows.at(-1)?.end ?? 0) + QUIET_MS));
+  await next(0.15);
+  windows.push(await freeze(s, ms));
+  await next(0.4);
+  s.control.pause();
+  const drained = await s.control.drained(30_000);
+  await s.beforeRestart();
+  s.control.resume();
+  const restarted = await restart(s, ms);
+  if (!drained) restarted.notes.push("the stored-state check before the restart ran with scenarios still in flight");
+  windows.push(restarted);
+  await next(0.65);
+  windows.push(await mail(s, ms));
+  await next(1);
+  return windows;
+}

@@ -1,0 +1,132 @@
+/**
+ * The invariants, judged after the load from two sources: the log of every answer (what callers
+ * saw) and the stored state read directly from Firestore (what the service left behind). Each
+ * check returns its numbers as well as PASS/FAIL, so a pass says how much it covered.
+ */
+import type { Exchange } from "./client.ts";
+import { GRACE_MS, type Window } from "./faults.ts";
+import type { CodeTrace, ExchangeTrace, WithdrawCheck } from "./load.ts";
+
+export interface Check {
+  name: string;
+  pass: boolean;
+  numbers: string;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const SLOW_MS = 10_000;
+const GATED = new Set(["GET /startpage/notifications", "POST /auth/session/refresh"]);
+
+/** The fault window (grace included) an exchange began in, else one it overlapped, else null. */
+export function windowOf(e: Exchange, windows: Window[]): Window | null {
+  return windows.find((w) => e.start >= w.start && e.start <= w.end + GRACE_MS) ?? windows.find((w) => e.start <= w.end + GRACE_MS && e.end >= w.start) ?? null;
+}
+
+const is5xx = (e: Exchange) => e.status >= 500 || e.status === 0;
+const tally = (items: string[]) => [...items.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${n}× ${k}`).join("; ");
+const describe = (e: Exchange) => `${e.endpoint} ${e.status || "no answer"} ${e.error ?? ""}`.trim();
+
+function exchangeOnce(traces: ExchangeTrace[]): Check {
+  const wins = traces.map((t) => t.answers.filter((a) => a.status === 200).length);
+  const concurrent = traces.filter((t) => t.answers.length > 1).length;
+  const twice = wins.filter((n) => n > 1).length;
+  return { name: "Each exchange code redeemed at most once (200s per code ≤ 1)", pass: twice === 0, numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions (${concurrent} codes redeemed 2–4 times, concurrently or again later); codes with more than one 200: ${twice}` };
+}
+
+function emailCodeOnce(traces: CodeTrace[]): Check {
+  const signIns = traces.map((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in" && e.status === 200).length);
+  const doubles = traces.filter((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in").length > 1).length;
+  const twice = signIns.filter((n) => n > 1).length;
+  return { name: "Each email code signs in at most once", pass: twice === 0, numbers: `${traces.length} codes read from the inbox, ${signIns.reduce((a, b) => a + b, 0)} sign-ins with them (${doubles} codes tried by two sign-ins at once); codes that signed in twice: ${twice}` };
+}
+
+function attemptsBounded(traces: CodeTrace[]): Check[] {
+  // A guess served by a later Firestore than its code's could not meet the code (its data was gone).
+  const refused = (t: CodeTrace) => t.wrong.filter((e) => e.status === 400 && e.epoch === t.epoch);
+  const compared = traces.map((t) => refused(t).filter((e) => e.error === "Invalid code").length);
+  const exhausted = traces.filter((t) => refused(t).length >= 5);
+  const lateWins = exhausted.filter((t) => t.right.some((e) => e.status === 200)).length;
+  return [
+    { name: "No more than five wrong guesses compared per code (answers `Invalid code`)", pass: compared.every((n) => n <= 5), numbers: `${traces.reduce((s, t) => s + t.wrong.length, 0)} wrong guesses at ${traces.length} codes; most compared for one code: ${Math.max(0, ...compared)}` },
+    { name: "After five wrong guesses the right code is refused", pass: lateWins === 0, numbers: `${exhausted.length} codes got ≥ 5 wrong guesses; right code accepted afterwards: ${lateWins}` },
+  ];
+}
+
+/** From the answers: a 200 send at `end` after one that began at `start` less than a minute before breaks the limit, whatever the clocks. */
+function sendLimits(exchanges: Exchange[]): Check {
+  const sends = exchanges.filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 200 && e.key);
+  const byAddress = new Map<string, Exchange[]>();
+  for (const e of sends) byAddress.set(`${e.epoch} ${e.key}`, [...(byAddress.get(`${e.epoch} ${e.key}`) ?? []), e]);
+  let minute = 0;
+  let hour = 0;
+  let closest = Infinity;
+  for (const list of byAddress.values()) {
+    list.sort((a, b) => a.start - b.start);
+    for (let i = 1; i < list.length; i++) {
+      const [a, b] = [list[i - 1] as Exchange, list[i] as Exchange];
+      closest = Math.min(closest, b.start - a.start);
+      if (b.end - a.start < MINUTE) minute++;
+    }
+    for (let i = 5; i < list.length; i++) if ((list[i] as Exchange).end - (list[i - 5] as Exchange).start < HOUR) hour++;
+  }
+  const repeated = [...byAddress.values()].filter((l) => l.length > 1).length;
+  const refused = exchanges.filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 429).length;
+  return {
+    name: "At most one successful send per address per 60 s and five per hour (from the answers)",
+    pass: minute === 0 && hour === 0,
+    numbers: `${sends.length} sends answered 200 to ${byAddress.size} addresses (${repeated} sent to more than once; closest two began ${Number.isFinite(closest) ? (closest / 1000).toFixed(1) : "–"} s apart); 429s: ${refused}; breaches: ${minute} of the minute, ${hour} of the hour`,
+  };
+}
+
+function faultAnswers(exchanges: Exchange[], windows: Window[], withdrawals: WithdrawCheck[]): Check[] {
+  const outside = exchanges.filter((e) => is5xx(e) && windowOf(e, windows) === null);
+  const failed = exchanges.filter((e) => e.status >= 500);
+  const unshaped = failed.filter((e) => !e.shaped);
+  const gated = failed.filter((e) => GATED.has(e.endpoint));
+  const gatedWrong = gated.filter((e) => e.status !== 503 || e.error !== "Authorization unavailable");
+  const mailWindow = windows.find((w) => w.name === "Mail server down");
+  const inMail = exchanges.filter((e) => e.endpoint === "POST /auth/otp/send" && e.status >= 500 && mailWindow && windowOf(e, windows) === mailWindow);
+  const mailWrong = inMail.filter((e) => e.status !== 500 || e.error !== "Could not send a code");
+  const leaked = withdrawals.filter((w) => w.stored !== "absent");
+  return [
+    { name: "Zero 5xx (or unanswered requests) outside the fault windows and their grace", pass: outside.length === 0, numbers: `${exchanges.length} requests, ${outside.length} outside any window failed${outside.length ? `: ${tally(outside.map(describe))}` : ""}` },
+    { name: "Every 5xx is in the contract's JSON shape `{ error }`", pass: unshaped.length === 0, numbers: `${failed.length} answers ≥ 500, ${unshaped.length} not shaped${unshaped.length ? `: ${tally(unshaped.map(describe))}` : ""}` },
+    { name: "Gated reads and refresh fail only as 503 `Authorization unavailable`", pass: gated.length > 0 && gatedWrong.length === 0, numbers: `${gated.length} such 5xx, ${gatedWrong.length} otherwise${gatedWrong.length ? `: ${tally(gatedWrong.map(describe))}` : ""}${gated.length === 0 ? " (none seen: the fault was not exercised)" : ""}` },
+    { name: "With the mail server down, sends fail as 500 `Could not send a code`", pass: inMail.length > 0 && mailWrong.length === 0, numbers: `${inMail.length} sends failed in the window, ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}` },
+    { name: "A send that failed left no code behind (stored state read right after the 500)", pass: withdrawals.length > 0 && leaked.length === 0, numbers: `${withdrawals.length} failed sends checked: ${withdrawals.length - leaked.length} without a stored code, ${leaked.length} with one or unreadable` },
+  ];
+}
+
+function answeredInTime(exchanges: Exchange[], windows: Window[]): Check {
+  const slow = exchanges.filter((e) => e.status === 0 || e.end - e.start > SLOW_MS);
+  const where = slow.map((e) => `${windowOf(e, windows)?.name ?? "no fault"}: ${e.endpoint} ${e.status || "no answer"}`);
+  const longest = Math.max(0, ...exchanges.map((e) => e.end - e.start));
+  return { name: "Every request answered within 10 s", pass: slow.length === 0, numbers: `longest ${(longest / 1000).toFixed(1)} s; over 10 s or unanswered: ${slow.length}${slow.length ? ` (${tally(where)})` : ""}` };
+}
+
+/** After each window (and its grace) until the next one: every main endpoint answers 2xx again. */
+function recovered(exchanges: Exchange[], windows: Window[], serviceRestarted: boolean): Check {
+  const endpoints = ["POST /auth/verify", "POST /auth/session/refresh", "GET /startpage/notifications", "POST /auth/otp/send", "POST /auth/exchange"];
+  const missing: string[] = [];
+  windows.forEach((w, i) => {
+    const from = w.end + GRACE_MS;
+    const to = windows[i + 1]?.start ?? Infinity;
+    for (const endpoint of endpoints) {
+      if (!exchanges.some((e) => e.endpoint === endpoint && e.start >= from && e.start < to && e.status >= 200 && e.status < 300)) missing.push(`${endpoint} after ${w.name}`);
+    }
+  });
+  return { name: "Everything recovers without restarting the service", pass: !serviceRestarted && missing.length === 0, numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no 2xx after a window: ${missing.length ? missing.join(", ") : "none"}` };
+}
+
+export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
+  return [
+    exchangeOnce(log.redemptions),
+    emailCodeOnce(log.codes),
+    ...attemptsBounded(log.codes.filter((c) => c.wrong.length > 0 || c.right.length > 0)),
+    sendLimits(log.exchanges),
+    ...faultAnswers(log.exchanges, windows, log.withdrawals),
+    answeredInTime(log.exchanges, windows),
+    recovered(log.exchanges, windows, serviceRestarted),
+  ];
+}

@@ -1,0 +1,101 @@
+/**
+ * Virtual users: each owns a disjoint slice of the fixture (so the sends, codes and guesses at an
+ * address form one sequence the invariants can follow) and runs weighted scenarios back to back
+ * with a short think time, until told to stop. The runner can pause them (no new scenario starts)
+ * to re-seed Firestore after its restart or to read a consistent stored state.
+ */
+import type { Exchange, Recorder } from "./client.ts";
+import type { FixturePerson } from "./fixture.ts";
+import { scenarios, type User } from "./scenarios.ts";
+
+/** One email code as the load used it: wrong guesses first (all answered), then the right code. */
+export interface CodeTrace {
+  address: string;
+  epoch: number;
+  wrong: Exchange[];
+  right: Exchange[];
+}
+
+/** One exchange code and every redemption of it. */
+export interface ExchangeTrace {
+  code: string;
+  status: string;
+  epoch: number;
+  answers: Exchange[];
+}
+
+/** What was stored right after a send answered 500 "Could not send a code". */
+export interface WithdrawCheck {
+  address: string;
+  at: number;
+  stored: "absent" | "present" | "unreadable";
+}
+
+export interface LoadContext {
+  recorder: Recorder;
+  authHost: string;
+  mailUrl: string;
+  pepper: string;
+  epoch: () => number;
+  codes: CodeTrace[];
+  exchanges: ExchangeTrace[];
+  withdrawals: WithdrawCheck[];
+  /** Scenario steps the harness itself could not complete (not the service's answers). */
+  skipped: Map<string, number>;
+}
+
+export class Control {
+  stopped = false;
+  inFlight = 0;
+  private gate: Promise<void> | null = null;
+  private release: () => void = () => {};
+
+  pause(): void {
+    this.gate ??= new Promise<void>((resolve) => (this.release = resolve));
+  }
+  resume(): void {
+    this.gate = null;
+    this.release();
+  }
+  waitOpen(): Promise<void> {
+    return this.gate ?? Promise.resolve();
+  }
+  /** Waits until no scenario is running, at most `ms`; false when some still are. */
+  async drained(ms: number): Promise<boolean> {
+    const deadline = performance.now() + ms;
+    while (this.inFlight > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return this.inFlight === 0;
+  }
+}
+
+export const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function skip(ctx: LoadContext, err: unknown): void {
+  const what = (err instanceof Error ? err.message : String(err)).replace(/[0-9a-f]{8,}|\d+/gi, "#").slice(0, 120);
+  ctx.skipped.set(what, (ctx.skipped.get(what) ?? 0) + 1);
+}
+
+async function runUser(ctx: LoadContext, control: Control, user: User): Promise<void> {
+  const total = scenarios.reduce((sum, s) => sum + s.weight, 0);
+  while (!control.stopped) {
+    await control.waitOpen();
+    if (control.stopped) break;
+    let roll = Math.random() * total;
+    const scenario = scenarios.find((s) => (roll -= s.weight) < 0) ?? scenarios[0];
+    control.inFlight++;
+    try {
+      await scenario?.run(ctx, user);
+    } catch (err) {
+      skip(ctx, err);
+    } finally {
+      control.inFlight--;
+    }
+    await pause(20 + Math.random() * 130);
+  }
+}
+
+/** Starts `users` virtual users over `people`; resolves when every one has stopped. */
+export function startLoad(ctx: LoadContext, control: Control, people: FixturePerson[], users: number): Promise<void> {
+  const all = Array.from({ length: users }, (_, index): User => ({ index, own: people.filter((_, i) => i % users === index), tokens: new Map(), cookies: new Map(), lastSent: new Map(), made: 0 }));
+  return Promise.all(all.map((u) => runUser(ctx, control, u))).then(() => undefined);
+}

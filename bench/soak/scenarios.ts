@@ -1,0 +1,161 @@
+/**
+ * What a virtual user does, each step a real request as a browser or app would send it. Weights
+ * lean on the hot paths (refresh, gated reads) and still reach every write the invariants judge:
+ * first sign-ins, email codes with wrong and right guesses, exchange redemptions, several of
+ * them fired concurrently at one code or account on purpose.
+ */
+import { idTokenFor, mailedCode, sessionCookie } from "./client.ts";
+import type { FixturePerson } from "./fixture.ts";
+import type { CodeTrace, LoadContext } from "./load.ts";
+import { auth, emailCodeDoc, issueExchangeCode, within } from "./store.ts";
+
+export interface User {
+  index: number;
+  own: FixturePerson[];
+  tokens: Map<string, string>;
+  cookies: Map<string, string>;
+  /** When each owned address last got a 200 from send (ms since start). */
+  lastSent: Map<string, number>;
+  /** Counter for the addresses and accounts this user makes up. */
+  made: number;
+}
+
+const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)] as T;
+const chance = (p: number) => Math.random() < p;
+const otherThan = (code: string, n: number) => String((Number(code) + n + 1) % 1_000_000).padStart(6, "0");
+
+async function idToken(ctx: LoadContext, user: User, p: FixturePerson): Promise<string> {
+  const known = user.tokens.get(p.uid);
+  if (known) return known;
+  const token = await idTokenFor(ctx.recorder, ctx.authHost, { email: p.email, password: p.password });
+  user.tokens.set(p.uid, token);
+  return token;
+}
+
+async function verify(ctx: LoadContext, user: User, uid: string, token: string, note?: string): Promise<void> {
+  const res = await ctx.recorder.call("POST", "/auth/verify", { body: { idToken: token, project: "startpage" }, note });
+  const cookie = sessionCookie(res.setCookie);
+  if (res.status === 200 && res.body?.approved === true && cookie) user.cookies.set(uid, cookie);
+}
+
+async function signIn(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own);
+  await verify(ctx, user, p.uid, await idToken(ctx, user, p));
+}
+
+async function refresh(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own);
+  if (!user.cookies.has(p.uid) && p.status === "approved") await verify(ctx, user, p.uid, await idToken(ctx, user, p));
+  const cookie = user.cookies.get(p.uid);
+  await ctx.recorder.call("POST", "/auth/session/refresh", { headers: cookie ? { cookie } : {} });
+}
+
+async function gatedRead(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own);
+  const cookie = user.cookies.get(p.uid);
+  const headers: Record<string, string> = cookie && chance(0.7) ? { cookie } : { authorization: `Bearer ${await idToken(ctx, user, p)}` };
+  await ctx.recorder.call("GET", "/startpage/notifications?limit=5", { headers });
+}
+
+/** A first sign-in of a new account, sometimes from several tabs at once: one pending person. */
+async function firstSignIn(ctx: LoadContext, user: User): Promise<void> {
+  const email = `soak-new-${user.index}-${user.made++}@example.test`;
+  const password = `pw-${email}`;
+  const created = await within(10_000, auth().createUser({ email, password, emailVerified: true, displayName: "New Person" }));
+  const token = await idTokenFor(ctx.recorder, ctx.authHost, { email, password });
+  const tabs = chance(0.35) ? 3 : 1;
+  await Promise.all(Array.from({ length: tabs }, () => verify(ctx, user, (created as { uid: string }).uid, token, "first sign-in")));
+}
+
+/** After a send answered 500: the code it issued must be gone from the store (it can never be used). */
+async function checkWithdrawn(ctx: LoadContext, address: string): Promise<void> {
+  ctx.recorder.helpers.harnessFirestore++;
+  const stored = await within(5000, emailCodeDoc(ctx.pepper, address)).then(
+    (doc) => (doc === null ? "absent" : "present"),
+    () => "unreadable",
+  );
+  ctx.withdrawals.push({ address, at: ctx.recorder.now(), stored: stored as "absent" | "present" | "unreadable" });
+}
+
+async function send(ctx: LoadContext, address: string, purpose?: string): Promise<number> {
+  const res = await ctx.recorder.call("POST", "/auth/otp/send", { body: purpose ? { email: address, purpose } : { email: address }, key: address, note: purpose ?? "signin" });
+  if (res.status === 500 && res.body?.error === "Could not send a code") await checkWithdrawn(ctx, address);
+  return res.status;
+}
+
+/** Wrong guesses (some fired together), then the right code: checked, and spent by sign-in, sometimes twice at once. */
+async function emailCodeSignIn(ctx: LoadContext, user: User): Promise<void> {
+  // Mostly an address free to send again; sometimes one inside its minute, to meet the limit.
+  const byAge = [...user.own].sort((a, b) => (user.lastSent.get(a.email) ?? -1e9) - (user.lastSent.get(b.email) ?? -1e9));
+  const p = chance(0.15) ? pick(user.own) : (byAge[Math.floor(Math.random() * Math.min(3, byAge.length))] as FixturePerson);
+  const address = p.email;
+  if ((await send(ctx, address)) !== 200) return;
+  user.lastSent.set(address, ctx.recorder.now());
+  const code = await mailedCode(ctx.recorder, ctx.mailUrl, address);
+  if (code === null) throw new Error("a sent code never reached the inbox");
+  const trace: CodeTrace = { address, epoch: ctx.epoch(), wrong: [], right: [] };
+  ctx.codes.push(trace);
+  const wrong = pick([0, 0, 1, 2, 3, 5, 7]);
+  const guess = (n: number) => ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: otherThan(code, n) }, key: address, note: "wrong" });
+  const guesses = wrong >= 5 && chance(0.5) ? await Promise.all(Array.from({ length: wrong }, (_, n) => guess(n))) : await sequential(wrong, guess);
+  trace.wrong.push(...guesses.map((g) => g.exchange));
+  if (chance(0.5)) trace.right.push((await ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: code }, key: address, note: "right" })).exchange);
+  const tabs = chance(0.3) ? 2 : 1;
+  const signIns = await Promise.all(Array.from({ length: tabs }, () => ctx.recorder.call("POST", "/auth/otp/sign-in", { body: { email: address, otp: code }, key: address, note: "right" })));
+  trace.right.push(...signIns.map((s) => s.exchange));
+  const won = signIns.find((s) => s.status === 200 && typeof s.body?.customToken === "string");
+  if (won && chance(0.4)) await verify(ctx, user, p.uid, await idTokenFor(ctx.recorder, ctx.authHost, { customToken: won.body.customToken }));
+}
+
+async function sequential<T>(count: number, step: (n: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let n = 0; n < count; n++) out.push(await step(n));
+  return out;
+}
+
+/** A sign-in code for an address nobody holds: answered like any other, then a guess at it. */
+async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
+  const address = `soak-stranger-${user.index}-${user.made++}@example.test`;
+  if ((await send(ctx, address)) !== 200) return;
+  await ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: "000000" }, key: address, note: "stranger guess" });
+}
+
+/** A stranger confirms an address for an access request, from two tabs at once: one pending person. */
+async function requestAccess(ctx: LoadContext, user: User): Promise<void> {
+  const address = `soak-request-${user.index}-${user.made++}@example.test`;
+  if ((await send(ctx, address, "request-access")) !== 200) return;
+  const code = await mailedCode(ctx.recorder, ctx.mailUrl, address);
+  if (code === null) throw new Error("a sent code never reached the inbox");
+  const body = { email: address, otp: code, purpose: "request-access" };
+  const checks = await Promise.all([0, 1].map(() => ctx.recorder.call("POST", "/auth/otp/verify", { body, key: address, note: "request-access" })));
+  ctx.codes.push({ address, epoch: ctx.epoch(), wrong: [], right: checks.map((c) => c.exchange) });
+}
+
+/** A code issued for one of the user's people, redeemed once or by several requests at once. */
+async function exchange(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own);
+  ctx.recorder.helpers.harnessFirestore++;
+  const code = await within(5000, issueExchangeCode(p.personId, p.uid));
+  const trace = { code, status: p.status, epoch: ctx.epoch(), answers: [] as CodeTrace["wrong"] };
+  ctx.exchanges.push(trace);
+  const redeem = () => ctx.recorder.call("POST", "/auth/exchange", { body: { code }, key: code });
+  const together = pick([1, 1, 1, 2, 2, 3]);
+  trace.answers.push(...(await Promise.all(Array.from({ length: together }, redeem))).map((r) => r.exchange));
+  if (chance(0.2)) trace.answers.push((await redeem()).exchange);
+}
+
+async function logout(ctx: LoadContext): Promise<void> {
+  await ctx.recorder.call("POST", "/auth/logout");
+}
+
+export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadContext, user: User) => Promise<void> }> = [
+  { name: "refresh", weight: 22, run: refresh },
+  { name: "gated read", weight: 22, run: gatedRead },
+  { name: "sign-in", weight: 10, run: signIn },
+  { name: "first sign-in", weight: 3, run: firstSignIn },
+  { name: "email-code sign-in", weight: 12, run: emailCodeSignIn },
+  { name: "stranger code", weight: 6, run: strangerCode },
+  { name: "access request", weight: 3, run: requestAccess },
+  { name: "exchange", weight: 18, run: exchange },
+  { name: "logout", weight: 2, run: logout },
+];

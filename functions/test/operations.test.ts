@@ -1,0 +1,137 @@
+/**
+ * What each request costs in Firestore operations, counted by a stand-in of this test's own
+ * (GET /emulator/v1/operations), and in calls to the identity provider, counted at our Identity
+ * interface. A change that adds a read to a hot path fails here.
+ */
+import type { ChildProcess } from "node:child_process";
+import type { Firestore } from "firebase-admin/firestore";
+import request from "supertest";
+import type { Identity } from "../src/identity";
+import * as otp from "../src/routes/otp";
+import * as sessions from "../src/routes/sessions";
+import * as startpage from "../src/routes/startpage";
+import { signedUp } from "./support/auth";
+import { appFor, testDeps, type TestDeps } from "./support/deps";
+import { codeFor } from "./support/inbox";
+import { accountWithPerson, cookieFrom } from "./support/people";
+import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
+
+interface Operations {
+  documentReads: number;
+  queries: number;
+  lookups: number;
+  commits: number;
+  writes: number;
+  transactions: number;
+}
+
+let standIn: ChildProcess;
+let port: number;
+let store: Firestore;
+
+beforeAll(async () => {
+  port = await freePort();
+  standIn = await startStandIn(port);
+  store = firestoreAt(`127.0.0.1:${port}`);
+});
+afterAll(async () => {
+  await store.terminate();
+  await stopped(standIn);
+});
+
+async function counted<T>(work: () => Promise<T>): Promise<Operations> {
+  await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`, { method: "DELETE" });
+  await work();
+  return (await (await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`)).json()) as Operations;
+}
+
+/** Our Identity interface with every call to the provider counted; calls still go through. */
+function countingIdentity(identity: Identity): { identity: Identity; calls: () => number } {
+  let calls = 0;
+  const counted = Object.fromEntries(
+    Object.entries(identity).map(([name, fn]) => [
+      name,
+      (...args: unknown[]) => {
+        calls++;
+        return (fn as (...a: unknown[]) => unknown)(...args);
+      },
+    ]),
+  ) as unknown as Identity;
+  return { identity: counted, calls: () => calls };
+}
+
+function depsOnCountedStore(): TestDeps & { providerCalls: () => number } {
+  const base = testDeps({ store });
+  const { identity, calls } = countingIdentity(base.identity);
+  return { ...base, identity, providerCalls: calls };
+}
+
+/** A person in the counted store, approved for startpage, and a session cookie for them. */
+async function signedInHere(deps: TestDeps): Promise<string> {
+  const { account } = await accountWithPerson({ projects: ["startpage"] }, store);
+  const res = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+  return cookieFrom(res.headers["set-cookie"]) as string;
+}
+
+describe("Firestore operations per request", () => {
+  it("POST /auth/verify for a new person: at most 2 reads and 1 commit", async () => {
+    const deps = depsOnCountedStore();
+    const account = await signedUp();
+    const ops = await counted(() => request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }));
+    expect(ops.documentReads).toBeLessThanOrEqual(2);
+    expect(ops.commits).toBe(1);
+  });
+
+  it("POST /auth/verify for a known person: 1 read and no write", async () => {
+    const deps = depsOnCountedStore();
+    const { account } = await accountWithPerson({ projects: ["startpage"] }, store);
+    const ops = await counted(() => request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }));
+    expect(ops.documentReads).toBe(1);
+    expect(ops.commits).toBe(0);
+  });
+
+  it("POST /auth/session/refresh: 1 read on a cold instance, none once the person is cached, no provider call", async () => {
+    const deps = depsOnCountedStore();
+    const cookie = await signedInHere(deps);
+    // A fresh instance: same keys and provider, an empty person cache.
+    const app = appFor(sessions, testDeps({ store, identity: deps.identity, tokens: deps.tokens, config: deps.config }));
+    const before = deps.providerCalls();
+    const cold = await counted(() => request(app).post("/auth/session/refresh").set("Cookie", cookie).expect(200));
+    const warm = await counted(() => request(app).post("/auth/session/refresh").set("Cookie", cookie).expect(200));
+    expect(cold).toMatchObject({ documentReads: 1, commits: 0 });
+    expect(warm).toMatchObject({ documentReads: 0, commits: 0 });
+    expect(deps.providerCalls()).toBe(before);
+  });
+
+  it("a gated GET: the gate reads nothing once the person is cached, and calls no provider", async () => {
+    const deps = depsOnCountedStore();
+    const cookie = await signedInHere(deps);
+    const app = appFor(startpage, deps);
+    const before = deps.providerCalls();
+    await request(app).get("/startpage/notifications").set("Cookie", cookie).expect(200);
+    const warm = await counted(() => request(app).get("/startpage/notifications").set("Cookie", cookie).expect(200));
+    // What is left is the endpoint's own content: the notifications query and the read state.
+    expect(warm).toMatchObject({ queries: 1, lookups: 1, commits: 0 });
+    expect(deps.providerCalls()).toBe(before);
+  });
+});
+
+describe("Firestore operations of email codes", () => {
+  it("POST /auth/otp/send that is delivered: one transaction, one commit", async () => {
+    const deps = depsOnCountedStore();
+    const { person } = await accountWithPerson({ projects: ["startpage"] }, store);
+    const ops = await counted(() => request(appFor(otp, deps)).post("/auth/otp/send").send({ email: person.emails[0] }).expect(200));
+    expect(ops).toMatchObject({ transactions: 1, commits: 1 });
+  });
+
+  it("POST /auth/otp/sign-in for a person with an account: one transaction, one commit", async () => {
+    const deps = depsOnCountedStore();
+    const { person } = await accountWithPerson({ projects: ["startpage"] }, store);
+    const email = person.emails[0] as string;
+    const app = appFor(otp, deps);
+    await request(app).post("/auth/otp/send").send({ email }).expect(200);
+    const code = await codeFor(email);
+    const ops = await counted(() => request(app).post("/auth/otp/sign-in").send({ email, otp: code }).expect(200));
+    expect(ops).toMatchObject({ transactions: 1, commits: 1 });
+  });
+});
