@@ -1,0 +1,25 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
+import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
+import { serve, type GroupName, type Handler } from "./serve";
+
+/** What every group runs with; a group's own options (its secrets) come on top. */
+const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", concurrency: 80, cors: false };
+
+/**
+ * One endpoint group as an HTTPS function.
+ *
+ * Where the manifest is being read (deploy, the emulator's discovery, tests) the handler is
+ * declared through `onRequest`, so the platform sees its options and secrets. An instance that
+ * serves requests is started with FUNCTION_TARGET naming the one function it runs; there the
+ * export is the bare handler. That skips loading `firebase-functions/v2/https`, which brings
+ * firebase-admin's app and auth modules with it (about 150 ms before the first request could be
+ * served) only to wrap the handler in a try/catch and a trace context: `serve` answers errors
+ * itself, and the other groups' exports cost nothing because each loads on its first request.
+ */
+export function httpsFunction(name: GroupName, options: Pick<HttpsOptions, "secrets">): Handler | HttpsFunction {
+  const handler = serve(name);
+  const target = process.env.FUNCTION_TARGET;
+  if (target !== undefined && target !== "") return handler;
+  const { onRequest } = require("firebase-functions/v2/https") as typeof import("firebase-functions/v2/https");
+  return onRequest({ ...COMMON_OPTIONS, ...options }, handler);
+}

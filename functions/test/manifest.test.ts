@@ -1,0 +1,48 @@
+/**
+ * The deploy manifest, read as the platform reads the compiled functions (lib/, built by the
+ * stack before the suite runs): at deploy every group is an HTTPS function with its own secrets;
+ * an instance started for one function loads neither the SDK's HTTPS wrapper nor any group.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+
+const lib = join(__dirname, "..", "lib", "index.js");
+
+function load(env: Record<string, string>, script: string): unknown {
+  const out = spawnSync(process.execPath, ["-e", `const m = require(${JSON.stringify(lib)}); ${script}`], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, GCLOUD_PROJECT: "demo-manifest", ...env },
+  });
+  if (out.status !== 0) throw new Error(out.stderr);
+  return JSON.parse(out.stdout);
+}
+
+const loaded = `Object.keys(require.cache).filter((p) => /firebase-functions[\\\\/]lib[\\\\/]v2[\\\\/]providers[\\\\/]https|[\\\\/]routes[\\\\/]|firebase-admin|express/.test(p)).length`;
+
+describe("the deploy manifest", () => {
+  it("declares one HTTPS function per endpoint group, each with only its own secrets", () => {
+    const endpoints = load({}, `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`);
+    const https = (...secrets: string[]) => ({ https: true, secrets: secrets.sort(), region: ["us-central1"] });
+    expect(endpoints).toEqual({
+      sessions: https("SESSION_KEYS"),
+      otp: https("SESSION_KEYS", "CODE_PEPPER", "SMTP_PASSWORD"),
+      bridge: https("SESSION_KEYS"),
+      oidc: https("SESSION_KEYS"),
+      people: https("SESSION_KEYS"),
+      startpage: https("SESSION_KEYS"),
+      calendar: https("SESSION_KEYS"),
+      location: https("SESSION_KEYS"),
+      status: https("SESSION_KEYS", "SMTP_PASSWORD"),
+      claims: https("IDP_SIGNING_SECRET"),
+    });
+  });
+
+  it("loads no group, SDK wrapper, express or firebase-admin in an instance started for one function", () => {
+    const seen = load({ FUNCTION_TARGET: "sessions" }, `console.log(JSON.stringify({ type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, loaded: ${loaded} }))`);
+    expect(seen).toEqual({ type: "function", endpoint: false, loaded: 0 });
+  });
+
+  it("loads the SDK wrapper where the manifest is read for deploy", () => {
+    expect(load({}, `console.log(${loaded})`)).toBeGreaterThan(0);
+  });
+});
