@@ -1,5 +1,5 @@
 import { getApps, initializeApp } from "firebase-admin/app";
-import { getAuth } from "firebase-admin/auth";
+import type * as AdminAuth from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config";
@@ -48,7 +48,9 @@ export function productionDeps(): Deps {
       clock: systemClock,
       random: cryptoRandom,
       log: consoleLogger,
-      identity: firebaseIdentity(getAuth()),
+      // Loaded by the first call that needs the provider: sessions of our own format never do.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      identity: firebaseIdentity(() => (require("firebase-admin/auth") as typeof AdminAuth).getAuth()),
       tokens: tokensFor(config),
       people: personCache(systemClock),
       mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom),

@@ -54,11 +54,17 @@ function toSignIn(t: DecodedIdToken): SignIn {
   };
 }
 
-export function firebaseIdentity(auth: Auth): Identity {
+/**
+ * `source` may be a function: the provider's SDK module is then loaded on the first call that
+ * needs it, so a request that only reads our own session token never pays for loading it.
+ */
+export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
+  let loaded: Auth | undefined = typeof source === "function" ? undefined : source;
+  const auth = (): Auth => (loaded ??= (source as () => Auth)());
   return {
     async verifyIdToken(token, checkRevoked) {
       try {
-        return toSignIn(await auth.verifyIdToken(token, checkRevoked));
+        return toSignIn(await auth().verifyIdToken(token, checkRevoked));
       } catch (err) {
         if (refused(err)) return null;
         throw err;
@@ -66,36 +72,36 @@ export function firebaseIdentity(auth: Auth): Identity {
     },
     async verifyProviderSessionCookie(cookie) {
       try {
-        return toSignIn(await auth.verifySessionCookie(cookie, false));
+        return toSignIn(await auth().verifySessionCookie(cookie, false));
       } catch (err) {
         if (refused(err)) return null;
         throw err;
       }
     },
-    createCustomToken: (uid) => auth.createCustomToken(uid),
+    createCustomToken: (uid) => auth().createCustomToken(uid),
     async accountForEmail(email) {
       let user: UserRecord;
       try {
-        user = await auth.getUserByEmail(email);
+        user = await auth().getUserByEmail(email);
       } catch (err) {
         if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found")) throw err;
-        return (await auth.createUser({ email, emailVerified: true })).uid;
+        return (await auth().createUser({ email, emailVerified: true })).uid;
       }
       if (!user.emailVerified) {
         // Anyone can register an address they do not own; whoever did may hold its password, a
         // linked sign-in or a live session. The caller has just proved the mailbox, so all of
         // that is taken away before the address is marked verified and the account handed over.
         const others = user.providerData.map((p) => p.providerId).filter((id) => id !== "password" && id !== "phone");
-        await auth.updateUser(user.uid, {
+        await auth().updateUser(user.uid, {
           password: cryptoRandom.token(32),
           ...(others.length > 0 ? { providersToUnlink: others } : {}),
           ...(user.phoneNumber ? { phoneNumber: null } : {}),
         });
-        await auth.revokeRefreshTokens(user.uid);
-        await auth.updateUser(user.uid, { emailVerified: true });
+        await auth().revokeRefreshTokens(user.uid);
+        await auth().updateUser(user.uid, { emailVerified: true });
       }
       return user.uid;
     },
-    revokeSessions: (uid) => auth.revokeRefreshTokens(uid),
+    revokeSessions: (uid) => auth().revokeRefreshTokens(uid),
   };
 }
