@@ -4,43 +4,17 @@
  * env: PORT, SESSION_KEYS, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { service, requireFromFunctions } from "../lib/functions.ts";
+import { serviceDeps } from "../lib/service-deps.ts";
 
-const { initializeApp } = requireFromFunctions("firebase-admin/app");
-const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
-const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
 const { requireAccess } = service<any>("http/gate");
 const sessions = service<any>("routes/sessions");
-const { tokensFor } = service<any>("deps");
-const { personCache } = service<any>("core/person-cache");
-const { systemClock } = service<any>("clock");
-const { cryptoRandom } = service<any>("random");
-const { firebaseIdentity } = service<any>("identity");
 const { silentLogger } = service<any>("logger");
-const { originsFor } = service<any>("config");
 
-initializeApp({ projectId: process.env.GCLOUD_PROJECT });
-const config = {
-  parentDomain: "example.test",
-  idUrl: "https://id.example.test",
-  allowedOrigins: originsFor("example.test", "https://id.example.test", ["startpage"]),
-  smtp: null,
-  sessionKeys: process.env.SESSION_KEYS,
-  codePepper: "",
-  idpSigningSecret: "",
-};
-const deps = {
-  config,
-  store: getFirestore(),
-  clock: systemClock,
-  random: cryptoRandom,
-  log: silentLogger,
-  identity: firebaseIdentity(getAuth()),
-  tokens: tokensFor(config),
-  people: personCache(systemClock, Number(process.env.PERSON_CACHE_TTL_MS ?? 30_000)),
-};
+const ttl = process.env.PERSON_CACHE_TTL_MS;
+const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, log: silentLogger, personTtlMs: ttl === undefined ? undefined : Number(ttl) });
 
 const gated = express.Router();
 gated.get("/bench/gated", async (req: any, res: any) => {
@@ -50,6 +24,6 @@ gated.get("/bench/gated", async (req: any, res: any) => {
 const router = express.Router();
 router.use(sessions.routes(deps));
 router.use(gated);
-const app = createApp(router, { presenter: jsonErrors, allowedOrigins: config.allowedOrigins, log: silentLogger });
+const app = createApp(router, { presenter: jsonErrors, allowedOrigins: deps.config.allowedOrigins, log: silentLogger });
 app.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 process.on("SIGTERM", () => process.exit(0));

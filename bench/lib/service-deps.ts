@@ -1,0 +1,51 @@
+/**
+ * The service's dependencies as `productionDeps()` builds them in a function, but from settings
+ * a bench server is given instead of params and secrets: real firebase-admin on the emulators
+ * named by the environment, the service's own clock, randomness, tokens and person cache.
+ */
+import { requireFromFunctions, service } from "./functions.ts";
+
+const { initializeApp } = requireFromFunctions("firebase-admin/app");
+const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
+const { getAuth } = requireFromFunctions("firebase-admin/auth");
+const { tokensFor } = service<any>("deps");
+const { personCache } = service<any>("core/person-cache");
+const { systemClock } = service<any>("clock");
+const { cryptoRandom } = service<any>("random");
+const { firebaseIdentity } = service<any>("identity");
+const { originsFor } = service<any>("config");
+const { smtpMailer } = service<any>("mailer");
+
+export interface BenchSettings {
+  sessionKeys: string;
+  codePepper?: string;
+  /** The dev inbox's SMTP port; no mail is configured without it. */
+  smtpPort?: number;
+  log: unknown;
+  personTtlMs?: number;
+}
+
+export function serviceDeps(settings: BenchSettings): any {
+  initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  const smtp = settings.smtpPort === undefined ? null : { host: "127.0.0.1", port: settings.smtpPort, secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" };
+  const config = {
+    parentDomain: "example.test",
+    idUrl: "https://id.example.test",
+    allowedOrigins: originsFor("example.test", "https://id.example.test", ["startpage", "status", "calendar", "location"]),
+    smtp,
+    sessionKeys: settings.sessionKeys,
+    codePepper: settings.codePepper ?? "",
+    idpSigningSecret: "",
+  };
+  return {
+    config,
+    store: getFirestore(),
+    clock: systemClock,
+    random: cryptoRandom,
+    log: settings.log,
+    identity: firebaseIdentity(getAuth()),
+    tokens: tokensFor(config),
+    people: personCache(systemClock, settings.personTtlMs),
+    mailer: smtp === null ? null : smtpMailer(smtp, cryptoRandom),
+  };
+}
