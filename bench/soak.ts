@@ -8,17 +8,14 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { waitFor } from "../tools/stack/processes.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { root } from "./lib/functions.ts";
-import { freePort } from "./lib/procs.ts";
 import { Recorder } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { runFaults } from "./soak/faults.ts";
 import { createFixture, fixture } from "./soak/fixture.ts";
 import { logChecks, type Check } from "./soak/invariants.ts";
 import { Control, pause, startLoad, type LoadContext } from "./soak/load.ts";
-import { start } from "./soak/processes.ts";
 import { renderReport, writeSection } from "./soak/report.ts";
 import { storedChecks } from "./soak/stored-state.ts";
 import { connect } from "./soak/store.ts";
@@ -42,11 +39,7 @@ async function soak(): Promise<boolean> {
   const people = fixture(PEOPLE);
   await createFixture(people);
 
-  const port = await freePort();
-  const serviceEnv = { PORT: String(port), SESSION_KEYS: sessionKeysJson("soak"), CODE_PEPPER: PEPPER, SMTP_PORT: String(env.ports.smtp), GCLOUD_PROJECT: PROJECT, FIRESTORE_EMULATOR_HOST: env.firestoreHost, FIREBASE_AUTH_EMULATOR_HOST: env.authHost, METADATA_SERVER_DETECTION: "none" };
-  const server = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], { env: serviceEnv, logDir: env.dir, stdin: "pipe" });
-  const base = `http://127.0.0.1:${port}`;
-  await waitFor("service", () => fetch(`${base}/auth/logout`, { method: "POST" }).then((r) => r.ok), 30_000, server.child);
+  const { base, proc: server } = await env.startService({ sessionKeys: sessionKeysJson("soak"), codePepper: PEPPER });
   const pid = server.child.pid;
 
   console.log(`soak: ${PEOPLE} people ready; ${USERS} virtual users for ${SECONDS} s against ${base}`);

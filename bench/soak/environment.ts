@@ -97,6 +97,28 @@ export class Environment {
     await waitFor("Auth emulator", () => answers(`http://${this.authHost}/`), 60_000, proc.child);
   }
 
+  /**
+   * The service under test (bench/soak/server.ts) in a process of its own, on these components:
+   * started once; recovering from their faults is its job.
+   */
+  async startService(secrets: { sessionKeys: string; codePepper: string }): Promise<{ base: string; proc: Proc }> {
+    const port = await freePort();
+    const env = {
+      PORT: String(port),
+      SESSION_KEYS: secrets.sessionKeys,
+      CODE_PEPPER: secrets.codePepper,
+      SMTP_PORT: String(this.ports.smtp),
+      GCLOUD_PROJECT: PROJECT,
+      FIRESTORE_EMULATOR_HOST: this.firestoreHost,
+      FIREBASE_AUTH_EMULATOR_HOST: this.authHost,
+      METADATA_SERVER_DETECTION: "none",
+    };
+    const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], { env, logDir: this.dir, stdin: "pipe" });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor("service", () => fetch(`${base}/auth/logout`, { method: "POST" }).then((r) => r.ok), 30_000, proc.child);
+    return { base, proc };
+  }
+
   async stopAll(): Promise<void> {
     if (this.auth) await stop(this.auth, "SIGINT");
     await stopAll();

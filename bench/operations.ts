@@ -1,0 +1,120 @@
+/**
+ * Target 3: what each request costs in Firestore operations, counted (not guessed) by the
+ * stand-in (`GET /emulator/v1/operations`) around one request at a time, against the service
+ * as it runs in the soak (bench/soak/server.ts: real firebase-admin, the Auth emulator, maildev).
+ * `functions/test/operations.test.ts` asserts the same bounds, and that the refresh and gated
+ * paths make no call to the provider; this script reports the figures.
+ *
+ *   node bench/operations.ts          (after `npm run build` in functions/)
+ */
+import { randomBytes } from "node:crypto";
+import { service } from "./lib/functions.ts";
+import { sessionKeysJson } from "./lib/keys.ts";
+import { idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
+import { Environment, PROJECT } from "./soak/environment.ts";
+import { auth, connect, createPeople, issueExchangeCode } from "./soak/store.ts";
+
+export interface Operations {
+  documentReads: number;
+  queries: number;
+  lookups: number;
+  transactions: number;
+  commits: number;
+  writes: number;
+}
+
+export interface Row {
+  request: string;
+  ops: Operations;
+  status: number;
+  target: string;
+}
+
+interface Tokens {
+  issue(c: { uid: string; personId: string }, now: Date, ms: number): Promise<{ token: string }>;
+}
+
+export async function runOperations(): Promise<Row[]> {
+  const env = new Environment();
+  try {
+    await env.startAll();
+    connect(PROJECT, env.firestoreHost, env.authHost);
+    const keys = sessionKeysJson("ops");
+    const pepper = `ops-1:${randomBytes(24).toString("hex")}`;
+    const { base } = await env.startService({ sessionKeys: keys, codePepper: pepper });
+
+    const client = new Recorder(base, () => env.epoch);
+    const opsUrl = `http://127.0.0.1:${env.ports.firestore}/emulator/v1/operations`;
+    const rows: Row[] = [];
+    /** One request, alone: the counts are reset before it and read once it has been answered. */
+    const count = async (request: string, target: string, send: () => Promise<{ status: number }>) => {
+      await fetch(opsUrl, { method: "DELETE" });
+      const { status } = await send();
+      const ops = (await (await fetch(opsUrl)).json()) as Operations;
+      rows.push({ request, ops, status, target });
+    };
+    const { sessionTokens } = service<{ sessionTokens: (k: string, i: string, a: string) => Tokens }>("core/session-token");
+    const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
+    let n = 0;
+    /** An approved person with an account, as another instance would have signed them in. */
+    const person = async () => {
+      const i = n++;
+      const p = { personId: `ops-person-${i}`, uid: `ops-uid-${i}`, email: `ops-${i}@example.test`, password: `ops-password-${i}`, status: "approved" as const, projects: ["startpage"] };
+      await auth().createUser({ uid: p.uid, email: p.email, password: p.password, emailVerified: true });
+      await createPeople([p]);
+      const { token } = await tokens.issue({ uid: p.uid, personId: p.personId }, new Date(performance.timeOrigin + performance.now()), 14 * 24 * 3600 * 1000);
+      return { ...p, cookie: `__session=${token}` };
+    };
+    const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => client.call("POST", path, { body, headers });
+
+    await count("POST /auth/logout", "0", () => post("/auth/logout"));
+
+    const stranger = { email: `ops-new-${randomBytes(4).toString("hex")}@example.test`, password: "ops-new-password" };
+    await auth().createUser({ ...stranger, emailVerified: true });
+    const strangerToken = await idTokenFor(client, env.authHost, stranger);
+    await count("POST /auth/verify, a person nobody knows (created pending)", "≤ 2 reads + 1 write (one commit)", () => post("/auth/verify", { idToken: strangerToken, project: "startpage" }));
+
+    const known = await person();
+    const knownToken = await idTokenFor(client, env.authHost, known);
+    let verified: { status: number; setCookie: string[] } = { status: 0, setCookie: [] };
+    await count("POST /auth/verify, a known approved person (cookie set)", "≤ 2 reads", async () => (verified = await post("/auth/verify", { idToken: knownToken, project: "startpage" })));
+    if (!sessionCookie(verified.setCookie)) throw new Error("POST /auth/verify set no cookie for an approved person");
+
+    const cold = await person();
+    await count("POST /auth/session/refresh, person not yet cached on this instance", "≤ 1 read", () => post("/auth/session/refresh", undefined, { cookie: cold.cookie }));
+    await count("POST /auth/session/refresh, person cached", "0", () => post("/auth/session/refresh", undefined, { cookie: cold.cookie }));
+
+    const reader = await person();
+    await count("GET /startpage/notifications, person not yet cached (gate + page)", "gate ≤ 1 read", () => client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }));
+    await count("GET /startpage/notifications, person cached (the page's own reads only)", "gate 0", () => client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }));
+    await count("POST /auth/project-access", "1 write", () => post("/auth/project-access", { project: "startpage" }, { cookie: reader.cookie }));
+
+    const mailer = await person();
+    await count("POST /auth/otp/send, delivered", "1 transaction", () => post("/auth/otp/send", { email: mailer.email }));
+    const code = await mailedCode(client, env.mailUrl, mailer.email);
+    if (!code) throw new Error("the code never reached the inbox");
+    await count("POST /auth/otp/verify, right code", "1 transaction", () => post("/auth/otp/verify", { email: mailer.email, otp: code }));
+    await count("POST /auth/otp/sign-in, right code", "1 transaction", () => post("/auth/otp/sign-in", { email: mailer.email, otp: code }));
+
+    const redeemer = await person();
+    const exchangeCode = await issueExchangeCode(redeemer.personId, redeemer.uid);
+    await count("POST /auth/exchange", "1 transaction", () => post("/auth/exchange", { code: exchangeCode }));
+    return rows;
+  } finally {
+    await env.stopAll();
+  }
+}
+
+export function operationsTable(rows: Row[]): string[] {
+  return [
+    "| Request | Status | Document reads | Queries | Lookups (get / getAll calls) | Transactions | Commits | Writes | Target |",
+    "|---|---|---|---|---|---|---|---|---|",
+    ...rows.map(({ request, status, ops: o, target }) => `| ${request} | ${status} | ${o.documentReads} | ${o.queries} | ${o.lookups} | ${o.transactions} | ${o.commits} | ${o.writes} | ${target} |`),
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await runOperations();
+  for (const line of operationsTable(rows)) console.log(line);
+  process.exit(0);
+}
