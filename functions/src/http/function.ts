@@ -13,8 +13,9 @@ const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", 
  * serves requests is started with FUNCTION_TARGET naming the one function it runs; there the
  * export is the bare handler. That skips loading `firebase-functions/v2/https`, which brings
  * firebase-admin's app and auth modules with it (about 150 ms before the first request could be
- * served) only to wrap the handler in a try/catch and a trace context: `serve` answers errors
- * itself, and the other groups' exports cost nothing because each loads on its first request.
+ * served) only to wrap the handler in a try/catch, a trace context and `onInit` hooks (none are
+ * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
+ * each loads on its first request.
  */
 export function httpsFunction(name: GroupName, options: Pick<HttpsOptions, "secrets">): Handler | HttpsFunction {
   const handler = serve(name);
