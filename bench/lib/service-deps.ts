@@ -30,6 +30,7 @@ export function serviceDeps(settings: BenchSettings): any {
   const smtp = settings.smtpPort === undefined ? null : { host: "127.0.0.1", port: settings.smtpPort, secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" };
   const config = {
     parentDomain: "example.test",
+    serviceUrl: "https://example.test",
     idUrl: "https://id.example.test",
     allowedOrigins: originsFor("example.test", "https://id.example.test", ["startpage", "status", "calendar", "location"]),
     smtp,

@@ -8,6 +8,10 @@ export const parentDomain = defineString("PARENT_DOMAIN", {
   default: "example.test",
   description: "Parent domain of every host; the session cookie's Domain",
 });
+export const serviceUrl = defineString("SERVICE_URL", {
+  default: "https://example.test",
+  description: "Origin of the service itself ({base_url}); the issuer of its OpenID Connect provider",
+});
 export const idUrl = defineString("ID_URL", {
   default: "https://id.example.test",
   description: "Origin of the identity host that issues ID tokens",
@@ -32,6 +36,8 @@ export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
 
 export interface Config {
   parentDomain: string;
+  /** Origin of the service ({base_url}): the OpenID Connect issuer. */
+  serviceUrl: string;
   idUrl: string;
   /** The seven origins allowed to call with credentials. */
   allowedOrigins: string[];
@@ -62,6 +68,7 @@ export function readConfig(): Config {
   const host = smtpHost.value();
   return {
     parentDomain: domain,
+    serviceUrl: new URL(orDefault(serviceUrl.value(), `https://${domain}`)).origin,
     idUrl: identity,
     allowedOrigins: originsFor(domain, identity, hosts),
     smtp:

@@ -26,9 +26,14 @@ export interface Deps {
 }
 
 /** A function without the SESSION_KEYS secret can neither issue nor read sessions. */
+const missing = () => new Error("SESSION_KEYS is not available to this function");
 const noSessionKeys: SessionTokens = {
-  issue: () => Promise.reject(new Error("SESSION_KEYS is not available to this function")),
-  verify: () => Promise.reject(new Error("SESSION_KEYS is not available to this function")),
+  issue: () => Promise.reject(missing()),
+  verify: () => Promise.reject(missing()),
+  signIdToken: () => Promise.reject(missing()),
+  publicJwks: () => {
+    throw missing();
+  },
 };
 
 export function tokensFor(config: Config): SessionTokens {

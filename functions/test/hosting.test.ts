@@ -19,7 +19,6 @@ describe("Hosting rewrites", () => {
     ["POST", "/auth/otp/send"],
     ["GET", "/auth/people"],
     ["GET", "/auth/oidc/userinfo"],
-    ["GET", "/.well-known/openid-configuration"],
     ["POST", "/auth/idp/claims"],
     ["GET", "/startpage/notifications"],
     ["GET", "/calendar/events"],
@@ -29,6 +28,14 @@ describe("Hosting rewrites", () => {
     const res = await fetch(`${base}${path}`, { method });
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(res.headers.get("cache-control")).toContain("no-store");
+  });
+
+  it("hands the discovery document to the oidc function, which lets it be cached", async () => {
+    const res = await fetch(`${base}/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
+    // The local stack's issuer is the Hosting emulator itself, where a relying party reaches it.
+    expect(await res.json()).toMatchObject({ issuer: base, token_endpoint: `${base}/auth/oidc/token` });
   });
 
   it("hands the bridge paths to the bridge function, which answers HTML", async () => {

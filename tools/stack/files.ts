@@ -24,8 +24,26 @@ export function ensureLocalSecrets(root: string): void {
 
 /** Settings the functions read on this stack: mail goes to the stack's own dev inbox. */
 export function writeFunctionsEnv(root: string, p: Profile): void {
-  const lines = ["SMTP_HOST=127.0.0.1", `SMTP_PORT=${p.smtp}`, "SMTP_SECURE=false", "SMTP_USER=", "MAIL_FROM=Sign-in <no-reply@example.test>"];
+  const lines = [
+    "SMTP_HOST=127.0.0.1",
+    `SMTP_PORT=${p.smtp}`,
+    "SMTP_SECURE=false",
+    "SMTP_USER=",
+    "MAIL_FROM=Sign-in <no-reply@example.test>",
+    // The OpenID Connect issuer is where a relying party reaches this stack: the Hosting emulator.
+    `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
+  ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
+  // The emulator saves the default of a param it found no value for in `.env.local`, which then
+  // outranks the file above on later starts: drop any such value for a setting made here.
+  const local = join(root, "functions", ".env.local");
+  if (existsSync(local)) {
+    const ours = new Set(lines.map((l) => l.slice(0, l.indexOf("="))));
+    const kept = readFileSync(local, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "" && !ours.has(l.slice(0, l.indexOf("=")).trim()));
+    writeFileSync(local, kept.length > 0 ? kept.join("\n") + "\n" : "");
+  }
 }
 
 /** firebase.json with this profile's ports; the dev profile on default ports uses firebase.json itself. */

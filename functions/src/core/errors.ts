@@ -9,6 +9,8 @@ interface ErrorRow {
   reason?: string;
   /** Further fields the contract puts in this refusal's body, e.g. `approved: false`. */
   fields?: Record<string, unknown>;
+  /** The OAuth error code, for the OIDC provider's endpoints (RFC 6749 §5.2, RFC 6750 §3.1). */
+  oauth?: string;
 }
 
 export const errorCatalogue = {
@@ -69,6 +71,18 @@ export const errorCatalogue = {
   signin_pending: { status: 403, message: "Your account is pending" },
   signin_rejected: { status: 403, message: "Your account was not approved" },
   signin_failed: { status: 500, message: "Sign-in failed" },
+
+  // OpenID Connect provider: `message` is the error_description
+  oauth_invalid_client: { status: 401, message: "Client authentication failed", oauth: "invalid_client" },
+  oauth_invalid_request: { status: 400, message: "A required parameter is missing or malformed", oauth: "invalid_request" },
+  oauth_unknown_client: { status: 400, message: "Unknown client", oauth: "invalid_client" },
+  oauth_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this client", oauth: "invalid_request" },
+  oauth_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required", oauth: "invalid_request" },
+  oauth_unsupported_response_type: { status: 400, message: "Only response_type code is supported", oauth: "unsupported_response_type" },
+  oauth_unsupported_grant_type: { status: 400, message: "Only grant_type authorization_code is supported", oauth: "unsupported_grant_type" },
+  oauth_invalid_grant: { status: 400, message: "The authorization code is invalid, expired, used, or was issued to another client or redirect URI", oauth: "invalid_grant" },
+  oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
+  oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 
   // people administration
   person_not_found: { status: 404, message: "Person not found" },

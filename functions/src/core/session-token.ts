@@ -16,6 +16,13 @@ export interface SessionTokens {
   issue(claims: { uid: string; personId: string }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
   /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
   verify(token: string, now: Date): Promise<SessionClaims | null>;
+  /**
+   * An OpenID Connect ID token, signed by the same ring under `typ: JWT` and the client as
+   * audience, so neither kind of token passes for the other.
+   */
+  signIdToken(claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>): Promise<string>;
+  /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
+  publicJwks(): { keys: Array<Record<string, unknown>> };
 }
 
 const TYPE = "session+jwt";
@@ -72,6 +79,18 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
         .setExpirationTime(exp)
         .sign(ring.signing.key);
       return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+    },
+    async signIdToken(claims) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { SignJWT } = require("jose") as typeof Jose;
+      return new SignJWT(claims).setProtectedHeader({ alg: ALGORITHM, kid: ring.signing.kid, typ: "JWT" }).sign(ring.signing.key);
+    },
+    publicJwks() {
+      const keys = [...ring.verifying].map(([kid, key]) => {
+        const { n, e, kty } = key.export({ format: "jwk" });
+        return { kty, n, e, kid, alg: ALGORITHM, use: "sig" };
+      });
+      return { keys };
     },
     async verify(token, now) {
       const hit = verified.get(token);

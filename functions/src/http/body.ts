@@ -35,18 +35,23 @@ function isJson(req: Request): boolean {
 const parsed = new WeakMap<Request, Record<string, unknown>>();
 
 /**
- * Reads a JSON object body with one set of rules wherever the app runs: the Functions runtime
+ * Reads a body with one set of rules wherever the app runs: the Functions runtime
  * has already read the stream into `rawBody`, tests and local servers have not. Only handlers
  * that take a body call this, so an endpoint without one (logout) never fails on what was sent.
- * An empty body is `{}`; anything else must be a JSON object sent as application/json.
  */
-export async function readJson(req: Request): Promise<Record<string, unknown>> {
-  const cached = parsed.get(req);
-  if (cached) return cached;
+async function rawBody(req: Request): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
   const raw = (req as WithRawBody).rawBody ?? (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
   if (raw.length > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
+  return raw;
+}
+
+/** An empty body is `{}`; anything else must be a JSON object sent as application/json. */
+export async function readJson(req: Request): Promise<Record<string, unknown>> {
+  const cached = parsed.get(req);
+  if (cached) return cached;
+  const raw = await rawBody(req);
   let body: unknown = {};
   if (raw.length > 0) {
     if (!isJson(req)) throw new AppError("unsupported_media_type");
@@ -59,6 +64,23 @@ export async function readJson(req: Request): Promise<Record<string, unknown>> {
   }
   parsed.set(req, body as Record<string, unknown>);
   return body as Record<string, unknown>;
+}
+
+/**
+ * Reads an `application/x-www-form-urlencoded` body, as OAuth clients send it (RFC 6749 §4.1.3),
+ * into single values: a parameter sent twice is refused, as the RFC asks.
+ */
+export async function readForm(req: Request): Promise<Record<string, string>> {
+  const raw = await rawBody(req);
+  if (raw.length === 0) return {};
+  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw new AppError("unsupported_media_type", "Content-Type must be application/x-www-form-urlencoded");
+  const form: Record<string, string> = {};
+  for (const [key, value] of new URLSearchParams(raw.toString("utf8"))) {
+    if (Object.hasOwn(form, key)) throw new AppError("oauth_invalid_request", `${key} was sent more than once`);
+    form[key] = value;
+  }
+  return form;
 }
 
 /** Reads the body and checks it against `schema`; a mismatch is the endpoint's own 400. */

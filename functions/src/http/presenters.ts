@@ -22,6 +22,18 @@ export const htmlErrors: Presenter = (res, status, _code, message) => {
     .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${safe}</title></head><body><main><h1>${safe}</h1><p>Error ${status}.</p></main></body></html>`);
 };
 
+/**
+ * RFC 6749 §5.2: `{ error, error_description }`, never cached. Refusals that are not the
+ * provider's own (a body too large, a path that does not exist) get the nearest OAuth code.
+ */
+export const oauthErrors: Presenter = (res, status, code, message) => {
+  const error = describeError(code).oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Pragma", "no-cache");
+  if (status === 401) res.setHeader("WWW-Authenticate", error === "invalid_token" ? `Bearer error="invalid_token"` : `Basic realm="token"`);
+  res.status(status).json({ error, error_description: message });
+};
+
 /** Turns whatever a handler threw into one answer; unknown errors are logged once, never shown. */
 export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {

@@ -1,9 +1,116 @@
-import { Router } from "express";
+import { Router, type Request, type Response } from "express";
+import { AppError, ensure } from "../core/errors";
+import { authenticateClient, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, redeemAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { personFor, readSession } from "../core/sessions";
 import type { Deps } from "../deps";
-import { jsonErrors } from "../http/presenters";
+import { readForm } from "../http/body";
+import { readCookie, SESSION_COOKIE } from "../http/cookies";
+import { bearerToken, unavailableGuard } from "../http/gate";
+import { htmlErrors, oauthErrors, type Presenter } from "../http/presenters";
 
-export const presenter = jsonErrors;
+const AUTHORIZE = "/auth/oidc/authorize";
 
-export function routes(_deps: Deps): Router {
-  return Router();
+/** The authorise endpoint is a browser page, so it refuses with HTML; the rest speak OAuth JSON. */
+export const presenter: Presenter = (res, ...refusal) => (res.req.path === AUTHORIZE ? htmlErrors : oauthErrors)(res, ...refusal);
+
+/** One value per parameter: a repeated one is ambiguous, and refused (RFC 6749 §3.1). */
+function single(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  ensure(typeof value === "string" && value.length <= 2048, "oauth_invalid_request", `${name} must be given once`);
+  return value;
+}
+
+/** `Basic base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1), or null. */
+function basicCredentials(req: Request): { id: string; secret: string } | null {
+  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(req.headers.authorization ?? "");
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  ensure(colon > 0, "oauth_invalid_client");
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
+  } catch {
+    throw new AppError("oauth_invalid_client");
+  }
+}
+
+function redirectTo(uri: string, params: Record<string, string | null>): string {
+  const url = new URL(uri);
+  for (const [key, value] of Object.entries(params)) if (value !== null) url.searchParams.set(key, value);
+  return url.toString();
+}
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+  const issuer = deps.config.serviceUrl;
+
+  // Public, and the same for everyone: relying parties may cache them.
+  router.get("/.well-known/openid-configuration", function openidConfiguration(_req: Request, res: Response) {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.json(discovery(issuer));
+  });
+  router.get("/auth/oidc/jwks", function jwks(_req: Request, res: Response) {
+    // Short enough that a rotated key is seen well within the 14 days old tokens stay valid.
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(deps.tokens.publicJwks());
+  });
+
+  router.get(AUTHORIZE, async function authorize(req: Request, res: Response) {
+    const q = req.query;
+    const params: AuthorizeParams = {
+      clientId: single(q.client_id, "client_id"),
+      redirectUri: single(q.redirect_uri, "redirect_uri"),
+      responseType: single(q.response_type, "response_type"),
+      scope: single(q.scope, "scope"),
+      state: single(q.state, "state"),
+      nonce: single(q.nonce, "nonce"),
+      codeChallenge: single(q.code_challenge, "code_challenge"),
+      codeChallengeMethod: single(q.code_challenge_method, "code_challenge_method"),
+    };
+    const request = await checkAuthorizeRequest(deps, params);
+    const cookie = readCookie(req, SESSION_COOKIE);
+    const guard = unavailableGuard(deps);
+    const principal = cookie === null ? null : await readSession(deps, cookie, guard);
+    const person = principal === null ? null : await personFor(deps, principal, guard);
+    if (principal === null || person === null) {
+      // Not signed in here: the identity host signs the person in and sends them back to this request.
+      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(issuer + req.originalUrl)}`);
+    }
+    if (person.status !== "approved") {
+      // A valid request the person may not complete: the client hears it, as OAuth says.
+      return void res.redirect(302, redirectTo(request.redirectUri, { error: "access_denied", error_description: "The account is not approved", state: request.state, iss: issuer }));
+    }
+    const code = await issueAuthorizationCode(deps, request, person, principal.uid);
+    res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
+  });
+
+  router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
+    const form = await readForm(req);
+    const basic = basicCredentials(req);
+    // One authentication method per request (RFC 6749 §2.3); a client_id beside Basic must agree.
+    if (basic) ensure(form.client_secret === undefined && (form.client_id === undefined || form.client_id === basic.id), "oauth_invalid_request", "use one client authentication method");
+    const clientId = basic?.id ?? form.client_id;
+    const secret = basic?.secret ?? form.client_secret;
+    ensure(clientId && secret, "oauth_invalid_client");
+    const client = await authenticateClient(deps, clientId, secret);
+    ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
+    ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");
+    const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
+    ensure(code && redirectUri && codeVerifier, "oauth_invalid_request", "code, redirect_uri and code_verifier are required");
+    ensure(isCodeVerifier(codeVerifier), "oauth_invalid_request", "code_verifier must be 43 to 128 unreserved characters");
+    const tokens = await redeemAuthorizationCode(deps, { client, code, redirectUri, codeVerifier });
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(tokens);
+  });
+
+  async function userinfoEndpoint(req: Request, res: Response) {
+    const presented = bearerToken(req);
+    ensure(presented, "oauth_invalid_token", "An access token is required");
+    res.json(await userinfo(deps, presented));
+  }
+  router.get("/auth/oidc/userinfo", userinfoEndpoint);
+  router.post("/auth/oidc/userinfo", userinfoEndpoint);
+
+  return router;
 }

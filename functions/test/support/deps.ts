@@ -16,6 +16,7 @@ import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";
 export const ID_URL = "https://id.example.test";
+export const SERVICE_URL = "https://example.test";
 export const APP_ORIGIN = "https://startpage.example.test";
 
 /** A signing key made for this test run, as the SESSION_KEYS secret holds it. */
@@ -31,6 +32,7 @@ export const TEST_CODE_PEPPER = "test-pepper-1:test-pepper-secret-of-the-suite-0
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     parentDomain: PARENT_DOMAIN,
+    serviceUrl: SERVICE_URL,
     idUrl: ID_URL,
     allowedOrigins: originsFor(PARENT_DOMAIN, ID_URL, ["startpage", "status", "calendar", "location"]),
     smtp: { host: "127.0.0.1", port: Number(process.env.STACK_SMTP_PORT ?? "1025"), secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" },

@@ -1,0 +1,50 @@
+import { optionalDate, read, stringList, toDate, type Firestore, type Transaction } from "./db";
+
+/** `oidcCodes/{sha256(code)}`: authorization codes; the code itself is never stored. */
+const OIDC_CODES = "oidcCodes";
+
+export interface OidcCode {
+  hash: string;
+  clientId: string;
+  redirectUri: string;
+  /** base64url(SHA-256(code_verifier)), as the client sent it (RFC 7636, method S256). */
+  codeChallenge: string;
+  nonce: string | null;
+  scopes: string[];
+  uid: string;
+  personId: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  /** The access token the code was redeemed for: revoked if the code is ever presented again. */
+  accessTokenHash: string | null;
+}
+
+export function save(db: Firestore, code: OidcCode): Promise<unknown> {
+  const { hash, ...stored } = code;
+  // create(): a hash collision must fail loudly, never overwrite a live code.
+  return db.collection(OIDC_CODES).doc(hash).create(stored);
+}
+
+export async function findByHash(db: Firestore, hash: string, tx?: Transaction): Promise<OidcCode | null> {
+  const d = await read(db, `${OIDC_CODES}/${hash}`, tx);
+  if (!d) return null;
+  return {
+    hash,
+    clientId: String(d.clientId),
+    redirectUri: String(d.redirectUri),
+    codeChallenge: String(d.codeChallenge),
+    nonce: typeof d.nonce === "string" ? d.nonce : null,
+    scopes: stringList(d.scopes),
+    uid: String(d.uid),
+    personId: String(d.personId),
+    createdAt: toDate(d.createdAt),
+    expiresAt: toDate(d.expiresAt),
+    usedAt: optionalDate(d.usedAt),
+    accessTokenHash: typeof d.accessTokenHash === "string" ? d.accessTokenHash : null,
+  };
+}
+
+export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date, accessTokenHash: string): void {
+  tx.update(db.collection(OIDC_CODES).doc(hash), { usedAt: at, accessTokenHash });
+}

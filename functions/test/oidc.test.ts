@@ -1,0 +1,286 @@
+/** The OpenID Connect provider under /auth/oidc/: authorization code with PKCE, token, userinfo. */
+import { createHash, randomBytes } from "node:crypto";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import request from "supertest";
+import { SECOND } from "../src/clock";
+import { ACCESS_TOKEN_LIFETIME_MS, AUTHORIZATION_CODE_LIFETIME_MS } from "../src/core/oidc";
+import { registerClient } from "../src/core/oidc-clients";
+import { sha256 } from "../src/core/secrets";
+import * as oidc from "../src/routes/oidc";
+import { appFor, firestore, ID_URL, SERVICE_URL, testDeps, unique } from "./support/deps";
+import { accountWithPerson, sessionCookieFor } from "./support/people";
+
+const db = firestore();
+const REDIRECT = "https://app.example.test/callback";
+
+function pkce() {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+describe("the OpenID Connect provider", () => {
+  const deps = testDeps();
+  const app = appFor(oidc, deps);
+  let client: { clientId: string; clientSecret: string };
+
+  beforeAll(async () => {
+    client = { clientId: unique("client"), clientSecret: randomBytes(32).toString("base64url") };
+    await registerClient(deps, { ...client, name: "Test app", redirectUris: [REDIRECT] });
+  });
+
+  const basic = (id = client.clientId, secret = client.clientSecret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+  function authorizeQuery(overrides: Record<string, string | undefined> = {}, challenge = pkce().challenge) {
+    const params: Record<string, string | undefined> = {
+      client_id: client.clientId,
+      redirect_uri: REDIRECT,
+      response_type: "code",
+      scope: "openid email profile",
+      state: "state-1",
+      nonce: "nonce-1",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      ...overrides,
+    };
+    return new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+  }
+
+  async function signedIn(fields: Parameters<typeof accountWithPerson>[0] = { name: "Ada" }) {
+    const { account, person } = await accountWithPerson(fields);
+    return { account, person, cookie: await sessionCookieFor(deps, account.uid, person.id) };
+  }
+
+  /** Runs the authorise step for a signed-in person; returns the code the client would receive. */
+  async function codeFor(cookie: string, verifierPair = pkce(), overrides: Record<string, string | undefined> = {}) {
+    const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides, verifierPair.challenge)}`).set("Cookie", cookie);
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.location as string);
+    return { code: location.searchParams.get("code") as string, location, verifier: verifierPair.verifier };
+  }
+
+  const token = (form: Record<string, string>, auth: string | null = basic()) => {
+    const req = request(app).post("/auth/oidc/token").type("form").send(form);
+    return auth === null ? req : req.set("Authorization", auth);
+  };
+  const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) => token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier, ...extra });
+
+  describe("GET /.well-known/openid-configuration and the keys", () => {
+    it("describes the provider, and its keys verify the ID tokens it issues", async () => {
+      const res = await request(app).get("/.well-known/openid-configuration");
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        issuer: SERVICE_URL,
+        authorization_endpoint: `${SERVICE_URL}/auth/oidc/authorize`,
+        token_endpoint: `${SERVICE_URL}/auth/oidc/token`,
+        userinfo_endpoint: `${SERVICE_URL}/auth/oidc/userinfo`,
+        jwks_uri: `${SERVICE_URL}/auth/oidc/jwks`,
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code"],
+        code_challenge_methods_supported: ["S256"],
+      });
+      const jwks = await request(app).get("/auth/oidc/jwks");
+      expect(jwks.body.keys).toHaveLength(1);
+      expect(jwks.body.keys[0]).toMatchObject({ kty: "RSA", alg: "RS256", use: "sig", kid: "test-1" });
+      expect(JSON.stringify(jwks.body)).not.toMatch(/"d":|"p":|"q":/);
+    });
+
+    it("answers any origin, without credentials", async () => {
+      const res = await request(app).get("/.well-known/openid-configuration").set("Origin", "https://rp.elsewhere.test");
+      expect(res.headers["access-control-allow-origin"]).toBe("*");
+      expect(res.headers["access-control-allow-credentials"]).toBeUndefined();
+    });
+  });
+
+  describe("the authorization code flow", () => {
+    it("signs a person in to a client: code, tokens, ID token, userinfo", async () => {
+      const { account, person, cookie } = await signedIn();
+      const { code, location, verifier } = await codeFor(cookie);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get("state")).toBe("state-1");
+      expect(location.searchParams.get("iss")).toBe(SERVICE_URL);
+
+      const res = await redeem(code, verifier);
+      expect(res.status).toBe(200);
+      expect(res.headers["cache-control"]).toBe("no-store");
+      expect(res.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "openid email profile" });
+      const keys = createLocalJWKSet((await request(app).get("/auth/oidc/jwks")).body);
+      const { payload, protectedHeader } = await jwtVerify(res.body.id_token, keys, { issuer: SERVICE_URL, audience: client.clientId, currentDate: deps.clock.now() });
+      expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "JWT" });
+      expect(payload).toMatchObject({ sub: person.id, nonce: "nonce-1", email: account.email, email_verified: true, name: "Ada" });
+
+      const info = await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${res.body.access_token}`);
+      expect(info.status).toBe(200);
+      expect(info.body).toEqual({ sub: person.id, email: account.email, email_verified: true, name: "Ada" });
+    });
+
+    it("stores only hashes of codes and access tokens", async () => {
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      expect((await db.collection("oidcCodes").doc(sha256(code)).get()).exists).toBe(true);
+      const { access_token: accessToken } = (await redeem(code, verifier)).body;
+      expect((await db.collection("oidcAccessTokens").doc(sha256(accessToken)).get()).exists).toBe(true);
+      expect((await db.collection("oidcAccessTokens").doc(accessToken).get()).exists).toBe(false);
+    });
+
+    it("gives only what the scopes grant", async () => {
+      const { person, cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie, pkce(), { scope: "openid" });
+      const res = await redeem(code, verifier);
+      const info = await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${res.body.access_token}`);
+      expect(info.body).toEqual({ sub: person.id });
+    });
+
+    it("accepts the client's credentials in the body as well", async () => {
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      const res = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: client.clientId, client_secret: client.clientSecret }, null);
+      expect(res.status).toBe(200);
+    });
+
+    it("sends a person who is not signed in to the identity host, to come back to this request", async () => {
+      const query = authorizeQuery();
+      const res = await request(app).get(`/auth/oidc/authorize?${query}`);
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(location.origin).toBe(ID_URL);
+      expect(location.searchParams.get("redirect")).toBe(`${SERVICE_URL}/auth/oidc/authorize?${query}`);
+    });
+
+    it.each(["pending", "rejected"] as const)("tells the client access_denied for a %s person, and issues no code", async (status) => {
+      const { cookie } = await signedIn({ status });
+      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}`).set("Cookie", cookie);
+      const location = new URL(res.headers.location as string);
+      expect(location.searchParams.get("error")).toBe("access_denied");
+      expect(location.searchParams.get("state")).toBe("state-1");
+      expect(location.searchParams.get("code")).toBeNull();
+    });
+  });
+
+  describe("GET /auth/oidc/authorize refusals, answered to the caller and never to the redirect URI", () => {
+    it.each([
+      ["no client_id", { client_id: undefined }, 400],
+      ["an unknown client", { client_id: "nobody" }, 400],
+      ["a redirect URI not registered", { redirect_uri: "https://evil.test/callback" }, 400],
+      ["a registered redirect URI with something added", { redirect_uri: `${REDIRECT}?next=https://evil.test` }, 400],
+      ["response_type token", { response_type: "token" }, 400],
+      ["no openid scope", { scope: "email" }, 400],
+      ["no PKCE", { code_challenge: undefined, code_challenge_method: undefined }, 400],
+      ["PKCE plain", { code_challenge_method: "plain" }, 400],
+    ])("refuses %s with an HTML page", async (_name, overrides, status) => {
+      const { cookie } = await signedIn();
+      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`).set("Cookie", cookie);
+      expect(res.status).toBe(status);
+      expect(res.headers["content-type"]).toMatch(/^text\/html/);
+      expect(res.headers.location).toBeUndefined();
+    });
+
+    it("names the OAuth error on the page, escaped", async () => {
+      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ response_type: "<script>" })}`);
+      expect(res.text).toContain("Only response_type code is supported");
+      expect(res.text).not.toContain("<script>");
+    });
+  });
+
+  describe("POST /auth/oidc/token refusals", () => {
+    it("answers invalid_client for an unknown client or a wrong secret, with no-store", async () => {
+      for (const auth of [basic("nobody", "x"), basic(client.clientId, "wrong-secret"), null]) {
+        const res = await token({ grant_type: "authorization_code", code: "c", redirect_uri: REDIRECT, code_verifier: pkce().verifier }, auth);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
+        expect(res.headers["cache-control"]).toBe("no-store");
+      }
+    });
+
+    it("answers unsupported_grant_type for anything but authorization_code", async () => {
+      const res = await token({ grant_type: "password", username: "a", password: "b" });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("unsupported_grant_type");
+    });
+
+    it("answers invalid_request for a missing parameter or a body that is not a form", async () => {
+      const missing = await token({ grant_type: "authorization_code", code: "c", redirect_uri: REDIRECT });
+      expect(missing.status).toBe(400);
+      expect(missing.body.error).toBe("invalid_request");
+      const json = await request(app).post("/auth/oidc/token").set("Authorization", basic()).send({ grant_type: "authorization_code" });
+      expect(json.status).toBe(415);
+      expect(json.body.error).toBe("invalid_request");
+    });
+
+    it("answers invalid_grant for an unknown code, a wrong verifier, another redirect URI or another client", async () => {
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      expect((await redeem("never-issued", verifier)).body.error).toBe("invalid_grant");
+      expect((await redeem(code, pkce().verifier)).body.error).toBe("invalid_grant");
+      expect((await redeem(code, verifier, { redirect_uri: "https://app.example.test/other" })).body.error).toBe("invalid_grant");
+      const other = { clientId: unique("client"), clientSecret: "other-secret-of-enough-length-0123456789" };
+      await registerClient(deps, { ...other, name: "Other", redirectUris: [REDIRECT] });
+      expect((await redeem(code, verifier, {}).set("Authorization", basic(other.clientId, other.clientSecret))).body.error).toBe("invalid_grant");
+      // None of those used the code up.
+      expect((await redeem(code, verifier)).status).toBe(200);
+    });
+
+    it("honours a code until its lifetime ends and not after", async () => {
+      const { cookie } = await signedIn();
+      const early = await codeFor(cookie);
+      const late = await codeFor(cookie);
+      deps.clock.advance(AUTHORIZATION_CODE_LIFETIME_MS - SECOND);
+      expect((await redeem(early.code, early.verifier)).status).toBe(200);
+      deps.clock.advance(SECOND);
+      const res = await redeem(late.code, late.verifier);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("invalid_grant");
+    });
+
+    it("refuses a code presented again, and revokes the access token it was redeemed for", async () => {
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      const first = await redeem(code, verifier);
+      const bearer = `Bearer ${first.body.access_token}`;
+      expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer)).status).toBe(200);
+      const again = await redeem(code, verifier);
+      expect(again.status).toBe(400);
+      expect(again.body.error).toBe("invalid_grant");
+      expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer)).status).toBe(401);
+    });
+
+    it("lets exactly one of 20 concurrent redemptions of a code win", async () => {
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => redeem(code, verifier)));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 400 && a.body.error === "invalid_grant")).toHaveLength(19);
+      const stored = (await db.collection("oidcCodes").doc(sha256(code)).get()).data();
+      expect(stored?.usedAt).toBeDefined();
+      // The winner's token was revoked by the losers that came after it, or still stands if all lost before it.
+      const tokens = await db.collection("oidcAccessTokens").where("personId", "==", stored?.personId).get();
+      expect(tokens.size).toBeLessThanOrEqual(1);
+    });
+
+    it("refuses a code whose person was rejected after the code was issued", async () => {
+      const { person, cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      await db.collection("people").doc(person.id).update({ status: "rejected" });
+      expect((await redeem(code, verifier)).body.error).toBe("invalid_grant");
+    });
+  });
+
+  describe("GET /auth/oidc/userinfo refusals", () => {
+    it("answers 401 invalid_token without a token, for an unknown one, and once it expires", async () => {
+      const none = await request(app).get("/auth/oidc/userinfo");
+      expect(none.status).toBe(401);
+      expect(none.body.error).toBe("invalid_token");
+      expect(none.headers["www-authenticate"]).toBe('Bearer error="invalid_token"');
+      expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", "Bearer nope")).status).toBe(401);
+
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      const bearer = `Bearer ${(await redeem(code, verifier)).body.access_token}`;
+      deps.clock.advance(ACCESS_TOKEN_LIFETIME_MS - SECOND);
+      expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer)).status).toBe(200);
+      deps.clock.advance(SECOND);
+      const expired = await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer);
+      expect(expired.status).toBe(401);
+      expect(expired.body.error).toBe("invalid_token");
+    });
+  });
+});
