@@ -5,6 +5,7 @@ import request from "supertest";
 import { SECOND } from "../src/clock";
 import { ACCESS_TOKEN_LIFETIME_MS, AUTHORIZATION_CODE_LIFETIME_MS } from "../src/core/oidc";
 import { registerClient } from "../src/core/oidc-clients";
+import { PERSON_CACHE_TTL_MS } from "../src/core/person-cache";
 import { sha256 } from "../src/core/secrets";
 import * as oidc from "../src/routes/oidc";
 import { appFor, firestore, ID_URL, SERVICE_URL, testDeps, unique } from "./support/deps";
@@ -256,11 +257,17 @@ describe("the OpenID Connect provider", () => {
       expect(tokens.size).toBeLessThanOrEqual(1);
     });
 
-    it("refuses a code whose person was rejected after the code was issued", async () => {
+    it("refuses a code whose person was rejected after it was issued, once the instance's cached person expires", async () => {
       const { person, cookie } = await signedIn();
       const { code, verifier } = await codeFor(cookie);
       await db.collection("people").doc(person.id).update({ status: "rejected" });
-      expect((await redeem(code, verifier)).body.error).toBe("invalid_grant");
+      deps.clock.advance(PERSON_CACHE_TTL_MS);
+      const res = await redeem(code, verifier);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("invalid_grant");
+      // The code is spent, and no access token is left for the person.
+      expect((await db.collection("oidcCodes").doc(sha256(code)).get()).get("usedAt")).toBeDefined();
+      expect((await db.collection("oidcAccessTokens").where("personId", "==", person.id).get()).size).toBe(0);
     });
   });
 

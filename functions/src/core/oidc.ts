@@ -7,6 +7,7 @@ import * as people from "../store/people";
 import * as accessTokens from "../store/oidc-tokens";
 import { AppError, ensure } from "./errors";
 import { constantTimeEqual, sha256 } from "./secrets";
+import { personFor } from "./sessions";
 
 /** The code travels once through the browser and is redeemed by the client's server at once. */
 export const AUTHORIZATION_CODE_LIFETIME_MS = 1 * MINUTE;
@@ -111,13 +112,20 @@ function pkceMatches(verifier: string, challenge: string): boolean {
  * redemptions exactly one wins, and the code is marked used in the same commit that stores the
  * access token. A code presented again after it was used is refused, and the access token it
  * was redeemed for is revoked in that same transaction (RFC 6749 §4.1.2).
+ *
+ * The person is checked after that commit, as for an exchange code (the code is spent whatever
+ * the outcome), through the same per-instance person cache as every gated request: the
+ * transaction then holds its locks for one read and a commit, not two reads. A person who is no
+ * longer approved gets no tokens; the access token stored for them is removed before anyone has
+ * seen it.
  */
 export async function redeemAuthorizationCode(
-  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people">,
   input: { client: clients.OidcClient; code: string; redirectUri: string; codeVerifier: string },
 ): Promise<TokenResponse> {
   const hash = sha256(input.code);
   const accessToken = deps.random.token(32);
+  const tokenHash = sha256(accessToken);
   const outcome = await deps.store.runTransaction(async (tx) => {
     const stored = await codes.findByHash(deps.store, hash, tx);
     ensure(stored && stored.clientId === input.client.clientId, "oauth_invalid_grant");
@@ -129,24 +137,26 @@ export async function redeemAuthorizationCode(
     ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
     ensure(stored.redirectUri === input.redirectUri, "oauth_invalid_grant");
     ensure(pkceMatches(input.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
-    const person = await people.findById(deps.store, stored.personId, tx);
-    ensure(person && person.status === "approved" && person.uids.includes(stored.uid), "oauth_invalid_grant");
-    const tokenHash = sha256(accessToken);
     accessTokens.create(deps.store, tx, {
       hash: tokenHash,
       clientId: stored.clientId,
       uid: stored.uid,
-      personId: person.id,
+      personId: stored.personId,
       scopes: stored.scopes,
       createdAt: now,
       expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
     });
     codes.markUsed(deps.store, tx, hash, now, tokenHash);
-    return { replayed: false as const, stored, person, now };
+    return { replayed: false as const, stored, now };
   });
   // Thrown after the commit, so the revocation above is kept.
   if (outcome.replayed) throw new AppError("oauth_invalid_grant");
-  const { stored, person, now } = outcome;
+  const { stored, now } = outcome;
+  const person = await personFor(deps, { uid: stored.uid, personId: stored.personId });
+  if (person === null || person.status !== "approved") {
+    await accessTokens.remove(deps.store, tokenHash);
+    throw new AppError("oauth_invalid_grant");
+  }
   const iat = Math.floor(now.getTime() / 1000);
   let idToken: string;
   try {
