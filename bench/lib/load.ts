@@ -23,3 +23,14 @@ export async function load(target: Target, seconds: number, connections = 16): P
   const result = await autocannon({ url: target.url, method: target.method ?? "GET", headers: target.headers ?? {}, connections, duration: seconds, pipelining: 1 });
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, requests: result.requests.total };
 }
+
+/**
+ * Closed-loop load where every request carries a body of its own (a single-use code each):
+ * `bodies.length` requests in all, each body sent once.
+ */
+export async function loadBodies(target: Target & { bodies: string[] }, connections = 16): Promise<LoadResult> {
+  let next = 0;
+  const request = { method: target.method ?? "POST", headers: target.headers ?? {}, setupRequest: (req: Record<string, unknown>) => ({ ...req, body: target.bodies[next++] }) };
+  const result = await autocannon({ url: target.url, connections, amount: target.bodies.length, pipelining: 1, requests: [request] });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, requests: result.requests.total };
+}

@@ -1,0 +1,2 @@
+/** oidc-provider ships no types; the bench uses a handful of its calls. */
+declare module "oidc-provider";
