@@ -50,7 +50,7 @@ export function routes(deps: Deps): Router {
     res.json(discovery(issuer));
   });
   router.get("/auth/oidc/jwks", function jwks(_req: Request, res: Response) {
-    // Short enough that a rotated key is seen well within the 14 days old tokens stay valid.
+    // A key added to the ring reaches relying parties within five minutes (most also refetch on an unknown kid).
     res.setHeader("Cache-Control", "public, max-age=300");
     res.json(deps.tokens.publicJwks());
   });
