@@ -13,7 +13,7 @@ import { sessionKeysJson } from "./lib/keys.ts";
 import { loadBodies, type LoadResult } from "./lib/load.ts";
 import { freePort, startPinned } from "./lib/procs.ts";
 
-const CODES = Number(process.env.BENCH_OIDC_CODES ?? 2000);
+const CODES = Number(process.env.BENCH_OIDC_CODES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 16;
 const REDIRECT = "https://app.example.test/callback";

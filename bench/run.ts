@@ -108,7 +108,7 @@ try {
   say("Same flow on both sides (PKCE S256, client_secret_basic, an RS256 ID token from a 2048-bit key). oidc-provider keeps");
   say("codes in its own process memory; ours decides each redemption in a Firestore transaction, and the stand-in");
   say("serialises every read-write transaction of the whole database (one lock, held from a transaction's first read to");
-  say("its commit: here two reads and a commit), which caps any transactional endpoint at about 1 / that hold. Firestore locks");
+  say("its commit: here one read and a commit), which caps any transactional endpoint at about 1 / that hold. Firestore locks");
   say("per document, so redemptions of different codes do not wait for each other there; this run cannot show that.");
   say();
 } finally {
