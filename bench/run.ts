@@ -12,6 +12,7 @@ import { runHttpBench } from "./http.ts";
 import { runOidcBench } from "./oidc.ts";
 import { operationsTable, runOperations } from "./operations.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
+import type { LoadResult } from "./lib/load.ts";
 import { freePort, startPinned, stopAll } from "./lib/procs.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
@@ -39,6 +40,16 @@ const say = (line = "") => {
   lines.push(line);
 };
 
+/** Load results by target: medians and ranges over the rounds, errors and non-2xx summed. */
+function loadTable(rows: Record<string, LoadResult[]>): void {
+  say("| Target | req/s, median | range | p99 ms, median | errors | non-2xx |");
+  say("|---|---|---|---|---|---|");
+  for (const [name, results] of Object.entries(rows)) {
+    const rps = results.map((r) => r.rps);
+    say(`| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`);
+  }
+}
+
 try {
   const host = await firestore();
   process.env.FIRESTORE_EMULATOR_HOST = host;
@@ -59,12 +70,7 @@ try {
   say("## 2. End to end over loopback (servers on core 0, autocannon on core 1, 16 connections)");
   say();
   const { rows } = await runHttpBench(host);
-  say("| Target | req/s, median | range | p99 ms, median | errors | non-2xx |");
-  say("|---|---|---|---|---|---|");
-  for (const [name, results] of Object.entries(rows)) {
-    const rps = results.map((r) => r.rps);
-    say(`| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`);
-  }
+  loadTable(rows);
   const m = (name: string) => median((rows[name] ?? []).map((r) => r.rps));
   say();
   say(`**Refresh: ${(m("refresh, ours") / m("refresh, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×).`);
@@ -95,12 +101,7 @@ try {
   say("## 5. OIDC token endpoint vs oidc-provider (servers on core 0, 16 connections, every request redeems its own code)");
   say();
   const tokenRows = await runOidcBench(host);
-  say("| Target | req/s, median | range | p99 ms, median | errors | non-2xx |");
-  say("|---|---|---|---|---|---|");
-  for (const [name, results] of Object.entries(tokenRows)) {
-    const rps = results.map((r) => r.rps);
-    say(`| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`);
-  }
+  loadTable(tokenRows);
   const t = (name: string) => median((tokenRows[name] ?? []).map((r) => r.rps));
   const p99 = (name: string) => median((tokenRows[name] ?? []).map((r) => r.p99));
   say();
