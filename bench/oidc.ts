@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { root } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { loadBodies, type LoadResult } from "./lib/load.ts";
-import { freePort, startPinned } from "./lib/procs.ts";
+import { benchFirestore, freePort, startPinned } from "./lib/procs.ts";
 
 const CODES = Number(process.env.BENCH_OIDC_CODES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -60,12 +60,9 @@ export async function runOidcBench(firestoreHost: string): Promise<Record<string
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { startPinned: start } = await import("./lib/procs.ts");
-  const port = await freePort();
   process.env.GCLOUD_PROJECT ??= "demo-bench";
   process.env.METADATA_SERVER_DETECTION = "none";
-  await start(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {});
-  const rows = await runOidcBench(`127.0.0.1:${port}`);
+  const rows = await runOidcBench(await benchFirestore());
   for (const [name, results] of Object.entries(rows)) console.log(name, results.map((r) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors}`).join(" | "));
   process.exit(0);
 }

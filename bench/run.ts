@@ -13,20 +13,12 @@ import { runOidcBench } from "./oidc.ts";
 import { operationsTable, runOperations } from "./operations.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import type { LoadResult } from "./lib/load.ts";
-import { freePort, startPinned, stopAll } from "./lib/procs.ts";
+import { benchFirestore, stopAll } from "./lib/procs.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
 const started = new Date();
 process.env.GCLOUD_PROJECT ??= "demo-bench";
 process.env.METADATA_SERVER_DETECTION = "none";
-
-async function firestore(): Promise<string> {
-  if (process.env.BENCH_FIRESTORE_HOST) return process.env.BENCH_FIRESTORE_HOST;
-  const port = await freePort();
-  // The emulator shares the load generator's core: the servers under test get core 0 to themselves.
-  await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {});
-  return `127.0.0.1:${port}`;
-}
 
 function verifyBench(): { ours: number[]; cached: number[]; baseline: number[]; signature: number[] } {
   const out = spawnSync("taskset", ["-c", "0", process.execPath, join(root, "bench", "verify.ts"), "--json"], { encoding: "utf8" });
@@ -51,7 +43,7 @@ function loadTable(rows: Record<string, LoadResult[]>): void {
 }
 
 try {
-  const host = await firestore();
+  const host = await benchFirestore();
   process.env.FIRESTORE_EMULATOR_HOST = host;
 
   say("## 1. Session-token verify, in-process (one core)");

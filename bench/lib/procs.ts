@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { join } from "node:path";
+import { root } from "./functions.ts";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -32,3 +34,12 @@ export function stopAll(): void {
 }
 
 process.on("exit", stopAll);
+
+/** The Firestore stand-in the benches use (or BENCH_FIRESTORE_HOST); returns its host:port. */
+export async function benchFirestore(): Promise<string> {
+  if (process.env.BENCH_FIRESTORE_HOST) return process.env.BENCH_FIRESTORE_HOST;
+  const port = await freePort();
+  // The emulator shares the load generator's core: the servers under test get core 0 to themselves.
+  await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {});
+  return `127.0.0.1:${port}`;
+}
