@@ -49,6 +49,19 @@ export function unavailableGuard(deps: Pick<Deps, "log">): Guard {
   };
 }
 
+/**
+ * The session cookie's account and the person behind it, each null when absent; for endpoints
+ * that answer "not signed in" themselves rather than through requireAccess. A lookup that
+ * cannot be made is 503, as in the gate.
+ */
+export async function cookieSession(deps: GateDeps, req: Request): Promise<{ principal: Principal | null; person: Person | null }> {
+  const cookie = readCookie(req, SESSION_COOKIE);
+  const guard = unavailableGuard(deps);
+  const principal = cookie === null ? null : await readSession(deps, cookie, guard);
+  const person = principal === null ? null : await personFor(deps, principal, guard);
+  return { principal, person };
+}
+
 async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guard): Promise<Principal | null> {
   const cookie = readCookie(req, SESSION_COOKIE);
   if (cookie !== null) {

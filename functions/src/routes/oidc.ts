@@ -1,11 +1,9 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
 import { authenticateClient, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, redeemAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
-import { personFor, readSession } from "../core/sessions";
 import type { Deps } from "../deps";
 import { readForm } from "../http/body";
-import { readCookie, SESSION_COOKIE } from "../http/cookies";
-import { bearerToken, unavailableGuard } from "../http/gate";
+import { bearerToken, cookieSession } from "../http/gate";
 import { htmlErrors, oauthErrors, type Presenter } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
@@ -68,10 +66,7 @@ export function routes(deps: Deps): Router {
       codeChallengeMethod: single(q.code_challenge_method, "code_challenge_method"),
     };
     const request = await checkAuthorizeRequest(deps, params);
-    const cookie = readCookie(req, SESSION_COOKIE);
-    const guard = unavailableGuard(deps);
-    const principal = cookie === null ? null : await readSession(deps, cookie, guard);
-    const person = principal === null ? null : await personFor(deps, principal, guard);
+    const { principal, person } = await cookieSession(deps, req);
     if (principal === null || person === null) {
       // Not signed in here: the identity host signs the person in and sends them back to this request.
       return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(issuer + req.originalUrl)}`);

@@ -7,7 +7,7 @@ import { openSession, personFor, readSession } from "../core/sessions";
 import type { Deps } from "../deps";
 import { parseBody, readJson } from "../http/body";
 import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from "../http/cookies";
-import { unavailableGuard } from "../http/gate";
+import { cookieSession, unavailableGuard } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 import * as projectAccess from "../store/project-access";
 
@@ -29,10 +29,7 @@ export function routes(deps: Deps): Router {
   });
 
   router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {
-    const cookie = readCookie(req, SESSION_COOKIE);
-    const guard = unavailableGuard(deps);
-    const principal = cookie === null ? null : await readSession(deps, cookie, guard);
-    const person = principal === null ? null : await personFor(deps, principal, guard);
+    const { principal, person } = await cookieSession(deps, req);
     // "Not signed in" is the answer a status probe exists to give; the cookie is never touched.
     if (principal === null || person === null || person.status !== "approved") return void res.status(401).json({ authenticated: false });
     const view = personView(person, principal.uid);
