@@ -1,6 +1,7 @@
 /**
  * Starts `@firestore-emulator/server` behind our fixes: serialised transactions, atomic commits
- * with replace/delete semantics, and the official emulator's HTTP reset on the gRPC port.
+ * with replace/delete semantics, document lookup that does not slow with a collection's size,
+ * and the official emulator's HTTP reset on the gRPC port.
  *
  * We own the listening socket instead of calling the library's start(): a plain-text HTTP/2
  * server cannot also speak HTTP/1 (Node ignores allowHTTP1 without TLS), so each connection is
@@ -14,6 +15,7 @@ import { type Socket, createServer as createNetServer } from "node:net";
 import { FirestoreServer } from "@firestore-emulator/server";
 import { type Server as GrpcServer, ServerCredentials } from "@grpc/grpc-js";
 
+import { lookUpDocumentsInPlace } from "./documents.ts";
 import { httpHandler } from "./http.ts";
 import { countOperations } from "./operations.ts";
 import { type GrpcHandler, serialiseTransactions } from "./transactions.ts";
@@ -27,6 +29,7 @@ const HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 export async function startStandIn(options: StandInOptions = {}): Promise<StandIn> {
   const host = options.host ?? "127.0.0.1";
   const wantedPort = options.port ?? 8080;
+  lookUpDocumentsInPlace();
   const library = new FirestoreServer();
   const reset = () => library.state.clear();
 
