@@ -3,7 +3,7 @@
  * `node tools/stack.ts test`: the same stack on test ports, the whole suite against it, then stop.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
@@ -124,6 +124,8 @@ async function main(): Promise<number> {
   }
   const results = join(root, ".stack", `jest-${p.name}.json`);
   mkdirSync(dirname(results), { recursive: true });
+  // A runner that dies before writing must not leave the last run's summary standing.
+  rmSync(results, { force: true });
   const jest = spawn("npm", ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)], {
     stdio: "inherit",
     env: { ...process.env, ...stackEnv(p) },
