@@ -53,7 +53,7 @@ export async function personFor(deps: Pick<Deps, "store" | "people">, principal:
   const id = principal.personId;
   const person = await guard(() => (id !== null ? people.findById(deps.store, id) : people.findByUid(deps.store, principal.uid)));
   if (!person) return null;
-  deps.people.set(person);
+  deps.people.set(person.id, person);
   // An account an admin has unlinked from the person no longer speaks for them.
   return person.uids.includes(principal.uid) ? person : null;
 }

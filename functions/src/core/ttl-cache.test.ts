@@ -1,6 +1,7 @@
 import { manualClock } from "../clock";
 import type { Person } from "../store/people";
 import { personCache } from "./person-cache";
+import { ttlCache } from "./ttl-cache";
 
 const person = (id: string): Person => ({
   id,
@@ -16,11 +17,11 @@ const person = (id: string): Person => ({
   updatedAt: new Date(0),
 });
 
-describe("personCache", () => {
+describe("ttlCache", () => {
   it("keeps a person for the TTL and not a millisecond longer", () => {
     const clock = manualClock();
     const cache = personCache(clock, 30_000);
-    cache.set(person("a"));
+    cache.set("a", person("a"));
     clock.advance(29_999);
     expect(cache.get("a")?.id).toBe("a");
     clock.advance(1);
@@ -28,10 +29,10 @@ describe("personCache", () => {
   });
 
   it("drops the oldest entry beyond its bound", () => {
-    const cache = personCache(manualClock(), 30_000, 2);
-    cache.set(person("a"));
-    cache.set(person("b"));
-    cache.set(person("c"));
+    const cache = ttlCache<Person>(manualClock(), 30_000, 2);
+    cache.set("a", person("a"));
+    cache.set("b", person("b"));
+    cache.set("c", person("c"));
     expect(cache.get("a")).toBeUndefined();
     expect(cache.get("b")?.id).toBe("b");
     expect(cache.get("c")?.id).toBe("c");
@@ -39,14 +40,14 @@ describe("personCache", () => {
 
   it("forgets an evicted person at once", () => {
     const cache = personCache(manualClock());
-    cache.set(person("a"));
+    cache.set("a", person("a"));
     cache.evict("a");
     expect(cache.get("a")).toBeUndefined();
   });
 
   it("keeps nothing with a zero TTL", () => {
-    const cache = personCache(manualClock(), 0);
-    cache.set(person("a"));
+    const cache = ttlCache<Person>(manualClock(), 0, 10);
+    cache.set("a", person("a"));
     expect(cache.get("a")).toBeUndefined();
   });
 });
