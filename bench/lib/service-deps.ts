@@ -10,6 +10,7 @@ const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
 const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const { tokensFor } = service<any>("deps");
 const { personCache } = service<any>("core/person-cache");
+const { clientCache } = service<any>("core/oidc-clients");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
 const { firebaseIdentity } = service<any>("identity");
@@ -47,6 +48,7 @@ export function serviceDeps(settings: BenchSettings): any {
     identity: firebaseIdentity(getAuth()),
     tokens: tokensFor(config),
     people: personCache(systemClock, settings.personTtlMs),
+    clients: clientCache(systemClock),
     mailer: smtp === null ? null : smtpMailer(smtp, cryptoRandom),
   };
 }

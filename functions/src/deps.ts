@@ -4,6 +4,7 @@ import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config";
 import type { Mailer } from "./core/code-mail";
+import { clientCache, type ClientCache } from "./core/oidc-clients";
 import { personCache, type PersonCache } from "./core/person-cache";
 import { sessionTokens, type SessionTokens } from "./core/session-token";
 import { firebaseIdentity, type Identity } from "./identity";
@@ -21,6 +22,8 @@ export interface Deps {
   identity: Identity;
   tokens: SessionTokens;
   people: PersonCache;
+  /** Registered OIDC clients, per instance. */
+  clients: ClientCache;
   /** null when SMTP is not configured: email codes answer 503. */
   mailer: Mailer | null;
 }
@@ -58,6 +61,7 @@ export function productionDeps(): Deps {
       identity: firebaseIdentity(() => (require("firebase-admin/auth") as typeof AdminAuth).getAuth()),
       tokens: tokensFor(config),
       people: personCache(systemClock),
+      clients: clientCache(systemClock),
       mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom),
     };
   }

@@ -5,6 +5,7 @@ import { generateKeyPairSync } from "node:crypto";
 import type { Express } from "express";
 import { manualClock, type ManualClock } from "../../src/clock";
 import { originsFor, type Config } from "../../src/config";
+import { clientCache } from "../../src/core/oidc-clients";
 import { personCache } from "../../src/core/person-cache";
 import { tokensFor, type Deps } from "../../src/deps";
 import { firebaseIdentity } from "../../src/identity";
@@ -74,6 +75,7 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     identity: firebaseIdentity(auth()),
     tokens: tokensFor(config),
     people: personCache(clock),
+    clients: clientCache(clock),
     // Real SMTP to the stack's dev inbox; a short floor keeps the suite quick.
     mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
     ...overrides,
