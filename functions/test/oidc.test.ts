@@ -238,6 +238,9 @@ describe("the OpenID Connect provider", () => {
       const first = await redeem(code, verifier);
       const bearer = `Bearer ${first.body.access_token}`;
       expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer)).status).toBe(200);
+      // Without the verifier, presenting the used code proves nothing and revokes nothing.
+      expect((await redeem(code, pkce().verifier)).body.error).toBe("invalid_grant");
+      expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer)).status).toBe(200);
       const again = await redeem(code, verifier);
       expect(again.status).toBe(400);
       expect(again.body.error).toBe("invalid_grant");
@@ -252,9 +255,34 @@ describe("the OpenID Connect provider", () => {
       expect(answers.filter((a) => a.status === 400 && a.body.error === "invalid_grant")).toHaveLength(19);
       const stored = (await db.collection("oidcCodes").doc(sha256(code)).get()).data();
       expect(stored?.usedAt).toBeDefined();
-      // The winner's token was revoked by the losers that came after it, or still stands if all lost before it.
+      // Every loser was decided after the winner, so each presented a used code: the winner's token is revoked.
       const tokens = await db.collection("oidcAccessTokens").where("personId", "==", stored?.personId).get();
-      expect(tokens.size).toBeLessThanOrEqual(1);
+      expect(tokens.size).toBe(0);
+    });
+
+    it("decides concurrent redemptions of different codes each on its own, refusals beside successes", async () => {
+      const { cookie } = await signedIn();
+      const issued = [];
+      for (let i = 0; i < 10; i++) issued.push(await codeFor(cookie));
+      // Each code twice, once with a wrong verifier (before or after the right one), and an unknown code, all at once.
+      const attempts = issued.flatMap(({ code, verifier }, i) => {
+        const right = { code, right: true, send: () => redeem(code, verifier) };
+        const wrong = { code, right: false, send: () => redeem(code, pkce().verifier) };
+        return i % 2 === 0 ? [right, wrong] : [wrong, right];
+      });
+      attempts.splice(7, 0, { code: "never-issued", right: false, send: () => redeem("never-issued", pkce().verifier) });
+      const answers = await Promise.all(attempts.map((a) => a.send()));
+      attempts.forEach((attempt, i) => {
+        expect(answers[i]?.status).toBe(attempt.right ? 200 : 400);
+        if (!attempt.right) expect(answers[i]?.body.error).toBe("invalid_grant");
+      });
+      // Each winner's token is the one its code records, and it works.
+      for (const [i, attempt] of attempts.entries()) {
+        if (!attempt.right) continue;
+        const accessToken = answers[i]?.body.access_token as string;
+        expect((await db.collection("oidcCodes").doc(sha256(attempt.code)).get()).get("accessTokenHash")).toBe(sha256(accessToken));
+        expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${accessToken}`)).status).toBe(200);
+      }
     });
 
     it("refuses a code whose person was rejected after it was issued, once the instance's cached person expires", async () => {

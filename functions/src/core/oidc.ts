@@ -5,7 +5,10 @@ import * as codes from "../store/oidc-codes";
 import * as clients from "../store/oidc-clients";
 import * as people from "../store/people";
 import * as accessTokens from "../store/oidc-tokens";
+import type { Transaction } from "../store/db";
 import { AppError, ensure } from "./errors";
+import { groupCommit } from "./group-commit";
+import { findClient } from "./oidc-clients";
 import { constantTimeEqual, sha256 } from "./secrets";
 import { personFor } from "./sessions";
 
@@ -45,9 +48,9 @@ const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * exact redirect URI come first: until both are known good, a refusal is answered to the caller
  * and never delivered to the URI in the request (an open redirector otherwise).
  */
-export async function checkAuthorizeRequest(deps: Pick<Deps, "store">, p: AuthorizeParams): Promise<AuthorizeRequest> {
+export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients">, p: AuthorizeParams): Promise<AuthorizeRequest> {
   ensure(p.clientId, "oauth_invalid_request", "client_id is required");
-  const client = await clients.findById(deps.store, p.clientId);
+  const client = await findClient(deps, p.clientId);
   ensure(client, "oauth_unknown_client");
   // Exact string match against the registered list: no prefix, no wildcard, no normalisation.
   ensure(p.redirectUri !== undefined && client.redirectUris.includes(p.redirectUri), "oauth_redirect_not_registered");
@@ -88,8 +91,8 @@ export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" 
 }
 
 /** The registered client whose secret was presented, or invalid_client. */
-export async function authenticateClient(deps: Pick<Deps, "store">, clientId: string, secret: string): Promise<clients.OidcClient> {
-  const client = await clients.findById(deps.store, clientId);
+export async function authenticateClient(deps: Pick<Deps, "store" | "clients">, clientId: string, secret: string): Promise<clients.OidcClient> {
+  const client = await findClient(deps, clientId);
   // Secrets are stored as SHA-256 digests; the digests are compared in constant time.
   ensure(client && constantTimeEqual(sha256(secret), client.secretHash), "oauth_invalid_client");
   return client;
@@ -107,72 +110,118 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return constantTimeEqual(createHash("sha256").update(verifier, "ascii").digest("base64url"), challenge);
 }
 
+/** At most this many redemptions share a transaction: two writes each, within a commit's 500. */
+export const REDEMPTIONS_PER_TRANSACTION = 100;
+/** Transactions of redemptions running at once on an instance. */
+export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
+
+interface Redemption {
+  clientId: string;
+  hash: string;
+  redirectUri: string;
+  codeVerifier: string;
+  tokenHash: string;
+}
+
+type Decision = { kind: "issued"; stored: codes.OidcCode; now: Date } | { kind: "replayed" } | { kind: "refused"; error: AppError };
+
 /**
- * Redeems an authorization code once. One transaction decides: of any number of concurrent
- * redemptions exactly one wins, and the code is marked used in the same commit that stores the
- * access token. A code presented again after it was used is refused, and the access token it
- * was redeemed for is revoked in that same transaction (RFC 6749 §4.1.2).
- *
- * The person is checked after that commit, as for an exchange code (the code is spent whatever
- * the outcome), through the same per-instance person cache as every gated request: the
- * transaction then holds its locks for one read and a commit, not two reads. A person who is no
- * longer approved gets no tokens; the access token stored for them is removed before anyone has
- * seen it.
+ * One redemption, inside the batch's transaction: the code's checks, then its writes. A code
+ * presented again after it was used, with its verifier, is refused, and the access token it was
+ * redeemed for is revoked in the same commit (RFC 6749 §4.1.2). A wrong verifier, redirect URI
+ * or client neither uses the code up nor revokes anything.
  */
-export async function redeemAuthorizationCode(
-  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people">,
-  input: { client: clients.OidcClient; code: string; redirectUri: string; codeVerifier: string },
-): Promise<TokenResponse> {
-  const hash = sha256(input.code);
-  const accessToken = deps.random.token(32);
-  const tokenHash = sha256(accessToken);
-  const outcome = await deps.store.runTransaction(async (tx) => {
-    const stored = await codes.findByHash(deps.store, hash, tx);
-    ensure(stored && stored.clientId === input.client.clientId, "oauth_invalid_grant");
-    if (stored.usedAt !== null) {
-      if (stored.accessTokenHash !== null) accessTokens.revoke(deps.store, tx, stored.accessTokenHash);
-      return { replayed: true as const };
-    }
-    const now = deps.clock.now();
-    ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
-    ensure(stored.redirectUri === input.redirectUri, "oauth_invalid_grant");
-    ensure(pkceMatches(input.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
-    accessTokens.create(deps.store, tx, {
-      hash: tokenHash,
-      clientId: stored.clientId,
-      uid: stored.uid,
-      personId: stored.personId,
-      scopes: stored.scopes,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
-    });
-    codes.markUsed(deps.store, tx, hash, now, tokenHash);
-    return { replayed: false as const, stored, now };
+function decide(deps: Pick<Deps, "store">, tx: Transaction, r: Redemption, stored: codes.OidcCode | null, now: Date): Decision {
+  ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
+  ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
+  ensure(pkceMatches(r.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
+  // Only a presentation that proves possession (the verifier) counts as a reuse: a code seen
+  // without it cannot be used to revoke what its rightful redemption was given.
+  if (stored.usedAt !== null) {
+    if (stored.accessTokenHash !== null) accessTokens.revoke(deps.store, tx, stored.accessTokenHash);
+    return { kind: "replayed" };
+  }
+  ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
+  accessTokens.create(deps.store, tx, {
+    hash: r.tokenHash,
+    clientId: stored.clientId,
+    uid: stored.uid,
+    personId: stored.personId,
+    scopes: stored.scopes,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
   });
-  // Thrown after the commit, so the revocation above is kept.
-  if (outcome.replayed) throw new AppError("oauth_invalid_grant");
-  const { stored, now } = outcome;
-  const person = await personFor(deps, { uid: stored.uid, personId: stored.personId });
-  if (person === null || person.status !== "approved") {
-    await accessTokens.remove(deps.store, tokenHash);
-    throw new AppError("oauth_invalid_grant");
-  }
-  const iat = Math.floor(now.getTime() / 1000);
-  let idToken: string;
-  try {
-    idToken = await deps.tokens.signIdToken({
-      iss: deps.config.serviceUrl,
-      sub: person.id,
-      aud: stored.clientId,
-      iat,
-      exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
-      ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
-      ...claimsFor(person, stored.scopes),
+  codes.markUsed(deps.store, tx, r.hash, now, r.tokenHash);
+  return { kind: "issued", stored, now };
+}
+
+/** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
+function decideAll(deps: Pick<Deps, "store" | "clock">, batch: Redemption[]): Promise<Decision[]> {
+  return deps.store.runTransaction(async (tx) => {
+    const found = await codes.findManyByHash(deps.store, batch.map((r) => r.hash), tx);
+    const now = deps.clock.now();
+    return batch.map((r, i): Decision => {
+      try {
+        return decide(deps, tx, r, found[i] ?? null, now);
+      } catch (error) {
+        if (error instanceof AppError) return { kind: "refused", error };
+        throw error;
+      }
     });
-  } catch {
-    throw new AppError("oauth_server_error");
-  }
-  return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, id_token: idToken, scope: stored.scopes.join(" ") };
+  });
+}
+
+export type Redeemer = (input: { client: clients.OidcClient; code: string; redirectUri: string; codeVerifier: string }) => Promise<TokenResponse>;
+
+/**
+ * Redeems authorization codes, each once: a transaction decides, so of any number of concurrent
+ * redemptions of a code (on any instance) exactly one wins, and the code is marked used in the
+ * same commit that stores its access token.
+ *
+ * Concurrent redemptions on this instance share a transaction (group commit, see
+ * group-commit.ts): under load the database work per token shrinks instead of queueing, and
+ * each code is still decided on its own. Two redemptions of one code never share a batch.
+ *
+ * The person is checked after the commit, as for an exchange code (the code is spent whatever
+ * the outcome), through the same per-instance person cache as every gated request. A person who
+ * is no longer approved gets no tokens; the access token stored for them is removed before
+ * anyone has seen it.
+ */
+export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people">): Redeemer {
+  const decideGrouped = groupCommit((batch: Redemption[]) => decideAll(deps, batch), (r) => r.hash, {
+    maxBatch: REDEMPTIONS_PER_TRANSACTION,
+    inFlight: REDEMPTION_TRANSACTIONS_IN_FLIGHT,
+  });
+  return async (input) => {
+    const accessToken = deps.random.token(32);
+    const tokenHash = sha256(accessToken);
+    const decision = await decideGrouped({ clientId: input.client.clientId, hash: sha256(input.code), redirectUri: input.redirectUri, codeVerifier: input.codeVerifier, tokenHash });
+    // Thrown after the commit, so a replay's revocation is kept.
+    if (decision.kind === "refused") throw decision.error;
+    if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
+    const { stored, now } = decision;
+    const person = await personFor(deps, { uid: stored.uid, personId: stored.personId });
+    if (person === null || person.status !== "approved") {
+      await accessTokens.remove(deps.store, tokenHash);
+      throw new AppError("oauth_invalid_grant");
+    }
+    const iat = Math.floor(now.getTime() / 1000);
+    let idToken: string;
+    try {
+      idToken = await deps.tokens.signIdToken({
+        iss: deps.config.serviceUrl,
+        sub: person.id,
+        aud: stored.clientId,
+        iat,
+        exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
+        ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
+        ...claimsFor(person, stored.scopes),
+      });
+    } catch {
+      throw new AppError("oauth_server_error");
+    }
+    return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, id_token: idToken, scope: stored.scopes.join(" ") };
+  };
 }
 
 export function isCodeVerifier(value: string): boolean {

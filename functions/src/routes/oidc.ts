@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authenticateClient, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, redeemAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { authenticateClient, authorizationCodeRedeemer, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
 import type { Deps } from "../deps";
 import { readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
@@ -41,6 +41,7 @@ function redirectTo(uri: string, params: Record<string, string | null>): string 
 export function routes(deps: Deps): Router {
   const router = Router();
   const issuer = deps.config.serviceUrl;
+  const redeem = authorizationCodeRedeemer(deps);
 
   // Public, and the same for everyone: relying parties may cache them.
   router.get("/.well-known/openid-configuration", function openidConfiguration(_req: Request, res: Response) {
@@ -93,7 +94,7 @@ export function routes(deps: Deps): Router {
     const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
     ensure(code && redirectUri && codeVerifier, "oauth_invalid_request", "code, redirect_uri and code_verifier are required");
     ensure(isCodeVerifier(codeVerifier), "oauth_invalid_request", "code_verifier must be 43 to 128 unreserved characters");
-    const tokens = await redeemAuthorizationCode(deps, { client, code, redirectUri, codeVerifier });
+    const tokens = await redeem({ client, code, redirectUri, codeVerifier });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);

@@ -1,4 +1,5 @@
-import { optionalDate, read, stringList, toDate, type Firestore, type Transaction } from "./db";
+import type { DocumentData } from "firebase-admin/firestore";
+import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `oidcCodes/{sha256(code)}`: authorization codes; the code itself is never stored. */
 const OIDC_CODES = "oidcCodes";
@@ -26,9 +27,16 @@ export function save(db: Firestore, code: OidcCode): Promise<unknown> {
   return db.collection(OIDC_CODES).doc(hash).create(stored);
 }
 
-export async function findByHash(db: Firestore, hash: string, tx?: Transaction): Promise<OidcCode | null> {
-  const d = await read(db, `${OIDC_CODES}/${hash}`, tx);
-  if (!d) return null;
+/** The codes behind these hashes, in order (null where none is stored), read in the transaction. */
+export async function findManyByHash(db: Firestore, hashes: string[], tx: Transaction): Promise<Array<OidcCode | null>> {
+  const snaps = await tx.getAll(...hashes.map((hash) => db.collection(OIDC_CODES).doc(hash)));
+  return snaps.map((snap, i) => {
+    const d = snap.data();
+    return d === undefined ? null : fromStored(hashes[i] as string, d);
+  });
+}
+
+function fromStored(hash: string, d: DocumentData): OidcCode {
   return {
     hash,
     clientId: String(d.clientId),
