@@ -4,7 +4,8 @@
  * 2048-bit key, scopes openid email profile), in the same run. Both servers on core 0, load from
  * this process; each request redeems a code minted for it beforehand, outside the measurement.
  * Ours keeps codes and tokens in Firestore (the stand-in, on the other core) and decides each
- * redemption in a transaction; the peer keeps them in its own process memory.
+ * redemption in a transaction. The peer runs twice: with its codes in its own process memory (its
+ * development store, nothing durable), and on the same Firestore through its adapter interface.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
@@ -15,21 +16,41 @@ import { benchFirestore, freePort, startPinned } from "./lib/procs.ts";
 
 const CODES = Number(process.env.BENCH_OIDC_CODES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 16;
+const CONNECTIONS = Number(process.env.BENCH_OIDC_CONNECTIONS ?? 16);
 const REDIRECT = "https://app.example.test/callback";
+export const OURS = "token endpoint, ours";
+export const PEER_IN_MEMORY = "token endpoint, oidc-provider, in memory";
+export const PEER_ON_FIRESTORE = "token endpoint, oidc-provider, on Firestore";
 
-export async function runOidcBench(firestoreHost: string): Promise<Record<string, LoadResult[]>> {
+/** Codes and concurrent presentations each, for the check that a code is redeemed once. */
+export const RACE_CODES = 10;
+export const RACE_TRIES = 10;
+
+export interface OidcBench {
+  rows: Record<string, LoadResult[]>;
+  /** Of RACE_CODES codes each presented RACE_TRIES times at once: how many presentations got tokens. */
+  redeemed: Record<string, number>;
+}
+
+export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const secret = randomBytes(32).toString("base64url");
   const keys = sessionKeysJson("oidc-bench");
   const common = { CLIENT_SECRET: secret, CODE_CHALLENGE: challenge };
-  const [oursPort, peerPort] = await Promise.all([freePort(), freePort()]);
-  await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], { ...common, PORT: String(oursPort), SESSION_KEYS: keys, FIRESTORE_EMULATOR_HOST: firestoreHost, GCLOUD_PROJECT: process.env.GCLOUD_PROJECT as string });
-  await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, PORT: String(peerPort), SIGNING_JWK: JSON.stringify(JSON.parse(keys)[0]) });
+  const [oursPort, peerPort, durablePeerPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const firestore = { FIRESTORE_EMULATOR_HOST: firestoreHost, GCLOUD_PROJECT: process.env.GCLOUD_PROJECT as string };
+  const signingJwk = JSON.stringify(JSON.parse(keys)[0]);
+  await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], { ...common, ...firestore, PORT: String(oursPort), SESSION_KEYS: keys });
+  await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, PORT: String(peerPort), SIGNING_JWK: signingJwk, PEER_STORE: "memory" });
+  await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, ...firestore, PORT: String(durablePeerPort), SIGNING_JWK: signingJwk, PEER_STORE: "firestore" });
 
-  const servers = { "token endpoint, ours": `http://127.0.0.1:${oursPort}`, "token endpoint, oidc-provider": `http://127.0.0.1:${peerPort}` };
-  const tokenPath = { "token endpoint, ours": "/auth/oidc/token", "token endpoint, oidc-provider": "/token" } as const;
+  const servers: Record<string, string> = {
+    [OURS]: `http://127.0.0.1:${oursPort}`,
+    [PEER_IN_MEMORY]: `http://127.0.0.1:${peerPort}`,
+    [PEER_ON_FIRESTORE]: `http://127.0.0.1:${durablePeerPort}`,
+  };
+  const tokenPath: Record<string, string> = { [OURS]: "/auth/oidc/token", [PEER_IN_MEMORY]: "/token", [PEER_ON_FIRESTORE]: "/token" };
   const headers = { authorization: `Basic ${Buffer.from(`bench-client:${secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" };
   const form = (code: string) => new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier }).toString();
   const mint = async (base: string, n: number): Promise<string[]> => {
@@ -40,29 +61,40 @@ export async function runOidcBench(firestoreHost: string): Promise<Record<string
   };
 
   // Both must really complete the flow, with an ID token, before their figures mean anything.
-  for (const [name, base] of Object.entries(servers) as Array<[keyof typeof tokenPath, string]>) {
+  for (const [name, base] of Object.entries(servers)) {
     const [code] = await mint(base, 1);
-    const res = await fetch(base + tokenPath[name], { method: "POST", headers, body: form(code as string) });
+    const res = await fetch(base + (tokenPath[name] as string), { method: "POST", headers, body: form(code as string) });
     const body = (await res.json()) as { id_token?: string };
     if (res.status !== 200 || typeof body.id_token !== "string") throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body)}`);
   }
-  const run = async (name: keyof typeof tokenPath, n: number) => {
-    const base = servers[name];
+  const run = async (name: string, n: number) => {
+    const base = servers[name] as string;
     const bodies = (await mint(base, n)).map(form);
     return loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
   };
-  for (const name of Object.keys(tokenPath) as Array<keyof typeof tokenPath>) await run(name, 300); // warm-up
-  const rows: Record<string, LoadResult[]> = { "token endpoint, ours": [], "token endpoint, oidc-provider": [] };
+  const names = Object.keys(servers);
+  for (const name of names) await run(name, 300); // warm-up
+  const rows: Record<string, LoadResult[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const name of Object.keys(tokenPath) as Array<keyof typeof tokenPath>) rows[name]?.push(await run(name, CODES));
+    for (const name of names) rows[name]?.push(await run(name, CODES));
   }
-  return rows;
+  const redeemed: Record<string, number> = {};
+  for (const name of names) {
+    const base = servers[name] as string;
+    let tokens = 0;
+    for (const code of await mint(base, RACE_CODES)) {
+      const answers = await Promise.all(Array.from({ length: RACE_TRIES }, () => fetch(base + tokenPath[name], { method: "POST", headers, body: form(code) })));
+      tokens += answers.filter((a) => a.status === 200).length;
+    }
+    redeemed[name] = tokens;
+  }
+  return { rows, redeemed };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.GCLOUD_PROJECT ??= "demo-bench";
   process.env.METADATA_SERVER_DETECTION = "none";
-  const rows = await runOidcBench(await benchFirestore());
-  for (const [name, results] of Object.entries(rows)) console.log(name, results.map((r) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors}`).join(" | "));
+  const { rows, redeemed } = await runOidcBench(await benchFirestore());
+  for (const [name, results] of Object.entries(rows)) console.log(name, results.map((r) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors}`).join(" | "), `| codes redeemed: ${redeemed[name]} for ${RACE_CODES}`);
   process.exit(0);
 }

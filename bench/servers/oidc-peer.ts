@@ -4,10 +4,17 @@
  * 2048-bit key, scopes openid email profile), with its own in-memory storage.
  * `POST /bench/mint?n=N` makes N authorization codes the way its authorise endpoint would
  * (a grant, then a code bound to client, redirect URI and challenge) and returns them.
- * env: PORT, SIGNING_JWK, CLIENT_SECRET, CODE_CHALLENGE.
+ *
+ * Its storage is an adapter: PEER_STORE=memory keeps everything in this process (as its
+ * development mode does); PEER_STORE=firestore keeps it in Firestore, as a deployment must, through
+ * the adapter interface it documents (find, upsert, consume, destroy, revokeByGrantId) with one
+ * plain Firestore call each, as its sample adapters do.
+ * env: PORT, SIGNING_JWK, CLIENT_SECRET, CODE_CHALLENGE, PEER_STORE; for firestore also
+ * FIRESTORE_EMULATOR_HOST and GCLOUD_PROJECT.
  */
 import { createServer } from "node:http";
 import Provider from "oidc-provider";
+import { requireFromFunctions } from "../lib/functions.ts";
 
 const port = Number(process.env.PORT);
 const issuer = `http://127.0.0.1:${port}`;
@@ -53,8 +60,48 @@ class MapAdapter {
   }
 }
 
+type Stored = { payload: string; consumed?: number; grantId?: string };
+
+/** One document per stored model instance, in a collection per model. */
+function firestoreAdapter() {
+  const { initializeApp } = requireFromFunctions("firebase-admin/app");
+  const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
+  initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  const db = getFirestore();
+  return class FirestoreAdapter {
+    private readonly collection: any;
+    constructor(name: string) {
+      this.collection = db.collection(`oidcPeer${name}`);
+    }
+    async upsert(id: string, payload: Record<string, unknown>) {
+      await this.collection.doc(id).set({ payload: JSON.stringify(payload), ...(typeof payload.grantId === "string" ? { grantId: payload.grantId } : {}) });
+    }
+    async find(id: string) {
+      const stored = (await this.collection.doc(id).get()).data() as Stored | undefined;
+      if (!stored) return undefined;
+      return { ...JSON.parse(stored.payload), ...(stored.consumed ? { consumed: stored.consumed } : {}) };
+    }
+    async findByUid(): Promise<undefined> {
+      return undefined; // sessions: not part of the token endpoint's flow
+    }
+    async findByUserCode(): Promise<undefined> {
+      return undefined; // device flow: not enabled
+    }
+    async consume(id: string) {
+      await this.collection.doc(id).update({ consumed: Math.floor(Date.now() / 1000) });
+    }
+    async destroy(id: string) {
+      await this.collection.doc(id).delete();
+    }
+    async revokeByGrantId(grantId: string) {
+      const found = await this.collection.where("grantId", "==", grantId).get();
+      await Promise.all(found.docs.map((d: any) => d.ref.delete()));
+    }
+  };
+}
+
 const provider = new Provider(issuer, {
-  adapter: MapAdapter,
+  adapter: process.env.PEER_STORE === "firestore" ? firestoreAdapter() : MapAdapter,
   clients: [{ client_id: CLIENT, client_secret: process.env.CLIENT_SECRET, redirect_uris: [REDIRECT], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" }],
   jwks: { keys: [JSON.parse(process.env.SIGNING_JWK as string)] },
   findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, email: `${id}@example.test`, email_verified: true, name: "Bench" }) }),
