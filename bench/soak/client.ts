@@ -19,6 +19,8 @@ export interface Exchange {
   reason: string | null;
   /** A JSON object whose `error` is a string: the contract's shape for a refusal. */
   shaped: boolean;
+  /** Answered as an HTML page (the OIDC authorise endpoint is a browser page). */
+  html: boolean;
   /** Which Firestore process served it: the data of one does not survive into the next. */
   epoch: number;
   /** The address or code the request is about, for invariants that follow one of them. */
@@ -30,6 +32,8 @@ export interface Answer {
   status: number;
   body: any;
   setCookie: string[];
+  /** The Location header of a redirect (redirects are not followed). */
+  location: string | null;
   exchange: Exchange;
 }
 
@@ -49,18 +53,24 @@ export class Recorder {
     return performance.now() - this.t0;
   }
 
-  async call(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; key?: string; note?: string } = {}): Promise<Answer> {
+  /** `body` goes as JSON, `form` as application/x-www-form-urlencoded. */
+  async call(method: string, path: string, options: { body?: unknown; form?: Record<string, string>; headers?: Record<string, string>; key?: string; note?: string } = {}): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) headers["content-type"] = "application/json";
-    const exchange: Exchange = { endpoint: `${method} ${path.split("?")[0]}`, start: this.now(), end: 0, status: 0, error: null, reason: null, shaped: false, epoch: this.epoch(), key: options.key, note: options.note };
+    if (options.form !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
+    const payload = options.form !== undefined ? new URLSearchParams(options.form).toString() : options.body === undefined ? undefined : JSON.stringify(options.body);
+    const exchange: Exchange = { endpoint: `${method} ${path.split("?")[0]}`, start: this.now(), end: 0, status: 0, error: null, reason: null, shaped: false, html: false, epoch: this.epoch(), key: options.key, note: options.note };
     this.exchanges.push(exchange);
     let body: any = null;
     let setCookie: string[] = [];
+    let location: string | null = null;
     try {
-      const res = await fetch(this.base + path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: AbortSignal.timeout(NO_ANSWER_MS) });
+      const res = await fetch(this.base + path, { method, headers, body: payload, redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
       const text = await res.text();
       exchange.status = res.status;
       setCookie = res.headers.getSetCookie();
+      location = res.headers.get("location");
+      exchange.html = (res.headers.get("content-type") ?? "").startsWith("text/html");
       try {
         body = JSON.parse(text);
       } catch {
@@ -75,7 +85,7 @@ export class Recorder {
       if (typeof body.reason === "string") exchange.reason = body.reason;
       exchange.shaped = typeof body.error === "string";
     }
-    return { status: exchange.status, body, setCookie, exchange };
+    return { status: exchange.status, body, setCookie, location, exchange };
   }
 }
 

@@ -4,7 +4,7 @@
  * Mostly approved with the `startpage` grant; some approved without it, pending or rejected, so
  * every refusal of the gate and of sign-in is exercised too.
  */
-import { auth, createPeople, missing, removeOtherHolders, type NewPerson } from "./store.ts";
+import { auth, createPeople, missing, registerSoakClient, removeOtherHolders, type NewPerson } from "./store.ts";
 
 export interface FixturePerson extends NewPerson {
   password: string;
@@ -38,10 +38,12 @@ export async function createFixture(people: FixturePerson[]): Promise<void> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   await createPeople(people);
+  await registerSoakClient();
 }
 
 /**
- * After a Firestore restart its data is gone: the same people again, under the same ids. A
+ * After a Firestore restart its data is gone: the same people again, under the same ids, and the
+ * relying party registered again. A
  * request the service was still working on may already have made a new pending person for a
  * fixture account in the empty store (where the real one would have been found); that person is
  * an artefact of the lost data, so it goes, and the runner reports each one.
@@ -53,6 +55,7 @@ export async function reseed(people: FixturePerson[]): Promise<string[]> {
     try {
       removed.push(...(await removeOtherHolders(people)));
       await createPeople(await missing(people));
+      await registerSoakClient();
       return removed;
     } catch (err) {
       if (attempt === 3) throw err;

@@ -16,7 +16,7 @@ export interface CodeTrace {
   right: Exchange[];
 }
 
-/** One exchange code and every redemption of it. */
+/** One exchange code (or OIDC authorization code) and every redemption of it. */
 export interface ExchangeTrace {
   code: string;
   status: string;
@@ -39,6 +39,8 @@ export interface LoadContext {
   epoch: () => number;
   codes: CodeTrace[];
   exchanges: ExchangeTrace[];
+  /** Authorization codes from the OIDC provider and every redemption of each. */
+  authorizations: ExchangeTrace[];
   withdrawals: WithdrawCheck[];
   /** Scenario steps the harness itself could not complete (not the service's answers). */
   skipped: Map<string, number>;

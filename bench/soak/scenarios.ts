@@ -1,13 +1,15 @@
 /**
  * What a virtual user does, each step a real request as a browser or app would send it. Weights
  * lean on the hot paths (refresh, gated reads) and still reach every write the invariants judge:
- * first sign-ins, email codes with wrong and right guesses, exchange redemptions, several of
- * them fired concurrently at one code or account on purpose.
+ * first sign-ins, email codes with wrong and right guesses, exchange redemptions, OIDC
+ * authorization codes redeemed at the token endpoint, several of them fired concurrently at one
+ * code or account on purpose.
  */
 import { idTokenFor, mailedCode, sessionCookie } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
 import type { CodeTrace, LoadContext } from "./load.ts";
-import { auth, emailCodeDoc, issueExchangeCode, within } from "./store.ts";
+import { createHash, randomBytes } from "node:crypto";
+import { auth, emailCodeDoc, issueExchangeCode, SOAK_CLIENT, within } from "./store.ts";
 
 export interface User {
   index: number;
@@ -144,6 +146,45 @@ async function exchange(ctx: LoadContext, user: User): Promise<void> {
   if (chance(0.2)) trace.answers.push((await redeem()).exchange);
 }
 
+/**
+ * A relying party signs the person in through the OIDC provider: authorise with the session
+ * cookie, then the app's server redeems the code, sometimes from several requests at once (and
+ * once with a wrong verifier), sometimes again later; then userinfo with the token it got.
+ */
+async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own.filter((o) => o.status === "approved"));
+  if (!p) return;
+  if (!user.cookies.has(p.uid)) await verify(ctx, user, p.uid, await idToken(ctx, user, p));
+  const cookie = user.cookies.get(p.uid);
+  if (!cookie) return;
+  const verifier = randomBytes(32).toString("base64url");
+  const query = new URLSearchParams({
+    client_id: SOAK_CLIENT.clientId,
+    redirect_uri: SOAK_CLIENT.redirectUri,
+    response_type: "code",
+    scope: "openid email",
+    state: "soak",
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  });
+  const authorized = await ctx.recorder.call("GET", `/auth/oidc/authorize?${query}`, { headers: { cookie } });
+  const code = authorized.location ? new URL(authorized.location).searchParams.get("code") : null;
+  if (authorized.status !== 302 || code === null) return;
+  const trace = { code, status: p.status, epoch: ctx.epoch(), answers: [] as CodeTrace["wrong"] };
+  ctx.authorizations.push(trace);
+  const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
+  const redeem = (codeVerifier: string, note?: string) =>
+    ctx.recorder.call("POST", "/auth/oidc/token", { form: { grant_type: "authorization_code", code, redirect_uri: SOAK_CLIENT.redirectUri, code_verifier: codeVerifier }, headers: { authorization: basic }, key: code, note });
+  const together = pick([1, 1, 1, 2, 3]);
+  const attempts = Array.from({ length: together }, () => redeem(verifier));
+  if (chance(0.2)) attempts.push(redeem(randomBytes(32).toString("base64url"), "wrong verifier"));
+  const answers = await Promise.all(attempts);
+  if (chance(0.15)) answers.push(await redeem(verifier));
+  trace.answers.push(...answers.filter((a) => a.exchange.note !== "wrong verifier").map((a) => a.exchange));
+  const won = answers.find((a) => a.status === 200 && typeof a.body?.access_token === "string");
+  if (won && chance(0.5)) await ctx.recorder.call("GET", "/auth/oidc/userinfo", { headers: { authorization: `Bearer ${won.body.access_token}` } });
+}
+
 async function logout(ctx: LoadContext): Promise<void> {
   await ctx.recorder.call("POST", "/auth/logout");
 }
@@ -157,5 +198,6 @@ export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadCon
   { name: "stranger code", weight: 6, run: strangerCode },
   { name: "access request", weight: 3, run: requestAccess },
   { name: "exchange", weight: 18, run: exchange },
+  { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
   { name: "logout", weight: 2, run: logout },
 ];

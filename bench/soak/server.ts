@@ -1,5 +1,5 @@
 /**
- * The service under soak: the sessions, otp, startpage and people groups, built as the functions
+ * The service under soak: the sessions, otp, startpage, people and oidc groups, built as the functions
  * build them (bench/servers/ours.ts, plus the groups it leaves out) with real dependencies:
  * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache.
  * One process, started once and never restarted: recovering from a fault is its job.
@@ -12,6 +12,7 @@ import { serviceDeps } from "../lib/service-deps.ts";
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
+const oidc = service<any>("routes/oidc");
 const { consoleLogger } = service<any>("logger");
 const groups = ["sessions", "otp", "startpage", "people"].map((name) => service<any>(`routes/${name}`));
 
@@ -22,7 +23,11 @@ const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, code
 const router = express.Router();
 for (const group of groups) router.use(group.routes(deps));
 const app = createApp(router, { presenter: jsonErrors, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
-app.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
+// The OIDC group refuses in its own shapes (OAuth JSON, HTML pages), so it keeps its own app.
+const oidcApp = createApp(oidc.routes(deps), { presenter: oidc.presenter, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
+const server = express();
+server.use((req: any, res: any, next: any) => (req.path.startsWith("/auth/oidc/") ? oidcApp : app)(req, res, next));
+server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 
 process.on("SIGTERM", () => process.exit(0));
 // The runner holds our stdin: when it goes away for any reason, so do we.

@@ -43,6 +43,15 @@ const { cryptoRandom } = service<any>("random");
 const { addressIds, parsePepper } = service<any>("core/code-pepper");
 const { canonicalEmail } = service<any>("core/email-address");
 const people = service<any>("store/people");
+const { registerClient } = service<any>("core/oidc-clients");
+
+/** The relying party the soak signs people in to through the OIDC provider. */
+export const SOAK_CLIENT = { clientId: "soak-client", clientSecret: "soak-client-secret-0123456789abcdef", redirectUri: "https://app.example.test/callback" };
+
+export function registerSoakClient(): Promise<void> {
+  const { clientId, clientSecret, redirectUri } = SOAK_CLIENT;
+  return registerClient({ store: db(), clock: systemClock }, { clientId, clientSecret, name: "Soak app", redirectUris: [redirectUri] });
+}
 
 export function issueExchangeCode(personId: string, uid: string): Promise<string> {
   return issue({ store: db(), clock: systemClock, random: cryptoRandom }, personId, uid);

@@ -65,6 +65,30 @@ async function exchangeStored(label: string, epoch: number, traces: ExchangeTrac
   return { name: `Redeemed exchange codes are stored as redeemed (${label})`, pass: notMarked === 0, numbers: `${stored.size} codes stored (${redeemedDocs} redeemed); ${seenRedeemed.length} seen redeemed by callers, not marked: ${notMarked}` };
 }
 
-export async function storedChecks(label: string, epoch: number, traces: ExchangeTrace[]): Promise<Check[]> {
-  return Promise.all([peopleUnique(label), attemptsStored(label), limitsStored(label), exchangeStored(label, epoch, traces)]);
+/**
+ * An authorization code some caller got tokens for is stored as used, with the hash of the
+ * access token it gave; every used code's token is either stored for that code's person or
+ * revoked (a later presentation), and no access token exists that no used code gave.
+ */
+async function authorizationsStored(label: string, epoch: number, traces: ExchangeTrace[]): Promise<Check> {
+  const sha = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+  const [codes, tokens] = await Promise.all([all("oidcCodes"), all("oidcAccessTokens")]);
+  const stored = new Map(codes.map((d) => [d.id, d.data]));
+  const won = traces.filter((t) => t.epoch === epoch && t.answers.some((a) => a.status === 200));
+  const notMarked = won.filter((t) => {
+    const d = stored.get(sha(t.code));
+    return !Number.isFinite(millis(d?.usedAt)) || typeof d?.accessTokenHash !== "string";
+  }).length;
+  const given = new Set(codes.map((d) => d.data.accessTokenHash).filter((h): h is string => typeof h === "string"));
+  const orphans = tokens.filter((t) => !given.has(t.id)).length;
+  const used = codes.filter((d) => Number.isFinite(millis(d.data.usedAt))).length;
+  return {
+    name: `Authorization codes that gave tokens are stored as used; every stored access token was given by a used code (${label})`,
+    pass: notMarked === 0 && orphans === 0,
+    numbers: `${codes.length} codes stored (${used} used), ${tokens.length} access tokens stored; ${won.length} seen redeemed by callers, not marked: ${notMarked}; tokens no code gave: ${orphans}`,
+  };
+}
+
+export async function storedChecks(label: string, epoch: number, traces: ExchangeTrace[], authorizations: ExchangeTrace[]): Promise<Check[]> {
+  return Promise.all([peopleUnique(label), attemptsStored(label), limitsStored(label), exchangeStored(label, epoch, traces), authorizationsStored(label, epoch, authorizations)]);
 }
