@@ -57,6 +57,50 @@ describe("store contract", () => {
     expect(stored).toEqual({ consumed: true, uses: 1, by: won.indexOf(true) });
   });
 
+  it("getAll in a transaction answers in the order asked, missing documents as missing, and its writes land in one commit", async () => {
+    const codes = collection("batched");
+    await Promise.all(["a", "c", "e"].map((id) => codes.doc(id).set({ used: false })));
+    const ids = ["e", "b", "a", "d", "c"];
+    const seen = await db.runTransaction(async (tx) => {
+      const snaps = await tx.getAll(...ids.map((id) => codes.doc(id)));
+      for (const snap of snaps) if (snap.exists) tx.update(snap.ref, { used: true });
+      return snaps.map((snap) => `${snap.id}:${snap.exists}`);
+    });
+    expect(seen).toEqual(["e:true", "b:false", "a:true", "d:false", "c:true"]);
+    const stored = await codes.get();
+    expect(stored.docs.map((d) => `${d.id}:${d.get("used")}`).sort()).toEqual(["a:true", "c:true", "e:true"]);
+  });
+
+  it("20 concurrent batch transactions over overlapping documents use each document once", async () => {
+    const codes = collection("overlap");
+    await Promise.all(range(10).map((i) => codes.doc(`c${i}`).set({ usedBy: null })));
+    // Transaction t reads codes t % 10 and (t + 3) % 10, and takes those still free.
+    const taken = await Promise.all(
+      range(20).map((t) =>
+        db.runTransaction(async (tx) => {
+          const refs = [codes.doc(`c${t % 10}`), codes.doc(`c${(t + 3) % 10}`)];
+          const snaps = await tx.getAll(...refs);
+          const free = snaps.filter((snap) => snap.get("usedBy") === null);
+          for (const snap of free) tx.update(snap.ref, { usedBy: t });
+          return free.map((snap) => snap.id);
+        }, contended),
+      ),
+    );
+    const all = taken.flat();
+    expect(all).toHaveLength(10);
+    expect(new Set(all).size).toBe(10);
+    for (const doc of (await codes.get()).docs) expect(taken[doc.get("usedBy") as number]).toContain(doc.id);
+  });
+
+  it("ids that name Object properties are ordinary documents", async () => {
+    const odd = collection("odd-ids");
+    const ids = ["constructor", "toString", "hasOwnProperty", "valueOf"];
+    for (const id of ids) expect((await odd.doc(id).get()).exists).toBe(false);
+    await Promise.all(ids.map((id) => odd.doc(id).create({ id })));
+    for (const id of ids) expect((await odd.doc(id).get()).data()).toEqual({ id });
+    expect((await odd.get()).size).toBe(ids.length);
+  });
+
   it("a transaction that reads through a query is serialised too: 20 claimers take 20 distinct documents", async () => {
     const slots = collection("slots");
     await Promise.all(range(25).map((i) => slots.doc(`slot-${String(i).padStart(2, "0")}`).set({ claimed: false, i })));
