@@ -24,6 +24,8 @@ export interface BenchSettings {
   smtpPort?: number;
   log: unknown;
   personTtlMs?: number;
+  /** The gaming bridge's OpenID 2.0 endpoint (the soak's local provider). */
+  gamingEndpoint?: string;
 }
 
 export function serviceDeps(settings: BenchSettings): any {
@@ -38,6 +40,7 @@ export function serviceDeps(settings: BenchSettings): any {
     sessionKeys: settings.sessionKeys,
     codePepper: settings.codePepper ?? "",
     idpSigningSecret: "",
+    gamingEndpoint: settings.gamingEndpoint ?? null,
   };
   return {
     config,

@@ -27,6 +27,11 @@ export const smtpSecure = defineString("SMTP_SECURE", { default: "false", descri
 export const smtpUser = defineString("SMTP_USER", { default: "" });
 export const mailFrom = defineString("MAIL_FROM", { default: "Sign-in <no-reply@example.test>" });
 
+export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
+  default: "",
+  description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
+});
+
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");
@@ -45,6 +50,8 @@ export interface Config {
   sessionKeys: string;
   codePepper: string;
   idpSigningSecret: string;
+  /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
+  gamingEndpoint: string | null;
 }
 
 export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
@@ -54,6 +61,15 @@ export function originsFor(domain: string, identityUrl: string, hosts: string[])
 
 function orDefault(value: string, fallback: string): string {
   return value.trim() === "" ? fallback : value.trim();
+}
+
+/** An endpoint the bridge may send people to and call: https, or http on loopback for local providers. */
+export function openIdEndpoint(value: string): string | null {
+  if (value.trim() === "") return null;
+  const url = new URL(value.trim());
+  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new Error("GAMING_OPENID_ENDPOINT must be https");
+  return url.toString();
 }
 
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
@@ -85,5 +101,6 @@ export function readConfig(): Config {
     sessionKeys: secret(sessionKeys),
     codePepper: secret(codePepper),
     idpSigningSecret: secret(idpSigningSecret),
+    gamingEndpoint: openIdEndpoint(gamingOpenIdEndpoint.value()),
   };
 }

@@ -44,6 +44,29 @@ describe("Hosting rewrites", () => {
     expect(res.status).toBeGreaterThanOrEqual(300);
   });
 
+  it("signs in through the gaming bridge and the stack's provider, the state cookie passing Hosting beside a session cookie", async () => {
+    const listed = await fetch(`${base}/auth/bridge/`);
+    expect(await listed.json()).toEqual({ providers: [expect.objectContaining({ id: "gaming", start: "/auth/bridge/gaming/start" })] });
+    const started = await fetch(`${base}/auth/bridge/gaming/start`, { redirect: "manual" });
+    expect(started.status).toBe(302);
+    const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    expect(stateCookie).toBeDefined();
+    const atProvider = await fetch(`${started.headers.get("location")}&account=76561190000000777`, { redirect: "manual" });
+    const back = new URL(atProvider.headers.get("location") as string);
+    expect(back.origin).toBe(base);
+    // A browser with a session sends both: the longer path's cookie first, and Hosting forwards only the first.
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const verified = await fetch(`${base}/auth/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ idToken: account.idToken, project: "startpage" }) });
+    const session = /^__session=[^;]+/.exec(verified.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    expect(session).toBeDefined();
+    const done = await fetch(back, { redirect: "manual", headers: { cookie: `${stateCookie}; ${session}` } });
+    expect(done.status).toBe(302);
+    const to = new URL(done.headers.get("location") as string);
+    expect(to.pathname).toBe("/");
+    expect(to.searchParams.get("customToken")).toEqual(expect.any(String));
+    expect(done.headers.getSetCookie()[0]).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge;/);
+  });
+
   it("opens a session through Hosting, which passes the cookie both ways, and gates with it", async () => {
     const { account, person } = await accountWithPerson({ projects: ["startpage"] });
     const verified = await fetch(`${base}/auth/verify`, {

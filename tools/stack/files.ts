@@ -32,6 +32,8 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     "MAIL_FROM=Sign-in <no-reply@example.test>",
     // The OpenID Connect issuer is where a relying party reaches this stack: the Hosting emulator.
     `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
+    // The gaming bridge signs in against the stack's own OpenID 2.0 provider.
+    `GAMING_OPENID_ENDPOINT=http://127.0.0.1:${p.gaming}/openid/login`,
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
   // The emulator saves the default of a param it found no value for in `.env.local`, which then

@@ -10,6 +10,8 @@ export interface Profile {
   logging: number;
   smtp: number;
   mailWeb: number;
+  /** The local OpenID 2.0 provider of the `gaming` bridge. */
+  gaming: number;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -30,6 +32,7 @@ export function profile(name: "dev" | "test"): Profile {
       logging: envPort("LOGGING_PORT", 4500),
       smtp: envPort("MAIL_SMTP_PORT", 1025),
       mailWeb: envPort("MAIL_WEB_PORT", 1080),
+      gaming: envPort("GAMING_PROVIDER_PORT", 5010),
     };
   }
   // TEST_PORT_OFFSET lets two suites run side by side (e.g. two checkouts on one machine).
@@ -45,6 +48,7 @@ export function profile(name: "dev" | "test"): Profile {
     logging: 4510 + off,
     smtp: 1125 + off,
     mailWeb: 1180 + off,
+    gaming: 5110 + off,
   };
 }
 

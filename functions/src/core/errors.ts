@@ -84,6 +84,17 @@ export const errorCatalogue = {
   oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
   oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 
+  // bridges (HTML pages)
+  bridge_unknown_provider: { status: 404, message: "There is no such sign-in provider" },
+  bridge_disabled: { status: 503, message: "Sign-in with this provider is not available" },
+  bridge_redirect_not_allowed: { status: 400, message: "The address to return to after sign-in is not allowed" },
+  bridge_idp_invalid: { status: 400, message: "There is no such sign-in option" },
+  bridge_state_invalid: { status: 400, message: "This sign-in has expired or was not started here. Please start again." },
+  bridge_not_confirmed: { status: 401, message: "The provider did not confirm the sign-in" },
+  bridge_no_account_id: { status: 502, message: "The provider did not say which account signed in" },
+  bridge_provider_failed: { status: 500, message: "Sign-in failed: the provider could not be reached. Please try again." },
+  bridge_failed: { status: 500, message: "Sign-in failed. Please try again." },
+
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },
@@ -97,8 +108,9 @@ export class AppError extends Error {
   /** Overrides the catalogue's message, e.g. to name the field a request got wrong. */
   readonly detail: string | undefined;
 
-  constructor(code: ErrorCode, detail?: string) {
-    super(detail ?? errorCatalogue[code].message);
+  /** `cause`: what went wrong underneath, for the log; never shown. */
+  constructor(code: ErrorCode, detail?: string, cause?: unknown) {
+    super(detail ?? errorCatalogue[code].message, cause === undefined ? undefined : { cause });
     this.name = "AppError";
     this.code = code;
     this.detail = detail;

@@ -20,21 +20,50 @@ export function clearSessionCookie(res: Response, parentDomain: string): void {
   res.clearCookie(SESSION_COOKIE, attributes(parentDomain));
 }
 
-/** Reads `__session` without a cookie-parsing middleware: it is the only cookie we read. */
-export function readCookie(req: Request, name: string): string | null {
+/** Every value sent under `name`, in the order the browser sent them (longest path first). */
+function readCookies(req: Request, name: string): string[] {
   const header = req.headers.cookie;
-  if (!header) return null;
+  if (!header) return [];
+  const values: string[] = [];
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      try {
-        return value === "" ? null : decodeURIComponent(value);
-      } catch {
-        return null;
-      }
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    try {
+      if (value !== "") values.push(decodeURIComponent(value));
+    } catch {
+      // not a value we wrote
     }
   }
-  return null;
+  return values;
+}
+
+/** Reads `__session` without a cookie-parsing middleware: it is the only cookie we read. */
+export function readCookie(req: Request, name: string): string | null {
+  return readCookies(req, name)[0] ?? null;
+}
+
+/**
+ * The bridge's state cookie. Firebase Hosting passes only a cookie named `__session` on to a
+ * function, and only the first one, so the state rides in a `__session` of its own, scoped to
+ * `/auth/bridge`: browsers send the longer path first, and no other path ever sees it.
+ */
+const BRIDGE_PATH = "/auth/bridge";
+const BRIDGE_PREFIX = "bridge.";
+
+function bridgeAttributes(parentDomain: string): CookieOptions {
+  return { ...attributes(parentDomain), path: BRIDGE_PATH };
+}
+
+export function setBridgeStateCookie(res: Response, parentDomain: string, state: string, lifetimeMs: number): void {
+  res.cookie(SESSION_COOKIE, `${BRIDGE_PREFIX}${state}`, { ...bridgeAttributes(parentDomain), maxAge: lifetimeMs });
+}
+
+export function clearBridgeStateCookie(res: Response, parentDomain: string): void {
+  res.clearCookie(SESSION_COOKIE, bridgeAttributes(parentDomain));
+}
+
+export function readBridgeState(req: Request): string | null {
+  const value = readCookies(req, SESSION_COOKIE).find((v) => v.startsWith(BRIDGE_PREFIX));
+  return value === undefined ? null : value.slice(BRIDGE_PREFIX.length);
 }

@@ -1,9 +1,42 @@
-import { Router } from "express";
+import { Router, type Request, type Response } from "express";
+import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridge";
+import { AppError } from "../core/errors";
 import type { Deps } from "../deps";
+import { clearBridgeStateCookie, readBridgeState, setBridgeStateCookie } from "../http/cookies";
 import { htmlErrors } from "../http/presenters";
 
+/** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
 export const presenter = htmlErrors;
 
-export function routes(_deps: Deps): Router {
-  return Router();
+/** One value per parameter: a repeated one is ambiguous, and refused. */
+function single(value: unknown, code: "bridge_redirect_not_allowed" | "bridge_idp_invalid"): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new AppError(code);
+  return value;
+}
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+  const { config } = deps;
+
+  router.get("/auth/bridge/", function bridges(_req: Request, res: Response) {
+    res.json({ providers: listBridges(config) });
+  });
+
+  router.get("/auth/bridge/:provider/start", async function start(req: Request, res: Response) {
+    const provider = String(req.params.provider);
+    const started = await startBridge(deps, provider, { redirect: single(req.query.redirect, "bridge_redirect_not_allowed"), idp: single(req.query.idp, "bridge_idp_invalid") });
+    setBridgeStateCookie(res, config.parentDomain, started.state, BRIDGE_STATE_LIFETIME_MS);
+    res.redirect(302, started.location);
+  });
+
+  router.get("/auth/bridge/:provider/callback", async function callback(req: Request, res: Response) {
+    const provider = String(req.params.provider);
+    // Whatever happens next, this browser's state has had its one use.
+    const state = readBridgeState(req);
+    if (state !== null) clearBridgeStateCookie(res, config.parentDomain);
+    res.redirect(302, await completeBridge(deps, provider, req.query, state));
+  });
+
+  return router;
 }

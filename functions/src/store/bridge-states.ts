@@ -1,0 +1,36 @@
+import { read, toDate, optionalDate, type Firestore, type Transaction } from "./db";
+
+/** `bridgeStates/{sha256(state)}`: the state itself only travels in the cookie and to the provider. */
+const BRIDGE_STATES = "bridgeStates";
+
+export interface BridgeState {
+  hash: string;
+  provider: string;
+  /** Where the browser goes once signed in; checked against the service's own hosts at start. */
+  redirect: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export function save(db: Firestore, state: BridgeState): Promise<unknown> {
+  const { hash, ...stored } = state;
+  return db.collection(BRIDGE_STATES).doc(hash).create(stored);
+}
+
+export async function findByHash(db: Firestore, hash: string, tx: Transaction): Promise<BridgeState | null> {
+  const d = await read(db, `${BRIDGE_STATES}/${hash}`, tx);
+  if (!d) return null;
+  return {
+    hash,
+    provider: String(d.provider),
+    redirect: String(d.redirect),
+    createdAt: toDate(d.createdAt),
+    expiresAt: toDate(d.expiresAt),
+    usedAt: optionalDate(d.usedAt),
+  };
+}
+
+export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date): void {
+  tx.update(db.collection(BRIDGE_STATES).doc(hash), { usedAt: at });
+}
