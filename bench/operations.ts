@@ -7,12 +7,12 @@
  *
  *   node bench/operations.ts          (after `npm run build` in functions/)
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
-import { auth, connect, createPeople, issueExchangeCode } from "./soak/store.ts";
+import { auth, connect, createPeople, issueExchangeCode, registerSoakClient, SOAK_CLIENT } from "./soak/store.ts";
 
 export interface Operations {
   documentReads: number;
@@ -99,6 +99,32 @@ export async function runOperations(): Promise<Row[]> {
     const redeemer = await person();
     const exchangeCode = await issueExchangeCode(redeemer.personId, redeemer.uid);
     await count("POST /auth/exchange", "1 transaction", () => post("/auth/exchange", { code: exchangeCode }));
+
+    // OIDC: authorise with a session (the client and the person already cached), then the token.
+    await registerSoakClient();
+    const signedIn = await person();
+    const verifier = randomBytes(32).toString("base64url");
+    const authorizeUrl = `/auth/oidc/authorize?${new URLSearchParams({ client_id: SOAK_CLIENT.clientId, redirect_uri: SOAK_CLIENT.redirectUri, response_type: "code", scope: "openid", code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" })}`;
+    await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } });
+    let authorized: { status: number; location: string | null } = { status: 0, location: null };
+    await count("GET /auth/oidc/authorize, signed in (client and person cached)", "1 write (the code)", async () => (authorized = await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } })));
+    const oidcCode = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
+    const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
+    await count("POST /auth/oidc/token", "1 transaction", () => client.call("POST", "/auth/oidc/token", { form: { grant_type: "authorization_code", code: oidcCode, redirect_uri: SOAK_CLIENT.redirectUri, code_verifier: verifier }, headers: { authorization: basic } }));
+
+    // The gaming bridge, through the soak's local OpenID 2.0 provider.
+    const bridgeAccount = `7656119${String(randomBytes(5).readUIntBE(0, 5)).padStart(13, "0")}`;
+    const bridge = async (label: string, target: string) => {
+      let started: { status: number; location: string | null; setCookie: string[] } = { status: 0, location: null, setCookie: [] };
+      if (label === "new") await count("GET /auth/bridge/gaming/start", "1 write (the state)", async () => (started = await client.call("GET", "/auth/bridge/gaming/start")));
+      else started = await client.call("GET", "/auth/bridge/gaming/start");
+      const cookie = started.setCookie.map((c) => /^__session=bridge\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined) ?? "";
+      const back = (await fetch(`${started.location}&account=${bridgeAccount}`, { redirect: "manual" })).headers.get("location") ?? "";
+      const to = new URL(back);
+      await count(`GET /auth/bridge/gaming/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`, target, () => client.call("GET", to.pathname + to.search, { headers: { cookie } }));
+    };
+    await bridge("new", "1 transaction (the state); new person: ≤ 2 reads + 1 commit");
+    await bridge("known", "1 transaction (the state) + 1 read");
     return rows;
   } finally {
     await env.stopAll();

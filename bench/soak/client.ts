@@ -19,7 +19,7 @@ export interface Exchange {
   reason: string | null;
   /** A JSON object whose `error` is a string: the contract's shape for a refusal. */
   shaped: boolean;
-  /** Answered as an HTML page (the OIDC authorise endpoint is a browser page). */
+  /** Answered as an HTML page (the OIDC authorise endpoint and the bridges are browser pages); `error` is then its heading. */
   html: boolean;
   /** Which Firestore process served it: the data of one does not survive into the next. */
   epoch: number;
@@ -39,7 +39,7 @@ export interface Answer {
 
 export class Recorder {
   readonly exchanges: Exchange[] = [];
-  readonly helpers = { idp: 0, inbox: 0, harnessFirestore: 0 };
+  readonly helpers = { idp: 0, inbox: 0, harnessFirestore: 0, bridgeProvider: 0 };
   private readonly t0 = performance.now();
   private readonly base: string;
   private readonly epoch: () => number;
@@ -85,6 +85,7 @@ export class Recorder {
       if (typeof body.reason === "string") exchange.reason = body.reason;
       exchange.shaped = typeof body.error === "string";
     }
+    if (exchange.html && typeof body === "string") exchange.error = /<h1>([^<]*)<\/h1>/.exec(body)?.[1]?.replace(/&#39;/g, "'") ?? null;
     return { status: exchange.status, body, setCookie, location, exchange };
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The real components the service depends on, started by the soak on free loopback ports
  * (never those of `npm start` or `npm test`, so it runs beside either): the Firestore stand-in,
- * maildev and the Auth emulator. Faults are real process actions on them: SIGSTOP/SIGCONT,
+ * maildev, the Auth emulator and the gaming bridge's OpenID 2.0 provider. Faults are real process actions on them: SIGSTOP/SIGCONT,
  * SIGTERM and a fresh start on the same port.
  */
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startGamingProvider, type GamingProvider } from "../../tools/gaming-provider.ts";
 import { portAnswers, waitFor } from "../../tools/stack/processes.ts";
 import { root } from "../lib/functions.ts";
 import { freePort } from "../lib/procs.ts";
@@ -15,7 +16,7 @@ import { signal, start, stop, stopAll, type Proc } from "./processes.ts";
 export const PROJECT = "demo-soak";
 
 /** Ports the developer's own stacks use; the soak must never take one. */
-const RESERVED = new Set([5000, 5001, 5002, 5003, 5004, 5005, 5100, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025, 1080, 1125, 1180, 4400, 4410, 4500, 4510]);
+const RESERVED = new Set([5000, 5001, 5002, 5003, 5004, 5005, 5010, 5100, 5110, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025, 1080, 1125, 1180, 4400, 4410, 4500, 4510]);
 
 async function port(): Promise<number> {
   for (;;) {
@@ -38,6 +39,8 @@ export class Environment {
   private firestore: Proc | undefined;
   private mail: Proc | undefined;
   private auth: Proc | undefined;
+  /** The gaming bridge's provider, in this process: the fault is its `hang` mode. */
+  gaming: GamingProvider | undefined;
 
   get firestoreHost(): string {
     return `127.0.0.1:${this.ports.firestore}`;
@@ -52,6 +55,7 @@ export class Environment {
   async startAll(): Promise<void> {
     for (const key of Object.keys(this.ports) as Array<keyof Environment["ports"]>) this.ports[key] = await port();
     await Promise.all([this.startFirestore(), this.startMail(), this.startAuth()]);
+    this.gaming = await startGamingProvider(await port());
   }
 
   async startFirestore(): Promise<void> {
@@ -112,6 +116,7 @@ export class Environment {
       FIRESTORE_EMULATOR_HOST: this.firestoreHost,
       FIREBASE_AUTH_EMULATOR_HOST: this.authHost,
       METADATA_SERVER_DETECTION: "none",
+      GAMING_OPENID_ENDPOINT: this.gaming?.endpoint ?? "",
     };
     const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], { env, logDir: this.dir, stdin: "pipe" });
     const base = `http://127.0.0.1:${port}`;
@@ -120,6 +125,7 @@ export class Environment {
   }
 
   async stopAll(): Promise<void> {
+    await this.gaming?.close();
     if (this.auth) await stop(this.auth, "SIGINT");
     await stopAll();
   }

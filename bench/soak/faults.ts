@@ -6,6 +6,7 @@
  *   15% of the run  Firestore frozen (SIGSTOP … SIGCONT): connections stay open, nothing answers
  *   40%             Firestore stopped (SIGTERM), a new one started on the same port, fixture re-seeded
  *   65%             maildev stopped (SIGTERM), started again on the same ports
+ *   85%             the gaming bridge's provider holds every check_authentication unanswered
  */
 import type { Environment } from "./environment.ts";
 import { reseed, type FixturePerson } from "./fixture.ts";
@@ -77,6 +78,15 @@ async function mail(s: Schedule, ms: number): Promise<Window> {
   return w;
 }
 
+async function hang(s: Schedule, ms: number): Promise<Window> {
+  const w: Window = { name: "Bridge provider hanging", action: `the gaming provider holds every check_authentication request unanswered for ${ms / 1000} s`, start: s.now(), end: 0, notes: [] };
+  s.env.gaming?.setMode("hang");
+  await pause(ms);
+  s.env.gaming?.setMode("normal");
+  w.end = s.now();
+  return w;
+}
+
 /** Load between two windows, and after the last: recovery must show in it. */
 const QUIET_MS = 20_000;
 
@@ -98,6 +108,8 @@ export async function runFaults(s: Schedule): Promise<Window[]> {
   windows.push(restarted);
   await next(0.65);
   windows.push(await mail(s, ms));
+  await next(0.85);
+  windows.push(await hang(s, ms));
   await next(1);
   return windows;
 }

@@ -41,6 +41,26 @@ function authorizationOnce(traces: ExchangeTrace[]): Check {
   return { name: "Each OIDC authorization code gets tokens at most once (200s per code ≤ 1)", pass: twice === 0, numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions with the right verifier (${concurrent} codes presented 2–4 times); codes with more than one 200: ${twice}` };
 }
 
+function bridgeStateOnce(traces: ExchangeTrace[]): Check {
+  const wins = traces.map((t) => t.answers.filter((a) => a.status === 302).length);
+  const replayed = traces.filter((t) => t.answers.length > 1).length;
+  const twice = wins.filter((n) => n > 1).length;
+  return { name: "Each bridge state signs in at most once (302s per state ≤ 1)", pass: twice === 0, numbers: `${traces.length} bridge sign-ins, ${wins.reduce((a, b) => a + b, 0)} signed in (${replayed} callbacks delivered twice at once); states that signed in twice: ${twice}` };
+}
+
+/** While the provider hangs, the callback gives up on it before the request deadline (8 s) and says so on a page. */
+function bridgeHang(exchanges: Exchange[], windows: Window[]): Check {
+  const w = windows.find((x) => x.name === "Bridge provider hanging");
+  const inside = exchanges.filter((e) => e.endpoint === "GET /auth/bridge/gaming/callback" && w && windowOf(e, windows) === w && e.status >= 500);
+  const wrong = inside.filter((e) => e.status !== 500 || !e.html || !(e.error ?? "").includes("could not be reached") || e.end - e.start >= 8000);
+  const longest = Math.max(0, ...inside.map((e) => e.end - e.start));
+  return {
+    name: "While the bridge provider hangs, callbacks answer 500 (an HTML page) within their own timeout, before the 8 s request deadline",
+    pass: inside.length > 0 && wrong.length === 0,
+    numbers: `${inside.length} callbacks failed in the window (longest ${(longest / 1000).toFixed(1)} s), ${wrong.length} otherwise${wrong.length ? `: ${tally(wrong.map(describe))}` : ""}${inside.length === 0 ? " (none seen: the fault was not exercised)" : ""}`,
+  };
+}
+
 function emailCodeOnce(traces: CodeTrace[]): Check {
   const signIns = traces.map((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in" && e.status === 200).length);
   const doubles = traces.filter((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in").length > 1).length;
@@ -89,8 +109,9 @@ function sendLimits(exchanges: Exchange[]): Check {
 function faultAnswers(exchanges: Exchange[], windows: Window[], withdrawals: WithdrawCheck[]): Check[] {
   const outside = exchanges.filter((e) => is5xx(e) && windowOf(e, windows) === null);
   const failed = exchanges.filter((e) => e.status >= 500);
-  // The authorise endpoint is a page a browser shows: its refusals are HTML pages, the rest JSON.
-  const unshaped = failed.filter((e) => (e.endpoint === "GET /auth/oidc/authorize" ? !e.html : !e.shaped));
+  // The authorise endpoint and the bridges are pages a browser shows: their refusals are HTML pages, the rest JSON.
+  const page = (e: Exchange) => e.endpoint === "GET /auth/oidc/authorize" || e.endpoint.startsWith("GET /auth/bridge/");
+  const unshaped = failed.filter((e) => (page(e) ? !e.html : !e.shaped));
   const gated = failed.filter((e) => GATED.has(e.endpoint));
   // Refresh reads nothing but the person, so its only 5xx is the gate's. A gated page may also
   // fail after the gate let a cached person in, when its own read cannot be made: that is the
@@ -103,7 +124,7 @@ function faultAnswers(exchanges: Exchange[], windows: Window[], withdrawals: Wit
   const leaked = withdrawals.filter((w) => w.stored !== "absent");
   return [
     { name: "Zero 5xx (or unanswered requests) outside the fault windows and their grace", pass: outside.length === 0, numbers: `${exchanges.length} requests, ${outside.length} outside any window failed${outside.length ? `: ${tally(outside.map(describe))}` : ""}` },
-    { name: "Every 5xx is in the contract's JSON shape `{ error }` (the OIDC authorise page: an HTML page)", pass: unshaped.length === 0, numbers: `${failed.length} answers ≥ 500, ${unshaped.length} not shaped${unshaped.length ? `: ${tally(unshaped.map(describe))}` : ""}` },
+    { name: "Every 5xx is in the contract's JSON shape `{ error }` (the OIDC authorise page and the bridges: an HTML page)", pass: unshaped.length === 0, numbers: `${failed.length} answers ≥ 500, ${unshaped.length} not shaped${unshaped.length ? `: ${tally(unshaped.map(describe))}` : ""}` },
     { name: "Refresh fails only as 503 `Authorization unavailable`; gated reads as that or, past the gate, 503 `Service unavailable`", pass: gated.length > 0 && gatedWrong.length === 0, numbers: `${gated.length} such 5xx (${tally(gated.map(describe))}), ${gatedWrong.length} otherwise${gatedWrong.length ? `: ${tally(gatedWrong.map(describe))}` : ""}${gated.length === 0 ? " (none seen: the fault was not exercised)" : ""}` },
     { name: "With the mail server down, sends fail as 500 `Could not send a code`", pass: inMail.length > 0 && mailWrong.length === 0, numbers: `${inMail.length} sends failed in the window, ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}` },
     { name: "A send that failed left no code behind (stored state read right after the 500)", pass: withdrawals.length > 0 && leaked.length === 0, numbers: `${withdrawals.length} failed sends checked: ${withdrawals.length - leaked.length} without a stored code, ${leaked.length} with one or unreadable` },
@@ -117,28 +138,33 @@ function answeredInTime(exchanges: Exchange[], windows: Window[]): Check {
   return { name: "Every request answered within 10 s", pass: slow.length === 0, numbers: `longest ${(longest / 1000).toFixed(1)} s; over 10 s or unanswered: ${slow.length}${slow.length ? ` (${tally(where)})` : ""}` };
 }
 
-/** After each window (and its grace) until the next one: every main endpoint answers 2xx again. */
+/** A bridge callback succeeds with its 302 to the identity host; everything else with a 2xx. */
+const succeeded = (e: Exchange) => (e.status >= 200 && e.status < 300) || (e.endpoint === "GET /auth/bridge/gaming/callback" && e.status === 302);
+
+/** After each window (and its grace) until the next one: every main endpoint succeeds again. */
 function recovered(exchanges: Exchange[], windows: Window[], serviceRestarted: boolean): Check {
-  const endpoints = ["POST /auth/verify", "POST /auth/session/refresh", "GET /startpage/notifications", "POST /auth/otp/send", "POST /auth/exchange", "POST /auth/oidc/token"];
+  const endpoints = ["POST /auth/verify", "POST /auth/session/refresh", "GET /startpage/notifications", "POST /auth/otp/send", "POST /auth/exchange", "POST /auth/oidc/token", "GET /auth/bridge/gaming/callback"];
   const missing: string[] = [];
   windows.forEach((w, i) => {
     const from = w.end + GRACE_MS;
     const to = windows[i + 1]?.start ?? Infinity;
     for (const endpoint of endpoints) {
-      if (!exchanges.some((e) => e.endpoint === endpoint && e.start >= from && e.start < to && e.status >= 200 && e.status < 300)) missing.push(`${endpoint} after ${w.name}`);
+      if (!exchanges.some((e) => e.endpoint === endpoint && e.start >= from && e.start < to && succeeded(e))) missing.push(`${endpoint} after ${w.name}`);
     }
   });
-  return { name: "Everything recovers without restarting the service", pass: !serviceRestarted && missing.length === 0, numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no 2xx after a window: ${missing.length ? missing.join(", ") : "none"}` };
+  return { name: "Everything recovers without restarting the service", pass: !serviceRestarted && missing.length === 0, numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no success after a window: ${missing.length ? missing.join(", ") : "none"}` };
 }
 
-export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; authorizations: ExchangeTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
+export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; authorizations: ExchangeTrace[]; bridges: ExchangeTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
   return [
     exchangeOnce(log.redemptions),
     authorizationOnce(log.authorizations),
+    bridgeStateOnce(log.bridges),
     emailCodeOnce(log.codes),
     ...attemptsBounded(log.codes.filter((c) => c.wrong.length > 0 || c.right.length > 0)),
     sendLimits(log.exchanges),
     ...faultAnswers(log.exchanges, windows, log.withdrawals),
+    bridgeHang(log.exchanges, windows),
     answeredInTime(log.exchanges, windows),
     recovered(log.exchanges, windows, serviceRestarted),
   ];

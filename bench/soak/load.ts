@@ -42,6 +42,8 @@ export interface LoadContext {
   /** Authorization codes from the OIDC provider and every redemption of each. */
   authorizations: ExchangeTrace[];
   withdrawals: WithdrawCheck[];
+  /** Bridge sign-ins: the state (as a code) and every callback that brought it back. */
+  bridges: ExchangeTrace[];
   /** Scenario steps the harness itself could not complete (not the service's answers). */
   skipped: Map<string, number>;
 }
@@ -98,6 +100,6 @@ async function runUser(ctx: LoadContext, control: Control, user: User): Promise<
 
 /** Starts `users` virtual users over `people`; resolves when every one has stopped. */
 export function startLoad(ctx: LoadContext, control: Control, people: FixturePerson[], users: number): Promise<void> {
-  const all = Array.from({ length: users }, (_, index): User => ({ index, own: people.filter((_, i) => i % users === index), tokens: new Map(), cookies: new Map(), lastSent: new Map(), made: 0 }));
+  const all = Array.from({ length: users }, (_, index): User => ({ index, own: people.filter((_, i) => i % users === index), tokens: new Map(), cookies: new Map(), lastSent: new Map(), made: 0, bridgeAccounts: [] }));
   return Promise.all(all.map((u) => runUser(ctx, control, u))).then(() => undefined);
 }

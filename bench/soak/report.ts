@@ -56,7 +56,7 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
     "## Reliability soak (`npm run soak`)",
     "",
     `Run on ${facts.date} with \`${facts.command}\`: ${s(facts.seconds * 1000)} s of mixed load (planned ${facts.plannedSeconds} s) from ${facts.users} virtual users over ${facts.people} fixture people, ` +
-      "against the service's sessions, otp, oidc, startpage and people apps in one process that was never restarted, with a real Firestore stand-in, maildev and Auth emulator on loopback.",
+      "against the service's sessions, otp, oidc, bridge, startpage and people apps in one process that was never restarted, with a real Firestore stand-in, maildev and Auth emulator on loopback.",
     "",
     `**${failed === 0 ? "All invariants held" : `${failed} of ${checks.length} invariants FAILED`}** (${checks.length} checked).`,
     "",
@@ -76,7 +76,7 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
     for (const [endpoint, list] of byEndpoint(inside)) lines.push(`- ${endpoint}: ${answers(list)}`);
     lines.push("");
   }
-  lines.push("**Bridge provider hanging**: not applicable: no bridge endpoints yet.", "", "### Invariants", "", "| Invariant | Result | Numbers |", "|---|---|---|");
+  lines.push("### Invariants", "", "| Invariant | Result | Numbers |", "|---|---|---|");
   for (const c of checks) lines.push(`| ${c.name} | ${c.pass ? "PASS" : "**FAIL**"} | ${c.numbers.replaceAll("|", "\\|")} |`);
   const helpers = Object.entries(facts.helpers).map(([k, n]) => `${k} ${n}`).join(", ");
   const skipped = [...facts.skipped.entries()].map(([what, n]) => `${n}× ${what}`).join("; ");

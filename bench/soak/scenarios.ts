@@ -2,10 +2,11 @@
  * What a virtual user does, each step a real request as a browser or app would send it. Weights
  * lean on the hot paths (refresh, gated reads) and still reach every write the invariants judge:
  * first sign-ins, email codes with wrong and right guesses, exchange redemptions, OIDC
- * authorization codes redeemed at the token endpoint, several of them fired concurrently at one
+ * authorization codes redeemed at the token endpoint, bridge sign-ins through the gaming
+ * provider, several of them fired concurrently at one
  * code or account on purpose.
  */
-import { idTokenFor, mailedCode, sessionCookie } from "./client.ts";
+import { idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
 import type { CodeTrace, LoadContext } from "./load.ts";
 import { createHash, randomBytes } from "node:crypto";
@@ -20,6 +21,8 @@ export interface User {
   lastSent: Map<string, number>;
   /** Counter for the addresses and accounts this user makes up. */
   made: number;
+  /** Account numbers this user has signed in with at the gaming bridge's provider. */
+  bridgeAccounts: string[];
 }
 
 const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)] as T;
@@ -185,6 +188,40 @@ async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
   if (won && chance(0.5)) await ctx.recorder.call("GET", "/auth/oidc/userinfo", { headers: { authorization: `Bearer ${won.body.access_token}` } });
 }
 
+/** One browser through the gaming bridge: start, the provider's page, the callback (sometimes twice at once). */
+async function bridgeFlow(ctx: LoadContext, user: User, account: string): Promise<void> {
+  const started = await ctx.recorder.call("GET", "/auth/bridge/gaming/start");
+  const cookie = started.setCookie.map((c) => /^__session=bridge\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined);
+  if (started.status !== 302 || !started.location || !cookie) return;
+  ctx.recorder.helpers.bridgeProvider++;
+  const atProvider = await fetch(`${started.location}&account=${account}`, { redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
+  await atProvider.arrayBuffer();
+  const back = atProvider.headers.get("location");
+  if (atProvider.status !== 302 || !back) throw new Error("the bridge provider did not send the browser back");
+  const to = new URL(back);
+  const state = to.searchParams.get("state") as string;
+  const trace = { code: state, status: "pending", epoch: ctx.epoch(), answers: [] as CodeTrace["wrong"] };
+  ctx.bridges.push(trace);
+  const callback = () => ctx.recorder.call("GET", to.pathname + to.search, { headers: { cookie }, key: state });
+  const answers = await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, callback));
+  trace.answers.push(...answers.map((a) => a.exchange));
+  const won = answers.find((a) => a.status === 302 && a.location);
+  const customToken = won?.location ? new URL(won.location).searchParams.get("customToken") : null;
+  // The identity host's next step: the custom token becomes an ID token, and verify says "pending".
+  if (customToken && chance(0.3)) await verify(ctx, user, `gaming:${account}`, await idTokenFor(ctx.recorder, ctx.authHost, { customToken }), "bridge");
+}
+
+/**
+ * Sign-in through the gaming bridge with a new account or one signed in before, sometimes from
+ * two tabs at once (one person for the account, whatever the order).
+ */
+async function bridgeSignIn(ctx: LoadContext, user: User): Promise<void> {
+  const known = user.bridgeAccounts.length > 0 && chance(0.5);
+  const account = known ? pick(user.bridgeAccounts) : `7656119${String(user.index).padStart(3, "0")}${String(user.made++).padStart(7, "0")}`;
+  if (!known) user.bridgeAccounts.push(account);
+  await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, () => bridgeFlow(ctx, user, account)));
+}
+
 async function logout(ctx: LoadContext): Promise<void> {
   await ctx.recorder.call("POST", "/auth/logout");
 }
@@ -199,5 +236,6 @@ export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadCon
   { name: "access request", weight: 3, run: requestAccess },
   { name: "exchange", weight: 18, run: exchange },
   { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
+  { name: "bridge sign-in", weight: 6, run: bridgeSignIn },
   { name: "logout", weight: 2, run: logout },
 ];

@@ -1,10 +1,10 @@
 /**
- * The service under soak: the sessions, otp, startpage, people and oidc groups, built as the functions
+ * The service under soak: the sessions, otp, startpage, people, oidc and bridge groups, built as the functions
  * build them (bench/servers/ours.ts, plus the groups it leaves out) with real dependencies:
  * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache.
  * One process, started once and never restarted: recovering from a fault is its job.
  * env: PORT, SESSION_KEYS, CODE_PEPPER, SMTP_PORT, GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST,
- * FIREBASE_AUTH_EMULATOR_HOST.
+ * FIREBASE_AUTH_EMULATOR_HOST, GAMING_OPENID_ENDPOINT.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps } from "../lib/service-deps.ts";
@@ -13,20 +13,22 @@ const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
 const oidc = service<any>("routes/oidc");
+const bridge = service<any>("routes/bridge");
 const { consoleLogger } = service<any>("logger");
 const groups = ["sessions", "otp", "startpage", "people"].map((name) => service<any>(`routes/${name}`));
 
 // Logged, not silenced: the log file is where the cause of an unexpected 5xx is found.
-const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, codePepper: process.env.CODE_PEPPER, smtpPort: Number(process.env.SMTP_PORT), log: consoleLogger });
+const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, codePepper: process.env.CODE_PEPPER, smtpPort: Number(process.env.SMTP_PORT), log: consoleLogger, gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT });
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.
 const router = express.Router();
 for (const group of groups) router.use(group.routes(deps));
 const app = createApp(router, { presenter: jsonErrors, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
-// The OIDC group refuses in its own shapes (OAuth JSON, HTML pages), so it keeps its own app.
+// The OIDC and bridge groups refuse in their own shapes (OAuth JSON, HTML pages), so each keeps its own app.
 const oidcApp = createApp(oidc.routes(deps), { presenter: oidc.presenter, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
+const bridgeApp = createApp(bridge.routes(deps), { presenter: bridge.presenter, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
 const server = express();
-server.use((req: any, res: any, next: any) => (req.path.startsWith("/auth/oidc/") ? oidcApp : app)(req, res, next));
+server.use((req: any, res: any, next: any) => (req.path.startsWith("/auth/oidc/") ? oidcApp : req.path.startsWith("/auth/bridge/") ? bridgeApp : app)(req, res, next));
 server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 
 process.on("SIGTERM", () => process.exit(0));

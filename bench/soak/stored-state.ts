@@ -89,6 +89,16 @@ async function authorizationsStored(label: string, epoch: number, traces: Exchan
   };
 }
 
-export async function storedChecks(label: string, epoch: number, traces: ExchangeTrace[], authorizations: ExchangeTrace[]): Promise<Check[]> {
-  return Promise.all([peopleUnique(label), attemptsStored(label), limitsStored(label), exchangeStored(label, epoch, traces), authorizationsStored(label, epoch, authorizations)]);
+/** A bridge state whose callback signed someone in (or was refused as used) is stored as used; none is stored by its value. */
+async function bridgeStatesStored(label: string, epoch: number, traces: ExchangeTrace[]): Promise<Check> {
+  const stored = new Map((await all("bridgeStates")).map((d) => [d.id, d.data]));
+  const signedIn = traces.filter((t) => t.epoch === epoch && t.answers.some((a) => a.status === 302));
+  const notMarked = signedIn.filter((t) => !Number.isFinite(millis(stored.get(createHash("sha256").update(t.code, "utf8").digest("hex"))?.usedAt))).length;
+  const byValue = traces.filter((t) => stored.has(t.code)).length;
+  const used = [...stored.values()].filter((d) => Number.isFinite(millis(d.usedAt))).length;
+  return { name: `Bridge states that signed someone in are stored as used, and only by their hash (${label})`, pass: notMarked === 0 && byValue === 0, numbers: `${stored.size} states stored (${used} used); ${signedIn.length} seen signing in, not marked: ${notMarked}; stored under the state itself: ${byValue}` };
+}
+
+export async function storedChecks(label: string, epoch: number, traces: ExchangeTrace[], authorizations: ExchangeTrace[], bridges: ExchangeTrace[]): Promise<Check[]> {
+  return Promise.all([peopleUnique(label), attemptsStored(label), limitsStored(label), exchangeStored(label, epoch, traces), authorizationsStored(label, epoch, authorizations), bridgeStatesStored(label, epoch, bridges)]);
 }

@@ -7,11 +7,14 @@ import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
 import type { Identity } from "../src/identity";
+import { cryptoRandom } from "../src/random";
+import * as bridge from "../src/routes/bridge";
 import * as otp from "../src/routes/otp";
 import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
-import { appFor, testDeps, type TestDeps } from "./support/deps";
+import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";
+import { startGamingProvider } from "./support/gaming-provider";
 import { codeFor } from "./support/inbox";
 import { accountWithPerson, cookieFrom } from "./support/people";
 import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
@@ -133,5 +136,34 @@ describe("Firestore operations of email codes", () => {
     const code = await codeFor(email);
     const ops = await counted(() => request(app).post("/auth/otp/sign-in").send({ email, otp: code }).expect(200));
     expect(ops).toMatchObject({ transactions: 1, commits: 1 });
+  });
+});
+
+describe("Firestore operations of a bridge sign-in", () => {
+  it("start: one write; callback: one transaction for the state, then the person (one read when known)", async () => {
+    const provider = await startGamingProvider();
+    try {
+      const base = testDeps({ store, config: testConfig({ gamingEndpoint: provider.endpoint }) });
+      const app = appFor(bridge, base);
+      const account = `7656119${String(cryptoRandom.int(0, 1e9)).padStart(10, "0")}`;
+      const signIn = async () => {
+        let started: request.Response | undefined;
+        const start = await counted(async () => (started = await request(app).get("/auth/bridge/gaming/start").expect(302)));
+        const cookie = (started?.headers["set-cookie"] as unknown as string[])[0]?.split(";")[0] as string;
+        const back = new URL((await fetch(`${started?.headers.location}&account=${account}`, { redirect: "manual" })).headers.get("location") as string);
+        const callback = await counted(() => request(app).get(back.pathname + back.search).set("Cookie", cookie).expect(302));
+        return { start, callback };
+      };
+      const first = await signIn();
+      expect(first.start).toMatchObject({ documentReads: 0, transactions: 0, commits: 1, writes: 1 });
+      // The state's transaction (its read and commit); then the person: a lookup by account that
+      // finds nobody, and one transaction that checks the account's claim and commits the new
+      // person with it.
+      expect(first.callback).toMatchObject({ documentReads: 2, commits: 2 });
+      const again = await signIn();
+      expect(again.callback).toMatchObject({ transactions: 1, commits: 1, documentReads: 2 });
+    } finally {
+      await provider.stop();
+    }
   });
 });
