@@ -16,20 +16,17 @@ export const BRIDGE_STATE_LIFETIME_MS = 10 * MINUTE;
  */
 export const PROVIDER_TIMEOUT_MS = 5000;
 
-/** Selectors the `federated` bridge accepts in `idp`. */
-export const FEDERATED_IDPS = ["search", "professional", "codehost", "devicemaker", "native"] as const;
-
 interface ProviderRow {
   label: string;
-  /** Whether people can sign in with it under this configuration. */
-  available(config: Config): boolean;
+  /** The provider's OpenID 2.0 endpoint under this configuration; null: people cannot sign in with it. */
+  endpoint(config: Config): string | null;
 }
 
 /** Every bridge the contract registers; a disabled one is still known (503, not 404). */
 const PROVIDERS: Record<string, ProviderRow> = {
-  federated: { label: "Sign in with the identity provider", available: () => false },
-  gaming: { label: "Sign in with a gaming account", available: (config) => config.gamingEndpoint !== null },
-  photo: { label: "Sign in with a photo account", available: () => false },
+  federated: { label: "Sign in with the identity provider", endpoint: () => null },
+  gaming: { label: "Sign in with a gaming account", endpoint: (config) => config.gamingEndpoint },
+  photo: { label: "Sign in with a photo account", endpoint: () => null },
 };
 
 export interface BridgeListing {
@@ -40,15 +37,17 @@ export interface BridgeListing {
 
 export function listBridges(config: Config): BridgeListing[] {
   return Object.entries(PROVIDERS)
-    .filter(([, row]) => row.available(config))
+    .filter(([, row]) => row.endpoint(config) !== null)
     .map(([id, row]) => ({ id, label: row.label, start: `/auth/bridge/${id}/start` }));
 }
 
-/** Known and enabled, or the contract's 404 / 503. */
-function usable(config: Config, provider: string): void {
+/** The endpoint of a known and enabled provider, or the contract's 404 / 503. */
+function usable(config: Config, provider: string): string {
   const row = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
   ensure(row, "bridge_unknown_provider");
-  ensure(row.available(config), "bridge_disabled");
+  const endpoint = row.endpoint(config);
+  ensure(endpoint !== null, "bridge_disabled");
+  return endpoint;
 }
 
 /**
@@ -69,13 +68,9 @@ export function allowedRedirect(config: Config, raw: string | undefined): string
   return url.toString();
 }
 
-function callbackUrl(config: Config, provider: string): string {
-  return `${config.serviceUrl}/auth/bridge/${provider}/callback`;
-}
-
 /** The provider sends the browser back here, state included, so the callback can match it to its cookie. */
 function returnTo(config: Config, provider: string, state: string): string {
-  return `${callbackUrl(config, provider)}?state=${state}`;
+  return `${config.serviceUrl}/auth/bridge/${provider}/callback?state=${state}`;
 }
 
 type BridgeDeps = Pick<Deps, "config" | "store" | "clock" | "random" | "log" | "identity">;
@@ -87,14 +82,12 @@ export interface Started {
 }
 
 /** GET /auth/bridge/:provider/start: remembers where to go afterwards, then sends the browser to the provider. */
-export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined; idp: string | undefined }): Promise<Started> {
-  usable(deps.config, provider);
+export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined }): Promise<Started> {
+  const endpoint = usable(deps.config, provider);
   const redirect = allowedRedirect(deps.config, input.redirect);
-  if (provider === "federated") ensure(input.idp === undefined || (FEDERATED_IDPS as readonly string[]).includes(input.idp), "bridge_idp_invalid");
   const state = deps.random.token(32);
   const now = deps.clock.now();
   await states.save(deps.store, { hash: sha256(state), provider, redirect, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null });
-  const endpoint = deps.config.gamingEndpoint as string;
   return { state, location: checkIdSetupUrl(endpoint, returnTo(deps.config, provider, state), `${deps.config.serviceUrl}/`) };
 }
 
@@ -133,11 +126,11 @@ async function step<T>(deps: Pick<Deps, "log">, what: string, work: () => Promis
  * anyone), and sends the browser to the identity host with a custom token.
  */
 export async function completeBridge(deps: BridgeDeps, provider: string, query: Record<string, unknown>, cookieState: string | null): Promise<string> {
-  usable(deps.config, provider);
+  const endpoint = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieState);
   let account: string;
   try {
-    account = await verifyAssertion(openIdFields(query), { endpoint: deps.config.gamingEndpoint as string, returnTo: returnTo(deps.config, provider, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });
+    account = await verifyAssertion(openIdFields(query), { endpoint, returnTo: returnTo(deps.config, provider, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });
   } catch (err) {
     if (err instanceof AppError && err.code === "bridge_provider_failed") {
       deps.log.warn("bridge: the provider did not confirm in time or failed", { provider, error: err.cause instanceof Error ? err.cause.message : String(err.cause) });

@@ -25,7 +25,10 @@ export function routes(deps: Deps): Router {
 
   router.get("/auth/bridge/:provider/start", async function start(req: Request, res: Response) {
     const provider = String(req.params.provider);
-    const started = await startBridge(deps, provider, { redirect: single(req.query.redirect, "bridge_redirect_not_allowed"), idp: single(req.query.idp, "bridge_idp_invalid") });
+    const redirect = single(req.query.redirect, "bridge_redirect_not_allowed");
+    // `idp` selects a provider behind the `federated` bridge; a repeated one is refused here too.
+    single(req.query.idp, "bridge_idp_invalid");
+    const started = await startBridge(deps, provider, { redirect });
     setBridgeStateCookie(res, config.parentDomain, started.state, BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, started.location);
   });
