@@ -10,7 +10,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
-import { idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
+import { bridgeStateCookie, idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { auth, connect, createPeople, issueExchangeCode, registerSoakClient, SOAK_CLIENT } from "./soak/store.ts";
 
@@ -118,7 +118,7 @@ export async function runOperations(): Promise<Row[]> {
       let started: { status: number; location: string | null; setCookie: string[] } = { status: 0, location: null, setCookie: [] };
       if (label === "new") await count("GET /auth/bridge/gaming/start", "1 write (the state)", async () => (started = await client.call("GET", "/auth/bridge/gaming/start")));
       else started = await client.call("GET", "/auth/bridge/gaming/start");
-      const cookie = started.setCookie.map((c) => /^__session=bridge\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined) ?? "";
+      const cookie = bridgeStateCookie(started.setCookie) ?? "";
       const back = (await fetch(`${started.location}&account=${bridgeAccount}`, { redirect: "manual" })).headers.get("location") ?? "";
       const to = new URL(back);
       await count(`GET /auth/bridge/gaming/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`, target, () => client.call("GET", to.pathname + to.search, { headers: { cookie } }));

@@ -95,6 +95,11 @@ export function sessionCookie(setCookie: string[]): string | null {
   return match?.[1] ? `__session=${match[1]}` : null;
 }
 
+/** The bridge's state cookie (a `__session` of its own, scoped to /auth/bridge), as a Cookie header. */
+export function bridgeStateCookie(setCookie: string[]): string | null {
+  return setCookie.map((c) => /^__session=bridge\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined) ?? null;
+}
+
 /** The Auth emulator's REST API, as the identity host's pages call it. */
 export async function identityToolkit(recorder: Recorder, authHost: string, method: string, body: unknown): Promise<Record<string, unknown>> {
   recorder.helpers.idp++;

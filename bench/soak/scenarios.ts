@@ -6,7 +6,7 @@
  * provider, several of them fired concurrently at one
  * code or account on purpose.
  */
-import { idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
+import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
 import type { CodeTrace, LoadContext } from "./load.ts";
 import { createHash, randomBytes } from "node:crypto";
@@ -191,7 +191,7 @@ async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
 /** One browser through the gaming bridge: start, the provider's page, the callback (sometimes twice at once). */
 async function bridgeFlow(ctx: LoadContext, user: User, account: string): Promise<void> {
   const started = await ctx.recorder.call("GET", "/auth/bridge/gaming/start");
-  const cookie = started.setCookie.map((c) => /^__session=bridge\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined);
+  const cookie = bridgeStateCookie(started.setCookie);
   if (started.status !== 302 || !started.location || !cookie) return;
   ctx.recorder.helpers.bridgeProvider++;
   const atProvider = await fetch(`${started.location}&account=${account}`, { redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });

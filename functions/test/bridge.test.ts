@@ -33,18 +33,19 @@ function account(): string {
   return String(76561190000000000n + BigInt(cryptoRandom.int(0, 1_000_000_000)));
 }
 
-const stateCookieOf = (setCookie: string[] | string | undefined): string => {
+/** The first Set-Cookie line that starts with `prefix`. */
+function setCookieLine(setCookie: string[] | string | undefined, prefix: string): string {
   const list = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
-  const cookie = list.find((c) => c.startsWith("__session=bridge."));
-  if (!cookie) throw new Error(`no state cookie in ${JSON.stringify(list)}`);
+  const cookie = list.find((c) => c.startsWith(prefix));
+  if (!cookie) throw new Error(`no ${prefix} cookie in ${JSON.stringify(list)}`);
   return cookie;
-};
+}
 
 /** Start, as the browser does: returns the provider's address and the cookie to send back. */
 async function start(app: Express, query = "") {
   const res = await request(app).get(`/auth/bridge/gaming/start${query}`);
   expect(res.status).toBe(302);
-  const setCookie = stateCookieOf(res.headers["set-cookie"]);
+  const setCookie = setCookieLine(res.headers["set-cookie"], "__session=bridge.");
   return { location: res.headers.location as string, setCookie, cookie: setCookie.split(";")[0] as string };
 }
 
@@ -181,7 +182,7 @@ describe("GET /auth/bridge/:provider/callback", () => {
   it("clears the state cookie with the attributes it was set with", async () => {
     const { app } = bridgeApp();
     const res = await signIn(app, account());
-    const cleared = stateCookieOrClear(res.headers["set-cookie"]);
+    const cleared = setCookieLine(res.headers["set-cookie"], "__session=");
     expect(cleared).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge; Expires=Thu, 01 Jan 1970/);
   });
 
@@ -363,8 +364,3 @@ describe("GET /auth/bridge/:provider/callback", () => {
     expectHtml(await request(app).get("/auth/bridge/photo/callback"), 503, /not available/);
   });
 });
-
-function stateCookieOrClear(setCookie: string[] | string | undefined): string {
-  const list = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
-  return list.find((c) => c.startsWith("__session=")) ?? "";
-}
