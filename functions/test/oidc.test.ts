@@ -293,8 +293,10 @@ describe("the OpenID Connect provider", () => {
       const res = await redeem(code, verifier);
       expect(res.status).toBe(400);
       expect(res.body.error).toBe("invalid_grant");
-      // The code is spent, and no access token is left for the person.
-      expect((await db.collection("oidcCodes").doc(sha256(code)).get()).get("usedAt")).toBeDefined();
+      // The code is spent, and no access token was ever stored for the person.
+      const spent = await db.collection("oidcCodes").doc(sha256(code)).get();
+      expect(spent.get("usedAt")).toBeDefined();
+      expect(spent.get("accessTokenHash")).toBeNull();
       expect((await db.collection("oidcAccessTokens").where("personId", "==", person.id).get()).size).toBe(0);
     });
   });

@@ -123,7 +123,10 @@ interface Redemption {
   tokenHash: string;
 }
 
-type Decision = { kind: "issued"; stored: codes.OidcCode; now: Date } | { kind: "replayed" } | { kind: "refused"; error: AppError };
+/** An issued decision carries its ID token being signed, to be handed out only once the commit lands. */
+type Decision = { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string> } | { kind: "replayed" } | { kind: "refused"; error: AppError };
+
+type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "people">;
 
 /**
  * One redemption, inside the batch's transaction: the code's checks, then its writes. A code
@@ -131,7 +134,7 @@ type Decision = { kind: "issued"; stored: codes.OidcCode; now: Date } | { kind: 
  * redeemed for is revoked in the same commit (RFC 6749 §4.1.2). A wrong verifier, redirect URI
  * or client neither uses the code up nor revokes anything.
  */
-function decide(deps: Pick<Deps, "store">, tx: Transaction, r: Redemption, stored: codes.OidcCode | null, now: Date): Decision {
+function decide(deps: TokenDeps, tx: Transaction, r: Redemption, stored: codes.OidcCode | null, person: people.Person | null, now: Date): Decision {
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
   ensure(pkceMatches(r.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
@@ -142,6 +145,11 @@ function decide(deps: Pick<Deps, "store">, tx: Transaction, r: Redemption, store
     return { kind: "replayed" };
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
+  // A person who is no longer approved gets nothing: the code is spent, and no token is stored.
+  if (person === null || person.status !== "approved") {
+    codes.markUsed(deps.store, tx, r.hash, now, null);
+    return { kind: "refused", error: new AppError("oauth_invalid_grant") };
+  }
   accessTokens.create(deps.store, tx, {
     hash: r.tokenHash,
     clientId: stored.clientId,
@@ -152,17 +160,41 @@ function decide(deps: Pick<Deps, "store">, tx: Transaction, r: Redemption, store
     expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
   });
   codes.markUsed(deps.store, tx, r.hash, now, r.tokenHash);
-  return { kind: "issued", stored, now };
+  return { kind: "issued", stored, idToken: signIdToken(deps, stored, person, now) };
+}
+
+/**
+ * Starts signing the ID token (on libuv's thread pool) while the batch's commit is on its way,
+ * so the signature and the round trip overlap. A signature whose commit fails, or whose
+ * transaction is retried, is never handed out.
+ */
+function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Person, now: Date): Promise<string> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const signing = deps.tokens.signIdToken({
+    iss: deps.config.serviceUrl,
+    sub: person.id,
+    aud: stored.clientId,
+    iat,
+    exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
+    ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
+    ...claimsFor(person, stored.scopes),
+  });
+  // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.
+  signing.catch(() => {});
+  return signing;
 }
 
 /** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
-function decideAll(deps: Pick<Deps, "store" | "clock">, batch: Redemption[]): Promise<Decision[]> {
+function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   return deps.store.runTransaction(async (tx) => {
     const found = await codes.findManyByHash(deps.store, batch.map((r) => r.hash), tx);
+    // The people behind unused codes, through the per-instance cache every gated request uses:
+    // read before anything is written, so a person who may not sign in gets no token stored.
+    const owners = await Promise.all(found.map((code) => (code && code.usedAt === null ? personFor(deps, { uid: code.uid, personId: code.personId }) : null)));
     const now = deps.clock.now();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, now);
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, now);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;
@@ -182,10 +214,10 @@ export type Redeemer = (input: { client: clients.OidcClient; code: string; redir
  * group-commit.ts): under load the database work per token shrinks instead of queueing, and
  * each code is still decided on its own. Two redemptions of one code never share a batch.
  *
- * The person is checked after the commit, as for an exchange code (the code is spent whatever
- * the outcome), through the same per-instance person cache as every gated request. A person who
- * is no longer approved gets no tokens; the access token stored for them is removed before
- * anyone has seen it.
+ * The person is checked inside the batch, before its commit, through the same per-instance
+ * person cache as every gated request: a person who is no longer approved gets no tokens, and
+ * their code is spent with no access token stored. The ID token is signed while the commit is
+ * on its way and handed out only once it has landed.
  */
 export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people">): Redeemer {
   const decideGrouped = groupCommit((batch: Redemption[]) => decideAll(deps, batch), (r) => r.hash, {
@@ -199,24 +231,10 @@ export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "
     // Thrown after the commit, so a replay's revocation is kept.
     if (decision.kind === "refused") throw decision.error;
     if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
-    const { stored, now } = decision;
-    const person = await personFor(deps, { uid: stored.uid, personId: stored.personId });
-    if (person === null || person.status !== "approved") {
-      await accessTokens.remove(deps.store, tokenHash);
-      throw new AppError("oauth_invalid_grant");
-    }
-    const iat = Math.floor(now.getTime() / 1000);
+    const { stored } = decision;
     let idToken: string;
     try {
-      idToken = await deps.tokens.signIdToken({
-        iss: deps.config.serviceUrl,
-        sub: person.id,
-        aud: stored.clientId,
-        iat,
-        exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
-        ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
-        ...claimsFor(person, stored.scopes),
-      });
+      idToken = await decision.idToken;
     } catch {
       throw new AppError("oauth_server_error");
     }

@@ -53,6 +53,6 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
   };
 }
 
-export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date, accessTokenHash: string): void {
+export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date, accessTokenHash: string | null): void {
   tx.update(db.collection(OIDC_CODES).doc(hash), { usedAt: at, accessTokenHash });
 }
