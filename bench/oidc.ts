@@ -12,11 +12,11 @@ import { join } from "node:path";
 import { root } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { loadBodies, type LoadResult } from "./lib/load.ts";
-import { benchFirestore, freePort, startPinned } from "./lib/procs.ts";
+import { benchFirestore, cpuSeconds, firestorePid, freePort, startPinned } from "./lib/procs.ts";
 
 const CODES = Number(process.env.BENCH_OIDC_CODES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_OIDC_CONNECTIONS ?? 16);
+export const CONNECTIONS = Number(process.env.BENCH_OIDC_CONNECTIONS ?? 16);
 const REDIRECT = "https://app.example.test/callback";
 export const OURS = "token endpoint, ours";
 export const PEER_IN_MEMORY = "token endpoint, oidc-provider, in memory";
@@ -26,8 +26,19 @@ export const PEER_ON_FIRESTORE = "token endpoint, oidc-provider, on Firestore";
 export const RACE_CODES = 10;
 export const RACE_TRIES = 10;
 
+/** Where the time went in one measured round: counted from /proc, not estimated. */
+export interface CpuUse {
+  /** CPU of the server process (all its threads) per token request, in ms. */
+  msPerRequest: number;
+  /** Share of its core the server used while the round ran. */
+  serverBusy: number;
+  /** Share of a core the Firestore stand-in used meanwhile (null if it is not ours to watch). */
+  firestoreBusy: number | null;
+}
+
 export interface OidcBench {
   rows: Record<string, LoadResult[]>;
+  cpu: Record<string, CpuUse[]>;
   /** Of RACE_CODES codes each presented RACE_TRIES times at once: how many presentations got tokens. */
   redeemed: Record<string, number>;
 }
@@ -41,9 +52,10 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
   const [oursPort, peerPort, durablePeerPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const firestore = { FIRESTORE_EMULATOR_HOST: firestoreHost, GCLOUD_PROJECT: process.env.GCLOUD_PROJECT as string };
   const signingJwk = JSON.stringify(JSON.parse(keys)[0]);
-  await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], { ...common, ...firestore, PORT: String(oursPort), SESSION_KEYS: keys });
-  await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, PORT: String(peerPort), SIGNING_JWK: signingJwk, PEER_STORE: "memory" });
-  await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, ...firestore, PORT: String(durablePeerPort), SIGNING_JWK: signingJwk, PEER_STORE: "firestore" });
+  const ours = await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], { ...common, ...firestore, PORT: String(oursPort), SESSION_KEYS: keys });
+  const peer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, PORT: String(peerPort), SIGNING_JWK: signingJwk, PEER_STORE: "memory" });
+  const durablePeer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, ...firestore, PORT: String(durablePeerPort), SIGNING_JWK: signingJwk, PEER_STORE: "firestore" });
+  const pids: Record<string, number> = { [OURS]: ours.child.pid as number, [PEER_IN_MEMORY]: peer.child.pid as number, [PEER_ON_FIRESTORE]: durablePeer.child.pid as number };
 
   const servers: Record<string, string> = {
     [OURS]: `http://127.0.0.1:${oursPort}`,
@@ -67,16 +79,28 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     const body = (await res.json()) as { id_token?: string };
     if (res.status !== 200 || typeof body.id_token !== "string") throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body)}`);
   }
-  const run = async (name: string, n: number) => {
+  const standIn = firestorePid();
+  const run = async (name: string, n: number): Promise<{ result: LoadResult; cpu: CpuUse }> => {
     const base = servers[name] as string;
     const bodies = (await mint(base, n)).map(form);
-    return loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
+    const pid = pids[name] as number;
+    const [server0, firestore0, t0] = [cpuSeconds(pid), standIn === null ? 0 : cpuSeconds(standIn), performance.now()];
+    const result = await loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
+    const seconds = (performance.now() - t0) / 1000;
+    const server = cpuSeconds(pid) - server0;
+    const cpu = { msPerRequest: (server * 1000) / n, serverBusy: server / seconds, firestoreBusy: standIn === null ? null : (cpuSeconds(standIn) - firestore0) / seconds };
+    return { result, cpu };
   };
   const names = Object.keys(servers);
   for (const name of names) await run(name, 300); // warm-up
   const rows: Record<string, LoadResult[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const cpu: Record<string, CpuUse[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let r = 0; r < ROUNDS; r++) {
-    for (const name of names) rows[name]?.push(await run(name, CODES));
+    for (const name of names) {
+      const round = await run(name, CODES);
+      rows[name]?.push(round.result);
+      cpu[name]?.push(round.cpu);
+    }
   }
   const redeemed: Record<string, number> = {};
   for (const name of names) {
@@ -88,13 +112,17 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     }
     redeemed[name] = tokens;
   }
-  return { rows, redeemed };
+  return { rows, cpu, redeemed };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.GCLOUD_PROJECT ??= "demo-bench";
   process.env.METADATA_SERVER_DETECTION = "none";
-  const { rows, redeemed } = await runOidcBench(await benchFirestore());
-  for (const [name, results] of Object.entries(rows)) console.log(name, results.map((r) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors}`).join(" | "), `| codes redeemed: ${redeemed[name]} for ${RACE_CODES}`);
+  const { rows, cpu, redeemed } = await runOidcBench(await benchFirestore());
+  for (const [name, results] of Object.entries(rows)) {
+    const use = cpu[name] ?? [];
+    const rounds = results.map((r, i) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors} cpu ${use[i]?.msPerRequest.toFixed(2)} ms/req busy ${use[i]?.serverBusy.toFixed(2)}`);
+    console.log(name, rounds.join(" | "), `| codes redeemed: ${redeemed[name]} for ${RACE_CODES}`);
+  }
   process.exit(0);
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./functions.ts";
 
@@ -14,6 +15,20 @@ export function freePort(): Promise<number> {
 }
 
 const children: ChildProcess[] = [];
+let firestoreChild: ChildProcess | null = null;
+
+/** CPU seconds a process has used so far, user and system (Linux /proc, all its threads). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  // utime and stime are fields 14 and 15 of stat; after "pid (comm) " they are at 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
+
+/** The pid of the stand-in benchFirestore started, or null when BENCH_FIRESTORE_HOST names another. */
+export function firestorePid(): number | null {
+  return firestoreChild?.pid ?? null;
+}
 
 /** Starts `node script` pinned to `cpu`, resolves once it prints a line containing "ready". */
 export function startPinned(cpu: number, script: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
@@ -40,6 +55,6 @@ export async function benchFirestore(): Promise<string> {
   if (process.env.BENCH_FIRESTORE_HOST) return process.env.BENCH_FIRESTORE_HOST;
   const port = await freePort();
   // The emulator shares the load generator's core: the servers under test get core 0 to themselves.
-  await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {});
+  firestoreChild = (await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {})).child;
   return `127.0.0.1:${port}`;
 }
