@@ -32,6 +32,10 @@ export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
   description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
 });
 
+export const claimNamespace = defineString("CLAIM_NAMESPACE", {
+  default: "identity",
+  description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
+});
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");
@@ -50,6 +54,8 @@ export interface Config {
   sessionKeys: string;
   codePepper: string;
   idpSigningSecret: string;
+  /** The namespace of the claims callback's claims: `urn:<claimNamespace>:personId` and so on. */
+  claimNamespace: string;
   /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
   gamingEndpoint: string | null;
 }
@@ -70,6 +76,13 @@ export function openIdEndpoint(value: string): string | null {
   const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new Error("GAMING_OPENID_ENDPOINT must be https");
   return url.toString();
+}
+
+/** A URN namespace identifier (RFC 8141 §2): 2 to 32 letters, digits and inner hyphens. */
+export function urnNamespace(value: string): string {
+  const ns = value.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]$/.test(ns)) throw new Error("CLAIM_NAMESPACE must be 2–32 letters, digits or inner hyphens");
+  return ns;
 }
 
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
@@ -101,6 +114,7 @@ export function readConfig(): Config {
     sessionKeys: secret(sessionKeys),
     codePepper: secret(codePepper),
     idpSigningSecret: secret(idpSigningSecret),
+    claimNamespace: urnNamespace(orDefault(claimNamespace.value(), "identity")),
     gamingEndpoint: openIdEndpoint(gamingOpenIdEndpoint.value()),
   };
 }

@@ -1,4 +1,5 @@
 /** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
+import { createHmac } from "node:crypto";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -85,6 +86,20 @@ describe("Hosting rewrites", () => {
     expect(refreshed.headers.getSetCookie()).toEqual([]);
     const gated = await fetch(`${base}/startpage/notifications`, { headers });
     expect(gated.status).toBe(200);
+  });
+
+  it("answers the identity provider's signed claims callback, the signature checked over the body the runtime read", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const body = JSON.stringify({ uid: account.uid });
+    // eslint-disable-next-line no-restricted-syntax -- the stack's functions run on the real clock
+    const t = Math.floor(Date.now() / 1000);
+    // The local stack's development secret (README, Local stack).
+    const v1 = createHmac("sha256", "dev-idp-signing-secret").update(`${t}.${body}`).digest("hex");
+    const res = await fetch(`${base}/auth/idp/claims`, { method: "POST", headers: { "content-type": "application/json", "idp-signature": `t=${t},v1=${v1}` }, body });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      claims: { "urn:identity:personId": person.id, "urn:identity:status": "approved", "urn:identity:role": "user", "urn:identity:projects": ["startpage"] },
+    });
   });
 
   it("serves the identity host's pages on the second site", async () => {

@@ -8,7 +8,9 @@ import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
 import type { Identity } from "../src/identity";
 import { cryptoRandom } from "../src/random";
+import { createHmac } from "node:crypto";
 import * as bridge from "../src/routes/bridge";
+import * as claims from "../src/routes/claims";
 import * as otp from "../src/routes/otp";
 import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
@@ -165,5 +167,21 @@ describe("Firestore operations of a bridge sign-in", () => {
     } finally {
       await provider.stop();
     }
+  });
+});
+
+describe("Firestore operations of the claims callback", () => {
+  it("one query for an account a person holds, a second only for a verified address; no write, no provider call", async () => {
+    const deps = depsOnCountedStore();
+    const { account } = await accountWithPerson({}, store);
+    const ask = (fields: Record<string, unknown>) => {
+      const body = JSON.stringify(fields);
+      const t = Math.floor(deps.clock.now().getTime() / 1000);
+      const v1 = createHmac("sha256", deps.config.idpSigningSecret).update(`${t}.${body}`).digest("hex");
+      return request(appFor(claims, deps)).post("/auth/idp/claims").set("Content-Type", "application/json").set("Idp-Signature", `t=${t},v1=${v1}`).send(body).expect(200);
+    };
+    expect(await counted(() => ask({ uid: account.uid }))).toMatchObject({ queries: 1, documentReads: 1, commits: 0, transactions: 0 });
+    expect(await counted(() => ask({ uid: "nobody-holds-this", email: "nobody@example.test", emailVerified: true }))).toMatchObject({ queries: 2, commits: 0 });
+    expect(deps.providerCalls()).toBe(0);
   });
 });

@@ -95,6 +95,13 @@ export const errorCatalogue = {
   bridge_provider_failed: { status: 500, message: "Sign-in failed: the provider could not be reached. Please try again." },
   bridge_failed: { status: 500, message: "Sign-in failed. Please try again." },
 
+  // the identity provider's claims callback
+  idp_not_configured: { status: 503, message: "The claims callback is not configured" },
+  idp_signature_missing: { status: 401, message: "Missing or malformed Idp-Signature header" },
+  idp_signature_stale: { status: 401, message: "Idp-Signature timestamp is outside the tolerance" },
+  idp_signature_invalid: { status: 401, message: "Idp-Signature does not match" },
+  idp_claims_fields: { status: 400, message: "uid is required; email must be a string and emailVerified a boolean" },
+
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },

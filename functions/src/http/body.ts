@@ -36,10 +36,11 @@ const parsed = new WeakMap<Request, Record<string, unknown>>();
 
 /**
  * Reads a body with one set of rules wherever the app runs: the Functions runtime
- * has already read the stream into `rawBody`, tests and local servers have not. Only handlers
+ * has already read the stream into `rawBody`, tests and local servers have not. The bytes are
+ * exactly as sent (what a request signature covers); the JSON reader below parses the same ones. Only handlers
  * that take a body call this, so an endpoint without one (logout) never fails on what was sent.
  */
-async function rawBody(req: Request): Promise<Buffer> {
+export async function rawBody(req: Request): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
   const raw = (req as WithRawBody).rawBody ?? (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
@@ -52,6 +53,11 @@ export async function readJson(req: Request): Promise<Record<string, unknown>> {
   const cached = parsed.get(req);
   if (cached) return cached;
   const raw = await rawBody(req);
+  return parseJsonBody(req, raw);
+}
+
+/** `raw` as the JSON object body of `req` (see readJson), for handlers that read the bytes first. */
+export function parseJsonBody(req: Request, raw: Buffer): Record<string, unknown> {
   let body: unknown = {};
   if (raw.length > 0) {
     if (!isJson(req)) throw new AppError("unsupported_media_type");

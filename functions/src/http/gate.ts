@@ -5,6 +5,7 @@ import { personFor, readSession, type Guard, type Principal } from "../core/sess
 import type { Deps } from "../deps";
 import type { Person } from "../store/people";
 import { readCookie, SESSION_COOKIE } from "./cookies";
+import { withDeadline } from "../core/deadline";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
@@ -22,14 +23,6 @@ export function bearerToken(req: Request): string | null {
   const header = req.headers.authorization;
   const match = header === undefined ? null : /^Bearer[ ]+([^\s]+)$/i.exec(header);
   return match?.[1] ?? null;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`lookup took longer than ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /**

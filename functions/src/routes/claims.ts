@@ -1,9 +1,32 @@
-import { Router } from "express";
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/idp-claims";
+import { AppError } from "../core/errors";
 import type { Deps } from "../deps";
+import { parseJsonBody, rawBody } from "../http/body";
 import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
 
-export function routes(_deps: Deps): Router {
-  return Router();
+const claimsBody = z.object({
+  uid: z.string().min(1).max(128),
+  email: z.string().max(320).optional(),
+  emailVerified: z.boolean().optional(),
+});
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+  const secrets = signatureSecrets(deps.config.idpSigningSecret);
+
+  // The identity provider asks, before it issues an ID token, which claims of ours go in it.
+  router.post("/auth/idp/claims", async function idpClaims(req: Request, res: Response) {
+    const raw = await rawBody(req);
+    // Nothing of the request is read or parsed until its signature holds.
+    verifyIdpSignature(secrets, req.get("idp-signature"), raw, deps.clock.now());
+    const body = claimsBody.safeParse(parseJsonBody(req, raw));
+    if (!body.success) throw new AppError("idp_claims_fields");
+    res.json({ claims: await claimsFor(deps, deps.config.claimNamespace, body.data) });
+  });
+
+  return router;
 }

@@ -40,6 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     sessionKeys: TEST_SESSION_KEYS,
     codePepper: TEST_CODE_PEPPER,
     idpSigningSecret: "dev-idp-signing-secret",
+    claimNamespace: "identity",
     gamingEndpoint: null,
     ...overrides,
   };
