@@ -7,9 +7,10 @@
  *
  *   node bench/operations.ts          (after `npm run build` in functions/)
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
 import { service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
+import { BENCH_IDP_SIGNING_SECRET } from "./lib/service-deps.ts";
 import { bridgeStateCookie, idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { auth, connect, createPeople, issueExchangeCode, registerSoakClient, SOAK_CLIENT } from "./soak/store.ts";
@@ -111,6 +112,15 @@ export async function runOperations(): Promise<Row[]> {
     const oidcCode = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
     const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
     await count("POST /auth/oidc/token", "1 transaction", () => client.call("POST", "/auth/oidc/token", { form: { grant_type: "authorization_code", code: oidcCode, redirect_uri: SOAK_CLIENT.redirectUri, code_verifier: verifier }, headers: { authorization: basic } }));
+
+    // The identity provider's claims callback, signed as the provider signs it.
+    const claimsOf = (fields: Record<string, unknown>) => {
+      const t = Math.floor((performance.timeOrigin + performance.now()) / 1000);
+      const v1 = createHmac("sha256", BENCH_IDP_SIGNING_SECRET).update(`${t}.${JSON.stringify(fields)}`).digest("hex");
+      return post("/auth/idp/claims", fields, { "idp-signature": `t=${t},v1=${v1}` });
+    };
+    const holder = await person();
+    await count("POST /auth/idp/claims, an account a person holds", "1 read, no write", () => claimsOf({ uid: holder.uid }));
 
     // The gaming bridge, through the soak's local OpenID 2.0 provider.
     const bridgeAccount = `7656119${String(randomBytes(5).readUIntBE(0, 5)).padStart(13, "0")}`;

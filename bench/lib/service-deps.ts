@@ -17,6 +17,9 @@ const { firebaseIdentity } = service<any>("identity");
 const { originsFor } = service<any>("config");
 const { smtpMailer } = service<any>("mailer");
 
+/** The identity provider's signing secret of the bench's service (its claims callback). */
+export const BENCH_IDP_SIGNING_SECRET = "bench-idp-signing-secret";
+
 export interface BenchSettings {
   sessionKeys: string;
   codePepper?: string;
@@ -39,7 +42,8 @@ export function serviceDeps(settings: BenchSettings): any {
     smtp,
     sessionKeys: settings.sessionKeys,
     codePepper: settings.codePepper ?? "",
-    idpSigningSecret: "",
+    idpSigningSecret: BENCH_IDP_SIGNING_SECRET,
+    claimNamespace: "identity",
     gamingEndpoint: settings.gamingEndpoint ?? null,
   };
   return {

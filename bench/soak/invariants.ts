@@ -5,7 +5,7 @@
  */
 import type { Exchange } from "./client.ts";
 import { GRACE_MS, type Window } from "./faults.ts";
-import type { CodeTrace, ExchangeTrace, WithdrawCheck } from "./load.ts";
+import type { ClaimsTrace, CodeTrace, ExchangeTrace, WithdrawCheck } from "./load.ts";
 
 export interface Check {
   name: string;
@@ -155,11 +155,31 @@ function recovered(exchanges: Exchange[], windows: Window[], serviceRestarted: b
   return { name: "Everything recovers without restarting the service", pass: !serviceRestarted && missing.length === 0, numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no success after a window: ${missing.length ? missing.join(", ") : "none"}` };
 }
 
-export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; authorizations: ExchangeTrace[]; bridges: ExchangeTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
+/**
+ * The claims callback never fails the provider's sign-in: a signed request gets the account's
+ * person and standing, or (only while Firestore is faulted) no claims; a forged one gets 401.
+ */
+function claimsAnswers(traces: ClaimsTrace[], windows: Window[]): Check {
+  const signed = traces.filter((t) => !t.forged);
+  const forged = traces.filter((t) => t.forged);
+  const person = signed.filter((t) => t.outcome === "person").length;
+  const none = signed.filter((t) => t.outcome === "none");
+  const noneOutside = none.filter((t) => windowOf(t.answer, windows) === null).length;
+  const wrong = signed.filter((t) => t.outcome !== "person" && t.outcome !== "none");
+  const forgedPassed = forged.filter((t) => t.answer.status !== 401);
+  return {
+    name: "Claims callback: a signed request gets its account's person and standing (no claims only in a fault window), never a 5xx; a forged one 401",
+    pass: signed.length > 0 && forged.length > 0 && wrong.length === 0 && noneOutside === 0 && forgedPassed.length === 0,
+    numbers: `${signed.length} signed: ${person} with the person's claims, ${none.length} with none (${noneOutside} outside a window), ${wrong.length} otherwise${wrong.length ? ` (${tally(wrong.map((t) => describe(t.answer)))})` : ""}; ${forged.length} forged: ${forgedPassed.length} not refused`,
+  };
+}
+
+export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; authorizations: ExchangeTrace[]; bridges: ExchangeTrace[]; claims: ClaimsTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
   return [
     exchangeOnce(log.redemptions),
     authorizationOnce(log.authorizations),
     bridgeStateOnce(log.bridges),
+    claimsAnswers(log.claims, windows),
     emailCodeOnce(log.codes),
     ...attemptsBounded(log.codes.filter((c) => c.wrong.length > 0 || c.right.length > 0)),
     sendLimits(log.exchanges),

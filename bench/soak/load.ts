@@ -31,6 +31,15 @@ export interface WithdrawCheck {
   stored: "absent" | "present" | "unreadable";
 }
 
+/** A claims callback as the identity provider sent it, and what came back for the account. */
+export interface ClaimsTrace {
+  answer: Exchange;
+  /** Signed with a secret the service does not have. */
+  forged: boolean;
+  /** For a 200: the account's person and standing, no claims at all, or anything else. */
+  outcome: "person" | "none" | "wrong" | null;
+}
+
 export interface LoadContext {
   recorder: Recorder;
   authHost: string;
@@ -44,6 +53,7 @@ export interface LoadContext {
   withdrawals: WithdrawCheck[];
   /** Bridge sign-ins: the state (as a code) and every callback that brought it back. */
   bridges: ExchangeTrace[];
+  claims: ClaimsTrace[];
   /** Scenario steps the harness itself could not complete (not the service's answers). */
   skipped: Map<string, number>;
 }

@@ -56,7 +56,7 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
     "## Reliability soak (`npm run soak`)",
     "",
     `Run on ${facts.date} with \`${facts.command}\`: ${s(facts.seconds * 1000)} s of mixed load (planned ${facts.plannedSeconds} s) from ${facts.users} virtual users over ${facts.people} fixture people, ` +
-      "against the service's sessions, otp, oidc, bridge, startpage and people apps in one process that was never restarted, with a real Firestore stand-in, maildev and Auth emulator on loopback.",
+      "against the service's sessions, otp, oidc, bridge, startpage, people and claims apps in one process that was never restarted, with a real Firestore stand-in, maildev and Auth emulator on loopback.",
     "",
     `**${failed === 0 ? "All invariants held" : `${failed} of ${checks.length} invariants FAILED`}** (${checks.length} checked).`,
     "",

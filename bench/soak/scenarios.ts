@@ -3,13 +3,14 @@
  * lean on the hot paths (refresh, gated reads) and still reach every write the invariants judge:
  * first sign-ins, email codes with wrong and right guesses, exchange redemptions, OIDC
  * authorization codes redeemed at the token endpoint, bridge sign-ins through the gaming
- * provider, several of them fired concurrently at one
+ * provider, the identity provider's claims callback, several of them fired concurrently at one
  * code or account on purpose.
  */
 import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
 import type { CodeTrace, LoadContext } from "./load.ts";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { BENCH_IDP_SIGNING_SECRET } from "../lib/service-deps.ts";
 import { auth, emailCodeDoc, issueExchangeCode, SOAK_CLIENT, within } from "./store.ts";
 
 export interface User {
@@ -226,6 +227,26 @@ async function logout(ctx: LoadContext): Promise<void> {
   await ctx.recorder.call("POST", "/auth/logout");
 }
 
+/**
+ * The identity provider asking for an account's claims, signed as it signs them; now and then a
+ * request signed with a secret the service does not have, which must get nothing.
+ */
+async function claimsCallback(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own);
+  const forged = chance(0.1);
+  const body = { uid: p.uid };
+  const t = Math.floor((performance.timeOrigin + performance.now()) / 1000);
+  const v1 = createHmac("sha256", forged ? "not-the-secret" : BENCH_IDP_SIGNING_SECRET).update(`${t}.${JSON.stringify(body)}`).digest("hex");
+  const res = await ctx.recorder.call("POST", "/auth/idp/claims", { body, headers: { "idp-signature": `t=${t},v1=${v1}` } });
+  const claims = res.body?.claims as Record<string, unknown> | undefined;
+  let outcome: "person" | "none" | "wrong" | null = null;
+  if (res.status === 200) {
+    if (claims && Object.keys(claims).length === 0) outcome = "none";
+    else outcome = claims?.["urn:identity:personId"] === p.personId && claims?.["urn:identity:status"] === p.status ? "person" : "wrong";
+  }
+  ctx.claims.push({ answer: res.exchange, forged, outcome });
+}
+
 export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadContext, user: User) => Promise<void> }> = [
   { name: "refresh", weight: 22, run: refresh },
   { name: "gated read", weight: 22, run: gatedRead },
@@ -238,4 +259,5 @@ export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadCon
   { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
   { name: "bridge sign-in", weight: 6, run: bridgeSignIn },
   { name: "logout", weight: 2, run: logout },
+  { name: "claims callback", weight: 4, run: claimsCallback },
 ];
