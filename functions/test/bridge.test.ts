@@ -186,6 +186,47 @@ describe("GET /auth/bridge/:provider/callback", () => {
     expect(cleared).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge; Expires=Thu, 01 Jan 1970/);
   });
 
+  it("lets sign-ins started in two tabs of one browser both finish, in either order", async () => {
+    const { app } = bridgeApp();
+    const first = await start(app);
+    // The second tab's start is sent the first tab's cookie, as a browser sends it.
+    const second = await request(app).get("/auth/bridge/gaming/start").set("Cookie", first.cookie);
+    const both = setCookieLine(second.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
+    const stateOf = (location: string) => new URL(new URL(location).searchParams.get("openid.return_to") as string).searchParams.get("state");
+    expect(both).toBe(`__session=bridge.${stateOf(second.headers.location as string)}.${stateOf(first.location)}`);
+
+    const firstDone = await callback(app, await atProvider(first.location, account()), both);
+    expect(firstDone.status).toBe(302);
+    // The first tab's state leaves the cookie; the second's stays for its own callback.
+    const left = setCookieLine(firstDone.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
+    expect(left).toBe(`__session=bridge.${stateOf(second.headers.location as string)}`);
+    const secondDone = await callback(app, await atProvider(second.headers.location as string, account()), left);
+    expect(secondDone.status).toBe(302);
+    expect(setCookieLine(secondDone.headers["set-cookie"], "__session=")).toMatch(/^__session=; /);
+  });
+
+  it("keeps the three newest sign-ins pending in one browser; an older one must start again", async () => {
+    const { app } = bridgeApp();
+    const oldest = await start(app);
+    let cookie = oldest.cookie;
+    for (let i = 0; i < 3; i++) {
+      const next = await request(app).get("/auth/bridge/gaming/start").set("Cookie", cookie);
+      cookie = setCookieLine(next.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
+    }
+    expect(cookie.slice("__session=bridge.".length).split(".")).toHaveLength(3);
+    expectHtml(await callback(app, await atProvider(oldest.location, account()), cookie), 400, /expired or was not started here/);
+  });
+
+  it("leaves the cookie alone when a callback brings back a state it does not hold", async () => {
+    const { app } = bridgeApp();
+    const mine = await start(app);
+    const someoneElses = await start(app);
+    const res = await callback(app, await atProvider(someoneElses.location, account()), mine.cookie);
+    expectHtml(res, 400, /expired or was not started here/);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect((await callback(app, await atProvider(mine.location, account()), mine.cookie)).status).toBe(302);
+  });
+
   it("finds the same person on the next sign-in, and an approved one stays approved", async () => {
     const { app } = bridgeApp();
     const who = account();

@@ -92,12 +92,14 @@ export async function startBridge(deps: BridgeDeps, provider: string, input: { r
 }
 
 /**
- * Uses a state once: it must be the one in this browser's cookie, stored for this provider,
+ * Uses a state once: it must be one of those in this browser's cookie, stored for this provider,
  * unused and under ten minutes old. Decided in one transaction, so a callback replayed at the
  * same moment cannot use it twice.
  */
-async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, fromCookie: string | null): Promise<states.BridgeState> {
-  const ok = typeof fromQuery === "string" && fromQuery.length > 0 && fromQuery.length <= 128 && fromCookie !== null && constantTimeEqual(fromQuery, fromCookie);
+async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, fromCookie: string[]): Promise<states.BridgeState> {
+  const presented = typeof fromQuery === "string" && fromQuery.length > 0 && fromQuery.length <= 128 ? fromQuery : null;
+  // Every pending state is compared, in constant time, whichever matches.
+  const ok = presented !== null && fromCookie.reduce((found, pending) => constantTimeEqual(presented, pending) || found, false);
   ensure(ok, "bridge_state_invalid");
   const hash = sha256(fromQuery as string);
   return deps.store.runTransaction(async (tx) => {
@@ -125,9 +127,9 @@ async function step<T>(deps: Pick<Deps, "log">, what: string, work: () => Promis
  * assertion, finds or creates the person (a new one is pending: a bridge never approves
  * anyone), and sends the browser to the identity host with a custom token.
  */
-export async function completeBridge(deps: BridgeDeps, provider: string, query: Record<string, unknown>, cookieState: string | null): Promise<string> {
+export async function completeBridge(deps: BridgeDeps, provider: string, query: Record<string, unknown>, cookieStates: string[]): Promise<string> {
   const endpoint = usable(deps.config, provider);
-  const state = await useState(deps, provider, query.state, cookieState);
+  const state = await useState(deps, provider, query.state, cookieStates);
   let account: string;
   try {
     account = await verifyAssertion(openIdFields(query), { endpoint, returnTo: returnTo(deps.config, provider, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });

@@ -55,15 +55,27 @@ function bridgeAttributes(parentDomain: string): CookieOptions {
   return { ...attributes(parentDomain), path: BRIDGE_PATH };
 }
 
-export function setBridgeStateCookie(res: Response, parentDomain: string, state: string, lifetimeMs: number): void {
-  res.cookie(SESSION_COOKIE, `${BRIDGE_PREFIX}${state}`, { ...bridgeAttributes(parentDomain), maxAge: lifetimeMs });
+/**
+ * Sign-ins this browser has started and not finished, newest first: a second tab starting one
+ * must not strand the first. Each state is used once on the server whatever the cookie says.
+ */
+export const BRIDGE_STATES_KEPT = 3;
+
+export function setBridgeStateCookie(res: Response, parentDomain: string, states: string[], lifetimeMs: number): void {
+  res.cookie(SESSION_COOKIE, `${BRIDGE_PREFIX}${states.slice(0, BRIDGE_STATES_KEPT).join(".")}`, { ...bridgeAttributes(parentDomain), maxAge: lifetimeMs });
 }
 
 export function clearBridgeStateCookie(res: Response, parentDomain: string): void {
   res.clearCookie(SESSION_COOKIE, bridgeAttributes(parentDomain));
 }
 
-export function readBridgeState(req: Request): string | null {
+/** The pending states in this browser's state cookie (states are base64url, so `.` separates them). */
+export function readBridgeStates(req: Request): string[] {
   const value = readCookies(req, SESSION_COOKIE).find((v) => v.startsWith(BRIDGE_PREFIX));
-  return value === undefined ? null : value.slice(BRIDGE_PREFIX.length);
+  if (value === undefined) return [];
+  return value
+    .slice(BRIDGE_PREFIX.length)
+    .split(".")
+    .filter((s) => s !== "")
+    .slice(0, BRIDGE_STATES_KEPT);
 }

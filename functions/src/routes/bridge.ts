@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from "express";
 import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridge";
 import { AppError } from "../core/errors";
+import { constantTimeEqual } from "../core/secrets";
 import type { Deps } from "../deps";
-import { clearBridgeStateCookie, readBridgeState, setBridgeStateCookie } from "../http/cookies";
+import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
 import { htmlErrors } from "../http/presenters";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
@@ -29,16 +30,21 @@ export function routes(deps: Deps): Router {
     // `idp` selects a provider behind the `federated` bridge; a repeated one is refused here too.
     single(req.query.idp, "bridge_idp_invalid");
     const started = await startBridge(deps, provider, { redirect });
-    setBridgeStateCookie(res, config.parentDomain, started.state, BRIDGE_STATE_LIFETIME_MS);
+    // Sign-ins started in other tabs stay pending beside this one.
+    setBridgeStateCookie(res, config.parentDomain, [started.state, ...readBridgeStates(req)], BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, started.location);
   });
 
   router.get("/auth/bridge/:provider/callback", async function callback(req: Request, res: Response) {
     const provider = String(req.params.provider);
-    // Whatever happens next, this browser's state has had its one use.
-    const state = readBridgeState(req);
-    if (state !== null) clearBridgeStateCookie(res, config.parentDomain);
-    res.redirect(302, await completeBridge(deps, provider, req.query, state));
+    // Whatever happens next, the state this callback brought back has had its one use here;
+    // other tabs' pending states stay.
+    const pending = readBridgeStates(req);
+    const presented = typeof req.query.state === "string" ? req.query.state : "";
+    const rest = pending.filter((s) => !constantTimeEqual(s, presented));
+    if (rest.length === 0 && pending.length > 0) clearBridgeStateCookie(res, config.parentDomain);
+    else if (rest.length < pending.length) setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
+    res.redirect(302, await completeBridge(deps, provider, req.query, pending));
   });
 
   return router;
