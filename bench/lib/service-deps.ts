@@ -45,6 +45,8 @@ export function serviceDeps(settings: BenchSettings): any {
     idpSigningSecret: BENCH_IDP_SIGNING_SECRET,
     claimNamespace: "identity",
     gamingEndpoint: settings.gamingEndpoint ?? null,
+    calendarUrl: null,
+    defaultLocation: null,
   };
   return {
     config,

@@ -32,6 +32,14 @@ export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
   description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
 });
 
+export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {
+  default: "",
+  description: "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
+});
+export const defaultLocation = defineString("DEFAULT_LOCATION", {
+  default: "",
+  description: "Where GET /location says people are when the calendar says nothing (empty: null)",
+});
 export const claimNamespace = defineString("CLAIM_NAMESPACE", {
   default: "identity",
   description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
@@ -58,6 +66,10 @@ export interface Config {
   claimNamespace: string;
   /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
   gamingEndpoint: string | null;
+  /** The shared calendar's iCalendar feed (https, or loopback http); null: none. */
+  calendarUrl: string | null;
+  /** What GET /location answers when the calendar places no one anywhere. */
+  defaultLocation: string | null;
 }
 
 export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
@@ -69,13 +81,18 @@ function orDefault(value: string, fallback: string): string {
   return value.trim() === "" ? fallback : value.trim();
 }
 
-/** An endpoint the bridge may send people to and call: https, or http on loopback for local providers. */
-export function openIdEndpoint(value: string): string | null {
+/** An address the service calls out to: https, or http on loopback for local stand-ins. */
+export function remoteEndpoint(name: string, value: string): string | null {
   if (value.trim() === "") return null;
   const url = new URL(value.trim());
   const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new Error("GAMING_OPENID_ENDPOINT must be https");
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new Error(`${name} must be https`);
   return url.toString();
+}
+
+/** An endpoint the bridge may send people to and call. */
+export function openIdEndpoint(value: string): string | null {
+  return remoteEndpoint("GAMING_OPENID_ENDPOINT", value);
 }
 
 /** A URN namespace identifier (RFC 8141 §2): 2 to 32 letters, digits and inner hyphens. */
@@ -116,5 +133,7 @@ export function readConfig(): Config {
     idpSigningSecret: secret(idpSigningSecret),
     claimNamespace: urnNamespace(orDefault(claimNamespace.value(), "identity")),
     gamingEndpoint: openIdEndpoint(gamingOpenIdEndpoint.value()),
+    calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", calendarIcsUrl.value()),
+    defaultLocation: defaultLocation.value().trim() === "" ? null : defaultLocation.value().trim(),
   };
 }

@@ -42,6 +42,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     idpSigningSecret: "dev-idp-signing-secret",
     claimNamespace: "identity",
     gamingEndpoint: null,
+    calendarUrl: null,
+    defaultLocation: null,
     ...overrides,
   };
 }
