@@ -22,7 +22,7 @@ export const CLAIMS_LOOKUP_DEADLINE_MS = 3000;
 export const CLAIMS_MAX_BYTES = 1000;
 
 const HEADER_PART = /^(t|v1)=([^,]*)$/;
-const HEX_SHA256 = /^[0-9a-f]{64}$/;
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 export function signatureSecrets(configured: string): Buffer[] {
   return configured
