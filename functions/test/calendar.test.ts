@@ -5,6 +5,7 @@ import { CALENDAR_CACHE_MS } from "../src/core/calendar";
 import * as calendar from "../src/routes/calendar";
 import * as location from "../src/routes/location";
 import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";
+import { icsCalendar as ics } from "./support/ics";
 import { accountWithPerson, sessionCookieFor } from "./support/people";
 
 /** A real calendar server on loopback: what it answers is set by the test. */
@@ -33,8 +34,6 @@ async function feedServer(body = ""): Promise<Feed> {
     });
   return feed;
 }
-
-const ics = (...events: string[]) => ["BEGIN:VCALENDAR", "VERSION:2.0", ...events.flatMap((e) => ["BEGIN:VEVENT", ...e.trim().split("\n").map((l) => l.trim()), "END:VEVENT"]), "END:VCALENDAR"].join("\r\n");
 
 /** Relative to the test clock's now, so the week under test is always the current one. */
 function at(deps: TestDeps, hoursFromNow: number): string {

@@ -1,8 +1,6 @@
-import { eventsBetween } from "./ics";
+import { eventsBetween } from "../src/core/ics";
+import { icsCalendar as calendar } from "./support/ics";
 
-/** Events written indented for reading; a line starting with `~` continues the one before (a fold). */
-const calendar = (...events: string[]) =>
-  ["BEGIN:VCALENDAR", "VERSION:2.0", ...events.flatMap((e) => ["BEGIN:VEVENT", ...e.trim().split("\n").map((l) => l.trim().replace(/^~/, " ")), "END:VEVENT"]), "END:VCALENDAR"].join("\r\n");
 // The week of Monday 2026-11-23 (UTC).
 const from = new Date("2026-11-23T00:00:00Z");
 const to = new Date("2026-11-30T00:00:00Z");
