@@ -83,6 +83,8 @@ describe("POST /auth/idp/claims", () => {
     const both = `t=${t},v1=${wrong},v1=${createHmac("sha256", "old-secret").update(`${t}.${body}`).digest("hex")}`;
     expect((await ask(deps, body, both)).body.claims[`${NS}personId`]).toBe(person.id);
     expect((await ask(deps, body, signature(body, t, "new-secret"))).status).toBe(200);
+    // Spaces after the commas and an empty part are tolerated, as header lists allow.
+    expect((await ask(deps, body, `${signature(body, t, "new-secret").replace(",", ", ")},`)).status).toBe(200);
     // Hex digits in either case.
     expect((await ask(deps, body, signature(body, t, "new-secret").toUpperCase().replace("T=", "t=").replace("V1=", "v1="))).status).toBe(200);
   });

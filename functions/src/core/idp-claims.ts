@@ -39,6 +39,7 @@ export function verifyIdpSignature(secrets: Buffer[], header: string | undefined
   let timestamp: string | null = null;
   const signatures: Buffer[] = [];
   for (const part of header.split(",").map((p) => p.trim())) {
+    if (part === "") continue;
     const match = HEADER_PART.exec(part);
     // Unknown schemes (a future v2) are skipped, as the format allows; broken parts are not.
     if (!match) {
