@@ -35,7 +35,3 @@ export async function findByHash(db: Firestore, hash: string): Promise<AccessTok
 export function revoke(db: Firestore, tx: Transaction, hash: string): void {
   tx.delete(db.collection(OIDC_ACCESS_TOKENS).doc(hash));
 }
-
-export async function remove(db: Firestore, hash: string): Promise<void> {
-  await db.collection(OIDC_ACCESS_TOKENS).doc(hash).delete();
-}
