@@ -16,6 +16,7 @@ export function freePort(): Promise<number> {
 
 const children: ChildProcess[] = [];
 let firestoreChild: ChildProcess | null = null;
+const CLOCK_TICKS = 100;
 
 /** CPU seconds a process has used so far, user and system (Linux /proc, all its threads). */
 export function cpuSeconds(pid: number): number {
@@ -23,7 +24,6 @@ export function cpuSeconds(pid: number): number {
   // utime and stime are fields 14 and 15 of stat; after "pid (comm) " they are at 11 and 12.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = 100;
 
 /** The pid of the stand-in benchFirestore started, or null when BENCH_FIRESTORE_HOST names another. */
 export function firestorePid(): number | null {

@@ -1,5 +1,4 @@
 import type { Deps } from "../deps";
-import { withDeadline } from "./deadline";
 import { type CalendarEvent, eventsBetween } from "./ics";
 import { ttlCache } from "./ttl-cache";
 
@@ -32,7 +31,7 @@ export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): Ca
       const kept = cache.get(url);
       if (kept !== undefined) return Promise.resolve({ available: true, ics: kept });
       // Requests arriving while the feed is being fetched wait for that one fetch.
-      inFlight ??= withDeadline(fetchFeed(url), CALENDAR_FETCH_DEADLINE_MS)
+      inFlight ??= fetchFeed(url)
         .then((ics): Feed => {
           cache.set(url, ics);
           return { available: true, ics };
@@ -49,6 +48,7 @@ export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): Ca
   };
 }
 
+/** The deadline covers the whole fetch, body included: the signal aborts the body's reads too. */
 async function fetchFeed(url: string): Promise<string> {
   const res = await fetch(url, { headers: { accept: "text/calendar" }, redirect: "error", signal: AbortSignal.timeout(CALENDAR_FETCH_DEADLINE_MS) });
   if (res.status !== 200) throw new Error(`the feed answered ${res.status}`);

@@ -9,14 +9,13 @@ import { jsonErrors } from "../http/presenters";
 export const presenter = jsonErrors;
 
 const PROJECT = { project: "startpage" } as const;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function routes(deps: Deps): Router {
   const router = Router();
   const source = calendarSource(deps);
 
   // Any day of the wanted week (weeks run Monday to Monday, UTC); this week by default.
-  const eventsQuery = z.object({ week: z.string().regex(DAY).refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d)).optional() });
+  const eventsQuery = z.object({ week: z.iso.date().optional() });
   router.get("/calendar/events", async function events(req: Request, res: Response) {
     await requireAccess(deps, req, PROJECT);
     const query = eventsQuery.safeParse(req.query);
