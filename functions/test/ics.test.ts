@@ -1,10 +1,11 @@
-import { eventsBetween } from "../src/core/ics";
+import { type CalendarEvent, eventsBetween as eventsIn, readCalendar } from "../src/core/ics";
 import { icsCalendar as calendar } from "./support/ics";
 
 // The week of Monday 2026-11-23 (UTC).
 const from = new Date("2026-11-23T00:00:00Z");
 const to = new Date("2026-11-30T00:00:00Z");
 const iso = (d: Date) => d.toISOString();
+const eventsBetween = (ics: string, a: Date, b: Date): CalendarEvent[] => eventsIn(readCalendar(ics), a, b);
 
 describe("eventsBetween", () => {
   it("reads UTC, all-day and zoned times, text escapes and folded lines", () => {
@@ -122,6 +123,112 @@ describe("eventsBetween", () => {
     expect(eventsBetween(ics, from, to).map((e) => e.title)).toEqual(["Conference"]);
   });
 
+  it("repeats monthly on a day of the month, on the nth or last weekday, and on a set position", () => {
+    const ics = calendar(
+      `UID:day
+       SUMMARY:On the 24th
+       DTSTART:20260124T100000Z
+       RRULE:FREQ=MONTHLY`,
+      `UID:nth
+       SUMMARY:Fourth Thursday
+       DTSTART:20260122T100000Z
+       RRULE:FREQ=MONTHLY;BYDAY=4TH`,
+      `UID:last
+       SUMMARY:Last Friday
+       DTSTART:20260130T100000Z
+       RRULE:FREQ=MONTHLY;BYDAY=-1FR`,
+      `UID:odd
+       SUMMARY:Odd months
+       DTSTART:20261024T100000Z
+       RRULE:FREQ=MONTHLY;INTERVAL=2`,
+      `UID:old
+       SUMMARY:Since 2015, the 25th
+       DTSTART:20150101T100000Z
+       RRULE:FREQ=MONTHLY;BYMONTHDAY=25`,
+      `UID:end
+       SUMMARY:Two days before the end
+       DTSTART:20260101T100000Z
+       RRULE:FREQ=MONTHLY;BYMONTHDAY=-2`,
+    );
+    // November 2026 begins on a Sunday: its fourth Thursday is the 26th, its last Friday the 27th.
+    expect(eventsBetween(ics, from, to).map((e) => [e.title, iso(e.start).slice(0, 10)])).toEqual([
+      ["On the 24th", "2026-11-24"],
+      ["Since 2015, the 25th", "2026-11-25"],
+      ["Fourth Thursday", "2026-11-26"],
+      ["Last Friday", "2026-11-27"],
+      ["Two days before the end", "2026-11-29"],
+    ]);
+  });
+
+  it("skips months without the day, and picks the last weekday of each month with BYSETPOS", () => {
+    const ics = calendar(
+      `UID:31
+       SUMMARY:On the 31st
+       DTSTART:20261031T100000Z
+       RRULE:FREQ=MONTHLY;COUNT=3`,
+      `UID:workday
+       SUMMARY:Last working day
+       DTSTART:20260901T170000Z
+       RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1`,
+    );
+    const between = (title: string, a: string, b: string) =>
+      eventsBetween(ics, new Date(a), new Date(b)).filter((e) => e.title === title).map((e) => iso(e.start).slice(0, 10));
+    expect(between("On the 31st", "2026-10-01T00:00:00Z", "2027-06-01T00:00:00Z")).toEqual(["2026-10-31", "2026-12-31", "2027-01-31"]);
+    // 31 October 2026 is a Saturday, 30 November a Monday.
+    expect(between("Last working day", "2026-09-01T00:00:00Z", "2026-12-01T00:00:00Z")).toEqual(["2026-09-30", "2026-10-30", "2026-11-30"]);
+  });
+
+  it("repeats yearly on the date, on the 29th of February only in leap years, and on the nth weekday of a month", () => {
+    const ics = calendar(
+      `UID:birthday
+       SUMMARY:Birthday
+       DTSTART;VALUE=DATE:19901126
+       RRULE:FREQ=YEARLY`,
+      `UID:leap
+       SUMMARY:Leap day
+       DTSTART;VALUE=DATE:20240229
+       RRULE:FREQ=YEARLY`,
+      `UID:thanks
+       SUMMARY:Thanksgiving
+       DTSTART:20201126T170000Z
+       RRULE:FREQ=YEARLY;BYMONTH=11;BYDAY=4TH`,
+    );
+    expect(eventsBetween(ics, from, to).map((e) => [e.title, iso(e.start).slice(0, 10), e.allDay])).toEqual([
+      ["Birthday", "2026-11-26", true],
+      ["Thanksgiving", "2026-11-26", false],
+    ]);
+    const leapDays = eventsBetween(ics, new Date("2024-03-01T00:00:00Z"), new Date("2032-12-31T00:00:00Z")).filter((e) => e.title === "Leap day");
+    expect(leapDays.map((e) => iso(e.start).slice(0, 10))).toEqual(["2028-02-29", "2032-02-29"]);
+  });
+
+  it("limits a daily rule to the named weekdays", () => {
+    const ics = calendar(`UID:weekdays
+      SUMMARY:Weekdays only
+      DTSTART:20261102T073000Z
+      RRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR`);
+    expect(eventsBetween(ics, from, to).map((e) => iso(e.start).slice(0, 10))).toEqual(["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"]);
+  });
+
+  it("reads Windows zone names and zone paths that end in an IANA name", () => {
+    const ics = calendar(
+      `UID:windows
+       SUMMARY:Outlook
+       DTSTART;TZID=W. Europe Standard Time:20261124T090000`,
+      `UID:quoted
+       SUMMARY:Eastern
+       DTSTART;TZID="Eastern Standard Time":20261124T090000`,
+      `UID:path
+       SUMMARY:Path
+       DTSTART;TZID=/mozilla.org/20050126_1/Asia/Tokyo:20261124T090000`,
+    );
+    // Berlin is UTC+1, New York UTC−5 and Tokyo UTC+9 in November.
+    expect(eventsBetween(ics, from, to).map((e) => [e.title, iso(e.start)])).toEqual([
+      ["Path", "2026-11-24T00:00:00.000Z"],
+      ["Outlook", "2026-11-24T08:00:00.000Z"],
+      ["Eastern", "2026-11-24T14:00:00.000Z"],
+    ]);
+  });
+
   it("skips what it cannot read and never throws: no start, bad dates, unknown zones read as UTC, garbage", () => {
     const ics = calendar(
       `UID:nostart
@@ -130,10 +237,17 @@ describe("eventsBetween", () => {
        SUMMARY:Bad date
        DTSTART:20261332T250000Z`,
       `UID:zone
-       SUMMARY:Windows zone
-       DTSTART;TZID=W. Europe Standard Time:20261124T090000`,
+       SUMMARY:Unknown zone
+       DTSTART;TZID=Mars Standard Time:20261124T090000`,
+      `UID:rule
+       SUMMARY:Unreadable rule parts
+       DTSTART:20261123T120000Z
+       RRULE:FREQ=MONTHLY;BYMONTHDAY=0,x,40;BYDAY=9ZZ;BYSETPOS=`,
     );
-    expect(eventsBetween(ics, from, to).map((e) => [e.title, iso(e.start)])).toEqual([["Windows zone", "2026-11-24T09:00:00.000Z"]]);
+    expect(eventsBetween(ics, from, to).map((e) => [e.title, iso(e.start)])).toEqual([
+      ["Unreadable rule parts", "2026-11-23T12:00:00.000Z"],
+      ["Unknown zone", "2026-11-24T09:00:00.000Z"],
+    ]);
     expect(eventsBetween("not a calendar at all", from, to)).toEqual([]);
     expect(eventsBetween("BEGIN:VEVENT\r\nDTSTART:20261124T090000Z", from, to)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { type CalendarEvent, eventsBetween } from "./ics";
+import { type Calendar, type CalendarEvent, eventsBetween, readCalendar } from "./ics";
 import { ttlCache } from "./ttl-cache";
 
 /**
@@ -14,27 +14,29 @@ export const CALENDAR_CACHE_MS = 60_000;
 export const CALENDAR_MAX_BYTES = 2 * 1024 * 1024;
 const DAY_MS = 86_400_000;
 
-export type Feed = { available: true; ics: string } | { available: false };
+/** A feed is read once per fetch; every request of the next minute reuses what was read. */
+export type Feed = { available: true; calendar: Calendar } | { available: false };
 
 export interface CalendarSource {
-  /** The feed's text, from this instance's copy when it is under a minute old. */
+  /** The feed, from this instance's copy when it is under a minute old. */
   feed(): Promise<Feed>;
 }
 
 export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): CalendarSource {
-  const cache = ttlCache<string>(deps.clock, CALENDAR_CACHE_MS, 1);
+  const cache = ttlCache<Calendar>(deps.clock, CALENDAR_CACHE_MS, 1);
   let inFlight: Promise<Feed> | null = null;
   const url = deps.config.calendarUrl;
   return {
     feed() {
       if (url === null) return Promise.resolve({ available: false });
       const kept = cache.get(url);
-      if (kept !== undefined) return Promise.resolve({ available: true, ics: kept });
+      if (kept !== undefined) return Promise.resolve({ available: true, calendar: kept });
       // Requests arriving while the feed is being fetched wait for that one fetch.
       inFlight ??= fetchFeed(url)
         .then((ics): Feed => {
-          cache.set(url, ics);
-          return { available: true, ics };
+          const calendar = readCalendar(ics);
+          cache.set(url, calendar);
+          return { available: true, calendar };
         })
         .catch((error: unknown): Feed => {
           deps.log.warn("calendar feed unavailable", { error: error instanceof Error ? error.message : String(error) });
@@ -99,14 +101,14 @@ export async function weekEvents(source: CalendarSource, day: Date): Promise<{ w
   const week = { start: start.toISOString().slice(0, 10), end: end.toISOString().slice(0, 10) };
   const feed = await source.feed();
   if (!feed.available) return { week, available: false, events: [] };
-  return { week, available: true, events: eventsBetween(feed.ics, start, end).map(view) };
+  return { week, available: true, events: eventsBetween(feed.calendar, start, end).map(view) };
 }
 
 /** Events with a place, from now to `days` ahead, in order. */
 export async function upcomingLocations(source: CalendarSource, now: Date, days: number): Promise<Array<{ location: string; title: string; start: string; end: string; allDay: boolean }>> {
   const feed = await source.feed();
   if (!feed.available) return [];
-  return eventsBetween(feed.ics, now, new Date(now.getTime() + days * DAY_MS))
+  return eventsBetween(feed.calendar, now, new Date(now.getTime() + days * DAY_MS))
     .filter((e) => e.location !== null)
     .map(view)
     .map(({ location, title, start, end, allDay }) => ({ location: location as string, title, start, end, allDay }));
@@ -119,7 +121,7 @@ export async function upcomingLocations(source: CalendarSource, now: Date, days:
 export async function currentLocation(source: CalendarSource, now: Date, fallback: string | null): Promise<{ location: string | null; source: "calendar" | "default"; until: string | null }> {
   const feed = await source.feed();
   const here = feed.available
-    ? eventsBetween(feed.ics, new Date(now.getTime() - 1), new Date(now.getTime() + 1))
+    ? eventsBetween(feed.calendar, new Date(now.getTime() - 1), new Date(now.getTime() + 1))
         .filter((e) => e.location !== null && e.start.getTime() <= now.getTime() && now.getTime() < e.end.getTime())
         .sort((a, b) => b.start.getTime() - a.start.getTime())[0]
     : undefined;
