@@ -20,7 +20,7 @@ function run(what: string, command: string, args: string[], env: Record<string, 
 }
 
 async function ensureFree(p: Profile, official: boolean): Promise<void> {
-  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb, p.gaming];
+  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb, p.gaming, p.federated];
   const taken: number[] = [];
   for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
   if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
@@ -51,6 +51,8 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
   waits.push(waitFor("dev mail inbox", () => httpOk(`http://127.0.0.1:${p.mailWeb}/email`), 15000, mail));
   const gaming = procs.start("gaming provider", process.execPath, [join(root, "tools", "gaming-provider.ts"), "--port", String(p.gaming)], { quiet: true });
   waits.push(waitFor("gaming provider", () => httpOk(`http://127.0.0.1:${p.gaming}/__control`), 15000, gaming));
+  const federated = procs.start("federated provider", process.execPath, [join(root, "tools", "federated-provider.ts"), "--port", String(p.federated)], { quiet: true });
+  waits.push(waitFor("federated provider", () => httpOk(`http://127.0.0.1:${p.federated}/.well-known/openid-configuration`), 15000, federated));
   await Promise.all(waits);
 
   const only = official ? "auth,functions,hosting,firestore" : "auth,functions,hosting";
@@ -76,6 +78,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   firestore                 127.0.0.1:${p.firestore}
   dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
+  federated provider        http://127.0.0.1:${p.federated} (local OpenID Connect, idp=search)
 `);
 }
 

@@ -45,6 +45,7 @@ export function serviceDeps(settings: BenchSettings): any {
     idpSigningSecret: BENCH_IDP_SIGNING_SECRET,
     claimNamespace: "identity",
     gamingEndpoint: settings.gamingEndpoint ?? null,
+    federated: null,
     calendarUrl: null,
     defaultLocation: null,
   };

@@ -32,6 +32,16 @@ export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
   description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
 });
 
+export const federatedProviders = defineString("FEDERATED_PROVIDERS", {
+  default: "",
+  description:
+    'The `federated` bridge\'s providers, as JSON: { "<idp>": { "issuer", "clientId", "providerId", "scope"? } } for idp search, professional, codehost, devicemaker or native; empty leaves the bridge unavailable',
+});
+export const idpApiKey = defineString("IDP_API_KEY", {
+  default: "",
+  description: "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
+});
+
 export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {
   default: "",
   description: "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
@@ -50,6 +60,8 @@ export const sessionKeys = defineSecret("SESSION_KEYS");
 /** `kid:secret` pairs separated by commas; the first keys new hashes, all verify (rotation). */
 export const codePepper = defineSecret("CODE_PEPPER");
 export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
+/** JSON object of the federated bridge's client secrets, one per idp: { "<idp>": "<secret>" }. */
+export const federatedClientSecrets = defineSecret("FEDERATED_CLIENT_SECRETS");
 
 export interface Config {
   parentDomain: string;
@@ -66,10 +78,70 @@ export interface Config {
   claimNamespace: string;
   /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
   gamingEndpoint: string | null;
+  /** The `federated` bridge's providers and how to sign in at the identity provider; null: not configured. */
+  federated: FederatedConfig | null;
   /** The shared calendar's iCalendar feed (https, or loopback http); null: none. */
   calendarUrl: string | null;
   /** What GET /location answers when the calendar places no one anywhere. */
   defaultLocation: string | null;
+}
+
+/** The provider selectors the contract names for the `federated` bridge. */
+export const FEDERATED_IDPS = ["search", "professional", "codehost", "devicemaker", "native"] as const;
+export type FederatedIdp = (typeof FEDERATED_IDPS)[number];
+
+/** An OpenID Connect provider behind the identity provider, as the federated bridge reaches it. */
+export interface FederatedProvider {
+  /** Its issuer: discovery, and the `iss` its ID tokens must carry (https, or loopback http). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Its provider id at the identity provider (`google.com`, `apple.com`, `oidc.<name>`). */
+  providerId: string;
+  scope: string;
+}
+
+export interface FederatedConfig {
+  apiKey: string;
+  providers: Partial<Record<FederatedIdp, FederatedProvider>>;
+}
+
+/**
+ * FEDERATED_PROVIDERS with its secrets. A mistake here stops the function at its first request
+ * with a message naming the setting, rather than failing sign-ins one by one.
+ */
+export function federatedConfig(providersJson: string, secretsJson: string, apiKey: string): FederatedConfig | null {
+  if (providersJson.trim() === "") return null;
+  const fail = (what: string) => new Error(`FEDERATED_PROVIDERS: ${what}`);
+  const parse = (json: string, name: string): Record<string, unknown> => {
+    try {
+      const value: unknown = JSON.parse(json === "" ? "{}" : json);
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // Reported below, without the text: it may hold a secret.
+    }
+    throw new Error(`${name} must be a JSON object`);
+  };
+  const rows = parse(providersJson, "FEDERATED_PROVIDERS");
+  const secrets = parse(secretsJson, "FEDERATED_CLIENT_SECRETS");
+  if (apiKey.trim() === "") throw fail("IDP_API_KEY must be set too");
+  const providers: FederatedConfig["providers"] = {};
+  for (const [idp, row] of Object.entries(rows)) {
+    if (!(FEDERATED_IDPS as readonly string[]).includes(idp)) throw fail(`unknown idp "${idp}"`);
+    const r = (typeof row === "object" && row !== null ? row : {}) as Record<string, unknown>;
+    const text = (key: string) => (typeof r[key] === "string" && (r[key] as string).trim() !== "" ? (r[key] as string).trim() : null);
+    const issuer = text("issuer");
+    const clientId = text("clientId");
+    const providerId = text("providerId");
+    const secret = typeof secrets[idp] === "string" ? (secrets[idp] as string) : "";
+    if (issuer === null || clientId === null || providerId === null) throw fail(`${idp} needs issuer, clientId and providerId`);
+    if (secret === "") throw fail(`${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
+    const scope = text("scope") ?? "openid email profile";
+    if (!scope.split(" ").includes("openid")) throw fail(`${idp}'s scope must include openid`);
+    remoteEndpoint(`FEDERATED_PROVIDERS ${idp}.issuer`, issuer);
+    providers[idp as FederatedIdp] = { issuer, clientId, clientSecret: secret, providerId, scope };
+  }
+  return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };
 }
 
 export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
@@ -133,6 +205,7 @@ export function readConfig(): Config {
     idpSigningSecret: secret(idpSigningSecret),
     claimNamespace: urnNamespace(orDefault(claimNamespace.value(), "identity")),
     gamingEndpoint: openIdEndpoint(gamingOpenIdEndpoint.value()),
+    federated: federatedConfig(federatedProviders.value(), secret(federatedClientSecrets), idpApiKey.value()),
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", calendarIcsUrl.value()),
     defaultLocation: defaultLocation.value().trim() === "" ? null : defaultLocation.value().trim(),
   };

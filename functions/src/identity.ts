@@ -24,6 +24,57 @@ export interface Identity {
    */
   accountForEmail(email: string): Promise<string>;
   revokeSessions(uid: string): Promise<void>;
+  /**
+   * Signs in at the identity provider with an ID token from a provider behind it, as its own
+   * sign-in page would: the account linked to that provider account, created when there is none.
+   */
+  signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
+}
+
+export interface ProviderSignIn {
+  /** The identity provider's web API key. */
+  apiKey: string;
+  /** The provider's id at the identity provider (`google.com`, `oidc.<name>`). */
+  providerId: string;
+  idToken: string;
+  /** The address the provider sent the browser back to. */
+  requestUri: string;
+  signal: AbortSignal;
+}
+
+/** The identity provider's sign-in API: the local emulator when the stack runs one. */
+function identityToolkit(): string {
+  const emulator = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  return emulator ? `http://${emulator}/identitytoolkit.googleapis.com/v1` : "https://identitytoolkit.googleapis.com/v1";
+}
+
+/** `accounts:signInWithIdp`. Its error messages can quote the token, so only their code is kept. */
+async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
+  const res = await fetch(`${identityToolkit()}/accounts:signInWithIdp?key=${encodeURIComponent(input.apiKey)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      postBody: new URLSearchParams({ id_token: input.idToken, providerId: input.providerId }).toString(),
+      requestUri: input.requestUri,
+      returnSecureToken: true,
+      returnIdpCredential: true,
+    }),
+    signal: input.signal,
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: unknown } };
+  const code = (message: unknown) => (typeof message === "string" ? (message.split(/[ :]/)[0] ?? "") : "");
+  if (!res.ok) throw new Error(`the identity provider refused the sign-in (${res.status} ${code(body.error?.message)})`);
+  // One account per address: an address already signed in another way needs that account's owner to link it first.
+  if (body.needConfirmation === true) throw new Error("the identity provider holds this address under another sign-in method (needConfirmation)");
+  if (typeof body.errorMessage === "string") throw new Error(`the identity provider refused the sign-in (${code(body.errorMessage)})`);
+  if (typeof body.localId !== "string" || body.localId === "") throw new Error("the identity provider named no account");
+  return {
+    uid: body.localId,
+    email: typeof body.email === "string" && body.emailVerified === true ? body.email : null,
+    phone: null,
+    name: typeof body.displayName === "string" && body.displayName !== "" ? body.displayName : null,
+    provider: input.providerId,
+  };
 }
 
 /** Provider answers that mean "this credential is no good", as opposed to "I could not check". */
@@ -103,5 +154,6 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       return user.uid;
     },
     revokeSessions: (uid) => auth().revokeRefreshTokens(uid),
+    signInWithProvider: signInWithIdp,
   };
 }

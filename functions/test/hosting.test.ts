@@ -1,5 +1,5 @@
 /** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
-import { createHmac } from "node:crypto";
+import { createHmac, randomInt } from "node:crypto";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -47,7 +47,8 @@ describe("Hosting rewrites", () => {
 
   it("signs in through the gaming bridge and the stack's provider, the state cookie passing Hosting beside a session cookie", async () => {
     const listed = await fetch(`${base}/auth/bridge/`);
-    expect(await listed.json()).toEqual({ providers: [expect.objectContaining({ id: "gaming", start: "/auth/bridge/gaming/start" })] });
+    const { providers } = (await listed.json()) as { providers: Array<{ id: string }> };
+    expect(providers.map((p) => p.id).sort()).toEqual(["federated", "gaming"]);
     const started = await fetch(`${base}/auth/bridge/gaming/start`, { redirect: "manual" });
     expect(started.status).toBe(302);
     const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
@@ -66,6 +67,19 @@ describe("Hosting rewrites", () => {
     expect(to.pathname).toBe("/");
     expect(to.searchParams.get("customToken")).toEqual(expect.any(String));
     expect(done.headers.getSetCookie()[0]).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge;/);
+  });
+
+  it("signs in through the federated bridge, the stack's OpenID Connect provider and the Auth emulator", async () => {
+    const started = await fetch(`${base}/auth/bridge/federated/start?idp=search`, { redirect: "manual" });
+    expect(started.status).toBe(302);
+    const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    const sub = String(randomInt(1, 1_000_000_000));
+    const atProvider = await fetch(`${started.headers.get("location")}&account=${sub}&email=hosting-${sub}@example.test`, { redirect: "manual" });
+    const back = new URL(atProvider.headers.get("location") as string);
+    expect(`${back.origin}${back.pathname}`).toBe(`${base}/auth/bridge/federated/callback`);
+    const done = await fetch(back, { redirect: "manual", headers: { cookie: stateCookie } });
+    expect(done.status).toBe(302);
+    expect(new URL(done.headers.get("location") as string).searchParams.get("customToken")).toEqual(expect.any(String));
   });
 
   it("opens a session through Hosting, which passes the cookie both ways, and gates with it", async () => {

@@ -26,7 +26,7 @@ describe("the deploy manifest", () => {
     expect(endpoints).toEqual({
       sessions: https("SESSION_KEYS"),
       otp: https("SESSION_KEYS", "CODE_PEPPER", "SMTP_PASSWORD"),
-      bridge: https("SESSION_KEYS"),
+      bridge: https("SESSION_KEYS", "FEDERATED_CLIENT_SECRETS"),
       oidc: https("SESSION_KEYS"),
       people: https("SESSION_KEYS"),
       startpage: https("SESSION_KEYS"),

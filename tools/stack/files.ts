@@ -5,22 +5,34 @@ import { idSitePort, type Profile } from "./ports.ts";
 
 /**
  * Local secrets are made on first run and never committed: a fresh session-signing key and code
- * pepper per checkout. The claims signing secret is the fixed dev value of local-stack.md.
+ * pepper per checkout. The claims signing secret is the fixed dev value of local-stack.md, and the
+ * federated bridge's client secret the one the stack's own provider expects. A secret added since
+ * the file was made is appended to it.
  */
 export function ensureLocalSecrets(root: string): void {
   const path = join(root, "functions", ".secret.local");
-  if (existsSync(path)) return;
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const kid = `dev-${randomBytes(4).toString("hex")}`;
-  const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
-  const lines = [
-    `SESSION_KEYS='${JSON.stringify([jwk])}'`,
-    `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`,
+  const have = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const named = (line: string) => line.slice(0, line.indexOf("="));
+  const present = new Set(have.split("\n").filter((l) => l.includes("=")).map(named));
+  const fresh = (): string[] => {
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const kid = `dev-${randomBytes(4).toString("hex")}`;
+    const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
+    return [`SESSION_KEYS='${JSON.stringify([jwk])}'`, `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`];
+  };
+  const wanted = [
+    ...(present.has("SESSION_KEYS") && present.has("CODE_PEPPER") ? [] : fresh()),
     "IDP_SIGNING_SECRET=dev-idp-signing-secret",
     "SMTP_PASSWORD=unused-locally",
+    `FEDERATED_CLIENT_SECRETS='${JSON.stringify({ search: LOCAL_FEDERATED_CLIENT.secret })}'`,
   ];
-  writeFileSync(path, lines.join("\n") + "\n", { mode: 0o600 });
+  const missing = wanted.filter((line) => !present.has(named(line)));
+  if (missing.length === 0) return;
+  writeFileSync(path, (have === "" || have.endsWith("\n") ? have : `${have}\n`) + missing.join("\n") + "\n", { mode: 0o600 });
 }
+
+/** The client the stack's federated provider (tools/federated-provider.ts) registers. */
+export const LOCAL_FEDERATED_CLIENT = { id: "local-federated-client", secret: "local-federated-secret" };
 
 /** Settings the functions read on this stack: mail goes to the stack's own dev inbox. */
 export function writeFunctionsEnv(root: string, p: Profile): void {
@@ -34,6 +46,9 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
     // The gaming bridge signs in against the stack's own OpenID 2.0 provider.
     `GAMING_OPENID_ENDPOINT=http://127.0.0.1:${p.gaming}/openid/login`,
+    // The federated bridge's `search` is the stack's own OpenID Connect provider, as google.com at the Auth emulator.
+    `FEDERATED_PROVIDERS='${JSON.stringify({ search: { issuer: `http://127.0.0.1:${p.federated}`, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "google.com" } })}'`,
+    "IDP_API_KEY=local-api-key",
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
   // The emulator saves the default of a param it found no value for in `.env.local`, which then

@@ -12,6 +12,8 @@ export interface Profile {
   mailWeb: number;
   /** The local OpenID 2.0 provider of the `gaming` bridge. */
   gaming: number;
+  /** The local OpenID Connect provider behind the `federated` bridge. */
+  federated: number;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -33,6 +35,7 @@ export function profile(name: "dev" | "test"): Profile {
       smtp: envPort("MAIL_SMTP_PORT", 1025),
       mailWeb: envPort("MAIL_WEB_PORT", 1080),
       gaming: envPort("GAMING_PROVIDER_PORT", 5010),
+      federated: envPort("FEDERATED_PROVIDER_PORT", 5015),
     };
   }
   // TEST_PORT_OFFSET lets two suites run side by side (e.g. two checkouts on one machine).
@@ -49,6 +52,7 @@ export function profile(name: "dev" | "test"): Profile {
     smtp: 1125 + off,
     mailWeb: 1180 + off,
     gaming: 5110 + off,
+    federated: 5115 + off,
   };
 }
 

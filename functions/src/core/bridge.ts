@@ -1,32 +1,26 @@
 import { MINUTE } from "../clock";
 import type { Config } from "../config";
-import type { Deps } from "../deps";
 import * as states from "../store/bridge-states";
 import { AppError, ensure } from "./errors";
-import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
+import { type BridgeDeps, type Protocol, step } from "./bridge-protocol";
+import { federatedProtocol } from "./bridge-federated";
+import { gamingProtocol } from "./bridge-gaming";
 import { resolvePerson } from "./resolve-person";
 import { constantTimeEqual, sha256 } from "./secrets";
 
 /** From start to callback: time to sign in at the provider, and no more. */
 export const BRIDGE_STATE_LIFETIME_MS = 10 * MINUTE;
 
-/**
- * How long the callback waits for the provider to confirm an assertion. Below the request
- * deadline (8 s), so a provider that hangs still gets the person a page of ours, not a 503.
- */
-export const PROVIDER_TIMEOUT_MS = 5000;
-
 interface ProviderRow {
   label: string;
-  /** The provider's OpenID 2.0 endpoint under this configuration; null: people cannot sign in with it. */
-  endpoint(config: Config): string | null;
+  protocol: Protocol | null;
 }
 
 /** Every bridge the contract registers; a disabled one is still known (503, not 404). */
 const PROVIDERS: Record<string, ProviderRow> = {
-  federated: { label: "Sign in with the identity provider", endpoint: () => null },
-  gaming: { label: "Sign in with a gaming account", endpoint: (config) => config.gamingEndpoint },
-  photo: { label: "Sign in with a photo account", endpoint: () => null },
+  federated: { label: "Sign in with the identity provider", protocol: federatedProtocol },
+  gaming: { label: "Sign in with a gaming account", protocol: gamingProtocol },
+  photo: { label: "Sign in with a photo account", protocol: null },
 };
 
 export interface BridgeListing {
@@ -37,17 +31,16 @@ export interface BridgeListing {
 
 export function listBridges(config: Config): BridgeListing[] {
   return Object.entries(PROVIDERS)
-    .filter(([, row]) => row.endpoint(config) !== null)
+    .filter(([, row]) => row.protocol?.available(config) === true)
     .map(([id, row]) => ({ id, label: row.label, start: `/auth/bridge/${id}/start` }));
 }
 
-/** The endpoint of a known and enabled provider, or the contract's 404 / 503. */
-function usable(config: Config, provider: string): string {
+/** The protocol of a known and enabled provider, or the contract's 404 / 503. */
+function usable(config: Config, provider: string): Protocol {
   const row = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
   ensure(row, "bridge_unknown_provider");
-  const endpoint = row.endpoint(config);
-  ensure(endpoint !== null, "bridge_disabled");
-  return endpoint;
+  ensure(row.protocol !== null && row.protocol.available(config), "bridge_disabled");
+  return row.protocol;
 }
 
 /**
@@ -68,13 +61,6 @@ export function allowedRedirect(config: Config, raw: string | undefined): string
   return url.toString();
 }
 
-/** The provider sends the browser back here, state included, so the callback can match it to its cookie. */
-function returnTo(config: Config, provider: string, state: string): string {
-  return `${config.serviceUrl}/auth/bridge/${provider}/callback?state=${state}`;
-}
-
-type BridgeDeps = Pick<Deps, "config" | "store" | "clock" | "random" | "log" | "identity">;
-
 export interface Started {
   /** Goes in the state cookie; its hash keys the stored state. */
   state: string;
@@ -82,13 +68,14 @@ export interface Started {
 }
 
 /** GET /auth/bridge/:provider/start: remembers where to go afterwards, then sends the browser to the provider. */
-export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined }): Promise<Started> {
-  const endpoint = usable(deps.config, provider);
+export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined; idp: string | undefined }): Promise<Started> {
+  const protocol = usable(deps.config, provider);
   const redirect = allowedRedirect(deps.config, input.redirect);
   const state = deps.random.token(32);
+  const { location, extra } = await protocol.begin(deps, { state, idp: input.idp });
   const now = deps.clock.now();
-  await states.save(deps.store, { hash: sha256(state), provider, redirect, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null });
-  return { state, location: checkIdSetupUrl(endpoint, returnTo(deps.config, provider, state), `${deps.config.serviceUrl}/`) };
+  await states.save(deps.store, { hash: sha256(state), provider, redirect, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null, ...extra });
+  return { state, location };
 }
 
 /**
@@ -111,37 +98,17 @@ async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, 
   });
 }
 
-/** A failure on our side of the sign-in: logged once, without secrets, and shown as the contract's 500. */
-async function step<T>(deps: Pick<Deps, "log">, what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    deps.log.error(`bridge: ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
-    throw new AppError("bridge_failed");
-  }
-}
-
 /**
  * GET /auth/bridge/:provider/callback: checks the state, has the provider confirm the
  * assertion, finds or creates the person (a new one is pending: a bridge never approves
  * anyone), and sends the browser to the identity host with a custom token.
  */
 export async function completeBridge(deps: BridgeDeps, provider: string, query: Record<string, unknown>, cookieStates: string[]): Promise<string> {
-  const endpoint = usable(deps.config, provider);
+  const protocol = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieStates);
-  let account: string;
-  try {
-    account = await verifyAssertion(openIdFields(query), { endpoint, returnTo: returnTo(deps.config, provider, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });
-  } catch (err) {
-    if (err instanceof AppError && err.code === "bridge_provider_failed") {
-      deps.log.warn("bridge: the provider did not confirm in time or failed", { provider, error: err.cause instanceof Error ? err.cause.message : String(err.cause) });
-    }
-    throw err;
-  }
-  const uid = `${provider}:${account}`;
-  await step(deps, "person", () => resolvePerson(deps, { uid, email: null, phone: null, name: null, provider }));
-  const customToken = await step(deps, "custom token", () => deps.identity.createCustomToken(uid));
+  const signIn = await protocol.finish(deps, query, state);
+  await step(deps, "person", () => resolvePerson(deps, signIn));
+  const customToken = await step(deps, "custom token", () => deps.identity.createCustomToken(signIn.uid));
   const next = new URL(`${deps.config.idUrl}/`);
   next.searchParams.set("customToken", customToken);
   next.searchParams.set("redirect", state.redirect);

@@ -28,8 +28,8 @@ export function routes(deps: Deps): Router {
     const provider = String(req.params.provider);
     const redirect = single(req.query.redirect, "bridge_redirect_not_allowed");
     // `idp` selects a provider behind the `federated` bridge; a repeated one is refused here too.
-    single(req.query.idp, "bridge_idp_invalid");
-    const started = await startBridge(deps, provider, { redirect });
+    const idp = single(req.query.idp, "bridge_idp_invalid");
+    const started = await startBridge(deps, provider, { redirect, idp });
     // Sign-ins started in other tabs stay pending beside this one.
     setBridgeStateCookie(res, config.parentDomain, [started.state, ...readBridgeStates(req)], BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, started.location);

@@ -11,6 +11,15 @@ export interface BridgeState {
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
+  /** The `federated` bridge's provider selector; null on other bridges. */
+  idp: string | null;
+  /**
+   * The PKCE verifier and nonce of an OpenID Connect sign-in (null on other bridges). The
+   * verifier has to be sent as it is, so it cannot be hashed; it is erased when the state is
+   * used, and is worth nothing without the authorization code and our client secret.
+   */
+  codeVerifier: string | null;
+  nonce: string | null;
 }
 
 export function save(db: Firestore, state: BridgeState): Promise<unknown> {
@@ -28,9 +37,13 @@ export async function findByHash(db: Firestore, hash: string, tx: Transaction): 
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),
+    idp: typeof d.idp === "string" ? d.idp : null,
+    codeVerifier: typeof d.codeVerifier === "string" ? d.codeVerifier : null,
+    nonce: typeof d.nonce === "string" ? d.nonce : null,
   };
 }
 
+/** Used once; the verifier goes with the use. */
 export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date): void {
-  tx.update(db.collection(BRIDGE_STATES).doc(hash), { usedAt: at });
+  tx.update(db.collection(BRIDGE_STATES).doc(hash), { usedAt: at, codeVerifier: null });
 }

@@ -42,6 +42,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     idpSigningSecret: "dev-idp-signing-secret",
     claimNamespace: "identity",
     gamingEndpoint: null,
+    federated: null,
     calendarUrl: null,
     defaultLocation: null,
     ...overrides,

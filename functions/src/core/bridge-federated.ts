@@ -1,0 +1,65 @@
+import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../config";
+import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./bridge-protocol";
+import { withDeadline } from "./deadline";
+import { AppError, ensure } from "./errors";
+import { authorizationUrl, discover, redeemCode, verifiedSubject } from "./oidc-relying-party";
+
+/** The provider behind the identity provider that `idp` selects, when this deployment has it. */
+function selected(deps: BridgeDeps, idp: string | null | undefined): { idp: FederatedIdp; provider: FederatedProvider } {
+  const known = typeof idp === "string" && (FEDERATED_IDPS as readonly string[]).includes(idp) ? (idp as FederatedIdp) : null;
+  const provider = known === null ? undefined : deps.config.federated?.providers[known];
+  ensure(known !== null && provider !== undefined, "bridge_idp_invalid");
+  return { idp: known, provider };
+}
+
+/** A single query parameter, or nothing: a repeated or odd one is no answer from the provider. */
+function param(query: Record<string, unknown>, name: string): string | null {
+  const value = query[name];
+  return typeof value === "string" && value.length > 0 && value.length <= 4096 ? value : null;
+}
+
+/**
+ * `federated`: the identity provider and the providers behind it. The browser goes straight to
+ * the provider `idp` selects (OpenID Connect, authorization code with PKCE and a nonce); the
+ * callback redeems the code, checks the ID token, and signs in with it at the identity provider,
+ * which finds or creates the account linked to that provider account: the same account the
+ * identity host's own "sign in with …" button would reach.
+ */
+export const federatedProtocol: Protocol = {
+  available: (config) => config.federated !== null,
+
+  async begin(deps, input) {
+    const { idp, provider } = selected(deps, input.idp);
+    const meta = await atProvider(deps, `federated/${idp}`, () => discover(provider, PROVIDER_TIMEOUT_MS));
+    const codeVerifier = deps.random.token(32);
+    const nonce = deps.random.token(16);
+    const location = authorizationUrl(meta, provider, { redirectUri: callbackUrl(deps.config, "federated"), state: input.state, nonce, codeVerifier });
+    return { location, extra: { idp, codeVerifier, nonce } };
+  },
+
+  async finish(deps, query, state) {
+    const { idp, provider } = selected(deps, state.idp);
+    // The person cancelled or the provider refused (RFC 6749 §4.1.2.1).
+    if (param(query, "error") !== null) throw new AppError("bridge_not_confirmed");
+    const code = param(query, "code");
+    ensure(code !== null && state.codeVerifier !== null && state.nonce !== null, "bridge_not_confirmed");
+    const redirectUri = callbackUrl(deps.config, "federated");
+    // One deadline for everything the provider is asked: discovery, the code, its keys.
+    const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
+    const idToken = await atProvider(deps, `federated/${idp}`, () =>
+      withDeadline(
+        (async () => {
+          const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
+          const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
+          await verifiedSubject(meta, provider, token, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          return token;
+        })(),
+        PROVIDER_TIMEOUT_MS,
+      ),
+    );
+    const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
+    return step(deps, "sign-in at the identity provider", () =>
+      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, idToken, requestUri: redirectUri, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) }),
+    );
+  },
+};

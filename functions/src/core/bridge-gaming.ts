@@ -1,0 +1,35 @@
+import { type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol } from "./bridge-protocol";
+import { AppError } from "./errors";
+import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
+
+/** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
+function returnTo(deps: BridgeDeps, state: string): string {
+  return `${callbackUrl(deps.config, "gaming")}?state=${state}`;
+}
+
+/**
+ * `gaming`: OpenID 2.0 with direct verification. The account is `gaming:<account number>` at the
+ * identity provider, created by the custom token the callback issues.
+ */
+export const gamingProtocol: Protocol = {
+  available: (config) => config.gamingEndpoint !== null,
+
+  async begin(deps, { state }) {
+    const endpoint = deps.config.gamingEndpoint as string;
+    return { location: checkIdSetupUrl(endpoint, returnTo(deps, state), `${deps.config.serviceUrl}/`), extra: { idp: null, codeVerifier: null, nonce: null } };
+  },
+
+  async finish(deps, query) {
+    const endpoint = deps.config.gamingEndpoint as string;
+    let account: string;
+    try {
+      account = await verifyAssertion(openIdFields(query), { endpoint, returnTo: returnTo(deps, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });
+    } catch (err) {
+      if (err instanceof AppError && err.code === "bridge_provider_failed") {
+        deps.log.warn("bridge: the provider did not confirm in time or failed", { provider: "gaming", error: err.cause instanceof Error ? err.cause.message : String(err.cause) });
+      }
+      throw err;
+    }
+    return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
+  },
+};

@@ -1,0 +1,231 @@
+import request from "supertest";
+import type { Express } from "express";
+import { createHash } from "node:crypto";
+import { federatedConfig } from "../src/config";
+import { sha256 } from "../src/core/secrets";
+import * as bridge from "../src/routes/bridge";
+import * as people from "../src/store/people";
+import { cryptoRandom } from "../src/random";
+import { signInWithCustomToken } from "./support/auth";
+import { appFor, auth, firestore, ID_URL, SERVICE_URL, testConfig, testDeps, unique } from "./support/deps";
+import { startFederatedProvider, type FederatedProvider } from "./support/federated-provider";
+import { personFor } from "./support/people";
+
+const db = firestore();
+const CALLBACK = `${SERVICE_URL}/auth/bridge/federated/callback`;
+let provider: FederatedProvider;
+
+beforeAll(async () => {
+  provider = await startFederatedProvider();
+});
+afterAll(async () => {
+  await provider.stop();
+});
+afterEach(async () => {
+  await provider.setMode("normal");
+});
+
+/** The bridge with `search` behind it, as the identity provider's `google.com`. */
+function federatedApp(): Express {
+  const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: provider.clientSecret }), "test-api-key");
+  return appFor(bridge, testDeps({ config: testConfig({ federated }) }));
+}
+
+function stateOf(cookie: string): string {
+  return cookie.slice("__session=bridge.".length).split(".")[0] as string;
+}
+
+async function start(app: Express, query = "?idp=search") {
+  const res = await request(app).get(`/auth/bridge/federated/start${query}`);
+  expect(res.status).toBe(302);
+  const setCookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("__session=bridge.")) as string;
+  return { location: new URL(res.headers.location as string), cookie: setCookie.split(";")[0] as string };
+}
+
+/** The person at the provider: signs in (or cancels) and is sent back with a code. */
+async function atProvider(location: URL, who: { account: string; email?: string; verified?: boolean; name?: string }): Promise<URL> {
+  const url = new URL(location);
+  url.searchParams.set("account", who.account);
+  if (who.email !== undefined) url.searchParams.set("email", who.email);
+  if (who.verified !== undefined) url.searchParams.set("email_verified", String(who.verified));
+  if (who.name !== undefined) url.searchParams.set("name", who.name);
+  const res = await fetch(url, { redirect: "manual" });
+  expect(res.status).toBe(302);
+  return new URL(res.headers.get("location") as string);
+}
+
+function callback(app: Express, to: URL, cookie: string) {
+  return request(app).get(to.pathname + to.search).set("Cookie", cookie).set("Accept", "application/json");
+}
+
+async function signIn(app: Express, who: Parameters<typeof atProvider>[1]) {
+  const started = await start(app);
+  return { started, res: await callback(app, await atProvider(started.location, who), started.cookie) };
+}
+
+function expectHtml(res: request.Response, status: number, text: RegExp): void {
+  expect(res.status).toBe(status);
+  expect(res.headers["content-type"]).toMatch(/^text\/html/);
+  expect(res.text).toMatch(text);
+}
+
+/** Where the identity host is sent, and the account its custom token signs in to. */
+async function landing(res: request.Response): Promise<{ uid: string; redirect: string | null }> {
+  expect(res.status).toBe(302);
+  const next = new URL(res.headers.location as string);
+  expect(`${next.origin}${next.pathname}`).toBe(`${ID_URL}/`);
+  const idToken = await signInWithCustomToken(next.searchParams.get("customToken") as string);
+  const { uid } = await auth().verifyIdToken(idToken);
+  return { uid, redirect: next.searchParams.get("redirect") };
+}
+
+const someone = () => ({ account: String(cryptoRandom.int(1, 2_000_000_000)), email: `${unique("fed")}@example.test`, name: "Fed Person" });
+
+describe("the federated bridge", () => {
+  it("is listed once a provider is configured behind it", async () => {
+    const res = await request(federatedApp()).get("/auth/bridge/");
+    expect(res.body.providers).toContainEqual({ id: "federated", label: expect.any(String), start: "/auth/bridge/federated/start" });
+  });
+
+  it("sends the browser straight to the provider idp selects, with PKCE and a nonce, and stores only the state's hash", async () => {
+    const { location, cookie } = await start(federatedApp());
+    expect(`${location.origin}${location.pathname}`).toBe(`${provider.issuer}/authorize`);
+    const q = location.searchParams;
+    expect([q.get("response_type"), q.get("client_id"), q.get("redirect_uri"), q.get("scope"), q.get("code_challenge_method")]).toEqual(["code", provider.clientId, CALLBACK, "openid email profile", "S256"]);
+    expect(q.get("state")).toBe(stateOf(cookie));
+    const stored = (await db.collection("bridgeStates").doc(sha256(stateOf(cookie))).get()).data() as Record<string, unknown>;
+    expect(stored).toMatchObject({ provider: "federated", idp: "search", nonce: q.get("nonce"), usedAt: null });
+    // The challenge is for the stored verifier, which never leaves the service.
+    expect(createHash("sha256").update(String(stored.codeVerifier)).digest("base64url")).toBe(q.get("code_challenge"));
+    expect(location.toString()).not.toContain(String(stored.codeVerifier));
+    expect(JSON.stringify(stored)).not.toContain(stateOf(cookie));
+  });
+
+  it.each([
+    ["no idp", ""],
+    ["an idp the contract does not name", "?idp=elsewhere"],
+    ["an idp this deployment has not configured", "?idp=codehost"],
+    ["a repeated idp", "?idp=search&idp=search"],
+  ])("refuses %s with a 400 page and remembers nothing", async (_, query) => {
+    const res = await request(federatedApp()).get(`/auth/bridge/federated/start${query}`).set("Accept", "application/json");
+    expectHtml(res, 400, /no such sign-in option/);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("signs a new person in as pending, through the identity provider's account linked to the provider's", async () => {
+    const app = federatedApp();
+    const who = someone();
+    const { started, res } = await signIn(app, who);
+    const { uid, redirect } = await landing(res);
+    expect(redirect).toBe(`${ID_URL}/account`);
+    const user = await auth().getUser(uid);
+    expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["google.com", who.account]);
+    const person = await people.findByUid(db, uid);
+    expect(person).toMatchObject({ status: "pending", emails: [who.email], name: who.name, role: "user", projects: [] });
+    // The state is spent, and the verifier with it.
+    const stored = (await db.collection("bridgeStates").doc(sha256(stateOf(started.cookie))).get()).data();
+    expect(stored?.usedAt).not.toBeNull();
+    expect(stored?.codeVerifier).toBeNull();
+  });
+
+  it("finds the same account and person on the next sign-in", async () => {
+    const app = federatedApp();
+    const who = someone();
+    const first = await landing((await signIn(app, who)).res);
+    const second = await landing((await signIn(app, who)).res);
+    expect(second.uid).toBe(first.uid);
+    expect((await db.collection("people").where("uids", "array-contains", first.uid).get()).size).toBe(1);
+  });
+
+  it("links the account to the person who holds its verified address; an unverified address links to nobody", async () => {
+    const app = federatedApp();
+    const who = someone();
+    const holder = await personFor({ uid: unique("other-uid"), email: who.email }, { status: "approved" });
+    const linked = await landing((await signIn(app, who)).res);
+    expect((await people.findById(db, holder.id))?.uids).toContain(linked.uid);
+
+    const stranger = { ...someone(), email: who.email.replace("fed", "unverified") };
+    const holder2 = await personFor({ uid: unique("other-uid"), email: stranger.email }, { status: "approved" });
+    const notLinked = await landing((await signIn(app, { ...stranger, verified: false })).res);
+    expect((await people.findById(db, holder2.id))?.uids).not.toContain(notLinked.uid);
+    expect(await people.findByUid(db, notLinked.uid)).toMatchObject({ status: "pending", emails: [] });
+  });
+
+  it("answers 401 when the person cancels at the provider, or the provider refuses the code", async () => {
+    const app = federatedApp();
+    const cancelled = await start(app);
+    expectHtml(await callback(app, await atProvider(cancelled.location, { account: "cancel" }), cancelled.cookie), 401, /did not confirm/);
+    await provider.setMode("refuse");
+    expectHtml((await signIn(app, someone())).res, 401, /did not confirm/);
+  });
+
+  it.each([
+    ["signed with a key the provider does not publish", "bad-signature"],
+    ["issued for another sign-in (nonce)", "wrong-nonce"],
+  ] as const)("answers 401 for an ID token %s, and signs nobody in", async (_, mode) => {
+    const app = federatedApp();
+    await provider.setMode(mode);
+    const who = someone();
+    expectHtml((await signIn(app, who)).res, 401, /did not confirm/);
+    await expect(auth().getUserByProviderUid("google.com", who.account)).rejects.toMatchObject({ code: "auth/user-not-found" });
+  });
+
+  it("answers 502 when the provider's ID token names no account", async () => {
+    await provider.setMode("no-sub");
+    expectHtml((await signIn(federatedApp(), someone())).res, 502, /did not say which account/);
+  });
+
+  it("answers 500 within its timeout when the provider does not answer", async () => {
+    await provider.setMode("hang");
+    const before = (await provider.stats()).tokens;
+    const { res } = await signIn(federatedApp(), someone());
+    expectHtml(res, 500, /could not be reached/);
+    // The provider was asked, and held the request until the callback gave up on it.
+    expect((await provider.stats()).tokens).toBe(before + 1);
+  }, 15000);
+
+  it("redeems a callback once, also when it is replayed at the same moment", async () => {
+    const app = federatedApp();
+    const started = await start(app);
+    const to = await atProvider(started.location, someone());
+    const results = await Promise.all(Array.from({ length: 8 }, () => callback(app, to, started.cookie)));
+    expect(results.filter((r) => r.status === 302)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(7);
+    expect((await provider.stats()).tokens).toBeGreaterThan(0);
+  });
+
+  it("answers 401 for a callback with neither a code nor an error", async () => {
+    const app = federatedApp();
+    const started = await start(app);
+    const to = new URL(CALLBACK);
+    to.searchParams.set("state", stateOf(started.cookie));
+    expectHtml(await callback(app, to, started.cookie), 401, /did not confirm/);
+  });
+});
+
+describe("FEDERATED_PROVIDERS", () => {
+  const row = { issuer: "https://accounts.example.test", clientId: "client", providerId: "google.com" };
+  const secrets = JSON.stringify({ search: "s3cret" });
+
+  it("is off when empty, and reads a provider with its secret and the default scope", () => {
+    expect(federatedConfig("", "", "")).toBeNull();
+    expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({ apiKey: "key", providers: { search: { ...row, clientSecret: "s3cret", scope: "openid email profile" } } });
+  });
+
+  it.each([
+    ["not JSON", "{", secrets, "key", /FEDERATED_PROVIDERS must be a JSON object/],
+    ["an unknown idp", JSON.stringify({ photos: row }), secrets, "key", /unknown idp "photos"/],
+    ["a missing field", JSON.stringify({ search: { ...row, clientId: "" } }), secrets, "key", /needs issuer, clientId and providerId/],
+    ["no secret", JSON.stringify({ search: row }), "{}", "key", /no client secret/],
+    ["no API key", JSON.stringify({ search: row }), secrets, "", /IDP_API_KEY/],
+    ["a plain-http issuer off loopback", JSON.stringify({ search: { ...row, issuer: "http://accounts.example.test" } }), secrets, "key", /must be https/],
+    ["a scope without openid", JSON.stringify({ search: { ...row, scope: "email" } }), secrets, "key", /must include openid/],
+  ])("refuses %s, naming the setting and never the secret", (_, providers, secretText, apiKey, message) => {
+    expect(() => federatedConfig(providers, secretText, apiKey)).toThrow(message);
+    try {
+      federatedConfig(providers, secretText, apiKey);
+    } catch (err) {
+      expect(String(err)).not.toContain("s3cret");
+    }
+  });
+});
