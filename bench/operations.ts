@@ -135,6 +135,20 @@ export async function runOperations(): Promise<Row[]> {
     };
     await bridge("new", "1 transaction (the state); new person: ≤ 2 reads + 1 commit");
     await bridge("known", "1 transaction (the state) + 1 read");
+
+    // The federated bridge, through the soak's local OpenID Connect provider and the Auth emulator.
+    const sub = String(randomBytes(4).readUInt32BE(0));
+    const federated = async (label: string, target: string) => {
+      let started: { status: number; location: string | null; setCookie: string[] } = { status: 0, location: null, setCookie: [] };
+      if (label === "new") await count("GET /auth/bridge/federated/start?idp=search", "1 write (the state)", async () => (started = await client.call("GET", "/auth/bridge/federated/start?idp=search")));
+      else started = await client.call("GET", "/auth/bridge/federated/start?idp=search");
+      const cookie = bridgeStateCookie(started.setCookie) ?? "";
+      const back = (await fetch(`${started.location}&account=${sub}&email=ops-${sub}@example.test`, { redirect: "manual" })).headers.get("location") ?? "";
+      const to = new URL(back);
+      await count(`GET /auth/bridge/federated/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`, target, () => client.call("GET", to.pathname + to.search, { headers: { cookie } }));
+    };
+    await federated("new", "1 transaction (the state); new person: 1 lookup + 1 transaction (≤ 2 reads + 1 commit)");
+    await federated("known", "1 transaction (the state) + 1 read");
     return rows;
   } finally {
     await env.stopAll();

@@ -14,7 +14,7 @@ const { clientCache } = service<any>("core/oidc-clients");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
 const { firebaseIdentity } = service<any>("identity");
-const { originsFor } = service<any>("config");
+const { federatedConfig, originsFor } = service<any>("config");
 const { smtpMailer } = service<any>("mailer");
 
 /** The identity provider's signing secret of the bench's service (its claims callback). */
@@ -29,6 +29,8 @@ export interface BenchSettings {
   personTtlMs?: number;
   /** The gaming bridge's OpenID 2.0 endpoint (the soak's local provider). */
   gamingEndpoint?: string;
+  /** FEDERATED_PROVIDERS and FEDERATED_CLIENT_SECRETS as JSON (the soak's local OpenID Connect provider). */
+  federated?: { providers: string; secrets: string };
 }
 
 export function serviceDeps(settings: BenchSettings): any {
@@ -45,7 +47,7 @@ export function serviceDeps(settings: BenchSettings): any {
     idpSigningSecret: BENCH_IDP_SIGNING_SECRET,
     claimNamespace: "identity",
     gamingEndpoint: settings.gamingEndpoint ?? null,
-    federated: null,
+    federated: settings.federated ? federatedConfig(settings.federated.providers, settings.federated.secrets, "bench-api-key") : null,
     calendarUrl: null,
     defaultLocation: null,
   };

@@ -7,6 +7,7 @@
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLIENT_ID as FEDERATED_CLIENT_ID, CLIENT_SECRET as FEDERATED_CLIENT_SECRET, startFederatedProvider, type FederatedProvider } from "../../tools/federated-provider.ts";
 import { startGamingProvider, type GamingProvider } from "../../tools/gaming-provider.ts";
 import { portAnswers, waitFor } from "../../tools/stack/processes.ts";
 import { root } from "../lib/functions.ts";
@@ -41,6 +42,8 @@ export class Environment {
   private auth: Proc | undefined;
   /** The gaming bridge's provider, in this process: the fault is its `hang` mode. */
   gaming: GamingProvider | undefined;
+  /** The OpenID Connect provider behind the federated bridge (idp `search`), in this process. */
+  federated: FederatedProvider | undefined;
 
   get firestoreHost(): string {
     return `127.0.0.1:${this.ports.firestore}`;
@@ -56,6 +59,7 @@ export class Environment {
     for (const key of Object.keys(this.ports) as Array<keyof Environment["ports"]>) this.ports[key] = await port();
     await Promise.all([this.startFirestore(), this.startMail(), this.startAuth()]);
     this.gaming = await startGamingProvider(await port());
+    this.federated = await startFederatedProvider(await port());
   }
 
   async startFirestore(): Promise<void> {
@@ -117,6 +121,8 @@ export class Environment {
       FIREBASE_AUTH_EMULATOR_HOST: this.authHost,
       METADATA_SERVER_DETECTION: "none",
       GAMING_OPENID_ENDPOINT: this.gaming?.endpoint ?? "",
+      FEDERATED_PROVIDERS: this.federated ? JSON.stringify({ search: { issuer: this.federated.issuer, clientId: FEDERATED_CLIENT_ID, providerId: "google.com" } }) : "",
+      FEDERATED_CLIENT_SECRETS: JSON.stringify({ search: FEDERATED_CLIENT_SECRET }),
     };
     const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], { env, logDir: this.dir, stdin: "pipe" });
     const base = `http://127.0.0.1:${port}`;
@@ -126,6 +132,7 @@ export class Environment {
 
   async stopAll(): Promise<void> {
     await this.gaming?.close();
+    await this.federated?.close();
     if (this.auth) await stop(this.auth, "SIGINT");
     await stopAll();
   }

@@ -4,7 +4,7 @@
  * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache.
  * One process, started once and never restarted: recovering from a fault is its job.
  * env: PORT, SESSION_KEYS, CODE_PEPPER, SMTP_PORT, GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST,
- * FIREBASE_AUTH_EMULATOR_HOST, GAMING_OPENID_ENDPOINT.
+ * FIREBASE_AUTH_EMULATOR_HOST, GAMING_OPENID_ENDPOINT, FEDERATED_PROVIDERS, FEDERATED_CLIENT_SECRETS.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps } from "../lib/service-deps.ts";
@@ -18,7 +18,7 @@ const { consoleLogger } = service<any>("logger");
 const groups = ["sessions", "otp", "startpage", "people", "claims"].map((name) => service<any>(`routes/${name}`));
 
 // Logged, not silenced: the log file is where the cause of an unexpected 5xx is found.
-const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, codePepper: process.env.CODE_PEPPER, smtpPort: Number(process.env.SMTP_PORT), log: consoleLogger, gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT });
+const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, codePepper: process.env.CODE_PEPPER, smtpPort: Number(process.env.SMTP_PORT), log: consoleLogger, gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT, federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" } });
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.
 const router = express.Router();

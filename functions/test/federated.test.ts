@@ -159,6 +159,17 @@ describe("the federated bridge", () => {
     expectHtml((await signIn(app, someone())).res, 401, /did not confirm/);
   });
 
+  it("answers 500 and logs it when the provider refuses our client secret", async () => {
+    const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: "not-the-secret" }), "test-api-key");
+    const deps = testDeps({ config: testConfig({ federated }) });
+    const lines: string[] = [];
+    deps.log = { ...deps.log, warn: (message: string, fields?: Record<string, unknown>) => void lines.push(`${message} ${JSON.stringify(fields)}`) };
+    const app = appFor(bridge, deps);
+    expectHtml((await signIn(app, someone())).res, 500, /could not be reached/);
+    expect(lines.join("\n")).toMatch(/invalid_client/);
+    expect(lines.join("\n")).not.toContain("not-the-secret");
+  });
+
   it.each([
     ["signed with a key the provider does not publish", "bad-signature"],
     ["issued for another sign-in (nonce)", "wrong-nonce"],

@@ -16,7 +16,9 @@ import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
 import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";
+import { startFederatedProvider } from "./support/federated-provider";
 import { startGamingProvider } from "./support/gaming-provider";
+import { federatedConfig } from "../src/config";
 import { codeFor } from "./support/inbox";
 import { accountWithPerson, cookieFrom } from "./support/people";
 import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
@@ -162,6 +164,34 @@ describe("Firestore operations of a bridge sign-in", () => {
       // finds nobody, and one transaction that checks the account's claim and commits the new
       // person with it.
       expect(first.callback).toMatchObject({ documentReads: 2, commits: 2 });
+      const again = await signIn();
+      expect(again.callback).toMatchObject({ transactions: 1, commits: 1, documentReads: 2 });
+    } finally {
+      await provider.stop();
+    }
+  });
+});
+
+describe("Firestore operations of a federated sign-in", () => {
+  it("start: one write; callback: one transaction for the state, then the person (one read when known)", async () => {
+    const provider = await startFederatedProvider();
+    try {
+      const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: provider.clientSecret }), "ops-api-key");
+      const app = appFor(bridge, testDeps({ store, config: testConfig({ federated }) }));
+      const sub = String(cryptoRandom.int(1, 2e9));
+      const signIn = async () => {
+        let started: request.Response | undefined;
+        const start = await counted(async () => (started = await request(app).get("/auth/bridge/federated/start?idp=search").expect(302)));
+        const cookie = (started?.headers["set-cookie"] as unknown as string[])[0]?.split(";")[0] as string;
+        const back = new URL((await fetch(`${started?.headers.location}&account=${sub}&email=ops-${sub}@example.test`, { redirect: "manual" })).headers.get("location") as string);
+        const callback = await counted(() => request(app).get(back.pathname + back.search).set("Cookie", cookie).expect(302));
+        return { start, callback };
+      };
+      const first = await signIn();
+      expect(first.start).toMatchObject({ documentReads: 0, transactions: 0, commits: 1, writes: 1 });
+      // The state's transaction; then the person: a lookup by account that finds nobody, and one
+      // transaction that checks the address's and the account's claims and commits the new person.
+      expect(first.callback).toMatchObject({ transactions: 2, commits: 2, documentReads: 3 });
       const again = await signIn();
       expect(again.callback).toMatchObject({ transactions: 1, commits: 1, documentReads: 2 });
     } finally {

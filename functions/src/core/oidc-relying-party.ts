@@ -81,7 +81,9 @@ export async function redeemCode(meta: ProviderMetadata, provider: FederatedProv
     signal: input.signal,
   });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (res.status === 400 || res.status === 401) throw new AppError("bridge_not_confirmed");
+  // Our own client refused is a configuration to fix (a 500, logged), not a person to turn away.
+  if (res.status === 401 || body?.error === "invalid_client") throw new Error(`the token endpoint refused our client (${res.status} invalid_client)`);
+  if (res.status === 400) throw new AppError("bridge_not_confirmed");
   if (res.status !== 200 || body === null) throw new Error(`the token endpoint answered ${res.status}`);
   if (typeof body.id_token !== "string") throw new AppError("bridge_no_account_id");
   return body.id_token;
