@@ -11,7 +11,7 @@
  * the token endpoint misbehave for fault tests (`GET /__control` reports the mode, the token
  * requests seen and those held): `refuse` answers invalid_grant, `no-sub` issues an ID token
  * without `sub`, `bad-signature` signs with a key it does not publish, `wrong-nonce` puts another
- * nonce in, `hang` never answers.
+ * nonce in, `other-azp` issues a token for two audiences to another client, `hang` never answers.
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -21,7 +21,7 @@ export const CLIENT_ID = "local-federated-client";
 export const CLIENT_SECRET = "local-federated-secret";
 const CODE_LIFETIME_MS = 60_000;
 
-export type FederatedMode = "normal" | "refuse" | "no-sub" | "bad-signature" | "wrong-nonce" | "hang";
+export type FederatedMode = "normal" | "refuse" | "no-sub" | "bad-signature" | "wrong-nonce" | "other-azp" | "hang";
 
 export interface FederatedProvider {
   issuer: string;
@@ -101,6 +101,7 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     scopes_supported: ["openid", "email", "profile"],
+    authorization_response_iss_parameter_supported: true,
   });
 
   const authorize = (res: ServerResponse, params: URLSearchParams): void => {
@@ -151,6 +152,7 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
       back.searchParams.set("code", code);
     }
     if (state !== null) back.searchParams.set("state", state);
+    back.searchParams.set("iss", issuer);
     res.writeHead(302, { location: back.toString() });
     res.end();
   };
@@ -180,6 +182,7 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
     if (grant.email !== null) Object.assign(claims, { email: grant.email, email_verified: grant.emailVerified });
     if (grant.name !== null) claims.name = grant.name;
     if (mode === "no-sub") delete claims.sub;
+    if (mode === "other-azp") Object.assign(claims, { aud: [CLIENT_ID, "another-client"], azp: "another-client" });
     const idToken = jwt(claims, kid, mode === "bad-signature" ? stranger : privateKey);
     json(res, 200, { access_token: randomBytes(32).toString("base64url"), token_type: "Bearer", expires_in: 3600, id_token: idToken });
   };

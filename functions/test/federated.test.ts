@@ -173,12 +173,22 @@ describe("the federated bridge", () => {
   it.each([
     ["signed with a key the provider does not publish", "bad-signature"],
     ["issued for another sign-in (nonce)", "wrong-nonce"],
+    ["for two audiences, issued to the other client (azp)", "other-azp"],
   ] as const)("answers 401 for an ID token %s, and signs nobody in", async (_, mode) => {
     const app = federatedApp();
     await provider.setMode(mode);
     const who = someone();
     expectHtml((await signIn(app, who)).res, 401, /did not confirm/);
     await expect(auth().getUserByProviderUid("google.com", who.account)).rejects.toMatchObject({ code: "auth/user-not-found" });
+  });
+
+  it("answers 401 for an answer that names another issuer than the provider this sign-in went to", async () => {
+    const app = federatedApp();
+    const started = await start(app);
+    const to = await atProvider(started.location, someone());
+    expect(to.searchParams.get("iss")).toBe(provider.issuer);
+    to.searchParams.set("iss", "https://elsewhere.example.test");
+    expectHtml(await callback(app, to, started.cookie), 401, /did not confirm/);
   });
 
   it("answers 502 when the provider's ID token names no account", async () => {

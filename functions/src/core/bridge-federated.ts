@@ -2,7 +2,7 @@ import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../co
 import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./bridge-protocol";
 import { withDeadline } from "./deadline";
 import { AppError, ensure } from "./errors";
-import { authorizationUrl, discover, redeemCode, verifiedSubject } from "./oidc-relying-party";
+import { authorizationUrl, discover, ensureIssuer, redeemCode, verifiedSubject } from "./oidc-relying-party";
 
 /** The provider behind the identity provider that `idp` selects, when this deployment has it. */
 function selected(deps: BridgeDeps, idp: string | null | undefined): { idp: FederatedIdp; provider: FederatedProvider } {
@@ -50,6 +50,7 @@ export const federatedProtocol: Protocol = {
       withDeadline(
         (async () => {
           const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
+          ensureIssuer(meta, query.iss);
           const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
           await verifiedSubject(meta, provider, token, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
           return token;

@@ -47,6 +47,14 @@ async function fetchMetadata(issuer: string, timeoutMs: number): Promise<Provide
   return { issuer, authorizationEndpoint: url("authorization_endpoint"), tokenEndpoint: url("token_endpoint"), jwksUri: url("jwks_uri") };
 }
 
+/**
+ * RFC 9207: a provider that names itself in its answer (`iss`) must be the one this sign-in went
+ * to, so an answer from another provider cannot be passed off as this one's.
+ */
+export function ensureIssuer(meta: ProviderMetadata, presented: unknown): void {
+  if (presented !== undefined && presented !== meta.issuer) throw new AppError("bridge_not_confirmed");
+}
+
 /** RFC 7636 S256: the challenge sent with the browser, for the verifier only we hold. */
 export function codeChallenge(verifier: string): string {
   return createHash("sha256").update(verifier, "ascii").digest("base64url");
@@ -106,6 +114,8 @@ export async function verifiedSubject(meta: ProviderMetadata, provider: Federate
   }
   // The nonce ties the token to this browser's sign-in: a token issued for another one is refused.
   ensureNonce(claims.nonce, input.nonce);
+  // OpenID Connect Core §3.1.3.7: a token for several audiences must have been issued to us.
+  if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== provider.clientId) throw new AppError("bridge_not_confirmed");
   if (typeof claims.sub !== "string" || claims.sub === "" || claims.sub.length > 255) throw new AppError("bridge_no_account_id");
   return claims.sub;
 }

@@ -4,7 +4,7 @@ import { stopped } from "./stand-in";
 
 const MAIN = join(__dirname, "..", "..", "..", "tools", "federated-provider.ts");
 
-export type FederatedMode = "normal" | "refuse" | "no-sub" | "bad-signature" | "wrong-nonce" | "hang";
+export type FederatedMode = "normal" | "refuse" | "no-sub" | "bad-signature" | "wrong-nonce" | "other-azp" | "hang";
 
 /** The local OpenID Connect provider (tools/federated-provider.ts) in a process of its own, on a free port. */
 export interface FederatedProvider {
