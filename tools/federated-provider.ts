@@ -15,7 +15,7 @@
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { HeldRequests, html, listen, readBody, serveFromCommandLine } from "./stack/local-provider.ts";
 
 export const CLIENT_ID = "local-federated-client";
 export const CLIENT_SECRET = "local-federated-secret";
@@ -44,16 +44,6 @@ interface Grant {
   expiresAt: number;
 }
 
-function html(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
@@ -80,12 +70,12 @@ function clientOf(req: IncomingMessage, form: URLSearchParams): { id: string; se
   return id !== null && secret !== null ? { id, secret } : null;
 }
 
-export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<FederatedProvider> {
+export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<FederatedProvider> {
   const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const stranger = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
   const kid = randomBytes(8).toString("hex");
   const grants = new Map<string, Grant>();
-  const held = new Set<ServerResponse>();
+  const held = new HeldRequests();
   let mode: FederatedMode = "normal";
   let tokens = 0;
   let issuer = "";
@@ -160,8 +150,7 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
   const token = (req: IncomingMessage, res: ServerResponse, form: URLSearchParams): void => {
     tokens++;
     if (mode === "hang") {
-      held.add(res);
-      res.on("close", () => held.delete(res));
+      held.hold(res);
       return;
     }
     const client = clientOf(req, form);
@@ -190,7 +179,7 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
   const setMode = (next: FederatedMode): void => {
     mode = next;
     // Leaving `hang`: the held requests fail now, as a provider that comes back drops them.
-    if (next !== "hang") for (const r of held) r.destroy();
+    if (next !== "hang") held.drop();
   };
 
   const server: Server = createServer((req, res) => {
@@ -215,34 +204,10 @@ export function startFederatedProvider(port = 0, host = "127.0.0.1"): Promise<Fe
     });
   });
 
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      const bound = (server.address() as AddressInfo).port;
-      issuer = `http://${host}:${bound}`;
-      resolve({
-        issuer,
-        port: bound,
-        setMode,
-        stats: () => ({ tokens, held: held.size }),
-        close: () =>
-          new Promise<void>((done) => {
-            for (const r of held) r.destroy();
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
+  const { port: bound, close } = await listen(server, port, host, held);
+  issuer = `http://${host}:${bound}`;
+  return { issuer, port: bound, setMode, stats: () => ({ tokens, held: held.size }), close };
 }
 
 // Run directly: serve until stopped.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf("--port");
-  const port = at > 0 ? Number(process.argv[at + 1]) : 5015;
-  const provider = await startFederatedProvider(port);
-  console.log(`federated provider (OpenID Connect) at ${provider.issuer}`);
-  const stop = () => void provider.close().then(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-}
+if (import.meta.url === `file://${process.argv[1]}`) await serveFromCommandLine(5015, (port) => startFederatedProvider(port), (p) => `federated provider (OpenID Connect) at ${p.issuer}`);

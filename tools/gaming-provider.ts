@@ -13,8 +13,8 @@
  * `hang` accepts check_authentication requests and never answers them.
  */
 import { createHmac, randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import { HeldRequests, html, listen, readBody, serveFromCommandLine } from "./stack/local-provider.ts";
 
 export const OPENID_NS = "http://specs.openid.net/auth/2.0";
 const SIGNED = "signed,op_endpoint,claimed_id,identity,return_to,response_nonce,assoc_handle";
@@ -31,24 +31,14 @@ export interface GamingProvider {
   close(): Promise<void>;
 }
 
-function html(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function keyValue(fields: Array<[string, string]>): string {
   return fields.map(([k, v]) => `${k}:${v}\n`).join("");
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-export function startGamingProvider(port = 0, host = "127.0.0.1"): Promise<GamingProvider> {
+export async function startGamingProvider(port = 0, host = "127.0.0.1"): Promise<GamingProvider> {
   const secret = randomBytes(32);
   const usedNonces = new Set<string>();
-  const held = new Set<ServerResponse>();
+  const held = new HeldRequests();
   let mode: ProviderMode = "normal";
   let checks = 0;
   let endpoint = "";
@@ -81,8 +71,7 @@ export function startGamingProvider(port = 0, host = "127.0.0.1"): Promise<Gamin
   const checkAuthentication = (res: ServerResponse, params: URLSearchParams): void => {
     checks++;
     if (mode === "hang") {
-      held.add(res);
-      res.on("close", () => held.delete(res));
+      held.hold(res);
       return;
     }
     const nonce = params.get("openid.response_nonce") ?? "";
@@ -123,7 +112,7 @@ export function startGamingProvider(port = 0, host = "127.0.0.1"): Promise<Gamin
   const setMode = (next: ProviderMode): void => {
     mode = next;
     // Leaving `hang`: the held requests fail now, as a provider that comes back drops them.
-    if (next !== "hang") for (const r of held) r.destroy();
+    if (next !== "hang") held.drop();
   };
 
   const server: Server = createServer((req, res) => {
@@ -154,34 +143,10 @@ export function startGamingProvider(port = 0, host = "127.0.0.1"): Promise<Gamin
     });
   });
 
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      const bound = (server.address() as AddressInfo).port;
-      endpoint = `http://${host}:${bound}/openid/login`;
-      resolve({
-        endpoint,
-        port: bound,
-        setMode,
-        stats: () => ({ checks, held: held.size }),
-        close: () =>
-          new Promise<void>((done) => {
-            for (const r of held) r.destroy();
-            server.closeAllConnections();
-            server.close(() => done());
-          }),
-      });
-    });
-  });
+  const { port: bound, close } = await listen(server, port, host, held);
+  endpoint = `http://${host}:${bound}/openid/login`;
+  return { endpoint, port: bound, setMode, stats: () => ({ checks, held: held.size }), close };
 }
 
 // Run directly: serve until stopped.
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const at = process.argv.indexOf("--port");
-  const port = at > 0 ? Number(process.argv[at + 1]) : 5010;
-  const provider = await startGamingProvider(port);
-  console.log(`gaming provider (OpenID 2.0) at ${provider.endpoint}`);
-  const stop = () => void provider.close().then(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-}
+if (import.meta.url === `file://${process.argv[1]}`) await serveFromCommandLine(5010, (port) => startGamingProvider(port), (p) => `gaming provider (OpenID 2.0) at ${p.endpoint}`);

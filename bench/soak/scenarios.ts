@@ -2,8 +2,8 @@
  * What a virtual user does, each step a real request as a browser or app would send it. Weights
  * lean on the hot paths (refresh, gated reads) and still reach every write the invariants judge:
  * first sign-ins, email codes with wrong and right guesses, exchange redemptions, OIDC
- * authorization codes redeemed at the token endpoint, bridge sign-ins through the gaming
- * provider, the identity provider's claims callback, several of them fired concurrently at one
+ * authorization codes redeemed at the token endpoint, bridge sign-ins through the gaming and
+ * federated providers, the identity provider's claims callback, several of them fired concurrently at one
  * code or account on purpose.
  */
 import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
@@ -22,7 +22,7 @@ export interface User {
   lastSent: Map<string, number>;
   /** Counter for the addresses and accounts this user makes up. */
   made: number;
-  /** Account numbers this user has signed in with at the gaming bridge's provider. */
+  /** Account numbers this user has signed in with at a bridge's provider (gaming or federated). */
   bridgeAccounts: string[];
 }
 
@@ -189,13 +189,14 @@ async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
   if (won && chance(0.5)) await ctx.recorder.call("GET", "/auth/oidc/userinfo", { headers: { authorization: `Bearer ${won.body.access_token}` } });
 }
 
-/** One browser through the gaming bridge: start, the provider's page, the callback (sometimes twice at once). */
-async function bridgeFlow(ctx: LoadContext, user: User, account: string): Promise<void> {
-  const started = await ctx.recorder.call("GET", "/auth/bridge/gaming/start");
+/** One browser through a bridge: start, the provider's page, the callback (sometimes twice at once). */
+async function bridgeFlow(ctx: LoadContext, user: User, bridge: "gaming" | "federated", account: string): Promise<void> {
+  const started = await ctx.recorder.call("GET", bridge === "gaming" ? "/auth/bridge/gaming/start" : "/auth/bridge/federated/start?idp=search");
   const cookie = bridgeStateCookie(started.setCookie);
   if (started.status !== 302 || !started.location || !cookie) return;
   ctx.recorder.helpers.bridgeProvider++;
-  const atProvider = await fetch(`${started.location}&account=${account}`, { redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
+  const who = bridge === "gaming" ? `&account=${account}` : `&account=${account}&email=${account}@soak.example.test&name=Soak%20${account}`;
+  const atProvider = await fetch(`${started.location}${who}`, { redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
   await atProvider.arrayBuffer();
   const back = atProvider.headers.get("location");
   if (atProvider.status !== 302 || !back) throw new Error("the bridge provider did not send the browser back");
@@ -209,18 +210,20 @@ async function bridgeFlow(ctx: LoadContext, user: User, account: string): Promis
   const won = answers.find((a) => a.status === 302 && a.location);
   const customToken = won?.location ? new URL(won.location).searchParams.get("customToken") : null;
   // The identity host's next step: the custom token becomes an ID token, and verify says "pending".
-  if (customToken && chance(0.3)) await verify(ctx, user, `gaming:${account}`, await idTokenFor(ctx.recorder, ctx.authHost, { customToken }), "bridge");
+  if (bridge === "gaming" && customToken && chance(0.3)) await verify(ctx, user, `gaming:${account}`, await idTokenFor(ctx.recorder, ctx.authHost, { customToken }), "bridge");
 }
 
 /**
- * Sign-in through the gaming bridge with a new account or one signed in before, sometimes from
- * two tabs at once (one person for the account, whatever the order).
+ * Sign-in through a bridge (gaming, or the federated bridge's OpenID Connect provider) with a new
+ * account or one signed in before, sometimes from two tabs at once (one person for the account,
+ * whatever the order).
  */
 async function bridgeSignIn(ctx: LoadContext, user: User): Promise<void> {
+  const bridge = chance(0.5) ? "gaming" : "federated";
   const known = user.bridgeAccounts.length > 0 && chance(0.5);
   const account = known ? pick(user.bridgeAccounts) : `7656119${String(user.index).padStart(3, "0")}${String(user.made++).padStart(7, "0")}`;
   if (!known) user.bridgeAccounts.push(account);
-  await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, () => bridgeFlow(ctx, user, account)));
+  await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, () => bridgeFlow(ctx, user, bridge, account)));
 }
 
 async function logout(ctx: LoadContext): Promise<void> {
