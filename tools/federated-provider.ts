@@ -2,7 +2,8 @@
  * A local OpenID Connect provider behind the `federated` bridge: what `npm start` and the tests
  * sign in against instead of a real one. It speaks the parts the bridge uses: discovery, the
  * authorization code flow with PKCE (S256) and a nonce, client_secret_basic (or _post) at the
- * token endpoint, and RS256 ID tokens under a published key. One client is registered.
+ * token endpoint, and RS256 ID tokens under a published key. One client is registered. Asked
+ * without the `openid` scope it acts as a plain OAuth 2.0 provider: an access token, no ID token.
  *
  * `node tools/federated-provider.ts --port 5015` serves it (port 0: any free port; the first line
  * printed names the issuer). `GET /authorize` shows a page to pick an account, or takes
@@ -36,6 +37,8 @@ interface Grant {
   clientId: string;
   redirectUri: string;
   nonce: string | null;
+  /** Asked for `openid`: an ID token goes with the access token. */
+  openid: boolean;
   codeChallenge: string | null;
   sub: string;
   email: string | null;
@@ -101,7 +104,6 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
       params.get("response_type") === "code" &&
       params.get("client_id") === CLIENT_ID &&
       /^https?:\/\//.test(redirectUri) &&
-      (params.get("scope") ?? "").split(" ").includes("openid") &&
       (method === null || method === "S256");
     if (!fine) {
       res.writeHead(400, { "content-type": "text/plain" });
@@ -132,6 +134,7 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
         clientId: CLIENT_ID,
         redirectUri,
         nonce: params.get("nonce"),
+        openid: (params.get("scope") ?? "").split(" ").includes("openid"),
         codeChallenge: params.get("code_challenge"),
         sub: account,
         email,
@@ -173,7 +176,10 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
     if (mode === "no-sub") delete claims.sub;
     if (mode === "other-azp") Object.assign(claims, { aud: [CLIENT_ID, "another-client"], azp: "another-client" });
     const idToken = jwt(claims, kid, mode === "bad-signature" ? stranger : privateKey);
-    json(res, 200, { access_token: randomBytes(32).toString("base64url"), token_type: "Bearer", expires_in: 3600, id_token: idToken });
+    if (grant.openid) return json(res, 200, { access_token: randomBytes(32).toString("base64url"), token_type: "Bearer", expires_in: 3600, id_token: idToken });
+    // Without `openid`, plain OAuth 2.0: only an access token. It is a JWT of the same claims, so
+    // that the Auth emulator, which cannot ask this provider who it is for, can read the account.
+    json(res, 200, { access_token: idToken, token_type: "Bearer", expires_in: 3600 });
   };
 
   const setMode = (next: FederatedMode): void => {

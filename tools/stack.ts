@@ -78,7 +78,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   firestore                 127.0.0.1:${p.firestore}
   dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
-  federated provider        http://127.0.0.1:${p.federated} (local OpenID Connect, idp=search)
+  federated provider        http://127.0.0.1:${p.federated} (local; idp=search: OpenID Connect, idp=codehost: OAuth 2.0)
 `);
 }
 

@@ -90,14 +90,21 @@ export interface Config {
 export const FEDERATED_IDPS = ["search", "professional", "codehost", "devicemaker", "native"] as const;
 export type FederatedIdp = (typeof FEDERATED_IDPS)[number];
 
-/** An OpenID Connect provider behind the identity provider, as the federated bridge reaches it. */
+/**
+ * A provider behind the identity provider, as the federated bridge reaches it: an OpenID Connect
+ * provider (`issuer`), whose ID tokens the bridge checks itself, or a plain OAuth 2.0 one
+ * (`endpoints`, e.g. a code host without ID tokens), whose access token only the identity
+ * provider can check, with the provider.
+ */
 export interface FederatedProvider {
-  /** Its issuer: discovery, and the `iss` its ID tokens must carry (https, or loopback http). */
-  issuer: string;
+  /** Discovery, and the `iss` its ID tokens must carry (https, or loopback http); null on OAuth 2.0. */
+  issuer: string | null;
+  endpoints: { authorization: string; token: string } | null;
   clientId: string;
   clientSecret: string;
-  /** Its provider id at the identity provider (`google.com`, `apple.com`, `oidc.<name>`). */
+  /** Its provider id at the identity provider (`google.com`, `github.com`, `oidc.<name>`). */
   providerId: string;
+  /** Empty: the provider's default. */
   scope: string;
 }
 
@@ -131,15 +138,22 @@ export function federatedConfig(providersJson: string, secretsJson: string, apiK
     const r = (typeof row === "object" && row !== null ? row : {}) as Record<string, unknown>;
     const text = (key: string) => (typeof r[key] === "string" && (r[key] as string).trim() !== "" ? (r[key] as string).trim() : null);
     const issuer = text("issuer");
+    const authorization = text("authorizationEndpoint");
+    const token = text("tokenEndpoint");
     const clientId = text("clientId");
     const providerId = text("providerId");
     const secret = typeof secrets[idp] === "string" ? (secrets[idp] as string) : "";
-    if (issuer === null || clientId === null || providerId === null) throw fail(`${idp} needs issuer, clientId and providerId`);
+    if (clientId === null || providerId === null) throw fail(`${idp} needs clientId and providerId`);
+    if ((issuer === null) === (authorization === null || token === null) || (issuer !== null && (authorization ?? token) !== null)) {
+      throw fail(`${idp} needs either issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint (OAuth 2.0)`);
+    }
     if (secret === "") throw fail(`${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
-    const scope = text("scope") ?? "openid email profile";
-    if (!scope.split(" ").includes("openid")) throw fail(`${idp}'s scope must include openid`);
-    remoteEndpoint(`FEDERATED_PROVIDERS ${idp}.issuer`, issuer);
-    providers[idp as FederatedIdp] = { issuer, clientId, clientSecret: secret, providerId, scope };
+    const scope = text("scope") ?? (issuer !== null ? "openid email profile" : "");
+    if (issuer !== null && !scope.split(" ").includes("openid")) throw fail(`${idp}'s scope must include openid`);
+    const endpoint = (key: string, value: string) => remoteEndpoint(`FEDERATED_PROVIDERS ${idp}.${key}`, value) as string;
+    if (issuer !== null) endpoint("issuer", issuer);
+    const endpoints = authorization !== null && token !== null ? { authorization: endpoint("authorizationEndpoint", authorization), token: endpoint("tokenEndpoint", token) } : null;
+    providers[idp as FederatedIdp] = { issuer, endpoints, clientId, clientSecret: secret, providerId, scope };
   }
   return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };
 }

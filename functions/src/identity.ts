@@ -25,7 +25,7 @@ export interface Identity {
   accountForEmail(email: string): Promise<string>;
   revokeSessions(uid: string): Promise<void>;
   /**
-   * Signs in at the identity provider with an ID token from a provider behind it, as its own
+   * Signs in at the identity provider with a credential from a provider behind it, as its own
    * sign-in page would: the account linked to that provider account, created when there is none.
    */
   signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
@@ -36,7 +36,8 @@ export interface ProviderSignIn {
   apiKey: string;
   /** The provider's id at the identity provider (`google.com`, `oidc.<name>`). */
   providerId: string;
-  idToken: string;
+  /** What the provider gave for the sign-in: its ID token, or (plain OAuth 2.0) its access token. */
+  credential: { idToken: string } | { accessToken: string };
   /** The address the provider sent the browser back to. */
   requestUri: string;
   signal: AbortSignal;
@@ -54,7 +55,7 @@ async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      postBody: new URLSearchParams({ id_token: input.idToken, providerId: input.providerId }).toString(),
+      postBody: new URLSearchParams({ ...("idToken" in input.credential ? { id_token: input.credential.idToken } : { access_token: input.credential.accessToken }), providerId: input.providerId }).toString(),
       requestUri: input.requestUri,
       returnSecureToken: true,
       returnIdpCredential: true,

@@ -224,19 +224,62 @@ describe("the federated bridge", () => {
   });
 });
 
+describe("the federated bridge to a plain OAuth 2.0 provider (no ID tokens)", () => {
+  function codehostApp(): Express {
+    const row = { authorizationEndpoint: `${provider.issuer}/authorize`, tokenEndpoint: `${provider.issuer}/token`, clientId: provider.clientId, providerId: "github.com", scope: "read:user user:email" };
+    const federated = federatedConfig(JSON.stringify({ codehost: row }), JSON.stringify({ codehost: provider.clientSecret }), "test-api-key");
+    return appFor(bridge, testDeps({ config: testConfig({ federated }) }));
+  }
+
+  it("sends the browser with PKCE and the configured scope, and no nonce", async () => {
+    const { location } = await start(codehostApp(), "?idp=codehost");
+    expect(`${location.origin}${location.pathname}`).toBe(`${provider.issuer}/authorize`);
+    expect([location.searchParams.get("scope"), location.searchParams.get("code_challenge_method"), location.searchParams.get("nonce")]).toEqual(["read:user user:email", "S256", null]);
+  });
+
+  it("signs a new person in as pending through the identity provider, which takes the access token", async () => {
+    const app = codehostApp();
+    const who = someone();
+    const started = await start(app, "?idp=codehost");
+    const { uid } = await landing(await callback(app, await atProvider(started.location, who), started.cookie));
+    const user = await auth().getUser(uid);
+    expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["github.com", who.account]);
+    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+  });
+
+  it("answers 401 when the provider refuses the code", async () => {
+    const app = codehostApp();
+    await provider.setMode("refuse");
+    const started = await start(app, "?idp=codehost");
+    expectHtml(await callback(app, await atProvider(started.location, someone()), started.cookie), 401, /did not confirm/);
+  });
+});
+
 describe("FEDERATED_PROVIDERS", () => {
   const row = { issuer: "https://accounts.example.test", clientId: "client", providerId: "google.com" };
   const secrets = JSON.stringify({ search: "s3cret" });
 
   it("is off when empty, and reads a provider with its secret and the default scope", () => {
     expect(federatedConfig("", "", "")).toBeNull();
-    expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({ apiKey: "key", providers: { search: { ...row, clientSecret: "s3cret", scope: "openid email profile" } } });
+    expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({ apiKey: "key", providers: { search: { ...row, endpoints: null, clientSecret: "s3cret", scope: "openid email profile" } } });
+    const oauth = { authorizationEndpoint: "https://code.example.test/login/oauth/authorize", tokenEndpoint: "https://code.example.test/login/oauth/access_token", clientId: "c", providerId: "github.com" };
+    expect(federatedConfig(JSON.stringify({ search: oauth }), secrets, "key")?.providers.search).toEqual({
+      issuer: null,
+      endpoints: { authorization: oauth.authorizationEndpoint, token: oauth.tokenEndpoint },
+      clientId: "c",
+      clientSecret: "s3cret",
+      providerId: "github.com",
+      scope: "",
+    });
   });
 
   it.each([
     ["not JSON", "{", secrets, "key", /FEDERATED_PROVIDERS must be a JSON object/],
     ["an unknown idp", JSON.stringify({ photos: row }), secrets, "key", /unknown idp "photos"/],
-    ["a missing field", JSON.stringify({ search: { ...row, clientId: "" } }), secrets, "key", /needs issuer, clientId and providerId/],
+    ["a missing field", JSON.stringify({ search: { ...row, clientId: "" } }), secrets, "key", /needs clientId and providerId/],
+    ["neither an issuer nor endpoints", JSON.stringify({ search: { clientId: "c", providerId: "github.com" } }), secrets, "key", /either issuer .* or authorizationEndpoint and tokenEndpoint/],
+    ["an issuer and endpoints both", JSON.stringify({ search: { ...row, authorizationEndpoint: "https://a.example.test/auth", tokenEndpoint: "https://a.example.test/token" } }), secrets, "key", /either issuer/],
+    ["only one endpoint", JSON.stringify({ search: { clientId: "c", providerId: "github.com", tokenEndpoint: "https://a.example.test/token" } }), secrets, "key", /either issuer/],
     ["no secret", JSON.stringify({ search: row }), "{}", "key", /no client secret/],
     ["no API key", JSON.stringify({ search: row }), secrets, "", /IDP_API_KEY/],
     ["a plain-http issuer off loopback", JSON.stringify({ search: { ...row, issuer: "http://accounts.example.test" } }), secrets, "key", /must be https/],

@@ -69,8 +69,11 @@ describe("Hosting rewrites", () => {
     expect(done.headers.getSetCookie()[0]).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge;/);
   });
 
-  it("signs in through the federated bridge, the stack's OpenID Connect provider and the Auth emulator", async () => {
-    const started = await fetch(`${base}/auth/bridge/federated/start?idp=search`, { redirect: "manual" });
+  it.each([
+    ["search", "OpenID Connect"],
+    ["codehost", "plain OAuth 2.0"],
+  ])("signs in through the federated bridge (idp=%s, %s), the stack's provider and the Auth emulator", async (idp) => {
+    const started = await fetch(`${base}/auth/bridge/federated/start?idp=${idp}`, { redirect: "manual" });
     expect(started.status).toBe(302);
     const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
     const sub = String(randomInt(1, 1_000_000_000));

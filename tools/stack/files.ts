@@ -5,34 +5,40 @@ import { idSitePort, type Profile } from "./ports.ts";
 
 /**
  * Local secrets are made on first run and never committed: a fresh session-signing key and code
- * pepper per checkout. The claims signing secret is the fixed dev value of local-stack.md, and the
- * federated bridge's client secret the one the stack's own provider expects. A secret added since
- * the file was made is appended to it.
+ * pepper per checkout, kept from then on. The others are the fixed dev values of local-stack.md
+ * and of the stack's own providers, written as they are now on every start.
  */
 export function ensureLocalSecrets(root: string): void {
   const path = join(root, "functions", ".secret.local");
-  const have = existsSync(path) ? readFileSync(path, "utf8") : "";
   const named = (line: string) => line.slice(0, line.indexOf("="));
-  const present = new Set(have.split("\n").filter((l) => l.includes("=")).map(named));
-  const fresh = (): string[] => {
+  const fixed = [
+    "IDP_SIGNING_SECRET=dev-idp-signing-secret",
+    "SMTP_PASSWORD=unused-locally",
+    `FEDERATED_CLIENT_SECRETS='${JSON.stringify({ search: LOCAL_FEDERATED_CLIENT.secret, codehost: LOCAL_FEDERATED_CLIENT.secret })}'`,
+  ];
+  const fixedNames = new Set(fixed.map(named));
+  const kept = (existsSync(path) ? readFileSync(path, "utf8") : "").split("\n").filter((l) => l.includes("=") && !fixedNames.has(named(l)));
+  const have = new Set(kept.map(named));
+  if (!have.has("SESSION_KEYS") || !have.has("CODE_PEPPER")) {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const kid = `dev-${randomBytes(4).toString("hex")}`;
     const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
-    return [`SESSION_KEYS='${JSON.stringify([jwk])}'`, `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`];
-  };
-  const wanted = [
-    ...(present.has("SESSION_KEYS") && present.has("CODE_PEPPER") ? [] : fresh()),
-    "IDP_SIGNING_SECRET=dev-idp-signing-secret",
-    "SMTP_PASSWORD=unused-locally",
-    `FEDERATED_CLIENT_SECRETS='${JSON.stringify({ search: LOCAL_FEDERATED_CLIENT.secret })}'`,
-  ];
-  const missing = wanted.filter((line) => !present.has(named(line)));
-  if (missing.length === 0) return;
-  writeFileSync(path, (have === "" || have.endsWith("\n") ? have : `${have}\n`) + missing.join("\n") + "\n", { mode: 0o600 });
+    const fresh = [`SESSION_KEYS='${JSON.stringify([jwk])}'`, `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`];
+    kept.splice(0, kept.length, ...kept.filter((l) => named(l) !== "SESSION_KEYS" && named(l) !== "CODE_PEPPER"), ...fresh);
+  }
+  writeFileSync(path, [...kept, ...fixed].join("\n") + "\n", { mode: 0o600 });
 }
 
 /** The client the stack's federated provider (tools/federated-provider.ts) registers. */
 export const LOCAL_FEDERATED_CLIENT = { id: "local-federated-client", secret: "local-federated-secret" };
+
+function localFederatedProviders(p: Profile): Record<string, Record<string, string>> {
+  const at = `http://127.0.0.1:${p.federated}`;
+  return {
+    search: { issuer: at, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "google.com" },
+    codehost: { authorizationEndpoint: `${at}/authorize`, tokenEndpoint: `${at}/token`, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "github.com", scope: "read:user user:email" },
+  };
+}
 
 /** Settings the functions read on this stack: mail goes to the stack's own dev inbox. */
 export function writeFunctionsEnv(root: string, p: Profile): void {
@@ -46,8 +52,9 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
     // The gaming bridge signs in against the stack's own OpenID 2.0 provider.
     `GAMING_OPENID_ENDPOINT=http://127.0.0.1:${p.gaming}/openid/login`,
-    // The federated bridge's `search` is the stack's own OpenID Connect provider, as google.com at the Auth emulator.
-    `FEDERATED_PROVIDERS='${JSON.stringify({ search: { issuer: `http://127.0.0.1:${p.federated}`, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "google.com" } })}'`,
+    // The federated bridge reaches the stack's own provider as `search` (OpenID Connect, google.com
+    // at the Auth emulator) and as `codehost` (plain OAuth 2.0, github.com).
+    `FEDERATED_PROVIDERS='${JSON.stringify(localFederatedProviders(p))}'`,
     "IDP_API_KEY=local-api-key",
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");

@@ -20,8 +20,9 @@ function param(query: Record<string, unknown>, name: string): string | null {
 
 /**
  * `federated`: the identity provider and the providers behind it. The browser goes straight to
- * the provider `idp` selects (OpenID Connect, authorization code with PKCE and a nonce); the
- * callback redeems the code, checks the ID token, and signs in with it at the identity provider,
+ * the provider `idp` selects (authorization code with PKCE, and a nonce on OpenID Connect); the
+ * callback redeems the code, checks the ID token (or takes the access token of a plain OAuth 2.0
+ * provider), and signs in with it at the identity provider,
  * which finds or creates the account linked to that provider account: the same account the
  * identity host's own "sign in with …" button would reach.
  */
@@ -46,21 +47,22 @@ export const federatedProtocol: Protocol = {
     const redirectUri = callbackUrl(deps.config, "federated");
     // One deadline for everything the provider is asked: discovery, the code, its keys.
     const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
-    const idToken = await atProvider(deps, `federated/${idp}`, () =>
+    const credential = await atProvider(deps, `federated/${idp}`, () =>
       withDeadline(
         (async () => {
           const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
           ensureIssuer(meta, query.iss);
           const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
-          await verifiedSubject(meta, provider, token, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          if ("idToken" in token) await verifiedSubject(meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
           return token;
         })(),
         PROVIDER_TIMEOUT_MS,
       ),
     );
     const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
+    // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
     return step(deps, "sign-in at the identity provider", () =>
-      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, idToken, requestUri: redirectUri, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) }),
+      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) }),
     );
   },
 };

@@ -9,13 +9,15 @@ import { constantTimeEqual } from "./secrets";
  * nonce), as far as the federated bridge needs it: send the browser to the provider, redeem the
  * code it sends back at the provider's token endpoint, and accept the ID token only when it
  * verifies against the provider's published keys, comes from its issuer, is for our client and
- * carries this sign-in's nonce.
+ * carries this sign-in's nonce. A plain OAuth 2.0 provider takes the same flow without the ID
+ * token: its access token is what the code gives.
  */
 export interface ProviderMetadata {
-  issuer: string;
+  /** null: plain OAuth 2.0, no ID tokens. */
+  issuer: string | null;
   authorizationEndpoint: string;
   tokenEndpoint: string;
-  jwksUri: string;
+  jwksUri: string | null;
 }
 
 /** Provider metadata and key sets, per instance: discovery runs once per issuer. */
@@ -24,11 +26,13 @@ const keySets = new Map<string, JWTVerifyGetKey>();
 
 /** The provider's discovery document (OpenID Connect Discovery §4); a failed fetch is retried by the next sign-in. */
 export function discover(provider: FederatedProvider, timeoutMs: number): Promise<ProviderMetadata> {
-  let found = metadata.get(provider.issuer);
+  const { issuer, endpoints } = provider;
+  if (issuer === null) return Promise.resolve({ issuer: null, authorizationEndpoint: endpoints?.authorization as string, tokenEndpoint: endpoints?.token as string, jwksUri: null });
+  let found = metadata.get(issuer);
   if (found === undefined) {
-    found = fetchMetadata(provider.issuer, timeoutMs);
-    metadata.set(provider.issuer, found);
-    found.catch(() => metadata.delete(provider.issuer));
+    found = fetchMetadata(issuer, timeoutMs);
+    metadata.set(issuer, found);
+    found.catch(() => metadata.delete(issuer));
   }
   return found;
 }
@@ -52,7 +56,7 @@ async function fetchMetadata(issuer: string, timeoutMs: number): Promise<Provide
  * to, so an answer from another provider cannot be passed off as this one's.
  */
 export function ensureIssuer(meta: ProviderMetadata, presented: unknown): void {
-  if (presented !== undefined && presented !== meta.issuer) throw new AppError("bridge_not_confirmed");
+  if (meta.issuer !== null && presented !== undefined && presented !== meta.issuer) throw new AppError("bridge_not_confirmed");
 }
 
 /** RFC 7636 S256: the challenge sent with the browser, for the verifier only we hold. */
@@ -65,9 +69,9 @@ export function authorizationUrl(meta: ProviderMetadata, provider: FederatedProv
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", provider.clientId);
   url.searchParams.set("redirect_uri", input.redirectUri);
-  url.searchParams.set("scope", provider.scope);
+  if (provider.scope !== "") url.searchParams.set("scope", provider.scope);
   url.searchParams.set("state", input.state);
-  url.searchParams.set("nonce", input.nonce);
+  if (meta.issuer !== null) url.searchParams.set("nonce", input.nonce);
   url.searchParams.set("code_challenge", codeChallenge(input.codeVerifier));
   url.searchParams.set("code_challenge_method", "S256");
   return url.toString();
@@ -79,8 +83,14 @@ function basic(provider: FederatedProvider): string {
   return `Basic ${Buffer.from(`${form(provider.clientId)}:${form(provider.clientSecret)}`).toString("base64")}`;
 }
 
-/** The code, redeemed once at the provider: its ID token. A refusal by the provider is a sign-in it did not confirm. */
-export async function redeemCode(meta: ProviderMetadata, provider: FederatedProvider, input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal }): Promise<string> {
+/** Where a provider says it refuses our client, not the code: a configuration to fix. */
+const CLIENT_REFUSED = new Set(["invalid_client", "unauthorized_client", "incorrect_client_credentials"]);
+
+/**
+ * The code, redeemed once at the provider: its ID token (OpenID Connect) or access token (OAuth
+ * 2.0). A refusal by the provider is a sign-in it did not confirm.
+ */
+export async function redeemCode(meta: ProviderMetadata, provider: FederatedProvider, input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal }): Promise<{ idToken: string } | { accessToken: string }> {
   const res = await fetch(meta.tokenEndpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: basic(provider) },
@@ -89,24 +99,32 @@ export async function redeemCode(meta: ProviderMetadata, provider: FederatedProv
     signal: input.signal,
   });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
+  const error = typeof body?.error === "string" ? body.error : null;
   // Our own client refused is a configuration to fix (a 500, logged), not a person to turn away.
-  if (res.status === 401 || body?.error === "invalid_client") throw new Error(`the token endpoint refused our client (${res.status} invalid_client)`);
-  if (res.status === 400) throw new AppError("bridge_not_confirmed");
+  if (res.status === 401 || (error !== null && CLIENT_REFUSED.has(error))) throw new Error(`the token endpoint refused our client (${res.status} ${error ?? ""})`);
+  // Some providers answer a refused code with 200 and an error.
+  if (res.status === 400 || (res.status === 200 && error !== null)) throw new AppError("bridge_not_confirmed");
   if (res.status !== 200 || body === null) throw new Error(`the token endpoint answered ${res.status}`);
+  if (meta.issuer === null) {
+    if (typeof body.access_token !== "string" || body.access_token === "") throw new AppError("bridge_no_account_id");
+    return { accessToken: body.access_token };
+  }
   if (typeof body.id_token !== "string") throw new AppError("bridge_no_account_id");
-  return body.id_token;
+  return { idToken: body.id_token };
 }
 
 /** Signature, issuer, audience, lifetime and nonce; then the provider's account id (`sub`). */
 export async function verifiedSubject(meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<string> {
-  let keys = keySets.get(meta.jwksUri);
+  const { issuer, jwksUri } = meta;
+  if (issuer === null || jwksUri === null) throw new Error("an ID token needs an OpenID Connect provider");
+  let keys = keySets.get(jwksUri);
   if (keys === undefined) {
-    keys = createRemoteJWKSet(new URL(meta.jwksUri), { timeoutDuration: input.timeoutMs });
-    keySets.set(meta.jwksUri, keys);
+    keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: input.timeoutMs });
+    keySets.set(jwksUri, keys);
   }
   let claims: Record<string, unknown>;
   try {
-    ({ payload: claims } = await jwtVerify(idToken, keys, { issuer: meta.issuer, audience: provider.clientId, algorithms: ["RS256", "ES256", "PS256"], currentDate: input.now, clockTolerance: 60 }));
+    ({ payload: claims } = await jwtVerify(idToken, keys, { issuer, audience: provider.clientId, algorithms: ["RS256", "ES256", "PS256"], currentDate: input.now, clockTolerance: 60 }));
   } catch (err) {
     // Keys that could not be fetched are the provider failing; anything else is a token we do not accept.
     if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw err;
