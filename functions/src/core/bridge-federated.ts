@@ -4,6 +4,12 @@ import { withDeadline } from "./deadline";
 import { AppError, ensure } from "./errors";
 import { authorizationUrl, discover, ensureIssuer, redeemCode, verifiedSubject } from "./oidc-relying-party";
 
+/**
+ * How long the sign-in at the identity provider may take, after the provider's own 5 s: the two
+ * together stay under the 8 s request deadline, so a slow answer still gets a page of ours.
+ */
+const IDENTITY_TIMEOUT_MS = 2500;
+
 /** The provider behind the identity provider that `idp` selects, when this deployment has it. */
 function selected(deps: BridgeDeps, idp: string | null | undefined): { idp: FederatedIdp; provider: FederatedProvider } {
   const known = typeof idp === "string" && (FEDERATED_IDPS as readonly string[]).includes(idp) ? (idp as FederatedIdp) : null;
@@ -22,9 +28,9 @@ function param(query: Record<string, unknown>, name: string): string | null {
  * `federated`: the identity provider and the providers behind it. The browser goes straight to
  * the provider `idp` selects (authorization code with PKCE, and a nonce on OpenID Connect); the
  * callback redeems the code, checks the ID token (or takes the access token of a plain OAuth 2.0
- * provider), and signs in with it at the identity provider,
- * which finds or creates the account linked to that provider account: the same account the
- * identity host's own "sign in with …" button would reach.
+ * provider), and signs in with it at the identity provider, which finds or creates the account
+ * linked to that provider account: the same account the identity host's own "sign in with …"
+ * button would reach.
  */
 export const federatedProtocol: Protocol = {
   available: (config) => config.federated !== null,
@@ -62,7 +68,7 @@ export const federatedProtocol: Protocol = {
     const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
     // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
     return step(deps, "sign-in at the identity provider", () =>
-      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) }),
+      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS) }),
     );
   },
 };
