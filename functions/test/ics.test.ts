@@ -201,6 +201,29 @@ describe("eventsBetween", () => {
     expect(leapDays.map((e) => iso(e.start).slice(0, 10))).toEqual(["2028-02-29", "2032-02-29"]);
   });
 
+  it("adds RDATE occurrences to the rule's (and to a single event), once each, and still honours EXDATE", () => {
+    const ics = calendar(
+      `UID:extra
+       SUMMARY:Weekly plus extras
+       DTSTART:20261102T100000Z
+       DTEND:20261102T110000Z
+       RRULE:FREQ=WEEKLY
+       RDATE:20261125T150000Z,20261123T100000Z
+       RDATE;VALUE=PERIOD:20261127T080000Z/20261127T090000Z
+       EXDATE:20261125T150000Z`,
+      `UID:single
+       SUMMARY:Twice
+       DTSTART:20261124T070000Z
+       RDATE:20261126T070000Z`,
+    );
+    expect(eventsBetween(ics, from, to).map((e) => [e.id, iso(e.start), iso(e.end)])).toEqual([
+      ["extra@2026-11-23T10:00:00.000Z", "2026-11-23T10:00:00.000Z", "2026-11-23T11:00:00.000Z"],
+      ["single@2026-11-24T07:00:00.000Z", "2026-11-24T07:00:00.000Z", "2026-11-24T07:00:00.000Z"],
+      ["single@2026-11-26T07:00:00.000Z", "2026-11-26T07:00:00.000Z", "2026-11-26T07:00:00.000Z"],
+      ["extra@2026-11-27T08:00:00.000Z", "2026-11-27T08:00:00.000Z", "2026-11-27T09:00:00.000Z"],
+    ]);
+  });
+
   it("limits a daily rule to the named weekdays", () => {
     const ics = calendar(`UID:weekdays
       SUMMARY:Weekdays only

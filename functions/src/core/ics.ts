@@ -4,7 +4,7 @@ import { occurrences, parseRule, type Rule } from "./recurrence";
 /**
  * Just enough iCalendar (RFC 5545) to show a week of a shared calendar: VEVENTs with their
  * start, end, summary and location; all-day, UTC, floating and TZID times (see local-time.ts);
- * recurrence rules (see recurrence.ts) with EXDATE and moved or cancelled occurrences
+ * recurrence rules (see recurrence.ts), RDATE and EXDATE, and moved or cancelled occurrences
  * (RECURRENCE-ID). Nothing here throws on bad input: what cannot be read is left out.
  */
 
@@ -27,6 +27,8 @@ interface RawEvent {
   durationMs: number | null;
   rule: Rule | null;
   exdates: number[];
+  /** Occurrences added by RDATE, besides the rule's (or the single start). */
+  rdates: LocalTime[];
   recurrenceId: number | null;
   cancelled: boolean;
 }
@@ -58,9 +60,11 @@ export function eventsBetween(calendar: Calendar, from: Date, to: Date): Calenda
   for (const e of calendar.events) {
     if (e.cancelled) continue;
     const skip = e.recurrenceId === null ? (calendar.overridden.get(e.uid) ?? NONE) : NONE;
-    for (const start of occurrences(e.start, e.rule, from, to)) {
+    const seen = new Set<number>();
+    for (const start of [...occurrences(e.start, e.rule, from, to), ...e.rdates]) {
       const startMs = instant(start).getTime();
-      if (skip.has(startMs) || e.exdates.includes(startMs)) continue;
+      if (seen.has(startMs) || skip.has(startMs) || e.exdates.includes(startMs)) continue;
+      seen.add(startMs);
       const event = materialise(e, start);
       if (event.end.getTime() > from.getTime() && event.start.getTime() < to.getTime()) out.push(event);
     }
@@ -85,7 +89,7 @@ function materialise(e: RawEvent, start: LocalTime): CalendarEvent {
 }
 
 function occurrenceId(e: RawEvent, start: LocalTime): string {
-  return e.rule === null && e.recurrenceId === null ? e.uid : `${e.uid}@${instant(start).toISOString()}`;
+  return e.rule === null && e.rdates.length === 0 && e.recurrenceId === null ? e.uid : `${e.uid}@${instant(start).toISOString()}`;
 }
 
 interface Property {
@@ -163,11 +167,13 @@ function toEvent(props: Property[]): RawEvent | null {
   const duration = one("DURATION");
   const recurrence = one("RECURRENCE-ID");
   const recurrenceTime = recurrence ? localTimeOf(recurrence.value, recurrence.params) : null;
-  const exdates = props
-    .filter((p) => p.name === "EXDATE")
-    .flatMap((p) => p.value.split(",").map((v) => localTimeOf(v, p.params)))
-    .filter((t): t is LocalTime => t !== null)
-    .map((t) => instant(t).getTime());
+  // Lists of times; a PERIOD (`start/end` or `start/duration`) counts by its start.
+  const times = (name: string) =>
+    props
+      .filter((p) => p.name === name)
+      .flatMap((p) => p.value.split(",").map((v) => localTimeOf(v.split("/")[0] ?? "", p.params)))
+      .filter((t): t is LocalTime => t !== null);
+  const exdates = times("EXDATE").map((t) => instant(t).getTime());
   const rrule = one("RRULE");
   const title = one("SUMMARY");
   const location = one("LOCATION");
@@ -181,6 +187,7 @@ function toEvent(props: Property[]): RawEvent | null {
     durationMs: duration ? durationMs(duration.value) : null,
     rule: rrule ? parseRule(rrule.value) : null,
     exdates,
+    rdates: times("RDATE"),
     recurrenceId: recurrenceTime ? instant(recurrenceTime).getTime() : null,
     cancelled: one("STATUS")?.value.trim().toUpperCase() === "CANCELLED",
   };
