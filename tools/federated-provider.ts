@@ -109,7 +109,8 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
       res.writeHead(400, { "content-type": "text/plain" });
       return void res.end("not an authorization request this provider accepts\n");
     }
-    const account = params.get("account");
+    // The page's Cancel button is sent beside the account field: it wins.
+    const account = params.getAll("account").includes("cancel") ? "cancel" : params.get("account");
     if (account === null || account === "") {
       const hidden = [...params].map(([k, v]) => `<input type="hidden" name="${html(k)}" value="${html(v)}">`).join("");
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });

@@ -87,7 +87,8 @@ export async function startGamingProvider(port = 0, host = "127.0.0.1"): Promise
       res.writeHead(400, { "content-type": "text/plain" });
       return void res.end("not an OpenID 2.0 checkid_setup request\n");
     }
-    const account = params.get("account");
+    // The page's Cancel button is sent beside the account field: it wins.
+    const account = params.getAll("account").includes("cancel") ? "cancel" : params.get("account");
     if (account !== null) {
       if (account === "cancel") {
         const back = new URL(returnTo);

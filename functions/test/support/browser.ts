@@ -57,8 +57,9 @@ function front(targets: Record<string, string>): Server {
   });
 }
 
-export async function startBrowserWorld(): Promise<BrowserWorld> {
-  const server = front({ "example.test": process.env.STACK_BASE_URL as string, "id.example.test": process.env.STACK_ID_URL as string });
+/** `targets` replaces where a host is served from (e.g. the service as an app in the test's own process). */
+export async function startBrowserWorld(targets: Record<string, string> = {}): Promise<BrowserWorld> {
+  const server = front({ "example.test": process.env.STACK_BASE_URL as string, "id.example.test": process.env.STACK_ID_URL as string, ...targets });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const rules = ["example.test", "*.example.test", FOREIGN_HOST].map((h) => `MAP ${h}:443 127.0.0.1:${port}`).join(", ");
