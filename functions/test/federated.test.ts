@@ -84,7 +84,7 @@ const someone = () => ({ account: String(cryptoRandom.int(1, 2_000_000_000)), em
 describe("the federated bridge", () => {
   it("is listed once a provider is configured behind it", async () => {
     const res = await request(federatedApp()).get("/auth/bridge/");
-    expect(res.body.providers).toContainEqual({ id: "federated", label: expect.any(String), start: "/auth/bridge/federated/start" });
+    expect(res.body.providers).toContainEqual({ id: "federated", label: expect.any(String), start: "/auth/bridge/federated/start", idps: ["search"] });
   });
 
   it("sends the browser straight to the provider idp selects, with PKCE and a nonce, and stores only the state's hash", async () => {

@@ -27,12 +27,14 @@ export interface BridgeListing {
   id: string;
   label: string;
   start: string;
+  /** On `federated`: the `idp` values this deployment configures, so a page shows only buttons that work. */
+  idps?: string[];
 }
 
 export function listBridges(config: Config): BridgeListing[] {
   return Object.entries(PROVIDERS)
     .filter(([, row]) => row.protocol?.available(config) === true)
-    .map(([id, row]) => ({ id, label: row.label, start: `/auth/bridge/${id}/start` }));
+    .map(([id, row]) => ({ id, label: row.label, start: `/auth/bridge/${id}/start`, ...(id === "federated" ? { idps: Object.keys(config.federated?.providers ?? {}) } : {}) }));
 }
 
 /** The protocol of a known and enabled provider, or the contract's 404 / 503. */
