@@ -1,5 +1,4 @@
-import { type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol } from "./bridge-protocol";
-import { AppError } from "./errors";
+import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol } from "./bridge-protocol";
 import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
 
 /** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
@@ -21,15 +20,8 @@ export const gamingProtocol: Protocol = {
 
   async finish(deps, query) {
     const endpoint = deps.config.gamingEndpoint as string;
-    let account: string;
-    try {
-      account = await verifyAssertion(openIdFields(query), { endpoint, returnTo: returnTo(deps, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS });
-    } catch (err) {
-      if (err instanceof AppError && err.code === "bridge_provider_failed") {
-        deps.log.warn("bridge: the provider did not confirm in time or failed", { provider: "gaming", error: err.cause instanceof Error ? err.cause.message : String(err.cause) });
-      }
-      throw err;
-    }
+    const fields = openIdFields(query);
+    const account = await atProvider(deps, "gaming", () => verifyAssertion(fields, { endpoint, returnTo: returnTo(deps, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS }));
     return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
   },
 };

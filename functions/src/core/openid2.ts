@@ -56,7 +56,8 @@ export interface VerifyOptions {
  * Returns the stable account number the provider vouches for, or refuses:
  * `bridge_not_confirmed` (401) when the provider did not confirm the sign-in,
  * `bridge_no_account_id` (502) when it confirmed one without an account number,
- * `bridge_provider_failed` (500) when it could not be asked (no answer in time, an error status).
+ * and rejects with the request's own error when the provider could not be asked (no answer in
+ * time, an error status): the caller's to report as the provider failing.
  */
 export async function verifyAssertion(fields: Map<string, string>, options: VerifyOptions): Promise<string> {
   const get = (name: string) => fields.get(`openid.${name}`);
@@ -67,21 +68,16 @@ export async function verifyAssertion(fields: Map<string, string>, options: Veri
 
   const body = new URLSearchParams([...fields]);
   body.set("openid.mode", "check_authentication");
-  let answer: Map<string, string>;
-  try {
-    const res = await fetch(options.endpoint, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body,
-      redirect: "error",
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`check_authentication answered ${res.status}`);
-    answer = parseKeyValue(text.slice(0, 4096));
-  } catch (err) {
-    throw new AppError("bridge_provider_failed", undefined, err);
-  }
+  const res = await fetch(options.endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body,
+    redirect: "error",
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`check_authentication answered ${res.status}`);
+  const answer = parseKeyValue(text.slice(0, 4096));
   if (answer.get("is_valid") !== "true") throw new AppError("bridge_not_confirmed");
 
   // Only now is the identifier the provider's word: it must be one of its own account URLs.
