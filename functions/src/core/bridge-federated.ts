@@ -2,7 +2,7 @@ import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../co
 import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./bridge-protocol";
 import { withDeadline } from "./deadline";
 import { AppError, ensure } from "./errors";
-import { authorizationUrl, discover, ensureIssuer, redeemCode, verifiedSubject } from "./oidc-relying-party";
+import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } from "./oidc-relying-party";
 
 /**
  * How long the sign-in at the identity provider may take, after the provider's own 5 s: the two
@@ -59,7 +59,7 @@ export const federatedProtocol: Protocol = {
           const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
           ensureIssuer(meta, query.iss);
           const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
-          if ("idToken" in token) await verifiedSubject(meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          if ("idToken" in token) await checkIdToken(meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
           return token;
         })(),
         PROVIDER_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import type { Deps } from "../deps";
 import { type Calendar, type CalendarEvent, eventsBetween, readCalendar } from "./ics";
+import { DAY_MS } from "./local-time";
 import { ttlCache } from "./ttl-cache";
 
 /**
@@ -12,7 +13,6 @@ export const CALENDAR_FETCH_DEADLINE_MS = 3000;
 export const CALENDAR_CACHE_MS = 60_000;
 /** A feed larger than this is not read (a year of a busy calendar is a few hundred kB). */
 export const CALENDAR_MAX_BYTES = 2 * 1024 * 1024;
-const DAY_MS = 86_400_000;
 
 /** A feed is read once per fetch; every request of the next minute reuses what was read. */
 export type Feed = { available: true; calendar: Calendar } | { available: false };

@@ -113,8 +113,11 @@ export async function redeemCode(meta: ProviderMetadata, provider: FederatedProv
   return { idToken: body.id_token };
 }
 
-/** Signature, issuer, audience, lifetime and nonce; then the provider's account id (`sub`). */
-export async function verifiedSubject(meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<string> {
+/**
+ * Signature, issuer, audience, lifetime and nonce, and an account id (`sub`) for the identity
+ * provider to link: a token short of any of them is refused.
+ */
+export async function checkIdToken(meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<void> {
   const { issuer, jwksUri } = meta;
   if (issuer === null || jwksUri === null) throw new Error("an ID token needs an OpenID Connect provider");
   let keys = keySets.get(jwksUri);
@@ -135,7 +138,6 @@ export async function verifiedSubject(meta: ProviderMetadata, provider: Federate
   // OpenID Connect Core §3.1.3.7: a token for several audiences must have been issued to us.
   if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== provider.clientId) throw new AppError("bridge_not_confirmed");
   if (typeof claims.sub !== "string" || claims.sub === "" || claims.sub.length > 255) throw new AppError("bridge_no_account_id");
-  return claims.sub;
 }
 
 function ensureNonce(presented: unknown, expected: string): void {

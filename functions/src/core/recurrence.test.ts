@@ -1,8 +1,7 @@
 import fc from "fast-check";
-import { instant, type LocalTime, weekday } from "./local-time";
+import { DAY_MS, instant, type LocalTime, weekday } from "./local-time";
 import { occurrences, parseRule } from "./recurrence";
 
-const DAY_MS = 86_400_000;
 const WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"];
 
 const ruleText = fc
