@@ -34,7 +34,8 @@ export async function runHttpBench(firestoreHost: string): Promise<HttpBench> {
   const personId = await seedPerson(uid);
   const keys = sessionKeysJson("bench");
   const { sessionTokens } = service<any>("core/session-token");
-  const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue({ uid, personId }, new Date(), 14 * 24 * 3600 * 1000);
+  const now = new Date();
+  const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue({ uid, personId, authTime: now }, now, 14 * 24 * 3600 * 1000);
 
   const [oursPort, conventionalPort, helloPort] = await Promise.all([freePort(), freePort(), freePort()]);
   await startPinned(0, join(root, "bench", "servers", "ours.ts"), [], { ...env, PORT: String(oursPort), SESSION_KEYS: keys });

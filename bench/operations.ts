@@ -32,7 +32,7 @@ export interface Row {
 }
 
 interface Tokens {
-  issue(c: { uid: string; personId: string }, now: Date, ms: number): Promise<{ token: string }>;
+  issue(c: { uid: string; personId: string; authTime: Date }, now: Date, ms: number): Promise<{ token: string }>;
 }
 
 export async function runOperations(): Promise<Row[]> {
@@ -63,7 +63,8 @@ export async function runOperations(): Promise<Row[]> {
       const p = { personId: `ops-person-${i}`, uid: `ops-uid-${i}`, email: `ops-${i}@example.test`, password: `ops-password-${i}`, status: "approved" as const, projects: ["startpage"] };
       await auth().createUser({ uid: p.uid, email: p.email, password: p.password, emailVerified: true });
       await createPeople([p]);
-      const { token } = await tokens.issue({ uid: p.uid, personId: p.personId }, new Date(performance.timeOrigin + performance.now()), 14 * 24 * 3600 * 1000);
+      const now = new Date(performance.timeOrigin + performance.now());
+      const { token } = await tokens.issue({ uid: p.uid, personId: p.personId, authTime: now }, now, 14 * 24 * 3600 * 1000);
       return { ...p, cookie: `__session=${token}` };
     };
     const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => client.call("POST", path, { body, headers });

@@ -10,7 +10,7 @@ import { sessionKeysJson } from "./lib/keys.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
 interface Tokens {
-  issue(c: { uid: string; personId: string }, now: Date, ms: number): Promise<{ token: string }>;
+  issue(c: { uid: string; personId: string; authTime: Date }, now: Date, ms: number): Promise<{ token: string }>;
   verify(t: string, now: Date): Promise<unknown>;
 }
 
@@ -77,7 +77,7 @@ export async function runVerifyBench(): Promise<{ ours: number[]; cached: number
   const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
   const ring = parseKeyRing(keys);
   const now = new Date();
-  const { token } = await tokens.issue({ uid: "uid-1", personId: "person-1" }, now, 14 * 24 * 3600 * 1000);
+  const { token } = await tokens.issue({ uid: "uid-1", personId: "person-1", authTime: now }, now, 14 * 24 * 3600 * 1000);
   const { auth, mint } = await conventionalVerifier();
   const cookie = await mint("uid-1", Math.floor(now.getTime() / 1000));
   // Both must actually succeed, or the figures mean nothing.

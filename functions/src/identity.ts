@@ -11,12 +11,18 @@ export interface SignIn {
   provider: string;
 }
 
+/** A sign-in a token of the provider proves, with when the person actually authenticated. */
+export interface VerifiedSignIn extends SignIn {
+  /** The token's `auth_time`: kept across the token's refreshes, so not when it was minted. */
+  authTime: Date;
+}
+
 /** The managed identity provider, as the rules see it. */
 export interface Identity {
   /** null when the token does not verify, is revoked, or its account is disabled. */
-  verifyIdToken(token: string, checkRevoked: boolean): Promise<SignIn | null>;
+  verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
   /** The older session format (the provider's session cookie), still honoured until it expires. */
-  verifyProviderSessionCookie(cookie: string): Promise<SignIn | null>;
+  verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
   createCustomToken(uid: string): Promise<string>;
   /**
    * The account for `email`, whose mailbox the caller has just proved: created (verified) when
@@ -96,8 +102,9 @@ function refused(err: unknown): boolean {
   return REFUSALS.has(code);
 }
 
-function toSignIn(t: DecodedIdToken): SignIn {
+function toSignIn(t: DecodedIdToken): VerifiedSignIn {
   return {
+    authTime: new Date(t.auth_time * 1000),
     uid: t.uid,
     email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
     phone: typeof t.phone_number === "string" ? t.phone_number : null,

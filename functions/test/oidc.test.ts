@@ -78,7 +78,9 @@ describe("the OpenID Connect provider", () => {
         response_types_supported: ["code"],
         grant_types_supported: ["authorization_code"],
         code_challenge_methods_supported: ["S256"],
+        prompt_values_supported: ["none", "login", "consent", "select_account"],
       });
+      expect(res.body.claims_supported).toContain("auth_time");
       const jwks = await request(app).get("/auth/oidc/jwks");
       expect(jwks.body.keys).toHaveLength(1);
       expect(jwks.body.keys[0]).toMatchObject({ kty: "RSA", alg: "RS256", use: "sig", kid: "test-1" });
@@ -95,6 +97,7 @@ describe("the OpenID Connect provider", () => {
   describe("the authorization code flow", () => {
     it("signs a person in to a client: code, tokens, ID token, userinfo", async () => {
       const { account, person, cookie } = await signedIn();
+      const authenticatedAt = Math.floor(deps.clock.now().getTime() / 1000);
       const { code, location, verifier } = await codeFor(cookie);
       expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
       expect(location.searchParams.get("state")).toBe("state-1");
@@ -107,7 +110,7 @@ describe("the OpenID Connect provider", () => {
       const keys = createLocalJWKSet((await request(app).get("/auth/oidc/jwks")).body);
       const { payload, protectedHeader } = await jwtVerify(res.body.id_token, keys, { issuer: SERVICE_URL, audience: client.clientId, currentDate: deps.clock.now() });
       expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "JWT" });
-      expect(payload).toMatchObject({ sub: person.id, nonce: "nonce-1", email: account.email, email_verified: true, name: "Ada" });
+      expect(payload).toMatchObject({ sub: person.id, nonce: "nonce-1", auth_time: authenticatedAt, email: account.email, email_verified: true, name: "Ada" });
 
       const info = await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${res.body.access_token}`);
       expect(info.status).toBe(200);
@@ -157,6 +160,104 @@ describe("the OpenID Connect provider", () => {
     });
   });
 
+  describe("GET /auth/oidc/authorize with prompt and max_age", () => {
+    const identityHost = (res: request.Response) => {
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(location.origin).toBe(ID_URL);
+      return { back: location.searchParams.get("redirect"), prompt: location.searchParams.get("prompt") };
+    };
+    const answer = (res: request.Response) => {
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      return location.searchParams;
+    };
+    const authorize = (overrides: Record<string, string | undefined>, cookie?: string) => {
+      const req = request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`);
+      return cookie === undefined ? req : req.set("Cookie", cookie);
+    };
+
+    it("answers login_required to the client for prompt=none without a session, and shows no page", async () => {
+      const params = answer(await authorize({ prompt: "none" }));
+      expect(params.get("error")).toBe("login_required");
+      expect(params.get("state")).toBe("state-1");
+      expect(params.get("iss")).toBe(SERVICE_URL);
+      expect(params.get("code")).toBeNull();
+    });
+
+    it("issues a code for prompt=none when the person is signed in", async () => {
+      const { cookie } = await signedIn();
+      expect(answer(await authorize({ prompt: "none" }, cookie)).get("code")).toEqual(expect.any(String));
+    });
+
+    it("still tells the client access_denied for prompt=none and a person not approved", async () => {
+      const { cookie } = await signedIn({ status: "pending" });
+      expect(answer(await authorize({ prompt: "none" }, cookie)).get("error")).toBe("access_denied");
+    });
+
+    it("takes a sign-in exactly max_age seconds old, and not one a second older", async () => {
+      const { cookie } = await signedIn();
+      const start = deps.clock.now();
+      try {
+        deps.clock.advance(60 * SECOND);
+        expect(answer(await authorize({ prompt: "none", max_age: "60" }, cookie)).get("code")).toEqual(expect.any(String));
+        deps.clock.advance(SECOND);
+        const params = answer(await authorize({ prompt: "none", max_age: "60" }, cookie));
+        expect(params.get("error")).toBe("login_required");
+        expect(params.get("code")).toBeNull();
+      } finally {
+        deps.clock.set(start);
+      }
+    });
+
+    it("sends a person whose sign-in is older than max_age to sign in afresh, and back without max_age", async () => {
+      const { cookie } = await signedIn();
+      const start = deps.clock.now();
+      try {
+        deps.clock.advance(301 * SECOND);
+        const { back, prompt } = identityHost(await authorize({ max_age: "300" }, cookie));
+        expect(prompt).toBe("login");
+        const returned = new URL(back ?? "");
+        expect(`${returned.origin}${returned.pathname}`).toBe(`${SERVICE_URL}/auth/oidc/authorize`);
+        expect(returned.searchParams.has("max_age")).toBe(false);
+        expect(returned.searchParams.get("nonce")).toBe("nonce-1");
+      } finally {
+        deps.clock.set(start);
+      }
+    });
+
+    it("sends a signed-in person to sign in again for prompt=login, and back without the prompt", async () => {
+      const { cookie } = await signedIn();
+      const { back, prompt } = identityHost(await authorize({ prompt: "login" }, cookie));
+      expect(prompt).toBe("login");
+      const returned = new URL(back ?? "");
+      expect(`${returned.origin}${returned.pathname}`).toBe(`${SERVICE_URL}/auth/oidc/authorize`);
+      expect(returned.searchParams.has("prompt")).toBe(false);
+      expect(returned.searchParams.get("client_id")).toBe(client.clientId);
+      expect(returned.searchParams.get("state")).toBe("state-1");
+    });
+
+    it("makes one trip, not two, for a person not signed in who is asked to sign in afresh", async () => {
+      const { back, prompt } = identityHost(await authorize({ prompt: "login select_account", max_age: "0" }));
+      expect(prompt).toBe("login select_account");
+      const returned = new URL(back ?? "");
+      expect(returned.searchParams.has("prompt")).toBe(false);
+      expect(returned.searchParams.has("max_age")).toBe(false);
+    });
+
+    it("needs no page for prompt=consent: the operator's registration of the client stands for it", async () => {
+      const { cookie } = await signedIn();
+      expect(answer(await authorize({ prompt: "consent" }, cookie)).get("code")).toEqual(expect.any(String));
+    });
+
+    it("refuses a prompt given twice", async () => {
+      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ prompt: "none" })}&prompt=login`);
+      expect(res.status).toBe(400);
+      expect(res.headers.location).toBeUndefined();
+    });
+  });
+
   describe("GET /auth/oidc/authorize refusals, answered to the caller and never to the redirect URI", () => {
     it.each([
       ["no client_id", { client_id: undefined }, 400],
@@ -167,6 +268,10 @@ describe("the OpenID Connect provider", () => {
       ["no openid scope", { scope: "email" }, 400],
       ["no PKCE", { code_challenge: undefined, code_challenge_method: undefined }, 400],
       ["PKCE plain", { code_challenge_method: "plain" }, 400],
+      ["an unknown prompt", { prompt: "bogus" }, 400],
+      ["prompt none with another value", { prompt: "none login" }, 400],
+      ["a negative max_age", { max_age: "-1" }, 400],
+      ["a max_age that is not whole seconds", { max_age: "1.5" }, 400],
     ])("refuses %s with an HTML page", async (_name, overrides, status) => {
       const { cookie } = await signedIn();
       const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`).set("Cookie", cookie);

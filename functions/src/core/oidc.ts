@@ -27,6 +27,8 @@ export interface AuthorizeParams {
   nonce?: string;
   codeChallenge?: string;
   codeChallengeMethod?: string;
+  prompt?: string;
+  maxAge?: string;
 }
 
 export interface AuthorizeRequest {
@@ -36,6 +38,25 @@ export interface AuthorizeRequest {
   state: string | null;
   nonce: string | null;
   codeChallenge: string;
+  /** `prompt` (OpenID Connect Core §3.1.2.1): none, or the identity host's pages it asks for. */
+  prompt: { none: boolean; login: boolean; selectAccount: boolean };
+  /** `max_age` in seconds: how long ago the person may have authenticated; null for any time. */
+  maxAgeSeconds: number | null;
+}
+
+/**
+ * `consent` is accepted and needs no page: clients are registered by the operator, whose
+ * registration stands for it. Any other value is refused rather than silently ignored.
+ */
+export const PROMPTS = ["none", "login", "consent", "select_account"] as const;
+const MAX_AGE = /^\d{1,10}$/;
+
+function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
+  const prompts = (value ?? "").split(" ").filter((p) => p !== "");
+  ensure(prompts.every((p) => (PROMPTS as readonly string[]).includes(p)), "oauth_invalid_request", `prompt may only be ${PROMPTS.join(", ")}`);
+  // "none" promises no page at all, so it cannot be asked together with one (§3.1.2.1).
+  ensure(!prompts.includes("none") || prompts.length === 1, "oauth_invalid_request", "prompt none cannot be combined with another value");
+  return { none: prompts.includes("none"), login: prompts.includes("login"), selectAccount: prompts.includes("select_account") };
 }
 
 /** base64url of a SHA-256 digest: 43 characters. */
@@ -59,6 +80,7 @@ export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients"
   ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
   ensure(p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && S256_CHALLENGE.test(p.codeChallenge), "oauth_pkce_required");
+  ensure(p.maxAge === undefined || MAX_AGE.test(p.maxAge), "oauth_invalid_request", "max_age must be a whole number of seconds");
   return {
     client,
     redirectUri: p.redirectUri,
@@ -66,11 +88,37 @@ export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients"
     state: p.state ?? null,
     nonce: p.nonce ?? null,
     codeChallenge: p.codeChallenge,
+    prompt: parsePrompt(p.prompt),
+    maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
   };
 }
 
+/**
+ * What the authorise endpoint does next for a valid request:
+ * - `sign-in`: send the browser to the identity host, asking it for `prompt` (null: its usual page).
+ * - `error`: tell the client at its redirect URI.
+ * - `code`: issue one, for the session given.
+ * A sign-in too old for `max_age` counts as none. With `prompt=none` nothing may be shown, so
+ * where a page would be needed the client hears `login_required` instead.
+ */
+export type AuthorizeStep<S> = { kind: "sign-in"; prompt: string | null } | { kind: "error"; error: "login_required" | "access_denied" } | { kind: "code"; session: S };
+
+export function authorizeStep<S extends { authTime: Date; approved: boolean }>(request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds">, session: S | null, now: Date): AuthorizeStep<S> {
+  const { prompt, maxAgeSeconds } = request;
+  // In whole seconds, as `auth_time` is carried and as a relying party checks it.
+  const ageSeconds = session === null ? 0 : Math.floor(now.getTime() / 1000) - Math.floor(session.authTime.getTime() / 1000);
+  const stale = session !== null && maxAgeSeconds !== null && ageSeconds > maxAgeSeconds;
+  if (session === null || stale || prompt.login || prompt.selectAccount) {
+    if (prompt.none) return { kind: "error", error: "login_required" };
+    // A sign-in the person already holds is not enough when it is too old or a new one was asked for.
+    const pages = [...(prompt.login || stale ? ["login"] : []), ...(prompt.selectAccount ? ["select_account"] : [])];
+    return { kind: "sign-in", prompt: pages.length === 0 ? null : pages.join(" ") };
+  }
+  return session.approved ? { kind: "code", session } : { kind: "error", error: "access_denied" };
+}
+
 /** Issues a single-use authorization code for a signed-in, approved person. Returns the code. */
-export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" | "random">, request: AuthorizeRequest, person: { id: string }, uid: string): Promise<string> {
+export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" | "random">, request: AuthorizeRequest, person: { id: string }, principal: { uid: string; authTime: Date }): Promise<string> {
   const code = deps.random.token(32);
   const now = deps.clock.now();
   await codes.save(deps.store, {
@@ -80,8 +128,9 @@ export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" 
     codeChallenge: request.codeChallenge,
     nonce: request.nonce,
     scopes: request.scopes,
-    uid,
+    uid: principal.uid,
     personId: person.id,
+    authTime: principal.authTime,
     createdAt: now,
     expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_MS),
     usedAt: null,
@@ -177,6 +226,7 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
     iat,
     exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
     ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
+    ...(stored.authTime === null ? {} : { auth_time: Math.floor(stored.authTime.getTime() / 1000) }),
     ...claimsFor(person, stored.scopes),
   });
   // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.
@@ -281,7 +331,8 @@ export function discovery(issuer: string): Record<string, unknown> {
     id_token_signing_alg_values_supported: ["RS256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
-    claims_supported: ["iss", "sub", "aud", "iat", "exp", "nonce", "email", "email_verified", "name"],
+    claims_supported: ["iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "email", "email_verified", "name"],
+    prompt_values_supported: PROMPTS,
     authorization_response_iss_parameter_supported: true,
   };
 }

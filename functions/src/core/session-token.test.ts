@@ -14,9 +14,11 @@ const ISSUER = "https://id.example.test";
 const AUDIENCE = "example.test";
 const tokens = sessionTokens(json, ISSUER, AUDIENCE);
 const now = new Date("2026-05-01T12:00:00Z");
+/** The person authenticated at the identity provider two hours before the session was opened. */
+const authTime = new Date(now.getTime() - 2 * 3600 * 1000);
 
 async function issued(): Promise<string> {
-  return (await tokens.issue({ uid: "u1", personId: "p1" }, now, 14 * DAY)).token;
+  return (await tokens.issue({ uid: "u1", personId: "p1", authTime }, now, 14 * DAY)).token;
 }
 
 async function signedWith(header: Record<string, unknown>, claims: Record<string, unknown>, jwk = jwks[0]): Promise<string> {
@@ -29,14 +31,19 @@ const validClaims = () => ({ sub: "u1", pid: "p1", iss: ISSUER, aud: AUDIENCE, i
 describe("session tokens", () => {
   it("verify what they issue, with the claims they carry", async () => {
     const claims = await tokens.verify(await issued(), now);
-    expect(claims).toEqual({ uid: "u1", personId: "p1", issuedAt: now, expiresAt: new Date(now.getTime() + 14 * DAY) });
+    expect(claims).toEqual({ uid: "u1", personId: "p1", authTime, issuedAt: now, expiresAt: new Date(now.getTime() + 14 * DAY) });
+  });
+
+  it("count a token issued without auth_time as authenticated when it was issued", async () => {
+    const token = await signedWith({ alg: "RS256", kid: "k1", typ: "session+jwt" }, validClaims());
+    expect((await tokens.verify(token, now))?.authTime).toEqual(now);
   });
 
   it("are standard JWTs that jose verifies too", async () => {
     const publicJwk = { kty: "RSA", n: jwks[0]?.n, e: jwks[0]?.e };
     const { payload, protectedHeader } = await jwtVerify(await issued(), await importJWK(publicJwk as never, "RS256"), { currentDate: now, issuer: ISSUER, audience: AUDIENCE });
     expect(protectedHeader).toEqual({ alg: "RS256", kid: "k1", typ: "session+jwt" });
-    expect(payload).toMatchObject({ sub: "u1", pid: "p1" });
+    expect(payload).toMatchObject({ sub: "u1", pid: "p1", auth_time: authTime.getTime() / 1000 });
   });
 
   it("expire at exactly 14 days", async () => {

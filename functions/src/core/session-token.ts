@@ -7,12 +7,14 @@ import { createPrivateKey, createPublicKey, sign, verify as verifySignature, typ
 export interface SessionClaims {
   uid: string;
   personId: string;
+  /** When the person authenticated at the identity provider (OpenID Connect's `auth_time`). */
+  authTime: Date;
   issuedAt: Date;
   expiresAt: Date;
 }
 
 export interface SessionTokens {
-  issue(claims: { uid: string; personId: string }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
+  issue(claims: { uid: string; personId: string; authTime: Date }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
   /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
   verify(token: string, now: Date): Promise<SessionClaims | null>;
   /**
@@ -63,10 +65,11 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
   // Only tokens that passed every check enter, keyed by their full text: a forgery can't hit.
   const verified = new Map<string, SessionClaims>();
   return {
-    async issue({ uid, personId }, now, lifetimeMs) {
+    async issue({ uid, personId, authTime }, now, lifetimeMs) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + Math.floor(lifetimeMs / 1000);
-      const token = await signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: TYPE }, { pid: personId, sub: uid, iss: issuer, aud: audience, iat, exp }, ring.signing.key);
+      const claims = { pid: personId, sub: uid, iss: issuer, aud: audience, iat, exp, auth_time: Math.floor(authTime.getTime() / 1000) };
+      const token = await signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: TYPE }, claims, ring.signing.key);
       return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
     },
     signIdToken(claims) {
@@ -128,13 +131,15 @@ export function verifySessionToken(ring: KeyRing, token: string, now: Date, issu
   } catch {
     return null;
   }
-  const { sub, pid, iss, aud, iat, exp } = payload;
+  const { sub, pid, iss, aud, iat, exp, auth_time: authTime } = payload;
   if (typeof sub !== "string" || typeof pid !== "string" || iss !== issuer || aud !== audience) return null;
   if (typeof iat !== "number" || typeof exp !== "number") return null;
   const nowSeconds = now.getTime() / 1000;
   // Expired at exactly `exp`; a token "issued" in the future is not ours to trust either.
   if (nowSeconds >= exp || iat > nowSeconds + 60) return null;
-  return { uid: sub, personId: pid, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+  // A token without `auth_time` (issued before it was recorded) counts from its own issue.
+  const authenticatedAt = typeof authTime === "number" ? authTime : iat;
+  return { uid: sub, personId: pid, authTime: new Date(authenticatedAt * 1000), issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
 }
 
 /** Header segments of tokens that verified, by their exact text: one per key in practice. */

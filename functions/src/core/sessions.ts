@@ -22,7 +22,7 @@ export async function openSession(deps: Pick<Deps, "identity" | "store" | "clock
   const person = await resolvePerson(deps, signIn);
   const reason = decideAccess(person, project);
   if (reason) return { approved: false, reason };
-  const session = await deps.tokens.issue({ uid: signIn.uid, personId: person.id }, deps.clock.now(), SESSION_LIFETIME_MS);
+  const session = await deps.tokens.issue({ uid: signIn.uid, personId: person.id, authTime: signIn.authTime }, deps.clock.now(), SESSION_LIFETIME_MS);
   return { approved: true, person, uid: signIn.uid, ...session };
 }
 
@@ -31,6 +31,8 @@ export interface Principal {
   uid: string;
   /** Known without a lookup for the current format. */
   personId: string | null;
+  /** When the person authenticated at the identity provider. */
+  authTime: Date;
 }
 
 /** Wraps work that leaves the process (a provider call, a database read) in a deadline. */
@@ -39,13 +41,13 @@ const unguarded: Guard = (work) => work();
 
 export async function readSession(deps: Pick<Deps, "tokens" | "identity" | "clock">, cookie: string, guard: Guard = unguarded): Promise<Principal | null> {
   const claims = await deps.tokens.verify(cookie, deps.clock.now());
-  if (claims) return { uid: claims.uid, personId: claims.personId };
+  if (claims) return { uid: claims.uid, personId: claims.personId, authTime: claims.authTime };
   const legacy = await guard(() => deps.identity.verifyProviderSessionCookie(cookie));
-  return legacy ? { uid: legacy.uid, personId: null } : null;
+  return legacy ? { uid: legacy.uid, personId: null, authTime: legacy.authTime } : null;
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */
-export async function personFor(deps: Pick<Deps, "store" | "people">, principal: Principal, guard: Guard = unguarded): Promise<people.Person | null> {
+export async function personFor(deps: Pick<Deps, "store" | "people">, principal: Pick<Principal, "uid" | "personId">, guard: Guard = unguarded): Promise<people.Person | null> {
   if (principal.personId !== null) {
     const cached = deps.people.get(principal.personId);
     if (cached) return cached.uids.includes(principal.uid) ? cached : null;

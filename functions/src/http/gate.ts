@@ -65,7 +65,7 @@ async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guar
   if (bearer === null) return null;
   // No revocation check here: it would cost a call to the provider on every request.
   const signIn = await guard(() => deps.identity.verifyIdToken(bearer, false));
-  return signIn ? { uid: signIn.uid, personId: null } : null;
+  return signIn ? { uid: signIn.uid, personId: null, authTime: signIn.authTime } : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authenticateClient, authorizationCodeRedeemer, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
 import type { Deps } from "../deps";
 import { readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
@@ -31,6 +31,21 @@ function basicCredentials(req: Request): { id: string; secret: string } | null {
     throw new AppError("oauth_invalid_client");
   }
 }
+
+/**
+ * Where the identity host sends the person back: this very request, less `prompt` and `max_age`,
+ * which the trip there has answered (asked again, a fresh sign-in would be sent round forever).
+ */
+function returnUrl(issuer: string, originalUrl: string): string {
+  const at = originalUrl.indexOf("?");
+  const params = new URLSearchParams(at === -1 ? "" : originalUrl.slice(at + 1));
+  if (!params.has("prompt") && !params.has("max_age")) return issuer + originalUrl;
+  params.delete("prompt");
+  params.delete("max_age");
+  return `${issuer}${originalUrl.slice(0, at)}?${params}`;
+}
+
+const ERROR_DESCRIPTIONS = { login_required: "The person must sign in", access_denied: "The account is not approved" } as const;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri);
@@ -65,18 +80,23 @@ export function routes(deps: Deps): Router {
       nonce: single(q.nonce, "nonce"),
       codeChallenge: single(q.code_challenge, "code_challenge"),
       codeChallengeMethod: single(q.code_challenge_method, "code_challenge_method"),
+      prompt: single(q.prompt, "prompt"),
+      maxAge: single(q.max_age, "max_age"),
     };
     const request = await checkAuthorizeRequest(deps, params);
     const { principal, person } = await cookieSession(deps, req);
-    if (principal === null || person === null) {
-      // Not signed in here: the identity host signs the person in and sends them back to this request.
-      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(issuer + req.originalUrl)}`);
+    const session = principal === null || person === null ? null : { principal, person, authTime: principal.authTime, approved: person.status === "approved" };
+    const step = authorizeStep(request, session, deps.clock.now());
+    if (step.kind === "sign-in") {
+      // The identity host signs the person in (afresh, when `prompt` says so) and sends them back to this request.
+      const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
+      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(issuer, req.originalUrl))}${prompt}`);
     }
-    if (person.status !== "approved") {
-      // A valid request the person may not complete: the client hears it, as OAuth says.
-      return void res.redirect(302, redirectTo(request.redirectUri, { error: "access_denied", error_description: "The account is not approved", state: request.state, iss: issuer }));
+    if (step.kind === "error") {
+      // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
+      return void res.redirect(302, redirectTo(request.redirectUri, { error: step.error, error_description: ERROR_DESCRIPTIONS[step.error], state: request.state, iss: issuer }));
     }
-    const code = await issueAuthorizationCode(deps, request, person, principal.uid);
+    const code = await issueAuthorizationCode(deps, request, step.session.person, step.session.principal);
     res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
   });
 

@@ -14,6 +14,8 @@ export interface OidcCode {
   scopes: string[];
   uid: string;
   personId: string;
+  /** When the person authenticated (the ID token's `auth_time`); null on codes stored without it. */
+  authTime: Date | null;
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
@@ -46,6 +48,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     scopes: stringList(d.scopes),
     uid: String(d.uid),
     personId: String(d.personId),
+    authTime: optionalDate(d.authTime),
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),

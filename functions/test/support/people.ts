@@ -27,7 +27,7 @@ export async function accountWithPerson(fields: Partial<people.NewPerson> = {}, 
 
 /** A session cookie value, minted the way POST /auth/verify mints it. */
 export async function sessionCookieFor(deps: Deps, uid: string, personId: string): Promise<string> {
-  const { token } = await deps.tokens.issue({ uid, personId }, deps.clock.now(), 14 * 24 * 3600 * 1000);
+  const { token } = await deps.tokens.issue({ uid, personId, authTime: deps.clock.now() }, deps.clock.now(), 14 * 24 * 3600 * 1000);
   return `__session=${token}`;
 }
 
