@@ -50,6 +50,7 @@ export function serviceDeps(settings: BenchSettings): any {
     federated: settings.federated ? federatedConfig(settings.federated.providers, settings.federated.secrets, "bench-api-key") : null,
     calendarUrl: null,
     defaultLocation: null,
+    handoffApps: {},
   };
   return {
     config,

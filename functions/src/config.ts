@@ -1,4 +1,6 @@
 import { defineSecret, defineString } from "firebase-functions/params";
+import { z } from "zod";
+import { isRedirectUriForm } from "./core/handoff-redirects";
 
 /**
  * Every setting the service reads, declared once. Code never reads these params directly:
@@ -54,6 +56,11 @@ export const claimNamespace = defineString("CLAIM_NAMESPACE", {
   default: "identity",
   description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
 });
+export const handoffAppsParam = defineString("HANDOFF_APPS", {
+  default: "",
+  description:
+    'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
+});
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");
@@ -84,6 +91,16 @@ export interface Config {
   calendarUrl: string | null;
   /** What GET /location answers when the calendar places no one anywhere. */
   defaultLocation: string | null;
+  /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
+  handoffApps: Record<string, HandoffApp>;
+}
+
+/** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */
+export interface HandoffApp {
+  id: string;
+  /** What the person is asked to continue to. */
+  name: string;
+  redirectUris: string[];
 }
 
 /** The provider selectors the contract names for the `federated` bridge. */
@@ -158,6 +175,28 @@ export function federatedConfig(providersJson: string, secretsJson: string, apiK
   return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };
 }
 
+const handoffAppsSchema = z.record(
+  z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "app ids are lowercase letters, digits and hyphens"),
+  z.strictObject({
+    name: z.string().trim().min(1).max(80),
+    redirectUris: z.array(z.string().refine(isRedirectUriForm, "a redirect URI is https, loopback http, or a private-use scheme (RFC 8252)")).min(1).max(20),
+  }),
+);
+
+/** HANDOFF_APPS, checked whole: a mistake stops the function with the setting named. */
+export function parseHandoffApps(json: string): Record<string, HandoffApp> {
+  if (json.trim() === "") return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    throw new Error("HANDOFF_APPS must be a JSON object");
+  }
+  const parsed = handoffAppsSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`HANDOFF_APPS: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  return Object.fromEntries(Object.entries(parsed.data).map(([id, app]) => [id, { id, ...app }]));
+}
+
 export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
   const own = [`https://${domain}`, `https://www.${domain}`, new URL(identityUrl).origin];
   return [...new Set([...own, ...hosts.map((h) => `https://${h}.${domain}`)])];
@@ -222,5 +261,6 @@ export function readConfig(): Config {
     federated: federatedConfig(federatedProviders.value(), secret(federatedClientSecrets), idpApiKey.value()),
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", calendarIcsUrl.value()),
     defaultLocation: defaultLocation.value().trim() === "" ? null : defaultLocation.value().trim(),
+    handoffApps: parseHandoffApps(handoffAppsParam.value()),
   };
 }

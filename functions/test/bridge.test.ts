@@ -107,6 +107,27 @@ describe("GET /auth/bridge/:provider/start", () => {
     expect(setCookie.split(";")[0]).toBe(`__session=bridge.${returnTo.searchParams.get("state")}`);
   });
 
+  it("brings the browser back to the identity host when the sign-in was started there, as Hosting forwards it", async () => {
+    const { app } = bridgeApp();
+    const res = await request(app).get("/auth/bridge/gaming/start").set("X-Forwarded-Host", new URL(ID_URL).host);
+    const to = new URL(res.headers.location as string);
+    expect(to.searchParams.get("openid.realm")).toBe(`${ID_URL}/`);
+    const returnTo = new URL(to.searchParams.get("openid.return_to") as string);
+    expect(`${returnTo.origin}${returnTo.pathname}`).toBe(`${ID_URL}/auth/bridge/gaming/callback`);
+    // And the sign-in completes there: the provider's assertion names that address, and the callback checks it.
+    const cookie = setCookieLine(res.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
+    const done = await callback(app, await atProvider(res.headers.location as string, account()), cookie);
+    expect(done.status).toBe(302);
+    expect(new URL(done.headers.location as string).searchParams.get("customToken")).toEqual(expect.any(String));
+  });
+
+  it("brings the browser back to the service's own address from any other host", async () => {
+    const { app } = bridgeApp();
+    const res = await request(app).get("/auth/bridge/gaming/start").set("X-Forwarded-Host", "elsewhere.test");
+    const returnTo = new URL(new URL(res.headers.location as string).searchParams.get("openid.return_to") as string);
+    expect(returnTo.origin).toBe(SERVICE_URL);
+  });
+
   it("stores only a hash of the state", async () => {
     const { app } = bridgeApp();
     const { cookie } = await start(app);

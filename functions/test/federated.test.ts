@@ -35,8 +35,9 @@ function stateOf(cookie: string): string {
   return cookie.slice("__session=bridge.".length).split(".")[0] as string;
 }
 
-async function start(app: Express, query = "?idp=search") {
-  const res = await request(app).get(`/auth/bridge/federated/start${query}`);
+async function start(app: Express, query = "?idp=search", host?: string) {
+  const req = request(app).get(`/auth/bridge/federated/start${query}`);
+  const res = await (host === undefined ? req : req.set("X-Forwarded-Host", host));
   expect(res.status).toBe(302);
   const setCookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("__session=bridge.")) as string;
   return { location: new URL(res.headers.location as string), cookie: setCookie.split(";")[0] as string };
@@ -99,6 +100,17 @@ describe("the federated bridge", () => {
     expect(createHash("sha256").update(String(stored.codeVerifier)).digest("base64url")).toBe(q.get("code_challenge"));
     expect(location.toString()).not.toContain(String(stored.codeVerifier));
     expect(JSON.stringify(stored)).not.toContain(stateOf(cookie));
+  });
+
+  it("sends a sign-in started on the identity host back there, and redeems the code with that same redirect_uri", async () => {
+    const app = federatedApp();
+    const started = await start(app, "?idp=search", new URL(ID_URL).host);
+    expect(started.location.searchParams.get("redirect_uri")).toBe(`${ID_URL}/auth/bridge/federated/callback`);
+    const back = await atProvider(started.location, someone());
+    expect(`${back.origin}${back.pathname}`).toBe(`${ID_URL}/auth/bridge/federated/callback`);
+    // The provider's token endpoint refuses a redirect_uri other than the authorisation's.
+    const { uid } = await landing(await callback(app, back, started.cookie));
+    expect(uid).toEqual(expect.any(String));
   });
 
   it.each([

@@ -147,7 +147,7 @@ describe("the OpenID Connect provider", () => {
       expect(res.status).toBe(302);
       const location = new URL(res.headers.location as string);
       expect(location.origin).toBe(ID_URL);
-      expect(location.searchParams.get("redirect")).toBe(`${SERVICE_URL}/auth/oidc/authorize?${query}`);
+      expect(location.searchParams.get("redirect")).toBe(`${ID_URL}/auth/oidc/authorize?${query}`);
     });
 
     it.each(["pending", "rejected"] as const)("tells the client access_denied for a %s person, and issues no code", async (status) => {
@@ -219,7 +219,7 @@ describe("the OpenID Connect provider", () => {
         const { back, prompt } = identityHost(await authorize({ max_age: "300" }, cookie));
         expect(prompt).toBe("login");
         const returned = new URL(back ?? "");
-        expect(`${returned.origin}${returned.pathname}`).toBe(`${SERVICE_URL}/auth/oidc/authorize`);
+        expect(`${returned.origin}${returned.pathname}`).toBe(`${ID_URL}/auth/oidc/authorize`);
         expect(returned.searchParams.has("max_age")).toBe(false);
         expect(returned.searchParams.get("nonce")).toBe("nonce-1");
       } finally {
@@ -232,7 +232,7 @@ describe("the OpenID Connect provider", () => {
       const { back, prompt } = identityHost(await authorize({ prompt: "login" }, cookie));
       expect(prompt).toBe("login");
       const returned = new URL(back ?? "");
-      expect(`${returned.origin}${returned.pathname}`).toBe(`${SERVICE_URL}/auth/oidc/authorize`);
+      expect(`${returned.origin}${returned.pathname}`).toBe(`${ID_URL}/auth/oidc/authorize`);
       expect(returned.searchParams.has("prompt")).toBe(false);
       expect(returned.searchParams.get("client_id")).toBe(client.clientId);
       expect(returned.searchParams.get("state")).toBe("state-1");

@@ -142,6 +142,8 @@ describe("POST /auth/otp/send", () => {
     const early = await send(app, { email });
     expect(early.status).toBe(429);
     expect(early.body).toEqual({ error: "A code was just sent. Please wait a minute." });
+    // The page tells the person how long to wait.
+    expect(early.headers["retry-after"]).toBe("1");
     deps.clock.advance(SECOND);
     expect((await send(app, { email })).status).toBe(200);
     const second = await codeFor(email, 2);
@@ -160,8 +162,12 @@ describe("POST /auth/otp/send", () => {
     const sixth = await send(app, { email });
     expect(sixth.status).toBe(429);
     expect(sixth.body).toEqual({ error: "Too many codes requested. Try again later." });
+    expect(sixth.headers["retry-after"]).toBe(String((HOUR - 5 * MINUTE) / SECOND));
     deps.clock.advance(HOUR - 5 * MINUTE - 1);
-    expect((await send(app, { email })).status).toBe(429);
+    const last = await send(app, { email });
+    expect(last.status).toBe(429);
+    // Rounded up: a millisecond to go is still a second to wait.
+    expect(last.headers["retry-after"]).toBe("1");
     deps.clock.advance(1);
     expect((await send(app, { email })).status).toBe(200);
     expect(await settledCount(email)).toBe(6);

@@ -87,6 +87,13 @@ describe("POST /auth/verify", () => {
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
+  it("opens a session for the identity host's own pages (project account) to an approved person with no grants", async () => {
+    const { account, person } = await accountWithPerson({ projects: [] });
+    const res = await verify({ idToken: account.idToken, project: "account" });
+    expect(res.body).toMatchObject({ approved: true, personId: person.id, projects: [] });
+    expect(cookieFrom(res.headers["set-cookie"])).not.toBeNull();
+  });
+
   it("grants every project to the wildcard and to admins", async () => {
     for (const fields of [{ projects: ["*"] }, { role: "admin" as const, projects: [] }]) {
       const { account } = await accountWithPerson(fields);

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { decideAccess, hasProject } from "./access";
+import { ACCOUNT_PROJECT, decideAccess, hasProject } from "./access";
 
 describe("decideAccess", () => {
   it("refuses a pending or rejected person whatever their grants", () => {
@@ -16,6 +16,14 @@ describe("decideAccess", () => {
   it("refuses an approved person without the grant", () => {
     expect(decideAccess({ status: "approved", role: "user", projects: ["status"] }, "startpage")).toBe("no_project_access");
     expect(decideAccess({ status: "approved", role: "user", projects: [] }, "startpage")).toBe("no_project_access");
+  });
+
+  it("opens the identity host's own project to every approved person, and to nobody else", () => {
+    expect(decideAccess({ status: "approved", role: "user", projects: [] }, ACCOUNT_PROJECT)).toBeNull();
+    expect(decideAccess({ status: "pending", role: "user", projects: [] }, ACCOUNT_PROJECT)).toBe("pending");
+    expect(decideAccess({ status: "rejected", role: "user", projects: ["*"] }, ACCOUNT_PROJECT)).toBe("rejected");
+    // It is no grant: a gated endpoint asking for it would still find none.
+    expect(hasProject({ role: "user", projects: [] }, ACCOUNT_PROJECT)).toBe(false);
   });
 
   it("never grants a user a project that is neither listed nor the wildcard", () => {

@@ -7,11 +7,18 @@ export function hasProject(person: Pick<Person, "role" | "projects">, project: s
   return person.role === "admin" || person.projects.includes("*") || person.projects.includes(project);
 }
 
+/**
+ * The identity host's own project: its pages (the account page, the OpenID Connect sign-in, the
+ * hand-off to an app) serve every approved person, granted projects or not. A session opened for
+ * it gives nothing more: every gated endpoint checks its own project on every request.
+ */
+export const ACCOUNT_PROJECT = "account";
+
 /** The approval rule of POST /auth/verify: status first, then the grant for the project. */
 export function decideAccess(person: Pick<Person, "status" | "role" | "projects">, project: string): Refusal | null {
   if (person.status === "pending") return "pending";
   if (person.status === "rejected") return "rejected";
-  return hasProject(person, project) ? null : "no_project_access";
+  return project === ACCOUNT_PROJECT || hasProject(person, project) ? null : "no_project_access";
 }
 
 /** The person as sign-in endpoints return it. */

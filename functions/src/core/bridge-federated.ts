@@ -1,5 +1,5 @@
 import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../config";
-import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./bridge-protocol";
+import { atProvider, type BridgeDeps, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./bridge-protocol";
 import { withDeadline } from "./deadline";
 import { AppError, ensure } from "./errors";
 import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } from "./oidc-relying-party";
@@ -40,7 +40,7 @@ export const federatedProtocol: Protocol = {
     const meta = await atProvider(deps, `federated/${idp}`, () => discover(provider, PROVIDER_TIMEOUT_MS));
     const codeVerifier = deps.random.token(32);
     const nonce = deps.random.token(16);
-    const location = authorizationUrl(meta, provider, { redirectUri: callbackUrl(deps.config, "federated"), state: input.state, nonce, codeVerifier });
+    const location = authorizationUrl(meta, provider, { redirectUri: input.callback, state: input.state, nonce, codeVerifier });
     return { location, extra: { idp, codeVerifier, nonce } };
   },
 
@@ -50,7 +50,8 @@ export const federatedProtocol: Protocol = {
     if (param(query, "error") !== null) throw new AppError("bridge_not_confirmed");
     const code = param(query, "code");
     ensure(code !== null && state.codeVerifier !== null && state.nonce !== null, "bridge_not_confirmed");
-    const redirectUri = callbackUrl(deps.config, "federated");
+    // The same redirect_uri as at the start, as the token endpoint requires (RFC 6749 §4.1.3).
+    const redirectUri = state.callback;
     // One deadline for everything the provider is asked: discovery, the code, its keys.
     const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
     const credential = await atProvider(deps, `federated/${idp}`, () =>

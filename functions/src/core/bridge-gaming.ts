@@ -1,9 +1,9 @@
-import { atProvider, type BridgeDeps, callbackUrl, PROVIDER_TIMEOUT_MS, type Protocol } from "./bridge-protocol";
+import { atProvider, PROVIDER_TIMEOUT_MS, type Protocol } from "./bridge-protocol";
 import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
 
 /** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
-function returnTo(deps: BridgeDeps, state: string): string {
-  return `${callbackUrl(deps.config, "gaming")}?state=${state}`;
+function returnTo(callback: string, state: string): string {
+  return `${callback}?state=${state}`;
 }
 
 /**
@@ -13,15 +13,17 @@ function returnTo(deps: BridgeDeps, state: string): string {
 export const gamingProtocol: Protocol = {
   available: (config) => config.gamingEndpoint !== null,
 
-  async begin(deps, { state }) {
+  async begin(deps, { state, callback }) {
     const endpoint = deps.config.gamingEndpoint as string;
-    return { location: checkIdSetupUrl(endpoint, returnTo(deps, state), `${deps.config.serviceUrl}/`), extra: { idp: null, codeVerifier: null, nonce: null } };
+    // The realm is the origin the person comes back to, which the provider shows them.
+    const realm = `${new URL(callback).origin}/`;
+    return { location: checkIdSetupUrl(endpoint, returnTo(callback, state), realm), extra: { idp: null, codeVerifier: null, nonce: null } };
   },
 
-  async finish(deps, query) {
+  async finish(deps, query, state) {
     const endpoint = deps.config.gamingEndpoint as string;
     const fields = openIdFields(query);
-    const account = await atProvider(deps, "gaming", () => verifyAssertion(fields, { endpoint, returnTo: returnTo(deps, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS }));
+    const account = await atProvider(deps, "gaming", () => verifyAssertion(fields, { endpoint, returnTo: returnTo(state.callback, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS }));
     return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
   },
 };

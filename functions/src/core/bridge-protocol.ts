@@ -16,15 +16,28 @@ export const PROVIDER_TIMEOUT_MS = 5000;
 export interface Protocol {
   /** false: not configured here, so people cannot sign in with it. */
   available(config: Config): boolean;
-  /** Where the browser goes; `extra` is stored with the state for the callback. */
-  begin(deps: BridgeDeps, input: { state: string; idp: string | undefined }): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
+  /**
+   * Where the browser goes; `extra` is stored with the state for the callback. `callback`: where
+   * the provider sends the browser back to (see callbackBase).
+   */
+  begin(deps: BridgeDeps, input: { state: string; idp: string | undefined; callback: string }): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
   /** The sign-in the provider confirms for this callback, whose state has just been used. */
   finish(deps: BridgeDeps, query: Record<string, unknown>, state: BridgeState): Promise<SignIn>;
 }
 
+/**
+ * The origin a sign-in comes back to: the host it was started on, when that is the identity host
+ * or the service's own host; the service's otherwise. The state cookie lives on the parent
+ * domain, so the callback must be reached on a host that receives it: the identity host's page
+ * starts bridges on its own host, while a script may start one at the service's address.
+ */
+export function callbackBase(config: Pick<Config, "idUrl" | "serviceUrl">, startedOn: string | undefined): string {
+  return startedOn !== undefined && startedOn === new URL(config.idUrl).host ? new URL(config.idUrl).origin : config.serviceUrl;
+}
+
 /** Where a provider sends the browser back to. */
-export function callbackUrl(config: Config, provider: string): string {
-  return `${config.serviceUrl}/auth/bridge/${provider}/callback`;
+export function callbackUrl(base: string, provider: string): string {
+  return `${base}/auth/bridge/${provider}/callback`;
 }
 
 /** A failure on our side of the sign-in: logged once, without secrets, and shown as the contract's 500. */

@@ -2,7 +2,7 @@ import { MINUTE } from "../clock";
 import type { Config } from "../config";
 import * as states from "../store/bridge-states";
 import { AppError, ensure } from "./errors";
-import { type BridgeDeps, type Protocol, step } from "./bridge-protocol";
+import { type BridgeDeps, callbackBase, callbackUrl, type Protocol, step } from "./bridge-protocol";
 import { federatedProtocol } from "./bridge-federated";
 import { gamingProtocol } from "./bridge-gaming";
 import { resolvePerson } from "./resolve-person";
@@ -70,13 +70,14 @@ export interface Started {
 }
 
 /** GET /auth/bridge/:provider/start: remembers where to go afterwards, then sends the browser to the provider. */
-export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined; idp: string | undefined }): Promise<Started> {
+export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined; idp: string | undefined; startedOn: string | undefined }): Promise<Started> {
   const protocol = usable(deps.config, provider);
   const redirect = allowedRedirect(deps.config, input.redirect);
   const state = deps.random.token(32);
-  const { location, extra } = await protocol.begin(deps, { state, idp: input.idp });
+  const callback = callbackUrl(callbackBase(deps.config, input.startedOn), provider);
+  const { location, extra } = await protocol.begin(deps, { state, idp: input.idp, callback });
   const now = deps.clock.now();
-  await states.save(deps.store, { hash: sha256(state), provider, redirect, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null, ...extra });
+  await states.save(deps.store, { hash: sha256(state), provider, redirect, callback, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null, ...extra });
   return { state, location };
 }
 

@@ -23,27 +23,30 @@ export interface Mailer {
 
 const MINUTES = CODE_LIFETIME_MS / 60_000;
 
-const WORDING: Record<Purpose, { subject: string; lead: string; use: string; ignore: string }> = {
-  signin: {
+/** `host`: the identity host's name, where the person asked and where the code goes. */
+const WORDING: Record<Purpose, (host: string) => { subject: string; lead: string; use: string; ignore: string }> = {
+  signin: (host) => ({
     subject: "Your sign-in code",
     lead: "Your sign-in code is",
-    use: `Enter it on the page where you asked to sign in. It works once, for ${MINUTES} minutes.`,
-    ignore: "If you did not ask to sign in, you can ignore this email: nobody can sign in with it without the code. Do not share the code with anyone.",
-  },
-  "request-access": {
+    use: `Enter it on the sign-in page at ${host}, where you asked to sign in. It works once, for ${MINUTES} minutes.`,
+    ignore: `If you did not ask to sign in, you can ignore this email: nobody can sign in without the code. Do not share the code with anyone, and enter it nowhere but ${host}.`,
+  }),
+  "request-access": (host) => ({
     subject: "Confirm your email address",
     lead: "Your code to confirm this address for your access request is",
-    use: `Enter it on the page where you asked for access. It works for ${MINUTES} minutes.`,
+    use: `Enter it on the request access page at ${host}, where you asked for access. It works for ${MINUTES} minutes.`,
     ignore: "If you did not ask for access, you can ignore this email: no request is made without the code.",
-  },
+  }),
 };
 
 /**
  * The mail that carries a code. The code appears in the two bodies only: never in the subject
  * or another header, never in a link (links end up in logs, proxies and browser histories).
+ * The page is named by its host, not linked: a mail that links to where a code goes is what
+ * phishing mail imitates, and a person who types the host knows where they are.
  */
-export function codeMail(to: string, code: string, purpose: Purpose): MailMessage {
-  const w = WORDING[purpose];
+export function codeMail(to: string, code: string, purpose: Purpose, idUrl: string): MailMessage {
+  const w = WORDING[purpose](new URL(idUrl).host);
   const text = `${w.lead}: ${code}\n\n${w.use}\n\n${w.ignore}\n`;
   // Every interpolated string here is ours: six digits and fixed wording, nothing from the request.
   const html = [

@@ -11,6 +11,7 @@ import {
   FAILURE_CEILING,
   isLocked,
   NO_LIMITS,
+  nextSendAt,
   sendRefusal,
   sixDigits,
   type CodeState,
@@ -60,6 +61,40 @@ describe("sendRefusal", () => {
   it("refuses every send while the address is locked", () => {
     expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY - 1))).toBe("otp_address_locked");
     expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY))).toBeNull();
+  });
+});
+
+describe("nextSendAt", () => {
+  const sentAt = (...offsets: number[]): LimitState => ({ ...NO_LIMITS, sends: offsets.map(at) });
+
+  it("names the end of the minute after a send", () => {
+    expect(nextSendAt(sentAt(0), at(10 * SECOND))).toEqual(at(60 * SECOND));
+  });
+
+  it("names the moment the oldest of five sends leaves the hour", () => {
+    const five = sentAt(0, 12 * MINUTE, 24 * MINUTE, 36 * MINUTE, 48 * MINUTE);
+    expect(nextSendAt(five, at(50 * MINUTE))).toEqual(at(HOUR));
+  });
+
+  it("names the lockout's end", () => {
+    expect(nextSendAt({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(HOUR))).toEqual(at(DAY));
+  });
+
+  it("is now when nothing stands in the way", () => {
+    expect(nextSendAt(NO_LIMITS, T0)).toEqual(T0);
+  });
+
+  it("is exactly the first moment a send is allowed again", () => {
+    const offsets = fc.uniqueArray(fc.integer({ min: 0, max: HOUR }), { maxLength: 8 });
+    fc.assert(
+      fc.property(offsets, fc.integer({ min: 0, max: HOUR }), (sends, nowOffset) => {
+        const state = sentAt(...sends.filter((s) => s <= nowOffset));
+        const now = at(nowOffset);
+        const next = nextSendAt(state, now);
+        expect(sendRefusal(state, next)).toBeNull();
+        if (next.getTime() > now.getTime()) expect(sendRefusal(state, new Date(next.getTime() - 1))).not.toBeNull();
+      }),
+    );
   });
 });
 

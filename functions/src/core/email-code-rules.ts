@@ -62,6 +62,21 @@ export function sendRefusal(state: LimitState, now: Date): SendRefusal | null {
   return null;
 }
 
+/**
+ * When a refused send would next be allowed: the lockout's end, the minute after the last send,
+ * or the moment enough of the hour's sends have left it, whichever is latest.
+ */
+export function nextSendAt(state: LimitState, now: Date): Date {
+  const recent = recentSends(state, now).sort((a, b) => a.getTime() - b.getTime());
+  const candidates = [now.getTime(), state.lockedUntil?.getTime() ?? 0];
+  const last = recent.at(-1);
+  if (last !== undefined) candidates.push(last.getTime() + RESEND_INTERVAL_MS);
+  // The send whose leaving brings the hour below its limit.
+  const leaving = recent[recent.length - SENDS_PER_HOUR];
+  if (leaving !== undefined) candidates.push(leaving.getTime() + HOUR);
+  return new Date(Math.max(...candidates));
+}
+
 export function afterSend(state: LimitState, now: Date): LimitState {
   return { ...state, sends: [...recentSends(state, now), now] };
 }

@@ -17,13 +17,14 @@ import {
   forgetAfter,
   isLocked,
   looksLikeCode,
+  nextSendAt,
   sendRefusal,
   sixDigits,
   type CheckResult,
   type LimitState,
   type Purpose,
 } from "./email-code-rules";
-import { AppError, ensure, type ErrorCode } from "./errors";
+import { AppError, ensure, limitReached, type ErrorCode } from "./errors";
 
 type CodeDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log">;
 
@@ -58,7 +59,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const issued = await issue(deps, ring, address, purpose, code);
   try {
     // Never inside a transaction function: Firestore retries those, and a retry would mail again.
-    if (deliver) await mailer.send(codeMail(address, code, purpose));
+    if (deliver) await mailer.send(codeMail(address, code, purpose, deps.config.idUrl));
     else await mailer.imitateSend();
   } catch (err) {
     deps.log.error("email code not delivered", { error: errorText(err) });
@@ -78,7 +79,7 @@ async function issue(deps: CodeDeps, ring: PepperKey[], address: string, purpose
     const state = combine(found);
     // Counted in the transaction that issues the code: of concurrent sends, one wins and the rest see it.
     const refusal = sendRefusal(state, now);
-    if (refusal) throw new AppError(refusal);
+    if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
     const next = afterSend(state, now);
     limits.save(store, tx, id, key.kid, next, forgetAfter(next), found);
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.

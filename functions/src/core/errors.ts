@@ -39,6 +39,13 @@ export const errorCatalogue = {
   exchange_person_not_found: { status: 401, message: "Person not found" },
   exchange_pending: { status: 403, message: "Account not approved", reason: "pending" },
   exchange_rejected: { status: 403, message: "Account not approved", reason: "rejected" },
+  exchange_verifier_invalid: { status: 400, message: "code_verifier must be 43 to 128 unreserved characters" },
+
+  // hand-off to an app outside the parent domain
+  handoff_fields_required: { status: 400, message: "app and redirect_uri required; state at most 512 characters" },
+  handoff_unknown_app: { status: 400, message: "Unknown app" },
+  handoff_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this app" },
+  handoff_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required" },
 
   // gated endpoints
   unauthorized: { status: 401, message: "Unauthorized" },
@@ -114,6 +121,8 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   /** Overrides the catalogue's message, e.g. to name the field a request got wrong. */
   readonly detail: string | undefined;
+  /** For a limit: whole seconds until asking again can succeed (sent as `Retry-After`). */
+  retryAfterSeconds: number | undefined;
 
   /** `cause`: what went wrong underneath, for the log; never shown. */
   constructor(code: ErrorCode, detail?: string, cause?: unknown) {
@@ -122,6 +131,13 @@ export class AppError extends Error {
     this.code = code;
     this.detail = detail;
   }
+}
+
+/** A refusal by a limit that lifts at `retryAt`; rounded up, so asking again then succeeds. */
+export function limitReached(code: ErrorCode, now: Date, retryAt: Date): AppError {
+  const error = new AppError(code);
+  error.retryAfterSeconds = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000));
+  return error;
 }
 
 export function ensure(condition: unknown, code: ErrorCode, detail?: string): asserts condition {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { HOUR, MINUTE } from "../clock";
 import type { Deps } from "../deps";
 import * as codes from "../store/oidc-codes";
@@ -9,6 +8,7 @@ import type { Transaction } from "../store/db";
 import { AppError, ensure } from "./errors";
 import { groupCommit } from "./group-commit";
 import { findClient } from "./oidc-clients";
+import { isS256Challenge, pkceMatches } from "./pkce";
 import { constantTimeEqual, sha256 } from "./secrets";
 import { personFor } from "./sessions";
 
@@ -59,10 +59,6 @@ function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
   return { none: prompts.includes("none"), login: prompts.includes("login"), selectAccount: prompts.includes("select_account") };
 }
 
-/** base64url of a SHA-256 digest: 43 characters. */
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
-const CODE_VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * Everything that must hold before anything may be sent to `redirect_uri`. The client and its
@@ -79,7 +75,7 @@ export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients"
   const scopes = (p.scope ?? "").split(" ").filter((s) => s !== "");
   ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
-  ensure(p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && S256_CHALLENGE.test(p.codeChallenge), "oauth_pkce_required");
+  ensure(p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge), "oauth_pkce_required");
   ensure(p.maxAge === undefined || MAX_AGE.test(p.maxAge), "oauth_invalid_request", "max_age must be a whole number of seconds");
   return {
     client,
@@ -153,10 +149,6 @@ export interface TokenResponse {
   expires_in: number;
   id_token: string;
   scope: string;
-}
-
-function pkceMatches(verifier: string, challenge: string): boolean {
-  return constantTimeEqual(createHash("sha256").update(verifier, "ascii").digest("base64url"), challenge);
 }
 
 /** At most this many redemptions share a transaction: two writes each, within a commit's 500. */
@@ -292,9 +284,6 @@ export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "
   };
 }
 
-export function isCodeVerifier(value: string): boolean {
-  return CODE_VERIFIER.test(value);
-}
 
 /** What the granted scopes let a client know: the address needs `email`, the name `profile`. */
 function claimsFor(person: people.Person, scopes: string[]): Record<string, unknown> {

@@ -14,12 +14,19 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * A page of its own for a browser that lands on a refusal (a bridge, the authorise endpoint): what
+ * went wrong and a way back to the start. No script and no style, so any host's policy allows it.
+ */
 export const htmlErrors: Presenter = (res, status, _code, message) => {
   const safe = escapeHtml(message);
   res
     .status(status)
     .type("html")
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${safe}</title></head><body><main><h1>${safe}</h1><p>Error ${status}.</p></main></body></html>`);
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${safe}</title></head>` +
+        `<body><main><h1>${safe}</h1><p>Error ${status}.</p><p><a href="/">Start again from the sign-in page</a></p></main></body></html>`,
+    );
 };
 
 /**
@@ -43,6 +50,8 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
     const appError = err instanceof AppError ? err : fromExpress(err);
     if (!appError) log.error("unhandled error", { path: req.path, method: req.method, error: err instanceof Error ? err.stack : String(err) });
     const code: ErrorCode = appError?.code ?? "internal";
+    // A limit says when it lifts (RFC 9110 §10.2.3), so a client can tell the person how long to wait.
+    if (appError?.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(appError.retryAfterSeconds));
     const row = describeError(code);
     present(res, row.status, code, appError?.detail ?? row.message, row.reason);
   };

@@ -4,6 +4,7 @@ import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/secrets";
 import type { Deps } from "../deps";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
+import { requestHost } from "../http/origin";
 import { htmlErrors } from "../http/presenters";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
@@ -29,7 +30,7 @@ export function routes(deps: Deps): Router {
     const redirect = single(req.query.redirect, "bridge_redirect_not_allowed");
     // `idp` selects a provider behind the `federated` bridge; a repeated one is refused here too.
     const idp = single(req.query.idp, "bridge_idp_invalid");
-    const started = await startBridge(deps, provider, { redirect, idp });
+    const started = await startBridge(deps, provider, { redirect, idp, startedOn: requestHost(req) });
     // Sign-ins started in other tabs stay pending beside this one.
     setBridgeStateCookie(res, config.parentDomain, [started.state, ...readBridgeStates(req)], BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, started.location);

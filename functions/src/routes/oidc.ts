@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, isCodeVerifier, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../deps";
 import { readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
@@ -35,14 +36,17 @@ function basicCredentials(req: Request): { id: string; secret: string } | null {
 /**
  * Where the identity host sends the person back: this very request, less `prompt` and `max_age`,
  * which the trip there has answered (asked again, a fresh sign-in would be sent round forever).
+ * It comes back on the identity host, which serves this endpoint too: the session cookie that the
+ * sign-in has just set lives on the parent domain, which the issuer's host need not be in (the
+ * local stack's issuer is a loopback address a relying party can reach).
  */
-function returnUrl(issuer: string, originalUrl: string): string {
+function returnUrl(idOrigin: string, originalUrl: string): string {
   const at = originalUrl.indexOf("?");
   const params = new URLSearchParams(at === -1 ? "" : originalUrl.slice(at + 1));
-  if (!params.has("prompt") && !params.has("max_age")) return issuer + originalUrl;
+  if (!params.has("prompt") && !params.has("max_age")) return idOrigin + originalUrl;
   params.delete("prompt");
   params.delete("max_age");
-  return `${issuer}${originalUrl.slice(0, at)}?${params}`;
+  return `${idOrigin}${originalUrl.slice(0, at)}?${params}`;
 }
 
 const ERROR_DESCRIPTIONS = { login_required: "The person must sign in", access_denied: "The account is not approved" } as const;
@@ -90,7 +94,7 @@ export function routes(deps: Deps): Router {
     if (step.kind === "sign-in") {
       // The identity host signs the person in (afresh, when `prompt` says so) and sends them back to this request.
       const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
-      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(issuer, req.originalUrl))}${prompt}`);
+      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, req.originalUrl))}${prompt}`);
     }
     if (step.kind === "error") {
       // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.

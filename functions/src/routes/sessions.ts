@@ -3,6 +3,8 @@ import { z } from "zod";
 import { personView } from "../core/access";
 import { ensure } from "../core/errors";
 import { redeemExchangeCode } from "../core/exchange-codes";
+import { checkHandoff, findHandoffTarget, handOff } from "../core/handoff";
+import { isCodeVerifier } from "../core/pkce";
 import { openSession, personFor, readSession } from "../core/sessions";
 import type { Deps } from "../deps";
 import { parseBody, readJson } from "../http/body";
@@ -60,9 +62,38 @@ export function routes(deps: Deps): Router {
   const exchangeBody = z.object({ code: z.string().min(1).max(512) });
   router.post("/auth/exchange", async function exchange(req: Request, res: Response) {
     const { code } = await parseBody(req, exchangeBody, "code_required");
-    const { person, uid } = await redeemExchangeCode(deps, code);
+    // A hand-off's code comes with the PKCE verifier of the app that asked for it.
+    const verifier = (await readJson(req)).code_verifier;
+    ensure(verifier === undefined || (typeof verifier === "string" && isCodeVerifier(verifier)), "exchange_verifier_invalid");
+    const { person, uid } = await redeemExchangeCode(deps, code, verifier ?? null);
     const { groups: _groups, ...view } = personView(person, uid);
     res.json(view);
+  });
+
+  // Public: names the app a hand-off would go to, so the page can ask the person before it does.
+  const handoffQuery = z.object({ app: z.string().min(1).max(64), redirect_uri: z.string().min(1).max(512) });
+  router.get("/auth/handoff", function describeHandoff(req: Request, res: Response) {
+    const query = handoffQuery.safeParse(req.query);
+    ensure(query.success, "handoff_fields_required");
+    const { app, redirectUri } = findHandoffTarget(deps.config, query.data.app, query.data.redirect_uri);
+    res.json({ app: { id: app.id, name: app.name }, redirectUri });
+  });
+
+  const handoffBody = z.object({
+    app: z.string().min(1).max(64),
+    redirect_uri: z.string().min(1).max(512),
+    state: z.string().max(512).optional(),
+    code_challenge: z.string().max(128).optional(),
+    code_challenge_method: z.string().max(16).optional(),
+  });
+  router.post("/auth/handoff", async function handoff(req: Request, res: Response) {
+    const body = await parseBody(req, handoffBody, "handoff_fields_required");
+    const request = checkHandoff(deps.config, { app: body.app, redirectUri: body.redirect_uri, state: body.state, codeChallenge: body.code_challenge, codeChallengeMethod: body.code_challenge_method });
+    const { principal, person } = await cookieSession(deps, req);
+    ensure(principal && person, "unauthorized");
+    ensure(person.status !== "pending", "forbidden_pending");
+    ensure(person.status !== "rejected", "forbidden_rejected");
+    res.json({ location: await handOff(deps, request, person, principal.uid) });
   });
 
   return router;

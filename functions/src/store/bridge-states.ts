@@ -8,6 +8,8 @@ export interface BridgeState {
   provider: string;
   /** Where the browser goes once signed in; checked against the service's own hosts at start. */
   redirect: string;
+  /** Where the provider sends the browser back to: this sign-in's callback address. */
+  callback: string;
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
@@ -34,6 +36,7 @@ export async function findByHash(db: Firestore, hash: string, tx: Transaction): 
     hash,
     provider: String(d.provider),
     redirect: String(d.redirect),
+    callback: String(d.callback),
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),

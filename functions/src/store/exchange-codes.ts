@@ -3,6 +3,14 @@ import { read, toDate, optionalDate, type Firestore, type Transaction } from "./
 /** `exchangeCodes/{sha256(code)}`: the code itself is never stored. */
 const EXCHANGE_CODES = "exchangeCodes";
 
+/** What a hand-off code is bound to; codes issued otherwise have none. */
+export interface Binding {
+  app: string;
+  redirectUri: string;
+  /** S256 PKCE challenge: redeeming needs its verifier. */
+  codeChallenge: string;
+}
+
 export interface ExchangeCode {
   hash: string;
   uid: string;
@@ -10,6 +18,9 @@ export interface ExchangeCode {
   createdAt: Date;
   expiresAt: Date;
   redeemedAt: Date | null;
+  app: string | null;
+  redirectUri: string | null;
+  codeChallenge: string | null;
 }
 
 export function save(db: Firestore, code: ExchangeCode): Promise<unknown> {
@@ -28,6 +39,9 @@ export async function findByHash(db: Firestore, hash: string, tx?: Transaction):
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     redeemedAt: optionalDate(d.redeemedAt),
+    app: typeof d.app === "string" ? d.app : null,
+    redirectUri: typeof d.redirectUri === "string" ? d.redirectUri : null,
+    codeChallenge: typeof d.codeChallenge === "string" ? d.codeChallenge : null,
   };
 }
 

@@ -45,6 +45,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     federated: null,
     calendarUrl: null,
     defaultLocation: null,
+    handoffApps: {},
     ...overrides,
   };
 }
