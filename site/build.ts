@@ -1,0 +1,158 @@
+/**
+ * Builds the identity host's site into hosting/id: the pages' TypeScript bundled by esbuild
+ * (one module per page, shared code split into common chunks, names hashed for caching), the
+ * HTML pages pointing at them, and `/site-config.js` with this deployment's settings, read from
+ * the same files the functions read theirs from (functions/.env, functions/.env.<project>).
+ *
+ *   node site/build.ts --project <id> [--auth-emulator 127.0.0.1:9099] [--out hosting/id]
+ *
+ * esbuild: it bundles TypeScript as it is (no separate compile), splits shared code, and runs in
+ * well under a second; the pages need nothing a larger toolchain adds (no framework, no JSX).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+// The functions' toolchain: one copy of esbuild (its platform binary is an optional dependency,
+// which the root install leaves out).
+const esbuild = createRequire(join(root, "functions", "package.json"))("esbuild") as typeof import("esbuild", { with: { "resolution-mode": "require" } });
+
+const NEEDS_SCRIPT = "<noscript><p>This page needs JavaScript. Please turn it on for this site and reload the page.</p></noscript>";
+
+/**
+ * The pages, each `site/page.html` with its title, what it shows before its module has run (or
+ * without JavaScript), and its module in `site/src/pages/` (none for the 404 page).
+ */
+const PAGES: Record<string, { title: string; entry: string | null; body: string }> = {
+  "index.html": { title: "Sign in", entry: "sign-in", body: NEEDS_SCRIPT },
+  "account.html": { title: "Your account", entry: "account", body: NEEDS_SCRIPT },
+  "request-access.html": { title: "Request access", entry: "request-access", body: NEEDS_SCRIPT },
+  "handoff.html": { title: "Continue to an app", entry: "handoff", body: NEEDS_SCRIPT },
+  "404.html": { title: "Page not found", entry: null, body: `<p>There's no page at this address.</p>\n<p><a class="button primary" href="/">Go to sign in</a></p>` },
+};
+
+export interface BuildOptions {
+  projectId: string;
+  /** host:port of the Auth emulator; absent in production. */
+  authEmulator?: string | undefined;
+  outDir?: string;
+}
+
+export interface PageWeight {
+  page: string;
+  /** Every script the page loads (its module, the chunks it imports, the config), raw and gzipped. */
+  scripts: string[];
+  bytes: number;
+  gzipBytes: number;
+}
+
+/** KEY=value lines, values optionally in single or double quotes, as the Functions runtime reads them. */
+export function readEnvFile(path: string): Record<string, string> {
+  if (!existsSync(path)) return {};
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    const match = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    const raw = match[2] as string;
+    out[match[1] as string] = /^'.*'$|^".*"$/.test(raw) ? raw.slice(1, -1) : raw;
+  }
+  return out;
+}
+
+/** The settings the pages need, from the functions' parameter files for this project. */
+export function siteSettings(options: BuildOptions): Record<string, unknown> {
+  const env = { ...readEnvFile(join(root, "functions", ".env")), ...readEnvFile(join(root, "functions", `.env.${options.projectId}`)) };
+  const value = (name: string, fallback: string) => (env[name] ?? "").trim() || fallback;
+  const domain = value("PARENT_DOMAIN", "example.test");
+  const idUrl = new URL(value("ID_URL", "https://id.example.test")).origin;
+  const hosts = value("APP_HOSTS", "startpage,status,calendar,location")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  // The same seven origins the functions allow (config.ts originsFor): the apex, www, this host, the apps.
+  const allowedOrigins = [...new Set([`https://${domain}`, `https://www.${domain}`, idUrl, ...hosts.map((h) => `https://${h}.${domain}`)])];
+  const apiKey = value("IDP_API_KEY", "");
+  if (apiKey === "") throw new Error(`IDP_API_KEY is not set for ${options.projectId} (functions/.env.${options.projectId}): the sign-in pages need the identity provider's web API key`);
+  const identityToolkit = options.authEmulator === undefined ? "https://identitytoolkit.googleapis.com/v1" : `http://${options.authEmulator}/identitytoolkit.googleapis.com/v1`;
+  return { idUrl, allowedOrigins, identityToolkit, apiKey };
+}
+
+export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
+  const out = options.outDir ?? join(root, "hosting", "id");
+  const settings = siteSettings(options);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const entries = Object.values(PAGES)
+    .map((p) => p.entry)
+    .filter((p): p is string => p !== null);
+  const result = await esbuild.build({
+    entryPoints: [...entries.map((name) => ({ in: join(root, "site", "src", "pages", `${name}.ts`), out: name })), { in: join(root, "site", "style.css"), out: "style" }],
+    outdir: join(out, "assets"),
+    entryNames: "[name]-[hash]",
+    chunkNames: "shared-[hash]",
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    target: ["es2022", "chrome110", "firefox115", "safari16"],
+    minify: true,
+    // `site:config` is this deployment's /site-config.js, loaded by the browser, not bundled.
+    plugins: [{ name: "site-config", setup: (b) => b.onResolve({ filter: /^site:config$/ }, () => ({ path: "/site-config.js", external: true })) }],
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+  const outputs = result.metafile.outputs;
+  const pathOf = (file: string) => `/${relative(out, join(root, file)).split("\\").join("/")}`;
+  const outputFor = (entry: string) => Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith(entry)) as string;
+  const style = pathOf(outputFor("site/style.css"));
+  const configJs = `export default ${JSON.stringify(settings, null, 2)};\n`;
+  writeFileSync(join(out, "site-config.js"), configJs);
+  const brand = new URL(settings.idUrl as string).host.replace(/^id\./, "");
+  const weights: PageWeight[] = [];
+  const template = readFileSync(join(root, "site", "page.html"), "utf8");
+  for (const [file, { title, entry, body }] of Object.entries(PAGES)) {
+    let html = template.replaceAll("{{style}}", style).replaceAll("{{brand}}", brand).replaceAll("{{title}}", title).replace("{{body}}", body);
+    if (entry !== null) {
+      const main = outputFor(`site/src/pages/${entry}.ts`);
+      const chunks = (outputs[main]?.imports ?? []).filter((i) => i.kind === "import-statement" && !i.external).map((i) => i.path);
+      // Preload the shared chunks and the config with the page's module: one round of requests, not a waterfall.
+      const preload = [...chunks.map(pathOf), "/site-config.js"].map((href) => `<link rel="modulepreload" href="${href}">`).join("\n");
+      html = html.replace("{{scripts}}", `${preload}\n<script type="module" src="${pathOf(main)}"></script>`);
+      const scripts = [main, ...chunks].map((f) => readFileSync(join(root, f)));
+      scripts.push(Buffer.from(configJs));
+      weights.push({
+        page: file === "index.html" ? "/" : `/${basename(file, ".html")}`,
+        scripts: [...[main, ...chunks].map(pathOf), "/site-config.js"],
+        bytes: scripts.reduce((sum, s) => sum + s.length, 0),
+        gzipBytes: scripts.reduce((sum, s) => sum + gzipSync(s, { level: 9 }).length, 0),
+      });
+    } else {
+      html = html.replace("{{scripts}}", "");
+    }
+    writeFileSync(join(out, file), html);
+  }
+  return weights;
+}
+
+function argument(name: string): string | undefined {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const projectId = argument("project") ?? process.env.GCLOUD_PROJECT;
+  if (projectId === undefined || projectId === "") {
+    console.error("usage: node site/build.ts --project <id> [--auth-emulator host:port] [--out dir]");
+    process.exit(2);
+  }
+  try {
+    const weights = await buildSite({ projectId, authEmulator: argument("auth-emulator"), outDir: argument("out") });
+    for (const w of weights) console.log(`site: ${w.page.padEnd(16)} ${(w.gzipBytes / 1024).toFixed(1)} KiB of script gzipped (${(w.bytes / 1024).toFixed(1)} KiB)`);
+  } catch (err) {
+    console.error(`site: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+}

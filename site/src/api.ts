@@ -1,0 +1,66 @@
+/**
+ * The service's endpoints, reached on this host's own origin (Hosting rewrites them to the
+ * functions), so the session cookie goes with every call and no cross-origin rule is involved.
+ */
+export interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+  /** Seconds from `Retry-After`, when a limit said when it lifts. */
+  retryAfter: number | null;
+}
+
+/** No answer at all: the network, or the service, could not be reached. */
+export class Unreachable extends Error {
+  constructor() {
+    super("unreachable");
+  }
+}
+
+export async function call(method: "GET" | "POST", path: string, body?: Record<string, unknown>): Promise<Answer> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new Unreachable();
+  }
+  const text = await res.text().catch(() => "");
+  let parsed: unknown = {};
+  try {
+    parsed = text === "" ? {} : JSON.parse(text);
+  } catch {
+    // Not JSON (a platform error page): the status says enough.
+  }
+  const retry = Number(res.headers.get("retry-after"));
+  return {
+    status: res.status,
+    body: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {},
+    retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
+  };
+}
+
+/** The person behind this browser's session, as POST /auth/session/refresh answers. */
+export interface Person {
+  personId: string;
+  uid: string;
+  email: string | null;
+  name: string;
+  role: string;
+  projects: string[];
+}
+
+export type Session = { kind: "signed-in"; person: Person } | { kind: "signed-out" } | { kind: "unavailable" };
+
+export async function currentSession(): Promise<Session> {
+  try {
+    const answer = await call("POST", "/auth/session/refresh");
+    if (answer.status === 200 && answer.body.authenticated === true) return { kind: "signed-in", person: answer.body as unknown as Person };
+    return answer.status === 401 ? { kind: "signed-out" } : { kind: "unavailable" };
+  } catch {
+    return { kind: "unavailable" };
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The two steps every email-code journey takes: an address, then the code mailed to it. Sign-in
+ * and access requests differ only in their words and in what a correct code leads to.
+ */
+import { call, Unreachable, type Answer } from "./api";
+import { codeRefusal, normaliseCode, sendRefusal, UNREACHABLE } from "./messages";
+import { alertBox, button, field, h, paragraph, view, whileBusy } from "./ui";
+
+export interface EmailCodeJourney {
+  purpose: "signin" | "request-access";
+  /** The first step's heading and what it says, and what follows the form (other ways in, links). */
+  title: string;
+  intro: string;
+  after?: () => Node[];
+  /** What the code step says was sent, and where. */
+  codeHint(email: string): string;
+  submitLabel: string;
+  /** Checks the code with the service: the answer, when it is a refusal to show on the code step. */
+  useCode(email: string, code: string): Promise<Answer | null>;
+}
+
+async function send(journey: EmailCodeJourney, email: string): Promise<Answer> {
+  return call("POST", "/auth/otp/send", { email, purpose: journey.purpose });
+}
+
+export function emailStep(journey: EmailCodeJourney, prefill = ""): void {
+  const alert = alertBox();
+  const email = field({ label: "Email address", name: "email", type: "email", autocomplete: "email", value: prefill });
+  const submit = button("Email me a code", { type: "submit" });
+  const form = h("form", { novalidate: true }, alert.element, email.element, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void whileBusy(submit, "Sending…", async () => {
+      const address = email.input.value.trim();
+      alert.show(null);
+      if (!/^[^\s@]+@[^\s@]+$/.test(address)) return email.setError("Enter your email address, like name@example.com.");
+      email.setError(null);
+      try {
+        const answer = await send(journey, address);
+        if (answer.status === 200) return codeStep(journey, address);
+        const refusal = sendRefusal(answer);
+        if (refusal.field) email.setError(refusal.field);
+        else alert.show(refusal.alert ?? null);
+      } catch (err) {
+        if (!(err instanceof Unreachable)) throw err;
+        alert.show(UNREACHABLE);
+      }
+    });
+  });
+  view(journey.title, paragraph(journey.intro), form, ...(journey.after?.() ?? []));
+  email.input.focus();
+}
+
+export function codeStep(journey: EmailCodeJourney, email: string): void {
+  const alert = alertBox();
+  const code = field({
+    label: "Code from the email",
+    name: "code",
+    inputmode: "numeric",
+    autocomplete: "one-time-code",
+    hint: journey.codeHint(email),
+  });
+  code.input.setAttribute("maxlength", "20");
+  const submit = button(journey.submitLabel, { type: "submit" });
+  const form = h("form", { novalidate: true }, alert.element, code.element, submit);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    void whileBusy(submit, "Checking…", async () => {
+      alert.show(null);
+      const typed = normaliseCode(code.input.value);
+      // A code that is not six digits is never sent: it could only spend one of the five attempts.
+      if (typed === null) return code.setError("Enter the 6-digit code from the email.");
+      code.setError(null);
+      try {
+        const refused = await journey.useCode(email, typed);
+        if (refused === null) return;
+        const refusal = codeRefusal(refused);
+        if (refusal) code.setError(refusal.field);
+        else alert.show(sendRefusal(refused).alert ?? null);
+      } catch (err) {
+        if (!(err instanceof Unreachable)) throw err;
+        alert.show(UNREACHABLE);
+      }
+    });
+  });
+  const resend = button("Send a new code", {
+    kind: "link",
+    onclick: () =>
+      void whileBusy(resend, "Sending…", async () => {
+        try {
+          const answer = await send(journey, email);
+          alert.show(answer.status === 200 ? "We've sent a new code. Use the newest email." : (sendRefusal(answer).alert ?? sendRefusal(answer).field ?? null));
+        } catch {
+          alert.show(UNREACHABLE);
+        }
+      }),
+  });
+  const other = button("Use a different email address", { kind: "link", onclick: () => emailStep(journey, email) });
+  view(
+    "Check your email",
+    form,
+    h("div", { class: "actions links" }, resend, other),
+    h("p", { class: "small" }, "No email after a minute? Check the address and your spam folder."),
+  );
+  code.input.focus();
+}

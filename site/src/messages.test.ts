@@ -1,0 +1,72 @@
+import fc from "fast-check";
+import { errorCatalogue, type ErrorCode } from "../../functions/src/core/errors";
+import type { Answer } from "./api";
+import { codeRefusal, normaliseCode, sendRefusal, waitFor } from "./messages";
+
+/** What the service answers for `code`, as the catalogue has it. */
+function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
+  const row = errorCatalogue[code];
+  return { status: row.status, body: { error: row.message }, retryAfter };
+}
+
+describe("normaliseCode", () => {
+  it("takes six digits with the spaces people paste or type in them", () => {
+    expect(normaliseCode("406525")).toBe("406525");
+    expect(normaliseCode(" 406 525 ")).toBe("406525");
+    expect(normaliseCode("406\t525\n")).toBe("406525");
+  });
+
+  it.each(["40652", "4065257", "４０６５２５", "406-525", "abcdef", ""])("sends nothing for %j", (typed) => {
+    expect(normaliseCode(typed)).toBeNull();
+  });
+
+  it("answers six digits or nothing, whatever is typed", () => {
+    fc.assert(fc.property(fc.string(), (typed) => expect([null, expect.stringMatching(/^[0-9]{6}$/)]).toContainEqual(normaliseCode(typed))));
+  });
+});
+
+describe("waitFor", () => {
+  it.each([
+    [1, "in 1 second"],
+    [45, "in 45 seconds"],
+    [90, "in 90 seconds"],
+    [91, "in 2 minutes"],
+    [3000, "in 50 minutes"],
+    [5401, "in 2 hours"],
+    [86400, "in 24 hours"],
+  ])("says %i seconds as %j", (seconds, said) => {
+    expect(waitFor(seconds)).toBe(said);
+  });
+});
+
+describe("sendRefusal", () => {
+  it("says how long to wait, from Retry-After, for each limit", () => {
+    expect(sendRefusal(refusal("otp_resend_too_soon", 42)).alert).toBe("We've just sent a code to this address. You can ask for another in 42 seconds.");
+    expect(sendRefusal(refusal("otp_hourly_limit", 1500)).alert).toBe("You've asked for several codes in the last hour. You can ask for another in 25 minutes.");
+    expect(sendRefusal(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(/locked for now\. You can ask for a new code in 20 hours\.$/);
+  });
+
+  it("puts a malformed address on the field, and the rest in a notice", () => {
+    expect(sendRefusal(refusal("email_invalid")).field).toMatch(/like name@example\.com/);
+    expect(sendRefusal(refusal("email_not_configured")).alert).toMatch(/isn't available right now/);
+    expect(sendRefusal(refusal("email_delivery_failed")).alert).toMatch(/couldn't send the email/);
+  });
+});
+
+describe("codeRefusal", () => {
+  it.each([
+    ["signin_code_invalid", "That code isn't right. Check the email and try again.", false],
+    ["signin_code_expired", "That code has expired. Ask for a new one below.", true],
+    ["signin_code_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
+    ["otp_invalid", "That code isn't right. Check the email and try again.", false],
+    ["otp_expired", "That code has expired. Ask for a new one below.", true],
+    ["otp_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
+  ] as const)("says plainly why %s", (code, field, spent) => {
+    expect(codeRefusal(refusal(code))).toEqual({ field, spent });
+  });
+
+  it("leaves other statuses to the page", () => {
+    expect(codeRefusal(refusal("signin_pending"))).toBeNull();
+    expect(codeRefusal(refusal("signin_failed"))).toBeNull();
+  });
+});

@@ -1,0 +1,52 @@
+/**
+ * Plain sentences for every refusal a page can meet. The contract branches on status and
+ * `reason`; where the service tells refusals of one status apart only by their message (the
+ * email-code endpoints), the page compares with the service's own catalogue, bundled from the
+ * same source, so a reworded message cannot leave a person with the wrong sentence.
+ */
+import { errorCatalogue, type ErrorCode } from "../../functions/src/core/errors";
+import type { Answer } from "./api";
+
+export function says(answer: Answer, code: ErrorCode): boolean {
+  return answer.body.error === errorCatalogue[code].message;
+}
+
+/** "in 45 seconds", "in 12 minutes", "in 3 hours": how long a limit lasts, rounded up. */
+export function waitFor(seconds: number): string {
+  if (seconds <= 90) return `in ${seconds} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes <= 90) return `in ${minutes} minutes`;
+  const hours = Math.ceil(minutes / 60);
+  return `in ${hours} hours`;
+}
+
+export const TRY_AGAIN = "Something went wrong on our side. Please try again in a moment.";
+export const UNREACHABLE = "We couldn't reach the service. Check your connection and try again.";
+
+/** Why POST /auth/otp/send refused: `field` for the address itself, `alert` for the rest. */
+export function sendRefusal(answer: Answer): { field?: string; alert?: string } {
+  const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);
+  if (answer.status === 400) return { field: "Enter your email address, like name@example.com." };
+  if (answer.status === 429) {
+    if (says(answer, "otp_resend_too_soon")) return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
+    if (says(answer, "otp_address_locked")) return { alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.` };
+    return { alert: `You've asked for several codes in the last hour. You can ask for another ${wait}.` };
+  }
+  if (answer.status === 503) return { alert: "Sign-in by email isn't available right now. Try another way to sign in, or try again later." };
+  if (answer.status === 500) return { alert: "We couldn't send the email just now. Please try again in a moment." };
+  return { alert: TRY_AGAIN };
+}
+
+/** Why a code was refused (sign-in or verify): wrong, expired or used up. */
+export function codeRefusal(answer: Answer): { field: string; spent: boolean } | null {
+  if (answer.status !== 400) return null;
+  if (says(answer, "signin_code_expired") || says(answer, "otp_expired")) return { field: "That code has expired. Ask for a new one below.", spent: true };
+  if (says(answer, "signin_code_exhausted") || says(answer, "otp_exhausted")) return { field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", spent: true };
+  return { field: "That code isn't right. Check the email and try again.", spent: false };
+}
+
+/** A pasted or typed code, with the spaces people put in it taken out; null when it is not six digits. */
+export function normaliseCode(raw: string): string | null {
+  const code = raw.replace(/\s+/g, "");
+  return /^[0-9]{6}$/.test(code) ? code : null;
+}

@@ -1,0 +1,63 @@
+/**
+ * `/account`: who is signed in in this browser, their standing and projects, and signing out.
+ * The bridges' default `redirect` lands here.
+ */
+import { call, currentSession, type Person } from "../api";
+import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
+import { UNREACHABLE } from "../messages";
+
+const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
+
+function row(term: string, ...detail: Array<Node | string>): Node[] {
+  return [h("dt", {}, term), h("dd", {}, ...detail)];
+}
+
+function projects(person: Person): Node | string {
+  if (person.projects.includes("*")) return "Every project";
+  if (person.projects.length === 0) return person.role === "admin" ? "Every project (administrator)" : "None yet";
+  return h("ul", { class: "plain" }, ...person.projects.map((p) => h("li", {}, p)));
+}
+
+function signedIn(person: Person): void {
+  const signOut = button("Sign out");
+  signOut.addEventListener("click", () => {
+    void whileBusy(signOut, "Signing out…", async () => {
+      try {
+        await call("POST", "/auth/logout");
+        signedOut();
+      } catch {
+        status.textContent = UNREACHABLE;
+      }
+    });
+  });
+  const status = h("p", { role: "status" });
+  view(
+    "Your account",
+    h(
+      "dl",
+      { class: "details" },
+      ...row("Name", person.name === "" ? "Not given" : person.name),
+      ...row("Email", person.email ?? "None"),
+      ...row("Status", "Approved"),
+      ...row("Role", person.role === "admin" ? "Administrator" : "Member"),
+      ...row("Projects", projects(person)),
+    ),
+    signOut,
+    status,
+    h("p", { class: "small" }, "Signing out here signs you out of every site of this service in this browser. Other browsers and devices stay signed in."),
+  );
+}
+
+function signedOut(): void {
+  view("You're signed out", paragraph("You're signed out of every site of this service in this browser."), linkButton("Sign in again", SIGN_IN, "primary"));
+}
+
+async function main(): Promise<void> {
+  const session = await currentSession();
+  if (session.kind === "signed-in") return signedIn(session.person);
+  if (session.kind === "signed-out") return view("You're not signed in", paragraph("Sign in to see your account."), linkButton("Sign in", SIGN_IN, "primary"));
+  const again = button("Try again", { onclick: () => void main() });
+  view("We can't show your account right now", paragraph("We couldn't check who is signed in. Please try again in a moment."), again);
+}
+
+void main();
