@@ -6,12 +6,18 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSite } from "../site/build.ts";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
 import { officialFirestoreAvailable } from "./stack/firestore.ts";
+import { startFront } from "./stack/front.ts";
 import { idSitePort, profile, type Profile } from "./stack/ports.ts";
 import { portAnswers, portIsFree, Processes, waitFor } from "./stack/processes.ts";
+import { localTls } from "./stack/tls.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The local stack's parent domain and app hosts: the functions' defaults (functions/src/config.ts). */
+const PARENT_DOMAIN = "example.test";
+const APP_HOSTS = ["startpage", "status", "calendar", "location"];
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
 function run(what: string, command: string, args: string[], env: Record<string, string> = {}, cwd = root): void {
@@ -20,7 +26,7 @@ function run(what: string, command: string, args: string[], env: Record<string, 
 }
 
 async function ensureFree(p: Profile, official: boolean): Promise<void> {
-  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb, p.gaming, p.federated];
+  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb, p.gaming, p.federated, p.https];
   const taken: number[] = [];
   for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
   if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
@@ -40,6 +46,7 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
   run("build", "npm", ["--prefix", "functions", "run", "build", "--silent"]);
   ensureLocalSecrets(root);
   writeFunctionsEnv(root, p);
+  await buildSite({ projectId: p.projectId, authEmulator: `127.0.0.1:${p.auth}` });
   const env = stackEnv(p);
 
   const waits: Array<Promise<void>> = [];
@@ -55,6 +62,16 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
   waits.push(waitFor("federated provider", () => httpOk(`http://127.0.0.1:${p.federated}/.well-known/openid-configuration`), 15000, federated));
   await Promise.all(waits);
 
+  const tls = localTls(join(root, ".stack", "tls"), [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`, "elsewhere.test"]);
+  const front = await startFront(p.https, { parentDomain: PARENT_DOMAIN, serviceSite: env.STACK_BASE_URL as string, idSite: env.STACK_ID_URL as string, appHosts: APP_HOSTS, tls });
+  procs.onStop(
+    () =>
+      new Promise<void>((resolve) => {
+        front.closeAllConnections();
+        front.close(() => resolve());
+      }),
+  );
+
   const only = official ? "auth,functions,hosting,firestore" : "auth,functions,hosting";
   const config = firebaseConfigFor(root, p);
   const emulators = procs.start(
@@ -62,7 +79,8 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
     bin("firebase"),
     ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
     // Functions inherit this environment: that is how they find the stand-in Firestore.
-    { env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" }, stopSignal: "SIGINT" },
+    // A bridge's custom token reaches the identity host in its address; the request log keeps none.
+    { env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" }, stopSignal: "SIGINT", redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]") },
   );
   // Ready means the whole chain answers: Hosting rewrite → function → express app.
   await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
@@ -77,9 +95,16 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   auth emulator             http://127.0.0.1:${p.auth}
   firestore                 127.0.0.1:${p.firestore}
   dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
+  https front               127.0.0.1:${p.https}: https://${PARENT_DOMAIN}, https://id.${PARENT_DOMAIN}, https://<app>.${PARENT_DOMAIN}
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
   federated provider        http://127.0.0.1:${p.federated} (local; idp=search: OpenID Connect, idp=codehost: OAuth 2.0)
 `);
+  if (p.name === "dev") {
+    console.log(`In a browser: https://id.${PARENT_DOMAIN}/ (the sign-in page). \`npm run browser\` opens Chromium there, every
+*.${PARENT_DOMAIN} host sent to the https front; or map the hosts yourself and trust ${tls.caPath}
+(README, "Trying it in a browser").
+`);
+  }
 }
 
 /** One plain closing line, whatever the runner printed above it. */
@@ -115,6 +140,7 @@ async function main(): Promise<number> {
     run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
     run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
     run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
+    run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", join("site", "tsconfig.test.json")]);
   }
   const p = profile(mode === "start" ? "dev" : "test");
   try {

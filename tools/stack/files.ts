@@ -29,6 +29,9 @@ export function ensureLocalSecrets(root: string): void {
   writeFileSync(path, [...kept, ...fixed].join("\n") + "\n", { mode: 0o600 });
 }
 
+/** The app the local stack can hand a signed-in person to: a desktop app listening on loopback. */
+export const LOCAL_HANDOFF_APPS = { "local-desktop": { name: "Local desktop app", redirectUris: ["http://127.0.0.1/handoff", "com.example.desktop:/handoff"] } };
+
 /** The client the stack's federated provider (tools/federated-provider.ts) registers. */
 export const LOCAL_FEDERATED_CLIENT = { id: "local-federated-client", secret: "local-federated-secret" };
 
@@ -56,6 +59,8 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     // at the Auth emulator) and as `codehost` (plain OAuth 2.0, github.com).
     `FEDERATED_PROVIDERS='${JSON.stringify(localFederatedProviders(p))}'`,
     "IDP_API_KEY=local-api-key",
+    // An app outside the parent domain to hand signed-in people to (GET /handoff on the identity host).
+    `HANDOFF_APPS='${JSON.stringify(LOCAL_HANDOFF_APPS)}'`,
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
   // The emulator saves the default of a param it found no value for in `.env.local`, which then
@@ -70,12 +75,20 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
   }
 }
 
-/** firebase.json with this profile's ports; the dev profile on default ports uses firebase.json itself. */
+/**
+ * firebase.json as this stack runs it: the profile's ports, and the identity host's pages allowed
+ * to reach the local Auth emulator (production's policy names only the identity provider's API).
+ */
 export function firebaseConfigFor(root: string, p: Profile): string {
   const base = JSON.parse(readFileSync(join(root, "firebase.json"), "utf8"));
+  for (const site of base.hosting as Array<{ target: string; headers?: Array<{ headers: Array<{ key: string; value: string }> }> }>) {
+    for (const rule of site.headers ?? []) {
+      for (const header of rule.headers) {
+        if (header.key === "Content-Security-Policy") header.value = header.value.replace("connect-src 'self'", `connect-src 'self' http://127.0.0.1:${p.auth}`);
+      }
+    }
+  }
   const e = base.emulators;
-  const same = e.hosting.port === p.hosting && e.functions.port === p.functions && e.auth.port === p.auth && e.hub.port === p.hub && e.logging.port === p.logging;
-  if (same) return "firebase.json";
   e.hosting.port = p.hosting;
   e.functions.port = p.functions;
   e.auth.port = p.auth;
@@ -96,6 +109,7 @@ export function stackEnv(p: Profile): Record<string, string> {
     STACK_ID_URL: `http://127.0.0.1:${idSitePort(p)}`,
     STACK_FUNCTIONS_URL: `http://127.0.0.1:${p.functions}/${p.projectId}/us-central1`,
     STACK_MAIL_URL: `http://127.0.0.1:${p.mailWeb}`,
+    STACK_HTTPS_PORT: String(p.https),
     STACK_SMTP_PORT: String(p.smtp),
     // Nothing here runs on Google Cloud: don't let the client libraries probe for a metadata server.
     METADATA_SERVER_DETECTION: "none",

@@ -14,6 +14,8 @@ export interface Profile {
   gaming: number;
   /** The local OpenID Connect provider behind the `federated` bridge. */
   federated: number;
+  /** The https front: every host of the parent domain, as a browser meets them (stack/front.ts). */
+  https: number;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -36,6 +38,7 @@ export function profile(name: "dev" | "test"): Profile {
       mailWeb: envPort("MAIL_WEB_PORT", 1080),
       gaming: envPort("GAMING_PROVIDER_PORT", 5010),
       federated: envPort("FEDERATED_PROVIDER_PORT", 5015),
+      https: envPort("HTTPS_PORT", 5443),
     };
   }
   // TEST_PORT_OFFSET lets two suites run side by side (e.g. two checkouts on one machine).
@@ -53,6 +56,7 @@ export function profile(name: "dev" | "test"): Profile {
     mailWeb: 1180 + off,
     gaming: 5110 + off,
     federated: 5115 + off,
+    https: 5143 + off,
   };
 }
 

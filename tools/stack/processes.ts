@@ -4,8 +4,14 @@ import { createConnection, createServer } from "node:net";
 /** Every process a stack starts, so one signal can stop them all and free their ports. */
 export class Processes {
   private readonly children: Array<{ name: string; child: ChildProcess; stopSignal: NodeJS.Signals }> = [];
+  private readonly closers: Array<() => Promise<void>> = [];
 
-  start(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; quiet?: boolean; stopSignal?: NodeJS.Signals } = {}): ChildProcess {
+  /** Something in this process to stop with the children (a server of the stack's own). */
+  onStop(close: () => Promise<void>): void {
+    this.closers.push(close);
+  }
+
+  start(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; quiet?: boolean; stopSignal?: NodeJS.Signals; redact?: (line: string) => string } = {}): ChildProcess {
     const child = spawn(command, args, {
       env: { ...process.env, ...options.env },
       // Own process group: stopping the group also stops what the child started (functions workers).
@@ -17,7 +23,7 @@ export class Processes {
         .toString()
         .split("\n")
         .filter((l) => l.trim() !== "")
-        .map((l) => `[${name}] ${l}\n`)
+        .map((l) => `[${name}] ${options.redact ? options.redact(l) : l}\n`)
         .join("");
     child.stdout?.on("data", (c: Buffer) => process.stdout.write(prefix(c)));
     child.stderr?.on("data", (c: Buffer) => process.stderr.write(prefix(c)));
@@ -27,6 +33,7 @@ export class Processes {
 
   /** Stops in reverse order of start; a process that ignores its signal for 8 s is killed. */
   async stopAll(): Promise<void> {
+    await Promise.all(this.closers.map((close) => close().catch(() => undefined)));
     for (const { child, stopSignal } of [...this.children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
