@@ -4,37 +4,34 @@
  */
 import type { Page } from "playwright-core";
 import { accountWithPerson } from "./support/people";
-import { FOREIGN_HOST, startBrowserWorld, type BrowserWorld } from "./support/browser";
+import { FOREIGN_HOST, ID_HOST, SERVICE, useBrowserWorld } from "./support/browser";
 
-const SERVICE = "https://example.test";
-let world: BrowserWorld;
-
-beforeAll(async () => {
-  world = await startBrowserWorld();
-});
-afterAll(async () => {
-  await world.close();
-});
+const world = useBrowserWorld();
 
 interface Answer {
   status: number;
   body: Record<string, unknown> | null;
 }
 
-/** `fetch` from the page's own origin, credentials included, as an app's script calls the service. */
+/**
+ * `fetch` from the page's own origin, credentials included, as an app's script calls the service
+ * (at its own address). The identity host's pages call their own host, whose Hosting site serves
+ * the same paths: its policy lets them connect nowhere else.
+ */
 function call(page: Page, method: string, path: string, body?: unknown): Promise<Answer> {
+  const base = new URL(page.url()).origin === ID_HOST ? ID_HOST : SERVICE;
   return page.evaluate(
     async ({ url, method, body }) => {
       const res = await fetch(url, { method, credentials: "include", headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
       const text = await res.text();
       return { status: res.status, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : null };
     },
-    { url: `${SERVICE}${path}`, method, body },
+    { url: `${base}${path}`, method, body },
   );
 }
 
 async function pageAt(host: string): Promise<Page> {
-  const page = await (await world.context()).newPage();
+  const page = await (await world().context()).newPage();
   await page.goto(`https://${host}/`);
   return page;
 }

@@ -1,5 +1,7 @@
 /** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
 import { createHmac, randomInt } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -18,6 +20,7 @@ describe("Hosting rewrites", () => {
     ["POST", "/auth/verify"],
     ["POST", "/auth/session/refresh"],
     ["POST", "/auth/otp/send"],
+    ["GET", "/auth/handoff"],
     ["GET", "/auth/people"],
     ["GET", "/auth/oidc/userinfo"],
     ["POST", "/auth/idp/claims"],
@@ -119,9 +122,69 @@ describe("Hosting rewrites", () => {
     });
   });
 
-  it("serves the identity host's pages on the second site", async () => {
-    const res = await fetch(`${idHost}/`);
+  it.each(["/", "/account", "/request-access", "/handoff"])("serves the identity host's page %s on the second site, with no script but its own files", async (path) => {
+    const res = await fetch(`${idHost}${path}`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain("<title>Sign in</title>");
+    const html = await res.text();
+    expect(html).toMatch(/<script type="module" src="\/assets\/[a-z-]+-[A-Z0-9]+\.js"><\/script>/);
+    // No inline script anywhere: every <script> names its source, on this host.
+    expect([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\bsrc="\/[^/]/.test(m[1] ?? ""))).toEqual([]);
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+  });
+});
+
+describe("the Hosting config", () => {
+  it("rewrites every API path on the identity host as on the service's host, to the same function", () => {
+    const config = JSON.parse(readFileSync(join(__dirname, "..", "..", "firebase.json"), "utf8")) as { hosting: Array<{ target: string; rewrites: unknown[] }> };
+    const [service, id] = ["service", "id"].map((target) => config.hosting.find((site) => site.target === target)?.rewrites);
+    expect(id).toEqual(service);
+    expect(id).toContainEqual({ source: "/auth/handoff", function: { functionId: "sessions", region: "us-central1" } });
+  });
+});
+
+describe("Hosting headers", () => {
+  /** The policy's directives, by name. */
+  function csp(res: Response): Map<string, string[]> {
+    const value = res.headers.get("content-security-policy") ?? "";
+    return new Map(value.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name as string, sources]));
+  }
+
+  it.each([
+    ["the identity host's sign-in page", () => `${idHost}/`],
+    ["the identity host's account page", () => `${idHost}/account`],
+    ["the authorise endpoint on the identity host", () => `${idHost}/auth/oidc/authorize`],
+    ["the authorise endpoint on the service's host", () => `${base}/auth/oidc/authorize`],
+  ])("sets a strict policy, no-referrer and nosniff on %s", async (_, url) => {
+    const res = await fetch(url(), { redirect: "manual" });
+    const policy = csp(res);
+    expect(policy.get("frame-ancestors")).toEqual(["'none'"]);
+    expect(policy.get("base-uri")).toEqual(["'none'"]);
+    // Scripts only from this host (or none at all), never inline or evaluated.
+    const scripts = policy.get("script-src") ?? policy.get("default-src");
+    expect(scripts === undefined ? [] : scripts.filter((s) => s !== "'self'" && s !== "'none'")).toEqual([]);
+    expect(policy.get("default-src")).toEqual(["'none'"]);
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("lets the identity host's pages call no one but this host and the identity provider", async () => {
+    const connect = csp(await fetch(`${idHost}/`)).get("connect-src") ?? [];
+    expect(connect[0]).toBe("'self'");
+    // Production's policy names the provider's API; the local stack adds its Auth emulator.
+    for (const source of connect.slice(1)) expect(source).toMatch(/^(https:\/\/identitytoolkit\.googleapis\.com|http:\/\/127\.0\.0\.1:\d+)$/);
+  });
+
+  it("keeps the service's own answers uncached and private through the identity host's headers", async () => {
+    const res = await fetch(`${idHost}/auth/session/refresh`, { method: "POST" });
+    expect(res.headers.get("cache-control")).toBe("private, no-store");
+  });
+
+  it("caches the hashed assets for good", async () => {
+    const html = await (await fetch(`${idHost}/`)).text();
+    const asset = /src="(\/assets\/[^"]+)"/.exec(html)?.[1] as string;
+    const res = await fetch(`${idHost}${asset}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
   });
 });

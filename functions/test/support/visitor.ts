@@ -1,0 +1,147 @@
+/**
+ * A person at the identity host's pages, in one of three ways of using them: with a pointer on a
+ * desktop screen, with the keyboard alone (every control reached by Tab, pressed with Enter), or
+ * on a phone's screen by touch. Every page a journey reaches is checked by axe-core and for
+ * sideways scrolling on the phone; each journey ends with a screenshot of its last page.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import type { BrowserWorld } from "./browser";
+
+export type Mode = "pointer" | "keyboard" | "phone";
+export const MODES: Mode[] = ["pointer", "keyboard", "phone"];
+
+/** What these tests touch of the page's globals, inside page.evaluate (the suite compiles without the DOM's types). */
+declare const document: { activeElement: unknown; documentElement: { scrollWidth: number; clientWidth: number } };
+
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+/** Where the screenshots go: .stack/screenshots, beside the rest of a run's output. */
+export const SCREENSHOTS = join(__dirname, "..", "..", "..", ".stack", "screenshots");
+
+export interface Violation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+export class Visitor {
+  /** Every page (by its heading) axe has checked, with what it found. */
+  readonly audited: Array<{ heading: string; violations: Violation[] }> = [];
+
+  constructor(
+    readonly page: Page,
+    readonly mode: Mode,
+  ) {}
+
+  /** The control named `name` (a button or a link), as a person finds it on the page. */
+  control(name: string | RegExp): Locator {
+    return this.page.getByRole("button", { name, exact: typeof name === "string" }).or(this.page.getByRole("link", { name, exact: typeof name === "string" })).first();
+  }
+
+  /** Presses Tab until `target` has focus: fails if it cannot be reached by keyboard. */
+  private async tabTo(target: Locator): Promise<void> {
+    const handle = await target.elementHandle();
+    for (let presses = 0; presses < 40; presses++) {
+      if (await this.page.evaluate((el) => document.activeElement === el, handle)) return;
+      await this.page.keyboard.press("Tab");
+    }
+    throw new Error(`could not reach ${String(target)} with the Tab key`);
+  }
+
+  async fill(label: string | RegExp, value: string): Promise<void> {
+    const input = this.page.getByLabel(label);
+    await input.waitFor();
+    if (this.mode === "keyboard") {
+      await this.tabTo(input);
+      await this.page.keyboard.press("ControlOrMeta+A");
+      await this.page.keyboard.type(value);
+    } else {
+      if (this.mode === "phone") await input.tap();
+      await input.fill(value);
+    }
+  }
+
+  async press(name: string | RegExp): Promise<void> {
+    const target = this.control(name);
+    await target.waitFor();
+    if (this.mode === "keyboard") {
+      await this.tabTo(target);
+      await this.page.keyboard.press("Enter");
+    } else if (this.mode === "phone") {
+      await target.tap();
+    } else {
+      await target.click();
+    }
+  }
+
+  /** Waits for the page whose heading is `heading`, then checks it. */
+  async reaches(heading: string | RegExp): Promise<void> {
+    await this.page.getByRole("heading", { level: 1, name: heading }).waitFor({ timeout: 15000 });
+    await this.audit();
+  }
+
+  async audit(): Promise<void> {
+    if (this.page.url().startsWith("https://") === false) return;
+    await this.page.evaluate(AXE);
+    const violations = await this.page.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(ctx: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+      const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } });
+      return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+    });
+    const heading = (await this.page.locator("h1").first().textContent()) ?? "";
+    this.audited.push({ heading, violations });
+    if (this.mode === "phone") {
+      const overflow = await this.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      if (overflow > 0) throw new Error(`"${heading}" scrolls sideways on a phone by ${overflow} px`);
+    }
+  }
+
+  /** The violations that matter: serious or critical, on any page checked so far. */
+  serious(): Array<Violation & { heading: string }> {
+    return this.audited.flatMap((a) => a.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ ...v, heading: a.heading })));
+  }
+
+  async screenshot(name: string): Promise<string> {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const path = join(SCREENSHOTS, `${name}-${this.mode}.png`);
+    await this.page.screenshot({ path, fullPage: true });
+    return path;
+  }
+}
+
+/** The session cookie this browser holds for the parent domain, if any. */
+export async function sessionCookie(page: Page): Promise<string | null> {
+  const cookies = await page.context().cookies("https://example.test/");
+  return cookies.find((c) => c.name === "__session" && !c.value.startsWith("bridge."))?.value ?? null;
+}
+
+/** One journey of a test file's: a fresh browser profile in the mode, and the name of its screenshot. */
+export interface Journey {
+  context: BrowserContext;
+  page: Page;
+  visitor: Visitor;
+  /** Names the screenshot the journey ends with. */
+  name: string;
+}
+
+/**
+ * Gives each test a fresh profile (a phone's screen in phone mode) and, after it, saves the
+ * screenshot of its last page and fails it on any serious or critical axe-core violation.
+ */
+export function useJourneys(world: () => BrowserWorld, mode: Mode): Journey {
+  const journey = {} as Journey;
+  beforeEach(async () => {
+    journey.context = await world().context({ phone: mode === "phone" });
+    journey.page = await journey.context.newPage();
+    journey.visitor = new Visitor(journey.page, mode);
+    journey.name = "journey";
+  });
+  afterEach(async () => {
+    await journey.visitor.screenshot(journey.name);
+    await journey.context.close();
+    expect(journey.visitor.serious()).toEqual([]);
+  });
+  return journey;
+}
