@@ -161,10 +161,11 @@ Produced by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0,
 ratio against a baseline measured in the same run.
 
 `;
-// The soak (bench/soak.ts) owns its own section of the file; keep it as it is.
+// The pages (bench/pages.ts) and the soak (bench/soak.ts) own their sections of the file; keep them as they are.
 const resultsPath = join(root, "bench", "RESULTS.md");
 const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
+const pages = /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
 const soak = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
-writeFileSync(resultsPath, header + lines.join("\n") + "\n" + soak + "\n");
+writeFileSync(resultsPath, header + lines.join("\n") + "\n" + pages + "\n\n" + soak + "\n");
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);
