@@ -108,6 +108,8 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
   const pathOf = (file: string) => `/${relative(out, join(root, file)).split("\\").join("/")}`;
   const outputFor = (entry: string) => Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith(entry)) as string;
   const style = pathOf(outputFor("site/style.css"));
+  // The same stylesheet under a name that stays put, for the service's own error pages (http/presenters.ts).
+  writeFileSync(join(out, "page.css"), readFileSync(join(out, style)));
   const configJs = `export default ${JSON.stringify(settings, null, 2)};\n`;
   writeFileSync(join(out, "site-config.js"), configJs);
   const brand = new URL(settings.idUrl as string).host.replace(/^id\./, "");

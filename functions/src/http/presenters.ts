@@ -16,7 +16,8 @@ function escapeHtml(text: string): string {
 
 /**
  * A page of its own for a browser that lands on a refusal (a bridge, the authorise endpoint): what
- * went wrong and a way back to the start. No script and no style, so any host's policy allows it.
+ * went wrong and a way back to the start. No script; on the identity host it takes that site's
+ * stylesheet (`/page.css`), elsewhere it is plain.
  */
 export const htmlErrors: Presenter = (res, status, _code, message) => {
   const safe = escapeHtml(message);
@@ -24,8 +25,8 @@ export const htmlErrors: Presenter = (res, status, _code, message) => {
     .status(status)
     .type("html")
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${safe}</title></head>` +
-        `<body><main><h1>${safe}</h1><p>Error ${status}.</p><p><a href="/">Start again from the sign-in page</a></p></main></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${safe}</title><link rel="stylesheet" href="/page.css"></head>` +
+        `<body><main id="main"><h1>${safe}</h1><p>You can start again from the sign-in page.</p><p><a class="button primary" href="/">Back to sign in</a></p><p class="small">Error ${status}</p></main></body></html>`,
     );
 };
 
