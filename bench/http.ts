@@ -33,7 +33,7 @@ export async function runHttpBench(firestoreHost: string): Promise<HttpBench> {
   const uid = `bench-${process.pid}`;
   const personId = await seedPerson(uid);
   const keys = sessionKeysJson("bench");
-  const { sessionTokens } = service<any>("core/session-token");
+  const { sessionTokens } = service<any>("core/sessions/session-token");
   const now = new Date();
   const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue({ uid, personId, authTime: now }, now, 14 * 24 * 3600 * 1000);
 

@@ -54,7 +54,7 @@ export async function runOperations(): Promise<Row[]> {
       const ops = (await (await fetch(opsUrl)).json()) as Operations;
       rows.push({ request, ops, status, target });
     };
-    const { sessionTokens } = service<{ sessionTokens: (k: string, i: string, a: string) => Tokens }>("core/session-token");
+    const { sessionTokens } = service<{ sessionTokens: (k: string, i: string, a: string) => Tokens }>("core/sessions/session-token");
     const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
     let n = 0;
     /** An approved person with an account, as another instance would have signed them in. */

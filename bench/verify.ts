@@ -72,7 +72,7 @@ export function algorithmChecks(signed: Buffer, session: KeyPair, sessionSignatu
 }
 
 export async function runVerifyBench(): Promise<{ ours: number[]; cached: number[]; baseline: number[]; signing: number[]; algorithms: Record<string, { published: boolean; rates: number[] }> }> {
-  const { sessionTokens, parseKeyRing, verifySessionToken } = service<TokenModule>("core/session-token");
+  const { sessionTokens, parseKeyRing, verifySessionToken } = service<TokenModule>("core/sessions/session-token");
   const keys = sessionKeysJson("bench");
   const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
   const ring = parseKeyRing(keys);

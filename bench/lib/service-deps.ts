@@ -9,13 +9,13 @@ const { initializeApp } = requireFromFunctions("firebase-admin/app");
 const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
 const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const { tokensFor } = service<any>("deps");
-const { personCache } = service<any>("core/person-cache");
-const { clientCache } = service<any>("core/oidc-clients");
+const { personCache } = service<any>("core/people/person-cache");
+const { clientCache } = service<any>("core/oidc/clients");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
-const { firebaseIdentity } = service<any>("identity");
+const { firebaseIdentity } = service<any>("adapters/identity");
 const { federatedConfig, originsFor } = service<any>("config");
-const { smtpMailer } = service<any>("mailer");
+const { smtpMailer } = service<any>("adapters/mailer");
 
 /** The identity provider's signing secret of the bench's service (its claims callback). */
 export const BENCH_IDP_SIGNING_SECRET = "bench-idp-signing-secret";

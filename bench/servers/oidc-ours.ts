@@ -11,8 +11,8 @@ const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { silentLogger } = service<any>("logger");
 const oidc = service<any>("routes/oidc");
-const { registerClient } = service<any>("core/oidc-clients");
-const { issueAuthorizationCode } = service<any>("core/oidc");
+const { registerClient } = service<any>("core/oidc/clients");
+const { issueAuthorizationCode } = service<any>("core/oidc/oidc");
 const people = service<any>("store/people");
 
 const CLIENT = "bench-client";

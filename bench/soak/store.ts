@@ -37,13 +37,13 @@ export function within<T>(ms: number, work: Promise<T>): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-const { issueExchangeCode: issue } = service<any>("core/exchange-codes");
+const { issueExchangeCode: issue } = service<any>("core/sessions/exchange-codes");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
-const { addressIds, parsePepper } = service<any>("core/code-pepper");
+const { addressIds, parsePepper } = service<any>("core/email-codes/code-pepper");
 const { canonicalEmail } = service<any>("core/email-address");
 const people = service<any>("store/people");
-const { registerClient } = service<any>("core/oidc-clients");
+const { registerClient } = service<any>("core/oidc/clients");
 
 /** The relying party the soak signs people in to through the OIDC provider. */
 export const SOAK_CLIENT = { clientId: "soak-client", clientSecret: "soak-client-secret-0123456789abcdef", redirectUri: "https://app.example.test/callback" };

@@ -1,6 +1,6 @@
 import { defineSecret, defineString } from "firebase-functions/params";
 import { z } from "zod";
-import { isRedirectUriForm } from "./core/handoff-redirects";
+import { isRedirectUriForm } from "./core/sessions/handoff-redirects";
 
 /**
  * Every setting the service reads, declared once. Code never reads these params directly:

@@ -3,13 +3,13 @@ import type * as AdminAuth from "firebase-admin/auth";
 import { getFirestore, type Firestore } from "firebase-admin/firestore";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config";
-import type { Mailer } from "./core/code-mail";
-import { clientCache, type ClientCache } from "./core/oidc-clients";
-import { personCache, type PersonCache } from "./core/person-cache";
-import { sessionTokens, type SessionTokens } from "./core/session-token";
-import { firebaseIdentity, type Identity } from "./identity";
+import type { Mailer } from "./core/email-codes/code-mail";
+import { clientCache, type ClientCache } from "./core/oidc/clients";
+import { personCache, type PersonCache } from "./core/people/person-cache";
+import { sessionTokens, type SessionTokens } from "./core/sessions/session-token";
+import { firebaseIdentity, type Identity } from "./adapters/identity";
 import { consoleLogger, type Logger } from "./logger";
-import { smtpMailer } from "./mailer";
+import { smtpMailer } from "./adapters/mailer";
 import { cryptoRandom, type Random } from "./random";
 
 /** Everything the rules touch in the world, as one plain object. Functions take a Pick of it. */

@@ -1,7 +1,7 @@
 import request from "supertest";
 import type { Express } from "express";
 import { MINUTE } from "../src/clock";
-import { BRIDGE_STATE_LIFETIME_MS } from "../src/core/bridge";
+import { BRIDGE_STATE_LIFETIME_MS } from "../src/core/bridges/bridges";
 import { sha256 } from "../src/core/secrets";
 import * as bridge from "../src/routes/bridge";
 import * as sessions from "../src/routes/sessions";

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { CALENDAR_CACHE_MS } from "../src/core/calendar";
+import { CALENDAR_CACHE_MS } from "../src/core/calendar/calendar";
 import * as calendar from "../src/routes/calendar";
 import * as location from "../src/routes/location";
 import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import request from "supertest";
 import * as claims from "../src/routes/claims";
-import { SIGNATURE_TOLERANCE_S } from "../src/core/idp-claims";
+import { SIGNATURE_TOLERANCE_S } from "../src/core/claims/idp-claims";
 import { appFor, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { accountWithPerson, personFor } from "./support/people";
 import { signedUp } from "./support/auth";

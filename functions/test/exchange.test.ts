@@ -1,6 +1,6 @@
 import request from "supertest";
 import { SECOND } from "../src/clock";
-import { EXCHANGE_CODE_LIFETIME_MS, issueExchangeCode } from "../src/core/exchange-codes";
+import { EXCHANGE_CODE_LIFETIME_MS, issueExchangeCode } from "../src/core/sessions/exchange-codes";
 import { sha256 } from "../src/core/secrets";
 import * as sessions from "../src/routes/sessions";
 import { appFor, firestore, testDeps } from "./support/deps";

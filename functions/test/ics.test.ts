@@ -1,4 +1,4 @@
-import { type CalendarEvent, eventsBetween as eventsIn, readCalendar } from "../src/core/ics";
+import { type CalendarEvent, eventsBetween as eventsIn, readCalendar } from "../src/core/calendar/ics";
 import { icsCalendar as calendar } from "./support/ics";
 
 // The week of Monday 2026-11-23 (UTC).

@@ -1,6 +1,6 @@
 import request from "supertest";
 import { HOUR, MINUTE, SECOND } from "../src/clock";
-import { smtpMailer } from "../src/mailer";
+import { smtpMailer } from "../src/adapters/mailer";
 import { cryptoRandom } from "../src/random";
 import { TEST_CODE_PEPPER, testConfig, unique } from "./support/deps";
 import { codeFor, codeIn, mailTo, ownInbox, settledCount, waitForMail } from "./support/inbox";

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { decodeJwt } from "jose";
-import { registerClient } from "../src/core/oidc-clients";
+import { registerClient } from "../src/core/oidc/clients";
 import { signInWithCustomToken } from "./support/auth";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
 import { auth, testDeps, unique } from "./support/deps";

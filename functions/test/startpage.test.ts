@@ -1,5 +1,5 @@
 import request from "supertest";
-import { issueApiKey, registerApiKey, revokeApiKey } from "../src/core/api-keys";
+import { issueApiKey, registerApiKey, revokeApiKey } from "../src/core/startpage/api-keys";
 import { sha256 } from "../src/core/secrets";
 import * as startpage from "../src/routes/startpage";
 import { appFor, firestore, testDeps, unique } from "./support/deps";

@@ -1,6 +1,6 @@
 import { manualClock } from "../clock";
 import type { Person } from "../store/people";
-import { personCache } from "./person-cache";
+import { personCache } from "./people/person-cache";
 import { ttlCache } from "./ttl-cache";
 
 const person = (id: string): Person => ({

@@ -1,7 +1,7 @@
 import type { Request } from "express";
-import { hasProject } from "../core/access";
+import { hasProject } from "../core/people/access";
 import { AppError, ensure } from "../core/errors";
-import { personFor, readSession, type Guard, type Principal } from "../core/sessions";
+import { personFor, readSession, type Guard, type Principal } from "../core/sessions/sessions";
 import type { Deps } from "../deps";
 import type { Person } from "../store/people";
 import { readCookie, SESSION_COOKIE } from "./cookies";

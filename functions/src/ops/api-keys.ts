@@ -8,7 +8,7 @@
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 import { systemClock } from "../clock";
-import { issueApiKey, revokeApiKey } from "../core/api-keys";
+import { issueApiKey, revokeApiKey } from "../core/startpage/api-keys";
 import { cryptoRandom } from "../random";
 import * as apiKeys from "../store/api-keys";
 

@@ -7,8 +7,8 @@ import { initializeApp } from "firebase-admin/app";
 import { getAuth } from "firebase-admin/auth";
 import { getFirestore } from "firebase-admin/firestore";
 import { systemClock } from "../clock";
-import { registerApiKey } from "../core/api-keys";
-import { registerClient } from "../core/oidc-clients";
+import { registerApiKey } from "../core/startpage/api-keys";
+import { registerClient } from "../core/oidc/clients";
 import { cryptoRandom } from "../random";
 import * as people from "../store/people";
 

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from "express";
-import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridge";
+import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridges/bridges";
 import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/secrets";
 import type { Deps } from "../deps";

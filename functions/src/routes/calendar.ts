@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { calendarSource, upcomingLocations, weekEvents } from "../core/calendar";
+import { calendarSource, upcomingLocations, weekEvents } from "../core/calendar/calendar";
 import { ensure } from "../core/errors";
 import type { Deps } from "../deps";
 import { requireAccess } from "../http/gate";

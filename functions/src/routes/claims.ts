@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/idp-claims";
+import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/claims/idp-claims";
 import { AppError } from "../core/errors";
 import type { Deps } from "../deps";
 import { parseJsonBody, rawBody } from "../http/body";

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from "express";
-import { calendarSource, currentLocation } from "../core/calendar";
+import { calendarSource, currentLocation } from "../core/calendar/calendar";
 import type { Deps } from "../deps";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc";
+import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc/oidc";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../deps";
 import { readForm } from "../http/body";

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { signInWithCode } from "../core/code-sign-in";
-import { PURPOSES } from "../core/email-code-rules";
-import { requestCode, verifyCode } from "../core/email-codes";
+import { signInWithCode } from "../core/email-codes/code-sign-in";
+import { PURPOSES } from "../core/email-codes/rules";
+import { requestCode, verifyCode } from "../core/email-codes/email-codes";
 import { ensure } from "../core/errors";
 import type { Deps } from "../deps";
 import { parseBody, readJson } from "../http/body";

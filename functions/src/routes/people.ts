@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { changePerson } from "../core/people-admin";
+import { changePerson } from "../core/people/people-admin";
 import { ensure } from "../core/errors";
 import type { Deps } from "../deps";
 import { parseBody } from "../http/body";

@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { personView } from "../core/access";
+import { personView } from "../core/people/access";
 import { ensure } from "../core/errors";
-import { redeemExchangeCode } from "../core/exchange-codes";
-import { checkHandoff, findHandoffTarget, handOff } from "../core/handoff";
+import { redeemExchangeCode } from "../core/sessions/exchange-codes";
+import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
-import { openSession, personFor, readSession } from "../core/sessions";
+import { openSession, personFor, readSession } from "../core/sessions/sessions";
 import type { Deps } from "../deps";
 import { parseBody, readJson } from "../http/body";
 import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from "../http/cookies";

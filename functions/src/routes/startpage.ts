@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { checkApiKey } from "../core/api-keys";
+import { checkApiKey } from "../core/startpage/api-keys";
 import { ensure } from "../core/errors";
-import { markRead, notificationsFor, notify } from "../core/notifications";
+import { markRead, notificationsFor, notify } from "../core/startpage/notifications";
 import type { Deps } from "../deps";
 import { parseBody } from "../http/body";
 import { requireAccess } from "../http/gate";

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from "express";
-import { checkHealth } from "../core/health";
+import { checkHealth } from "../core/status/health";
 import type { Deps } from "../deps";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";

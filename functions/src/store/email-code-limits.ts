@@ -1,4 +1,4 @@
-import type { LimitState } from "../core/email-code-rules";
+import type { LimitState } from "../core/email-codes/rules";
 import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
 
 /**

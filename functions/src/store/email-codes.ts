@@ -1,4 +1,4 @@
-import type { CodeState } from "../core/email-code-rules";
+import type { CodeState } from "../core/email-codes/rules";
 import { toDate, type Firestore, type Transaction } from "./db";
 
 /**

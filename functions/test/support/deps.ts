@@ -5,14 +5,14 @@ import { generateKeyPairSync } from "node:crypto";
 import type { Express } from "express";
 import { manualClock, type ManualClock } from "../../src/clock";
 import { originsFor, type Config } from "../../src/config";
-import { clientCache } from "../../src/core/oidc-clients";
-import { personCache } from "../../src/core/person-cache";
+import { clientCache } from "../../src/core/oidc/clients";
+import { personCache } from "../../src/core/people/person-cache";
 import { tokensFor, type Deps } from "../../src/deps";
-import { firebaseIdentity } from "../../src/identity";
+import { firebaseIdentity } from "../../src/adapters/identity";
 import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/http/serve";
 import { silentLogger } from "../../src/logger";
-import { smtpMailer } from "../../src/mailer";
+import { smtpMailer } from "../../src/adapters/mailer";
 import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";

@@ -1,0 +1,167 @@
+import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
+import { cryptoRandom } from "../random";
+
+/** What a verified sign-in at the identity provider proves. */
+export interface SignIn {
+  uid: string;
+  /** Only an address the provider has verified; an unverified one proves nothing. */
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  provider: string;
+}
+
+/** A sign-in a token of the provider proves, with when the person actually authenticated. */
+export interface VerifiedSignIn extends SignIn {
+  /** The token's `auth_time`: kept across the token's refreshes, so not when it was minted. */
+  authTime: Date;
+}
+
+/** The managed identity provider, as the rules see it. */
+export interface Identity {
+  /** null when the token does not verify, is revoked, or its account is disabled. */
+  verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
+  /** The older session format (the provider's session cookie), still honoured until it expires. */
+  verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
+  createCustomToken(uid: string): Promise<string>;
+  /**
+   * The account for `email`, whose mailbox the caller has just proved: created (verified) when
+   * there is none; an existing unverified one is taken back from whoever registered it first.
+   */
+  accountForEmail(email: string): Promise<string>;
+  revokeSessions(uid: string): Promise<void>;
+  /**
+   * Signs in at the identity provider with a credential from a provider behind it, as its own
+   * sign-in page would: the account linked to that provider account, created when there is none.
+   */
+  signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
+}
+
+export interface ProviderSignIn {
+  /** The identity provider's web API key. */
+  apiKey: string;
+  /** The provider's id at the identity provider (`google.com`, `oidc.<name>`). */
+  providerId: string;
+  /** What the provider gave for the sign-in: its ID token, or (plain OAuth 2.0) its access token. */
+  credential: { idToken: string } | { accessToken: string };
+  /** The address the provider sent the browser back to. */
+  requestUri: string;
+  signal: AbortSignal;
+}
+
+/** The identity provider's sign-in API: the local emulator when the stack runs one. */
+function identityToolkit(): string {
+  const emulator = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  return emulator ? `http://${emulator}/identitytoolkit.googleapis.com/v1` : "https://identitytoolkit.googleapis.com/v1";
+}
+
+/** `accounts:signInWithIdp`. Its error messages can quote the token, so only their code is kept. */
+async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
+  const res = await fetch(`${identityToolkit()}/accounts:signInWithIdp?key=${encodeURIComponent(input.apiKey)}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      postBody: new URLSearchParams({ ...("idToken" in input.credential ? { id_token: input.credential.idToken } : { access_token: input.credential.accessToken }), providerId: input.providerId }).toString(),
+      requestUri: input.requestUri,
+      returnSecureToken: true,
+      returnIdpCredential: true,
+    }),
+    signal: input.signal,
+  });
+  const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: unknown } };
+  const code = (message: unknown) => (typeof message === "string" ? (message.split(/[ :]/)[0] ?? "") : "");
+  if (!res.ok) throw new Error(`the identity provider refused the sign-in (${res.status} ${code(body.error?.message)})`);
+  // One account per address: an address already signed in another way needs that account's owner to link it first.
+  if (body.needConfirmation === true) throw new Error("the identity provider holds this address under another sign-in method (needConfirmation)");
+  if (typeof body.errorMessage === "string") throw new Error(`the identity provider refused the sign-in (${code(body.errorMessage)})`);
+  if (typeof body.localId !== "string" || body.localId === "") throw new Error("the identity provider named no account");
+  return {
+    uid: body.localId,
+    email: typeof body.email === "string" && body.emailVerified === true ? body.email : null,
+    phone: null,
+    name: typeof body.displayName === "string" && body.displayName !== "" ? body.displayName : null,
+    provider: input.providerId,
+  };
+}
+
+/** Provider answers that mean "this credential is no good", as opposed to "I could not check". */
+const REFUSALS = new Set([
+  "auth/argument-error",
+  "auth/id-token-expired",
+  "auth/id-token-revoked",
+  "auth/invalid-id-token",
+  "auth/session-cookie-expired",
+  "auth/session-cookie-revoked",
+  "auth/invalid-session-cookie",
+  "auth/user-disabled",
+  "auth/user-not-found",
+]);
+
+function refused(err: unknown): boolean {
+  const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+  return REFUSALS.has(code);
+}
+
+function toSignIn(t: DecodedIdToken): VerifiedSignIn {
+  return {
+    authTime: new Date(t.auth_time * 1000),
+    uid: t.uid,
+    email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
+    phone: typeof t.phone_number === "string" ? t.phone_number : null,
+    name: typeof t.name === "string" ? t.name : null,
+    provider: typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown",
+  };
+}
+
+/**
+ * `source` may be a function: the provider's SDK module is then loaded on the first call that
+ * needs it, so a request that only reads our own session token never pays for loading it.
+ */
+export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
+  let loaded: Auth | undefined = typeof source === "function" ? undefined : source;
+  const auth = (): Auth => (loaded ??= (source as () => Auth)());
+  return {
+    async verifyIdToken(token, checkRevoked) {
+      try {
+        return toSignIn(await auth().verifyIdToken(token, checkRevoked));
+      } catch (err) {
+        if (refused(err)) return null;
+        throw err;
+      }
+    },
+    async verifyProviderSessionCookie(cookie) {
+      try {
+        return toSignIn(await auth().verifySessionCookie(cookie, false));
+      } catch (err) {
+        if (refused(err)) return null;
+        throw err;
+      }
+    },
+    createCustomToken: (uid) => auth().createCustomToken(uid),
+    async accountForEmail(email) {
+      let user: UserRecord;
+      try {
+        user = await auth().getUserByEmail(email);
+      } catch (err) {
+        if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found")) throw err;
+        return (await auth().createUser({ email, emailVerified: true })).uid;
+      }
+      if (!user.emailVerified) {
+        // Anyone can register an address they do not own; whoever did may hold its password, a
+        // linked sign-in or a live session. The caller has just proved the mailbox, so all of
+        // that is taken away before the address is marked verified and the account handed over.
+        const others = user.providerData.map((p) => p.providerId).filter((id) => id !== "password" && id !== "phone");
+        await auth().updateUser(user.uid, {
+          password: cryptoRandom.token(32),
+          ...(others.length > 0 ? { providersToUnlink: others } : {}),
+          ...(user.phoneNumber ? { phoneNumber: null } : {}),
+        });
+        await auth().revokeRefreshTokens(user.uid);
+        await auth().updateUser(user.uid, { emailVerified: true });
+      }
+      return user.uid;
+    },
+    revokeSessions: (uid) => auth().revokeRefreshTokens(uid),
+    signInWithProvider: signInWithIdp,
+  };
+}

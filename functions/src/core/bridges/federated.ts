@@ -1,0 +1,75 @@
+import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../../config";
+import { atProvider, type BridgeDeps, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./protocol";
+import { withDeadline } from "../deadline";
+import { AppError, ensure } from "../errors";
+import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } from "./oidc-relying-party";
+
+/**
+ * How long the sign-in at the identity provider may take, after the provider's own 5 s: the two
+ * together stay under the 8 s request deadline, so a slow answer still gets a page of ours.
+ */
+const IDENTITY_TIMEOUT_MS = 2500;
+
+/** The provider behind the identity provider that `idp` selects, when this deployment has it. */
+function selected(deps: BridgeDeps, idp: string | null | undefined): { idp: FederatedIdp; provider: FederatedProvider } {
+  const known = typeof idp === "string" && (FEDERATED_IDPS as readonly string[]).includes(idp) ? (idp as FederatedIdp) : null;
+  const provider = known === null ? undefined : deps.config.federated?.providers[known];
+  ensure(known !== null && provider !== undefined, "bridge_idp_invalid");
+  return { idp: known, provider };
+}
+
+/** A single query parameter, or nothing: a repeated or odd one is no answer from the provider. */
+function param(query: Record<string, unknown>, name: string): string | null {
+  const value = query[name];
+  return typeof value === "string" && value.length > 0 && value.length <= 4096 ? value : null;
+}
+
+/**
+ * `federated`: the identity provider and the providers behind it. The browser goes straight to
+ * the provider `idp` selects (authorization code with PKCE, and a nonce on OpenID Connect); the
+ * callback redeems the code, checks the ID token (or takes the access token of a plain OAuth 2.0
+ * provider), and signs in with it at the identity provider, which finds or creates the account
+ * linked to that provider account: the same account the identity host's own "sign in with …"
+ * button would reach.
+ */
+export const federatedProtocol: Protocol = {
+  available: (config) => config.federated !== null,
+
+  async begin(deps, input) {
+    const { idp, provider } = selected(deps, input.idp);
+    const meta = await atProvider(deps, `federated/${idp}`, () => discover(provider, PROVIDER_TIMEOUT_MS));
+    const codeVerifier = deps.random.token(32);
+    const nonce = deps.random.token(16);
+    const location = authorizationUrl(meta, provider, { redirectUri: input.callback, state: input.state, nonce, codeVerifier });
+    return { location, extra: { idp, codeVerifier, nonce } };
+  },
+
+  async finish(deps, query, state) {
+    const { idp, provider } = selected(deps, state.idp);
+    // The person cancelled or the provider refused (RFC 6749 §4.1.2.1).
+    if (param(query, "error") !== null) throw new AppError("bridge_not_confirmed");
+    const code = param(query, "code");
+    ensure(code !== null && state.codeVerifier !== null && state.nonce !== null, "bridge_not_confirmed");
+    // The same redirect_uri as at the start, as the token endpoint requires (RFC 6749 §4.1.3).
+    const redirectUri = state.callback;
+    // One deadline for everything the provider is asked: discovery, the code, its keys.
+    const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
+    const credential = await atProvider(deps, `federated/${idp}`, () =>
+      withDeadline(
+        (async () => {
+          const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
+          ensureIssuer(meta, query.iss);
+          const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
+          if ("idToken" in token) await checkIdToken(meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          return token;
+        })(),
+        PROVIDER_TIMEOUT_MS,
+      ),
+    );
+    const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
+    // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
+    return step(deps, "sign-in at the identity provider", () =>
+      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS) }),
+    );
+  },
+};

@@ -1,0 +1,29 @@
+import { atProvider, PROVIDER_TIMEOUT_MS, type Protocol } from "./protocol";
+import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
+
+/** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
+function returnTo(callback: string, state: string): string {
+  return `${callback}?state=${state}`;
+}
+
+/**
+ * `gaming`: OpenID 2.0 with direct verification. The account is `gaming:<account number>` at the
+ * identity provider, created by the custom token the callback issues.
+ */
+export const gamingProtocol: Protocol = {
+  available: (config) => config.gamingEndpoint !== null,
+
+  async begin(deps, { state, callback }) {
+    const endpoint = deps.config.gamingEndpoint as string;
+    // The realm is the origin the person comes back to, which the provider shows them.
+    const realm = `${new URL(callback).origin}/`;
+    return { location: checkIdSetupUrl(endpoint, returnTo(callback, state), realm), extra: { idp: null, codeVerifier: null, nonce: null } };
+  },
+
+  async finish(deps, query, state) {
+    const endpoint = deps.config.gamingEndpoint as string;
+    const fields = openIdFields(query);
+    const account = await atProvider(deps, "gaming", () => verifyAssertion(fields, { endpoint, returnTo: returnTo(state.callback, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS }));
+    return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
+  },
+};

@@ -1,0 +1,63 @@
+import type { Config } from "../../config";
+import type { Deps } from "../../deps";
+import type { SignIn } from "../../adapters/identity";
+import type { BridgeState } from "../../store/bridge-states";
+import { AppError } from "../errors";
+
+export type BridgeDeps = Pick<Deps, "config" | "store" | "clock" | "random" | "log" | "identity">;
+
+/**
+ * How long the callback waits for the provider to confirm a sign-in. Below the request deadline
+ * (8 s), so a provider that hangs still gets the person a page of ours, not a 503.
+ */
+export const PROVIDER_TIMEOUT_MS = 5000;
+
+/** How one bridge sends a browser to its provider and reads what the provider sends back. */
+export interface Protocol {
+  /** false: not configured here, so people cannot sign in with it. */
+  available(config: Config): boolean;
+  /**
+   * Where the browser goes; `extra` is stored with the state for the callback. `callback`: where
+   * the provider sends the browser back to (see callbackBase).
+   */
+  begin(deps: BridgeDeps, input: { state: string; idp: string | undefined; callback: string }): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
+  /** The sign-in the provider confirms for this callback, whose state has just been used. */
+  finish(deps: BridgeDeps, query: Record<string, unknown>, state: BridgeState): Promise<SignIn>;
+}
+
+/**
+ * The origin a sign-in comes back to: the host it was started on, when that is the identity host
+ * or the service's own host; the service's otherwise. The state cookie lives on the parent
+ * domain, so the callback must be reached on a host that receives it: the identity host's page
+ * starts bridges on its own host, while a script may start one at the service's address.
+ */
+export function callbackBase(config: Pick<Config, "idUrl" | "serviceUrl">, startedOn: string | undefined): string {
+  return startedOn !== undefined && startedOn === new URL(config.idUrl).host ? new URL(config.idUrl).origin : config.serviceUrl;
+}
+
+/** Where a provider sends the browser back to. */
+export function callbackUrl(base: string, provider: string): string {
+  return `${base}/auth/bridge/${provider}/callback`;
+}
+
+/** A failure on our side of the sign-in: logged once, without secrets, and shown as the contract's 500. */
+export async function step<T>(deps: Pick<Deps, "log">, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    deps.log.error(`bridge: ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
+    throw new AppError("bridge_failed");
+  }
+}
+
+/** A failure of the provider (an error answer, or none in time): logged, and the contract's 500. */
+export async function atProvider<T>(deps: Pick<Deps, "log">, provider: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    deps.log.warn("bridge: the provider did not answer in time or failed", { provider, error: err instanceof Error ? err.message : String(err) });
+    throw new AppError("bridge_provider_failed", undefined, err);
+  }
+}

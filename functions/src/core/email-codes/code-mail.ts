@@ -1,0 +1,62 @@
+import { CODE_LIFETIME_MS, type Purpose } from "./rules";
+
+export interface MailMessage {
+  /** One canonical address (core/email-address), never a list. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Outgoing mail, as the rules see it. */
+export interface Mailer {
+  /** Rejects when the mail was not accepted for delivery. */
+  send(message: MailMessage): Promise<void>;
+  /**
+   * Takes about as long as `send` does, sends nothing, and fails when sends are failing: what an
+   * address on no account gets, so neither timing nor outcome tells it apart from a real one.
+   */
+  imitateSend(): Promise<void>;
+  /** Rejects when the mail server cannot be reached or refuses us (for GET /status). */
+  check(): Promise<void>;
+}
+
+const MINUTES = CODE_LIFETIME_MS / 60_000;
+
+/** `host`: the identity host's name, where the person asked and where the code goes. */
+const WORDING: Record<Purpose, (host: string) => { subject: string; lead: string; use: string; ignore: string }> = {
+  signin: (host) => ({
+    subject: "Your sign-in code",
+    lead: "Your sign-in code is",
+    use: `Enter it on the sign-in page at ${host}, where you asked to sign in. It works once, for ${MINUTES} minutes.`,
+    ignore: `If you did not ask to sign in, you can ignore this email: nobody can sign in without the code. Do not share the code with anyone, and enter it nowhere but ${host}.`,
+  }),
+  "request-access": (host) => ({
+    subject: "Confirm your email address",
+    lead: "Your code to confirm this address for your access request is",
+    use: `Enter it on the request access page at ${host}, where you asked for access. It works for ${MINUTES} minutes.`,
+    ignore: "If you did not ask for access, you can ignore this email: no request is made without the code.",
+  }),
+};
+
+/**
+ * The mail that carries a code. The code appears in the two bodies only: never in the subject
+ * or another header, never in a link (links end up in logs, proxies and browser histories).
+ * The page is named by its host, not linked: a mail that links to where a code goes is what
+ * phishing mail imitates, and a person who types the host knows where they are.
+ */
+export function codeMail(to: string, code: string, purpose: Purpose, idUrl: string): MailMessage {
+  const w = WORDING[purpose](new URL(idUrl).host);
+  const text = `${w.lead}: ${code}\n\n${w.use}\n\n${w.ignore}\n`;
+  // Every interpolated string here is ours: six digits and fixed wording, nothing from the request.
+  const html = [
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${w.subject}</title></head>`,
+    `<body style="font-family:sans-serif;line-height:1.5">`,
+    `<p>${w.lead}:</p>`,
+    `<p style="font-size:28px;font-weight:bold;letter-spacing:6px;font-family:monospace">${code}</p>`,
+    `<p>${w.use}</p>`,
+    `<p style="color:#555">${w.ignore}</p>`,
+    `</body></html>`,
+  ].join("\n");
+  return { to, subject: w.subject, text, html };
+}

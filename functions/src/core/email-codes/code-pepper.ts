@@ -1,0 +1,55 @@
+import { createHmac } from "node:crypto";
+import { constantTimeEqual } from "../secrets";
+
+/** One key of the CODE_PEPPER ring. The kid is stored beside every hash it made. */
+export interface PepperKey {
+  kid: string;
+  secret: string;
+}
+
+const KID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * CODE_PEPPER is `kid:secret` pairs separated by commas. The first key hashes new codes and
+ * names new records; every key still in the ring verifies, so the pepper rotates by putting a
+ * new key first and dropping the old one once its codes and records have lapsed (24 hours).
+ */
+export function parsePepper(raw: string): PepperKey[] {
+  const keys = raw
+    .split(",")
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== "")
+    .map((pair) => {
+      const colon = pair.indexOf(":");
+      return { kid: colon < 0 ? "" : pair.slice(0, colon), secret: colon < 0 ? "" : pair.slice(colon + 1) };
+    });
+  const valid = keys.length > 0 && keys.every((k) => KID.test(k.kid) && k.secret.length >= 16) && new Set(keys.map((k) => k.kid)).size === keys.length;
+  if (!valid) throw new Error("CODE_PEPPER must be kid:secret pairs (secrets of at least 16 characters, kids unique)");
+  return keys;
+}
+
+function hmac(key: PepperKey, ...parts: string[]): string {
+  // NUL-separated: purposes and addresses are validated and cannot contain one, and the code comes last.
+  return createHmac("sha256", key.secret).update(parts.join("\u0000"), "utf8").digest("hex");
+}
+
+/**
+ * The document id of an address's code and limits under each key of the ring, first key first.
+ * A keyed hash, so the stored records neither name the address nor let anyone test a guess at it.
+ */
+export function addressIds(ring: PepperKey[], address: string): string[] {
+  return ring.map((key) => hmac(key, "email-code-address", address));
+}
+
+/** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
+export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
+  return hmac(key, "email-code", purpose, address, code);
+}
+
+/** Whether `code` is the one stored as `hash` under key `kid`. A kid no longer in the ring matches nothing. */
+export function codeMatches(ring: PepperKey[], stored: { kid: string; hash: string }, purpose: string, address: string, code: string): boolean {
+  const key = ring.find((k) => k.kid === stored.kid);
+  if (!key) return false;
+  // Constant-time: a timing observer must not learn how much of a guess was right.
+  return constantTimeEqual(codeHash(key, purpose, address, code), stored.hash);
+}

@@ -1,0 +1,59 @@
+import type { Deps } from "../../deps";
+import * as people from "../../store/people";
+import { canonicalEmail } from "../email-address";
+import { checkCode } from "./email-codes";
+import type { CheckResult } from "./rules";
+import { AppError, ensure, type ErrorCode } from "../errors";
+
+type SignInDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity">;
+
+const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "signin_code_invalid", expired: "signin_code_expired", exhausted: "signin_code_exhausted" };
+
+/** A provider call whose failure is the contract's "Sign-in failed", logged once without secrets. */
+async function provider<T>(deps: Pick<Deps, "log">, what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    deps.log.error(`sign-in: ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
+    throw new AppError("signin_failed");
+  }
+}
+
+/**
+ * POST /auth/otp/sign-in: checks a `signin` code and, for an approved person only, consumes it
+ * in the same transaction (as the contract's state table has it: a refusal for a missing or
+ * unapproved account leaves the code as it was). Then mints a custom token for the person's
+ * account: their first linked account, or the provider's account for the address (made,
+ * verified, when there is none), which is then linked to them.
+ */
+export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: string): Promise<string> {
+  const address = canonicalEmail(rawEmail);
+  ensure(address, "signin_code_invalid");
+  const person = await people.findByEmail(deps.store, address);
+  const result = await checkCode(deps, address, "signin", otp, person?.status === "approved");
+  // The code is judged first: without the right code, nothing is said about the account.
+  if (result !== "valid") throw new AppError(REFUSALS[result]);
+  ensure(person, "signin_no_account");
+  ensure(person.status !== "pending", "signin_pending");
+  ensure(person.status !== "rejected", "signin_rejected");
+  const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
+  return provider(deps, "custom token", () => deps.identity.createCustomToken(uid));
+}
+
+/** The code proved the mailbox: the provider's account for it becomes this person's. */
+async function linkAccount(deps: SignInDeps, person: people.Person, address: string): Promise<string> {
+  const { store } = deps;
+  const uid = await provider(deps, "account for address", () => deps.identity.accountForEmail(address));
+  await store.runTransaction(async (tx) => {
+    const current = await people.findById(store, person.id, tx);
+    if (!current || current.uids.includes(uid)) return;
+    const holder = await people.keyHolder(store, tx, "uid", uid);
+    if (holder !== null) {
+      // The account already speaks for someone else; moving it is an administrator's decision.
+      deps.log.warn("sign-in: the account for this address is linked to another person", { personId: person.id, holder });
+      throw new AppError("signin_failed");
+    }
+    people.replace(store, tx, current, { ...current, uids: [...current.uids, uid], updatedAt: deps.clock.now() });
+  });
+  return uid;
+}

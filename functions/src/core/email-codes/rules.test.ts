@@ -1,0 +1,175 @@
+import fc from "fast-check";
+import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
+import {
+  afterFailure,
+  afterRefund,
+  afterSend,
+  afterSuccess,
+  ATTEMPTS_PER_CODE,
+  combine,
+  decideCheck,
+  FAILURE_CEILING,
+  isLocked,
+  NO_LIMITS,
+  nextSendAt,
+  sendRefusal,
+  sixDigits,
+  type CodeState,
+  type LimitState,
+} from "./rules";
+
+const T0 = new Date("2026-03-01T12:00:00Z");
+const at = (ms: number) => new Date(T0.getTime() + ms);
+
+describe("sixDigits", () => {
+  it("draws from 0–999999 and keeps leading zeros", () => {
+    const calls: Array<[number, number]> = [];
+    const code = sixDigits({ int: (min, max) => (calls.push([min, max]), 42) });
+    expect(code).toBe("000042");
+    expect(calls).toEqual([[0, 1_000_000]]);
+  });
+
+  it("is always six digits", () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 999_999 }), (n) => expect(sixDigits({ int: () => n })).toMatch(/^[0-9]{6}$/)));
+  });
+});
+
+describe("sendRefusal", () => {
+  const sentAt = (...offsets: number[]): LimitState => ({ ...NO_LIMITS, sends: offsets.map(at) });
+
+  it("refuses a resend inside 60 seconds and allows one at 60 seconds", () => {
+    expect(sendRefusal(sentAt(0), at(59 * SECOND + 999))).toBe("otp_resend_too_soon");
+    expect(sendRefusal(sentAt(0), at(60 * SECOND))).toBeNull();
+  });
+
+  it("refuses the sixth send inside the hour and allows it once the first is an hour old", () => {
+    const five = sentAt(0, 12 * MINUTE, 24 * MINUTE, 36 * MINUTE, 48 * MINUTE);
+    expect(sendRefusal(five, at(HOUR - 1))).toBe("otp_hourly_limit");
+    expect(sendRefusal(five, at(HOUR))).toBeNull();
+  });
+
+  it("forgets sends older than an hour when it records one", () => {
+    expect(afterSend(sentAt(0, 30 * MINUTE), at(HOUR)).sends).toEqual([at(30 * MINUTE), at(HOUR)]);
+  });
+
+  it("gives a refunded slot back", () => {
+    const state = afterRefund(sentAt(0, 30 * MINUTE), at(30 * MINUTE));
+    expect(state.sends).toEqual([at(0)]);
+    expect(sendRefusal(state, at(31 * MINUTE))).toBeNull();
+  });
+
+  it("refuses every send while the address is locked", () => {
+    expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY - 1))).toBe("otp_address_locked");
+    expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY))).toBeNull();
+  });
+});
+
+describe("nextSendAt", () => {
+  const sentAt = (...offsets: number[]): LimitState => ({ ...NO_LIMITS, sends: offsets.map(at) });
+
+  it("names the end of the minute after a send", () => {
+    expect(nextSendAt(sentAt(0), at(10 * SECOND))).toEqual(at(60 * SECOND));
+  });
+
+  it("names the moment the oldest of five sends leaves the hour", () => {
+    const five = sentAt(0, 12 * MINUTE, 24 * MINUTE, 36 * MINUTE, 48 * MINUTE);
+    expect(nextSendAt(five, at(50 * MINUTE))).toEqual(at(HOUR));
+  });
+
+  it("names the lockout's end", () => {
+    expect(nextSendAt({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(HOUR))).toEqual(at(DAY));
+  });
+
+  it("is now when nothing stands in the way", () => {
+    expect(nextSendAt(NO_LIMITS, T0)).toEqual(T0);
+  });
+
+  it("is exactly the first moment a send is allowed again", () => {
+    const offsets = fc.uniqueArray(fc.integer({ min: 0, max: HOUR }), { maxLength: 8 });
+    fc.assert(
+      fc.property(offsets, fc.integer({ min: 0, max: HOUR }), (sends, nowOffset) => {
+        const state = sentAt(...sends.filter((s) => s <= nowOffset));
+        const now = at(nowOffset);
+        const next = nextSendAt(state, now);
+        expect(sendRefusal(state, next)).toBeNull();
+        if (next.getTime() > now.getTime()) expect(sendRefusal(state, new Date(next.getTime() - 1))).not.toBeNull();
+      }),
+    );
+  });
+});
+
+describe("the failure ceiling", () => {
+  it("locks the address for a day at the hundredth failure in a row, and starts a fresh run", () => {
+    let state: LimitState = NO_LIMITS;
+    for (let i = 1; i < FAILURE_CEILING; i++) state = afterFailure(state, T0);
+    expect(state.failures).toBe(99);
+    expect(isLocked(state, T0)).toBe(false);
+    state = afterFailure(state, T0);
+    expect(state).toMatchObject({ failures: 0, lockedUntil: at(DAY) });
+    expect(isLocked(state, at(DAY - 1))).toBe(true);
+    expect(isLocked(state, at(DAY))).toBe(false);
+  });
+
+  it("is reset by a successful check", () => {
+    const state = afterSuccess(afterFailure(afterFailure(NO_LIMITS, T0), T0));
+    expect(state.failures).toBe(0);
+  });
+
+  it("counts the records of one address under several keys as one", () => {
+    const a: LimitState = { sends: [at(0)], failures: 3, lockedUntil: null };
+    const b: LimitState = { sends: [at(0), at(MINUTE)], failures: 4, lockedUntil: at(DAY) };
+    expect(combine([a, b])).toEqual({ sends: [at(0), at(MINUTE)], failures: 7, lockedUntil: at(DAY) });
+    expect(combine([])).toEqual(NO_LIMITS);
+  });
+});
+
+describe("decideCheck", () => {
+  const live = (attempts = 0, state: CodeState = "ready") => ({ state, attempts, expiresAt: at(10 * MINUTE) });
+  const yes = () => true;
+  const no = () => false;
+
+  it("accepts the right code until 9:59.999 and calls it expired at 10:00, destroying it", () => {
+    expect(decideCheck(live(), false, at(10 * MINUTE - 1), false, yes)).toEqual({ result: "valid", code: "none", failed: false });
+    expect(decideCheck(live(), false, at(10 * MINUTE), false, yes)).toEqual({ result: "expired", code: "expire", failed: false });
+  });
+
+  it("spends an attempt on each wrong guess and destroys the code at the fifth", () => {
+    expect(decideCheck(live(3), false, T0, false, no)).toEqual({ result: "invalid", code: "attempt", failed: true });
+    expect(decideCheck(live(4), false, T0, false, no)).toEqual({ result: "exhausted", code: "exhaust", failed: true });
+  });
+
+  it("consumes only when asked to", () => {
+    expect(decideCheck(live(), false, T0, true, yes).code).toBe("consume");
+  });
+
+  it.each([
+    ["no code", null, false, "invalid"],
+    ["an expired code", live(0, "expired"), false, "expired"],
+    ["an exhausted code", live(0, "exhausted"), false, "exhausted"],
+    ["a code with no attempt left", live(ATTEMPTS_PER_CODE), false, "exhausted"],
+    ["a locked address", live(), true, "exhausted"],
+  ] as const)("never compares against %s", (_label, code, locked, result) => {
+    const compare = jest.fn(() => true);
+    expect(decideCheck(code, locked, T0, true, compare).result).toBe(result);
+    expect(compare).not.toHaveBeenCalled();
+  });
+
+  it("compares at most five guesses of any sequence against one code", () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { maxLength: 40 }), (guesses) => {
+        let code: { state: CodeState; attempts: number; expiresAt: Date } | null = live();
+        let compared = 0;
+        let successes = 0;
+        for (const right of guesses) {
+          const d = decideCheck(code, false, T0, true, () => (compared++, right));
+          if (d.result === "valid") successes++;
+          if (code && d.code === "attempt") code = { ...code, attempts: code.attempts + 1 };
+          if (code && d.code === "exhaust") code = { ...code, state: "exhausted" };
+          if (d.code === "consume") code = null;
+        }
+        expect(compared).toBeLessThanOrEqual(ATTEMPTS_PER_CODE);
+        expect(successes).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+});

@@ -1,0 +1,140 @@
+import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
+import type { Random } from "../../random";
+
+/** The contract's numbers for email codes, and the decisions made from them, free of I/O. */
+export const CODE_LIFETIME_MS = 10 * MINUTE;
+export const ATTEMPTS_PER_CODE = 5;
+export const RESEND_INTERVAL_MS = 60 * SECOND;
+export const SENDS_PER_HOUR = 5;
+/** Consecutive failed checks of one address, across its codes, before it is locked out. */
+export const FAILURE_CEILING = 100;
+export const LOCKOUT_MS = DAY;
+
+export const PURPOSES = ["signin", "request-access"] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+/** Uniform over 000000–999999: the CSPRNG's unbiased integer, leading zeros kept. */
+export function sixDigits(random: Pick<Random, "int">): string {
+  return String(random.int(0, 1_000_000)).padStart(6, "0");
+}
+
+export function looksLikeCode(otp: string): boolean {
+  return /^[0-9]{6}$/.test(otp);
+}
+
+/** What an address has used: its sends in the last hour and its run of failed checks. */
+export interface LimitState {
+  sends: Date[];
+  failures: number;
+  lockedUntil: Date | null;
+}
+
+export const NO_LIMITS: LimitState = { sends: [], failures: 0, lockedUntil: null };
+
+/** Records of one address under several pepper keys (during a rotation) count as one. */
+export function combine(states: LimitState[]): LimitState {
+  const sends = [...new Map(states.flatMap((s) => s.sends).map((d) => [d.getTime(), d])).values()].sort((a, b) => a.getTime() - b.getTime());
+  const locks = states.map((s) => s.lockedUntil).filter((d): d is Date => d !== null);
+  return {
+    sends,
+    failures: states.reduce((sum, s) => sum + s.failures, 0),
+    lockedUntil: locks.length === 0 ? null : new Date(Math.max(...locks.map((d) => d.getTime()))),
+  };
+}
+
+export function isLocked(state: LimitState, now: Date): boolean {
+  return state.lockedUntil !== null && now.getTime() < state.lockedUntil.getTime();
+}
+
+/** Sends inside the hour that ends now; one exactly an hour old has left it. */
+function recentSends(state: LimitState, now: Date): Date[] {
+  return state.sends.filter((at) => now.getTime() - at.getTime() < HOUR);
+}
+
+export type SendRefusal = "otp_address_locked" | "otp_resend_too_soon" | "otp_hourly_limit";
+
+export function sendRefusal(state: LimitState, now: Date): SendRefusal | null {
+  if (isLocked(state, now)) return "otp_address_locked";
+  const recent = recentSends(state, now);
+  const last = recent.reduce((max, at) => Math.max(max, at.getTime()), -Infinity);
+  if (now.getTime() - last < RESEND_INTERVAL_MS) return "otp_resend_too_soon";
+  if (recent.length >= SENDS_PER_HOUR) return "otp_hourly_limit";
+  return null;
+}
+
+/**
+ * When a refused send would next be allowed: the lockout's end, the minute after the last send,
+ * or the moment enough of the hour's sends have left it, whichever is latest.
+ */
+export function nextSendAt(state: LimitState, now: Date): Date {
+  const recent = recentSends(state, now).sort((a, b) => a.getTime() - b.getTime());
+  const candidates = [now.getTime(), state.lockedUntil?.getTime() ?? 0];
+  const last = recent.at(-1);
+  if (last !== undefined) candidates.push(last.getTime() + RESEND_INTERVAL_MS);
+  // The send whose leaving brings the hour below its limit.
+  const leaving = recent[recent.length - SENDS_PER_HOUR];
+  if (leaving !== undefined) candidates.push(leaving.getTime() + HOUR);
+  return new Date(Math.max(...candidates));
+}
+
+export function afterSend(state: LimitState, now: Date): LimitState {
+  return { ...state, sends: [...recentSends(state, now), now] };
+}
+
+/** A send whose mail was not delivered gives its slot back. */
+export function afterRefund(state: LimitState, sentAt: Date): LimitState {
+  return { ...state, sends: state.sends.filter((at) => at.getTime() !== sentAt.getTime()) };
+}
+
+/** The hundredth failure in a row locks the address for a day and starts a fresh run after it. */
+export function afterFailure(state: LimitState, now: Date): LimitState {
+  const failures = state.failures + 1;
+  if (failures < FAILURE_CEILING) return { ...state, failures };
+  return { ...state, failures: 0, lockedUntil: new Date(now.getTime() + LOCKOUT_MS) };
+}
+
+export function afterSuccess(state: LimitState): LimitState {
+  return { ...state, failures: 0 };
+}
+
+/** When a record can be forgotten: nothing in it matters after its last send's hour and its lockout. */
+export function forgetAfter(state: LimitState): Date {
+  const times = [...state.sends.map((at) => at.getTime() + HOUR), state.lockedUntil?.getTime() ?? 0, 0];
+  return new Date(Math.max(...times));
+}
+
+export type CodeState = "ready" | "expired" | "exhausted";
+export type CheckResult = "valid" | "invalid" | "expired" | "exhausted";
+
+/** What a check does to the stored code: nothing, spend an attempt, destroy it, or consume it. */
+export type CodeChange = "none" | "attempt" | "expire" | "exhaust" | "consume";
+
+export interface CheckDecision {
+  result: CheckResult;
+  code: CodeChange;
+  /** A wrong guess was compared: it counts towards the address's failure ceiling. */
+  failed: boolean;
+}
+
+/**
+ * One check of a code, decided inside the transaction that records its effect. `compare` runs
+ * only when the code is live and has an attempt left, so no guess is ever compared for free.
+ */
+export function decideCheck(
+  code: { state: CodeState; attempts: number; expiresAt: Date } | null,
+  locked: boolean,
+  now: Date,
+  consume: boolean,
+  compare: () => boolean,
+): CheckDecision {
+  if (locked) return { result: "exhausted", code: "none", failed: false };
+  // Only a delivered code can ever satisfy a check.
+  if (code === null) return { result: "invalid", code: "none", failed: false };
+  if (code.state === "expired" || code.state === "exhausted") return { result: code.state, code: "none", failed: false };
+  if (now.getTime() >= code.expiresAt.getTime()) return { result: "expired", code: "expire", failed: false };
+  if (code.attempts >= ATTEMPTS_PER_CODE) return { result: "exhausted", code: "exhaust", failed: false };
+  // The budget is checked before comparing, and the spent attempt is written by the same
+  // (serialised) transaction that returns this outcome: of any burst, at most five are compared.
+  if (compare()) return { result: "valid", code: consume ? "consume" : "none", failed: false };
+  return code.attempts + 1 >= ATTEMPTS_PER_CODE ? { result: "exhausted", code: "exhaust", failed: true } : { result: "invalid", code: "attempt", failed: true };
+}

@@ -1,0 +1,70 @@
+import type { Deps } from "../../deps";
+import * as people from "../../store/people";
+import { AppError, ensure } from "../errors";
+
+export interface PersonChange {
+  status?: people.PersonStatus;
+  role?: people.Role;
+  projects?: string[];
+  groups?: string[];
+  name?: string;
+  emails?: string[];
+  phones?: string[];
+}
+
+export interface SyncError {
+  uid: string;
+  operation: "revoke_sessions";
+  error: string;
+}
+
+function narrowed(before: people.Person, after: people.Person): boolean {
+  const lostProject = before.projects.some((p) => !after.projects.includes(p));
+  return after.status !== "approved" || (before.role === "admin" && after.role !== "admin") || lostProject;
+}
+
+/**
+ * Applies an administrator's change in one transaction: every address and number it adds must
+ * be free (409 otherwise, nothing written). When the change takes access away, the person's
+ * provider sessions are revoked so no new session can be minted from an older ID token; a
+ * failure there does not undo the change and is reported instead.
+ */
+export async function changePerson(
+  deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log">,
+  personId: string,
+  change: PersonChange,
+): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
+  const { store } = deps;
+  const { before, after } = await store.runTransaction(async (tx) => {
+    const current = await people.findById(store, personId, tx);
+    ensure(current, "person_not_found");
+    const next: people.Person = { ...current, ...change, updatedAt: deps.clock.now() };
+    const claims: Array<[people.KeyKind, string[]]> = [
+      ["email", next.emails.filter((e) => !current.emails.includes(e))],
+      ["phone", next.phones.filter((p) => !current.phones.includes(p))],
+    ];
+    for (const [kind, added] of claims) {
+      for (const value of added) {
+        const holder = await people.keyHolder(store, tx, kind, value);
+        if (holder !== null && holder !== personId) throw new AppError("person_conflict");
+      }
+    }
+    people.replace(store, tx, current, next);
+    return { before: current, after: next };
+  });
+  deps.people.evict(personId);
+  const providerSyncErrors: SyncError[] = [];
+  if (narrowed(before, after)) {
+    await Promise.all(
+      after.uids.map(async (uid) => {
+        try {
+          await deps.identity.revokeSessions(uid);
+        } catch (err) {
+          deps.log.warn("revoking provider sessions failed", { uid, error: err instanceof Error ? err.message : String(err) });
+          providerSyncErrors.push({ uid, operation: "revoke_sessions", error: "The identity provider did not accept the change" });
+        }
+      }),
+    );
+  }
+  return { person: after, providerSyncErrors };
+}

@@ -1,0 +1,68 @@
+import type { Deps } from "../../deps";
+import type { SignIn } from "../../adapters/identity";
+import * as people from "../../store/people";
+import { canonicalEmail } from "../email-address";
+import { AppError } from "../errors";
+
+type ResolveDeps = Pick<Deps, "store" | "clock" | "random">;
+
+/** gRPC ALREADY_EXISTS: another request claimed the same key first. */
+function lostClaimRace(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === 6;
+}
+
+/**
+ * Finds the person behind a sign-in: by account, then verified address, then phone number;
+ * links the account to whoever it found. A sign-in nobody recognises becomes a new pending
+ * person, except a phone-only one, which is refused.
+ * Known accounts cost one read. The rest runs in one transaction whose key claims (see
+ * store/people) make two concurrent first sign-ins end in one person.
+ */
+export async function resolvePerson(deps: ResolveDeps, signIn: SignIn): Promise<people.Person> {
+  for (let attempt = 0; ; attempt++) {
+    const known = await people.findByUid(deps.store, signIn.uid);
+    if (known) return known;
+    try {
+      return await deps.store.runTransaction((tx) => linkOrCreate(deps, tx, signIn));
+    } catch (err) {
+      // The loser of a race for the same account finds the winner's person on the next pass.
+      if (attempt === 0 && lostClaimRace(err)) continue;
+      throw err;
+    }
+  }
+}
+
+async function linkOrCreate(deps: ResolveDeps, tx: people.Transaction, signIn: SignIn): Promise<people.Person> {
+  const { store } = deps;
+  const email = signIn.email === null ? null : canonicalEmail(signIn.email);
+  const holderId =
+    (email !== null ? await people.keyHolder(store, tx, "email", email) : null) ??
+    (signIn.phone !== null ? await people.keyHolder(store, tx, "phone", signIn.phone) : null);
+  if (holderId !== null) {
+    const holder = await people.findById(store, holderId, tx);
+    if (holder) {
+      if (!holder.uids.includes(signIn.uid)) {
+        people.replace(store, tx, holder, { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() });
+      }
+      return { ...holder, uids: holder.uids.includes(signIn.uid) ? holder.uids : [...holder.uids, signIn.uid] };
+    }
+  }
+  if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
+  return people.create(
+    store,
+    tx,
+    {
+      uids: [signIn.uid],
+      emails: email === null ? [] : [email],
+      // A number is only claimed for a new person if it was free (checked above).
+      phones: signIn.phone === null ? [] : [signIn.phone],
+      name: signIn.name ?? "",
+      role: "user",
+      projects: [],
+      groups: [],
+      status: "pending",
+    },
+    deps.random.id(),
+    deps.clock.now(),
+  );
+}

@@ -1,0 +1,38 @@
+import type { Deps } from "../../deps";
+import * as apiKeys from "../../store/api-keys";
+import { constantTimeEqual, sha256 } from "../secrets";
+
+const PREFIX_LENGTH = 8;
+
+type KeyDeps = Pick<Deps, "store" | "clock">;
+
+/** Stores a key the operator chose (the local seed's `dev-api-key`, or one moved from elsewhere). */
+export async function registerApiKey(deps: KeyDeps, key: string, label: string): Promise<{ prefix: string }> {
+  const prefix = key.slice(0, PREFIX_LENGTH);
+  await apiKeys.save(deps.store, { hash: sha256(key), prefix, label, createdAt: deps.clock.now(), revokedAt: null });
+  return { prefix };
+}
+
+/** Issues a new key (192 random bits). The key is shown once, here; only its hash is kept. */
+export async function issueApiKey(deps: KeyDeps & Pick<Deps, "random">, label: string): Promise<{ key: string; prefix: string }> {
+  const key = `isk_${deps.random.token(24)}`;
+  const { prefix } = await registerApiKey(deps, key, label);
+  return { key, prefix };
+}
+
+/** Revokes every live key whose prefix matches; returns how many. */
+export async function revokeApiKey(deps: KeyDeps, prefix: string): Promise<number> {
+  const live = (await apiKeys.list(deps.store)).filter((k) => k.prefix === prefix && k.revokedAt === null);
+  await Promise.all(live.map((k) => apiKeys.revoke(deps.store, k.hash, deps.clock.now())));
+  return live.length;
+}
+
+/** The live key record for a presented key, or null. */
+export async function checkApiKey(deps: Pick<Deps, "store">, presented: string): Promise<apiKeys.ApiKey | null> {
+  const hash = sha256(presented);
+  const stored = await apiKeys.findByHash(deps.store, hash);
+  // The lookup is by hash; comparing the stored hash again in constant time costs nothing and
+  // keeps the decision itself free of early exits.
+  if (!stored || !constantTimeEqual(stored.hash, hash)) return null;
+  return stored.revokedAt === null ? stored : null;
+}
