@@ -102,7 +102,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   if (p.name === "dev") {
     console.log(`In a browser: https://id.${PARENT_DOMAIN}/ (the sign-in page). \`npm run browser\` opens Chromium there, every
 *.${PARENT_DOMAIN} host sent to the https front; or map the hosts yourself and trust ${tls.caPath}
-(README, "Trying it in a browser").
+(docs/local-stack.md, "Trying it in a browser").
 `);
   }
 }

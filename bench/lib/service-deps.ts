@@ -8,9 +8,8 @@ import { requireFromFunctions, service } from "./functions.ts";
 const { initializeApp } = requireFromFunctions("firebase-admin/app");
 const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
 const { getAuth } = requireFromFunctions("firebase-admin/auth");
-const { tokensFor } = service<any>("deps");
+const { buildDeps } = service<any>("deps");
 const { personCache } = service<any>("core/people/person-cache");
-const { clientCache } = service<any>("core/oidc/clients");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
 const { firebaseIdentity } = service<any>("adapters/identity");
@@ -19,6 +18,9 @@ const { smtpMailer } = service<any>("adapters/mailer");
 
 /** The identity provider's signing secret of the bench's service (its claims callback). */
 export const BENCH_IDP_SIGNING_SECRET = "bench-idp-signing-secret";
+
+/** A logger that says nothing, for servers under load. */
+export const silentLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 export interface BenchSettings {
   sessionKeys: string;
@@ -33,6 +35,7 @@ export interface BenchSettings {
   federated?: { providers: string; secrets: string };
 }
 
+/** The service's dependencies through its own buildDeps, from settings instead of params and secrets. */
 export function serviceDeps(settings: BenchSettings): any {
   initializeApp({ projectId: process.env.GCLOUD_PROJECT });
   const smtp = settings.smtpPort === undefined ? null : { host: "127.0.0.1", port: settings.smtpPort, secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" };
@@ -52,16 +55,12 @@ export function serviceDeps(settings: BenchSettings): any {
     defaultLocation: null,
     handoffApps: {},
   };
-  return {
-    config,
+  const deps = buildDeps(config, {
     store: getFirestore(),
-    clock: systemClock,
-    random: cryptoRandom,
-    log: settings.log,
     identity: firebaseIdentity(getAuth()),
-    tokens: tokensFor(config),
-    people: personCache(systemClock, settings.personTtlMs),
-    clients: clientCache(systemClock),
     mailer: smtp === null ? null : smtpMailer(smtp, cryptoRandom),
-  };
+    log: settings.log,
+  });
+  // The bench varies the person cache's lifetime to show what the cache is worth.
+  return settings.personTtlMs === undefined ? deps : { ...deps, people: personCache(systemClock, settings.personTtlMs) };
 }

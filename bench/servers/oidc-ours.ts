@@ -5,14 +5,13 @@
  * env: PORT, SESSION_KEYS, CLIENT_SECRET, CODE_CHALLENGE, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
-import { serviceDeps } from "../lib/service-deps.ts";
+import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
-const { silentLogger } = service<any>("logger");
 const oidc = service<any>("routes/oidc");
 const { registerClient } = service<any>("core/oidc/clients");
-const { issueAuthorizationCode } = service<any>("core/oidc/oidc");
+const { issueAuthorizationCode } = service<any>("core/oidc/authorize");
 const people = service<any>("store/people");
 
 const CLIENT = "bench-client";

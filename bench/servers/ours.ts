@@ -4,14 +4,13 @@
  * env: PORT, SESSION_KEYS, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { service, requireFromFunctions } from "../lib/functions.ts";
-import { serviceDeps } from "../lib/service-deps.ts";
+import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
 const { requireAccess } = service<any>("http/gate");
 const sessions = service<any>("routes/sessions");
-const { silentLogger } = service<any>("logger");
 
 const ttl = process.env.PERSON_CACHE_TTL_MS;
 const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, log: silentLogger, personTtlMs: ttl === undefined ? undefined : Number(ttl) });

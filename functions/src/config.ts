@@ -1,134 +1,96 @@
-import { defineSecret, defineString } from "firebase-functions/params";
+/**
+ * Reads every param and secret (params.ts) once per instance into a plain Config (core/settings),
+ * checking each against a zod schema: a malformed setting stops the function at its first
+ * request with a message naming the setting, never its value (it may be a secret).
+ */
 import { z } from "zod";
 import { isRedirectUriForm } from "./core/sessions/handoff-redirects";
+import { FEDERATED_IDPS, type Config, type FederatedConfig, type FederatedIdp, type HandoffApp } from "./core/settings";
+import * as params from "./params";
 
-/**
- * Every setting the service reads, declared once. Code never reads these params directly:
- * `readConfig()` turns them into a plain `Config` once per instance, and tests build their own.
- */
-export const parentDomain = defineString("PARENT_DOMAIN", {
-  default: "example.test",
-  description: "Parent domain of every host; the session cookie's Domain",
-});
-export const serviceUrl = defineString("SERVICE_URL", {
-  default: "https://example.test",
-  description: "Origin of the service itself ({base_url}); the issuer of its OpenID Connect provider",
-});
-export const idUrl = defineString("ID_URL", {
-  default: "https://id.example.test",
-  description: "Origin of the identity host that issues ID tokens",
-});
-// A comma-separated string, not defineList: the CLI writes lists as CSV, the runtime reads JSON.
-export const appHosts = defineString("APP_HOSTS", {
-  default: "startpage,status,calendar,location",
-  description: "Comma-separated application host names under the parent domain, allowed to call with credentials",
-});
-export const smtpHost = defineString("SMTP_HOST", { default: "", description: "SMTP server; empty disables mail" });
-export const smtpPort = defineString("SMTP_PORT", { default: "587" });
-export const smtpSecure = defineString("SMTP_SECURE", { default: "false", description: "true for implicit TLS (465)" });
-export const smtpUser = defineString("SMTP_USER", { default: "" });
-export const mailFrom = defineString("MAIL_FROM", { default: "Sign-in <no-reply@example.test>" });
+export { FEDERATED_IDPS };
+export type { Config, FederatedConfig, FederatedIdp, FederatedProvider, HandoffApp } from "./core/settings";
 
-export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
-  default: "",
-  description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
-});
-
-export const federatedProviders = defineString("FEDERATED_PROVIDERS", {
-  default: "",
-  description:
-    'The `federated` bridge\'s providers, as JSON: { "<idp>": { "issuer", "clientId", "providerId", "scope"? } } for idp search, professional, codehost, devicemaker or native; empty leaves the bridge unavailable',
-});
-export const idpApiKey = defineString("IDP_API_KEY", {
-  default: "",
-  description: "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
-});
-
-export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {
-  default: "",
-  description: "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
-});
-export const defaultLocation = defineString("DEFAULT_LOCATION", {
-  default: "",
-  description: "Where GET /location says people are when the calendar says nothing (empty: null)",
-});
-export const claimNamespace = defineString("CLAIM_NAMESPACE", {
-  default: "identity",
-  description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
-});
-export const handoffAppsParam = defineString("HANDOFF_APPS", {
-  default: "",
-  description:
-    'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
-});
-export const smtpPassword = defineSecret("SMTP_PASSWORD");
-/** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
-export const sessionKeys = defineSecret("SESSION_KEYS");
-/** `kid:secret` pairs separated by commas; the first keys new hashes, all verify (rotation). */
-export const codePepper = defineSecret("CODE_PEPPER");
-export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
-/** JSON object of the federated bridge's client secrets, one per idp: { "<idp>": "<secret>" }. */
-export const federatedClientSecrets = defineSecret("FEDERATED_CLIENT_SECRETS");
-
-export interface Config {
-  parentDomain: string;
-  /** Origin of the service ({base_url}): the OpenID Connect issuer. */
-  serviceUrl: string;
-  idUrl: string;
-  /** The seven origins allowed to call with credentials. */
-  allowedOrigins: string[];
-  smtp: { host: string; port: number; secure: boolean; user: string; password: string; from: string } | null;
-  sessionKeys: string;
-  codePepper: string;
-  idpSigningSecret: string;
-  /** The namespace of the claims callback's claims: `urn:<claimNamespace>:personId` and so on. */
-  claimNamespace: string;
-  /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
-  gamingEndpoint: string | null;
-  /** The `federated` bridge's providers and how to sign in at the identity provider; null: not configured. */
-  federated: FederatedConfig | null;
-  /** The shared calendar's iCalendar feed (https, or loopback http); null: none. */
-  calendarUrl: string | null;
-  /** What GET /location answers when the calendar places no one anywhere. */
-  defaultLocation: string | null;
-  /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
-  handoffApps: Record<string, HandoffApp>;
+/** Reports the first issue of a failed parse, prefixed with the setting's name. */
+function check<T>(name: string, schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `;
+  throw new Error(`${name}: ${where}${issue?.message ?? "invalid"}`);
 }
 
-/** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */
-export interface HandoffApp {
-  id: string;
-  /** What the person is asked to continue to. */
-  name: string;
-  redirectUris: string[];
+/** A setting holding JSON: an object, or nothing when empty. Its text is never repeated (it may be a secret). */
+function jsonObject(name: string, text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value;
+  } catch {
+    // Reported below, without the text.
+  }
+  throw new Error(`${name} must be a JSON object`);
 }
 
-/** The provider selectors the contract names for the `federated` bridge. */
-export const FEDERATED_IDPS = ["search", "professional", "codehost", "devicemaker", "native"] as const;
-export type FederatedIdp = (typeof FEDERATED_IDPS)[number];
+const loopbackHosts = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
-/**
- * A provider behind the identity provider, as the federated bridge reaches it: an OpenID Connect
- * provider (`issuer`), whose ID tokens the bridge checks itself, or a plain OAuth 2.0 one
- * (`endpoints`, e.g. a code host without ID tokens), whose access token only the identity
- * provider can check, with the provider.
- */
-export interface FederatedProvider {
-  /** Discovery, and the `iss` its ID tokens must carry (https, or loopback http); null on OAuth 2.0. */
-  issuer: string | null;
-  endpoints: { authorization: string; token: string } | null;
-  clientId: string;
-  clientSecret: string;
-  /** Its provider id at the identity provider (`google.com`, `github.com`, `oidc.<name>`). */
-  providerId: string;
-  /** Empty: the provider's default. */
-  scope: string;
+/** An address the service calls out to: https, or http on loopback for local stand-ins. */
+const remoteUrl = z
+  .string()
+  .trim()
+  .transform((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be an https address" });
+      return z.NEVER;
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && loopbackHosts.has(url.hostname))) {
+      ctx.addIssue({ code: "custom", message: "must be https" });
+      return z.NEVER;
+    }
+    return url.toString();
+  });
+
+/** An optional address setting: empty is none. */
+export function remoteEndpoint(name: string, value: string): string | null {
+  return value.trim() === "" ? null : check(name, remoteUrl, value);
 }
 
-export interface FederatedConfig {
-  apiKey: string;
-  providers: Partial<Record<FederatedIdp, FederatedProvider>>;
+/** An endpoint the bridge may send people to and call. */
+export function openIdEndpoint(value: string): string | null {
+  return remoteEndpoint("GAMING_OPENID_ENDPOINT", value);
 }
+
+/** A URN namespace identifier (RFC 8141 §2): 2 to 32 letters, digits and inner hyphens. */
+const urnNamespaceSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]$/, "must be 2–32 letters, digits or inner hyphens");
+
+export function urnNamespace(value: string): string {
+  return check("CLAIM_NAMESPACE", urnNamespaceSchema, value);
+}
+
+const text = z.preprocess((v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined), z.string().optional());
+
+/** One row of FEDERATED_PROVIDERS: an OpenID Connect provider (`issuer`) or a plain OAuth 2.0 one (its endpoints). */
+const federatedRow = z
+  .object({ issuer: text, authorizationEndpoint: text, tokenEndpoint: text, clientId: text, providerId: text, scope: text })
+  .superRefine((row, ctx) => {
+    if (row.clientId === undefined || row.providerId === undefined) ctx.addIssue({ code: "custom", message: "needs clientId and providerId" });
+    const oauth = row.authorizationEndpoint !== undefined && row.tokenEndpoint !== undefined;
+    const some = row.authorizationEndpoint !== undefined || row.tokenEndpoint !== undefined;
+    if (row.issuer !== undefined ? some : !oauth) ctx.addIssue({ code: "custom", message: "needs either issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint (OAuth 2.0)" });
+    if (row.issuer !== undefined && !(row.scope ?? "openid").split(" ").includes("openid")) ctx.addIssue({ code: "custom", path: ["scope"], message: "must include openid" });
+  });
+
+const federatedRows = z.record(z.string(), z.unknown()).superRefine((rows, ctx) => {
+  for (const idp of Object.keys(rows)) {
+    if (!(FEDERATED_IDPS as readonly string[]).includes(idp)) ctx.addIssue({ code: "custom", message: `unknown idp "${idp}"` });
+  }
+});
 
 /**
  * FEDERATED_PROVIDERS with its secrets. A mistake here stops the function at its first request
@@ -136,41 +98,19 @@ export interface FederatedConfig {
  */
 export function federatedConfig(providersJson: string, secretsJson: string, apiKey: string): FederatedConfig | null {
   if (providersJson.trim() === "") return null;
-  const fail = (what: string) => new Error(`FEDERATED_PROVIDERS: ${what}`);
-  const parse = (json: string, name: string): Record<string, unknown> => {
-    try {
-      const value: unknown = JSON.parse(json === "" ? "{}" : json);
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // Reported below, without the text: it may hold a secret.
-    }
-    throw new Error(`${name} must be a JSON object`);
-  };
-  const rows = parse(providersJson, "FEDERATED_PROVIDERS");
-  const secrets = parse(secretsJson, "FEDERATED_CLIENT_SECRETS");
-  if (apiKey.trim() === "") throw fail("IDP_API_KEY must be set too");
+  const rows = check("FEDERATED_PROVIDERS", federatedRows, jsonObject("FEDERATED_PROVIDERS", providersJson));
+  const secrets = jsonObject("FEDERATED_CLIENT_SECRETS", secretsJson) as Record<string, unknown>;
+  if (apiKey.trim() === "") throw new Error("FEDERATED_PROVIDERS: IDP_API_KEY must be set too");
   const providers: FederatedConfig["providers"] = {};
-  for (const [idp, row] of Object.entries(rows)) {
-    if (!(FEDERATED_IDPS as readonly string[]).includes(idp)) throw fail(`unknown idp "${idp}"`);
-    const r = (typeof row === "object" && row !== null ? row : {}) as Record<string, unknown>;
-    const text = (key: string) => (typeof r[key] === "string" && (r[key] as string).trim() !== "" ? (r[key] as string).trim() : null);
-    const issuer = text("issuer");
-    const authorization = text("authorizationEndpoint");
-    const token = text("tokenEndpoint");
-    const clientId = text("clientId");
-    const providerId = text("providerId");
-    const secret = typeof secrets[idp] === "string" ? (secrets[idp] as string) : "";
-    if (clientId === null || providerId === null) throw fail(`${idp} needs clientId and providerId`);
-    if ((issuer === null) === (authorization === null || token === null) || (issuer !== null && (authorization ?? token) !== null)) {
-      throw fail(`${idp} needs either issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint (OAuth 2.0)`);
-    }
-    if (secret === "") throw fail(`${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
-    const scope = text("scope") ?? (issuer !== null ? "openid email profile" : "");
-    if (issuer !== null && !scope.split(" ").includes("openid")) throw fail(`${idp}'s scope must include openid`);
-    const endpoint = (key: string, value: string) => remoteEndpoint(`FEDERATED_PROVIDERS ${idp}.${key}`, value) as string;
-    if (issuer !== null) endpoint("issuer", issuer);
-    const endpoints = authorization !== null && token !== null ? { authorization: endpoint("authorizationEndpoint", authorization), token: endpoint("tokenEndpoint", token) } : null;
-    providers[idp as FederatedIdp] = { issuer, endpoints, clientId, clientSecret: secret, providerId, scope };
+  for (const [idp, raw] of Object.entries(rows)) {
+    const row = check(`FEDERATED_PROVIDERS ${idp}`, federatedRow, raw ?? {});
+    const secret = secrets[idp];
+    if (typeof secret !== "string" || secret === "") throw new Error(`FEDERATED_PROVIDERS: ${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
+    const endpoint = (key: string, value: string) => check(`FEDERATED_PROVIDERS ${idp}.${key}`, remoteUrl, value);
+    const issuer = row.issuer === undefined ? null : (endpoint("issuer", row.issuer), row.issuer);
+    const endpoints = row.authorizationEndpoint !== undefined && row.tokenEndpoint !== undefined ? { authorization: endpoint("authorizationEndpoint", row.authorizationEndpoint), token: endpoint("tokenEndpoint", row.tokenEndpoint) } : null;
+    const scope = row.scope ?? (issuer !== null ? "openid email profile" : "");
+    providers[idp as FederatedIdp] = { issuer, endpoints, clientId: row.clientId as string, clientSecret: secret, providerId: row.providerId as string, scope };
   }
   return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };
 }
@@ -185,16 +125,8 @@ const handoffAppsSchema = z.record(
 
 /** HANDOFF_APPS, checked whole: a mistake stops the function with the setting named. */
 export function parseHandoffApps(json: string): Record<string, HandoffApp> {
-  if (json.trim() === "") return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(json);
-  } catch {
-    throw new Error("HANDOFF_APPS must be a JSON object");
-  }
-  const parsed = handoffAppsSchema.safeParse(raw);
-  if (!parsed.success) throw new Error(`HANDOFF_APPS: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  return Object.fromEntries(Object.entries(parsed.data).map(([id, app]) => [id, { id, ...app }]));
+  const apps = check("HANDOFF_APPS", handoffAppsSchema, jsonObject("HANDOFF_APPS", json));
+  return Object.fromEntries(Object.entries(apps).map(([id, app]) => [id, { id, ...app }]));
 }
 
 export function originsFor(domain: string, identityUrl: string, hosts: string[]): string[] {
@@ -206,40 +138,21 @@ function orDefault(value: string, fallback: string): string {
   return value.trim() === "" ? fallback : value.trim();
 }
 
-/** An address the service calls out to: https, or http on loopback for local stand-ins. */
-export function remoteEndpoint(name: string, value: string): string | null {
-  if (value.trim() === "") return null;
-  const url = new URL(value.trim());
-  const loopback = url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) throw new Error(`${name} must be https`);
-  return url.toString();
-}
-
-/** An endpoint the bridge may send people to and call. */
-export function openIdEndpoint(value: string): string | null {
-  return remoteEndpoint("GAMING_OPENID_ENDPOINT", value);
-}
-
-/** A URN namespace identifier (RFC 8141 §2): 2 to 32 letters, digits and inner hyphens. */
-export function urnNamespace(value: string): string {
-  const ns = value.trim();
-  if (!/^[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]$/.test(ns)) throw new Error("CLAIM_NAMESPACE must be 2–32 letters, digits or inner hyphens");
-  return ns;
-}
+const smtpPortSchema = z.coerce.number().int().min(1).max(65535);
 
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
 export function readConfig(): Config {
-  const domain = orDefault(parentDomain.value(), "example.test");
-  const identity = orDefault(idUrl.value(), "https://id.example.test");
-  const hosts = orDefault(appHosts.value(), "startpage,status,calendar,location")
+  const domain = orDefault(params.parentDomain.value(), "example.test");
+  const identity = orDefault(params.idUrl.value(), "https://id.example.test");
+  const hosts = orDefault(params.appHosts.value(), "startpage,status,calendar,location")
     .split(",")
     .map((h) => h.trim())
     .filter((h) => h !== "");
-  const secret = (s: typeof smtpPassword) => process.env[s.name] ?? "";
-  const host = smtpHost.value();
+  const secret = (s: typeof params.smtpPassword) => process.env[s.name] ?? "";
+  const host = params.smtpHost.value();
   return {
     parentDomain: domain,
-    serviceUrl: new URL(orDefault(serviceUrl.value(), `https://${domain}`)).origin,
+    serviceUrl: new URL(orDefault(params.serviceUrl.value(), `https://${domain}`)).origin,
     idUrl: identity,
     allowedOrigins: originsFor(domain, identity, hosts),
     smtp:
@@ -247,20 +160,20 @@ export function readConfig(): Config {
         ? null
         : {
             host,
-            port: Number(orDefault(smtpPort.value(), "587")),
-            secure: smtpSecure.value() === "true",
-            user: smtpUser.value(),
-            password: secret(smtpPassword),
-            from: orDefault(mailFrom.value(), "Sign-in <no-reply@example.test>"),
+            port: check("SMTP_PORT", smtpPortSchema, orDefault(params.smtpPort.value(), "587")),
+            secure: params.smtpSecure.value() === "true",
+            user: params.smtpUser.value(),
+            password: secret(params.smtpPassword),
+            from: orDefault(params.mailFrom.value(), "Sign-in <no-reply@example.test>"),
           },
-    sessionKeys: secret(sessionKeys),
-    codePepper: secret(codePepper),
-    idpSigningSecret: secret(idpSigningSecret),
-    claimNamespace: urnNamespace(orDefault(claimNamespace.value(), "identity")),
-    gamingEndpoint: openIdEndpoint(gamingOpenIdEndpoint.value()),
-    federated: federatedConfig(federatedProviders.value(), secret(federatedClientSecrets), idpApiKey.value()),
-    calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", calendarIcsUrl.value()),
-    defaultLocation: defaultLocation.value().trim() === "" ? null : defaultLocation.value().trim(),
-    handoffApps: parseHandoffApps(handoffAppsParam.value()),
+    sessionKeys: secret(params.sessionKeys),
+    codePepper: secret(params.codePepper),
+    idpSigningSecret: secret(params.idpSigningSecret),
+    claimNamespace: urnNamespace(orDefault(params.claimNamespace.value(), "identity")),
+    gamingEndpoint: openIdEndpoint(params.gamingOpenIdEndpoint.value()),
+    federated: federatedConfig(params.federatedProviders.value(), secret(params.federatedClientSecrets), params.idpApiKey.value()),
+    calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
+    defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
+    handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
   };
 }

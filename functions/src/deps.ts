@@ -1,31 +1,36 @@
+/**
+ * The one place the dependencies are put together: `buildDeps(config, adapters)`, used by every
+ * function (productionDeps), by the tests (test/support/deps.ts) and by the bench.
+ */
 import { getApps, initializeApp } from "firebase-admin/app";
 import type * as AdminAuth from "firebase-admin/auth";
-import { getFirestore, type Firestore } from "firebase-admin/firestore";
+import { getFirestore } from "firebase-admin/firestore";
+import { firebaseIdentity } from "./adapters/identity";
+import { smtpMailer } from "./adapters/mailer";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config";
-import type { Mailer } from "./core/email-codes/code-mail";
-import { clientCache, type ClientCache } from "./core/oidc/clients";
-import { personCache, type PersonCache } from "./core/people/person-cache";
-import { sessionTokens, type SessionTokens } from "./core/sessions/session-token";
-import { firebaseIdentity, type Identity } from "./adapters/identity";
+import type { Deps } from "./core/deps";
+import { parsePepper } from "./core/email-codes/code-pepper";
+import { clientCache } from "./core/oidc/clients";
+import { personCache } from "./core/people/person-cache";
+import type { Fetch, Identity, Mailer, SessionTokens, TransactionRunner } from "./core/ports";
+import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
-import { smtpMailer } from "./adapters/mailer";
 import { cryptoRandom, type Random } from "./random";
+import { transactionRunner, type Firestore } from "./store/db";
 
-/** Everything the rules touch in the world, as one plain object. Functions take a Pick of it. */
-export interface Deps {
-  config: Config;
+export type { Deps } from "./core/deps";
+
+/** What reaches outside the process, given from outside; the rest has defaults. */
+export interface Adapters {
   store: Firestore;
-  clock: Clock;
-  random: Random;
-  log: Logger;
   identity: Identity;
-  tokens: SessionTokens;
-  people: PersonCache;
-  /** Registered OIDC clients, per instance. */
-  clients: ClientCache;
-  /** null when SMTP is not configured: email codes answer 503. */
   mailer: Mailer | null;
+  transaction?: TransactionRunner;
+  fetch?: Fetch;
+  clock?: Clock;
+  random?: Random;
+  log?: Logger;
 }
 
 /** A function without the SESSION_KEYS secret can neither issue nor read sessions. */
@@ -43,6 +48,27 @@ export function tokensFor(config: Config): SessionTokens {
   return config.sessionKeys === "" ? noSessionKeys : sessionTokens(config.sessionKeys, config.idUrl, config.parentDomain);
 }
 
+/** Secrets are parsed here, once per instance: a malformed one stops the function at its start, named. */
+export function buildDeps(config: Config, adapters: Adapters): Deps {
+  const clock = adapters.clock ?? systemClock;
+  const { store } = adapters;
+  return {
+    config,
+    store,
+    transaction: adapters.transaction ?? transactionRunner(store),
+    fetch: adapters.fetch ?? ((input, init) => fetch(input, init)),
+    clock,
+    random: adapters.random ?? cryptoRandom,
+    log: adapters.log ?? consoleLogger,
+    identity: adapters.identity,
+    tokens: tokensFor(config),
+    people: personCache(clock),
+    clients: clientCache(clock),
+    mailer: adapters.mailer,
+    pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),
+  };
+}
+
 let production: Deps | undefined;
 
 /** Built once per instance, on the first request, so module load stays cheap. */
@@ -50,20 +76,13 @@ export function productionDeps(): Deps {
   if (!production) {
     if (getApps().length === 0) initializeApp();
     const config = readConfig();
-    production = {
-      config,
+    production = buildDeps(config, {
       store: getFirestore(),
-      clock: systemClock,
-      random: cryptoRandom,
-      log: consoleLogger,
       // Loaded by the first call that needs the provider: sessions of our own format never do.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       identity: firebaseIdentity(() => (require("firebase-admin/auth") as typeof AdminAuth).getAuth()),
-      tokens: tokensFor(config),
-      people: personCache(systemClock),
-      clients: clientCache(systemClock),
       mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom),
-    };
+    });
   }
   return production;
 }

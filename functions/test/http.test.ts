@@ -4,7 +4,7 @@ import { z } from "zod";
 import { createApp } from "../src/http/app";
 import { BODY_LIMIT_BYTES, parseBody } from "../src/http/body";
 import { jsonErrors } from "../src/http/presenters";
-import { silentLogger } from "../src/logger";
+import { silentLogger } from "./support/fakes";
 import { APP_ORIGIN, testConfig } from "./support/deps";
 
 /** The request rules every JSON endpoint shares, on a probe route built with the same createApp. */

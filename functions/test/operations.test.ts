@@ -6,7 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
-import type { Identity } from "../src/adapters/identity";
+import type { Identity } from "../src/core/ports";
 import { cryptoRandom } from "../src/random";
 import { createHmac } from "node:crypto";
 import * as bridge from "../src/routes/bridge";

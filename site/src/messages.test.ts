@@ -1,11 +1,12 @@
 import fc from "fast-check";
-import { errorCatalogue, type ErrorCode } from "../../functions/src/core/errors";
+import type { ErrorCode } from "../../functions/src/core/errors";
+import { errorTable } from "../../functions/src/http/errors";
 import type { Answer } from "./api";
 import { codeRefusal, normaliseCode, sendRefusal, waitFor } from "./messages";
 
 /** What the service answers for `code`, as the catalogue has it. */
 function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
-  const row = errorCatalogue[code];
+  const row = errorTable[code];
   return { status: row.status, body: { error: row.message }, retryAfter };
 }
 
@@ -55,12 +56,9 @@ describe("sendRefusal", () => {
 
 describe("codeRefusal", () => {
   it.each([
-    ["signin_code_invalid", "That code isn't right. Check the email and try again.", false],
-    ["signin_code_expired", "That code has expired. Ask for a new one below.", true],
-    ["signin_code_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
-    ["otp_invalid", "That code isn't right. Check the email and try again.", false],
-    ["otp_expired", "That code has expired. Ask for a new one below.", true],
-    ["otp_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
+    ["email_code_invalid", "That code isn't right. Check the email and try again.", false],
+    ["email_code_expired", "That code has expired. Ask for a new one below.", true],
+    ["email_code_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
   ] as const)("says plainly why %s", (code, field, spent) => {
     expect(codeRefusal(refusal(code))).toEqual({ field, spent });
   });

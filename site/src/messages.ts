@@ -1,14 +1,15 @@
 /**
  * Plain sentences for every refusal a page can meet. The contract branches on status and
  * `reason`; where the service tells refusals of one status apart only by their message (the
- * email-code endpoints), the page compares with the service's own catalogue, bundled from the
+ * email-code endpoints), the page compares with the service's own error table, bundled from the
  * same source, so a reworded message cannot leave a person with the wrong sentence.
  */
-import { errorCatalogue, type ErrorCode } from "../../functions/src/core/errors";
+import type { ErrorCode } from "../../functions/src/core/errors";
+import { errorTable } from "../../functions/src/http/errors";
 import type { Answer } from "./api";
 
 export function says(answer: Answer, code: ErrorCode): boolean {
-  return answer.body.error === errorCatalogue[code].message;
+  return answer.body.error === errorTable[code].message;
 }
 
 /** "in 45 seconds", "in 12 minutes", "in 3 hours": how long a limit lasts, rounded up. */
@@ -40,8 +41,8 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
 /** Why a code was refused (sign-in or verify): wrong, expired or used up. */
 export function codeRefusal(answer: Answer): { field: string; spent: boolean } | null {
   if (answer.status !== 400) return null;
-  if (says(answer, "signin_code_expired") || says(answer, "otp_expired")) return { field: "That code has expired. Ask for a new one below.", spent: true };
-  if (says(answer, "signin_code_exhausted") || says(answer, "otp_exhausted")) return { field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", spent: true };
+  if (says(answer, "email_code_expired")) return { field: "That code has expired. Ask for a new one below.", spent: true };
+  if (says(answer, "email_code_exhausted")) return { field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", spent: true };
   return { field: "That code isn't right. Check the email and try again.", spent: false };
 }
 

@@ -1,53 +1,6 @@
 import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
+import type { Identity, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
 import { cryptoRandom } from "../random";
-
-/** What a verified sign-in at the identity provider proves. */
-export interface SignIn {
-  uid: string;
-  /** Only an address the provider has verified; an unverified one proves nothing. */
-  email: string | null;
-  phone: string | null;
-  name: string | null;
-  provider: string;
-}
-
-/** A sign-in a token of the provider proves, with when the person actually authenticated. */
-export interface VerifiedSignIn extends SignIn {
-  /** The token's `auth_time`: kept across the token's refreshes, so not when it was minted. */
-  authTime: Date;
-}
-
-/** The managed identity provider, as the rules see it. */
-export interface Identity {
-  /** null when the token does not verify, is revoked, or its account is disabled. */
-  verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
-  /** The older session format (the provider's session cookie), still honoured until it expires. */
-  verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
-  createCustomToken(uid: string): Promise<string>;
-  /**
-   * The account for `email`, whose mailbox the caller has just proved: created (verified) when
-   * there is none; an existing unverified one is taken back from whoever registered it first.
-   */
-  accountForEmail(email: string): Promise<string>;
-  revokeSessions(uid: string): Promise<void>;
-  /**
-   * Signs in at the identity provider with a credential from a provider behind it, as its own
-   * sign-in page would: the account linked to that provider account, created when there is none.
-   */
-  signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
-}
-
-export interface ProviderSignIn {
-  /** The identity provider's web API key. */
-  apiKey: string;
-  /** The provider's id at the identity provider (`google.com`, `oidc.<name>`). */
-  providerId: string;
-  /** What the provider gave for the sign-in: its ID token, or (plain OAuth 2.0) its access token. */
-  credential: { idToken: string } | { accessToken: string };
-  /** The address the provider sent the browser back to. */
-  requestUri: string;
-  signal: AbortSignal;
-}
 
 /** The identity provider's sign-in API: the local emulator when the stack runs one. */
 function identityToolkit(): string {

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- nodemailer loads with the first mail, not at every group's cold start */
 import type { Transporter } from "nodemailer";
-import type { Config } from "../config";
-import type { Mailer, MailMessage } from "../core/email-codes/code-mail";
+import type { Config } from "../core/settings";
+import type { Mailer, MailMessage } from "../core/ports";
 import type { Random } from "../random";
 
 type Smtp = NonNullable<Config["smtp"]>;

@@ -1,132 +1,116 @@
 /**
- * One catalogue of every refusal the service gives. Code throws `new AppError(code)` or
- * `ensure(cond, code)`; the presenters turn a code into the contract's status and body.
- * Adding a code without a row does not compile.
+ * The refusals the service gives, by name. Code throws `new AppError(code)` or
+ * `ensure(cond, code)`; how each is answered (status, body) is the presenters' business
+ * (http/errors.ts), and a code without a row there does not compile.
  */
-interface ErrorRow {
-  status: number;
-  message: string;
-  reason?: string;
-  /** Further fields the contract puts in this refusal's body, e.g. `approved: false`. */
-  fields?: Record<string, unknown>;
-  /** The OAuth error code, for the OIDC provider's endpoints (RFC 6749 §5.2, RFC 6750 §3.1). */
-  oauth?: string;
-}
-
-export const errorCatalogue = {
+export type ErrorCode =
   // request shape (shared by every JSON endpoint)
-  malformed_json: { status: 400, message: "Malformed JSON body" },
-  malformed_request: { status: 400, message: "Malformed request" },
-  body_too_large: { status: 413, message: "Request body too large" },
-  unsupported_media_type: { status: 415, message: "Content-Type must be application/json" },
-  origin_not_allowed: { status: 403, message: "Origin not allowed" },
-  not_found: { status: 404, message: "Not found" },
-  method_not_allowed: { status: 405, message: "Method not allowed" },
-  internal: { status: 500, message: "Internal error" },
-  service_unavailable: { status: 503, message: "Service unavailable" },
+  | "malformed_json"
+  | "malformed_request"
+  | "body_too_large"
+  | "unsupported_media_type"
+  | "origin_not_allowed"
+  | "not_found"
+  | "method_not_allowed"
+  | "internal"
+  | "service_unavailable"
 
   // sessions
-  verify_fields_required: { status: 400, message: "idToken and project required" },
-  invalid_token: { status: 401, message: "Invalid token" },
-  phone_not_linked: { status: 403, message: "That phone number is not on any account", reason: "phone_not_linked", fields: { approved: false } },
-  missing_params: { status: 400, message: "missing params" },
+  | "verify_fields_required"
+  | "invalid_token"
+  | "phone_not_linked"
+  | "missing_params"
 
   // exchange codes
-  code_required: { status: 400, message: "code required" },
-  invalid_code: { status: 401, message: "Invalid code" },
-  code_used: { status: 401, message: "Code already used" },
-  code_expired: { status: 401, message: "Code expired" },
-  exchange_person_not_found: { status: 401, message: "Person not found" },
-  exchange_pending: { status: 403, message: "Account not approved", reason: "pending" },
-  exchange_rejected: { status: 403, message: "Account not approved", reason: "rejected" },
-  exchange_verifier_invalid: { status: 400, message: "code_verifier must be 43 to 128 unreserved characters" },
+  | "code_required"
+  | "invalid_code"
+  | "code_used"
+  | "code_expired"
+  | "exchange_person_not_found"
+  | "exchange_pending"
+  | "exchange_rejected"
+  | "exchange_verifier_invalid"
 
   // hand-off to an app outside the parent domain
-  handoff_fields_required: { status: 400, message: "app and redirect_uri required; state at most 512 characters" },
-  handoff_unknown_app: { status: 400, message: "Unknown app" },
-  handoff_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this app" },
-  handoff_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required" },
+  | "handoff_fields_required"
+  | "handoff_unknown_app"
+  | "handoff_redirect_not_registered"
+  | "handoff_pkce_required"
 
   // gated endpoints
-  unauthorized: { status: 401, message: "Unauthorized" },
-  forbidden: { status: 403, message: "Forbidden" },
-  forbidden_pending: { status: 403, message: "Forbidden", reason: "pending" },
-  forbidden_rejected: { status: 403, message: "Forbidden", reason: "rejected" },
-  authorization_unavailable: { status: 503, message: "Authorization unavailable" },
+  | "unauthorized"
+  | "forbidden"
+  | "forbidden_pending"
+  | "forbidden_rejected"
+  | "authorization_unavailable"
 
   // start page
-  invalid_notification: { status: 400, message: "title and body are required; link must be https; level info, warning or critical" },
-  invalid_query: { status: 400, message: "Invalid request parameters" },
+  | "invalid_notification"
+  | "invalid_query"
 
-  // email codes (the verify refusals carry `valid: false`; sign-in's carry only the message)
-  email_invalid: { status: 400, message: "A valid email is required" },
-  otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access" },
-  otp_resend_too_soon: { status: 429, message: "A code was just sent. Please wait a minute." },
-  otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later." },
-  otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again tomorrow." },
-  email_not_configured: { status: 503, message: "Email is not configured" },
-  email_delivery_failed: { status: 500, message: "Could not send a code" },
-  otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access", fields: { valid: false } },
-  otp_invalid: { status: 400, message: "Invalid code", fields: { valid: false } },
-  otp_expired: { status: 400, message: "That code expired. Request a new one.", fields: { valid: false } },
-  otp_exhausted: { status: 400, message: "Too many attempts. Request a new code.", fields: { valid: false } },
-  signin_fields_required: { status: 400, message: "email and otp required" },
-  signin_code_invalid: { status: 400, message: "Invalid code" },
-  signin_code_expired: { status: 400, message: "That code expired. Request a new one." },
-  signin_code_exhausted: { status: 400, message: "Too many attempts. Request a new code." },
-  signin_no_account: { status: 403, message: "No account for that address" },
-  signin_pending: { status: 403, message: "Your account is pending" },
-  signin_rejected: { status: 403, message: "Your account was not approved" },
-  signin_failed: { status: 500, message: "Sign-in failed" },
+  // email codes (the otp presenter adds `valid: false` to the verify endpoint's)
+  | "email_invalid"
+  | "otp_purpose_invalid"
+  | "otp_resend_too_soon"
+  | "otp_hourly_limit"
+  | "otp_address_locked"
+  | "email_not_configured"
+  | "email_delivery_failed"
+  | "otp_fields_required"
+  | "email_code_invalid"
+  | "email_code_expired"
+  | "email_code_exhausted"
+  | "signin_fields_required"
+  | "signin_no_account"
+  | "signin_pending"
+  | "signin_rejected"
+  | "signin_failed"
 
   // OpenID Connect provider: `message` is the error_description
-  oauth_invalid_client: { status: 401, message: "Client authentication failed", oauth: "invalid_client" },
-  oauth_invalid_request: { status: 400, message: "A required parameter is missing or malformed", oauth: "invalid_request" },
-  oauth_unknown_client: { status: 400, message: "Unknown client", oauth: "invalid_client" },
-  oauth_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this client", oauth: "invalid_request" },
-  oauth_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required", oauth: "invalid_request" },
-  oauth_unsupported_response_type: { status: 400, message: "Only response_type code is supported", oauth: "unsupported_response_type" },
-  oauth_unsupported_grant_type: { status: 400, message: "Only grant_type authorization_code is supported", oauth: "unsupported_grant_type" },
-  oauth_invalid_grant: { status: 400, message: "The authorization code is invalid, expired, used, or was issued to another client or redirect URI", oauth: "invalid_grant" },
-  oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
-  oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
+  | "oauth_invalid_client"
+  | "oauth_invalid_request"
+  | "oauth_unknown_client"
+  | "oauth_redirect_not_registered"
+  | "oauth_pkce_required"
+  | "oauth_unsupported_response_type"
+  | "oauth_unsupported_grant_type"
+  | "oauth_invalid_grant"
+  | "oauth_invalid_token"
+  | "oauth_server_error"
 
   // bridges (HTML pages)
-  bridge_unknown_provider: { status: 404, message: "There is no such sign-in provider" },
-  bridge_disabled: { status: 503, message: "Sign-in with this provider is not available" },
-  bridge_redirect_not_allowed: { status: 400, message: "The address to return to after sign-in is not allowed" },
-  bridge_idp_invalid: { status: 400, message: "There is no such sign-in option" },
-  bridge_state_invalid: { status: 400, message: "This sign-in has expired or was not started here. Please start again." },
-  bridge_not_confirmed: { status: 401, message: "The provider did not confirm the sign-in" },
-  bridge_no_account_id: { status: 502, message: "The provider did not say which account signed in" },
-  bridge_provider_failed: { status: 500, message: "Sign-in failed: the provider could not be reached. Please try again." },
-  bridge_failed: { status: 500, message: "Sign-in failed. Please try again." },
+  | "bridge_unknown_provider"
+  | "bridge_disabled"
+  | "bridge_redirect_not_allowed"
+  | "bridge_idp_invalid"
+  | "bridge_state_invalid"
+  | "bridge_not_confirmed"
+  | "bridge_no_account_id"
+  | "bridge_provider_failed"
+  | "bridge_failed"
 
   // the identity provider's claims callback
-  idp_not_configured: { status: 503, message: "The claims callback is not configured" },
-  idp_signature_missing: { status: 401, message: "Missing or malformed Idp-Signature header" },
-  idp_signature_stale: { status: 401, message: "Idp-Signature timestamp is outside the tolerance" },
-  idp_signature_invalid: { status: 401, message: "Idp-Signature does not match" },
-  idp_claims_fields: { status: 400, message: "uid is required; email must be a string and emailVerified a boolean" },
+  | "idp_not_configured"
+  | "idp_signature_missing"
+  | "idp_signature_stale"
+  | "idp_signature_invalid"
+  | "idp_claims_fields"
 
   // people administration
-  person_not_found: { status: 404, message: "Person not found" },
-  invalid_person_change: { status: 400, message: "Invalid change" },
-  person_conflict: { status: 409, message: "An email or phone number is already on another person" },
-} as const satisfies Record<string, ErrorRow>;
-
-export type ErrorCode = keyof typeof errorCatalogue;
+  | "person_not_found"
+  | "invalid_person_change"
+  | "person_conflict";
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  /** Overrides the catalogue's message, e.g. to name the field a request got wrong. */
+  /** Overrides the presenter's message, e.g. to name the field a request got wrong. */
   readonly detail: string | undefined;
-  /** For a limit: whole seconds until asking again can succeed (sent as `Retry-After`). */
+  /** For a limit: whole seconds until asking again can succeed. */
   retryAfterSeconds: number | undefined;
 
   /** `cause`: what went wrong underneath, for the log; never shown. */
   constructor(code: ErrorCode, detail?: string, cause?: unknown) {
-    super(detail ?? errorCatalogue[code].message, cause === undefined ? undefined : { cause });
+    super(detail ?? code, cause === undefined ? undefined : { cause });
     this.name = "AppError";
     this.code = code;
     this.detail = detail;
@@ -142,8 +126,4 @@ export function limitReached(code: ErrorCode, now: Date, retryAt: Date): AppErro
 
 export function ensure(condition: unknown, code: ErrorCode, detail?: string): asserts condition {
   if (!condition) throw new AppError(code, detail);
-}
-
-export function describeError(code: ErrorCode): ErrorRow {
-  return errorCatalogue[code] as ErrorRow;
 }

@@ -1,4 +1,4 @@
-import { manualClock } from "../clock";
+import { manualClock } from "../../test/support/fakes";
 import type { Person } from "../store/people";
 import { personCache } from "./people/person-cache";
 import { ttlCache } from "./ttl-cache";

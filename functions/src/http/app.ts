@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from "express";
-import { AppError, describeError } from "../core/errors";
+import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
 import { corsPolicy } from "./cors";
 import { errorHandler, type Presenter } from "./presenters";
@@ -25,8 +25,7 @@ function requestDeadline(ms: number, present: Presenter) {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       res.locals.timedOut = true;
-      const row = describeError("service_unavailable");
-      present(res, row.status, "service_unavailable", row.message, row.reason);
+      present(res, "service_unavailable");
     }, ms);
     res.once("close", () => clearTimeout(timer));
     next();

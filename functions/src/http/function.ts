@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
 import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
-import { serve, type GroupName, type Handler } from "./serve";
+import { serve, type Group, type Handler } from "./serve";
 
 /** What every group runs with; a group's own options (its secrets) come on top. */
 const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", concurrency: 80, cors: false };
@@ -17,8 +17,8 @@ const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", 
  * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
  * each loads on its first request.
  */
-export function httpsFunction(name: GroupName, options: Pick<HttpsOptions, "secrets">): Handler | HttpsFunction {
-  const handler = serve(name);
+export function httpsFunction(name: string, load: () => Group, options: Pick<HttpsOptions, "secrets">): Handler | HttpsFunction {
+  const handler = serve(name, load);
   const target = process.env.FUNCTION_TARGET;
   if (target !== undefined && target !== "") return handler;
   const { onRequest } = require("firebase-functions/v2/https") as typeof import("firebase-functions/v2/https");

@@ -1,11 +1,11 @@
 import type { Request } from "express";
 import { hasProject } from "../core/people/access";
-import { AppError, ensure } from "../core/errors";
+import { ensure } from "../core/errors";
+import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, type Guard, type Principal } from "../core/sessions/sessions";
-import type { Deps } from "../deps";
-import type { Person } from "../store/people";
+import type { Deps } from "../core/deps";
+import type { Person } from "../core/people/people-admin";
 import { readCookie, SESSION_COOKIE } from "./cookies";
-import { withDeadline } from "../core/deadline";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
@@ -30,16 +30,10 @@ export function bearerToken(req: Request): string | null {
  * Only work that leaves the process is guarded; a hot request (our token, a cached person)
  * never arms a timer.
  */
+const LOOKUP_FAILED: Failure = { code: "authorization_unavailable", log: "authorization lookup failed", level: "warn", deadlineMs: LOOKUP_DEADLINE_MS };
+
 export function unavailableGuard(deps: Pick<Deps, "log">): Guard {
-  return async (work) => {
-    try {
-      return await withDeadline(work(), LOOKUP_DEADLINE_MS);
-    } catch (err) {
-      if (err instanceof AppError) throw err;
-      deps.log.warn("authorization lookup failed", { error: err instanceof Error ? err.message : String(err) });
-      throw new AppError("authorization_unavailable");
-    }
-  };
+  return (work) => translateFailure(deps, LOOKUP_FAILED, work);
 }
 
 /**

@@ -1,13 +1,32 @@
 import type { ErrorRequestHandler, Response } from "express";
-import { AppError, describeError, type ErrorCode } from "../core/errors";
-import type { Logger } from "../logger";
+import { AppError, type ErrorCode } from "../core/errors";
+import { errorText, type Logger } from "../logger";
+import { rowFor } from "./errors";
 
-/** How one endpoint family renders a refusal: JSON, OAuth JSON or an HTML page. */
-export type Presenter = (res: Response, status: number, code: ErrorCode, message: string, reason: string | undefined) => void;
+/**
+ * How one endpoint family answers a refusal: JSON, JSON with the email-code verify's `valid`,
+ * OAuth JSON, or an HTML page. `detail` overrides the row's message (a field named, say).
+ */
+export type Presenter = (res: Response, code: ErrorCode, detail?: string) => void;
 
-export const jsonErrors: Presenter = (res, status, code, message, reason) => {
-  const fields = describeError(code).fields ?? {};
-  res.status(status).json(reason === undefined ? { ...fields, error: message } : { ...fields, reason, error: message });
+function jsonBody(code: ErrorCode, detail: string | undefined): Record<string, unknown> {
+  const row = rowFor(code);
+  const message = detail ?? row.message;
+  return row.reason === undefined ? { ...row.fields, error: message } : { ...row.fields, reason: row.reason, error: message };
+}
+
+export const jsonErrors: Presenter = (res, code, detail) => {
+  res.status(rowFor(code).status).json(jsonBody(code, detail));
+};
+
+/** The refusals of a code check, which POST /auth/otp/verify answers with `valid: false` (the contract's body). */
+const CHECK_REFUSALS = new Set<ErrorCode>(["otp_fields_required", "email_code_invalid", "email_code_expired", "email_code_exhausted"]);
+
+/** The email-code endpoints: JSON, and `valid: false` on the verify endpoint's check refusals. */
+export const otpErrors: Presenter = (res, code, detail) => {
+  const body = jsonBody(code, detail);
+  const verify = res.req.path === "/auth/otp/verify" && CHECK_REFUSALS.has(code);
+  res.status(rowFor(code).status).json(verify ? { valid: false, ...body } : body);
 };
 
 function escapeHtml(text: string): string {
@@ -19,8 +38,9 @@ function escapeHtml(text: string): string {
  * went wrong and a way back to the start. No script; on the identity host it takes that site's
  * stylesheet (`/page.css`), elsewhere it is plain.
  */
-export const htmlErrors: Presenter = (res, status, _code, message) => {
-  const safe = escapeHtml(message);
+export const htmlErrors: Presenter = (res, code, detail) => {
+  const { status, message } = rowFor(code);
+  const safe = escapeHtml(detail ?? message);
   res
     .status(status)
     .type("html")
@@ -34,12 +54,13 @@ export const htmlErrors: Presenter = (res, status, _code, message) => {
  * RFC 6749 §5.2: `{ error, error_description }`, never cached. Refusals that are not the
  * provider's own (a body too large, a path that does not exist) get the nearest OAuth code.
  */
-export const oauthErrors: Presenter = (res, status, code, message) => {
-  const error = describeError(code).oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+export const oauthErrors: Presenter = (res, code, detail) => {
+  const { status, message, oauth } = rowFor(code);
+  const error = oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Pragma", "no-cache");
   if (status === 401) res.setHeader("WWW-Authenticate", error === "invalid_token" ? `Bearer error="invalid_token"` : `Basic realm="token"`);
-  res.status(status).json({ error, error_description: message });
+  res.status(status).json({ error, error_description: detail ?? message });
 };
 
 /** Turns whatever a handler threw into one answer; unknown errors are logged once, never shown. */
@@ -49,12 +70,10 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
     if (res.locals.timedOut === true) return;
     if (res.headersSent) return next(err);
     const appError = err instanceof AppError ? err : fromExpress(err);
-    if (!appError) log.error("unhandled error", { path: req.path, method: req.method, error: err instanceof Error ? err.stack : String(err) });
-    const code: ErrorCode = appError?.code ?? "internal";
+    if (!appError) log.error("unhandled error", { path: req.path, method: req.method, error: err instanceof Error ? err.stack : errorText(err) });
     // A limit says when it lifts (RFC 9110 §10.2.3), so a client can tell the person how long to wait.
     if (appError?.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(appError.retryAfterSeconds));
-    const row = describeError(code);
-    present(res, row.status, code, appError?.detail ?? row.message, row.reason);
+    present(res, appError?.code ?? "internal", appError?.detail);
   };
 }
 

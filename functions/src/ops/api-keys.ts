@@ -11,6 +11,7 @@ import { systemClock } from "../clock";
 import { issueApiKey, revokeApiKey } from "../core/startpage/api-keys";
 import { cryptoRandom } from "../random";
 import * as apiKeys from "../store/api-keys";
+import { errorText } from "../logger";
 
 async function main(): Promise<void> {
   const [command, arg] = process.argv.slice(2);
@@ -32,6 +33,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
+  console.error(errorText(err));
   process.exit(1);
 });

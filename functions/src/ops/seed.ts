@@ -11,6 +11,7 @@ import { registerApiKey } from "../core/startpage/api-keys";
 import { registerClient } from "../core/oidc/clients";
 import { cryptoRandom } from "../random";
 import * as people from "../store/people";
+import { errorText } from "../logger";
 
 interface Seed {
   admin: { email: string; password: string; name: string };
@@ -53,6 +54,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error(`seed failed: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(`seed failed: ${errorText(err)}`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridges/bridges";
 import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/secrets";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
 import { requestHost } from "../http/origin";
 import { htmlErrors } from "../http/presenters";

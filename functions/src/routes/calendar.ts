@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { calendarSource, upcomingLocations, weekEvents } from "../core/calendar/calendar";
 import { ensure } from "../core/errors";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/claims/idp-claims";
 import { AppError } from "../core/errors";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { parseJsonBody, rawBody } from "../http/body";
 import { jsonErrors } from "../http/presenters";
 

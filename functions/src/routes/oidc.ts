@@ -1,8 +1,11 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authenticateClient, authorizationCodeRedeemer, authorizeStep, checkAuthorizeRequest, discovery, issueAuthorizationCode, userinfo, type AuthorizeParams } from "../core/oidc/oidc";
+import { authorizeStep, checkAuthorizeRequest, issueAuthorizationCode, type AuthorizeParams } from "../core/oidc/authorize";
+import { discovery } from "../core/oidc/discovery";
+import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
+import { userinfo } from "../core/oidc/userinfo";
 import { isCodeVerifier } from "../core/pkce";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
 import { htmlErrors, oauthErrors, type Presenter } from "../http/presenters";

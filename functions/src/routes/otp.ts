@@ -4,11 +4,11 @@ import { signInWithCode } from "../core/email-codes/code-sign-in";
 import { PURPOSES } from "../core/email-codes/rules";
 import { requestCode, verifyCode } from "../core/email-codes/email-codes";
 import { ensure } from "../core/errors";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { parseBody, readJson } from "../http/body";
-import { jsonErrors } from "../http/presenters";
+import { otpErrors } from "../http/presenters";
 
-export const presenter = jsonErrors;
+export const presenter = otpErrors;
 
 const purpose = z.enum(PURPOSES).default("signin");
 const email = z.string().min(1).max(1024);

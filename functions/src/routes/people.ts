@@ -1,20 +1,19 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { changePerson } from "../core/people/people-admin";
+import { changePerson, findPerson, listPeople, type Person } from "../core/people/people-admin";
 import { ensure } from "../core/errors";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
-import * as people from "../store/people";
 
 export const presenter = jsonErrors;
 
 const ADMIN = { admin: true, cookieOnly: true } as const;
 
 /** A person as administrators see it: the interface's fields plus every linked account. */
-export function adminView(person: people.Person) {
+export function adminView(person: Person) {
   return {
     personId: person.id,
     uid: person.uids[0] ?? null,
@@ -42,20 +41,18 @@ export function routes(deps: Deps): Router {
   const router = Router();
 
   const listQuery = z.object({ email: email.optional(), status: status.optional(), limit: z.coerce.number().int().min(1).max(500).default(100) });
-  router.get("/auth/people", async function listPeople(req: Request, res: Response) {
+  router.get("/auth/people", async function people(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
     const query = listQuery.safeParse(req.query);
     ensure(query.success, "invalid_person_change", "Invalid query: email must be an address, status one of pending, approved, rejected");
     const { limit, ...filter } = query.data;
-    const found = await people.list(deps.store, filter, limit);
+    const found = await listPeople(deps, filter, limit);
     res.json({ people: found.map(adminView) });
   });
 
   router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
-    const person = await people.findById(deps.store, String(req.params.personId));
-    ensure(person, "person_not_found");
-    res.json(adminView(person));
+    res.json(adminView(await findPerson(deps, String(req.params.personId))));
   });
 
   const changeBody = z

@@ -5,13 +5,12 @@ import { ensure } from "../core/errors";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
-import { openSession, personFor, readSession } from "../core/sessions/sessions";
-import type { Deps } from "../deps";
+import { openSession, recordProjectAccess } from "../core/sessions/sessions";
+import type { Deps } from "../core/deps";
 import { parseBody, readJson } from "../http/body";
 import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from "../http/cookies";
-import { cookieSession, unavailableGuard } from "../http/gate";
+import { cookieSession } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
-import * as projectAccess from "../store/project-access";
 
 export const presenter = jsonErrors;
 
@@ -46,16 +45,12 @@ export function routes(deps: Deps): Router {
     res.json({ ok: true });
   });
 
-  router.post("/auth/project-access", async function recordProjectAccess(req: Request, res: Response) {
-    const cookie = readCookie(req, SESSION_COOKIE);
+  router.post("/auth/project-access", async function projectAccess(req: Request, res: Response) {
     const project = projectName.safeParse((await readJson(req)).project);
-    ensure(cookie !== null && project.success, "missing_params");
-    const guard = unavailableGuard(deps);
-    const principal = await readSession(deps, cookie, guard);
-    ensure(principal, "unauthorized");
-    const person = await personFor(deps, principal, guard);
+    ensure(readCookie(req, SESSION_COOKIE) !== null && project.success, "missing_params");
+    const { person } = await cookieSession(deps, req);
     ensure(person, "unauthorized");
-    await projectAccess.record(deps.store, person.id, project.data, deps.clock.now());
+    await recordProjectAccess(deps, person.id, project.data);
     res.json({ ok: true });
   });
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { checkApiKey } from "../core/startpage/api-keys";
 import { ensure } from "../core/errors";
 import { markRead, notificationsFor, notify } from "../core/startpage/notifications";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";

@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { checkHealth } from "../core/status/health";
-import type { Deps } from "../deps";
+import type { Deps } from "../core/deps";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 

@@ -23,3 +23,13 @@ export async function read(db: Firestore, path: string, tx?: Transaction): Promi
   const snap = tx ? await tx.get(ref) : await ref.get();
   return snap.exists ? (snap.data() ?? null) : null;
 }
+
+/** Firestore's own read-write transactions (retried on contention), as the rules' TransactionRunner. */
+export function transactionRunner(db: Firestore): <T>(work: (tx: Transaction) => Promise<T>) => Promise<T> {
+  return (work) => db.runTransaction(work);
+}
+
+/** One cheap read, to learn whether Firestore answers (GET /status). */
+export async function ping(db: Firestore): Promise<void> {
+  await db.collection("people").limit(1).get();
+}

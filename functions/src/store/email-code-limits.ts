@@ -1,5 +1,11 @@
-import type { LimitState } from "../core/email-codes/rules";
 import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
+
+/** What an address has used: its sends in the last hour and its run of failed checks. */
+export interface LimitState {
+  sends: Date[];
+  failures: number;
+  lockedUntil: Date | null;
+}
 
 /**
  * `emailCodeLimits/{addressId}`: what one address has used, keyed like its code (a keyed hash,

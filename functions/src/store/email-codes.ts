@@ -1,5 +1,7 @@
-import type { CodeState } from "../core/email-codes/rules";
 import { toDate, type Firestore, type Transaction } from "./db";
+
+/** A code that can still be checked, or what destroyed it (a destroyed code keeps no hash). */
+export type CodeState = "ready" | "expired" | "exhausted";
 
 /**
  * `emailCodes/{addressId}`: the one live code of an address. The id is a keyed hash of the

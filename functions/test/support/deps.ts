@@ -3,15 +3,12 @@ import { getAuth } from "firebase-admin/auth";
 import { getFirestore } from "firebase-admin/firestore";
 import { generateKeyPairSync } from "node:crypto";
 import type { Express } from "express";
-import { manualClock, type ManualClock } from "../../src/clock";
 import { originsFor, type Config } from "../../src/config";
-import { clientCache } from "../../src/core/oidc/clients";
-import { personCache } from "../../src/core/people/person-cache";
-import { tokensFor, type Deps } from "../../src/deps";
+import { buildDeps, type Deps } from "../../src/deps";
+import { manualClock, silentLogger, type ManualClock } from "./fakes";
 import { firebaseIdentity } from "../../src/adapters/identity";
 import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/http/serve";
-import { silentLogger } from "../../src/logger";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { cryptoRandom } from "../../src/random";
 
@@ -71,21 +68,19 @@ export type TestDeps = Deps & { clock: ManualClock };
 export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
   const config = overrides.config ?? testConfig();
   // eslint-disable-next-line no-restricted-syntax -- the manual clock starts at the emulator's now
-  const clock = manualClock(new Date());
-  return {
-    config,
-    store: firestore(),
-    clock,
-    random: cryptoRandom,
-    log: silentLogger,
-    identity: firebaseIdentity(auth()),
-    tokens: tokensFor(config),
-    people: personCache(clock),
-    clients: clientCache(clock),
+  const clock = (overrides.clock as ManualClock | undefined) ?? manualClock(new Date());
+  const built = buildDeps(config, {
+    store: overrides.store ?? firestore(),
+    identity: overrides.identity ?? firebaseIdentity(auth()),
     // Real SMTP to the stack's dev inbox; a short floor keeps the suite quick.
-    mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
-    ...overrides,
-  } as TestDeps;
+    mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
+    transaction: overrides.transaction,
+    fetch: overrides.fetch,
+    clock,
+    random: overrides.random ?? cryptoRandom,
+    log: overrides.log ?? silentLogger,
+  });
+  return { ...built, ...overrides, clock };
 }
 
 /** The same express app a Cloud Function serves, built around test deps. */

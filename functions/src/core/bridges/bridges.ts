@@ -1,8 +1,9 @@
 import { MINUTE } from "../../clock";
-import type { Config } from "../../config";
+import type { Config } from "../settings";
 import * as states from "../../store/bridge-states";
 import { AppError, ensure } from "../errors";
-import { type BridgeDeps, callbackBase, callbackUrl, type Protocol, step } from "./protocol";
+import { translateFailure } from "../failures";
+import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol } from "./protocol";
 import { federatedProtocol } from "./federated";
 import { gamingProtocol } from "./gaming";
 import { resolvePerson } from "../people/resolve-person";
@@ -92,7 +93,7 @@ async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, 
   const ok = presented !== null && fromCookie.reduce((found, pending) => constantTimeEqual(presented, pending) || found, false);
   ensure(ok, "bridge_state_invalid");
   const hash = sha256(fromQuery as string);
-  return deps.store.runTransaction(async (tx) => {
+  return deps.transaction(async (tx) => {
     const stored = await states.findByHash(deps.store, hash, tx);
     const now = deps.clock.now();
     ensure(stored && stored.provider === provider && stored.usedAt === null && now.getTime() < stored.expiresAt.getTime(), "bridge_state_invalid");
@@ -110,8 +111,8 @@ export async function completeBridge(deps: BridgeDeps, provider: string, query: 
   const protocol = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieStates);
   const signIn = await protocol.finish(deps, query, state);
-  await step(deps, "person", () => resolvePerson(deps, signIn));
-  const customToken = await step(deps, "custom token", () => deps.identity.createCustomToken(signIn.uid));
+  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, signIn));
+  const customToken = await translateFailure(deps, ourSide("custom token"), () => deps.identity.createCustomToken(signIn.uid));
   const next = new URL(`${deps.config.idUrl}/`);
   next.searchParams.set("customToken", customToken);
   next.searchParams.set("redirect", state.redirect);

@@ -1,5 +1,6 @@
-import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../../config";
-import { atProvider, type BridgeDeps, PROVIDER_TIMEOUT_MS, type Protocol, step } from "./protocol";
+import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../settings";
+import { translateFailure } from "../failures";
+import { ourSide, providerSide, type BridgeDeps, PROVIDER_TIMEOUT_MS, type Protocol } from "./protocol";
 import { withDeadline } from "../deadline";
 import { AppError, ensure } from "../errors";
 import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } from "./oidc-relying-party";
@@ -37,7 +38,7 @@ export const federatedProtocol: Protocol = {
 
   async begin(deps, input) {
     const { idp, provider } = selected(deps, input.idp);
-    const meta = await atProvider(deps, `federated/${idp}`, () => discover(provider, PROVIDER_TIMEOUT_MS));
+    const meta = await translateFailure(deps, providerSide(`federated/${idp}`), () => discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS));
     const codeVerifier = deps.random.token(32);
     const nonce = deps.random.token(16);
     const location = authorizationUrl(meta, provider, { redirectUri: input.callback, state: input.state, nonce, codeVerifier });
@@ -54,13 +55,13 @@ export const federatedProtocol: Protocol = {
     const redirectUri = state.callback;
     // One deadline for everything the provider is asked: discovery, the code, its keys.
     const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
-    const credential = await atProvider(deps, `federated/${idp}`, () =>
+    const credential = await translateFailure(deps, providerSide(`federated/${idp}`), () =>
       withDeadline(
         (async () => {
-          const meta = await discover(provider, PROVIDER_TIMEOUT_MS);
+          const meta = await discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS);
           ensureIssuer(meta, query.iss);
-          const token = await redeemCode(meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
-          if ("idToken" in token) await checkIdToken(meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          const token = await redeemCode(deps.fetch, meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
+          if ("idToken" in token) await checkIdToken(deps.fetch, meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
           return token;
         })(),
         PROVIDER_TIMEOUT_MS,
@@ -68,7 +69,7 @@ export const federatedProtocol: Protocol = {
     );
     const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
     // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
-    return step(deps, "sign-in at the identity provider", () =>
+    return translateFailure(deps, ourSide("sign-in at the identity provider"), () =>
       deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS) }),
     );
   },

@@ -1,4 +1,5 @@
-import { atProvider, PROVIDER_TIMEOUT_MS, type Protocol } from "./protocol";
+import { translateFailure } from "../failures";
+import { PROVIDER_TIMEOUT_MS, providerSide, type Protocol } from "./protocol";
 import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
 
 /** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
@@ -23,7 +24,7 @@ export const gamingProtocol: Protocol = {
   async finish(deps, query, state) {
     const endpoint = deps.config.gamingEndpoint as string;
     const fields = openIdFields(query);
-    const account = await atProvider(deps, "gaming", () => verifyAssertion(fields, { endpoint, returnTo: returnTo(state.callback, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS }));
+    const account = await translateFailure(deps, providerSide("gaming"), () => verifyAssertion(fields, { endpoint, returnTo: returnTo(state.callback, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS, fetch: deps.fetch }));
     return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
   },
 };

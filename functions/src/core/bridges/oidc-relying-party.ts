@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from "jose";
-import type { FederatedProvider } from "../../config";
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { FederatedProvider } from "../settings";
 import { AppError } from "../errors";
+import type { Fetch } from "../ports";
 import { constantTimeEqual } from "../secrets";
 
 /**
@@ -25,19 +26,19 @@ const metadata = new Map<string, Promise<ProviderMetadata>>();
 const keySets = new Map<string, JWTVerifyGetKey>();
 
 /** The provider's discovery document (OpenID Connect Discovery §4); a failed fetch is retried by the next sign-in. */
-export function discover(provider: FederatedProvider, timeoutMs: number): Promise<ProviderMetadata> {
+export function discover(fetch: Fetch, provider: FederatedProvider, timeoutMs: number): Promise<ProviderMetadata> {
   const { issuer, endpoints } = provider;
   if (issuer === null) return Promise.resolve({ issuer: null, authorizationEndpoint: endpoints?.authorization as string, tokenEndpoint: endpoints?.token as string, jwksUri: null });
   let found = metadata.get(issuer);
   if (found === undefined) {
-    found = fetchMetadata(issuer, timeoutMs);
+    found = fetchMetadata(fetch, issuer, timeoutMs);
     metadata.set(issuer, found);
     found.catch(() => metadata.delete(issuer));
   }
   return found;
 }
 
-async function fetchMetadata(issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
+async function fetchMetadata(fetch: Fetch, issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
   const res = await fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
   if (res.status !== 200) throw new Error(`discovery answered ${res.status}`);
   const doc = (await res.json()) as Record<string, unknown>;
@@ -90,7 +91,7 @@ const CLIENT_REFUSED = new Set(["invalid_client", "unauthorized_client", "incorr
  * The code, redeemed once at the provider: its ID token (OpenID Connect) or access token (OAuth
  * 2.0). A refusal by the provider is a sign-in it did not confirm.
  */
-export async function redeemCode(meta: ProviderMetadata, provider: FederatedProvider, input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal }): Promise<{ idToken: string } | { accessToken: string }> {
+export async function redeemCode(fetch: Fetch, meta: ProviderMetadata, provider: FederatedProvider, input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal }): Promise<{ idToken: string } | { accessToken: string }> {
   const res = await fetch(meta.tokenEndpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: basic(provider) },
@@ -117,12 +118,12 @@ export async function redeemCode(meta: ProviderMetadata, provider: FederatedProv
  * Signature, issuer, audience, lifetime and nonce, and an account id (`sub`) for the identity
  * provider to link: a token short of any of them is refused.
  */
-export async function checkIdToken(meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<void> {
+export async function checkIdToken(fetch: Fetch, meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<void> {
   const { issuer, jwksUri } = meta;
   if (issuer === null || jwksUri === null) throw new Error("an ID token needs an OpenID Connect provider");
   let keys = keySets.get(jwksUri);
   if (keys === undefined) {
-    keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: input.timeoutMs });
+    keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: input.timeoutMs, [customFetch]: fetch });
     keySets.set(jwksUri, keys);
   }
   let claims: Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import type { Fetch } from "../ports";
 
 /**
  * The relying-party half of OpenID 2.0 (https://openid.net/specs/openid-authentication-2_0.html),
@@ -50,6 +51,7 @@ export interface VerifyOptions {
   /** The return_to this sign-in was started with: the assertion must name exactly it. */
   returnTo: string;
   timeoutMs: number;
+  fetch: Fetch;
 }
 
 /**
@@ -68,7 +70,7 @@ export async function verifyAssertion(fields: Map<string, string>, options: Veri
 
   const body = new URLSearchParams([...fields]);
   body.set("openid.mode", "check_authentication");
-  const res = await fetch(options.endpoint, {
+  const res = await options.fetch(options.endpoint, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
     body,

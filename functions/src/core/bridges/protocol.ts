@@ -1,10 +1,10 @@
-import type { Config } from "../../config";
-import type { Deps } from "../../deps";
-import type { SignIn } from "../../adapters/identity";
+import type { Config } from "../settings";
+import type { Deps } from "../deps";
+import type { SignIn } from "../ports";
 import type { BridgeState } from "../../store/bridge-states";
-import { AppError } from "../errors";
+import type { Failure } from "../failures";
 
-export type BridgeDeps = Pick<Deps, "config" | "store" | "clock" | "random" | "log" | "identity">;
+export type BridgeDeps = Pick<Deps, "config" | "store" | "transaction" | "fetch" | "clock" | "random" | "log" | "identity">;
 
 /**
  * How long the callback waits for the provider to confirm a sign-in. Below the request deadline
@@ -41,23 +41,11 @@ export function callbackUrl(base: string, provider: string): string {
 }
 
 /** A failure on our side of the sign-in: logged once, without secrets, and shown as the contract's 500. */
-export async function step<T>(deps: Pick<Deps, "log">, what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    deps.log.error(`bridge: ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
-    throw new AppError("bridge_failed");
-  }
+export function ourSide(what: string): Failure {
+  return { code: "bridge_failed", log: `bridge: ${what} failed` };
 }
 
 /** A failure of the provider (an error answer, or none in time): logged, and the contract's 500. */
-export async function atProvider<T>(deps: Pick<Deps, "log">, provider: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AppError) throw err;
-    deps.log.warn("bridge: the provider did not answer in time or failed", { provider, error: err instanceof Error ? err.message : String(err) });
-    throw new AppError("bridge_provider_failed", undefined, err);
-  }
+export function providerSide(provider: string): Failure {
+  return { code: "bridge_provider_failed", log: "bridge: the provider did not answer in time or failed", level: "warn", fields: { provider } };
 }

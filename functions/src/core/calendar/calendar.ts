@@ -1,7 +1,9 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
+import type { Fetch } from "../ports";
 import { type Calendar, type CalendarEvent, eventsBetween, readCalendar } from "./ics";
 import { DAY_MS } from "./local-time";
 import { ttlCache } from "../ttl-cache";
+import { errorText } from "../../logger";
 
 /**
  * The shared calendar behind the start page's calendar and location endpoints: one iCalendar
@@ -22,7 +24,7 @@ export interface CalendarSource {
   feed(): Promise<Feed>;
 }
 
-export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): CalendarSource {
+export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log" | "fetch">): CalendarSource {
   const cache = ttlCache<Calendar>(deps.clock, CALENDAR_CACHE_MS, 1);
   let inFlight: Promise<Feed> | null = null;
   const url = deps.config.calendarUrl;
@@ -32,14 +34,14 @@ export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): Ca
       const kept = cache.get(url);
       if (kept !== undefined) return Promise.resolve({ available: true, calendar: kept });
       // Requests arriving while the feed is being fetched wait for that one fetch.
-      inFlight ??= fetchFeed(url)
+      inFlight ??= fetchFeed(deps.fetch, url)
         .then((ics): Feed => {
           const calendar = readCalendar(ics);
           cache.set(url, calendar);
           return { available: true, calendar };
         })
         .catch((error: unknown): Feed => {
-          deps.log.warn("calendar feed unavailable", { error: error instanceof Error ? error.message : String(error) });
+          deps.log.warn("calendar feed unavailable", { error: errorText(error) });
           return { available: false };
         })
         .finally(() => {
@@ -51,7 +53,7 @@ export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log">): Ca
 }
 
 /** The deadline covers the whole fetch, body included: the signal aborts the body's reads too. */
-async function fetchFeed(url: string): Promise<string> {
+async function fetchFeed(fetch: Fetch, url: string): Promise<string> {
   const res = await fetch(url, { headers: { accept: "text/calendar" }, redirect: "error", signal: AbortSignal.timeout(CALENDAR_FETCH_DEADLINE_MS) });
   if (res.status !== 200) throw new Error(`the feed answered ${res.status}`);
   if (Number(res.headers.get("content-length") ?? 0) > CALENDAR_MAX_BYTES) throw new Error("the feed is too large");

@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { withDeadline } from "../deadline";
 import { canonicalEmail } from "../email-address";
 import { AppError, ensure } from "../errors";
+import { errorText } from "../../logger";
 
 /**
  * The identity provider's claims callback: before it issues an ID token for an account, the
@@ -83,7 +84,7 @@ export async function claimsFor(deps: Pick<Deps, "store" | "log">, namespace: st
     person = await withDeadline(lookUp(deps, request), CLAIMS_LOOKUP_DEADLINE_MS);
   } catch (error) {
     if (error instanceof AppError) throw error;
-    deps.log.warn("claims lookup failed", { error: error instanceof Error ? error.message : String(error) });
+    deps.log.warn("claims lookup failed", { error: errorText(error) });
     return {};
   }
   if (person === null) return {};

@@ -1,25 +1,5 @@
+import type { MailMessage } from "../ports";
 import { CODE_LIFETIME_MS, type Purpose } from "./rules";
-
-export interface MailMessage {
-  /** One canonical address (core/email-address), never a list. */
-  to: string;
-  subject: string;
-  text: string;
-  html: string;
-}
-
-/** Outgoing mail, as the rules see it. */
-export interface Mailer {
-  /** Rejects when the mail was not accepted for delivery. */
-  send(message: MailMessage): Promise<void>;
-  /**
-   * Takes about as long as `send` does, sends nothing, and fails when sends are failing: what an
-   * address on no account gets, so neither timing nor outcome tells it apart from a real one.
-   */
-  imitateSend(): Promise<void>;
-  /** Rejects when the mail server cannot be reached or refuses us (for GET /status). */
-  check(): Promise<void>;
-}
 
 const MINUTES = CODE_LIFETIME_MS / 60_000;
 

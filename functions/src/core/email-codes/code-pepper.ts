@@ -1,11 +1,8 @@
 import { createHmac } from "node:crypto";
 import { constantTimeEqual } from "../secrets";
+import type { PepperKey } from "../settings";
 
-/** One key of the CODE_PEPPER ring. The kid is stored beside every hash it made. */
-export interface PepperKey {
-  kid: string;
-  secret: string;
-}
+export type { PepperKey };
 
 const KID = /^[A-Za-z0-9_.-]{1,64}$/;
 

@@ -1,23 +1,17 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { checkCode } from "./email-codes";
 import type { CheckResult } from "./rules";
 import { AppError, ensure, type ErrorCode } from "../errors";
+import { translateFailure, type Failure } from "../failures";
 
-type SignInDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity">;
+type SignInDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity" | "transaction" | "pepper">;
 
-const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "signin_code_invalid", expired: "signin_code_expired", exhausted: "signin_code_exhausted" };
+const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "email_code_invalid", expired: "email_code_expired", exhausted: "email_code_exhausted" };
 
 /** A provider call whose failure is the contract's "Sign-in failed", logged once without secrets. */
-async function provider<T>(deps: Pick<Deps, "log">, what: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    deps.log.error(`sign-in: ${what} failed`, { error: err instanceof Error ? err.message : String(err) });
-    throw new AppError("signin_failed");
-  }
-}
+const providerFailed = (what: string): Failure => ({ code: "signin_failed", log: `sign-in: ${what} failed` });
 
 /**
  * POST /auth/otp/sign-in: checks a `signin` code and, for an approved person only, consumes it
@@ -28,7 +22,7 @@ async function provider<T>(deps: Pick<Deps, "log">, what: string, work: () => Pr
  */
 export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: string): Promise<string> {
   const address = canonicalEmail(rawEmail);
-  ensure(address, "signin_code_invalid");
+  ensure(address, "email_code_invalid");
   const person = await people.findByEmail(deps.store, address);
   const result = await checkCode(deps, address, "signin", otp, person?.status === "approved");
   // The code is judged first: without the right code, nothing is said about the account.
@@ -37,14 +31,14 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   ensure(person.status !== "pending", "signin_pending");
   ensure(person.status !== "rejected", "signin_rejected");
   const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
-  return provider(deps, "custom token", () => deps.identity.createCustomToken(uid));
+  return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid));
 }
 
 /** The code proved the mailbox: the provider's account for it becomes this person's. */
 async function linkAccount(deps: SignInDeps, person: people.Person, address: string): Promise<string> {
   const { store } = deps;
-  const uid = await provider(deps, "account for address", () => deps.identity.accountForEmail(address));
-  await store.runTransaction(async (tx) => {
+  const uid = await translateFailure(deps, providerFailed("account for address"), () => deps.identity.accountForEmail(address));
+  await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
     if (!current || current.uids.includes(uid)) return;
     const holder = await people.keyHolder(store, tx, "uid", uid);

@@ -1,10 +1,10 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
 import * as people from "../../store/people";
 import { recordAccessRequest } from "../people/access-requests";
 import { codeMail } from "./code-mail";
-import { addressIds, codeHash, codeMatches, parsePepper, type PepperKey } from "./code-pepper";
+import { addressIds, codeHash, codeMatches, type PepperKey } from "./code-pepper";
 import { canonicalEmail } from "../email-address";
 import {
   afterFailure,
@@ -25,8 +25,15 @@ import {
   type Purpose,
 } from "./rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
+import { errorText } from "../../logger";
 
-type CodeDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log">;
+type CodeDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "transaction" | "pepper">;
+
+/** The CODE_PEPPER ring, parsed once per instance (deps.ts). */
+function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
+  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
+  return deps.pepper;
+}
 
 /** One send in flight: which code document it wrote, and the slot it took. */
 interface Issued {
@@ -34,10 +41,6 @@ interface Issued {
   kid: string;
   sendId: string;
   sentAt: Date;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -52,7 +55,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   ensure(address, "email_invalid");
   const mailer = deps.mailer;
   ensure(mailer, "email_not_configured");
-  const ring = parsePepper(deps.config.codePepper);
+  const ring = ringOf(deps);
   // A sign-in code only goes to an address on a person; anyone may confirm an address for an access request.
   const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
   const code = sixDigits(deps.random);
@@ -73,7 +76,7 @@ async function issue(deps: CodeDeps, ring: PepperKey[], address: string, purpose
   const ids = addressIds(ring, address);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
   const sendId = deps.random.id();
-  return store.runTransaction(async (tx) => {
+  return deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
     const state = combine(found);
@@ -93,7 +96,7 @@ async function issue(deps: CodeDeps, ring: PepperKey[], address: string, purpose
 /** A send whose mail did not go: its code can never be used, and it costs no slot. */
 async function withdraw(deps: CodeDeps, issued: Issued): Promise<void> {
   const { store } = deps;
-  await store.runTransaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const code = await codes.findFirst(store, [issued.addressId], tx);
     const found = await limits.findAll(store, [issued.addressId], tx);
     // A newer send may have replaced the code meanwhile; that one is not ours to remove.
@@ -110,9 +113,9 @@ async function withdraw(deps: CodeDeps, issued: Issued): Promise<void> {
  */
 export async function checkCode(deps: CodeDeps, address: string, purpose: Purpose, otp: string, consume: boolean): Promise<CheckResult> {
   const { store } = deps;
-  const ring = parsePepper(deps.config.codePepper);
+  const ring = ringOf(deps);
   const ids = addressIds(ring, address);
-  return store.runTransaction(async (tx) => {
+  return deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
     const code = await codes.findFirst(store, ids, tx);
@@ -130,7 +133,7 @@ export async function checkCode(deps: CodeDeps, address: string, purpose: Purpos
   });
 }
 
-const VERIFY_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "otp_invalid", expired: "otp_expired", exhausted: "otp_exhausted" };
+const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "email_code_invalid", expired: "email_code_expired", exhausted: "email_code_exhausted" };
 
 /**
  * POST /auth/otp/verify: checks a code without consuming it. A correct `request-access` code
@@ -139,8 +142,8 @@ const VERIFY_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { inva
 export async function verifyCode(deps: CodeDeps, rawEmail: string, otp: string, purpose: Purpose): Promise<void> {
   const address = canonicalEmail(rawEmail);
   // An address that cannot hold a code cannot match one; nothing is read or counted.
-  ensure(address, "otp_invalid");
+  ensure(address, "email_code_invalid");
   const result = await checkCode(deps, address, purpose, otp, false);
-  if (result !== "valid") throw new AppError(VERIFY_REFUSALS[result]);
+  if (result !== "valid") throw new AppError(REFUSALS[result]);
   if (purpose === "request-access") await recordAccessRequest(deps, address);
 }

@@ -1,5 +1,7 @@
 import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
 import type { Random } from "../../random";
+import type { LimitState } from "../../store/email-code-limits";
+import type { CodeState } from "../../store/email-codes";
 
 /** The contract's numbers for email codes, and the decisions made from them, free of I/O. */
 export const CODE_LIFETIME_MS = 10 * MINUTE;
@@ -22,12 +24,7 @@ export function looksLikeCode(otp: string): boolean {
   return /^[0-9]{6}$/.test(otp);
 }
 
-/** What an address has used: its sends in the last hour and its run of failed checks. */
-export interface LimitState {
-  sends: Date[];
-  failures: number;
-  lockedUntil: Date | null;
-}
+export type { LimitState };
 
 export const NO_LIMITS: LimitState = { sends: [], failures: 0, lockedUntil: null };
 
@@ -103,7 +100,7 @@ export function forgetAfter(state: LimitState): Date {
   return new Date(Math.max(...times));
 }
 
-export type CodeState = "ready" | "expired" | "exhausted";
+export type { CodeState };
 export type CheckResult = "valid" | "invalid" | "expired" | "exhausted";
 
 /** What a check does to the stored code: nothing, spend an attempt, destroy it, or consume it. */

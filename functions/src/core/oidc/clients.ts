@@ -1,15 +1,9 @@
 import type { Clock } from "../../clock";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as clients from "../../store/oidc-clients";
 import { sha256 } from "../secrets";
-import { ttlCache, type TtlCache } from "../ttl-cache";
-
-/**
- * Registered clients read by the authorise and token endpoints, kept per instance: a busy
- * relying party costs no read per request. A registration changed by the operator (a new
- * secret, a redirect URI removed, the client deleted) takes effect within the TTL.
- */
-export type ClientCache = TtlCache<clients.OidcClient>;
+import type { ClientCache } from "../ports";
+import { ttlCache } from "../ttl-cache";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;

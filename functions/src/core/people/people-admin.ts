@@ -1,6 +1,21 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure } from "../errors";
+import { errorText } from "../../logger";
+
+export type { Person } from "../../store/people";
+
+/** GET /auth/people: people by address or status, at most `limit`. */
+export function listPeople(deps: Pick<Deps, "store">, filter: { email?: string; status?: people.PersonStatus }, limit: number): Promise<people.Person[]> {
+  return people.list(deps.store, filter, limit);
+}
+
+/** GET /auth/people/:personId. */
+export async function findPerson(deps: Pick<Deps, "store">, personId: string): Promise<people.Person> {
+  const person = await people.findById(deps.store, personId);
+  ensure(person, "person_not_found");
+  return person;
+}
 
 export interface PersonChange {
   status?: people.PersonStatus;
@@ -30,12 +45,12 @@ function narrowed(before: people.Person, after: people.Person): boolean {
  * failure there does not undo the change and is reported instead.
  */
 export async function changePerson(
-  deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log">,
+  deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction">,
   personId: string,
   change: PersonChange,
 ): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
-  const { before, after } = await store.runTransaction(async (tx) => {
+  const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
     const next: people.Person = { ...current, ...change, updatedAt: deps.clock.now() };
@@ -60,7 +75,7 @@ export async function changePerson(
         try {
           await deps.identity.revokeSessions(uid);
         } catch (err) {
-          deps.log.warn("revoking provider sessions failed", { uid, error: err instanceof Error ? err.message : String(err) });
+          deps.log.warn("revoking provider sessions failed", { uid, error: errorText(err) });
           providerSyncErrors.push({ uid, operation: "revoke_sessions", error: "The identity provider did not accept the change" });
         }
       }),

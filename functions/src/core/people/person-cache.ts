@@ -1,12 +1,7 @@
 import type { Clock } from "../../clock";
 import type { Person } from "../../store/people";
-import { ttlCache, type TtlCache } from "../ttl-cache";
-
-/**
- * People read on gated requests, by person id: a hot session costs no database read. A change
- * made on another instance (its PATCH) shows here within the TTL; one made here evicts at once.
- */
-export type PersonCache = TtlCache<Person>;
+import type { PersonCache } from "../ports";
+import { ttlCache } from "../ttl-cache";
 
 export const PERSON_CACHE_TTL_MS = 30_000;
 export const PERSON_CACHE_MAX = 5_000;

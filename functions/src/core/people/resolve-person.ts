@@ -1,10 +1,10 @@
-import type { Deps } from "../../deps";
-import type { SignIn } from "../../adapters/identity";
+import type { Deps } from "../deps";
+import type { SignIn } from "../ports";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 
-type ResolveDeps = Pick<Deps, "store" | "clock" | "random">;
+type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction">;
 
 /** gRPC ALREADY_EXISTS: another request claimed the same key first. */
 function lostClaimRace(err: unknown): boolean {
@@ -23,7 +23,7 @@ export async function resolvePerson(deps: ResolveDeps, signIn: SignIn): Promise<
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
     try {
-      return await deps.store.runTransaction((tx) => linkOrCreate(deps, tx, signIn));
+      return await deps.transaction((tx) => linkOrCreate(deps, tx, signIn));
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.
       if (attempt === 0 && lostClaimRace(err)) continue;

@@ -1,5 +1,5 @@
 import { MINUTE } from "../../clock";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as codes from "../../store/exchange-codes";
 import * as people from "../../store/people";
 import { AppError, ensure } from "../errors";
@@ -36,9 +36,9 @@ export async function issueExchangeCode(deps: Pick<Deps, "store" | "clock" | "ra
  * whether or not they turn out to be approved, and before its verifier is checked: a hand-off
  * code presented without the verifier was caught on its way, and is spent so it cannot be tried again.
  */
-export async function redeemExchangeCode(deps: Pick<Deps, "store" | "clock">, code: string, codeVerifier: string | null = null): Promise<{ person: people.Person; uid: string }> {
+export async function redeemExchangeCode(deps: Pick<Deps, "store" | "clock" | "transaction">, code: string, codeVerifier: string | null = null): Promise<{ person: people.Person; uid: string }> {
   const hash = sha256(code);
-  const redeemed = await deps.store.runTransaction(async (tx) => {
+  const redeemed = await deps.transaction(async (tx) => {
     const stored = await codes.findByHash(deps.store, hash, tx);
     ensure(stored, "invalid_code");
     ensure(stored.redeemedAt === null, "code_used");

@@ -1,5 +1,5 @@
-import type { Config, HandoffApp } from "../../config";
-import type { Deps } from "../../deps";
+import type { Config, HandoffApp } from "../settings";
+import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { issueExchangeCode } from "./exchange-codes";
 import { redirectMatches } from "./handoff-redirects";

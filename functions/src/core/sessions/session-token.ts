@@ -1,30 +1,10 @@
 import { createPrivateKey, createPublicKey, sign, verify as verifySignature, type KeyObject } from "node:crypto";
+import type { SessionClaims, SessionTokens } from "../ports";
 
 /**
  * The current session format: a JWT signed by the service (RS256, `kid` in the header so keys
  * can rotate). Verifying needs no network and no database: the cheapest check on the hot path.
  */
-export interface SessionClaims {
-  uid: string;
-  personId: string;
-  /** When the person authenticated at the identity provider (OpenID Connect's `auth_time`). */
-  authTime: Date;
-  issuedAt: Date;
-  expiresAt: Date;
-}
-
-export interface SessionTokens {
-  issue(claims: { uid: string; personId: string; authTime: Date }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
-  /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
-  verify(token: string, now: Date): Promise<SessionClaims | null>;
-  /**
-   * An OpenID Connect ID token, signed by the same ring under `typ: JWT` and the client as
-   * audience, so neither kind of token passes for the other.
-   */
-  signIdToken(claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>): Promise<string>;
-  /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
-  publicJwks(): { keys: Array<Record<string, unknown>> };
-}
 
 const TYPE = "session+jwt";
 const ALGORITHM = "RS256";

@@ -1,6 +1,7 @@
 import { DAY } from "../../clock";
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as people from "../../store/people";
+import * as projectAccess from "../../store/project-access";
 import { decideAccess, type Refusal } from "../people/access";
 import { AppError } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
@@ -16,7 +17,7 @@ export type VerifyOutcome =
  * Revocation is checked here (one call to the provider) and nowhere on the hot path: a session
  * is only ever minted from a token that is live at this moment.
  */
-export async function openSession(deps: Pick<Deps, "identity" | "store" | "clock" | "random" | "tokens">, idToken: string, project: string): Promise<VerifyOutcome> {
+export async function openSession(deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens">, idToken: string, project: string): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
   const person = await resolvePerson(deps, signIn);
@@ -58,4 +59,9 @@ export async function personFor(deps: Pick<Deps, "store" | "people">, principal:
   deps.people.set(person.id, person);
   // An account an admin has unlinked from the person no longer speaks for them.
   return person.uids.includes(principal.uid) ? person : null;
+}
+
+/** POST /auth/project-access: when the person last reached a project, and how often. */
+export async function recordProjectAccess(deps: Pick<Deps, "store" | "clock">, personId: string, project: string): Promise<void> {
+  await projectAccess.record(deps.store, personId, project, deps.clock.now());
 }

@@ -1,4 +1,4 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as apiKeys from "../../store/api-keys";
 import { constantTimeEqual, sha256 } from "../secrets";
 

@@ -1,4 +1,4 @@
-import type { Deps } from "../../deps";
+import type { Deps } from "../deps";
 import * as notifications from "../../store/notifications";
 
 /** How many ids of read notices a person's read state keeps; older ones fall under `allReadAt`. */
@@ -53,8 +53,8 @@ export async function notificationsFor(deps: Pick<Deps, "store">, personId: stri
 }
 
 /** Marks notices read, or everything up to now; read-modify-write in one transaction. */
-export async function markRead(deps: Pick<Deps, "store" | "clock">, personId: string, change: { ids: string[] } | { all: true }): Promise<void> {
-  await deps.store.runTransaction(async (tx) => {
+export async function markRead(deps: Pick<Deps, "store" | "clock" | "transaction">, personId: string, change: { ids: string[] } | { all: true }): Promise<void> {
+  await deps.transaction(async (tx) => {
     const state = await notifications.readState(deps.store, personId, tx);
     const next =
       "all" in change

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { SECOND } from "../../clock";
-import { authorizeStep, type AuthorizeRequest } from "./oidc";
+import { authorizeStep, type AuthorizeRequest } from "./authorize";
 
 const now = new Date("2026-05-01T12:00:00Z");
 const prompt = (over: Partial<AuthorizeRequest["prompt"]> = {}) => ({ none: false, login: false, selectAccount: false, ...over });

@@ -1,0 +1,32 @@
+import type { Clock } from "../clock";
+import type { Logger } from "../logger";
+import type { Random } from "../random";
+import type { Firestore } from "../store/db";
+import type { ClientCache, Fetch, Identity, Mailer, PersonCache, SessionTokens, TransactionRunner } from "./ports";
+import type { Config, PepperKey } from "./settings";
+
+/**
+ * Everything the rules touch in the world, as one plain object; each rule takes a Pick of it.
+ * Put together in one place, src/deps.ts (buildDeps), for production, the tests and the bench.
+ */
+export interface Deps {
+  config: Config;
+  /** Firestore, for the store modules' reads and writes. */
+  store: Firestore;
+  /** Firestore's read-write transactions; the only way the rules open one. */
+  transaction: TransactionRunner;
+  /** The network: providers, their keys, the calendar feed. */
+  fetch: Fetch;
+  clock: Clock;
+  random: Random;
+  log: Logger;
+  identity: Identity;
+  tokens: SessionTokens;
+  people: PersonCache;
+  /** Registered OIDC clients, per instance. */
+  clients: ClientCache;
+  /** null when SMTP is not configured: email codes answer 503. */
+  mailer: Mailer | null;
+  /** CODE_PEPPER, parsed once per instance; null in a function that does not read the secret. */
+  pepper: PepperKey[] | null;
+}

@@ -1,0 +1,32 @@
+import { errorText } from "../logger";
+import { withDeadline } from "./deadline";
+import type { Deps } from "./deps";
+import { AppError, type ErrorCode } from "./errors";
+
+/** How a failure of work outside the process is answered and logged. */
+export interface Failure {
+  /** What the caller hears instead. */
+  code: ErrorCode;
+  /** The log line: what failed. The error's message is added; never a stack, never a secret. */
+  log: string;
+  level?: "warn" | "error";
+  fields?: Record<string, unknown>;
+  /** Gives up after this long, as a failure (the work itself runs on). */
+  deadlineMs?: number;
+}
+
+/**
+ * The one failure translator. Runs work that leaves the process (the identity provider, a
+ * provider behind a bridge, Firestore): a refusal of ours passes through as it is; anything else
+ * is logged once, by its message only, and answered as `failure.code`.
+ */
+export async function translateFailure<T>(deps: Pick<Deps, "log">, failure: Failure, work: () => Promise<T>): Promise<T> {
+  try {
+    const running = work();
+    return await (failure.deadlineMs === undefined ? running : withDeadline(running, failure.deadlineMs));
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    deps.log[failure.level ?? "error"](failure.log, { ...failure.fields, error: errorText(err) });
+    throw new AppError(failure.code, undefined, err);
+  }
+}

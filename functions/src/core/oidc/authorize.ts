@@ -1,0 +1,129 @@
+import { MINUTE } from "../../clock";
+import type { Deps } from "../deps";
+import * as codes from "../../store/oidc-codes";
+import * as clients from "../../store/oidc-clients";
+import { ensure } from "../errors";
+import { isS256Challenge } from "../pkce";
+import { sha256 } from "../secrets";
+import { findClient } from "./clients";
+import { SCOPES } from "./scopes";
+
+/** The code travels once through the browser and is redeemed by the client's server at once. */
+export const AUTHORIZATION_CODE_LIFETIME_MS = 1 * MINUTE;
+
+export interface AuthorizeParams {
+  clientId?: string;
+  redirectUri?: string;
+  responseType?: string;
+  scope?: string;
+  state?: string;
+  nonce?: string;
+  codeChallenge?: string;
+  codeChallengeMethod?: string;
+  prompt?: string;
+  maxAge?: string;
+}
+
+export interface AuthorizeRequest {
+  client: clients.OidcClient;
+  redirectUri: string;
+  scopes: string[];
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string;
+  /** `prompt` (OpenID Connect Core §3.1.2.1): none, or the identity host's pages it asks for. */
+  prompt: { none: boolean; login: boolean; selectAccount: boolean };
+  /** `max_age` in seconds: how long ago the person may have authenticated; null for any time. */
+  maxAgeSeconds: number | null;
+}
+
+/**
+ * `consent` is accepted and needs no page: clients are registered by the operator, whose
+ * registration stands for it. Any other value is refused rather than silently ignored.
+ */
+export const PROMPTS = ["none", "login", "consent", "select_account"] as const;
+const MAX_AGE = /^\d{1,10}$/;
+
+function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
+  const prompts = (value ?? "").split(" ").filter((p) => p !== "");
+  ensure(prompts.every((p) => (PROMPTS as readonly string[]).includes(p)), "oauth_invalid_request", `prompt may only be ${PROMPTS.join(", ")}`);
+  // "none" promises no page at all, so it cannot be asked together with one (§3.1.2.1).
+  ensure(!prompts.includes("none") || prompts.length === 1, "oauth_invalid_request", "prompt none cannot be combined with another value");
+  return { none: prompts.includes("none"), login: prompts.includes("login"), selectAccount: prompts.includes("select_account") };
+}
+
+
+/**
+ * Everything that must hold before anything may be sent to `redirect_uri`. The client and its
+ * exact redirect URI come first: until both are known good, a refusal is answered to the caller
+ * and never delivered to the URI in the request (an open redirector otherwise).
+ */
+export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients">, p: AuthorizeParams): Promise<AuthorizeRequest> {
+  ensure(p.clientId, "oauth_invalid_request", "client_id is required");
+  const client = await findClient(deps, p.clientId);
+  ensure(client, "oauth_unknown_client");
+  // Exact string match against the registered list: no prefix, no wildcard, no normalisation.
+  ensure(p.redirectUri !== undefined && client.redirectUris.includes(p.redirectUri), "oauth_redirect_not_registered");
+  ensure(p.responseType === "code", "oauth_unsupported_response_type");
+  const scopes = (p.scope ?? "").split(" ").filter((s) => s !== "");
+  ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
+  // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
+  ensure(p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge), "oauth_pkce_required");
+  ensure(p.maxAge === undefined || MAX_AGE.test(p.maxAge), "oauth_invalid_request", "max_age must be a whole number of seconds");
+  return {
+    client,
+    redirectUri: p.redirectUri,
+    scopes: scopes.filter((s) => (SCOPES as readonly string[]).includes(s)),
+    state: p.state ?? null,
+    nonce: p.nonce ?? null,
+    codeChallenge: p.codeChallenge,
+    prompt: parsePrompt(p.prompt),
+    maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
+  };
+}
+
+/**
+ * What the authorise endpoint does next for a valid request:
+ * - `sign-in`: send the browser to the identity host, asking it for `prompt` (null: its usual page).
+ * - `error`: tell the client at its redirect URI.
+ * - `code`: issue one, for the session given.
+ * A sign-in too old for `max_age` counts as none. With `prompt=none` nothing may be shown, so
+ * where a page would be needed the client hears `login_required` instead.
+ */
+export type AuthorizeStep<S> = { kind: "sign-in"; prompt: string | null } | { kind: "error"; error: "login_required" | "access_denied" } | { kind: "code"; session: S };
+
+export function authorizeStep<S extends { authTime: Date; approved: boolean }>(request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds">, session: S | null, now: Date): AuthorizeStep<S> {
+  const { prompt, maxAgeSeconds } = request;
+  // In whole seconds, as `auth_time` is carried and as a relying party checks it.
+  const ageSeconds = session === null ? 0 : Math.floor(now.getTime() / 1000) - Math.floor(session.authTime.getTime() / 1000);
+  const stale = session !== null && maxAgeSeconds !== null && ageSeconds > maxAgeSeconds;
+  if (session === null || stale || prompt.login || prompt.selectAccount) {
+    if (prompt.none) return { kind: "error", error: "login_required" };
+    // A sign-in the person already holds is not enough when it is too old or a new one was asked for.
+    const pages = [...(prompt.login || stale ? ["login"] : []), ...(prompt.selectAccount ? ["select_account"] : [])];
+    return { kind: "sign-in", prompt: pages.length === 0 ? null : pages.join(" ") };
+  }
+  return session.approved ? { kind: "code", session } : { kind: "error", error: "access_denied" };
+}
+
+/** Issues a single-use authorization code for a signed-in, approved person. Returns the code. */
+export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" | "random">, request: AuthorizeRequest, person: { id: string }, principal: { uid: string; authTime: Date }): Promise<string> {
+  const code = deps.random.token(32);
+  const now = deps.clock.now();
+  await codes.save(deps.store, {
+    hash: sha256(code),
+    clientId: request.client.clientId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    nonce: request.nonce,
+    scopes: request.scopes,
+    uid: principal.uid,
+    personId: person.id,
+    authTime: principal.authTime,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_MS),
+    usedAt: null,
+    accessTokenHash: null,
+  });
+  return code;
+}

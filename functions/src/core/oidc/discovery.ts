@@ -1,0 +1,24 @@
+import { PROMPTS } from "./authorize";
+import { SCOPES } from "./scopes";
+
+/** The discovery document (OpenID Connect Discovery 1.0 §3). */
+export function discovery(issuer: string): Record<string, unknown> {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/auth/oidc/authorize`,
+    token_endpoint: `${issuer}/auth/oidc/token`,
+    userinfo_endpoint: `${issuer}/auth/oidc/userinfo`,
+    jwks_uri: `${issuer}/auth/oidc/jwks`,
+    scopes_supported: SCOPES,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: ["RS256"],
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    code_challenge_methods_supported: ["S256"],
+    claims_supported: ["iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "email", "email_verified", "name"],
+    prompt_values_supported: PROMPTS,
+    authorization_response_iss_parameter_supported: true,
+  };
+}

@@ -1,0 +1,166 @@
+import { HOUR } from "../../clock";
+import type { Deps } from "../deps";
+import type { Transaction } from "../../store/db";
+import * as codes from "../../store/oidc-codes";
+import * as clients from "../../store/oidc-clients";
+import * as accessTokens from "../../store/oidc-tokens";
+import * as people from "../../store/people";
+import { AppError, ensure } from "../errors";
+import { groupCommit } from "../group-commit";
+import { pkceMatches } from "../pkce";
+import { constantTimeEqual, sha256 } from "../secrets";
+import { personFor } from "../sessions/sessions";
+import { findClient } from "./clients";
+import { claimsFor } from "./scopes";
+
+export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
+export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
+
+/** The registered client whose secret was presented, or invalid_client. */
+export async function authenticateClient(deps: Pick<Deps, "store" | "clients">, clientId: string, secret: string): Promise<clients.OidcClient> {
+  const client = await findClient(deps, clientId);
+  // Secrets are stored as SHA-256 digests; the digests are compared in constant time.
+  ensure(client && constantTimeEqual(sha256(secret), client.secretHash), "oauth_invalid_client");
+  return client;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  id_token: string;
+  scope: string;
+}
+
+/** At most this many redemptions share a transaction: two writes each, within a commit's 500. */
+export const REDEMPTIONS_PER_TRANSACTION = 100;
+/** Transactions of redemptions running at once on an instance. */
+export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
+
+interface Redemption {
+  clientId: string;
+  hash: string;
+  redirectUri: string;
+  codeVerifier: string;
+  tokenHash: string;
+}
+
+/** An issued decision carries its ID token being signed, to be handed out only once the commit lands. */
+type Decision = { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string> } | { kind: "replayed" } | { kind: "refused"; error: AppError };
+
+type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "people" | "transaction">;
+
+/**
+ * One redemption, inside the batch's transaction: the code's checks, then its writes. A code
+ * presented again after it was used, with its verifier, is refused, and the access token it was
+ * redeemed for is revoked in the same commit (RFC 6749 §4.1.2). A wrong verifier, redirect URI
+ * or client neither uses the code up nor revokes anything.
+ */
+function decide(deps: TokenDeps, tx: Transaction, r: Redemption, stored: codes.OidcCode | null, person: people.Person | null, now: Date): Decision {
+  ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
+  ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
+  ensure(pkceMatches(r.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
+  // Only a presentation that proves possession (the verifier) counts as a reuse: a code seen
+  // without it cannot be used to revoke what its rightful redemption was given.
+  if (stored.usedAt !== null) {
+    if (stored.accessTokenHash !== null) accessTokens.revoke(deps.store, tx, stored.accessTokenHash);
+    return { kind: "replayed" };
+  }
+  ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
+  // A person who is no longer approved gets nothing: the code is spent, and no token is stored.
+  if (person === null || person.status !== "approved") {
+    codes.markUsed(deps.store, tx, r.hash, now, null);
+    return { kind: "refused", error: new AppError("oauth_invalid_grant") };
+  }
+  accessTokens.create(deps.store, tx, {
+    hash: r.tokenHash,
+    clientId: stored.clientId,
+    uid: stored.uid,
+    personId: stored.personId,
+    scopes: stored.scopes,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
+  });
+  codes.markUsed(deps.store, tx, r.hash, now, r.tokenHash);
+  return { kind: "issued", stored, idToken: signIdToken(deps, stored, person, now) };
+}
+
+/**
+ * Starts signing the ID token (on libuv's thread pool) while the batch's commit is on its way,
+ * so the signature and the round trip overlap. A signature whose commit fails, or whose
+ * transaction is retried, is never handed out.
+ */
+function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Person, now: Date): Promise<string> {
+  const iat = Math.floor(now.getTime() / 1000);
+  const signing = deps.tokens.signIdToken({
+    iss: deps.config.serviceUrl,
+    sub: person.id,
+    aud: stored.clientId,
+    iat,
+    exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
+    ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
+    ...(stored.authTime === null ? {} : { auth_time: Math.floor(stored.authTime.getTime() / 1000) }),
+    ...claimsFor(person, stored.scopes),
+  });
+  // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.
+  signing.catch(() => {});
+  return signing;
+}
+
+/** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
+function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
+  return deps.transaction(async (tx) => {
+    const found = await codes.findManyByHash(deps.store, batch.map((r) => r.hash), tx);
+    // The people behind unused codes, through the per-instance cache every gated request uses:
+    // read before anything is written, so a person who may not sign in gets no token stored.
+    const owners = await Promise.all(found.map((code) => (code && code.usedAt === null ? personFor(deps, { uid: code.uid, personId: code.personId }) : null)));
+    const now = deps.clock.now();
+    return batch.map((r, i): Decision => {
+      try {
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, now);
+      } catch (error) {
+        if (error instanceof AppError) return { kind: "refused", error };
+        throw error;
+      }
+    });
+  });
+}
+
+export type Redeemer = (input: { client: clients.OidcClient; code: string; redirectUri: string; codeVerifier: string }) => Promise<TokenResponse>;
+
+/**
+ * Redeems authorization codes, each once: a transaction decides, so of any number of concurrent
+ * redemptions of a code (on any instance) exactly one wins, and the code is marked used in the
+ * same commit that stores its access token.
+ *
+ * Concurrent redemptions on this instance share a transaction (group commit, see
+ * group-commit.ts): under load the database work per token shrinks instead of queueing, and
+ * each code is still decided on its own. Two redemptions of one code never share a batch.
+ *
+ * The person is checked inside the batch, before its commit, through the same per-instance
+ * person cache as every gated request: a person who is no longer approved gets no tokens, and
+ * their code is spent with no access token stored. The ID token is signed while the commit is
+ * on its way and handed out only once it has landed.
+ */
+export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction">): Redeemer {
+  const decideGrouped = groupCommit((batch: Redemption[]) => decideAll(deps, batch), (r) => r.hash, {
+    maxBatch: REDEMPTIONS_PER_TRANSACTION,
+    inFlight: REDEMPTION_TRANSACTIONS_IN_FLIGHT,
+  });
+  return async (input) => {
+    const accessToken = deps.random.token(32);
+    const tokenHash = sha256(accessToken);
+    const decision = await decideGrouped({ clientId: input.client.clientId, hash: sha256(input.code), redirectUri: input.redirectUri, codeVerifier: input.codeVerifier, tokenHash });
+    // Thrown after the commit, so a replay's revocation is kept.
+    if (decision.kind === "refused") throw decision.error;
+    if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
+    const { stored } = decision;
+    let idToken: string;
+    try {
+      idToken = await decision.idToken;
+    } catch {
+      throw new AppError("oauth_server_error");
+    }
+    return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, id_token: idToken, scope: stored.scopes.join(" ") };
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * What the rules need from outside themselves, as interfaces: the identity provider, mail, the
+ * network and Firestore's transactions (implemented in adapters/ and store/), and the per-instance
+ * services deps.ts builds for them (session tokens, the person and client caches).
+ */
+import type { OidcClient } from "../store/oidc-clients";
+import type { Person } from "../store/people";
+import type { Transaction } from "../store/db";
+import type { TtlCache } from "./ttl-cache";
+
+/** What a verified sign-in at the identity provider proves. */
+export interface SignIn {
+  uid: string;
+  /** Only an address the provider has verified; an unverified one proves nothing. */
+  email: string | null;
+  phone: string | null;
+  name: string | null;
+  provider: string;
+}
+
+/** A sign-in a token of the provider proves, with when the person actually authenticated. */
+export interface VerifiedSignIn extends SignIn {
+  /** The token's `auth_time`: kept across the token's refreshes, so not when it was minted. */
+  authTime: Date;
+}
+
+/** The managed identity provider, as the rules see it. */
+export interface Identity {
+  /** null when the token does not verify, is revoked, or its account is disabled. */
+  verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
+  /** The older session format (the provider's session cookie), still honoured until it expires. */
+  verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
+  createCustomToken(uid: string): Promise<string>;
+  /**
+   * The account for `email`, whose mailbox the caller has just proved: created (verified) when
+   * there is none; an existing unverified one is taken back from whoever registered it first.
+   */
+  accountForEmail(email: string): Promise<string>;
+  revokeSessions(uid: string): Promise<void>;
+  /**
+   * Signs in at the identity provider with a credential from a provider behind it, as its own
+   * sign-in page would: the account linked to that provider account, created when there is none.
+   */
+  signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
+}
+
+export interface ProviderSignIn {
+  /** The identity provider's web API key. */
+  apiKey: string;
+  /** The provider's id at the identity provider (`google.com`, `oidc.<name>`). */
+  providerId: string;
+  /** What the provider gave for the sign-in: its ID token, or (plain OAuth 2.0) its access token. */
+  credential: { idToken: string } | { accessToken: string };
+  /** The address the provider sent the browser back to. */
+  requestUri: string;
+  signal: AbortSignal;
+}
+
+export interface MailMessage {
+  /** One canonical address (core/email-address), never a list. */
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Outgoing mail, as the rules see it. */
+export interface Mailer {
+  /** Rejects when the mail was not accepted for delivery. */
+  send(message: MailMessage): Promise<void>;
+  /**
+   * Takes about as long as `send` does, sends nothing, and fails when sends are failing: what an
+   * address on no account gets, so neither timing nor outcome tells it apart from a real one.
+   */
+  imitateSend(): Promise<void>;
+  /** Rejects when the mail server cannot be reached or refuses us (for GET /status). */
+  check(): Promise<void>;
+}
+
+/** The network, as `fetch` reaches it: an adapter, so a test can stand in for a provider or a feed. */
+export type Fetch = typeof fetch;
+
+/**
+ * Runs `work` in one Firestore read-write transaction, retried by Firestore on contention: every
+ * counter, single-use code and limit is decided inside one.
+ */
+export type TransactionRunner = <T>(work: (tx: Transaction) => Promise<T>) => Promise<T>;
+
+/** What a session token of ours says (core/sessions/session-token.ts signs and checks them). */
+export interface SessionClaims {
+  uid: string;
+  personId: string;
+  /** When the person authenticated at the identity provider (OpenID Connect's `auth_time`). */
+  authTime: Date;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export interface SessionTokens {
+  issue(claims: { uid: string; personId: string; authTime: Date }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
+  /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
+  verify(token: string, now: Date): Promise<SessionClaims | null>;
+  /**
+   * An OpenID Connect ID token, signed by the same ring under `typ: JWT` and the client as
+   * audience, so neither kind of token passes for the other.
+   */
+  signIdToken(claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>): Promise<string>;
+  /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
+  publicJwks(): { keys: Array<Record<string, unknown>> };
+}
+
+/**
+ * People read on gated requests, by person id: a hot session costs no database read. A change
+ * made on another instance (its PATCH) shows here within the TTL; one made here evicts at once.
+ */
+export type PersonCache = TtlCache<Person>;
+
+/**
+ * Registered clients read by the authorise and token endpoints, kept per instance: a busy
+ * relying party costs no read per request. A registration changed by the operator (a new
+ * secret, a redirect URI removed, the client deleted) takes effect within the TTL.
+ */
+export type ClientCache = TtlCache<OidcClient>;

@@ -1,0 +1,71 @@
+/**
+ * What the rules are configured with: the settings config.ts reads from the platform's params and
+ * secrets (once per instance), as plain values. The rules depend on this shape, not on how it is read.
+ */
+
+export interface Config {
+  parentDomain: string;
+  /** Origin of the service ({base_url}): the OpenID Connect issuer. */
+  serviceUrl: string;
+  idUrl: string;
+  /** The seven origins allowed to call with credentials. */
+  allowedOrigins: string[];
+  smtp: { host: string; port: number; secure: boolean; user: string; password: string; from: string } | null;
+  sessionKeys: string;
+  codePepper: string;
+  idpSigningSecret: string;
+  /** The namespace of the claims callback's claims: `urn:<claimNamespace>:personId` and so on. */
+  claimNamespace: string;
+  /** The `gaming` bridge's OpenID 2.0 endpoint (https, or loopback http); null: not configured. */
+  gamingEndpoint: string | null;
+  /** The `federated` bridge's providers and how to sign in at the identity provider; null: not configured. */
+  federated: FederatedConfig | null;
+  /** The shared calendar's iCalendar feed (https, or loopback http); null: none. */
+  calendarUrl: string | null;
+  /** What GET /location answers when the calendar places no one anywhere. */
+  defaultLocation: string | null;
+  /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
+  handoffApps: Record<string, HandoffApp>;
+}
+
+/** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */
+export interface HandoffApp {
+  id: string;
+  /** What the person is asked to continue to. */
+  name: string;
+  redirectUris: string[];
+}
+
+/** The provider selectors the contract names for the `federated` bridge. */
+export const FEDERATED_IDPS = ["search", "professional", "codehost", "devicemaker", "native"] as const;
+
+export type FederatedIdp = (typeof FEDERATED_IDPS)[number];
+
+/**
+ * A provider behind the identity provider, as the federated bridge reaches it: an OpenID Connect
+ * provider (`issuer`), whose ID tokens the bridge checks itself, or a plain OAuth 2.0 one
+ * (`endpoints`, e.g. a code host without ID tokens), whose access token only the identity
+ * provider can check, with the provider.
+ */
+export interface FederatedProvider {
+  /** Discovery, and the `iss` its ID tokens must carry (https, or loopback http); null on OAuth 2.0. */
+  issuer: string | null;
+  endpoints: { authorization: string; token: string } | null;
+  clientId: string;
+  clientSecret: string;
+  /** Its provider id at the identity provider (`google.com`, `github.com`, `oidc.<name>`). */
+  providerId: string;
+  /** Empty: the provider's default. */
+  scope: string;
+}
+
+export interface FederatedConfig {
+  apiKey: string;
+  providers: Partial<Record<FederatedIdp, FederatedProvider>>;
+}
+
+/** One key of the CODE_PEPPER ring. The kid is stored beside every hash it made. */
+export interface PepperKey {
+  kid: string;
+  secret: string;
+}

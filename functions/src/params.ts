@@ -1,0 +1,70 @@
+import { defineSecret, defineString } from "firebase-functions/params";
+
+/**
+ * Every setting the service reads, declared once. Code never reads these params directly:
+ * `readConfig()` (config.ts) turns them into a plain `Config` once per instance, and tests build
+ * their own. This module is all the deploy manifest (index.ts) loads of the settings.
+ */
+export const parentDomain = defineString("PARENT_DOMAIN", {
+  default: "example.test",
+  description: "Parent domain of every host; the session cookie's Domain",
+});
+export const serviceUrl = defineString("SERVICE_URL", {
+  default: "https://example.test",
+  description: "Origin of the service itself ({base_url}); the issuer of its OpenID Connect provider",
+});
+export const idUrl = defineString("ID_URL", {
+  default: "https://id.example.test",
+  description: "Origin of the identity host that issues ID tokens",
+});
+// A comma-separated string, not defineList: the CLI writes lists as CSV, the runtime reads JSON.
+export const appHosts = defineString("APP_HOSTS", {
+  default: "startpage,status,calendar,location",
+  description: "Comma-separated application host names under the parent domain, allowed to call with credentials",
+});
+export const smtpHost = defineString("SMTP_HOST", { default: "", description: "SMTP server; empty disables mail" });
+export const smtpPort = defineString("SMTP_PORT", { default: "587" });
+export const smtpSecure = defineString("SMTP_SECURE", { default: "false", description: "true for implicit TLS (465)" });
+export const smtpUser = defineString("SMTP_USER", { default: "" });
+export const mailFrom = defineString("MAIL_FROM", { default: "Sign-in <no-reply@example.test>" });
+
+export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
+  default: "",
+  description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
+});
+
+export const federatedProviders = defineString("FEDERATED_PROVIDERS", {
+  default: "",
+  description:
+    'The `federated` bridge\'s providers, as JSON: { "<idp>": { "issuer", "clientId", "providerId", "scope"? } } for idp search, professional, codehost, devicemaker or native; empty leaves the bridge unavailable',
+});
+export const idpApiKey = defineString("IDP_API_KEY", {
+  default: "",
+  description: "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
+});
+
+export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {
+  default: "",
+  description: "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
+});
+export const defaultLocation = defineString("DEFAULT_LOCATION", {
+  default: "",
+  description: "Where GET /location says people are when the calendar says nothing (empty: null)",
+});
+export const claimNamespace = defineString("CLAIM_NAMESPACE", {
+  default: "identity",
+  description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
+});
+export const handoffAppsParam = defineString("HANDOFF_APPS", {
+  default: "",
+  description:
+    'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
+});
+export const smtpPassword = defineSecret("SMTP_PASSWORD");
+/** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
+export const sessionKeys = defineSecret("SESSION_KEYS");
+/** `kid:secret` pairs separated by commas; the first keys new hashes, all verify (rotation). */
+export const codePepper = defineSecret("CODE_PEPPER");
+export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
+/** JSON object of the federated bridge's client secrets, one per idp: { "<idp>": "<secret>" }. */
+export const federatedClientSecrets = defineSecret("FEDERATED_CLIENT_SECRETS");
