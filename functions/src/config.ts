@@ -171,7 +171,12 @@ export function readConfig(): Config {
     idpSigningSecret: secret(params.idpSigningSecret),
     claimNamespace: urnNamespace(orDefault(params.claimNamespace.value(), "identity")),
     gamingEndpoint: openIdEndpoint(params.gamingOpenIdEndpoint.value()),
-    federated: federatedConfig(params.federatedProviders.value(), secret(params.federatedClientSecrets), params.idpApiKey.value()),
+    // Only the bridge function is given FEDERATED_CLIENT_SECRETS; every other function reads the same
+    // FEDERATED_PROVIDERS without it and has no use for the providers.
+    federated:
+      process.env[params.federatedClientSecrets.name] === undefined
+        ? null
+        : federatedConfig(params.federatedProviders.value(), secret(params.federatedClientSecrets), params.idpApiKey.value()),
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
