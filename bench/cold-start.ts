@@ -26,7 +26,13 @@ function probe(body: string, target = ""): number {
   const out = spawnSync("taskset", ["-c", "0", process.execPath, "-e", script], {
     cwd: functionsDir,
     encoding: "utf8",
-    env: { ...process.env, GCLOUD_PROJECT: "demo-bench", FUNCTIONS_CONTROL_API: "", SESSION_KEYS: process.env.BENCH_SESSION_KEYS ?? "", FUNCTION_TARGET: target },
+    env: {
+      ...process.env,
+      GCLOUD_PROJECT: "demo-bench",
+      FUNCTIONS_CONTROL_API: "",
+      SESSION_KEYS: process.env.BENCH_SESSION_KEYS ?? "",
+      FUNCTION_TARGET: target,
+    },
   });
   if (out.status !== 0) throw new Error(out.stderr);
   return Number(out.stdout.trim().split("\n").pop());
@@ -76,6 +82,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes("--json")) {
     console.log(JSON.stringify(rows));
   } else {
-    for (const [name, values] of Object.entries(rows)) console.log(`${name}: median ${fmt(median(values))} ms (range ${range(values)})`);
+    for (const [name, values] of Object.entries(rows))
+      console.log(`${name}: median ${fmt(median(values))} ms (range ${range(values)})`);
   }
 }

@@ -23,7 +23,22 @@ export async function seedPerson(uid: string): Promise<string> {
   const db = getFirestore();
   const people = service<any>("store/people");
   const person = await db.runTransaction(async (tx: unknown) =>
-    people.create(db, tx, { uids: [uid], emails: [`${uid}@example.test`], phones: [], name: "Bench", role: "user", projects: ["startpage"], groups: [], status: "approved" }, `bench-${uid}`, new Date()),
+    people.create(
+      db,
+      tx,
+      {
+        uids: [uid],
+        emails: [`${uid}@example.test`],
+        phones: [],
+        name: "Bench",
+        role: "user",
+        projects: ["startpage"],
+        groups: [],
+        status: "approved",
+      },
+      `bench-${uid}`,
+      new Date(),
+    ),
   );
   return person.id;
 }
@@ -35,11 +50,23 @@ export async function runHttpBench(firestoreHost: string): Promise<HttpBench> {
   const keys = sessionKeysJson("bench");
   const { sessionTokens } = service<any>("core/sessions/session-token");
   const now = new Date();
-  const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue({ uid, personId, authTime: now }, now, 14 * 24 * 3600 * 1000);
+  const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue(
+    { uid, personId, authTime: now },
+    now,
+    14 * 24 * 3600 * 1000,
+  );
 
   const [oursPort, conventionalPort, helloPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  await startPinned(0, join(root, "bench", "servers", "ours.ts"), [], { ...env, PORT: String(oursPort), SESSION_KEYS: keys });
-  const conventional = await startPinned(0, join(root, "bench", "servers", "conventional.ts"), [], { ...env, PORT: String(conventionalPort), BENCH_UID: uid });
+  await startPinned(0, join(root, "bench", "servers", "ours.ts"), [], {
+    ...env,
+    PORT: String(oursPort),
+    SESSION_KEYS: keys,
+  });
+  const conventional = await startPinned(0, join(root, "bench", "servers", "conventional.ts"), [], {
+    ...env,
+    PORT: String(conventionalPort),
+    BENCH_UID: uid,
+  });
   await startPinned(0, join(root, "bench", "servers", "hello.ts"), [], { PORT: String(helloPort) });
   const legacyCookie = (conventional.lines.find((l) => l.startsWith("cookie ")) ?? "").slice("cookie ".length);
 
@@ -47,7 +74,11 @@ export async function runHttpBench(firestoreHost: string): Promise<HttpBench> {
   const base = `http://127.0.0.1:${conventionalPort}`;
   const targets: Record<string, Target> = {
     "refresh, ours": { url: `${ours}/auth/session/refresh`, method: "POST", headers: { cookie: `__session=${token}` } },
-    "refresh, conventional": { url: `${base}/auth/session/refresh`, method: "POST", headers: { cookie: `__session=${legacyCookie}` } },
+    "refresh, conventional": {
+      url: `${base}/auth/session/refresh`,
+      method: "POST",
+      headers: { cookie: `__session=${legacyCookie}` },
+    },
     "gated GET, ours": { url: `${ours}/bench/gated`, headers: { cookie: `__session=${token}` } },
     "gated GET, conventional": { url: `${base}/bench/gated`, headers: { cookie: `__session=${legacyCookie}` } },
     "express /hello": { url: `http://127.0.0.1:${helloPort}/hello` },

@@ -52,32 +52,71 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
   const [oursPort, peerPort, durablePeerPort] = await Promise.all([freePort(), freePort(), freePort()]);
   const firestore = { FIRESTORE_EMULATOR_HOST: firestoreHost, GCLOUD_PROJECT: process.env.GCLOUD_PROJECT as string };
   const signingJwk = JSON.stringify(JSON.parse(keys)[0]);
-  const ours = await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], { ...common, ...firestore, PORT: String(oursPort), SESSION_KEYS: keys });
-  const peer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, PORT: String(peerPort), SIGNING_JWK: signingJwk, PEER_STORE: "memory" });
-  const durablePeer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], { ...common, ...firestore, PORT: String(durablePeerPort), SIGNING_JWK: signingJwk, PEER_STORE: "firestore" });
-  const pids: Record<string, number> = { [OURS]: ours.child.pid as number, [PEER_IN_MEMORY]: peer.child.pid as number, [PEER_ON_FIRESTORE]: durablePeer.child.pid as number };
+  const ours = await startPinned(0, join(root, "bench", "servers", "oidc-ours.ts"), [], {
+    ...common,
+    ...firestore,
+    PORT: String(oursPort),
+    SESSION_KEYS: keys,
+  });
+  const peer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], {
+    ...common,
+    PORT: String(peerPort),
+    SIGNING_JWK: signingJwk,
+    PEER_STORE: "memory",
+  });
+  const durablePeer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], {
+    ...common,
+    ...firestore,
+    PORT: String(durablePeerPort),
+    SIGNING_JWK: signingJwk,
+    PEER_STORE: "firestore",
+  });
+  const pids: Record<string, number> = {
+    [OURS]: ours.child.pid as number,
+    [PEER_IN_MEMORY]: peer.child.pid as number,
+    [PEER_ON_FIRESTORE]: durablePeer.child.pid as number,
+  };
 
   const servers: Record<string, string> = {
     [OURS]: `http://127.0.0.1:${oursPort}`,
     [PEER_IN_MEMORY]: `http://127.0.0.1:${peerPort}`,
     [PEER_ON_FIRESTORE]: `http://127.0.0.1:${durablePeerPort}`,
   };
-  const tokenPath: Record<string, string> = { [OURS]: "/auth/oidc/token", [PEER_IN_MEMORY]: "/token", [PEER_ON_FIRESTORE]: "/token" };
-  const headers = { authorization: `Basic ${Buffer.from(`bench-client:${secret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" };
-  const form = (code: string) => new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier }).toString();
+  const tokenPath: Record<string, string> = {
+    [OURS]: "/auth/oidc/token",
+    [PEER_IN_MEMORY]: "/token",
+    [PEER_ON_FIRESTORE]: "/token",
+  };
+  const headers = {
+    authorization: `Basic ${Buffer.from(`bench-client:${secret}`).toString("base64")}`,
+    "content-type": "application/x-www-form-urlencoded",
+  };
+  const form = (code: string) =>
+    new URLSearchParams({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    }).toString();
   const mint = async (base: string, n: number): Promise<string[]> => {
     const res = await fetch(`${base}/bench/mint?n=${n}`, { method: "POST" });
     const codes = (await res.json()) as unknown;
-    if (!Array.isArray(codes) || codes.length !== n) throw new Error(`minting ${n} codes at ${base} answered ${res.status}: ${JSON.stringify(codes).slice(0, 200)}`);
+    if (!Array.isArray(codes) || codes.length !== n)
+      throw new Error(`minting ${n} codes at ${base} answered ${res.status}: ${JSON.stringify(codes).slice(0, 200)}`);
     return codes as string[];
   };
 
   // Both must really complete the flow, with an ID token, before their figures mean anything.
   for (const [name, base] of Object.entries(servers)) {
     const [code] = await mint(base, 1);
-    const res = await fetch(base + (tokenPath[name] as string), { method: "POST", headers, body: form(code as string) });
+    const res = await fetch(base + (tokenPath[name] as string), {
+      method: "POST",
+      headers,
+      body: form(code as string),
+    });
     const body = (await res.json()) as { id_token?: string };
-    if (res.status !== 200 || typeof body.id_token !== "string") throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body)}`);
+    if (res.status !== 200 || typeof body.id_token !== "string")
+      throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body)}`);
   }
   const standIn = firestorePid();
   const run = async (name: string, n: number): Promise<{ result: LoadResult; cpu: CpuUse }> => {
@@ -88,7 +127,11 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     const result = await loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
     const seconds = (performance.now() - t0) / 1000;
     const server = cpuSeconds(pid) - server0;
-    const cpu = { msPerRequest: (server * 1000) / n, serverBusy: server / seconds, firestoreBusy: standIn === null ? null : (cpuSeconds(standIn) - firestore0) / seconds };
+    const cpu = {
+      msPerRequest: (server * 1000) / n,
+      serverBusy: server / seconds,
+      firestoreBusy: standIn === null ? null : (cpuSeconds(standIn) - firestore0) / seconds,
+    };
     return { result, cpu };
   };
   const names = Object.keys(servers);
@@ -107,7 +150,11 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     const base = servers[name] as string;
     let tokens = 0;
     for (const code of await mint(base, RACE_CODES)) {
-      const answers = await Promise.all(Array.from({ length: RACE_TRIES }, () => fetch(base + tokenPath[name], { method: "POST", headers, body: form(code) })));
+      const answers = await Promise.all(
+        Array.from({ length: RACE_TRIES }, () =>
+          fetch(base + tokenPath[name], { method: "POST", headers, body: form(code) }),
+        ),
+      );
       tokens += answers.filter((a) => a.status === 200).length;
     }
     redeemed[name] = tokens;
@@ -121,7 +168,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { rows, cpu, redeemed } = await runOidcBench(await benchFirestore());
   for (const [name, results] of Object.entries(rows)) {
     const use = cpu[name] ?? [];
-    const rounds = results.map((r, i) => `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors} cpu ${use[i]?.msPerRequest.toFixed(2)} ms/req busy ${use[i]?.serverBusy.toFixed(2)}`);
+    const rounds = results.map(
+      (r, i) =>
+        `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors} cpu ${use[i]?.msPerRequest.toFixed(2)} ms/req busy ${use[i]?.serverBusy.toFixed(2)}`,
+    );
     console.log(name, rounds.join(" | "), `| codes redeemed: ${redeemed[name]} for ${RACE_CODES}`);
   }
   process.exit(0);

@@ -54,49 +54,85 @@ export async function runOperations(): Promise<Row[]> {
       const ops = (await (await fetch(opsUrl)).json()) as Operations;
       rows.push({ request, ops, status, target });
     };
-    const { sessionTokens } = service<{ sessionTokens: (k: string, i: string, a: string) => Tokens }>("core/sessions/session-token");
+    const { sessionTokens } = service<{ sessionTokens: (k: string, i: string, a: string) => Tokens }>(
+      "core/sessions/session-token",
+    );
     const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
     let n = 0;
     /** An approved person with an account, as another instance would have signed them in. */
     const person = async () => {
       const i = n++;
-      const p = { personId: `ops-person-${i}`, uid: `ops-uid-${i}`, email: `ops-${i}@example.test`, password: `ops-password-${i}`, status: "approved" as const, projects: ["startpage"] };
+      const p = {
+        personId: `ops-person-${i}`,
+        uid: `ops-uid-${i}`,
+        email: `ops-${i}@example.test`,
+        password: `ops-password-${i}`,
+        status: "approved" as const,
+        projects: ["startpage"],
+      };
       await auth().createUser({ uid: p.uid, email: p.email, password: p.password, emailVerified: true });
       await createPeople([p]);
       const now = new Date(performance.timeOrigin + performance.now());
-      const { token } = await tokens.issue({ uid: p.uid, personId: p.personId, authTime: now }, now, 14 * 24 * 3600 * 1000);
+      const { token } = await tokens.issue(
+        { uid: p.uid, personId: p.personId, authTime: now },
+        now,
+        14 * 24 * 3600 * 1000,
+      );
       return { ...p, cookie: `__session=${token}` };
     };
-    const post = (path: string, body?: unknown, headers: Record<string, string> = {}) => client.call("POST", path, { body, headers });
+    const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      client.call("POST", path, { body, headers });
 
     await count("POST /auth/logout", "0", () => post("/auth/logout"));
 
     const stranger = { email: `ops-new-${randomBytes(4).toString("hex")}@example.test`, password: "ops-new-password" };
     await auth().createUser({ ...stranger, emailVerified: true });
     const strangerToken = await idTokenFor(client, env.authHost, stranger);
-    await count("POST /auth/verify, a person nobody knows (created pending)", "≤ 2 reads + 1 write (one commit)", () => post("/auth/verify", { idToken: strangerToken, project: "startpage" }));
+    await count("POST /auth/verify, a person nobody knows (created pending)", "≤ 2 reads + 1 write (one commit)", () =>
+      post("/auth/verify", { idToken: strangerToken, project: "startpage" }),
+    );
 
     const known = await person();
     const knownToken = await idTokenFor(client, env.authHost, known);
     let verified: { status: number; setCookie: string[] } = { status: 0, setCookie: [] };
-    await count("POST /auth/verify, a known approved person (cookie set)", "≤ 2 reads", async () => (verified = await post("/auth/verify", { idToken: knownToken, project: "startpage" })));
+    await count(
+      "POST /auth/verify, a known approved person (cookie set)",
+      "≤ 2 reads",
+      async () => (verified = await post("/auth/verify", { idToken: knownToken, project: "startpage" })),
+    );
     if (!sessionCookie(verified.setCookie)) throw new Error("POST /auth/verify set no cookie for an approved person");
 
     const cold = await person();
-    await count("POST /auth/session/refresh, person not yet cached on this instance", "≤ 1 read", () => post("/auth/session/refresh", undefined, { cookie: cold.cookie }));
-    await count("POST /auth/session/refresh, person cached", "0", () => post("/auth/session/refresh", undefined, { cookie: cold.cookie }));
+    await count("POST /auth/session/refresh, person not yet cached on this instance", "≤ 1 read", () =>
+      post("/auth/session/refresh", undefined, { cookie: cold.cookie }),
+    );
+    await count("POST /auth/session/refresh, person cached", "0", () =>
+      post("/auth/session/refresh", undefined, { cookie: cold.cookie }),
+    );
 
     const reader = await person();
-    await count("GET /startpage/notifications, person not yet cached (gate + page)", "gate ≤ 1 read", () => client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }));
-    await count("GET /startpage/notifications, person cached (the page's own reads only)", "gate 0", () => client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }));
-    await count("POST /auth/project-access", "1 write", () => post("/auth/project-access", { project: "startpage" }, { cookie: reader.cookie }));
+    await count("GET /startpage/notifications, person not yet cached (gate + page)", "gate ≤ 1 read", () =>
+      client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }),
+    );
+    await count("GET /startpage/notifications, person cached (the page's own reads only)", "gate 0", () =>
+      client.call("GET", "/startpage/notifications", { headers: { cookie: reader.cookie } }),
+    );
+    await count("POST /auth/project-access", "1 write", () =>
+      post("/auth/project-access", { project: "startpage" }, { cookie: reader.cookie }),
+    );
 
     const mailer = await person();
-    await count("POST /auth/otp/send, delivered", "1 transaction", () => post("/auth/otp/send", { email: mailer.email }));
+    await count("POST /auth/otp/send, delivered", "1 transaction", () =>
+      post("/auth/otp/send", { email: mailer.email }),
+    );
     const code = await mailedCode(client, env.mailUrl, mailer.email);
     if (!code) throw new Error("the code never reached the inbox");
-    await count("POST /auth/otp/verify, right code", "1 transaction", () => post("/auth/otp/verify", { email: mailer.email, otp: code }));
-    await count("POST /auth/otp/sign-in, right code", "1 transaction", () => post("/auth/otp/sign-in", { email: mailer.email, otp: code }));
+    await count("POST /auth/otp/verify, right code", "1 transaction", () =>
+      post("/auth/otp/verify", { email: mailer.email, otp: code }),
+    );
+    await count("POST /auth/otp/sign-in, right code", "1 transaction", () =>
+      post("/auth/otp/sign-in", { email: mailer.email, otp: code }),
+    );
 
     const redeemer = await person();
     const exchangeCode = await issueExchangeCode(redeemer.personId, redeemer.uid);
@@ -109,30 +145,63 @@ export async function runOperations(): Promise<Row[]> {
     const authorizeUrl = `/auth/oidc/authorize?${new URLSearchParams({ client_id: SOAK_CLIENT.clientId, redirect_uri: SOAK_CLIENT.redirectUri, response_type: "code", scope: "openid", code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" })}`;
     await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } });
     let authorized: { status: number; location: string | null } = { status: 0, location: null };
-    await count("GET /auth/oidc/authorize, signed in (client and person cached)", "1 write (the code)", async () => (authorized = await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } })));
+    await count(
+      "GET /auth/oidc/authorize, signed in (client and person cached)",
+      "1 write (the code)",
+      async () => (authorized = await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } })),
+    );
     const oidcCode = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
     const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
-    await count("POST /auth/oidc/token", "1 transaction", () => client.call("POST", "/auth/oidc/token", { form: { grant_type: "authorization_code", code: oidcCode, redirect_uri: SOAK_CLIENT.redirectUri, code_verifier: verifier }, headers: { authorization: basic } }));
+    await count("POST /auth/oidc/token", "1 transaction", () =>
+      client.call("POST", "/auth/oidc/token", {
+        form: {
+          grant_type: "authorization_code",
+          code: oidcCode,
+          redirect_uri: SOAK_CLIENT.redirectUri,
+          code_verifier: verifier,
+        },
+        headers: { authorization: basic },
+      }),
+    );
 
     // The identity provider's claims callback, signed as the provider signs it.
     const claimsOf = (fields: Record<string, unknown>) => {
       const t = Math.floor((performance.timeOrigin + performance.now()) / 1000);
-      const v1 = createHmac("sha256", BENCH_IDP_SIGNING_SECRET).update(`${t}.${JSON.stringify(fields)}`).digest("hex");
+      const v1 = createHmac("sha256", BENCH_IDP_SIGNING_SECRET)
+        .update(`${t}.${JSON.stringify(fields)}`)
+        .digest("hex");
       return post("/auth/idp/claims", fields, { "idp-signature": `t=${t},v1=${v1}` });
     };
     const holder = await person();
-    await count("POST /auth/idp/claims, an account a person holds", "1 read, no write", () => claimsOf({ uid: holder.uid }));
+    await count("POST /auth/idp/claims, an account a person holds", "1 read, no write", () =>
+      claimsOf({ uid: holder.uid }),
+    );
 
     // The gaming bridge, through the soak's local OpenID 2.0 provider.
     const bridgeAccount = `7656119${String(randomBytes(5).readUIntBE(0, 5)).padStart(13, "0")}`;
     const bridge = async (label: string, target: string) => {
-      let started: { status: number; location: string | null; setCookie: string[] } = { status: 0, location: null, setCookie: [] };
-      if (label === "new") await count("GET /auth/bridge/gaming/start", "1 write (the state)", async () => (started = await client.call("GET", "/auth/bridge/gaming/start")));
+      let started: { status: number; location: string | null; setCookie: string[] } = {
+        status: 0,
+        location: null,
+        setCookie: [],
+      };
+      if (label === "new")
+        await count(
+          "GET /auth/bridge/gaming/start",
+          "1 write (the state)",
+          async () => (started = await client.call("GET", "/auth/bridge/gaming/start")),
+        );
       else started = await client.call("GET", "/auth/bridge/gaming/start");
       const cookie = bridgeStateCookie(started.setCookie) ?? "";
-      const back = (await fetch(`${started.location}&account=${bridgeAccount}`, { redirect: "manual" })).headers.get("location") ?? "";
+      const back =
+        (await fetch(`${started.location}&account=${bridgeAccount}`, { redirect: "manual" })).headers.get("location") ??
+        "";
       const to = new URL(back);
-      await count(`GET /auth/bridge/gaming/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`, target, () => client.call("GET", to.pathname + to.search, { headers: { cookie } }));
+      await count(
+        `GET /auth/bridge/gaming/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`,
+        target,
+        () => client.call("GET", to.pathname + to.search, { headers: { cookie } }),
+      );
     };
     await bridge("new", "1 transaction (the state); new person: ≤ 2 reads + 1 commit");
     await bridge("known", "1 transaction (the state) + 1 read");
@@ -140,13 +209,29 @@ export async function runOperations(): Promise<Row[]> {
     // The federated bridge, through the soak's local OpenID Connect provider and the Auth emulator.
     const sub = String(randomBytes(4).readUInt32BE(0));
     const federated = async (label: string, target: string) => {
-      let started: { status: number; location: string | null; setCookie: string[] } = { status: 0, location: null, setCookie: [] };
-      if (label === "new") await count("GET /auth/bridge/federated/start?idp=search", "1 write (the state)", async () => (started = await client.call("GET", "/auth/bridge/federated/start?idp=search")));
+      let started: { status: number; location: string | null; setCookie: string[] } = {
+        status: 0,
+        location: null,
+        setCookie: [],
+      };
+      if (label === "new")
+        await count(
+          "GET /auth/bridge/federated/start?idp=search",
+          "1 write (the state)",
+          async () => (started = await client.call("GET", "/auth/bridge/federated/start?idp=search")),
+        );
       else started = await client.call("GET", "/auth/bridge/federated/start?idp=search");
       const cookie = bridgeStateCookie(started.setCookie) ?? "";
-      const back = (await fetch(`${started.location}&account=${sub}&email=ops-${sub}@example.test`, { redirect: "manual" })).headers.get("location") ?? "";
+      const back =
+        (
+          await fetch(`${started.location}&account=${sub}&email=ops-${sub}@example.test`, { redirect: "manual" })
+        ).headers.get("location") ?? "";
       const to = new URL(back);
-      await count(`GET /auth/bridge/federated/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`, target, () => client.call("GET", to.pathname + to.search, { headers: { cookie } }));
+      await count(
+        `GET /auth/bridge/federated/callback, ${label === "new" ? "an account nobody knows (person created pending)" : "a known account"}`,
+        target,
+        () => client.call("GET", to.pathname + to.search, { headers: { cookie } }),
+      );
     };
     await federated("new", "1 transaction (the state); new person: 1 lookup + 1 transaction (≤ 2 reads + 1 commit)");
     await federated("known", "1 transaction (the state) + 1 read");
@@ -160,7 +245,10 @@ export function operationsTable(rows: Row[]): string[] {
   return [
     "| Request | Status | Document reads | Queries | Lookups (get / getAll calls) | Transactions | Commits | Writes | Target |",
     "|---|---|---|---|---|---|---|---|---|",
-    ...rows.map(({ request, status, ops: o, target }) => `| ${request} | ${status} | ${o.documentReads} | ${o.queries} | ${o.lookups} | ${o.transactions} | ${o.commits} | ${o.writes} | ${target} |`),
+    ...rows.map(
+      ({ request, status, ops: o, target }) =>
+        `| ${request} | ${status} | ${o.documentReads} | ${o.queries} | ${o.lookups} | ${o.transactions} | ${o.commits} | ${o.writes} | ${target} |`,
+    ),
   ];
 }
 

@@ -22,12 +22,26 @@ import { fmt, median, range } from "./lib/stats.ts";
 
 const requireFromFunctions = createRequire(join(root, "functions", "package.json"));
 const esbuild = requireFromFunctions("esbuild") as typeof import("esbuild", { with: { "resolution-mode": "require" } });
-const { chromium } = createRequire(join(root, "package.json"))("playwright-core") as typeof import("playwright-core", { with: { "resolution-mode": "require" } });
+const { chromium } = createRequire(join(root, "package.json"))("playwright-core") as typeof import("playwright-core", {
+  with: { "resolution-mode": "require" },
+});
 
 const BUDGET_BYTES = 80 * 1024;
 const ROUNDS = Number(process.env.PAGES_ROUNDS ?? 9);
 /** npm start's profile, every port moved by 300 so a running stack is left alone. */
-const PORTS = { HOSTING_PORT: 5300, FUNCTIONS_PORT: 5301, AUTH_PORT: 9399, FIRESTORE_PORT: 8380, HUB_PORT: 4700, LOGGING_PORT: 4800, MAIL_SMTP_PORT: 1325, MAIL_WEB_PORT: 1380, GAMING_PROVIDER_PORT: 5310, FEDERATED_PROVIDER_PORT: 5315, HTTPS_PORT: 5343 };
+const PORTS = {
+  HOSTING_PORT: 5300,
+  FUNCTIONS_PORT: 5301,
+  AUTH_PORT: 9399,
+  FIRESTORE_PORT: 8380,
+  HUB_PORT: 4700,
+  LOGGING_PORT: 4800,
+  MAIL_SMTP_PORT: 1325,
+  MAIL_WEB_PORT: 1380,
+  GAMING_PROVIDER_PORT: 5310,
+  FEDERATED_PROVIDER_PORT: 5315,
+  HTTPS_PORT: 5343,
+};
 
 async function sdkBundle(variant: "minimal" | "default"): Promise<{ bytes: number; gzipBytes: number }> {
   const out = await esbuild.build({
@@ -46,7 +60,11 @@ async function sdkBundle(variant: "minimal" | "default"): Promise<{ bytes: numbe
 }
 
 function startStack(): Promise<() => Promise<void>> {
-  const child = spawn(process.execPath, [join(root, "tools", "stack.ts"), "start"], { env: { ...process.env, ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])) }, stdio: ["ignore", "pipe", "inherit"], detached: true });
+  const child = spawn(process.execPath, [join(root, "tools", "stack.ts"), "start"], {
+    env: { ...process.env, ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])) },
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
   const stop = () =>
     new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -59,15 +77,28 @@ function startStack(): Promise<() => Promise<void>> {
       seen += chunk.toString();
       if (seen.includes("Press Ctrl-C to stop.")) resolve(stop);
     });
-    child.once("exit", (code) => reject(new Error(`the stack exited (${code}) before it was ready:\n${seen.slice(-2000)}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the stack exited (${code}) before it was ready:\n${seen.slice(-2000)}`)),
+    );
   });
 }
 
 /** Milliseconds from navigation to the page's first focus on a control (or, with no script, to DOMContentLoaded). */
-async function timeToInteractive(page: import("playwright-core").Page, url: string, scripted: boolean): Promise<number> {
+async function timeToInteractive(
+  page: import("playwright-core").Page,
+  url: string,
+  scripted: boolean,
+): Promise<number> {
   await page.goto(url);
-  if (!scripted) return page.evaluate(() => performance.getEntriesByType("navigation")[0]?.toJSON().domContentLoadedEventEnd as number);
-  await page.waitForFunction(() => (window as unknown as { __interactive?: number }).__interactive !== undefined, undefined, { timeout: 15000 });
+  if (!scripted)
+    return page.evaluate(
+      () => performance.getEntriesByType("navigation")[0]?.toJSON().domContentLoadedEventEnd as number,
+    );
+  await page.waitForFunction(
+    () => (window as unknown as { __interactive?: number }).__interactive !== undefined,
+    undefined,
+    { timeout: 15000 },
+  );
   return page.evaluate(() => (window as unknown as { __interactive: number }).__interactive);
 }
 
@@ -75,7 +106,11 @@ const PAGES: Array<{ name: string; path: string; scripted: boolean }> = [
   { name: "/ (sign in)", path: "/", scripted: true },
   { name: "/account (signed out)", path: "/account", scripted: true },
   { name: "/request-access", path: "/request-access", scripted: true },
-  { name: "/handoff (signed out)", path: `/handoff?app=local-desktop&redirect_uri=${encodeURIComponent("http://127.0.0.1:8766/handoff")}`, scripted: true },
+  {
+    name: "/handoff (signed out)",
+    path: `/handoff?app=local-desktop&redirect_uri=${encodeURIComponent("http://127.0.0.1:8766/handoff")}`,
+    scripted: true,
+  },
   { name: "floor: a page with no script (404)", path: "/no-such-page", scripted: false },
 ];
 
@@ -88,19 +123,41 @@ export async function runPagesBench(): Promise<string[]> {
   const stop = await startStack();
   try {
     const out = mkdtempSync(join(tmpdir(), "pages-"));
-    const weights = await buildSite({ projectId: "demo-identity", authEmulator: `127.0.0.1:${PORTS.AUTH_PORT}`, outDir: out });
+    const weights = await buildSite({
+      projectId: "demo-identity",
+      authEmulator: `127.0.0.1:${PORTS.AUTH_PORT}`,
+      outDir: out,
+    });
     rmSync(out, { recursive: true, force: true });
     const [minimal, standard] = [await sdkBundle("minimal"), await sdkBundle("default")];
 
-    const rules = ["example.test", "*.example.test"].map((h) => `MAP ${h}:443 127.0.0.1:${PORTS.HTTPS_PORT}`).join(", ");
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=${rules}`] });
+    const rules = ["example.test", "*.example.test"]
+      .map((h) => `MAP ${h}:443 127.0.0.1:${PORTS.HTTPS_PORT}`)
+      .join(", ");
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        `--host-resolver-rules=${rules}`,
+      ],
+    });
     const timings = new Map<string, { cold: number[]; warm: number[] }>();
     try {
       for (let round = 0; round < ROUNDS; round++) {
         for (const p of PAGES) {
           const context = await browser.newContext({ ignoreHTTPSErrors: true });
           await context.addInitScript(() => {
-            document.addEventListener("focusin", () => ((window as unknown as { __interactive?: number }).__interactive ??= performance.now()), { once: true });
+            document.addEventListener(
+              "focusin",
+              () => ((window as unknown as { __interactive?: number }).__interactive ??= performance.now()),
+              { once: true },
+            );
           });
           const page = await context.newPage();
           const url = `https://id.example.test${p.path}`;
@@ -122,29 +179,53 @@ export async function runPagesBench(): Promise<string[]> {
 
     say("## 6. The identity host's pages in a browser (`npm run bench:pages`, Debian's Chromium on the local stack)");
     say();
-    say("| Page | scripts | JavaScript | gzipped | interactive, cold (ms, median) | range | warm (ms, median) | range |");
+    say(
+      "| Page | scripts | JavaScript | gzipped | interactive, cold (ms, median) | range | warm (ms, median) | range |",
+    );
     say("|---|---|---|---|---|---|---|---|");
     for (const p of PAGES) {
       const w = weights.find((x) => p.path.split("?")[0] === x.page);
       const t = timings.get(p.name) as { cold: number[]; warm: number[] };
-      const size = w === undefined ? ["0", "0 B", "0 B"] : [String(w.scripts.length), `${(w.bytes / 1024).toFixed(1)} KB`, `${(w.gzipBytes / 1024).toFixed(1)} KB`];
-      say(`| ${p.name} | ${size.join(" | ")} | ${fmt(median(t.cold))} | ${range(t.cold)} | ${fmt(median(t.warm))} | ${range(t.warm)} |`);
+      const size =
+        w === undefined
+          ? ["0", "0 B", "0 B"]
+          : [String(w.scripts.length), `${(w.bytes / 1024).toFixed(1)} KB`, `${(w.gzipBytes / 1024).toFixed(1)} KB`];
+      say(
+        `| ${p.name} | ${size.join(" | ")} | ${fmt(median(t.cold))} | ${range(t.cold)} | ${fmt(median(t.warm))} | ${range(t.warm)} |`,
+      );
     }
     say();
     const signIn = weights.find((w) => w.page === "/") as { gzipBytes: number };
-    say(`**Sign-in page: ${(signIn.gzipBytes / 1024).toFixed(1)} KB of JavaScript gzipped** (budget ≤ 80 KB, identity provider code included: ${signIn.gzipBytes <= BUDGET_BYTES ? "met" : "not met"}).`);
-    say(`Interactive is when the page first puts focus on a control, after it has asked the service what it needs (the session, the bridges); ${ROUNDS - 1} rounds after one that warms the functions.`);
+    say(
+      `**Sign-in page: ${(signIn.gzipBytes / 1024).toFixed(1)} KB of JavaScript gzipped** (budget ≤ 80 KB, identity provider code included: ${signIn.gzipBytes <= BUDGET_BYTES ? "met" : "not met"}).`,
+    );
+    say(
+      `Interactive is when the page first puts focus on a control, after it has asked the service what it needs (the session, the bridges); ${ROUNDS - 1} rounds after one that warms the functions.`,
+    );
     say();
-    say("The identity provider's client SDK for the one call the pages make (custom token to ID token), bundled and minified the same way:");
+    say(
+      "The identity provider's client SDK for the one call the pages make (custom token to ID token), bundled and minified the same way:",
+    );
     say();
     say("| Exchange | JavaScript | gzipped | × ours (the whole sign-in page) |");
     say("|---|---|---|---|");
-    say(`| SDK, \`initializeAuth\` with in-memory persistence (\`@firebase/auth\`) | ${(minimal.bytes / 1024).toFixed(1)} KB | ${(minimal.gzipBytes / 1024).toFixed(1)} KB | ${(minimal.gzipBytes / signIn.gzipBytes).toFixed(1)}× |`);
-    say(`| SDK, \`getAuth\` as documented (persistence in IndexedDB, popup and redirect support) | ${(standard.bytes / 1024).toFixed(1)} KB | ${(standard.gzipBytes / 1024).toFixed(1)} KB | ${(standard.gzipBytes / signIn.gzipBytes).toFixed(1)}× |`);
+    say(
+      `| SDK, \`initializeAuth\` with in-memory persistence (\`@firebase/auth\`) | ${(minimal.bytes / 1024).toFixed(1)} KB | ${(minimal.gzipBytes / 1024).toFixed(1)} KB | ${(minimal.gzipBytes / signIn.gzipBytes).toFixed(1)}× |`,
+    );
+    say(
+      `| SDK, \`getAuth\` as documented (persistence in IndexedDB, popup and redirect support) | ${(standard.bytes / 1024).toFixed(1)} KB | ${(standard.gzipBytes / 1024).toFixed(1)} KB | ${(standard.gzipBytes / signIn.gzipBytes).toFixed(1)}× |`,
+    );
     say();
-    const fits = minimal.gzipBytes + signIn.gzipBytes <= BUDGET_BYTES ? "Either SDK build would fit the budget beside the page" : "Neither SDK build fits the budget beside the page";
-    say(`${fits}; the pages make that call themselves (\`accounts:signInWithCustomToken\`, one \`fetch\`), so the smallest SDK build alone would be`);
-    say(`${(minimal.gzipBytes / signIn.gzipBytes).toFixed(1)}× the whole sign-in page, and the refresh token the provider returns is dropped unread, where the SDK would keep it (in memory or in IndexedDB).`);
+    const fits =
+      minimal.gzipBytes + signIn.gzipBytes <= BUDGET_BYTES
+        ? "Either SDK build would fit the budget beside the page"
+        : "Neither SDK build fits the budget beside the page";
+    say(
+      `${fits}; the pages make that call themselves (\`accounts:signInWithCustomToken\`, one \`fetch\`), so the smallest SDK build alone would be`,
+    );
+    say(
+      `${(minimal.gzipBytes / signIn.gzipBytes).toFixed(1)}× the whole sign-in page, and the refresh token the provider returns is dropped unread, where the SDK would keep it (in memory or in IndexedDB).`,
+    );
     say();
   } finally {
     await stop();
@@ -157,7 +238,9 @@ if (import.meta.main) {
   const resultsPath = join(root, "bench", "RESULTS.md");
   const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
   const section = `<!-- pages:start -->\n${lines.join("\n")}\n<!-- pages:end -->`;
-  const next = /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.test(previous) ? previous.replace(/<!-- pages:start -->[\s\S]*<!-- pages:end -->/, section) : previous.replace("<!-- soak:start -->", `${section}\n\n<!-- soak:start -->`);
+  const next = /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.test(previous)
+    ? previous.replace(/<!-- pages:start -->[\s\S]*<!-- pages:end -->/, section)
+    : previous.replace("<!-- soak:start -->", `${section}\n\n<!-- soak:start -->`);
   writeFileSync(resultsPath, next);
   console.log("\nwritten to bench/RESULTS.md");
   process.exit(0);

@@ -22,7 +22,9 @@ process.env.GCLOUD_PROJECT ??= "demo-bench";
 process.env.METADATA_SERVER_DETECTION = "none";
 
 function verifyBench(): Awaited<ReturnType<typeof runVerifyBench>> {
-  const out = spawnSync("taskset", ["-c", "0", process.execPath, join(root, "bench", "verify.ts"), "--json"], { encoding: "utf8" });
+  const out = spawnSync("taskset", ["-c", "0", process.execPath, join(root, "bench", "verify.ts"), "--json"], {
+    encoding: "utf8",
+  });
   if (out.status !== 0) throw new Error(`verify bench failed: ${out.stderr}`);
   return JSON.parse(out.stdout.trim().split("\n").pop() as string);
 }
@@ -40,7 +42,9 @@ function loadTable(rows: Record<string, LoadResult[]>): void {
   say("|---|---|---|---|---|---|");
   for (const [name, results] of Object.entries(rows)) {
     const rps = results.map((r) => r.rps);
-    say(`| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`);
+    say(
+      `| ${name} | ${fmt(median(rps))} | ${range(rps)} | ${median(results.map((r) => r.p99))} | ${results.reduce((a, r) => a + r.errors, 0)} | ${results.reduce((a, r) => a + r.non2xx, 0)} |`,
+    );
   }
 }
 
@@ -55,25 +59,48 @@ try {
   say("|---|---|---|");
   say(`| ours: RS256, keys imported once, synchronous check | ${fmt(median(v.ours))} | ${range(v.ours)} |`);
   say(`| firebase-admin \`verifySessionCookie\`, keys cached | ${fmt(median(v.baseline))} | ${range(v.baseline)} |`);
-  say(`| ours, a token this instance verified before (bounded cache of verified tokens) | ${fmt(median(v.cached))} | ${range(v.cached)} |`);
+  say(
+    `| ours, a token this instance verified before (bounded cache of verified tokens) | ${fmt(median(v.cached))} | ${range(v.cached)} |`,
+  );
   const signature = v.algorithms[RS256]?.rates ?? [];
-  say(`| the RSA-2048 signature check alone (node:crypto), same token and key: the ceiling | ${fmt(median(signature))} | ${range(signature)} |`);
+  say(
+    `| the RSA-2048 signature check alone (node:crypto), same token and key: the ceiling | ${fmt(median(signature))} | ${range(signature)} |`,
+  );
   say();
   const verifyRatio = median(v.ours) / median(v.baseline);
-  say(`**Ratio, full check: ${verifyRatio.toFixed(2)}×** (target ≥ 4×: ${verdict(verifyRatio >= 4)}); ${fmt(median(v.ours))}/s per core (target ≥ 20,000/s: ${verdict(median(v.ours) >= 20_000)}). ` + `The full check runs at ${((100 * median(v.ours)) / median(signature)).toFixed(0)}% of the bare signature check it cannot skip.`);
-  say(`A token this instance has verified before costs a map lookup: ${fmt(median(v.cached) / median(v.baseline))}× the baseline.`);
+  say(
+    `**Ratio, full check: ${verifyRatio.toFixed(2)}×** (target ≥ 4×: ${verdict(verifyRatio >= 4)}); ${fmt(median(v.ours))}/s per core (target ≥ 20,000/s: ${verdict(median(v.ours) >= 20_000)}). ` +
+      `The full check runs at ${((100 * median(v.ours)) / median(signature)).toFixed(0)}% of the bare signature check it cannot skip.`,
+  );
+  say(
+    `A token this instance has verified before costs a map lookup: ${fmt(median(v.cached) / median(v.baseline))}× the baseline.`,
+  );
   say();
-  say("The bare signature check of each algorithm a session token could be signed with, same signing input, same rounds:");
+  say(
+    "The bare signature check of each algorithm a session token could be signed with, same signing input, same rounds:",
+  );
   say();
   say("| Algorithm | key can be published | ops/s, median | range | × baseline |");
   say("|---|---|---|---|---|");
-  for (const [alg, { published, rates }] of Object.entries(v.algorithms)) say(`| ${alg} | ${published ? "yes" : "no (shared secret)"} | ${fmt(median(rates))} | ${range(rates)} | ${(median(rates) / median(v.baseline)).toFixed(2)}× |`);
+  for (const [alg, { published, rates }] of Object.entries(v.algorithms))
+    say(
+      `| ${alg} | ${published ? "yes" : "no (shared secret)"} | ${fmt(median(rates))} | ${range(rates)} | ${(median(rates) / median(v.baseline)).toFixed(2)}× |`,
+    );
   say();
   const publishable = Object.entries(v.algorithms).filter(([, a]) => a.published);
-  const [fastestAlg, fastest] = publishable.reduce((best, next) => (median(next[1].rates) > median(best[1].rates) ? next : best));
+  const [fastestAlg, fastest] = publishable.reduce((best, next) =>
+    median(next[1].rates) > median(best[1].rates) ? next : best,
+  );
   const ceiling = median(fastest.rates) / median(v.baseline);
-  say(`The fastest algorithm whose key can be published is ${fastestAlg}: its bare check is ${ceiling.toFixed(2)}× the baseline in this run, ` + (ceiling >= 4 ? "so 4× is within reach of a verifier whose keys are published." : "so no verifier whose keys can be published reaches 4× here; only a shared secret could."));
-  say("Session tokens stay RS256: their keys are the ones `GET /auth/oidc/jwks` publishes, so a backend on a sibling host can check `__session`");
+  say(
+    `The fastest algorithm whose key can be published is ${fastestAlg}: its bare check is ${ceiling.toFixed(2)}× the baseline in this run, ` +
+      (ceiling >= 4
+        ? "so 4× is within reach of a verifier whose keys are published."
+        : "so no verifier whose keys can be published reaches 4× here; only a shared secret could."),
+  );
+  say(
+    "Session tokens stay RS256: their keys are the ones `GET /auth/oidc/jwks` publishes, so a backend on a sibling host can check `__session`",
+  );
   say("offline, and no secret that can mint a session leaves this service.");
   say();
 
@@ -83,15 +110,22 @@ try {
   loadTable(rows);
   const m = (name: string) => median((rows[name] ?? []).map((r) => r.rps));
   say();
-  say(`**Refresh: ${(m("refresh, ours") / m("refresh, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×).`);
-  say(`**Gated GET: ${(m("gated GET, ours") / m("gated GET, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×); ` + `**${((100 * m("gated GET, ours")) / m("express /hello")).toFixed(0)}% of bare express /hello** (target ≥ 50%).`);
+  say(
+    `**Refresh: ${(m("refresh, ours") / m("refresh, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×).`,
+  );
+  say(
+    `**Gated GET: ${(m("gated GET, ours") / m("gated GET, conventional")).toFixed(2)}× the conventional app** (target ≥ 2×); ` +
+      `**${((100 * m("gated GET, ours")) / m("express /hello")).toFixed(0)}% of bare express /hello** (target ≥ 50%).`,
+  );
   say();
   say("## 3. Firestore operations per request (counted by the stand-in, one request at a time)");
   say();
   for (const line of operationsTable(await runOperations())) say(line);
   say();
   say("Counted around each request against the service as the soak runs it. Provider calls on the refresh and gated");
-  say("paths are counted by `functions/test/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.");
+  say(
+    "paths are counted by `functions/test/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
+  );
   say();
   say("## 4. Cold start: module load in a fresh process (one core)");
   say();
@@ -105,22 +139,35 @@ try {
   say("other group and not the SDK's HTTPS wrapper is loaded); its first request then loads group X's code and SDKs.");
   say("Deploy reads the whole manifest, once, outside any instance.");
   const worstEntry = Math.max(...GATED_AND_SESSIONS.map((g) => median(cold[`entry ${g}`] ?? [])));
-  say(`**Entry of the sessions and gated functions: at most ${fmt(worstEntry)} ms vs eager ${fmt(median(cold.eager ?? []))} ms** (target < 100 ms).`);
-  say(`First request ready, sessions: ${fmt(median(cold["first request sessions"] ?? []))} ms (most of it firebase-admin's Firestore client, which the first person lookup needs).`);
+  say(
+    `**Entry of the sessions and gated functions: at most ${fmt(worstEntry)} ms vs eager ${fmt(median(cold.eager ?? []))} ms** (target < 100 ms).`,
+  );
+  say(
+    `First request ready, sessions: ${fmt(median(cold["first request sessions"] ?? []))} ms (most of it firebase-admin's Firestore client, which the first person lookup needs).`,
+  );
   say();
-  say("## 5. OIDC token endpoint vs oidc-provider (servers on core 0, 16 connections, every request redeems its own code)");
+  say(
+    "## 5. OIDC token endpoint vs oidc-provider (servers on core 0, 16 connections, every request redeems its own code)",
+  );
   say();
   const { rows: tokenRows, cpu, redeemed } = await runOidcBench(host);
   loadTable(tokenRows);
   const t = (name: string) => median((tokenRows[name] ?? []).map((r) => r.rps));
   const p99 = (name: string) => median((tokenRows[name] ?? []).map((r) => r.p99));
   const onPar = (peer: string) => verdict(t(OURS) >= t(peer) && p99(OURS) < p99(peer));
-  const versus = (peer: string) => `${(t(OURS) / t(peer)).toFixed(2)}× its req/s, p99 ${p99(OURS)} ms vs ${p99(peer)} ms`;
+  const versus = (peer: string) =>
+    `${(t(OURS) / t(peer)).toFixed(2)}× its req/s, p99 ${p99(OURS)} ms vs ${p99(peer)} ms`;
   say();
-  say(`**Against oidc-provider storing in Firestore: ${versus(PEER_ON_FIRESTORE)}** (target ≥ 1×, lower p99: ${onPar(PEER_ON_FIRESTORE)}).`);
-  say(`**Against oidc-provider keeping its codes in process memory: ${versus(PEER_IN_MEMORY)}** (target ≥ 1×, lower p99: ${onPar(PEER_IN_MEMORY)}).`);
+  say(
+    `**Against oidc-provider storing in Firestore: ${versus(PEER_ON_FIRESTORE)}** (target ≥ 1×, lower p99: ${onPar(PEER_ON_FIRESTORE)}).`,
+  );
+  say(
+    `**Against oidc-provider keeping its codes in process memory: ${versus(PEER_IN_MEMORY)}** (target ≥ 1×, lower p99: ${onPar(PEER_IN_MEMORY)}).`,
+  );
   say();
-  say("Where the time went, from /proc during the same rounds (medians): the server's CPU per token, all its threads, and how");
+  say(
+    "Where the time went, from /proc during the same rounds (medians): the server's CPU per token, all its threads, and how",
+  );
   say("busy its core was; and how busy the Firestore stand-in was (it has the other core, with the load generator).");
   say();
   say("| Target | server CPU ms per token | server core busy | Firestore stand-in busy |");
@@ -129,20 +176,36 @@ try {
   for (const [name, uses] of Object.entries(cpu)) {
     const firestoreBusy = uses.map((u) => u.firestoreBusy ?? 0);
     const usesFirestore = name !== PEER_IN_MEMORY;
-    say(`| ${name} | ${median(uses.map((u) => u.msPerRequest)).toFixed(2)} | ${pct(median(uses.map((u) => u.serverBusy)))} | ${usesFirestore ? pct(median(firestoreBusy)) : "(not used)"} |`);
+    say(
+      `| ${name} | ${median(uses.map((u) => u.msPerRequest)).toFixed(2)} | ${pct(median(uses.map((u) => u.serverBusy)))} | ${usesFirestore ? pct(median(firestoreBusy)) : "(not used)"} |`,
+    );
   }
   say();
-  say("Same flow on every side (PKCE S256, client_secret_basic, an RS256 ID token from a 2048-bit key; signing one costs");
-  say(`${(1000 / median(v.signing)).toFixed(2)} ms of CPU on this core, measured with section 1, on either side). Ours decides each code in a`);
-  say("Firestore transaction; concurrent redemptions share one (group commit: one read of all their codes, one commit),");
-  say("and each ID token is signed while its commit is on its way. oidc-provider on Firestore goes through its adapter interface, one plain call per step (find the code,");
+  say(
+    "Same flow on every side (PKCE S256, client_secret_basic, an RS256 ID token from a 2048-bit key; signing one costs",
+  );
+  say(
+    `${(1000 / median(v.signing)).toFixed(2)} ms of CPU on this core, measured with section 1, on either side). Ours decides each code in a`,
+  );
+  say(
+    "Firestore transaction; concurrent redemptions share one (group commit: one read of all their codes, one commit),",
+  );
+  say(
+    "and each ID token is signed while its commit is on its way. oidc-provider on Firestore goes through its adapter interface, one plain call per step (find the code,",
+  );
   say("consume it, find the grant, store the access token), with no transaction: it is slower and, unlike ours, lets");
-  say("concurrent redemptions of one code succeed (the table below). In memory it stores nothing durably (its development");
+  say(
+    "concurrent redemptions of one code succeed (the table below). In memory it stores nothing durably (its development",
+  );
   say("mode: a restart or a second instance loses every code) and never waits for anything.");
   const cpuOf = (name: string) => median((cpu[name] ?? []).map((u) => u.msPerRequest)).toFixed(2);
   const busyOf = (name: string) => pct(median((cpu[name] ?? []).map((u) => u.serverBusy)));
-  say(`Per token, ours spends ${cpuOf(OURS)} ms of CPU to its ${cpuOf(PEER_IN_MEMORY)} ms; at ${CONNECTIONS} connections ours keeps its core ${busyOf(OURS)} busy`);
-  say(`(the peer in memory ${busyOf(PEER_IN_MEMORY)}): the rest of the time each batch of redemptions is waiting for its read or its commit to come back.`);
+  say(
+    `Per token, ours spends ${cpuOf(OURS)} ms of CPU to its ${cpuOf(PEER_IN_MEMORY)} ms; at ${CONNECTIONS} connections ours keeps its core ${busyOf(OURS)} busy`,
+  );
+  say(
+    `(the peer in memory ${busyOf(PEER_IN_MEMORY)}): the rest of the time each batch of redemptions is waiting for its read or its commit to come back.`,
+  );
   say();
   say(`Redeemed once? ${RACE_CODES} codes, each presented ${RACE_TRIES} times at once; presentations that got tokens:`);
   say();
@@ -164,8 +227,10 @@ ratio against a baseline measured in the same run.
 // The pages (bench/pages.ts) and the soak (bench/soak.ts) own their sections of the file; keep them as they are.
 const resultsPath = join(root, "bench", "RESULTS.md");
 const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
-const pages = /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
-const soak = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
+const pages =
+  /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
+const soak =
+  /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
 writeFileSync(resultsPath, header + lines.join("\n") + "\n" + pages + "\n\n" + soak + "\n");
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);

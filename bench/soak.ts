@@ -44,7 +44,20 @@ async function soak(): Promise<boolean> {
 
   console.log(`soak: ${PEOPLE} people ready; ${USERS} virtual users for ${SECONDS} s against ${base}`);
   const recorder = new Recorder(base, () => env.epoch);
-  const ctx: LoadContext = { recorder, authHost: env.authHost, mailUrl: env.mailUrl, pepper: PEPPER, epoch: () => env.epoch, codes: [], exchanges: [], authorizations: [], withdrawals: [], bridges: [], claims: [], skipped: new Map() };
+  const ctx: LoadContext = {
+    recorder,
+    authHost: env.authHost,
+    mailUrl: env.mailUrl,
+    pepper: PEPPER,
+    epoch: () => env.epoch,
+    codes: [],
+    exchanges: [],
+    authorizations: [],
+    withdrawals: [],
+    bridges: [],
+    claims: [],
+    skipped: new Map(),
+  };
   const control = new Control();
   const load = startLoad(ctx, control, people, USERS);
   const checks: Check[] = [];
@@ -54,7 +67,10 @@ async function soak(): Promise<boolean> {
     control,
     people,
     now: () => recorder.now(),
-    beforeRestart: async () => void checks.push(...(await storedChecks("before the restart", env.epoch, ctx.exchanges, ctx.authorizations, ctx.bridges))),
+    beforeRestart: async () =>
+      void checks.push(
+        ...(await storedChecks("before the restart", env.epoch, ctx.exchanges, ctx.authorizations, ctx.bridges)),
+      ),
   });
   control.stopped = true;
   control.resume();
@@ -64,11 +80,35 @@ async function soak(): Promise<boolean> {
 
   const restarted = server.child.pid !== pid || server.child.exitCode !== null || server.child.signalCode !== null;
   checks.push(...(await storedChecks("at the end", env.epoch, ctx.exchanges, ctx.authorizations, ctx.bridges)));
-  checks.unshift(...logChecks({ exchanges: recorder.exchanges, codes: ctx.codes, redemptions: ctx.exchanges, authorizations: ctx.authorizations, bridges: ctx.bridges, claims: ctx.claims, withdrawals: ctx.withdrawals }, windows, restarted));
+  checks.unshift(
+    ...logChecks(
+      {
+        exchanges: recorder.exchanges,
+        codes: ctx.codes,
+        redemptions: ctx.exchanges,
+        authorizations: ctx.authorizations,
+        bridges: ctx.bridges,
+        claims: ctx.claims,
+        withdrawals: ctx.withdrawals,
+      },
+      windows,
+      restarted,
+    ),
+  );
 
-  const facts = { command: "npm run soak" + (process.env.SOAK_SECONDS ? ` (SOAK_SECONDS=${SECONDS})` : ""), date: begun.toISOString().slice(0, 10), plannedSeconds: SECONDS, seconds, users: USERS, people: PEOPLE, helpers: recorder.helpers, skipped: ctx.skipped };
+  const facts = {
+    command: "npm run soak" + (process.env.SOAK_SECONDS ? ` (SOAK_SECONDS=${SECONDS})` : ""),
+    date: begun.toISOString().slice(0, 10),
+    plannedSeconds: SECONDS,
+    seconds,
+    users: USERS,
+    people: PEOPLE,
+    helpers: recorder.helpers,
+    skipped: ctx.skipped,
+  };
   // For digging into a failure: every request and window as JSON.
-  if (process.env.SOAK_DUMP) writeFileSync(process.env.SOAK_DUMP, JSON.stringify({ windows, exchanges: recorder.exchanges }));
+  if (process.env.SOAK_DUMP)
+    writeFileSync(process.env.SOAK_DUMP, JSON.stringify({ windows, exchanges: recorder.exchanges }));
   const section = renderReport(facts, recorder.exchanges, windows, checks);
   console.log(`\n${section}\n`);
   writeSection(join(root, "bench", "RESULTS.md"), section);

@@ -3,7 +3,17 @@
  * its keys cached. Same process, alternating rounds, medians of rounds; pin it to one core:
  *   taskset -c 0 node bench/verify.ts
  */
-import { constants, createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual, verify as verifySignature } from "node:crypto";
+import {
+  constants,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  verify as verifySignature,
+} from "node:crypto";
 import { conventionalVerifier } from "./lib/conventional.ts";
 import { service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
@@ -53,7 +63,13 @@ export function algorithmChecks(signed: Buffer, session: KeyPair, sessionSignatu
   // Each in node:crypto's fastest form: the KeyObject itself, not wrapped in an options object
   // (which costs ~10 µs a call), unless the algorithm needs an option (PSS padding). ES256 is checked
   // on its DER form; turning JOSE's raw r||s into it is a few bytes of work.
-  const asymmetric = (alg: string, pair: KeyPair, digest: string | null, padding?: object, signature: Buffer = sign(digest, signed, padding ? { key: pair.privateKey, ...padding } : pair.privateKey)): AlgorithmCheck => {
+  const asymmetric = (
+    alg: string,
+    pair: KeyPair,
+    digest: string | null,
+    padding?: object,
+    signature: Buffer = sign(digest, signed, padding ? { key: pair.privateKey, ...padding } : pair.privateKey),
+  ): AlgorithmCheck => {
     const key = padding ? { key: pair.publicKey, ...padding } : pair.publicKey;
     return { alg, published: true, check: () => verifySignature(digest, signed, key, signature) };
   };
@@ -61,23 +77,40 @@ export function algorithmChecks(signed: Buffer, session: KeyPair, sessionSignatu
   const mac = createHmac("sha256", secret).update(signed).digest();
   const checks = [
     asymmetric(RS256, session, "sha256", undefined, sessionSignature),
-    asymmetric("PS256 (RSA-2048)", generateKeyPairSync("rsa", { modulusLength: 2048 }), "sha256", { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }),
+    asymmetric("PS256 (RSA-2048)", generateKeyPairSync("rsa", { modulusLength: 2048 }), "sha256", {
+      padding: constants.RSA_PKCS1_PSS_PADDING,
+      saltLength: 32,
+    }),
     asymmetric("ES256 (P-256)", generateKeyPairSync("ec", { namedCurve: "P-256" }), "sha256"),
     asymmetric("EdDSA (Ed25519)", generateKeyPairSync("ed25519"), null),
-    { alg: "HS256", published: false, check: () => timingSafeEqual(createHmac("sha256", secret).update(signed).digest(), mac) },
+    {
+      alg: "HS256",
+      published: false,
+      check: () => timingSafeEqual(createHmac("sha256", secret).update(signed).digest(), mac),
+    },
   ];
   // Each must actually succeed, or its figure means nothing.
   for (const { alg, check } of checks) if (!check()) throw new Error(`the bare ${alg} check failed`);
   return checks;
 }
 
-export async function runVerifyBench(): Promise<{ ours: number[]; cached: number[]; baseline: number[]; signing: number[]; algorithms: Record<string, { published: boolean; rates: number[] }> }> {
+export async function runVerifyBench(): Promise<{
+  ours: number[];
+  cached: number[];
+  baseline: number[];
+  signing: number[];
+  algorithms: Record<string, { published: boolean; rates: number[] }>;
+}> {
   const { sessionTokens, parseKeyRing, verifySessionToken } = service<TokenModule>("core/sessions/session-token");
   const keys = sessionKeysJson("bench");
   const tokens = sessionTokens(keys, "https://id.example.test", "example.test");
   const ring = parseKeyRing(keys);
   const now = new Date();
-  const { token } = await tokens.issue({ uid: "uid-1", personId: "person-1", authTime: now }, now, 14 * 24 * 3600 * 1000);
+  const { token } = await tokens.issue(
+    { uid: "uid-1", personId: "person-1", authTime: now },
+    now,
+    14 * 24 * 3600 * 1000,
+  );
   const { auth, mint } = await conventionalVerifier();
   const cookie = await mint("uid-1", Math.floor(now.getTime() / 1000));
   // Both must actually succeed, or the figures mean nothing.
@@ -89,14 +122,20 @@ export async function runVerifyBench(): Promise<{ ours: number[]; cached: number
   const dot = token.lastIndexOf(".");
   const signed = Buffer.from(token.slice(0, dot), "latin1");
   const privateKey = createPrivateKey({ key: JSON.parse(keys)[0], format: "jwk" });
-  const candidates = algorithmChecks(signed, { privateKey, publicKey: createPublicKey(privateKey) }, Buffer.from(token.slice(dot + 1), "base64url"));
+  const candidates = algorithmChecks(
+    signed,
+    { privateKey, publicKey: createPublicKey(privateKey) },
+    Buffer.from(token.slice(dot + 1), "base64url"),
+  );
   // What issuing costs instead: one RSA-2048 signature over the same bytes (an ID token's price, section 5).
   const signOnce = async () => sign("sha256", signed, privateKey);
   const ours: number[] = [];
   const cached: number[] = [];
   const baseline: number[] = [];
   const signing: number[] = [];
-  const algorithms = Object.fromEntries(candidates.map(({ alg, published }) => [alg, { published, rates: [] as number[] }]));
+  const algorithms = Object.fromEntries(
+    candidates.map(({ alg, published }) => [alg, { published, rates: [] as number[] }]),
+  );
   await opsPerSecond(full); // warm-up
   await opsPerSecond(() => auth.verifySessionCookie(cookie, false));
   for (let r = 0; r < ROUNDS; r++) {
@@ -117,7 +156,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(0);
   }
   console.log(`session-token verify (RS256, keys imported once): median ${fmt(median(ours))}/s (range ${range(ours)})`);
-  console.log(`session-token verify, token seen before:         median ${fmt(median(cached))}/s (range ${range(cached)})`);
-  console.log(`firebase-admin verifySessionCookie (keys cached):  median ${fmt(median(baseline))}/s (range ${range(baseline)})`);
+  console.log(
+    `session-token verify, token seen before:         median ${fmt(median(cached))}/s (range ${range(cached)})`,
+  );
+  console.log(
+    `firebase-admin verifySessionCookie (keys cached):  median ${fmt(median(baseline))}/s (range ${range(baseline)})`,
+  );
   console.log(`ratio: ${(median(ours) / median(baseline)).toFixed(2)}×`);
 }

@@ -1,9 +1,18 @@
 import tseslint from "typescript-eslint";
 
 const clockOrRandom = [
-  { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: "Read time through the injected clock (clock.ts)." },
-  { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "Read time through the injected clock (clock.ts)." },
-  { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: "Use the injected random source (random.ts)." },
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: "Read time through the injected clock (clock.ts).",
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: "Read time through the injected clock (clock.ts).",
+  },
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+    message: "Use the injected random source (random.ts).",
+  },
 ];
 
 export default tseslint.config(
@@ -12,7 +21,10 @@ export default tseslint.config(
   {
     rules: {
       "no-restricted-syntax": ["error", ...clockOrRandom],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {

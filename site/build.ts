@@ -18,9 +18,12 @@ import { gzipSync } from "node:zlib";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The functions' toolchain: one copy of esbuild (its platform binary is an optional dependency,
 // which the root install leaves out).
-const esbuild = createRequire(join(root, "functions", "package.json"))("esbuild") as typeof import("esbuild", { with: { "resolution-mode": "require" } });
+const esbuild = createRequire(join(root, "functions", "package.json"))("esbuild") as typeof import("esbuild", {
+  with: { "resolution-mode": "require" },
+});
 
-const NEEDS_SCRIPT = "<noscript><p>This page needs JavaScript. Please turn it on for this site and reload the page.</p></noscript>";
+const NEEDS_SCRIPT =
+  "<noscript><p>This page needs JavaScript. Please turn it on for this site and reload the page.</p></noscript>";
 
 /**
  * The pages, each `site/page.html` with its title, what it shows before its module has run (or
@@ -31,7 +34,11 @@ const PAGES: Record<string, { title: string; entry: string | null; body: string 
   "account.html": { title: "Your account", entry: "account", body: NEEDS_SCRIPT },
   "request-access.html": { title: "Request access", entry: "request-access", body: NEEDS_SCRIPT },
   "handoff.html": { title: "Continue to an app", entry: "handoff", body: NEEDS_SCRIPT },
-  "404.html": { title: "Page not found", entry: null, body: `<p>There's no page at this address.</p>\n<p><a class="button primary" href="/">Go to sign in</a></p>` },
+  "404.html": {
+    title: "Page not found",
+    entry: null,
+    body: `<p>There's no page at this address.</p>\n<p><a class="button primary" href="/">Go to sign in</a></p>`,
+  },
 };
 
 export interface BuildOptions {
@@ -64,7 +71,10 @@ export function readEnvFile(path: string): Record<string, string> {
 
 /** The settings the pages need, from the functions' parameter files for this project. */
 export function siteSettings(options: BuildOptions): Record<string, unknown> {
-  const env = { ...readEnvFile(join(root, "functions", ".env")), ...readEnvFile(join(root, "functions", `.env.${options.projectId}`)) };
+  const env = {
+    ...readEnvFile(join(root, "functions", ".env")),
+    ...readEnvFile(join(root, "functions", `.env.${options.projectId}`)),
+  };
   const value = (name: string, fallback: string) => (env[name] ?? "").trim() || fallback;
   const domain = value("PARENT_DOMAIN", "example.test");
   const idUrl = new URL(value("ID_URL", "https://id.example.test")).origin;
@@ -73,10 +83,18 @@ export function siteSettings(options: BuildOptions): Record<string, unknown> {
     .map((h) => h.trim())
     .filter((h) => h !== "");
   // The same seven origins the functions allow (config.ts originsFor): the apex, www, this host, the apps.
-  const allowedOrigins = [...new Set([`https://${domain}`, `https://www.${domain}`, idUrl, ...hosts.map((h) => `https://${h}.${domain}`)])];
+  const allowedOrigins = [
+    ...new Set([`https://${domain}`, `https://www.${domain}`, idUrl, ...hosts.map((h) => `https://${h}.${domain}`)]),
+  ];
   const apiKey = value("IDP_API_KEY", "");
-  if (apiKey === "") throw new Error(`IDP_API_KEY is not set for ${options.projectId} (functions/.env.${options.projectId}): the sign-in pages need the identity provider's web API key`);
-  const identityToolkit = options.authEmulator === undefined ? "https://identitytoolkit.googleapis.com/v1" : `http://${options.authEmulator}/identitytoolkit.googleapis.com/v1`;
+  if (apiKey === "")
+    throw new Error(
+      `IDP_API_KEY is not set for ${options.projectId} (functions/.env.${options.projectId}): the sign-in pages need the identity provider's web API key`,
+    );
+  const identityToolkit =
+    options.authEmulator === undefined
+      ? "https://identitytoolkit.googleapis.com/v1"
+      : `http://${options.authEmulator}/identitytoolkit.googleapis.com/v1`;
   return { idUrl, allowedOrigins, identityToolkit, apiKey };
 }
 
@@ -89,7 +107,10 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
     .map((p) => p.entry)
     .filter((p): p is string => p !== null);
   const result = await esbuild.build({
-    entryPoints: [...entries.map((name) => ({ in: join(root, "site", "src", "pages", `${name}.ts`), out: name })), { in: join(root, "site", "style.css"), out: "style" }],
+    entryPoints: [
+      ...entries.map((name) => ({ in: join(root, "site", "src", "pages", `${name}.ts`), out: name })),
+      { in: join(root, "site", "style.css"), out: "style" },
+    ],
     outdir: join(out, "assets"),
     entryNames: "[name]-[hash]",
     chunkNames: "shared-[hash]",
@@ -99,14 +120,20 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
     target: ["es2022", "chrome110", "firefox115", "safari16"],
     minify: true,
     // `site:config` is this deployment's /site-config.js, loaded by the browser, not bundled.
-    plugins: [{ name: "site-config", setup: (b) => b.onResolve({ filter: /^site:config$/ }, () => ({ path: "/site-config.js", external: true })) }],
+    plugins: [
+      {
+        name: "site-config",
+        setup: (b) => b.onResolve({ filter: /^site:config$/ }, () => ({ path: "/site-config.js", external: true })),
+      },
+    ],
     metafile: true,
     legalComments: "none",
     logLevel: "warning",
   });
   const outputs = result.metafile.outputs;
   const pathOf = (file: string) => `/${relative(out, join(root, file)).split("\\").join("/")}`;
-  const outputFor = (entry: string) => Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith(entry)) as string;
+  const outputFor = (entry: string) =>
+    Object.keys(outputs).find((file) => outputs[file]?.entryPoint?.endsWith(entry)) as string;
   const style = pathOf(outputFor("site/style.css"));
   // The same stylesheet under a name that stays put, for the service's own error pages (http/presenters.ts).
   writeFileSync(join(out, "page.css"), readFileSync(join(out, style)));
@@ -116,12 +143,20 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
   const weights: PageWeight[] = [];
   const template = readFileSync(join(root, "site", "page.html"), "utf8");
   for (const [file, { title, entry, body }] of Object.entries(PAGES)) {
-    let html = template.replaceAll("{{style}}", style).replaceAll("{{brand}}", brand).replaceAll("{{title}}", title).replace("{{body}}", body);
+    let html = template
+      .replaceAll("{{style}}", style)
+      .replaceAll("{{brand}}", brand)
+      .replaceAll("{{title}}", title)
+      .replace("{{body}}", body);
     if (entry !== null) {
       const main = outputFor(`site/src/pages/${entry}.ts`);
-      const chunks = (outputs[main]?.imports ?? []).filter((i) => i.kind === "import-statement" && !i.external).map((i) => i.path);
+      const chunks = (outputs[main]?.imports ?? [])
+        .filter((i) => i.kind === "import-statement" && !i.external)
+        .map((i) => i.path);
       // Preload the shared chunks and the config with the page's module: one round of requests, not a waterfall.
-      const preload = [...chunks.map(pathOf), "/site-config.js"].map((href) => `<link rel="modulepreload" href="${href}">`).join("\n");
+      const preload = [...chunks.map(pathOf), "/site-config.js"]
+        .map((href) => `<link rel="modulepreload" href="${href}">`)
+        .join("\n");
       html = html.replace("{{scripts}}", `${preload}\n<script type="module" src="${pathOf(main)}"></script>`);
       const scripts = [main, ...chunks].map((f) => readFileSync(join(root, f)));
       scripts.push(Buffer.from(configJs));
@@ -152,7 +187,10 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   }
   try {
     const weights = await buildSite({ projectId, authEmulator: argument("auth-emulator"), outDir: argument("out") });
-    for (const w of weights) console.log(`site: ${w.page.padEnd(16)} ${(w.gzipBytes / 1024).toFixed(1)} KiB of script gzipped (${(w.bytes / 1024).toFixed(1)} KiB)`);
+    for (const w of weights)
+      console.log(
+        `site: ${w.page.padEnd(16)} ${(w.gzipBytes / 1024).toFixed(1)} KiB of script gzipped (${(w.bytes / 1024).toFixed(1)} KiB)`,
+      );
   } catch (err) {
     console.error(`site: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);

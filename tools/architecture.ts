@@ -84,7 +84,8 @@ export function broken(graph: Map<string, string[]>): string[] {
       const [a, b] = [partOf(from), partOf(to)];
       if (a === b) continue;
       const sideways = a.startsWith("core/") && b.startsWith("core/");
-      if (!sideways && rankOf(b) <= rankOf(a)) problems.push(`${name(from)} (${a}) imports ${name(to)} (${b}): an arrow running up or across`);
+      if (!sideways && rankOf(b) <= rankOf(a))
+        problems.push(`${name(from)} (${a}) imports ${name(to)} (${b}): an arrow running up or across`);
     }
   }
   // Circles: between core's features, and between files anywhere.
@@ -97,7 +98,8 @@ export function broken(graph: Map<string, string[]>): string[] {
 
 function edgesBetweenParts(graph: Map<string, string[]>): Array<[string, string]> {
   const edges = new Set<string>();
-  for (const [from, targets] of graph) for (const to of targets) if (partOf(from) !== partOf(to)) edges.add(`${partOf(from)}\u0000${partOf(to)}`);
+  for (const [from, targets] of graph)
+    for (const to of targets) if (partOf(from) !== partOf(to)) edges.add(`${partOf(from)}\u0000${partOf(to)}`);
   return [...edges].sort().map((e) => e.split("\u0000") as [string, string]);
 }
 
@@ -142,7 +144,8 @@ export function picture(graph: Map<string, string[]>): string {
   const parts = [...new Set([...graph.keys()].map(partOf))].sort((a, b) => rankOf(a) - rankOf(b) || a.localeCompare(b));
   const lines = ["```mermaid", "flowchart TD"];
   const features = parts.filter((p) => p.startsWith("core/"));
-  for (const part of parts.filter((p) => !p.startsWith("core/"))) lines.push(`  ${id(part)}["${LABELS[part] ?? part}"]`);
+  for (const part of parts.filter((p) => !p.startsWith("core/")))
+    lines.push(`  ${id(part)}["${LABELS[part] ?? part}"]`);
   lines.push('  subgraph features["core/: the rules, a folder per feature"]');
   for (const part of features) lines.push(`    ${id(part)}["${part.slice("core/".length)}/"]`);
   lines.push("  end");
@@ -170,7 +173,9 @@ if (fileURLToPath(import.meta.url) === process.argv[1]) {
     writeFileSync(doc, next);
     console.log("docs/architecture.md: picture written");
   } else if (next !== current) {
-    console.error("docs/architecture.md: the picture is out of date with the imports; run `node tools/architecture.ts --write`");
+    console.error(
+      "docs/architecture.md: the picture is out of date with the imports; run `node tools/architecture.ts --write`",
+    );
     process.exit(1);
   }
   process.exit(problems.length === 0 ? 0 : 1);

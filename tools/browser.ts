@@ -20,7 +20,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PARENT_DOMAIN = "example.test";
 
 function chromium(): string | null {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    "/usr/bin/chromium",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+  ];
   for (const c of candidates) {
     if (c === undefined || c === "") continue;
     if (c.startsWith("/") ? existsSync(c) : spawnSync("which", [c]).status === 0) return c;
@@ -41,6 +48,15 @@ if (browser === null) {
 const tls = localTls(join(root, ".stack", "tls"), [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`, "elsewhere.test"]);
 const rules = [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`].map((h) => `MAP ${h}:443 127.0.0.1:${p.https}`).join(", ");
 const page = process.argv[2] ?? `https://id.${PARENT_DOMAIN}/`;
-const args = [`--user-data-dir=${join(root, ".stack", "browser-profile")}`, `--host-resolver-rules=${rules}`, `--ignore-certificate-errors-spki-list=${tls.spki}`, "--no-first-run", "--no-default-browser-check", page];
+const args = [
+  `--user-data-dir=${join(root, ".stack", "browser-profile")}`,
+  `--host-resolver-rules=${rules}`,
+  `--ignore-certificate-errors-spki-list=${tls.spki}`,
+  "--no-first-run",
+  "--no-default-browser-check",
+  page,
+];
 spawn(browser, args, { detached: true, stdio: "ignore" }).unref();
-console.log(`Opened ${page} in ${browser}, every *.${PARENT_DOMAIN} host sent to the stack's https front (127.0.0.1:${p.https}).`);
+console.log(
+  `Opened ${page} in ${browser}, every *.${PARENT_DOMAIN} host sent to the stack's https front (127.0.0.1:${p.https}).`,
+);

@@ -158,26 +158,43 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
       return;
     }
     const client = clientOf(req, form);
-    if (client === null || client.id !== CLIENT_ID || client.secret !== CLIENT_SECRET) return json(res, 401, { error: "invalid_client" });
+    if (client === null || client.id !== CLIENT_ID || client.secret !== CLIENT_SECRET)
+      return json(res, 401, { error: "invalid_client" });
     if (form.get("grant_type") !== "authorization_code") return json(res, 400, { error: "unsupported_grant_type" });
     const code = form.get("code") ?? "";
     const grant = grants.get(code);
     // A code is spent at its first presentation, whatever follows.
     grants.delete(code);
     const verifier = form.get("code_verifier") ?? "";
-    const pkce = grant?.codeChallenge == null || createHash("sha256").update(verifier, "ascii").digest("base64url") === grant.codeChallenge;
-    if (mode === "refuse" || !grant || grant.expiresAt < Date.now() || grant.clientId !== client.id || grant.redirectUri !== form.get("redirect_uri") || !pkce) {
+    const pkce =
+      grant?.codeChallenge == null ||
+      createHash("sha256").update(verifier, "ascii").digest("base64url") === grant.codeChallenge;
+    if (
+      mode === "refuse" ||
+      !grant ||
+      grant.expiresAt < Date.now() ||
+      grant.clientId !== client.id ||
+      grant.redirectUri !== form.get("redirect_uri") ||
+      !pkce
+    ) {
       return json(res, 400, { error: "invalid_grant" });
     }
     const iat = Math.floor(Date.now() / 1000);
     const claims: Record<string, unknown> = { iss: issuer, sub: grant.sub, aud: CLIENT_ID, iat, exp: iat + 300 };
-    if (grant.nonce !== null) claims.nonce = mode === "wrong-nonce" ? randomBytes(16).toString("base64url") : grant.nonce;
+    if (grant.nonce !== null)
+      claims.nonce = mode === "wrong-nonce" ? randomBytes(16).toString("base64url") : grant.nonce;
     if (grant.email !== null) Object.assign(claims, { email: grant.email, email_verified: grant.emailVerified });
     if (grant.name !== null) claims.name = grant.name;
     if (mode === "no-sub") delete claims.sub;
     if (mode === "other-azp") Object.assign(claims, { aud: [CLIENT_ID, "another-client"], azp: "another-client" });
     const idToken = jwt(claims, kid, mode === "bad-signature" ? stranger : privateKey);
-    if (grant.openid) return json(res, 200, { access_token: randomBytes(32).toString("base64url"), token_type: "Bearer", expires_in: 3600, id_token: idToken });
+    if (grant.openid)
+      return json(res, 200, {
+        access_token: randomBytes(32).toString("base64url"),
+        token_type: "Bearer",
+        expires_in: 3600,
+        id_token: idToken,
+      });
     // Without `openid`, plain OAuth 2.0: only an access token. It is a JWT of the same claims, so
     // that the Auth emulator, which cannot ask this provider who it is for, can read the account.
     json(res, 200, { access_token: idToken, token_type: "Bearer", expires_in: 3600 });
@@ -199,10 +216,13 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
         }
         return json(res, 200, { mode, tokens, held: held.size });
       }
-      if (req.method === "GET" && url.pathname === "/.well-known/openid-configuration") return json(res, 200, discovery());
-      if (req.method === "GET" && url.pathname === "/jwks") return json(res, 200, { keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" }] });
+      if (req.method === "GET" && url.pathname === "/.well-known/openid-configuration")
+        return json(res, 200, discovery());
+      if (req.method === "GET" && url.pathname === "/jwks")
+        return json(res, 200, { keys: [{ ...publicKey.export({ format: "jwk" }), kid, alg: "RS256", use: "sig" }] });
       if (req.method === "GET" && url.pathname === "/authorize") return authorize(res, url.searchParams);
-      if (req.method === "POST" && url.pathname === "/token") return token(req, res, new URLSearchParams(await readBody(req)));
+      if (req.method === "POST" && url.pathname === "/token")
+        return token(req, res, new URLSearchParams(await readBody(req)));
       res.writeHead(404);
       res.end();
     })().catch(() => {
@@ -217,4 +237,9 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
 }
 
 // Run directly: serve until stopped.
-if (import.meta.url === `file://${process.argv[1]}`) await serveFromCommandLine(5015, (port) => startFederatedProvider(port), (p) => `federated provider (OpenID Connect) at ${p.issuer}`);
+if (import.meta.url === `file://${process.argv[1]}`)
+  await serveFromCommandLine(
+    5015,
+    (port) => startFederatedProvider(port),
+    (p) => `federated provider (OpenID Connect) at ${p.issuer}`,
+  );

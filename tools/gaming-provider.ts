@@ -75,10 +75,20 @@ export async function startGamingProvider(port = 0, host = "127.0.0.1"): Promise
       return;
     }
     const nonce = params.get("openid.response_nonce") ?? "";
-    const valid = mode !== "refuse" && params.get("openid.signed") === SIGNED && params.get("openid.sig") === sign(params) && nonce !== "" && !usedNonces.has(nonce);
+    const valid =
+      mode !== "refuse" &&
+      params.get("openid.signed") === SIGNED &&
+      params.get("openid.sig") === sign(params) &&
+      nonce !== "" &&
+      !usedNonces.has(nonce);
     if (valid) usedNonces.add(nonce);
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
-    res.end(keyValue([["ns", OPENID_NS], ["is_valid", String(valid)]]));
+    res.end(
+      keyValue([
+        ["ns", OPENID_NS],
+        ["is_valid", String(valid)],
+      ]),
+    );
   };
 
   const login = (res: ServerResponse, params: URLSearchParams): void => {
@@ -150,4 +160,9 @@ export async function startGamingProvider(port = 0, host = "127.0.0.1"): Promise
 }
 
 // Run directly: serve until stopped.
-if (import.meta.url === `file://${process.argv[1]}`) await serveFromCommandLine(5010, (port) => startGamingProvider(port), (p) => `gaming provider (OpenID 2.0) at ${p.endpoint}`);
+if (import.meta.url === `file://${process.argv[1]}`)
+  await serveFromCommandLine(
+    5010,
+    (port) => startGamingProvider(port),
+    (p) => `gaming provider (OpenID 2.0) at ${p.endpoint}`,
+  );

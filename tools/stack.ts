@@ -26,10 +26,24 @@ function run(what: string, command: string, args: string[], env: Record<string, 
 }
 
 async function ensureFree(p: Profile, official: boolean): Promise<void> {
-  const ports = [p.hosting, idSitePort(p), p.functions, p.auth, p.firestore, p.hub, p.logging, p.smtp, p.mailWeb, p.gaming, p.federated, p.https];
+  const ports = [
+    p.hosting,
+    idSitePort(p),
+    p.functions,
+    p.auth,
+    p.firestore,
+    p.hub,
+    p.logging,
+    p.smtp,
+    p.mailWeb,
+    p.gaming,
+    p.federated,
+    p.https,
+  ];
   const taken: number[] = [];
   for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
-  if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
+  if (taken.length > 0)
+    throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
 }
 
 /** A 200, not merely an answer: Hosting says 404 while the functions are still being loaded. */
@@ -51,19 +65,51 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
 
   const waits: Array<Promise<void>> = [];
   if (!official) {
-    const fs = procs.start("firestore", process.execPath, [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(p.firestore)]);
+    const fs = procs.start("firestore", process.execPath, [
+      join(root, "tools", "firestore-stand-in", "main.ts"),
+      "--port",
+      String(p.firestore),
+    ]);
     waits.push(waitFor("Firestore stand-in", () => portAnswers(p.firestore), 15000, fs));
   }
-  const mail = procs.start("maildev", bin("maildev"), ["--smtp", String(p.smtp), "--web", String(p.mailWeb), "--ip", "127.0.0.1", "--silent"], { quiet: true });
+  const mail = procs.start(
+    "maildev",
+    bin("maildev"),
+    ["--smtp", String(p.smtp), "--web", String(p.mailWeb), "--ip", "127.0.0.1", "--silent"],
+    { quiet: true },
+  );
   waits.push(waitFor("dev mail inbox", () => httpOk(`http://127.0.0.1:${p.mailWeb}/email`), 15000, mail));
-  const gaming = procs.start("gaming provider", process.execPath, [join(root, "tools", "gaming-provider.ts"), "--port", String(p.gaming)], { quiet: true });
+  const gaming = procs.start(
+    "gaming provider",
+    process.execPath,
+    [join(root, "tools", "gaming-provider.ts"), "--port", String(p.gaming)],
+    { quiet: true },
+  );
   waits.push(waitFor("gaming provider", () => httpOk(`http://127.0.0.1:${p.gaming}/__control`), 15000, gaming));
-  const federated = procs.start("federated provider", process.execPath, [join(root, "tools", "federated-provider.ts"), "--port", String(p.federated)], { quiet: true });
-  waits.push(waitFor("federated provider", () => httpOk(`http://127.0.0.1:${p.federated}/.well-known/openid-configuration`), 15000, federated));
+  const federated = procs.start(
+    "federated provider",
+    process.execPath,
+    [join(root, "tools", "federated-provider.ts"), "--port", String(p.federated)],
+    { quiet: true },
+  );
+  waits.push(
+    waitFor(
+      "federated provider",
+      () => httpOk(`http://127.0.0.1:${p.federated}/.well-known/openid-configuration`),
+      15000,
+      federated,
+    ),
+  );
   await Promise.all(waits);
 
   const tls = localTls(join(root, ".stack", "tls"), [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`, "elsewhere.test"]);
-  const front = await startFront(p.https, { parentDomain: PARENT_DOMAIN, serviceSite: env.STACK_BASE_URL as string, idSite: env.STACK_ID_URL as string, appHosts: APP_HOSTS, tls });
+  const front = await startFront(p.https, {
+    parentDomain: PARENT_DOMAIN,
+    serviceSite: env.STACK_BASE_URL as string,
+    idSite: env.STACK_ID_URL as string,
+    appHosts: APP_HOSTS,
+    tls,
+  });
   procs.onStop(
     () =>
       new Promise<void>((resolve) => {
@@ -80,12 +126,21 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
     ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
     // Functions inherit this environment: that is how they find the stand-in Firestore.
     // A bridge's custom token reaches the identity host in its address; the request log keeps none.
-    { env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" }, stopSignal: "SIGINT", redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]") },
+    {
+      env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+      stopSignal: "SIGINT",
+      redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
+    },
   );
   // Ready means the whole chain answers: Hosting rewrite → function → express app.
   await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
 
-  run("seed", process.execPath, [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")], env);
+  run(
+    "seed",
+    process.execPath,
+    [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")],
+    env,
+  );
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`
 Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "official emulator" : "stand-in"})
@@ -110,7 +165,11 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
 /** One plain closing line, whatever the runner printed above it. */
 function printSummary(path: string): void {
   try {
-    const r = JSON.parse(readFileSync(path, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
+    const r = JSON.parse(readFileSync(path, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numPendingTests: number;
+    };
     console.log(`\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
   } catch {
     console.log("\nTests: no results were written");
@@ -140,7 +199,12 @@ async function main(): Promise<number> {
     run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
     run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
     run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
-    run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", join("site", "tsconfig.test.json")]);
+    run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
+      "-p",
+      join("site", "tsconfig.test.json"),
+    ]);
+    // The formatter's verdict (npm run format rewrites what it lists).
+    run("format", join(root, "functions", "node_modules", ".bin", "prettier"), ["--check", ".", "--log-level", "warn"]);
   }
   const p = profile(mode === "start" ? "dev" : "test");
   try {
@@ -158,10 +222,14 @@ async function main(): Promise<number> {
   mkdirSync(dirname(results), { recursive: true });
   // A runner that dies before writing must not leave the last run's summary standing.
   rmSync(results, { force: true });
-  const jest = spawn("npm", ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)], {
-    stdio: "inherit",
-    env: { ...process.env, ...stackEnv(p) },
-  });
+  const jest = spawn(
+    "npm",
+    ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)],
+    {
+      stdio: "inherit",
+      env: { ...process.env, ...stackEnv(p) },
+    },
+  );
   const code = await new Promise<number>((resolve) => jest.on("exit", (c) => resolve(c ?? 1)));
   printSummary(results);
   await stop(code);

@@ -14,7 +14,10 @@ interface AdminAuth {
 export const PROJECT = "bench-project";
 const KID = "bench-provider-key";
 
-export async function conventionalVerifier(): Promise<{ auth: AdminAuth; mint: (uid: string, nowSeconds: number) => Promise<string> }> {
+export async function conventionalVerifier(): Promise<{
+  auth: AdminAuth;
+  mint: (uid: string, nowSeconds: number) => Promise<string>;
+}> {
   // Outside emulator mode: firebase-admin checks signatures only when no emulator is configured.
   delete process.env.FIREBASE_AUTH_EMULATOR_HOST;
   const { initializeApp } = requireFromFunctions("firebase-admin/app");

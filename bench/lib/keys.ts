@@ -16,6 +16,29 @@ export function sessionKeysJson(kid: string): string {
  */
 export function certifiedKey(): { privateKeyPem: string; certPem: string } {
   const dir = mkdtempSync(join(tmpdir(), "bench-cert-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=bench", "-days", "2", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
-  return { privateKeyPem: createPrivateKey(readFileSync(join(dir, "key.pem"))).export({ format: "pem", type: "pkcs8" }).toString(), certPem: readFileSync(join(dir, "cert.pem"), "utf8") };
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-subj",
+      "/CN=bench",
+      "-days",
+      "2",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
+  return {
+    privateKeyPem: createPrivateKey(readFileSync(join(dir, "key.pem")))
+      .export({ format: "pem", type: "pkcs8" })
+      .toString(),
+    certPem: readFileSync(join(dir, "cert.pem"), "utf8"),
+  };
 }

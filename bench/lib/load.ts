@@ -20,8 +20,21 @@ export interface Target {
 
 /** Closed-loop load from this process (pinned by the caller to the other core). */
 export async function load(target: Target, seconds: number, connections = 16): Promise<LoadResult> {
-  const result = await autocannon({ url: target.url, method: target.method ?? "GET", headers: target.headers ?? {}, connections, duration: seconds, pipelining: 1 });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, requests: result.requests.total };
+  const result = await autocannon({
+    url: target.url,
+    method: target.method ?? "GET",
+    headers: target.headers ?? {},
+    connections,
+    duration: seconds,
+    pipelining: 1,
+  });
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+  };
 }
 
 /**
@@ -40,8 +53,20 @@ export async function loadBodies(target: Target & { bodies: string[] }, connecti
     last = performance.now();
   };
   const request = { method: target.method ?? "POST", headers: target.headers ?? {}, setupRequest, onResponse };
-  const result = await autocannon({ url: target.url, connections, amount: target.bodies.length, pipelining: 1, requests: [request] });
+  const result = await autocannon({
+    url: target.url,
+    connections,
+    amount: target.bodies.length,
+    pipelining: 1,
+    requests: [request],
+  });
   // A run of a fixed number of requests ends on autocannon's one-second tick, so its own duration
   // is whole seconds: the rate is timed from the first request sent to the last answer received.
-  return { rps: result.requests.total / ((last - first) / 1000), p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, requests: result.requests.total };
+  return {
+    rps: result.requests.total / ((last - first) / 1000),
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+  };
 }

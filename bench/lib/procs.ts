@@ -31,13 +31,26 @@ export function firestorePid(): number | null {
 }
 
 /** Starts `node script` pinned to `cpu`, resolves once it prints a line containing "ready". */
-export function startPinned(cpu: number, script: string, args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn("taskset", ["-c", String(cpu), process.execPath, script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+export function startPinned(
+  cpu: number,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; lines: string[] }> {
+  const child = spawn("taskset", ["-c", String(cpu), process.execPath, script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
     child.stdout?.on("data", (chunk: Buffer) => {
-      lines.push(...chunk.toString().split("\n").filter((l) => l !== ""));
+      lines.push(
+        ...chunk
+          .toString()
+          .split("\n")
+          .filter((l) => l !== ""),
+      );
       if (lines.some((l) => l.includes("ready"))) resolve({ child, lines });
     });
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
@@ -55,6 +68,8 @@ export async function benchFirestore(): Promise<string> {
   if (process.env.BENCH_FIRESTORE_HOST) return process.env.BENCH_FIRESTORE_HOST;
   const port = await freePort();
   // The emulator shares the load generator's core: the servers under test get core 0 to themselves.
-  firestoreChild = (await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {})).child;
+  firestoreChild = (
+    await startPinned(1, join(root, "tools", "firestore-stand-in", "main.ts"), ["--port", String(port)], {})
+  ).child;
   return `127.0.0.1:${port}`;
 }

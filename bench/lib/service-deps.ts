@@ -38,19 +38,36 @@ export interface BenchSettings {
 /** The service's dependencies through its own buildDeps, from settings instead of params and secrets. */
 export function serviceDeps(settings: BenchSettings): any {
   initializeApp({ projectId: process.env.GCLOUD_PROJECT });
-  const smtp = settings.smtpPort === undefined ? null : { host: "127.0.0.1", port: settings.smtpPort, secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" };
+  const smtp =
+    settings.smtpPort === undefined
+      ? null
+      : {
+          host: "127.0.0.1",
+          port: settings.smtpPort,
+          secure: false,
+          user: "",
+          password: "",
+          from: "Sign-in <no-reply@example.test>",
+        };
   const config = {
     parentDomain: "example.test",
     serviceUrl: "https://example.test",
     idUrl: "https://id.example.test",
-    allowedOrigins: originsFor("example.test", "https://id.example.test", ["startpage", "status", "calendar", "location"]),
+    allowedOrigins: originsFor("example.test", "https://id.example.test", [
+      "startpage",
+      "status",
+      "calendar",
+      "location",
+    ]),
     smtp,
     sessionKeys: settings.sessionKeys,
     codePepper: settings.codePepper ?? "",
     idpSigningSecret: BENCH_IDP_SIGNING_SECRET,
     claimNamespace: "identity",
     gamingEndpoint: settings.gamingEndpoint ?? null,
-    federated: settings.federated ? federatedConfig(settings.federated.providers, settings.federated.secrets, "bench-api-key") : null,
+    federated: settings.federated
+      ? federatedConfig(settings.federated.providers, settings.federated.secrets, "bench-api-key")
+      : null,
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
@@ -62,5 +79,7 @@ export function serviceDeps(settings: BenchSettings): any {
     log: settings.log,
   });
   // The bench varies the person cache's lifetime to show what the cache is worth.
-  return settings.personTtlMs === undefined ? deps : { ...deps, people: personCache(systemClock, settings.personTtlMs) };
+  return settings.personTtlMs === undefined
+    ? deps
+    : { ...deps, people: personCache(systemClock, settings.personTtlMs) };
 }

@@ -8,7 +8,8 @@ import { initializeApp } from "@firebase/app";
 import { getAuth, initializeAuth, inMemoryPersistence, signInWithCustomToken } from "@firebase/auth";
 
 const app = initializeApp({ apiKey: "key", projectId: "project" });
-const auth = process.env.SDK_VARIANT === "minimal" ? initializeAuth(app, { persistence: inMemoryPersistence }) : getAuth(app);
+const auth =
+  process.env.SDK_VARIANT === "minimal" ? initializeAuth(app, { persistence: inMemoryPersistence }) : getAuth(app);
 
 export async function idTokenFor(customToken: string): Promise<string> {
   return (await signInWithCustomToken(auth, customToken)).user.getIdToken();

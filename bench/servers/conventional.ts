@@ -33,12 +33,22 @@ app.use(express.json());
 app.post("/auth/session/refresh", async (req: any, res: any) => {
   const person = await personOf(req);
   if (!person) return res.status(401).json({ authenticated: false });
-  res.json({ authenticated: true, uid: person.uid, personId: person.id, email: person.emails?.[0], name: person.name, role: person.role, projects: person.projects, groups: person.groups });
+  res.json({
+    authenticated: true,
+    uid: person.uid,
+    personId: person.id,
+    email: person.emails?.[0],
+    name: person.name,
+    role: person.role,
+    projects: person.projects,
+    groups: person.groups,
+  });
 });
 app.get("/bench/gated", async (req: any, res: any) => {
   const person = await personOf(req);
   if (!person) return res.status(401).json({ error: "Unauthorized" });
-  if (person.status !== "approved" || !(person.projects.includes("*") || person.projects.includes("startpage"))) return res.status(403).json({ error: "Forbidden" });
+  if (person.status !== "approved" || !(person.projects.includes("*") || person.projects.includes("startpage")))
+    return res.status(403).json({ error: "Forbidden" });
   res.json({ ok: true, personId: person.id });
 });
 app.listen(Number(process.env.PORT), "127.0.0.1", async () => {

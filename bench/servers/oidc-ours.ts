@@ -21,10 +21,38 @@ const clientSecret = process.env.CLIENT_SECRET as string;
 await registerClient(deps, { clientId: CLIENT, clientSecret, name: "Bench", redirectUris: [REDIRECT] });
 const uid = `bench-oidc-${process.pid}`;
 const person = await deps.store.runTransaction(async (tx: unknown) =>
-  people.create(deps.store, tx, { uids: [uid], emails: [`${uid}@example.test`], phones: [], name: "Bench", role: "user", projects: [], groups: [], status: "approved" }, uid, deps.clock.now()),
+  people.create(
+    deps.store,
+    tx,
+    {
+      uids: [uid],
+      emails: [`${uid}@example.test`],
+      phones: [],
+      name: "Bench",
+      role: "user",
+      projects: [],
+      groups: [],
+      status: "approved",
+    },
+    uid,
+    deps.clock.now(),
+  ),
 );
-const client = { clientId: CLIENT, name: "Bench", secretHash: "", redirectUris: [REDIRECT], createdAt: deps.clock.now() };
-const request = { client, redirectUri: REDIRECT, scopes: ["openid", "email", "profile"], state: null, nonce: "bench-nonce", codeChallenge: process.env.CODE_CHALLENGE };
+const client = {
+  clientId: CLIENT,
+  name: "Bench",
+  secretHash: "",
+  redirectUris: [REDIRECT],
+  createdAt: deps.clock.now(),
+};
+const request = {
+  client,
+  redirectUri: REDIRECT,
+  scopes: ["openid", "email", "profile"],
+  state: null,
+  nonce: "bench-nonce",
+  codeChallenge: process.env.CODE_CHALLENGE,
+};
 
 async function mint(n: number): Promise<string[]> {
   const codes: string[] = [];
@@ -41,6 +69,12 @@ async function mint(n: number): Promise<string[]> {
 // Minting is the harness's, outside the service's app (and its request deadline).
 const server = express();
 server.post("/bench/mint", async (req: any, res: any) => res.json(await mint(Number(req.query.n ?? 1))));
-server.use(createApp(oidc.routes(deps), { presenter: oidc.presenter, allowedOrigins: deps.config.allowedOrigins, log: silentLogger }));
+server.use(
+  createApp(oidc.routes(deps), {
+    presenter: oidc.presenter,
+    allowedOrigins: deps.config.allowedOrigins,
+    log: silentLogger,
+  }),
+);
 server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 process.on("SIGTERM", () => process.exit(0));

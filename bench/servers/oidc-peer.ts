@@ -74,7 +74,10 @@ function firestoreAdapter() {
       this.collection = db.collection(`oidcPeer${name}`);
     }
     async upsert(id: string, payload: Record<string, unknown>) {
-      await this.collection.doc(id).set({ payload: JSON.stringify(payload), ...(typeof payload.grantId === "string" ? { grantId: payload.grantId } : {}) });
+      await this.collection.doc(id).set({
+        payload: JSON.stringify(payload),
+        ...(typeof payload.grantId === "string" ? { grantId: payload.grantId } : {}),
+      });
     }
     async find(id: string) {
       const stored = (await this.collection.doc(id).get()).data() as Stored | undefined;
@@ -102,9 +105,21 @@ function firestoreAdapter() {
 
 const provider = new Provider(issuer, {
   adapter: process.env.PEER_STORE === "firestore" ? firestoreAdapter() : MapAdapter,
-  clients: [{ client_id: CLIENT, client_secret: process.env.CLIENT_SECRET, redirect_uris: [REDIRECT], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" }],
+  clients: [
+    {
+      client_id: CLIENT,
+      client_secret: process.env.CLIENT_SECRET,
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_basic",
+    },
+  ],
   jwks: { keys: [JSON.parse(process.env.SIGNING_JWK as string)] },
-  findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, email: `${id}@example.test`, email_verified: true, name: "Bench" }) }),
+  findAccount: async (_ctx: unknown, id: string) => ({
+    accountId: id,
+    claims: async () => ({ sub: id, email: `${id}@example.test`, email_verified: true, name: "Bench" }),
+  }),
   claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
   pkce: { required: () => true },
   cookies: { keys: ["bench-only-cookie-key"] },

@@ -13,7 +13,11 @@ const { requireAccess } = service<any>("http/gate");
 const sessions = service<any>("routes/sessions");
 
 const ttl = process.env.PERSON_CACHE_TTL_MS;
-const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, log: silentLogger, personTtlMs: ttl === undefined ? undefined : Number(ttl) });
+const deps = serviceDeps({
+  sessionKeys: process.env.SESSION_KEYS as string,
+  log: silentLogger,
+  personTtlMs: ttl === undefined ? undefined : Number(ttl),
+});
 
 const gated = express.Router();
 gated.get("/bench/gated", async (req: any, res: any) => {

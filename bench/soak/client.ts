@@ -54,18 +54,51 @@ export class Recorder {
   }
 
   /** `body` goes as JSON, `form` as application/x-www-form-urlencoded. */
-  async call(method: string, path: string, options: { body?: unknown; form?: Record<string, string>; headers?: Record<string, string>; key?: string; note?: string } = {}): Promise<Answer> {
+  async call(
+    method: string,
+    path: string,
+    options: {
+      body?: unknown;
+      form?: Record<string, string>;
+      headers?: Record<string, string>;
+      key?: string;
+      note?: string;
+    } = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (options.form !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
-    const payload = options.form !== undefined ? new URLSearchParams(options.form).toString() : options.body === undefined ? undefined : JSON.stringify(options.body);
-    const exchange: Exchange = { endpoint: `${method} ${path.split("?")[0]}`, start: this.now(), end: 0, status: 0, error: null, reason: null, shaped: false, html: false, epoch: this.epoch(), key: options.key, note: options.note };
+    const payload =
+      options.form !== undefined
+        ? new URLSearchParams(options.form).toString()
+        : options.body === undefined
+          ? undefined
+          : JSON.stringify(options.body);
+    const exchange: Exchange = {
+      endpoint: `${method} ${path.split("?")[0]}`,
+      start: this.now(),
+      end: 0,
+      status: 0,
+      error: null,
+      reason: null,
+      shaped: false,
+      html: false,
+      epoch: this.epoch(),
+      key: options.key,
+      note: options.note,
+    };
     this.exchanges.push(exchange);
     let body: any = null;
     let setCookie: string[] = [];
     let location: string | null = null;
     try {
-      const res = await fetch(this.base + path, { method, headers, body: payload, redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
+      const res = await fetch(this.base + path, {
+        method,
+        headers,
+        body: payload,
+        redirect: "manual",
+        signal: AbortSignal.timeout(NO_ANSWER_MS),
+      });
       const text = await res.text();
       exchange.status = res.status;
       setCookie = res.headers.getSetCookie();
@@ -77,7 +110,10 @@ export class Recorder {
         body = text;
       }
     } catch (err) {
-      exchange.error = err instanceof Error && err.name === "TimeoutError" ? `(no answer within ${NO_ANSWER_MS / 1000} s)` : `(no answer: ${err instanceof Error ? err.message : String(err)})`;
+      exchange.error =
+        err instanceof Error && err.name === "TimeoutError"
+          ? `(no answer within ${NO_ANSWER_MS / 1000} s)`
+          : `(no answer: ${err instanceof Error ? err.message : String(err)})`;
     }
     exchange.end = this.now();
     if (body !== null && typeof body === "object" && !Array.isArray(body)) {
@@ -85,7 +121,8 @@ export class Recorder {
       if (typeof body.reason === "string") exchange.reason = body.reason;
       exchange.shaped = typeof body.error === "string";
     }
-    if (exchange.html && typeof body === "string") exchange.error = /<h1>([^<]*)<\/h1>/.exec(body)?.[1]?.replace(/&#39;/g, "'") ?? null;
+    if (exchange.html && typeof body === "string")
+      exchange.error = /<h1>([^<]*)<\/h1>/.exec(body)?.[1]?.replace(/&#39;/g, "'") ?? null;
     return { status: exchange.status, body, setCookie, location, exchange };
   }
 }
@@ -101,7 +138,12 @@ export function bridgeStateCookie(setCookie: string[]): string | null {
 }
 
 /** The Auth emulator's REST API, as the identity host's pages call it. */
-export async function identityToolkit(recorder: Recorder, authHost: string, method: string, body: unknown): Promise<Record<string, unknown>> {
+export async function identityToolkit(
+  recorder: Recorder,
+  authHost: string,
+  method: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   recorder.helpers.idp++;
   const res = await fetch(`http://${authHost}/identitytoolkit.googleapis.com/v1/accounts:${method}?key=soak`, {
     method: "POST",
@@ -114,10 +156,17 @@ export async function identityToolkit(recorder: Recorder, authHost: string, meth
   return json;
 }
 
-export async function idTokenFor(recorder: Recorder, authHost: string, credential: { email: string; password: string } | { customToken: string }): Promise<string> {
+export async function idTokenFor(
+  recorder: Recorder,
+  authHost: string,
+  credential: { email: string; password: string } | { customToken: string },
+): Promise<string> {
   const json =
     "customToken" in credential
-      ? await identityToolkit(recorder, authHost, "signInWithCustomToken", { token: credential.customToken, returnSecureToken: true })
+      ? await identityToolkit(recorder, authHost, "signInWithCustomToken", {
+          token: credential.customToken,
+          returnSecureToken: true,
+        })
       : await identityToolkit(recorder, authHost, "signInWithPassword", { ...credential, returnSecureToken: true });
   return String(json.idToken);
 }
@@ -132,7 +181,12 @@ interface Mail {
  * The code mailed to `address`, read from maildev and deleted there (so the inbox stays small).
  * null when no mail comes within `waitMs`, e.g. while maildev is down.
  */
-export async function mailedCode(recorder: Recorder, mailUrl: string, address: string, waitMs = 5000): Promise<string | null> {
+export async function mailedCode(
+  recorder: Recorder,
+  mailUrl: string,
+  address: string,
+  waitMs = 5000,
+): Promise<string | null> {
   const deadline = performance.now() + waitMs;
   while (performance.now() < deadline) {
     recorder.helpers.inbox++;
@@ -142,7 +196,9 @@ export async function mailedCode(recorder: Recorder, mailUrl: string, address: s
     const mail = mails.find((m) => (m.to ?? []).some((t) => t.address.toLowerCase() === address));
     const code = mail ? /: ([0-9]{6})\n/.exec(mail.text)?.[1] : undefined;
     if (mail && code) {
-      await fetch(`${mailUrl}/email/${mail.id}`, { method: "DELETE", signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+      await fetch(`${mailUrl}/email/${mail.id}`, { method: "DELETE", signal: AbortSignal.timeout(5000) }).catch(
+        () => undefined,
+      );
       return code;
     }
     await new Promise((r) => setTimeout(r, 100));

@@ -7,7 +7,12 @@
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLIENT_ID as FEDERATED_CLIENT_ID, CLIENT_SECRET as FEDERATED_CLIENT_SECRET, startFederatedProvider, type FederatedProvider } from "../../tools/federated-provider.ts";
+import {
+  CLIENT_ID as FEDERATED_CLIENT_ID,
+  CLIENT_SECRET as FEDERATED_CLIENT_SECRET,
+  startFederatedProvider,
+  type FederatedProvider,
+} from "../../tools/federated-provider.ts";
 import { startGamingProvider, type GamingProvider } from "../../tools/gaming-provider.ts";
 import { portAnswers, waitFor } from "../../tools/stack/processes.ts";
 import { root } from "../lib/functions.ts";
@@ -17,7 +22,10 @@ import { signal, start, stop, stopAll, type Proc } from "./processes.ts";
 export const PROJECT = "demo-soak";
 
 /** Ports the developer's own stacks use; the soak must never take one. */
-const RESERVED = new Set([5000, 5001, 5002, 5003, 5004, 5005, 5010, 5100, 5110, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025, 1080, 1125, 1180, 4400, 4410, 4500, 4510]);
+const RESERVED = new Set([
+  5000, 5001, 5002, 5003, 5004, 5005, 5010, 5100, 5110, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025,
+  1080, 1125, 1180, 4400, 4410, 4500, 4510,
+]);
 
 async function port(): Promise<number> {
   for (;;) {
@@ -63,7 +71,12 @@ export class Environment {
   }
 
   async startFirestore(): Promise<void> {
-    const proc = start("firestore", process.execPath, [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(this.ports.firestore)], { logDir: this.dir });
+    const proc = start(
+      "firestore",
+      process.execPath,
+      [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(this.ports.firestore)],
+      { logDir: this.dir },
+    );
     this.firestore = proc;
     await waitFor("Firestore stand-in", () => portAnswers(this.ports.firestore), 15_000, proc.child);
     this.epoch++;
@@ -82,7 +95,15 @@ export class Environment {
 
   async startMail(): Promise<void> {
     const bin = join(root, "node_modules", "maildev", "bin", "maildev");
-    const args = ["--smtp", String(this.ports.smtp), "--web", String(this.ports.mailWeb), "--ip", "127.0.0.1", "--silent"];
+    const args = [
+      "--smtp",
+      String(this.ports.smtp),
+      "--web",
+      String(this.ports.mailWeb),
+      "--ip",
+      "127.0.0.1",
+      "--silent",
+    ];
     const proc = start("maildev", process.execPath, [bin, ...args], { logDir: this.dir });
     this.mail = proc;
     await waitFor("maildev", () => answers(`${this.mailUrl}/email`), 15_000, proc.child);
@@ -95,12 +116,21 @@ export class Environment {
   private async startAuth(): Promise<void> {
     const config = join(this.dir, "firebase.json");
     const host = "127.0.0.1";
-    const emulators = { auth: { host, port: this.ports.auth }, hub: { host, port: this.ports.hub }, logging: { host, port: this.ports.logging }, ui: { enabled: false } };
+    const emulators = {
+      auth: { host, port: this.ports.auth },
+      hub: { host, port: this.ports.hub },
+      logging: { host, port: this.ports.logging },
+      ui: { enabled: false },
+    };
     writeFileSync(config, JSON.stringify({ emulators }, null, 2));
     const bin = realpathSync(join(root, "node_modules", ".bin", "firebase"));
     const args = [bin, "emulators:start", "--only", "auth", "--project", PROJECT, "--config", config];
     // cwd is the temp dir, so firebase-debug.log lands there and not in the repository.
-    const proc = start("auth-emulator", process.execPath, args, { logDir: this.dir, cwd: this.dir, env: { NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" } });
+    const proc = start("auth-emulator", process.execPath, args, {
+      logDir: this.dir,
+      cwd: this.dir,
+      env: { NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+    });
     this.auth = proc;
     await waitFor("Auth emulator", () => answers(`http://${this.authHost}/`), 60_000, proc.child);
   }
@@ -121,12 +151,25 @@ export class Environment {
       FIREBASE_AUTH_EMULATOR_HOST: this.authHost,
       METADATA_SERVER_DETECTION: "none",
       GAMING_OPENID_ENDPOINT: this.gaming?.endpoint ?? "",
-      FEDERATED_PROVIDERS: this.federated ? JSON.stringify({ search: { issuer: this.federated.issuer, clientId: FEDERATED_CLIENT_ID, providerId: "google.com" } }) : "",
+      FEDERATED_PROVIDERS: this.federated
+        ? JSON.stringify({
+            search: { issuer: this.federated.issuer, clientId: FEDERATED_CLIENT_ID, providerId: "google.com" },
+          })
+        : "",
       FEDERATED_CLIENT_SECRETS: JSON.stringify({ search: FEDERATED_CLIENT_SECRET }),
     };
-    const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], { env, logDir: this.dir, stdin: "pipe" });
+    const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], {
+      env,
+      logDir: this.dir,
+      stdin: "pipe",
+    });
     const base = `http://127.0.0.1:${port}`;
-    await waitFor("service", () => fetch(`${base}/auth/logout`, { method: "POST" }).then((r) => r.ok), 30_000, proc.child);
+    await waitFor(
+      "service",
+      () => fetch(`${base}/auth/logout`, { method: "POST" }).then((r) => r.ok),
+      30_000,
+      proc.child,
+    );
     return { base, proc };
   }
 

@@ -42,7 +42,13 @@ export function faultSeconds(seconds: number): number {
 const until = async (s: Schedule, atMs: number) => pause(Math.max(0, atMs - s.now()));
 
 async function freeze(s: Schedule, ms: number): Promise<Window> {
-  const w: Window = { name: "Firestore frozen", action: `SIGSTOP the stand-in, SIGCONT ${ms / 1000} s later`, start: s.now(), end: 0, notes: [] };
+  const w: Window = {
+    name: "Firestore frozen",
+    action: `SIGSTOP the stand-in, SIGCONT ${ms / 1000} s later`,
+    start: s.now(),
+    end: 0,
+    notes: [],
+  };
   s.env.freezeFirestore();
   await pause(ms);
   s.env.thawFirestore();
@@ -51,7 +57,13 @@ async function freeze(s: Schedule, ms: number): Promise<Window> {
 }
 
 async function restart(s: Schedule, ms: number): Promise<Window> {
-  const w: Window = { name: "Firestore restarted", action: `SIGTERM the stand-in, a new one on the same port ${ms / 1000} s later, fixture re-seeded`, start: s.now(), end: 0, notes: [] };
+  const w: Window = {
+    name: "Firestore restarted",
+    action: `SIGTERM the stand-in, a new one on the same port ${ms / 1000} s later, fixture re-seeded`,
+    start: s.now(),
+    end: 0,
+    notes: [],
+  };
   await s.env.stopFirestore();
   await pause(ms);
   // Re-seeding is the harness's job: no new scenario may create a person for a fixture account
@@ -63,14 +75,25 @@ async function restart(s: Schedule, ms: number): Promise<Window> {
   await s.env.startFirestore();
   const removed = await within(60_000, reseed(s.people));
   s.control.resume();
-  if (removed.length) w.notes.push(`before re-seeding, the new empty store already held ${removed.length} person(s) for fixture accounts, written by requests the service was still working on after the load paused; removed: ${removed.join(", ")}`);
+  if (removed.length)
+    w.notes.push(
+      `before re-seeding, the new empty store already held ${removed.length} person(s) for fixture accounts, written by requests the service was still working on after the load paused; removed: ${removed.join(", ")}`,
+    );
   w.end = s.now();
-  w.notes.push(`load paused ${((w.end - paused) / 1000).toFixed(1)} s (drain, start, re-seed of ${s.people.length} people)`);
+  w.notes.push(
+    `load paused ${((w.end - paused) / 1000).toFixed(1)} s (drain, start, re-seed of ${s.people.length} people)`,
+  );
   return w;
 }
 
 async function mail(s: Schedule, ms: number): Promise<Window> {
-  const w: Window = { name: "Mail server down", action: `SIGTERM maildev, started again on the same ports ${ms / 1000} s later`, start: s.now(), end: 0, notes: [] };
+  const w: Window = {
+    name: "Mail server down",
+    action: `SIGTERM maildev, started again on the same ports ${ms / 1000} s later`,
+    start: s.now(),
+    end: 0,
+    notes: [],
+  };
   await s.env.stopMail();
   await pause(ms);
   await s.env.startMail();
@@ -79,7 +102,13 @@ async function mail(s: Schedule, ms: number): Promise<Window> {
 }
 
 async function hang(s: Schedule, ms: number): Promise<Window> {
-  const w: Window = { name: "Bridge provider hanging", action: `the gaming provider holds every check_authentication request unanswered for ${ms / 1000} s`, start: s.now(), end: 0, notes: [] };
+  const w: Window = {
+    name: "Bridge provider hanging",
+    action: `the gaming provider holds every check_authentication request unanswered for ${ms / 1000} s`,
+    start: s.now(),
+    end: 0,
+    notes: [],
+  };
   s.env.gaming?.setMode("hang");
   await pause(ms);
   s.env.gaming?.setMode("normal");

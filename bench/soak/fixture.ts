@@ -33,7 +33,13 @@ export async function createFixture(people: FixturePerson[]): Promise<void> {
   const queue = [...people];
   const worker = async () => {
     for (let p = queue.shift(); p; p = queue.shift()) {
-      await auth().createUser({ uid: p.uid, email: p.email, password: p.password, emailVerified: true, displayName: "Soak Person" });
+      await auth().createUser({
+        uid: p.uid,
+        email: p.email,
+        password: p.password,
+        emailVerified: true,
+        displayName: "Soak Person",
+      });
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));

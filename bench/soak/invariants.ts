@@ -20,39 +20,62 @@ const GATED = new Set(["GET /startpage/notifications", "POST /auth/session/refre
 
 /** The fault window (grace included) an exchange began in, else one it overlapped, else null. */
 export function windowOf(e: Exchange, windows: Window[]): Window | null {
-  return windows.find((w) => e.start >= w.start && e.start <= w.end + GRACE_MS) ?? windows.find((w) => e.start <= w.end + GRACE_MS && e.end >= w.start) ?? null;
+  return (
+    windows.find((w) => e.start >= w.start && e.start <= w.end + GRACE_MS) ??
+    windows.find((w) => e.start <= w.end + GRACE_MS && e.end >= w.start) ??
+    null
+  );
 }
 
 const is5xx = (e: Exchange) => e.status >= 500 || e.status === 0;
-const tally = (items: string[]) => [...items.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].map(([k, n]) => `${n}× ${k}`).join("; ");
+const tally = (items: string[]) =>
+  [...items.reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())]
+    .map(([k, n]) => `${n}× ${k}`)
+    .join("; ");
 const describe = (e: Exchange) => `${e.endpoint} ${e.status || "no answer"} ${e.error ?? ""}`.trim();
 
 function exchangeOnce(traces: ExchangeTrace[]): Check {
   const wins = traces.map((t) => t.answers.filter((a) => a.status === 200).length);
   const concurrent = traces.filter((t) => t.answers.length > 1).length;
   const twice = wins.filter((n) => n > 1).length;
-  return { name: "Each exchange code redeemed at most once (200s per code ≤ 1)", pass: twice === 0, numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions (${concurrent} codes redeemed 2–4 times, concurrently or again later); codes with more than one 200: ${twice}` };
+  return {
+    name: "Each exchange code redeemed at most once (200s per code ≤ 1)",
+    pass: twice === 0,
+    numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions (${concurrent} codes redeemed 2–4 times, concurrently or again later); codes with more than one 200: ${twice}`,
+  };
 }
 
 function authorizationOnce(traces: ExchangeTrace[]): Check {
   const wins = traces.map((t) => t.answers.filter((a) => a.status === 200).length);
   const concurrent = traces.filter((t) => t.answers.length > 1).length;
   const twice = wins.filter((n) => n > 1).length;
-  return { name: "Each OIDC authorization code gets tokens at most once (200s per code ≤ 1)", pass: twice === 0, numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions with the right verifier (${concurrent} codes presented 2–4 times); codes with more than one 200: ${twice}` };
+  return {
+    name: "Each OIDC authorization code gets tokens at most once (200s per code ≤ 1)",
+    pass: twice === 0,
+    numbers: `${traces.length} codes, ${traces.reduce((s, t) => s + t.answers.length, 0)} redemptions with the right verifier (${concurrent} codes presented 2–4 times); codes with more than one 200: ${twice}`,
+  };
 }
 
 function bridgeStateOnce(traces: ExchangeTrace[]): Check {
   const wins = traces.map((t) => t.answers.filter((a) => a.status === 302).length);
   const replayed = traces.filter((t) => t.answers.length > 1).length;
   const twice = wins.filter((n) => n > 1).length;
-  return { name: "Each bridge state signs in at most once (302s per state ≤ 1)", pass: twice === 0, numbers: `${traces.length} bridge sign-ins, ${wins.reduce((a, b) => a + b, 0)} signed in (${replayed} callbacks delivered twice at once); states that signed in twice: ${twice}` };
+  return {
+    name: "Each bridge state signs in at most once (302s per state ≤ 1)",
+    pass: twice === 0,
+    numbers: `${traces.length} bridge sign-ins, ${wins.reduce((a, b) => a + b, 0)} signed in (${replayed} callbacks delivered twice at once); states that signed in twice: ${twice}`,
+  };
 }
 
 /** While the provider hangs, the callback gives up on it before the request deadline (8 s) and says so on a page. */
 function bridgeHang(exchanges: Exchange[], windows: Window[]): Check {
   const w = windows.find((x) => x.name === "Bridge provider hanging");
-  const inside = exchanges.filter((e) => e.endpoint === "GET /auth/bridge/gaming/callback" && w && windowOf(e, windows) === w && e.status >= 500);
-  const wrong = inside.filter((e) => e.status !== 500 || !e.html || !(e.error ?? "").includes("could not be reached") || e.end - e.start >= 8000);
+  const inside = exchanges.filter(
+    (e) => e.endpoint === "GET /auth/bridge/gaming/callback" && w && windowOf(e, windows) === w && e.status >= 500,
+  );
+  const wrong = inside.filter(
+    (e) => e.status !== 500 || !e.html || !(e.error ?? "").includes("could not be reached") || e.end - e.start >= 8000,
+  );
   const longest = Math.max(0, ...inside.map((e) => e.end - e.start));
   return {
     name: "While the bridge provider hangs, callbacks answer 500 (an HTML page) within their own timeout, before the 8 s request deadline",
@@ -62,10 +85,18 @@ function bridgeHang(exchanges: Exchange[], windows: Window[]): Check {
 }
 
 function emailCodeOnce(traces: CodeTrace[]): Check {
-  const signIns = traces.map((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in" && e.status === 200).length);
-  const doubles = traces.filter((t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in").length > 1).length;
+  const signIns = traces.map(
+    (t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in" && e.status === 200).length,
+  );
+  const doubles = traces.filter(
+    (t) => t.right.filter((e) => e.endpoint === "POST /auth/otp/sign-in").length > 1,
+  ).length;
   const twice = signIns.filter((n) => n > 1).length;
-  return { name: "Each email code signs in at most once", pass: twice === 0, numbers: `${traces.length} codes read from the inbox, ${signIns.reduce((a, b) => a + b, 0)} sign-ins with them (${doubles} codes tried by two sign-ins at once); codes that signed in twice: ${twice}` };
+  return {
+    name: "Each email code signs in at most once",
+    pass: twice === 0,
+    numbers: `${traces.length} codes read from the inbox, ${signIns.reduce((a, b) => a + b, 0)} sign-ins with them (${doubles} codes tried by two sign-ins at once); codes that signed in twice: ${twice}`,
+  };
 }
 
 function attemptsBounded(traces: CodeTrace[]): Check[] {
@@ -75,8 +106,16 @@ function attemptsBounded(traces: CodeTrace[]): Check[] {
   const exhausted = traces.filter((t) => refused(t).length >= 5);
   const lateWins = exhausted.filter((t) => t.right.some((e) => e.status === 200)).length;
   return [
-    { name: "No more than five wrong guesses compared per code (answers `Invalid code`)", pass: compared.every((n) => n <= 5), numbers: `${traces.reduce((s, t) => s + t.wrong.length, 0)} wrong guesses at ${traces.length} codes; most compared for one code: ${Math.max(0, ...compared)}` },
-    { name: "After five wrong guesses the right code is refused", pass: lateWins === 0, numbers: `${exhausted.length} codes got ≥ 5 wrong guesses; right code accepted afterwards: ${lateWins}` },
+    {
+      name: "No more than five wrong guesses compared per code (answers `Invalid code`)",
+      pass: compared.every((n) => n <= 5),
+      numbers: `${traces.reduce((s, t) => s + t.wrong.length, 0)} wrong guesses at ${traces.length} codes; most compared for one code: ${Math.max(0, ...compared)}`,
+    },
+    {
+      name: "After five wrong guesses the right code is refused",
+      pass: lateWins === 0,
+      numbers: `${exhausted.length} codes got ≥ 5 wrong guesses; right code accepted afterwards: ${lateWins}`,
+    },
   ];
 }
 
@@ -95,7 +134,8 @@ function sendLimits(exchanges: Exchange[]): Check {
       closest = Math.min(closest, b.start - a.start);
       if (b.end - a.start < MINUTE) minute++;
     }
-    for (let i = 5; i < list.length; i++) if ((list[i] as Exchange).end - (list[i - 5] as Exchange).start < HOUR) hour++;
+    for (let i = 5; i < list.length; i++)
+      if ((list[i] as Exchange).end - (list[i - 5] as Exchange).start < HOUR) hour++;
   }
   const repeated = [...byAddress.values()].filter((l) => l.length > 1).length;
   const refused = exchanges.filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 429).length;
@@ -116,43 +156,87 @@ function faultAnswers(exchanges: Exchange[], windows: Window[], withdrawals: Wit
   // Refresh reads nothing but the person, so its only 5xx is the gate's. A gated page may also
   // fail after the gate let a cached person in, when its own read cannot be made: that is the
   // request deadline's 503 `Service unavailable`, never a 500 and never an authentication failure.
-  const allowed = (e: Exchange) => e.error === "Authorization unavailable" || (e.endpoint !== "POST /auth/session/refresh" && e.error === "Service unavailable");
+  const allowed = (e: Exchange) =>
+    e.error === "Authorization unavailable" ||
+    (e.endpoint !== "POST /auth/session/refresh" && e.error === "Service unavailable");
   const gatedWrong = gated.filter((e) => e.status !== 503 || !allowed(e));
   const mailWindow = windows.find((w) => w.name === "Mail server down");
-  const inMail = exchanges.filter((e) => e.endpoint === "POST /auth/otp/send" && e.status >= 500 && mailWindow && windowOf(e, windows) === mailWindow);
+  const inMail = exchanges.filter(
+    (e) => e.endpoint === "POST /auth/otp/send" && e.status >= 500 && mailWindow && windowOf(e, windows) === mailWindow,
+  );
   const mailWrong = inMail.filter((e) => e.status !== 500 || e.error !== "Could not send a code");
   const leaked = withdrawals.filter((w) => w.stored !== "absent");
   return [
-    { name: "Zero 5xx (or unanswered requests) outside the fault windows and their grace", pass: outside.length === 0, numbers: `${exchanges.length} requests, ${outside.length} outside any window failed${outside.length ? `: ${tally(outside.map(describe))}` : ""}` },
-    { name: "Every 5xx is in the contract's JSON shape `{ error }` (the OIDC authorise page and the bridges: an HTML page)", pass: unshaped.length === 0, numbers: `${failed.length} answers ≥ 500, ${unshaped.length} not shaped${unshaped.length ? `: ${tally(unshaped.map(describe))}` : ""}` },
-    { name: "Refresh fails only as 503 `Authorization unavailable`; gated reads as that or, past the gate, 503 `Service unavailable`", pass: gated.length > 0 && gatedWrong.length === 0, numbers: `${gated.length} such 5xx (${tally(gated.map(describe))}), ${gatedWrong.length} otherwise${gatedWrong.length ? `: ${tally(gatedWrong.map(describe))}` : ""}${gated.length === 0 ? " (none seen: the fault was not exercised)" : ""}` },
-    { name: "With the mail server down, sends fail as 500 `Could not send a code`", pass: inMail.length > 0 && mailWrong.length === 0, numbers: `${inMail.length} sends failed in the window, ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}` },
-    { name: "A send that failed left no code behind (stored state read right after the 500)", pass: withdrawals.length > 0 && leaked.length === 0, numbers: `${withdrawals.length} failed sends checked: ${withdrawals.length - leaked.length} without a stored code, ${leaked.length} with one or unreadable` },
+    {
+      name: "Zero 5xx (or unanswered requests) outside the fault windows and their grace",
+      pass: outside.length === 0,
+      numbers: `${exchanges.length} requests, ${outside.length} outside any window failed${outside.length ? `: ${tally(outside.map(describe))}` : ""}`,
+    },
+    {
+      name: "Every 5xx is in the contract's JSON shape `{ error }` (the OIDC authorise page and the bridges: an HTML page)",
+      pass: unshaped.length === 0,
+      numbers: `${failed.length} answers ≥ 500, ${unshaped.length} not shaped${unshaped.length ? `: ${tally(unshaped.map(describe))}` : ""}`,
+    },
+    {
+      name: "Refresh fails only as 503 `Authorization unavailable`; gated reads as that or, past the gate, 503 `Service unavailable`",
+      pass: gated.length > 0 && gatedWrong.length === 0,
+      numbers: `${gated.length} such 5xx (${tally(gated.map(describe))}), ${gatedWrong.length} otherwise${gatedWrong.length ? `: ${tally(gatedWrong.map(describe))}` : ""}${gated.length === 0 ? " (none seen: the fault was not exercised)" : ""}`,
+    },
+    {
+      name: "With the mail server down, sends fail as 500 `Could not send a code`",
+      pass: inMail.length > 0 && mailWrong.length === 0,
+      numbers: `${inMail.length} sends failed in the window, ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}`,
+    },
+    {
+      name: "A send that failed left no code behind (stored state read right after the 500)",
+      pass: withdrawals.length > 0 && leaked.length === 0,
+      numbers: `${withdrawals.length} failed sends checked: ${withdrawals.length - leaked.length} without a stored code, ${leaked.length} with one or unreadable`,
+    },
   ];
 }
 
 function answeredInTime(exchanges: Exchange[], windows: Window[]): Check {
   const slow = exchanges.filter((e) => e.status === 0 || e.end - e.start > SLOW_MS);
-  const where = slow.map((e) => `${windowOf(e, windows)?.name ?? "no fault"}: ${e.endpoint} ${e.status || "no answer"}`);
+  const where = slow.map(
+    (e) => `${windowOf(e, windows)?.name ?? "no fault"}: ${e.endpoint} ${e.status || "no answer"}`,
+  );
   const longest = Math.max(0, ...exchanges.map((e) => e.end - e.start));
-  return { name: "Every request answered within 10 s", pass: slow.length === 0, numbers: `longest ${(longest / 1000).toFixed(1)} s; over 10 s or unanswered: ${slow.length}${slow.length ? ` (${tally(where)})` : ""}` };
+  return {
+    name: "Every request answered within 10 s",
+    pass: slow.length === 0,
+    numbers: `longest ${(longest / 1000).toFixed(1)} s; over 10 s or unanswered: ${slow.length}${slow.length ? ` (${tally(where)})` : ""}`,
+  };
 }
 
 /** A bridge callback succeeds with its 302 to the identity host; everything else with a 2xx. */
-const succeeded = (e: Exchange) => (e.status >= 200 && e.status < 300) || (e.endpoint === "GET /auth/bridge/gaming/callback" && e.status === 302);
+const succeeded = (e: Exchange) =>
+  (e.status >= 200 && e.status < 300) || (e.endpoint === "GET /auth/bridge/gaming/callback" && e.status === 302);
 
 /** After each window (and its grace) until the next one: every main endpoint succeeds again. */
 function recovered(exchanges: Exchange[], windows: Window[], serviceRestarted: boolean): Check {
-  const endpoints = ["POST /auth/verify", "POST /auth/session/refresh", "GET /startpage/notifications", "POST /auth/otp/send", "POST /auth/exchange", "POST /auth/oidc/token", "GET /auth/bridge/gaming/callback"];
+  const endpoints = [
+    "POST /auth/verify",
+    "POST /auth/session/refresh",
+    "GET /startpage/notifications",
+    "POST /auth/otp/send",
+    "POST /auth/exchange",
+    "POST /auth/oidc/token",
+    "GET /auth/bridge/gaming/callback",
+  ];
   const missing: string[] = [];
   windows.forEach((w, i) => {
     const from = w.end + GRACE_MS;
     const to = windows[i + 1]?.start ?? Infinity;
     for (const endpoint of endpoints) {
-      if (!exchanges.some((e) => e.endpoint === endpoint && e.start >= from && e.start < to && succeeded(e))) missing.push(`${endpoint} after ${w.name}`);
+      if (!exchanges.some((e) => e.endpoint === endpoint && e.start >= from && e.start < to && succeeded(e)))
+        missing.push(`${endpoint} after ${w.name}`);
     }
   });
-  return { name: "Everything recovers without restarting the service", pass: !serviceRestarted && missing.length === 0, numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no success after a window: ${missing.length ? missing.join(", ") : "none"}` };
+  return {
+    name: "Everything recovers without restarting the service",
+    pass: !serviceRestarted && missing.length === 0,
+    numbers: `service process ${serviceRestarted ? "RESTARTED or gone" : "the same throughout"}; endpoints with no success after a window: ${missing.length ? missing.join(", ") : "none"}`,
+  };
 }
 
 /**
@@ -169,12 +253,25 @@ function claimsAnswers(traces: ClaimsTrace[], windows: Window[]): Check {
   const forgedPassed = forged.filter((t) => t.answer.status !== 401);
   return {
     name: "Claims callback: a signed request gets its account's person and standing (no claims only in a fault window), never a 5xx; a forged one 401",
-    pass: signed.length > 0 && forged.length > 0 && wrong.length === 0 && noneOutside === 0 && forgedPassed.length === 0,
+    pass:
+      signed.length > 0 && forged.length > 0 && wrong.length === 0 && noneOutside === 0 && forgedPassed.length === 0,
     numbers: `${signed.length} signed: ${person} with the person's claims, ${none.length} with none (${noneOutside} outside a window), ${wrong.length} otherwise${wrong.length ? ` (${tally(wrong.map((t) => describe(t.answer)))})` : ""}; ${forged.length} forged: ${forgedPassed.length} not refused`,
   };
 }
 
-export function logChecks(log: { exchanges: Exchange[]; codes: CodeTrace[]; redemptions: ExchangeTrace[]; authorizations: ExchangeTrace[]; bridges: ExchangeTrace[]; claims: ClaimsTrace[]; withdrawals: WithdrawCheck[] }, windows: Window[], serviceRestarted: boolean): Check[] {
+export function logChecks(
+  log: {
+    exchanges: Exchange[];
+    codes: CodeTrace[];
+    redemptions: ExchangeTrace[];
+    authorizations: ExchangeTrace[];
+    bridges: ExchangeTrace[];
+    claims: ClaimsTrace[];
+    withdrawals: WithdrawCheck[];
+  },
+  windows: Window[],
+  serviceRestarted: boolean,
+): Check[] {
   return [
     exchangeOnce(log.redemptions),
     authorizationOnce(log.authorizations),

@@ -110,6 +110,14 @@ async function runUser(ctx: LoadContext, control: Control, user: User): Promise<
 
 /** Starts `users` virtual users over `people`; resolves when every one has stopped. */
 export function startLoad(ctx: LoadContext, control: Control, people: FixturePerson[], users: number): Promise<void> {
-  const all = Array.from({ length: users }, (_, index): User => ({ index, own: people.filter((_, i) => i % users === index), tokens: new Map(), cookies: new Map(), lastSent: new Map(), made: 0, bridgeAccounts: [] }));
+  const all = Array.from({ length: users }, (_, index): User => ({
+    index,
+    own: people.filter((_, i) => i % users === index),
+    tokens: new Map(),
+    cookies: new Map(),
+    lastSent: new Map(),
+    made: 0,
+    bridgeAccounts: [],
+  }));
   return Promise.all(all.map((u) => runUser(ctx, control, u))).then(() => undefined);
 }

@@ -16,7 +16,12 @@ export interface Proc {
 
 const running = new Set<Proc>();
 
-export function start(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; logDir: string; stdin?: "pipe" | "ignore" }): Proc {
+export function start(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; logDir: string; stdin?: "pipe" | "ignore" },
+): Proc {
   const log = join(options.logDir, `${name}.log`);
   const out = openSync(log, "a");
   const child = spawn(command, args, {
@@ -70,4 +75,3 @@ process.on("exit", () => {
     signal(p, "SIGKILL");
   }
 });
-

@@ -67,20 +67,38 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
   ];
   for (const [endpoint, list] of byEndpoint(exchanges)) {
     const ms = list.map((e) => e.end - e.start);
-    lines.push(`| ${endpoint} | ${list.length} | ${answers(list)} | ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 99).toFixed(0)} | ${Math.max(...ms).toFixed(0)} |`);
+    lines.push(
+      `| ${endpoint} | ${list.length} | ${answers(list)} | ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 99).toFixed(0)} | ${Math.max(...ms).toFixed(0)} |`,
+    );
   }
-  lines.push(`| **total** | ${exchanges.length} | | | | |`, "", "### Fault windows", "", `A request belongs to a window when it overlaps it or the ${GRACE_MS / 1000} s after it.`, "");
+  lines.push(
+    `| **total** | ${exchanges.length} | | | | |`,
+    "",
+    "### Fault windows",
+    "",
+    `A request belongs to a window when it overlaps it or the ${GRACE_MS / 1000} s after it.`,
+    "",
+  );
   for (const w of windows) {
     const inside = exchanges.filter((e) => windowOf(e, windows) === w);
-    lines.push(`**${w.name}**, ${s(w.start)}–${s(w.end)} s: ${w.action}.${w.notes.length ? ` ${w.notes.join("; ")}.` : ""} ${inside.length} requests:`, "");
+    lines.push(
+      `**${w.name}**, ${s(w.start)}–${s(w.end)} s: ${w.action}.${w.notes.length ? ` ${w.notes.join("; ")}.` : ""} ${inside.length} requests:`,
+      "",
+    );
     for (const [endpoint, list] of byEndpoint(inside)) lines.push(`- ${endpoint}: ${answers(list)}`);
     lines.push("");
   }
   lines.push("### Invariants", "", "| Invariant | Result | Numbers |", "|---|---|---|");
-  for (const c of checks) lines.push(`| ${c.name} | ${c.pass ? "PASS" : "**FAIL**"} | ${c.numbers.replaceAll("|", "\\|")} |`);
-  const helpers = Object.entries(facts.helpers).map(([k, n]) => `${k} ${n}`).join(", ");
+  for (const c of checks)
+    lines.push(`| ${c.name} | ${c.pass ? "PASS" : "**FAIL**"} | ${c.numbers.replaceAll("|", "\\|")} |`);
+  const helpers = Object.entries(facts.helpers)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
   const skipped = [...facts.skipped.entries()].map(([what, n]) => `${n}× ${what}`).join("; ");
-  lines.push("", `Harness calls besides the service (not judged): ${helpers}. Scenario steps the harness could not complete: ${skipped || "none"}.`);
+  lines.push(
+    "",
+    `Harness calls besides the service (not judged): ${helpers}. Scenario steps the harness could not complete: ${skipped || "none"}.`,
+  );
   return lines.join("\n");
 }
 
@@ -90,6 +108,9 @@ export function writeSection(path: string, section: string): void {
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   const block = `${START}\n${section}\n${END}`;
-  const next = start >= 0 && end > start ? text.slice(0, start) + block + text.slice(end + END.length) : `${text.replace(/\n*$/, "\n\n")}${block}\n`;
+  const next =
+    start >= 0 && end > start
+      ? text.slice(0, start) + block + text.slice(end + END.length)
+      : `${text.replace(/\n*$/, "\n\n")}${block}\n`;
   writeFileSync(path, next);
 }

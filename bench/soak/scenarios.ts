@@ -59,7 +59,8 @@ async function refresh(ctx: LoadContext, user: User): Promise<void> {
 async function gatedRead(ctx: LoadContext, user: User): Promise<void> {
   const p = pick(user.own);
   const cookie = user.cookies.get(p.uid);
-  const headers: Record<string, string> = cookie && chance(0.7) ? { cookie } : { authorization: `Bearer ${await idToken(ctx, user, p)}` };
+  const headers: Record<string, string> =
+    cookie && chance(0.7) ? { cookie } : { authorization: `Bearer ${await idToken(ctx, user, p)}` };
   await ctx.recorder.call("GET", "/startpage/notifications?limit=5", { headers });
 }
 
@@ -67,10 +68,15 @@ async function gatedRead(ctx: LoadContext, user: User): Promise<void> {
 async function firstSignIn(ctx: LoadContext, user: User): Promise<void> {
   const email = `soak-new-${user.index}-${user.made++}@example.test`;
   const password = `pw-${email}`;
-  const created = await within(10_000, auth().createUser({ email, password, emailVerified: true, displayName: "New Person" }));
+  const created = await within(
+    10_000,
+    auth().createUser({ email, password, emailVerified: true, displayName: "New Person" }),
+  );
   const token = await idTokenFor(ctx.recorder, ctx.authHost, { email, password });
   const tabs = chance(0.35) ? 3 : 1;
-  await Promise.all(Array.from({ length: tabs }, () => verify(ctx, user, (created as { uid: string }).uid, token, "first sign-in")));
+  await Promise.all(
+    Array.from({ length: tabs }, () => verify(ctx, user, (created as { uid: string }).uid, token, "first sign-in")),
+  );
 }
 
 /** After a send answered 500: the code it issued must be gone from the store (it can never be used). */
@@ -84,7 +90,11 @@ async function checkWithdrawn(ctx: LoadContext, address: string): Promise<void> 
 }
 
 async function send(ctx: LoadContext, address: string, purpose?: string): Promise<number> {
-  const res = await ctx.recorder.call("POST", "/auth/otp/send", { body: purpose ? { email: address, purpose } : { email: address }, key: address, note: purpose ?? "signin" });
+  const res = await ctx.recorder.call("POST", "/auth/otp/send", {
+    body: purpose ? { email: address, purpose } : { email: address },
+    key: address,
+    note: purpose ?? "signin",
+  });
   if (res.status === 500 && res.body?.error === "Could not send a code") await checkWithdrawn(ctx, address);
   return res.status;
 }
@@ -92,8 +102,12 @@ async function send(ctx: LoadContext, address: string, purpose?: string): Promis
 /** Wrong guesses (some fired together), then the right code: checked, and spent by sign-in, sometimes twice at once. */
 async function emailCodeSignIn(ctx: LoadContext, user: User): Promise<void> {
   // Mostly an address free to send again; sometimes one inside its minute, to meet the limit.
-  const byAge = [...user.own].sort((a, b) => (user.lastSent.get(a.email) ?? -1e9) - (user.lastSent.get(b.email) ?? -1e9));
-  const p = chance(0.15) ? pick(user.own) : (byAge[Math.floor(Math.random() * Math.min(3, byAge.length))] as FixturePerson);
+  const byAge = [...user.own].sort(
+    (a, b) => (user.lastSent.get(a.email) ?? -1e9) - (user.lastSent.get(b.email) ?? -1e9),
+  );
+  const p = chance(0.15)
+    ? pick(user.own)
+    : (byAge[Math.floor(Math.random() * Math.min(3, byAge.length))] as FixturePerson);
   const address = p.email;
   if ((await send(ctx, address)) !== 200) return;
   user.lastSent.set(address, ctx.recorder.now());
@@ -102,15 +116,41 @@ async function emailCodeSignIn(ctx: LoadContext, user: User): Promise<void> {
   const trace: CodeTrace = { address, epoch: ctx.epoch(), wrong: [], right: [] };
   ctx.codes.push(trace);
   const wrong = pick([0, 0, 1, 2, 3, 5, 7]);
-  const guess = (n: number) => ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: otherThan(code, n) }, key: address, note: "wrong" });
-  const guesses = wrong >= 5 && chance(0.5) ? await Promise.all(Array.from({ length: wrong }, (_, n) => guess(n))) : await sequential(wrong, guess);
+  const guess = (n: number) =>
+    ctx.recorder.call("POST", "/auth/otp/verify", {
+      body: { email: address, otp: otherThan(code, n) },
+      key: address,
+      note: "wrong",
+    });
+  const guesses =
+    wrong >= 5 && chance(0.5)
+      ? await Promise.all(Array.from({ length: wrong }, (_, n) => guess(n)))
+      : await sequential(wrong, guess);
   trace.wrong.push(...guesses.map((g) => g.exchange));
-  if (chance(0.5)) trace.right.push((await ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: code }, key: address, note: "right" })).exchange);
+  if (chance(0.5))
+    trace.right.push(
+      (
+        await ctx.recorder.call("POST", "/auth/otp/verify", {
+          body: { email: address, otp: code },
+          key: address,
+          note: "right",
+        })
+      ).exchange,
+    );
   const tabs = chance(0.3) ? 2 : 1;
-  const signIns = await Promise.all(Array.from({ length: tabs }, () => ctx.recorder.call("POST", "/auth/otp/sign-in", { body: { email: address, otp: code }, key: address, note: "right" })));
+  const signIns = await Promise.all(
+    Array.from({ length: tabs }, () =>
+      ctx.recorder.call("POST", "/auth/otp/sign-in", {
+        body: { email: address, otp: code },
+        key: address,
+        note: "right",
+      }),
+    ),
+  );
   trace.right.push(...signIns.map((s) => s.exchange));
   const won = signIns.find((s) => s.status === 200 && typeof s.body?.customToken === "string");
-  if (won && chance(0.4)) await verify(ctx, user, p.uid, await idTokenFor(ctx.recorder, ctx.authHost, { customToken: won.body.customToken }));
+  if (won && chance(0.4))
+    await verify(ctx, user, p.uid, await idTokenFor(ctx.recorder, ctx.authHost, { customToken: won.body.customToken }));
 }
 
 async function sequential<T>(count: number, step: (n: number) => Promise<T>): Promise<T[]> {
@@ -123,7 +163,11 @@ async function sequential<T>(count: number, step: (n: number) => Promise<T>): Pr
 async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
   const address = `soak-stranger-${user.index}-${user.made++}@example.test`;
   if ((await send(ctx, address)) !== 200) return;
-  await ctx.recorder.call("POST", "/auth/otp/verify", { body: { email: address, otp: "000000" }, key: address, note: "stranger guess" });
+  await ctx.recorder.call("POST", "/auth/otp/verify", {
+    body: { email: address, otp: "000000" },
+    key: address,
+    note: "stranger guess",
+  });
 }
 
 /** A stranger confirms an address for an access request, from two tabs at once: one pending person. */
@@ -133,7 +177,9 @@ async function requestAccess(ctx: LoadContext, user: User): Promise<void> {
   const code = await mailedCode(ctx.recorder, ctx.mailUrl, address);
   if (code === null) throw new Error("a sent code never reached the inbox");
   const body = { email: address, otp: code, purpose: "request-access" };
-  const checks = await Promise.all([0, 1].map(() => ctx.recorder.call("POST", "/auth/otp/verify", { body, key: address, note: "request-access" })));
+  const checks = await Promise.all(
+    [0, 1].map(() => ctx.recorder.call("POST", "/auth/otp/verify", { body, key: address, note: "request-access" })),
+  );
   ctx.codes.push({ address, epoch: ctx.epoch(), wrong: [], right: checks.map((c) => c.exchange) });
 }
 
@@ -178,7 +224,17 @@ async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
   ctx.authorizations.push(trace);
   const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
   const redeem = (codeVerifier: string, note?: string) =>
-    ctx.recorder.call("POST", "/auth/oidc/token", { form: { grant_type: "authorization_code", code, redirect_uri: SOAK_CLIENT.redirectUri, code_verifier: codeVerifier }, headers: { authorization: basic }, key: code, note });
+    ctx.recorder.call("POST", "/auth/oidc/token", {
+      form: {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: SOAK_CLIENT.redirectUri,
+        code_verifier: codeVerifier,
+      },
+      headers: { authorization: basic },
+      key: code,
+      note,
+    });
   const together = pick([1, 1, 1, 2, 3]);
   const attempts = Array.from({ length: together }, () => redeem(verifier));
   if (chance(0.2)) attempts.push(redeem(randomBytes(32).toString("base64url"), "wrong verifier"));
@@ -186,17 +242,34 @@ async function oidcSignIn(ctx: LoadContext, user: User): Promise<void> {
   if (chance(0.15)) answers.push(await redeem(verifier));
   trace.answers.push(...answers.filter((a) => a.exchange.note !== "wrong verifier").map((a) => a.exchange));
   const won = answers.find((a) => a.status === 200 && typeof a.body?.access_token === "string");
-  if (won && chance(0.5)) await ctx.recorder.call("GET", "/auth/oidc/userinfo", { headers: { authorization: `Bearer ${won.body.access_token}` } });
+  if (won && chance(0.5))
+    await ctx.recorder.call("GET", "/auth/oidc/userinfo", {
+      headers: { authorization: `Bearer ${won.body.access_token}` },
+    });
 }
 
 /** One browser through a bridge: start, the provider's page, the callback (sometimes twice at once). */
-async function bridgeFlow(ctx: LoadContext, user: User, bridge: "gaming" | "federated", account: string): Promise<void> {
-  const started = await ctx.recorder.call("GET", bridge === "gaming" ? "/auth/bridge/gaming/start" : "/auth/bridge/federated/start?idp=search");
+async function bridgeFlow(
+  ctx: LoadContext,
+  user: User,
+  bridge: "gaming" | "federated",
+  account: string,
+): Promise<void> {
+  const started = await ctx.recorder.call(
+    "GET",
+    bridge === "gaming" ? "/auth/bridge/gaming/start" : "/auth/bridge/federated/start?idp=search",
+  );
   const cookie = bridgeStateCookie(started.setCookie);
   if (started.status !== 302 || !started.location || !cookie) return;
   ctx.recorder.helpers.bridgeProvider++;
-  const who = bridge === "gaming" ? `&account=${account}` : `&account=${account}&email=${account}@soak.example.test&name=Soak%20${account}`;
-  const atProvider = await fetch(`${started.location}${who}`, { redirect: "manual", signal: AbortSignal.timeout(NO_ANSWER_MS) });
+  const who =
+    bridge === "gaming"
+      ? `&account=${account}`
+      : `&account=${account}&email=${account}@soak.example.test&name=Soak%20${account}`;
+  const atProvider = await fetch(`${started.location}${who}`, {
+    redirect: "manual",
+    signal: AbortSignal.timeout(NO_ANSWER_MS),
+  });
   await atProvider.arrayBuffer();
   const back = atProvider.headers.get("location");
   if (atProvider.status !== 302 || !back) throw new Error("the bridge provider did not send the browser back");
@@ -210,7 +283,14 @@ async function bridgeFlow(ctx: LoadContext, user: User, bridge: "gaming" | "fede
   const won = answers.find((a) => a.status === 302 && a.location);
   const customToken = won?.location ? new URL(won.location).searchParams.get("customToken") : null;
   // The identity host's next step: the custom token becomes an ID token, and verify says "pending".
-  if (bridge === "gaming" && customToken && chance(0.3)) await verify(ctx, user, `gaming:${account}`, await idTokenFor(ctx.recorder, ctx.authHost, { customToken }), "bridge");
+  if (bridge === "gaming" && customToken && chance(0.3))
+    await verify(
+      ctx,
+      user,
+      `gaming:${account}`,
+      await idTokenFor(ctx.recorder, ctx.authHost, { customToken }),
+      "bridge",
+    );
 }
 
 /**
@@ -221,7 +301,9 @@ async function bridgeFlow(ctx: LoadContext, user: User, bridge: "gaming" | "fede
 async function bridgeSignIn(ctx: LoadContext, user: User): Promise<void> {
   const bridge = chance(0.5) ? "gaming" : "federated";
   const known = user.bridgeAccounts.length > 0 && chance(0.5);
-  const account = known ? pick(user.bridgeAccounts) : `7656119${String(user.index).padStart(3, "0")}${String(user.made++).padStart(7, "0")}`;
+  const account = known
+    ? pick(user.bridgeAccounts)
+    : `7656119${String(user.index).padStart(3, "0")}${String(user.made++).padStart(7, "0")}`;
   if (!known) user.bridgeAccounts.push(account);
   await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, () => bridgeFlow(ctx, user, bridge, account)));
 }
@@ -239,28 +321,38 @@ async function claimsCallback(ctx: LoadContext, user: User): Promise<void> {
   const forged = chance(0.1);
   const body = { uid: p.uid };
   const t = Math.floor((performance.timeOrigin + performance.now()) / 1000);
-  const v1 = createHmac("sha256", forged ? "not-the-secret" : BENCH_IDP_SIGNING_SECRET).update(`${t}.${JSON.stringify(body)}`).digest("hex");
-  const res = await ctx.recorder.call("POST", "/auth/idp/claims", { body, headers: { "idp-signature": `t=${t},v1=${v1}` } });
+  const v1 = createHmac("sha256", forged ? "not-the-secret" : BENCH_IDP_SIGNING_SECRET)
+    .update(`${t}.${JSON.stringify(body)}`)
+    .digest("hex");
+  const res = await ctx.recorder.call("POST", "/auth/idp/claims", {
+    body,
+    headers: { "idp-signature": `t=${t},v1=${v1}` },
+  });
   const claims = res.body?.claims as Record<string, unknown> | undefined;
   let outcome: "person" | "none" | "wrong" | null = null;
   if (res.status === 200) {
     if (claims && Object.keys(claims).length === 0) outcome = "none";
-    else outcome = claims?.["urn:identity:personId"] === p.personId && claims?.["urn:identity:status"] === p.status ? "person" : "wrong";
+    else
+      outcome =
+        claims?.["urn:identity:personId"] === p.personId && claims?.["urn:identity:status"] === p.status
+          ? "person"
+          : "wrong";
   }
   ctx.claims.push({ answer: res.exchange, forged, outcome });
 }
 
-export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadContext, user: User) => Promise<void> }> = [
-  { name: "refresh", weight: 22, run: refresh },
-  { name: "gated read", weight: 22, run: gatedRead },
-  { name: "sign-in", weight: 10, run: signIn },
-  { name: "first sign-in", weight: 3, run: firstSignIn },
-  { name: "email-code sign-in", weight: 12, run: emailCodeSignIn },
-  { name: "stranger code", weight: 6, run: strangerCode },
-  { name: "access request", weight: 3, run: requestAccess },
-  { name: "exchange", weight: 18, run: exchange },
-  { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
-  { name: "bridge sign-in", weight: 6, run: bridgeSignIn },
-  { name: "logout", weight: 2, run: logout },
-  { name: "claims callback", weight: 4, run: claimsCallback },
-];
+export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadContext, user: User) => Promise<void> }> =
+  [
+    { name: "refresh", weight: 22, run: refresh },
+    { name: "gated read", weight: 22, run: gatedRead },
+    { name: "sign-in", weight: 10, run: signIn },
+    { name: "first sign-in", weight: 3, run: firstSignIn },
+    { name: "email-code sign-in", weight: 12, run: emailCodeSignIn },
+    { name: "stranger code", weight: 6, run: strangerCode },
+    { name: "access request", weight: 3, run: requestAccess },
+    { name: "exchange", weight: 18, run: exchange },
+    { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
+    { name: "bridge sign-in", weight: 6, run: bridgeSignIn },
+    { name: "logout", weight: 2, run: logout },
+    { name: "claims callback", weight: 4, run: claimsCallback },
+  ];

@@ -18,17 +18,42 @@ const { consoleLogger } = service<any>("logger");
 const groups = ["sessions", "otp", "startpage", "people", "claims"].map((name) => service<any>(`routes/${name}`));
 
 // Logged, not silenced: the log file is where the cause of an unexpected 5xx is found.
-const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, codePepper: process.env.CODE_PEPPER, smtpPort: Number(process.env.SMTP_PORT), log: consoleLogger, gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT, federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" } });
+const deps = serviceDeps({
+  sessionKeys: process.env.SESSION_KEYS as string,
+  codePepper: process.env.CODE_PEPPER,
+  smtpPort: Number(process.env.SMTP_PORT),
+  log: consoleLogger,
+  gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT,
+  federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" },
+});
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.
 const router = express.Router();
 for (const group of groups) router.use(group.routes(deps));
-const app = createApp(router, { presenter: jsonErrors, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
+const app = createApp(router, {
+  presenter: jsonErrors,
+  allowedOrigins: deps.config.allowedOrigins,
+  log: consoleLogger,
+});
 // The OIDC and bridge groups refuse in their own shapes (OAuth JSON, HTML pages), so each keeps its own app.
-const oidcApp = createApp(oidc.routes(deps), { presenter: oidc.presenter, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
-const bridgeApp = createApp(bridge.routes(deps), { presenter: bridge.presenter, allowedOrigins: deps.config.allowedOrigins, log: consoleLogger });
+const oidcApp = createApp(oidc.routes(deps), {
+  presenter: oidc.presenter,
+  allowedOrigins: deps.config.allowedOrigins,
+  log: consoleLogger,
+});
+const bridgeApp = createApp(bridge.routes(deps), {
+  presenter: bridge.presenter,
+  allowedOrigins: deps.config.allowedOrigins,
+  log: consoleLogger,
+});
 const server = express();
-server.use((req: any, res: any, next: any) => (req.path.startsWith("/auth/oidc/") ? oidcApp : req.path.startsWith("/auth/bridge/") ? bridgeApp : app)(req, res, next));
+server.use((req: any, res: any, next: any) =>
+  (req.path.startsWith("/auth/oidc/") ? oidcApp : req.path.startsWith("/auth/bridge/") ? bridgeApp : app)(
+    req,
+    res,
+    next,
+  ),
+);
 server.listen(Number(process.env.PORT), "127.0.0.1", () => console.log("ready"));
 
 process.on("SIGTERM", () => process.exit(0));

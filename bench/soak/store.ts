@@ -46,11 +46,18 @@ const people = service<any>("store/people");
 const { registerClient } = service<any>("core/oidc/clients");
 
 /** The relying party the soak signs people in to through the OIDC provider. */
-export const SOAK_CLIENT = { clientId: "soak-client", clientSecret: "soak-client-secret-0123456789abcdef", redirectUri: "https://app.example.test/callback" };
+export const SOAK_CLIENT = {
+  clientId: "soak-client",
+  clientSecret: "soak-client-secret-0123456789abcdef",
+  redirectUri: "https://app.example.test/callback",
+};
 
 export function registerSoakClient(): Promise<void> {
   const { clientId, clientSecret, redirectUri } = SOAK_CLIENT;
-  return registerClient({ store: db(), clock: systemClock }, { clientId, clientSecret, name: "Soak app", redirectUris: [redirectUri] });
+  return registerClient(
+    { store: db(), clock: systemClock },
+    { clientId, clientSecret, name: "Soak app", redirectUris: [redirectUri] },
+  );
 }
 
 export function issueExchangeCode(personId: string, uid: string): Promise<string> {
@@ -86,7 +93,16 @@ export async function createPeople(list: NewPerson[]): Promise<void> {
   for (let i = 0; i < list.length; i += 100) {
     const batch = store.batch();
     for (const p of list.slice(i, i + 100)) {
-      const fields = { uids: [p.uid], emails: [p.email], phones: [], name: "Soak Person", role: "user", projects: p.projects, groups: [], status: p.status };
+      const fields = {
+        uids: [p.uid],
+        emails: [p.email],
+        phones: [],
+        name: "Soak Person",
+        role: "user",
+        projects: p.projects,
+        groups: [],
+        status: p.status,
+      };
       // A WriteBatch has the create() that store/people calls on a transaction.
       people.create(store, batch, fields, p.personId, systemClock.now());
     }
@@ -109,14 +125,27 @@ const keyId = (kind: string, value: string) => `personKeys/${kind}:${encodeURICo
  */
 export async function removeOtherHolders(list: NewPerson[]): Promise<string[]> {
   const store = db();
-  const wanted = new Map(list.flatMap((p) => [[keyId("uid", p.uid), p.personId], [keyId("email", p.email), p.personId]]));
+  const wanted = new Map(
+    list.flatMap((p) => [
+      [keyId("uid", p.uid), p.personId],
+      [keyId("email", p.email), p.personId],
+    ]),
+  );
   const keys = await store.getAll(...[...wanted.keys()].map((path) => store.doc(path)));
-  const others = new Set<string>(keys.filter((k: any) => k.exists && k.get("personId") !== wanted.get(k.ref.path)).map((k: any) => String(k.get("personId"))));
+  const others = new Set<string>(
+    keys
+      .filter((k: any) => k.exists && k.get("personId") !== wanted.get(k.ref.path))
+      .map((k: any) => String(k.get("personId"))),
+  );
   const removed: string[] = [];
   for (const personId of others) {
     const snap = await store.doc(`people/${personId}`).get();
     const d = (snap.data() ?? {}) as Doc;
-    const claims = [...(d.uids ?? []).map((v: string) => keyId("uid", v)), ...(d.emails ?? []).map((v: string) => keyId("email", v)), ...(d.phones ?? []).map((v: string) => keyId("phone", v))];
+    const claims = [
+      ...(d.uids ?? []).map((v: string) => keyId("uid", v)),
+      ...(d.emails ?? []).map((v: string) => keyId("email", v)),
+      ...(d.phones ?? []).map((v: string) => keyId("phone", v)),
+    ];
     const batch = store.batch();
     batch.delete(snap.ref);
     for (const path of claims) batch.delete(store.doc(path));

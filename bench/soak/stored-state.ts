@@ -16,7 +16,11 @@ async function peopleUnique(label: string): Promise<Check> {
   let missingKeys = 0;
   const keyOf = new Map(keys.map((k) => [k.id, String(k.data.personId)]));
   for (const p of people) {
-    for (const [kind, field] of [["uid", "uids"], ["email", "emails"], ["phone", "phones"]] as const) {
+    for (const [kind, field] of [
+      ["uid", "uids"],
+      ["email", "emails"],
+      ["phone", "phones"],
+    ] as const) {
       for (const value of (p.data[field] ?? []) as string[]) {
         const id = `${kind}:${encodeURIComponent(value)}`;
         owners.set(id, [...(owners.get(id) ?? []), p.id]);
@@ -39,7 +43,11 @@ async function attemptsStored(label: string): Promise<Check> {
   const attempts = codes.map((c) => Number(c.data.attempts ?? 0));
   const over = attempts.filter((n) => n > 5).length;
   const destroyed = codes.filter((c) => c.data.state !== "ready").length;
-  return { name: `No stored email code has more than five attempts (${label})`, pass: over === 0, numbers: `${codes.length} code records (${destroyed} destroyed tombstones), most attempts ${Math.max(0, ...attempts)}, over five: ${over}` };
+  return {
+    name: `No stored email code has more than five attempts (${label})`,
+    pass: over === 0,
+    numbers: `${codes.length} code records (${destroyed} destroyed tombstones), most attempts ${Math.max(0, ...attempts)}, over five: ${over}`,
+  };
 }
 
 async function limitsStored(label: string): Promise<Check> {
@@ -52,17 +60,34 @@ async function limitsStored(label: string): Promise<Check> {
     if (sends.length > 5) breaches++;
     for (let i = 1; i < sends.length; i++) if ((sends[i] as number) - (sends[i - 1] as number) < 60_000) breaches++;
   }
-  return { name: `Stored send records keep the limits: ≥ 60 s apart, ≤ 5 an hour (${label})`, pass: breaches === 0, numbers: `${records.length} addresses, most sends recorded for one: ${most}, breaches: ${breaches}` };
+  return {
+    name: `Stored send records keep the limits: ≥ 60 s apart, ≤ 5 an hour (${label})`,
+    pass: breaches === 0,
+    numbers: `${records.length} addresses, most sends recorded for one: ${most}, breaches: ${breaches}`,
+  };
 }
 
 /** A code some caller saw redeemed (200, 403 not approved, or 401 already used) is stored as redeemed. */
 async function exchangeStored(label: string, epoch: number, traces: ExchangeTrace[]): Promise<Check> {
   const stored = new Map((await all("exchangeCodes")).map((d) => [d.id, d.data]));
   const mine = traces.filter((t) => t.epoch === epoch);
-  const seenRedeemed = mine.filter((t) => t.answers.some((a) => a.status === 200 || (a.status === 403 && a.error === "Account not approved") || (a.status === 401 && a.error === "Code already used")));
-  const notMarked = seenRedeemed.filter((t) => !Number.isFinite(millis(stored.get(createHash("sha256").update(t.code, "utf8").digest("hex"))?.redeemedAt))).length;
+  const seenRedeemed = mine.filter((t) =>
+    t.answers.some(
+      (a) =>
+        a.status === 200 ||
+        (a.status === 403 && a.error === "Account not approved") ||
+        (a.status === 401 && a.error === "Code already used"),
+    ),
+  );
+  const notMarked = seenRedeemed.filter(
+    (t) => !Number.isFinite(millis(stored.get(createHash("sha256").update(t.code, "utf8").digest("hex"))?.redeemedAt)),
+  ).length;
   const redeemedDocs = [...stored.values()].filter((d) => Number.isFinite(millis(d.redeemedAt))).length;
-  return { name: `Redeemed exchange codes are stored as redeemed (${label})`, pass: notMarked === 0, numbers: `${stored.size} codes stored (${redeemedDocs} redeemed); ${seenRedeemed.length} seen redeemed by callers, not marked: ${notMarked}` };
+  return {
+    name: `Redeemed exchange codes are stored as redeemed (${label})`,
+    pass: notMarked === 0,
+    numbers: `${stored.size} codes stored (${redeemedDocs} redeemed); ${seenRedeemed.length} seen redeemed by callers, not marked: ${notMarked}`,
+  };
 }
 
 /**
@@ -93,12 +118,31 @@ async function authorizationsStored(label: string, epoch: number, traces: Exchan
 async function bridgeStatesStored(label: string, epoch: number, traces: ExchangeTrace[]): Promise<Check> {
   const stored = new Map((await all("bridgeStates")).map((d) => [d.id, d.data]));
   const signedIn = traces.filter((t) => t.epoch === epoch && t.answers.some((a) => a.status === 302));
-  const notMarked = signedIn.filter((t) => !Number.isFinite(millis(stored.get(createHash("sha256").update(t.code, "utf8").digest("hex"))?.usedAt))).length;
+  const notMarked = signedIn.filter(
+    (t) => !Number.isFinite(millis(stored.get(createHash("sha256").update(t.code, "utf8").digest("hex"))?.usedAt)),
+  ).length;
   const byValue = traces.filter((t) => stored.has(t.code)).length;
   const used = [...stored.values()].filter((d) => Number.isFinite(millis(d.usedAt))).length;
-  return { name: `Bridge states that signed someone in are stored as used, and only by their hash (${label})`, pass: notMarked === 0 && byValue === 0, numbers: `${stored.size} states stored (${used} used); ${signedIn.length} seen signing in, not marked: ${notMarked}; stored under the state itself: ${byValue}` };
+  return {
+    name: `Bridge states that signed someone in are stored as used, and only by their hash (${label})`,
+    pass: notMarked === 0 && byValue === 0,
+    numbers: `${stored.size} states stored (${used} used); ${signedIn.length} seen signing in, not marked: ${notMarked}; stored under the state itself: ${byValue}`,
+  };
 }
 
-export async function storedChecks(label: string, epoch: number, traces: ExchangeTrace[], authorizations: ExchangeTrace[], bridges: ExchangeTrace[]): Promise<Check[]> {
-  return Promise.all([peopleUnique(label), attemptsStored(label), limitsStored(label), exchangeStored(label, epoch, traces), authorizationsStored(label, epoch, authorizations), bridgeStatesStored(label, epoch, bridges)]);
+export async function storedChecks(
+  label: string,
+  epoch: number,
+  traces: ExchangeTrace[],
+  authorizations: ExchangeTrace[],
+  bridges: ExchangeTrace[],
+): Promise<Check[]> {
+  return Promise.all([
+    peopleUnique(label),
+    attemptsStored(label),
+    limitsStored(label),
+    exchangeStored(label, epoch, traces),
+    authorizationsStored(label, epoch, authorizations),
+    bridgeStatesStored(label, epoch, bridges),
+  ]);
 }

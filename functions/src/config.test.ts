@@ -7,7 +7,9 @@ describe("readConfig", () => {
     process.env = { ...saved };
   });
 
-  const providers = JSON.stringify({ search: { issuer: "https://accounts.search.example", clientId: "client-1", providerId: "google.com" } });
+  const providers = JSON.stringify({
+    search: { issuer: "https://accounts.search.example", clientId: "client-1", providerId: "google.com" },
+  });
 
   it("leaves the federated providers out of a function that is not given their secrets", () => {
     process.env.FEDERATED_PROVIDERS = providers;

@@ -73,22 +73,39 @@ export function urnNamespace(value: string): string {
   return check("CLAIM_NAMESPACE", urnNamespaceSchema, value);
 }
 
-const text = z.preprocess((v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined), z.string().optional());
+const text = z.preprocess(
+  (v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined),
+  z.string().optional(),
+);
 
 /** One row of FEDERATED_PROVIDERS: an OpenID Connect provider (`issuer`) or a plain OAuth 2.0 one (its endpoints). */
 const federatedRow = z
-  .object({ issuer: text, authorizationEndpoint: text, tokenEndpoint: text, clientId: text, providerId: text, scope: text })
+  .object({
+    issuer: text,
+    authorizationEndpoint: text,
+    tokenEndpoint: text,
+    clientId: text,
+    providerId: text,
+    scope: text,
+  })
   .superRefine((row, ctx) => {
-    if (row.clientId === undefined || row.providerId === undefined) ctx.addIssue({ code: "custom", message: "needs clientId and providerId" });
+    if (row.clientId === undefined || row.providerId === undefined)
+      ctx.addIssue({ code: "custom", message: "needs clientId and providerId" });
     const oauth = row.authorizationEndpoint !== undefined && row.tokenEndpoint !== undefined;
     const some = row.authorizationEndpoint !== undefined || row.tokenEndpoint !== undefined;
-    if (row.issuer !== undefined ? some : !oauth) ctx.addIssue({ code: "custom", message: "needs either issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint (OAuth 2.0)" });
-    if (row.issuer !== undefined && !(row.scope ?? "openid").split(" ").includes("openid")) ctx.addIssue({ code: "custom", path: ["scope"], message: "must include openid" });
+    if (row.issuer !== undefined ? some : !oauth)
+      ctx.addIssue({
+        code: "custom",
+        message: "needs either issuer (OpenID Connect) or authorizationEndpoint and tokenEndpoint (OAuth 2.0)",
+      });
+    if (row.issuer !== undefined && !(row.scope ?? "openid").split(" ").includes("openid"))
+      ctx.addIssue({ code: "custom", path: ["scope"], message: "must include openid" });
   });
 
 const federatedRows = z.record(z.string(), z.unknown()).superRefine((rows, ctx) => {
   for (const idp of Object.keys(rows)) {
-    if (!(FEDERATED_IDPS as readonly string[]).includes(idp)) ctx.addIssue({ code: "custom", message: `unknown idp "${idp}"` });
+    if (!(FEDERATED_IDPS as readonly string[]).includes(idp))
+      ctx.addIssue({ code: "custom", message: `unknown idp "${idp}"` });
   }
 });
 
@@ -105,12 +122,26 @@ export function federatedConfig(providersJson: string, secretsJson: string, apiK
   for (const [idp, raw] of Object.entries(rows)) {
     const row = check(`FEDERATED_PROVIDERS ${idp}`, federatedRow, raw ?? {});
     const secret = secrets[idp];
-    if (typeof secret !== "string" || secret === "") throw new Error(`FEDERATED_PROVIDERS: ${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
+    if (typeof secret !== "string" || secret === "")
+      throw new Error(`FEDERATED_PROVIDERS: ${idp} has no client secret in FEDERATED_CLIENT_SECRETS`);
     const endpoint = (key: string, value: string) => check(`FEDERATED_PROVIDERS ${idp}.${key}`, remoteUrl, value);
     const issuer = row.issuer === undefined ? null : (endpoint("issuer", row.issuer), row.issuer);
-    const endpoints = row.authorizationEndpoint !== undefined && row.tokenEndpoint !== undefined ? { authorization: endpoint("authorizationEndpoint", row.authorizationEndpoint), token: endpoint("tokenEndpoint", row.tokenEndpoint) } : null;
+    const endpoints =
+      row.authorizationEndpoint !== undefined && row.tokenEndpoint !== undefined
+        ? {
+            authorization: endpoint("authorizationEndpoint", row.authorizationEndpoint),
+            token: endpoint("tokenEndpoint", row.tokenEndpoint),
+          }
+        : null;
     const scope = row.scope ?? (issuer !== null ? "openid email profile" : "");
-    providers[idp as FederatedIdp] = { issuer, endpoints, clientId: row.clientId as string, clientSecret: secret, providerId: row.providerId as string, scope };
+    providers[idp as FederatedIdp] = {
+      issuer,
+      endpoints,
+      clientId: row.clientId as string,
+      clientSecret: secret,
+      providerId: row.providerId as string,
+      scope,
+    };
   }
   return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };
 }
@@ -119,7 +150,14 @@ const handoffAppsSchema = z.record(
   z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "app ids are lowercase letters, digits and hyphens"),
   z.strictObject({
     name: z.string().trim().min(1).max(80),
-    redirectUris: z.array(z.string().refine(isRedirectUriForm, "a redirect URI is https, loopback http, or a private-use scheme (RFC 8252)")).min(1).max(20),
+    redirectUris: z
+      .array(
+        z
+          .string()
+          .refine(isRedirectUriForm, "a redirect URI is https, loopback http, or a private-use scheme (RFC 8252)"),
+      )
+      .min(1)
+      .max(20),
   }),
 );
 
@@ -176,7 +214,11 @@ export function readConfig(): Config {
     federated:
       process.env[params.federatedClientSecrets.name] === undefined
         ? null
-        : federatedConfig(params.federatedProviders.value(), secret(params.federatedClientSecrets), params.idpApiKey.value()),
+        : federatedConfig(
+            params.federatedProviders.value(),
+            secret(params.federatedClientSecrets),
+            params.idpApiKey.value(),
+          ),
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),

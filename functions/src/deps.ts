@@ -45,7 +45,9 @@ const noSessionKeys: SessionTokens = {
 };
 
 export function tokensFor(config: Config): SessionTokens {
-  return config.sessionKeys === "" ? noSessionKeys : sessionTokens(config.sessionKeys, config.idUrl, config.parentDomain);
+  return config.sessionKeys === ""
+    ? noSessionKeys
+    : sessionTokens(config.sessionKeys, config.idUrl, config.parentDomain);
 }
 
 /** Secrets are parsed here, once per instance: a malformed one stops the function at its start, named. */

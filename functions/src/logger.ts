@@ -19,4 +19,3 @@ export const consoleLogger: Logger = {
   warn: (m, f) => console.warn(line("WARNING", m, f)),
   error: (m, f) => console.error(line("ERROR", m, f)),
 };
-

@@ -40,7 +40,8 @@ export const federatedProviders = defineString("FEDERATED_PROVIDERS", {
 });
 export const idpApiKey = defineString("IDP_API_KEY", {
   default: "",
-  description: "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
+  description:
+    "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
 });
 
 export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {

@@ -10,7 +10,10 @@ import { join } from "node:path";
 const root = join(__dirname, "..", "..");
 
 function check(env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [join(root, "tools", "architecture.ts"), "--check"], { encoding: "utf8", env: { ...process.env, ...env } });
+  return spawnSync(process.execPath, [join(root, "tools", "architecture.ts"), "--check"], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
 }
 
 describe("the architecture", () => {
@@ -21,9 +24,24 @@ describe("the architecture", () => {
   });
 
   it.each([
-    ["a store module importing core", "store/people.ts", 'import "../core/errors";\n', /store\/people\.ts \(store\) imports core\/errors\.ts \(core\): an arrow running up/],
-    ["core importing a route", "core/errors.ts", 'import "../routes/otp";\n', /core\/errors\.ts \(core\) imports routes\/otp\.ts \(routes\)/],
-    ["two features in a circle", "core/people/access.ts", 'import "../sessions/sessions";\n', /core's features in a circle/],
+    [
+      "a store module importing core",
+      "store/people.ts",
+      'import "../core/errors";\n',
+      /store\/people\.ts \(store\) imports core\/errors\.ts \(core\): an arrow running up/,
+    ],
+    [
+      "core importing a route",
+      "core/errors.ts",
+      'import "../routes/otp";\n',
+      /core\/errors\.ts \(core\) imports routes\/otp\.ts \(routes\)/,
+    ],
+    [
+      "two features in a circle",
+      "core/people/access.ts",
+      'import "../sessions/sessions";\n',
+      /core's features in a circle/,
+    ],
   ])("is refused with %s", (_, file, line, message) => {
     const copy = mkdtempSync(join(tmpdir(), "architecture-"));
     try {

@@ -24,7 +24,10 @@ afterEach(async () => {
   await provider.setMode("normal");
 });
 
-function bridgeApp(deps: TestDeps = testDeps({ config: testConfig({ gamingEndpoint: provider.endpoint }) })): { deps: TestDeps; app: Express } {
+function bridgeApp(deps: TestDeps = testDeps({ config: testConfig({ gamingEndpoint: provider.endpoint }) })): {
+  deps: TestDeps;
+  app: Express;
+} {
   return { deps, app: appFor(bridge, deps) };
 }
 
@@ -57,7 +60,9 @@ async function atProvider(location: string, who: string): Promise<URL> {
 }
 
 async function callback(app: Express, to: URL, cookie: string | null) {
-  const req = request(app).get(to.pathname + to.search).set("Accept", "application/json");
+  const req = request(app)
+    .get(to.pathname + to.search)
+    .set("Accept", "application/json");
   return cookie === null ? req : req.set("Cookie", cookie);
 }
 
@@ -78,7 +83,9 @@ describe("GET /auth/bridge/", () => {
     const { app } = bridgeApp();
     const res = await request(app).get("/auth/bridge/");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ providers: [{ id: "gaming", label: expect.any(String), start: "/auth/bridge/gaming/start" }] });
+    expect(res.body).toEqual({
+      providers: [{ id: "gaming", label: expect.any(String), start: "/auth/bridge/gaming/start" }],
+    });
   });
 
   it("leaves out a bridge that is not configured", async () => {
@@ -147,7 +154,11 @@ describe("GET /auth/bridge/:provider/start", () => {
 
   it.each(["photo", "federated"])("answers 503 with a page for the disabled %s bridge", async (name) => {
     const { app } = bridgeApp();
-    expectHtml(await request(app).get(`/auth/bridge/${name}/start`).set("Accept", "application/json"), 503, /not available/);
+    expectHtml(
+      await request(app).get(`/auth/bridge/${name}/start`).set("Accept", "application/json"),
+      503,
+      /not available/,
+    );
   });
 
   it("answers 503 for the gaming bridge where it is not configured", async () => {
@@ -173,7 +184,13 @@ describe("GET /auth/bridge/:provider/start", () => {
 
   it("refuses a repeated redirect parameter", async () => {
     const { app } = bridgeApp();
-    expectHtml(await request(app).get("/auth/bridge/gaming/start?redirect=https://startpage.example.test/&redirect=https://evil.test/"), 400, /not allowed/);
+    expectHtml(
+      await request(app).get(
+        "/auth/bridge/gaming/start?redirect=https://startpage.example.test/&redirect=https://evil.test/",
+      ),
+      400,
+      /not allowed/,
+    );
   });
 });
 
@@ -213,7 +230,8 @@ describe("GET /auth/bridge/:provider/callback", () => {
     // The second tab's start is sent the first tab's cookie, as a browser sends it.
     const second = await request(app).get("/auth/bridge/gaming/start").set("Cookie", first.cookie);
     const both = setCookieLine(second.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
-    const stateOf = (location: string) => new URL(new URL(location).searchParams.get("openid.return_to") as string).searchParams.get("state");
+    const stateOf = (location: string) =>
+      new URL(new URL(location).searchParams.get("openid.return_to") as string).searchParams.get("state");
     expect(both).toBe(`__session=bridge.${stateOf(second.headers.location as string)}.${stateOf(first.location)}`);
 
     const firstDone = await callback(app, await atProvider(first.location, account()), both);
@@ -235,7 +253,11 @@ describe("GET /auth/bridge/:provider/callback", () => {
       cookie = setCookieLine(next.headers["set-cookie"], "__session=bridge.").split(";")[0] as string;
     }
     expect(cookie.slice("__session=bridge.".length).split(".")).toHaveLength(3);
-    expectHtml(await callback(app, await atProvider(oldest.location, account()), cookie), 400, /expired or was not started here/);
+    expectHtml(
+      await callback(app, await atProvider(oldest.location, account()), cookie),
+      400,
+      /expired or was not started here/,
+    );
   });
 
   it("leaves the cookie alone when a callback brings back a state it does not hold", async () => {
@@ -253,7 +275,10 @@ describe("GET /auth/bridge/:provider/callback", () => {
     const who = account();
     expect((await signIn(app, who)).status).toBe(302);
     const first = await people.findByUid(db, `gaming:${who}`);
-    await db.collection("people").doc(first?.id as string).update({ status: "approved" });
+    await db
+      .collection("people")
+      .doc(first?.id as string)
+      .update({ status: "approved" });
     expect((await signIn(app, who)).status).toBe(302);
     const matches = await db.collection("people").where("uids", "array-contains", `gaming:${who}`).get();
     expect(matches.size).toBe(1);
@@ -265,14 +290,24 @@ describe("GET /auth/bridge/:provider/callback", () => {
     const { app } = bridgeApp(deps);
     const sessionsApp = appFor(sessions, deps);
     const who = account();
-    const token = async () => signInWithCustomToken(new URL((await signIn(app, who)).headers.location as string).searchParams.get("customToken") as string);
-    const pending = await request(sessionsApp).post("/auth/verify").send({ idToken: await token(), project: "startpage" });
+    const token = async () =>
+      signInWithCustomToken(
+        new URL((await signIn(app, who)).headers.location as string).searchParams.get("customToken") as string,
+      );
+    const pending = await request(sessionsApp)
+      .post("/auth/verify")
+      .send({ idToken: await token(), project: "startpage" });
     expect(pending.status).toBe(200);
     expect(pending.body).toEqual({ approved: false, reason: "pending" });
     expect(pending.headers["set-cookie"]).toBeUndefined();
     const person = await people.findByUid(db, `gaming:${who}`);
-    await db.collection("people").doc(person?.id as string).update({ status: "approved", projects: ["startpage"] });
-    const approved = await request(sessionsApp).post("/auth/verify").send({ idToken: await token(), project: "startpage" });
+    await db
+      .collection("people")
+      .doc(person?.id as string)
+      .update({ status: "approved", projects: ["startpage"] });
+    const approved = await request(sessionsApp)
+      .post("/auth/verify")
+      .send({ idToken: await token(), project: "startpage" });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ approved: true });
   });
@@ -346,7 +381,11 @@ describe("GET /auth/bridge/:provider/callback", () => {
     it("answers 401 when the person cancels at the provider", async () => {
       const { app } = bridgeApp();
       const started = await start(app);
-      expectHtml(await callback(app, await atProvider(started.location, "cancel"), started.cookie), 401, /did not confirm/);
+      expectHtml(
+        await callback(app, await atProvider(started.location, "cancel"), started.cookie),
+        401,
+        /did not confirm/,
+      );
     });
 
     it("answers 401 when the provider says the assertion is not valid", async () => {

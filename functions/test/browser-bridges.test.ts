@@ -13,7 +13,9 @@ const db = firestore();
 const world = useBrowserWorld();
 
 async function stateCookies(page: Page): Promise<string[]> {
-  return (await page.context().cookies(`${ID_HOST}/auth/bridge/gaming/callback`)).filter((c) => c.name === "__session" && c.value.startsWith("bridge.")).map((c) => c.value);
+  return (await page.context().cookies(`${ID_HOST}/auth/bridge/gaming/callback`))
+    .filter((c) => c.name === "__session" && c.value.startsWith("bridge."))
+    .map((c) => c.value);
 }
 
 const account = () => String(76561190000000000n + BigInt(cryptoRandom.int(0, 1_000_000_000)));

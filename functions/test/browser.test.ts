@@ -22,7 +22,12 @@ function call(page: Page, method: string, path: string, body?: unknown): Promise
   const base = new URL(page.url()).origin === ID_HOST ? ID_HOST : SERVICE;
   return page.evaluate(
     async ({ url, method, body }) => {
-      const res = await fetch(url, { method, credentials: "include", headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(url, {
+        method,
+        credentials: "include",
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.text();
       return { status: res.status, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : null };
     },
@@ -48,17 +53,28 @@ describe("in a browser", () => {
     // Another subdomain, same browser: the cookie goes with the app's credentialed requests.
     const app = await id.context().newPage();
     await app.goto("https://startpage.example.test/");
-    expect(await call(app, "POST", "/auth/session/refresh")).toMatchObject({ status: 200, body: { authenticated: true, personId: person.id } });
-    expect(await call(app, "GET", "/startpage/notifications")).toMatchObject({ status: 200, body: { notifications: expect.any(Array) } });
+    expect(await call(app, "POST", "/auth/session/refresh")).toMatchObject({
+      status: 200,
+      body: { authenticated: true, personId: person.id },
+    });
+    expect(await call(app, "GET", "/startpage/notifications")).toMatchObject({
+      status: 200,
+      body: { notifications: expect.any(Array) },
+    });
 
     expect(await call(app, "POST", "/auth/logout")).toMatchObject({ status: 200, body: { ok: true } });
-    expect(await call(id, "POST", "/auth/session/refresh")).toMatchObject({ status: 401, body: { authenticated: false } });
+    expect(await call(id, "POST", "/auth/session/refresh")).toMatchObject({
+      status: 401,
+      body: { authenticated: false },
+    });
   });
 
   it("a foreign site's script can neither read an answer nor end the session", async () => {
     const { account } = await accountWithPerson({ projects: ["startpage"] });
     const id = await pageAt("id.example.test");
-    expect((await call(id, "POST", "/auth/verify", { idToken: account.idToken, project: "startpage" })).status).toBe(200);
+    expect((await call(id, "POST", "/auth/verify", { idToken: account.idToken, project: "startpage" })).status).toBe(
+      200,
+    );
 
     const foreign = await id.context().newPage();
     await foreign.goto(`https://${FOREIGN_HOST}/`);
@@ -66,13 +82,19 @@ describe("in a browser", () => {
     await expect(call(foreign, "GET", "/startpage/notifications")).rejects.toThrow(/Failed to fetch/);
     await expect(call(foreign, "POST", "/auth/logout")).rejects.toThrow(/Failed to fetch/);
     // And what it sent had no effect: the session is still there for the identity host.
-    expect(await call(id, "POST", "/auth/session/refresh")).toMatchObject({ status: 200, body: { authenticated: true } });
+    expect(await call(id, "POST", "/auth/session/refresh")).toMatchObject({
+      status: 200,
+      body: { authenticated: true },
+    });
   });
 
   it("a person who is not approved gets no cookie", async () => {
     const { account } = await accountWithPerson({ status: "pending", projects: ["startpage"] });
     const id = await pageAt("id.example.test");
-    expect(await call(id, "POST", "/auth/verify", { idToken: account.idToken, project: "startpage" })).toMatchObject({ status: 200, body: { approved: false, reason: "pending" } });
+    expect(await call(id, "POST", "/auth/verify", { idToken: account.idToken, project: "startpage" })).toMatchObject({
+      status: 200,
+      body: { approved: false, reason: "pending" },
+    });
     expect(await call(id, "POST", "/auth/session/refresh")).toMatchObject({ status: 401 });
     expect(await id.context().cookies(SERVICE)).toEqual([]);
   });

@@ -39,7 +39,10 @@ async function feedServer(body = ""): Promise<Feed> {
 function at(deps: TestDeps, hoursFromNow: number): string {
   const t = new Date(deps.clock.now().getTime() + hoursFromNow * 3_600_000);
   // 2026-11-24T15:27:49.123Z → 20261124T152749 (callers add the Z)
-  return t.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}Z$/, "");
+  return t
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}Z$/, "");
 }
 
 async function reader(deps: TestDeps, projects = ["startpage"]): Promise<string> {
@@ -81,10 +84,21 @@ describe("GET /calendar/events", () => {
     expect(res.body).toEqual({
       week: { start: "2026-11-23", end: "2026-11-30" },
       available: true,
-      events: [{ id: "one", title: "Review", location: "Room 4", allDay: false, start: "2026-11-24T09:00:00.000Z", end: "2026-11-24T10:00:00.000Z" }],
+      events: [
+        {
+          id: "one",
+          title: "Review",
+          location: "Room 4",
+          allDay: false,
+          start: "2026-11-24T09:00:00.000Z",
+          end: "2026-11-24T10:00:00.000Z",
+        },
+      ],
     });
     const next = await request(app).get("/calendar/events?week=2026-11-30").set("Cookie", cookie);
-    expect(next.body.events).toEqual([{ id: "two", title: "Holiday", location: null, allDay: true, start: "2026-12-01", end: "2026-12-02" }]);
+    expect(next.body.events).toEqual([
+      { id: "two", title: "Holiday", location: null, allDay: true, start: "2026-12-01", end: "2026-12-02" },
+    ]);
     const thisWeek = await request(app).get("/calendar/events").set("Cookie", cookie);
     const monday = new Date(thisWeek.body.week.start as string);
     expect(monday.getUTCDay()).toBe(1);
@@ -95,20 +109,28 @@ describe("GET /calendar/events", () => {
     const deps = depsFor();
     const app = appFor(calendar, deps);
     const cookie = await reader(deps);
-    for (const answer of [{ status: 500, body: "" }, { status: 200, body: "<html>not a calendar</html>" }] as const) {
+    for (const answer of [
+      { status: 500, body: "" },
+      { status: 200, body: "<html>not a calendar</html>" },
+    ] as const) {
       feed.answer = answer;
       const res = await request(app).get("/calendar/events").set("Cookie", cookie);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ available: false, events: [] });
     }
     await feed.close();
-    expect((await request(app).get("/calendar/events").set("Cookie", cookie)).body).toMatchObject({ available: false, events: [] });
+    expect((await request(app).get("/calendar/events").set("Cookie", cookie)).body).toMatchObject({
+      available: false,
+      events: [],
+    });
   });
 
   it("answers within its own deadline when the calendar does not answer", async () => {
     const deps = depsFor();
     feed.answer = "hang";
-    const res = await request(appFor(calendar, deps)).get("/calendar/events").set("Cookie", await reader(deps));
+    const res = await request(appFor(calendar, deps))
+      .get("/calendar/events")
+      .set("Cookie", await reader(deps));
     // The request's own deadline (8 s) would have answered 503 had the fetch not been cut off.
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ available: false, events: [] });
@@ -116,7 +138,9 @@ describe("GET /calendar/events", () => {
 
   it("answers no events, available false, when no calendar is configured", async () => {
     const deps = testDeps();
-    const res = await request(appFor(calendar, deps)).get("/calendar/events").set("Cookie", await reader(deps));
+    const res = await request(appFor(calendar, deps))
+      .get("/calendar/events")
+      .set("Cookie", await reader(deps));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ available: false, events: [] });
   });
@@ -126,7 +150,9 @@ describe("GET /calendar/events", () => {
     feed.answer = { status: 200, body: ics(`UID:x\nSUMMARY:X\nDTSTART:${at(deps, 1)}Z`) };
     const app = appFor(calendar, deps);
     const cookie = await reader(deps);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => request(app).get("/calendar/events").set("Cookie", cookie)));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => request(app).get("/calendar/events").set("Cookie", cookie)),
+    );
     expect(answers.map((a) => a.body.available)).toEqual([true, true, true, true, true]);
     expect(feed.hits).toBe(1);
     await request(app).get("/calendar/events").set("Cookie", cookie);
@@ -169,7 +195,9 @@ describe("GET /calendar/upcoming-locations", () => {
     const res = await request(app).get("/calendar/upcoming-locations").set("Cookie", cookie);
     expect(res.status).toBe(200);
     expect(res.body.locations.map((l: { location: string }) => l.location)).toEqual(["Berlin", "Lyon"]);
-    expect((await request(app).get("/calendar/upcoming-locations?days=31").set("Cookie", cookie)).body.locations).toHaveLength(3);
+    expect(
+      (await request(app).get("/calendar/upcoming-locations?days=31").set("Cookie", cookie)).body.locations,
+    ).toHaveLength(3);
     expect((await request(app).get("/calendar/upcoming-locations?days=0").set("Cookie", cookie)).status).toBe(400);
 
     feed.answer = { status: 503, body: "" };
@@ -194,23 +222,46 @@ describe("GET /location", () => {
     const cookie = await reader(deps);
     const res = await request(app).get("/location").set("Cookie", cookie);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ location: "Madrid, client site", source: "calendar", until: new Date(deps.clock.now().getTime() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, ".000Z") });
+    expect(res.body).toEqual({
+      location: "Madrid, client site",
+      source: "calendar",
+      until: new Date(deps.clock.now().getTime() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, ".000Z"),
+    });
     deps.clock.advance(2 * 3_600_000);
     expect((await request(app).get("/location").set("Cookie", cookie)).body.location).toBe("Madrid");
     deps.clock.advance(48 * 3_600_000);
-    expect((await request(app).get("/location").set("Cookie", cookie)).body).toEqual({ location: "Head office", source: "default", until: null });
+    expect((await request(app).get("/location").set("Cookie", cookie)).body).toEqual({
+      location: "Head office",
+      source: "default",
+      until: null,
+    });
   });
 
   it("always answers 200: the fallback body without a credential, for an outsider, or when the calendar fails", async () => {
     const deps = depsFor({ defaultLocation: "Head office" });
-    feed.answer = { status: 200, body: ics(`UID:m\nSUMMARY:M\nLOCATION:Secret place\nDTSTART:${at(deps, -1)}Z\nDTEND:${at(deps, 1)}Z`) };
+    feed.answer = {
+      status: 200,
+      body: ics(`UID:m\nSUMMARY:M\nLOCATION:Secret place\nDTSTART:${at(deps, -1)}Z\nDTEND:${at(deps, 1)}Z`),
+    };
     const app = appFor(location, deps);
     const fallback = { location: "Head office", source: "default", until: null };
     const anonymous = await request(app).get("/location");
     expect(anonymous.status).toBe(200);
     expect(anonymous.body).toEqual(fallback);
-    expect((await request(app).get("/location").set("Cookie", await reader(deps, ["status"]))).body).toEqual(fallback);
+    expect(
+      (
+        await request(app)
+          .get("/location")
+          .set("Cookie", await reader(deps, ["status"]))
+      ).body,
+    ).toEqual(fallback);
     feed.answer = { status: 500, body: "" };
-    expect((await request(app).get("/location").set("Cookie", await reader(deps))).body).toEqual(fallback);
+    expect(
+      (
+        await request(app)
+          .get("/location")
+          .set("Cookie", await reader(deps))
+      ).body,
+    ).toEqual(fallback);
   });
 });

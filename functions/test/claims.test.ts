@@ -32,7 +32,12 @@ describe("POST /auth/idp/claims", () => {
     const res = await ask(deps, body, signature(body, nowSeconds(deps)));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      claims: { [`${NS}personId`]: person.id, [`${NS}status`]: "approved", [`${NS}role`]: "admin", [`${NS}projects`]: ["startpage", "status"] },
+      claims: {
+        [`${NS}personId`]: person.id,
+        [`${NS}status`]: "approved",
+        [`${NS}role`]: "admin",
+        [`${NS}projects`]: ["startpage", "status"],
+      },
     });
   });
 
@@ -51,7 +56,9 @@ describe("POST /auth/idp/claims", () => {
     const person = await personFor({ uid: unique("other"), email });
     const newAccount = unique("new");
     const verified = JSON.stringify({ uid: newAccount, email: email.toUpperCase(), emailVerified: true });
-    expect((await ask(deps, verified, signature(verified, nowSeconds(deps)))).body.claims[`${NS}personId`]).toBe(person.id);
+    expect((await ask(deps, verified, signature(verified, nowSeconds(deps)))).body.claims[`${NS}personId`]).toBe(
+      person.id,
+    );
     const unverified = JSON.stringify({ uid: newAccount, email, emailVerified: false });
     expect((await ask(deps, unverified, signature(unverified, nowSeconds(deps)))).body).toEqual({ claims: {} });
   });
@@ -71,7 +78,11 @@ describe("POST /auth/idp/claims", () => {
     const { account, person } = await accountWithPerson({ projects });
     const body = JSON.stringify({ uid: account.uid });
     const res = await ask(deps, body, signature(body, nowSeconds(deps)));
-    expect(res.body.claims).toEqual({ [`${NS}personId`]: person.id, [`${NS}status`]: "approved", [`${NS}role`]: "user" });
+    expect(res.body.claims).toEqual({
+      [`${NS}personId`]: person.id,
+      [`${NS}status`]: "approved",
+      [`${NS}role`]: "user",
+    });
   });
 
   it("accepts any of several signatures, and any of several configured secrets", async () => {
@@ -86,7 +97,10 @@ describe("POST /auth/idp/claims", () => {
     // Spaces after the commas and an empty part are tolerated, as header lists allow.
     expect((await ask(deps, body, `${signature(body, t, "new-secret").replace(",", ", ")},`)).status).toBe(200);
     // Hex digits in either case.
-    expect((await ask(deps, body, signature(body, t, "new-secret").toUpperCase().replace("T=", "t=").replace("V1=", "v1="))).status).toBe(200);
+    expect(
+      (await ask(deps, body, signature(body, t, "new-secret").toUpperCase().replace("T=", "t=").replace("V1=", "v1=")))
+        .status,
+    ).toBe(200);
   });
 
   describe("refusals", () => {
@@ -132,13 +146,21 @@ describe("POST /auth/idp/claims", () => {
     it("400 for a signed body without a uid, or with fields of the wrong type; 415 for one that is not JSON", async () => {
       const deps = testDeps();
       const t = nowSeconds(deps);
-      for (const bad of [JSON.stringify({}), JSON.stringify({ uid: "" }), JSON.stringify({ uid: "a", emailVerified: "yes" })]) {
+      for (const bad of [
+        JSON.stringify({}),
+        JSON.stringify({ uid: "" }),
+        JSON.stringify({ uid: "a", emailVerified: "yes" }),
+      ]) {
         const res = await ask(deps, bad, signature(bad, t));
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ error: "uid is required; email must be a string and emailVerified a boolean" });
       }
       const form = "uid=a";
-      const res = await request(appFor(claims, deps)).post("/auth/idp/claims").set("Content-Type", "application/x-www-form-urlencoded").set("Idp-Signature", signature(form, t)).send(form);
+      const res = await request(appFor(claims, deps))
+        .post("/auth/idp/claims")
+        .set("Content-Type", "application/x-www-form-urlencoded")
+        .set("Idp-Signature", signature(form, t))
+        .send(form);
       expect(res.status).toBe(415);
     });
 

@@ -11,14 +11,24 @@ const db = firestore();
 describe("POST /auth/exchange", () => {
   const deps = testDeps();
   const app = appFor(sessions, deps);
-  const exchange = (body: unknown) => request(app).post("/auth/exchange").send(body as object);
+  const exchange = (body: unknown) =>
+    request(app)
+      .post("/auth/exchange")
+      .send(body as object);
 
   it("redeems a code for the person it was issued to", async () => {
     const { account, person } = await accountWithPerson({ projects: ["startpage"], name: "Ada" });
     const code = await issueExchangeCode(deps, person.id, account.uid);
     const res = await exchange({ code });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ uid: account.uid, personId: person.id, email: account.email, name: "Ada", role: "user", projects: ["startpage"] });
+    expect(res.body).toEqual({
+      uid: account.uid,
+      personId: person.id,
+      email: account.email,
+      name: "Ada",
+      role: "user",
+      projects: ["startpage"],
+    });
   });
 
   it("stores only a hash of the code", async () => {

@@ -27,7 +27,11 @@ afterEach(async () => {
 
 /** The bridge with `search` behind it, as the identity provider's `google.com`. */
 function federatedApp(): Express {
-  const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: provider.clientSecret }), "test-api-key");
+  const federated = federatedConfig(
+    JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }),
+    JSON.stringify({ search: provider.clientSecret }),
+    "test-api-key",
+  );
   return appFor(bridge, testDeps({ config: testConfig({ federated }) }));
 }
 
@@ -39,12 +43,17 @@ async function start(app: Express, query = "?idp=search", host?: string) {
   const req = request(app).get(`/auth/bridge/federated/start${query}`);
   const res = await (host === undefined ? req : req.set("X-Forwarded-Host", host));
   expect(res.status).toBe(302);
-  const setCookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("__session=bridge.")) as string;
+  const setCookie = ([] as string[])
+    .concat(res.headers["set-cookie"] ?? [])
+    .find((c) => c.startsWith("__session=bridge.")) as string;
   return { location: new URL(res.headers.location as string), cookie: setCookie.split(";")[0] as string };
 }
 
 /** The person at the provider: signs in (or cancels) and is sent back with a code. */
-async function atProvider(location: URL, who: { account: string; email?: string; verified?: boolean; name?: string }): Promise<URL> {
+async function atProvider(
+  location: URL,
+  who: { account: string; email?: string; verified?: boolean; name?: string },
+): Promise<URL> {
   const url = new URL(location);
   url.searchParams.set("account", who.account);
   if (who.email !== undefined) url.searchParams.set("email", who.email);
@@ -56,7 +65,10 @@ async function atProvider(location: URL, who: { account: string; email?: string;
 }
 
 function callback(app: Express, to: URL, cookie: string) {
-  return request(app).get(to.pathname + to.search).set("Cookie", cookie).set("Accept", "application/json");
+  return request(app)
+    .get(to.pathname + to.search)
+    .set("Cookie", cookie)
+    .set("Accept", "application/json");
 }
 
 async function signIn(app: Express, who: Parameters<typeof atProvider>[1]) {
@@ -80,21 +92,41 @@ async function landing(res: request.Response): Promise<{ uid: string; redirect: 
   return { uid, redirect: next.searchParams.get("redirect") };
 }
 
-const someone = () => ({ account: String(cryptoRandom.int(1, 2_000_000_000)), email: `${unique("fed")}@example.test`, name: "Fed Person" });
+const someone = () => ({
+  account: String(cryptoRandom.int(1, 2_000_000_000)),
+  email: `${unique("fed")}@example.test`,
+  name: "Fed Person",
+});
 
 describe("the federated bridge", () => {
   it("is listed once a provider is configured behind it", async () => {
     const res = await request(federatedApp()).get("/auth/bridge/");
-    expect(res.body.providers).toContainEqual({ id: "federated", label: expect.any(String), start: "/auth/bridge/federated/start", idps: ["search"] });
+    expect(res.body.providers).toContainEqual({
+      id: "federated",
+      label: expect.any(String),
+      start: "/auth/bridge/federated/start",
+      idps: ["search"],
+    });
   });
 
   it("sends the browser straight to the provider idp selects, with PKCE and a nonce, and stores only the state's hash", async () => {
     const { location, cookie } = await start(federatedApp());
     expect(`${location.origin}${location.pathname}`).toBe(`${provider.issuer}/authorize`);
     const q = location.searchParams;
-    expect([q.get("response_type"), q.get("client_id"), q.get("redirect_uri"), q.get("scope"), q.get("code_challenge_method")]).toEqual(["code", provider.clientId, CALLBACK, "openid email profile", "S256"]);
+    expect([
+      q.get("response_type"),
+      q.get("client_id"),
+      q.get("redirect_uri"),
+      q.get("scope"),
+      q.get("code_challenge_method"),
+    ]).toEqual(["code", provider.clientId, CALLBACK, "openid email profile", "S256"]);
     expect(q.get("state")).toBe(stateOf(cookie));
-    const stored = (await db.collection("bridgeStates").doc(sha256(stateOf(cookie))).get()).data() as Record<string, unknown>;
+    const stored = (
+      await db
+        .collection("bridgeStates")
+        .doc(sha256(stateOf(cookie)))
+        .get()
+    ).data() as Record<string, unknown>;
     expect(stored).toMatchObject({ provider: "federated", idp: "search", nonce: q.get("nonce"), usedAt: null });
     // The challenge is for the stored verifier, which never leaves the service.
     expect(createHash("sha256").update(String(stored.codeVerifier)).digest("base64url")).toBe(q.get("code_challenge"));
@@ -119,7 +151,9 @@ describe("the federated bridge", () => {
     ["an idp this deployment has not configured", "?idp=codehost"],
     ["a repeated idp", "?idp=search&idp=search"],
   ])("refuses %s with a 400 page and remembers nothing", async (_, query) => {
-    const res = await request(federatedApp()).get(`/auth/bridge/federated/start${query}`).set("Accept", "application/json");
+    const res = await request(federatedApp())
+      .get(`/auth/bridge/federated/start${query}`)
+      .set("Accept", "application/json");
     expectHtml(res, 400, /no such sign-in option/);
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
@@ -133,9 +167,20 @@ describe("the federated bridge", () => {
     const user = await auth().getUser(uid);
     expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["google.com", who.account]);
     const person = await people.findByUid(db, uid);
-    expect(person).toMatchObject({ status: "pending", emails: [who.email], name: who.name, role: "user", projects: [] });
+    expect(person).toMatchObject({
+      status: "pending",
+      emails: [who.email],
+      name: who.name,
+      role: "user",
+      projects: [],
+    });
     // The state is spent, and the verifier with it.
-    const stored = (await db.collection("bridgeStates").doc(sha256(stateOf(started.cookie))).get()).data();
+    const stored = (
+      await db
+        .collection("bridgeStates")
+        .doc(sha256(stateOf(started.cookie)))
+        .get()
+    ).data();
     expect(stored?.usedAt).not.toBeNull();
     expect(stored?.codeVerifier).toBeNull();
   });
@@ -166,16 +211,28 @@ describe("the federated bridge", () => {
   it("answers 401 when the person cancels at the provider, or the provider refuses the code", async () => {
     const app = federatedApp();
     const cancelled = await start(app);
-    expectHtml(await callback(app, await atProvider(cancelled.location, { account: "cancel" }), cancelled.cookie), 401, /did not confirm/);
+    expectHtml(
+      await callback(app, await atProvider(cancelled.location, { account: "cancel" }), cancelled.cookie),
+      401,
+      /did not confirm/,
+    );
     await provider.setMode("refuse");
     expectHtml((await signIn(app, someone())).res, 401, /did not confirm/);
   });
 
   it("answers 500 and logs it when the provider refuses our client secret", async () => {
-    const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: "not-the-secret" }), "test-api-key");
+    const federated = federatedConfig(
+      JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }),
+      JSON.stringify({ search: "not-the-secret" }),
+      "test-api-key",
+    );
     const deps = testDeps({ config: testConfig({ federated }) });
     const lines: string[] = [];
-    deps.log = { ...deps.log, warn: (message: string, fields?: Record<string, unknown>) => void lines.push(`${message} ${JSON.stringify(fields)}`) };
+    deps.log = {
+      ...deps.log,
+      warn: (message: string, fields?: Record<string, unknown>) =>
+        void lines.push(`${message} ${JSON.stringify(fields)}`),
+    };
     const app = appFor(bridge, deps);
     expectHtml((await signIn(app, someone())).res, 500, /could not be reached/);
     expect(lines.join("\n")).toMatch(/invalid_client/);
@@ -191,7 +248,9 @@ describe("the federated bridge", () => {
     await provider.setMode(mode);
     const who = someone();
     expectHtml((await signIn(app, who)).res, 401, /did not confirm/);
-    await expect(auth().getUserByProviderUid("google.com", who.account)).rejects.toMatchObject({ code: "auth/user-not-found" });
+    await expect(auth().getUserByProviderUid("google.com", who.account)).rejects.toMatchObject({
+      code: "auth/user-not-found",
+    });
   });
 
   it("answers 401 for an answer that names another issuer than the provider this sign-in went to", async () => {
@@ -238,15 +297,29 @@ describe("the federated bridge", () => {
 
 describe("the federated bridge to a plain OAuth 2.0 provider (no ID tokens)", () => {
   function codehostApp(): Express {
-    const row = { authorizationEndpoint: `${provider.issuer}/authorize`, tokenEndpoint: `${provider.issuer}/token`, clientId: provider.clientId, providerId: "github.com", scope: "read:user user:email" };
-    const federated = federatedConfig(JSON.stringify({ codehost: row }), JSON.stringify({ codehost: provider.clientSecret }), "test-api-key");
+    const row = {
+      authorizationEndpoint: `${provider.issuer}/authorize`,
+      tokenEndpoint: `${provider.issuer}/token`,
+      clientId: provider.clientId,
+      providerId: "github.com",
+      scope: "read:user user:email",
+    };
+    const federated = federatedConfig(
+      JSON.stringify({ codehost: row }),
+      JSON.stringify({ codehost: provider.clientSecret }),
+      "test-api-key",
+    );
     return appFor(bridge, testDeps({ config: testConfig({ federated }) }));
   }
 
   it("sends the browser with PKCE and the configured scope, and no nonce", async () => {
     const { location } = await start(codehostApp(), "?idp=codehost");
     expect(`${location.origin}${location.pathname}`).toBe(`${provider.issuer}/authorize`);
-    expect([location.searchParams.get("scope"), location.searchParams.get("code_challenge_method"), location.searchParams.get("nonce")]).toEqual(["read:user user:email", "S256", null]);
+    expect([
+      location.searchParams.get("scope"),
+      location.searchParams.get("code_challenge_method"),
+      location.searchParams.get("nonce"),
+    ]).toEqual(["read:user user:email", "S256", null]);
   });
 
   it("signs a new person in as pending through the identity provider, which takes the access token", async () => {
@@ -263,7 +336,11 @@ describe("the federated bridge to a plain OAuth 2.0 provider (no ID tokens)", ()
     const app = codehostApp();
     await provider.setMode("refuse");
     const started = await start(app, "?idp=codehost");
-    expectHtml(await callback(app, await atProvider(started.location, someone()), started.cookie), 401, /did not confirm/);
+    expectHtml(
+      await callback(app, await atProvider(started.location, someone()), started.cookie),
+      401,
+      /did not confirm/,
+    );
   });
 });
 
@@ -273,8 +350,16 @@ describe("FEDERATED_PROVIDERS", () => {
 
   it("is off when empty, and reads a provider with its secret and the default scope", () => {
     expect(federatedConfig("", "", "")).toBeNull();
-    expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({ apiKey: "key", providers: { search: { ...row, endpoints: null, clientSecret: "s3cret", scope: "openid email profile" } } });
-    const oauth = { authorizationEndpoint: "https://code.example.test/login/oauth/authorize", tokenEndpoint: "https://code.example.test/login/oauth/access_token", clientId: "c", providerId: "github.com" };
+    expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({
+      apiKey: "key",
+      providers: { search: { ...row, endpoints: null, clientSecret: "s3cret", scope: "openid email profile" } },
+    });
+    const oauth = {
+      authorizationEndpoint: "https://code.example.test/login/oauth/authorize",
+      tokenEndpoint: "https://code.example.test/login/oauth/access_token",
+      clientId: "c",
+      providerId: "github.com",
+    };
     expect(federatedConfig(JSON.stringify({ search: oauth }), secrets, "key")?.providers.search).toEqual({
       issuer: null,
       endpoints: { authorization: oauth.authorizationEndpoint, token: oauth.tokenEndpoint },
@@ -288,14 +373,58 @@ describe("FEDERATED_PROVIDERS", () => {
   it.each([
     ["not JSON", "{", secrets, "key", /FEDERATED_PROVIDERS must be a JSON object/],
     ["an unknown idp", JSON.stringify({ photos: row }), secrets, "key", /unknown idp "photos"/],
-    ["a missing field", JSON.stringify({ search: { ...row, clientId: "" } }), secrets, "key", /needs clientId and providerId/],
-    ["neither an issuer nor endpoints", JSON.stringify({ search: { clientId: "c", providerId: "github.com" } }), secrets, "key", /either issuer .* or authorizationEndpoint and tokenEndpoint/],
-    ["an issuer and endpoints both", JSON.stringify({ search: { ...row, authorizationEndpoint: "https://a.example.test/auth", tokenEndpoint: "https://a.example.test/token" } }), secrets, "key", /either issuer/],
-    ["only one endpoint", JSON.stringify({ search: { clientId: "c", providerId: "github.com", tokenEndpoint: "https://a.example.test/token" } }), secrets, "key", /either issuer/],
+    [
+      "a missing field",
+      JSON.stringify({ search: { ...row, clientId: "" } }),
+      secrets,
+      "key",
+      /needs clientId and providerId/,
+    ],
+    [
+      "neither an issuer nor endpoints",
+      JSON.stringify({ search: { clientId: "c", providerId: "github.com" } }),
+      secrets,
+      "key",
+      /either issuer .* or authorizationEndpoint and tokenEndpoint/,
+    ],
+    [
+      "an issuer and endpoints both",
+      JSON.stringify({
+        search: {
+          ...row,
+          authorizationEndpoint: "https://a.example.test/auth",
+          tokenEndpoint: "https://a.example.test/token",
+        },
+      }),
+      secrets,
+      "key",
+      /either issuer/,
+    ],
+    [
+      "only one endpoint",
+      JSON.stringify({
+        search: { clientId: "c", providerId: "github.com", tokenEndpoint: "https://a.example.test/token" },
+      }),
+      secrets,
+      "key",
+      /either issuer/,
+    ],
     ["no secret", JSON.stringify({ search: row }), "{}", "key", /no client secret/],
     ["no API key", JSON.stringify({ search: row }), secrets, "", /IDP_API_KEY/],
-    ["a plain-http issuer off loopback", JSON.stringify({ search: { ...row, issuer: "http://accounts.example.test" } }), secrets, "key", /must be https/],
-    ["a scope without openid", JSON.stringify({ search: { ...row, scope: "email" } }), secrets, "key", /must include openid/],
+    [
+      "a plain-http issuer off loopback",
+      JSON.stringify({ search: { ...row, issuer: "http://accounts.example.test" } }),
+      secrets,
+      "key",
+      /must be https/,
+    ],
+    [
+      "a scope without openid",
+      JSON.stringify({ search: { ...row, scope: "email" } }),
+      secrets,
+      "key",
+      /must include openid/,
+    ],
   ])("refuses %s, naming the setting and never the secret", (_, providers, secretText, apiKey, message) => {
     expect(() => federatedConfig(providers, secretText, apiKey)).toThrow(message);
     try {

@@ -23,14 +23,21 @@ describe("Firestore stand-in", () => {
     const db = firestoreAt(`127.0.0.1:${port}`);
     const doc = db.collection("sentinels").doc("s");
     await doc.set({ here: true });
-    const res = await fetch(`http://127.0.0.1:${port}/emulator/v1/projects/${process.env.GCLOUD_PROJECT}/databases/(default)/documents`, { method: "DELETE" });
+    const res = await fetch(
+      `http://127.0.0.1:${port}/emulator/v1/projects/${process.env.GCLOUD_PROJECT}/databases/(default)/documents`,
+      { method: "DELETE" },
+    );
     expect(res.status).toBe(200);
     expect((await doc.get()).exists).toBe(false);
     await db.terminate();
   });
 
   it("exits non-zero when its port is taken", async () => {
-    const second = spawn(process.execPath, [join(__dirname, "..", "..", "tools", "firestore-stand-in", "main.ts"), "--port", String(port)], { stdio: "ignore" });
+    const second = spawn(
+      process.execPath,
+      [join(__dirname, "..", "..", "tools", "firestore-stand-in", "main.ts"), "--port", String(port)],
+      { stdio: "ignore" },
+    );
     const code = await new Promise<number | null>((resolve) => second.once("exit", resolve));
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();

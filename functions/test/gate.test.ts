@@ -32,14 +32,20 @@ describe("gated endpoints", () => {
     expect(res.body).toEqual({ error: "Forbidden" });
   });
 
-  it.each(["pending", "rejected"] as const)("answer 403 Forbidden with reason %s for a person not approved", async (status) => {
-    const { account, person } = await accountWithPerson({ status, projects: ["*"] });
-    for (const credential of [{ Cookie: await sessionCookieFor(deps, account.uid, person.id) }, { Authorization: `Bearer ${account.idToken}` }]) {
-      const res = await get().set(credential);
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "Forbidden", reason: status });
-    }
-  });
+  it.each(["pending", "rejected"] as const)(
+    "answer 403 Forbidden with reason %s for a person not approved",
+    async (status) => {
+      const { account, person } = await accountWithPerson({ status, projects: ["*"] });
+      for (const credential of [
+        { Cookie: await sessionCookieFor(deps, account.uid, person.id) },
+        { Authorization: `Bearer ${account.idToken}` },
+      ]) {
+        const res = await get().set(credential);
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ error: "Forbidden", reason: status });
+      }
+    },
+  );
 
   it("answer 403 Forbidden for an approved person without the project grant", async () => {
     const { account } = await accountWithPerson({ projects: ["status"] });
@@ -99,7 +105,22 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const app = appFor(startpage, deps);
     const account = await signedUp();
     const person = await db.runTransaction(async (tx) =>
-      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "down-test", deps.clock.now()),
+      people.create(
+        db,
+        tx,
+        {
+          uids: [account.uid],
+          emails: [account.email],
+          phones: [],
+          name: "",
+          role: "user",
+          projects: ["startpage"],
+          groups: [],
+          status: "approved",
+        },
+        "down-test",
+        deps.clock.now(),
+      ),
     );
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
@@ -113,7 +134,22 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
     standIns.push(await startStandIn(port));
     await db.runTransaction(async (tx) => {
-      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "down-test", deps.clock.now());
+      people.create(
+        db,
+        tx,
+        {
+          uids: [account.uid],
+          emails: [account.email],
+          phones: [],
+          name: "",
+          role: "user",
+          projects: ["startpage"],
+          groups: [],
+          status: "approved",
+        },
+        "down-test",
+        deps.clock.now(),
+      );
     });
     const back = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(back.status).toBe(200);
@@ -125,7 +161,22 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const app = appFor(startpage, deps, { deadlineMs: 2000 });
     const account = await signedUp();
     const person = await db.runTransaction(async (tx) =>
-      people.create(db, tx, { uids: [account.uid], emails: [account.email], phones: [], name: "", role: "user", projects: ["startpage"], groups: [], status: "approved" }, "freeze-test", deps.clock.now()),
+      people.create(
+        db,
+        tx,
+        {
+          uids: [account.uid],
+          emails: [account.email],
+          phones: [],
+          name: "",
+          role: "user",
+          projects: ["startpage"],
+          groups: [],
+          status: "approved",
+        },
+        "freeze-test",
+        deps.clock.now(),
+      ),
     );
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     // The person is cached now, so the gate needs no read; the notifications query will hang.

@@ -39,15 +39,28 @@ const exchange = (body: Record<string, unknown>) => request(app).post("/auth/exc
 
 describe("GET /auth/handoff", () => {
   it("names the app a registered redirect URI belongs to, so the page can ask the person first", async () => {
-    const res = await request(app).get("/auth/handoff").query({ app: "desktop", redirect_uri: "http://127.0.0.1:51234/handoff" });
+    const res = await request(app)
+      .get("/auth/handoff")
+      .query({ app: "desktop", redirect_uri: "http://127.0.0.1:51234/handoff" });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ app: { id: "desktop", name: "The desktop app" }, redirectUri: "http://127.0.0.1:51234/handoff" });
+    expect(res.body).toEqual({
+      app: { id: "desktop", name: "The desktop app" },
+      redirectUri: "http://127.0.0.1:51234/handoff",
+    });
   });
 
   it.each([
     ["an unknown app", { app: "nobody", redirect_uri: "http://127.0.0.1/handoff" }, "Unknown app"],
-    ["a redirect URI registered for another app", { app: "desktop", redirect_uri: "https://partner.example.com/signed-in" }, "redirect_uri is not registered for this app"],
-    ["a redirect URI near a registered one", { app: "partner", redirect_uri: "https://partner.example.com/signed-in/../evil" }, "redirect_uri is not registered for this app"],
+    [
+      "a redirect URI registered for another app",
+      { app: "desktop", redirect_uri: "https://partner.example.com/signed-in" },
+      "redirect_uri is not registered for this app",
+    ],
+    [
+      "a redirect URI near a registered one",
+      { app: "partner", redirect_uri: "https://partner.example.com/signed-in/../evil" },
+      "redirect_uri is not registered for this app",
+    ],
     ["no redirect URI", { app: "partner" }, expect.stringMatching(/required/)],
   ])("refuses %s with 400", async (_, query, error) => {
     const res = await request(app).get("/auth/handoff").query(query);
@@ -60,7 +73,16 @@ describe("POST /auth/handoff", () => {
   it("sends a signed-in person to the app with a code and the app's state, and the app redeems it with its verifier", async () => {
     const { account, person, cookie } = await signedIn({ projects: ["startpage"], name: "Ada" });
     const { verifier, challenge } = pkce();
-    const res = await handoff({ app: "desktop", redirect_uri: "com.example.desktop:/handoff", state: "s-1", code_challenge: challenge, code_challenge_method: "S256" }, cookie);
+    const res = await handoff(
+      {
+        app: "desktop",
+        redirect_uri: "com.example.desktop:/handoff",
+        state: "s-1",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      },
+      cookie,
+    );
     expect(res.status).toBe(200);
     const location = new URL(res.body.location as string);
     expect(`${location.protocol}${location.pathname}`).toBe("com.example.desktop:/handoff");
@@ -68,10 +90,25 @@ describe("POST /auth/handoff", () => {
     const code = location.searchParams.get("code") as string;
     const redeemed = await exchange({ code, code_verifier: verifier });
     expect(redeemed.status).toBe(200);
-    expect(redeemed.body).toEqual({ uid: account.uid, personId: person.id, email: account.email, name: "Ada", role: "user", projects: ["startpage"] });
+    expect(redeemed.body).toEqual({
+      uid: account.uid,
+      personId: person.id,
+      email: account.email,
+      name: "Ada",
+      role: "user",
+      projects: ["startpage"],
+    });
     // Stored as a hash, bound to the app and where it was sent.
-    const stored = (await db.collection("exchangeCodes").where("personId", "==", person.id).get()).docs.map((d) => d.data());
-    expect(stored).toEqual([expect.objectContaining({ app: "desktop", redirectUri: "com.example.desktop:/handoff", codeChallenge: challenge })]);
+    const stored = (await db.collection("exchangeCodes").where("personId", "==", person.id).get()).docs.map((d) =>
+      d.data(),
+    );
+    expect(stored).toEqual([
+      expect.objectContaining({
+        app: "desktop",
+        redirectUri: "com.example.desktop:/handoff",
+        codeChallenge: challenge,
+      }),
+    ]);
     expect(JSON.stringify(stored)).not.toContain(code);
   });
 
@@ -79,7 +116,15 @@ describe("POST /auth/handoff", () => {
     const { cookie } = await signedIn();
     for (const presented of [{}, { code_verifier: pkce().verifier }]) {
       const { verifier, challenge } = pkce();
-      const res = await handoff({ app: "partner", redirect_uri: "https://partner.example.com/signed-in", code_challenge: challenge, code_challenge_method: "S256" }, cookie);
+      const res = await handoff(
+        {
+          app: "partner",
+          redirect_uri: "https://partner.example.com/signed-in",
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+        },
+        cookie,
+      );
       const code = new URL(res.body.location as string).searchParams.get("code") as string;
       const caught = await exchange({ code, ...presented });
       expect(caught.status).toBe(401);
@@ -91,7 +136,15 @@ describe("POST /auth/handoff", () => {
   it("gives exactly one of ten concurrent redemptions the person", async () => {
     const { cookie } = await signedIn();
     const { verifier, challenge } = pkce();
-    const res = await handoff({ app: "desktop", redirect_uri: "http://127.0.0.1:8766/handoff", code_challenge: challenge, code_challenge_method: "S256" }, cookie);
+    const res = await handoff(
+      {
+        app: "desktop",
+        redirect_uri: "http://127.0.0.1:8766/handoff",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      },
+      cookie,
+    );
     const code = new URL(res.body.location as string).searchParams.get("code") as string;
     const answers = await Promise.all(Array.from({ length: 10 }, () => exchange({ code, code_verifier: verifier })));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
@@ -111,15 +164,28 @@ describe("POST /auth/handoff", () => {
   });
 
   it("refuses a redirect URI the app did not register, before it looks at the session", async () => {
-    const res = await handoff({ app: "desktop", redirect_uri: "https://attacker.example/steal", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    const res = await handoff({
+      app: "desktop",
+      redirect_uri: "https://attacker.example/steal",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "redirect_uri is not registered for this app" });
   });
 
   it("answers 401 without a session, and 403 with the reason for a person who is not approved", async () => {
-    const body = { app: "desktop", redirect_uri: "http://127.0.0.1/handoff", code_challenge: pkce().challenge, code_challenge_method: "S256" };
+    const body = {
+      app: "desktop",
+      redirect_uri: "http://127.0.0.1/handoff",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    };
     expect(await handoff(body)).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
-    expect(await handoff(body, "__session=not-a-token")).toMatchObject({ status: 401, body: { error: "Unauthorized" } });
+    expect(await handoff(body, "__session=not-a-token")).toMatchObject({
+      status: 401,
+      body: { error: "Unauthorized" },
+    });
     for (const status of ["pending", "rejected"] as const) {
       const { cookie } = await signedIn({ status });
       expect(await handoff(body, cookie)).toMatchObject({ status: 403, body: { error: "Forbidden", reason: status } });
@@ -128,14 +194,28 @@ describe("POST /auth/handoff", () => {
 
   it("refuses a page on a foreign origin, which could otherwise hand the person to an app of its choosing", async () => {
     const { cookie } = await signedIn();
-    const res = await request(app).post("/auth/handoff").set("Origin", "https://elsewhere.test").set("Cookie", cookie).send({ app: "desktop", redirect_uri: "http://127.0.0.1/handoff", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    const res = await request(app)
+      .post("/auth/handoff")
+      .set("Origin", "https://elsewhere.test")
+      .set("Cookie", cookie)
+      .send({
+        app: "desktop",
+        redirect_uri: "http://127.0.0.1/handoff",
+        code_challenge: pkce().challenge,
+        code_challenge_method: "S256",
+      });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: "Origin not allowed" });
   });
 
   it("is open to the sibling apps' origins too", async () => {
     const { cookie } = await signedIn();
-    const res = await request(app).post("/auth/handoff").set("Origin", APP_ORIGIN).set("Cookie", cookie).send({ app: "desktop", redirect_uri: "http://127.0.0.1/handoff", code_challenge: pkce().challenge, code_challenge_method: "S256" });
+    const res = await request(app).post("/auth/handoff").set("Origin", APP_ORIGIN).set("Cookie", cookie).send({
+      app: "desktop",
+      redirect_uri: "http://127.0.0.1/handoff",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+    });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
   });

@@ -13,7 +13,9 @@ describe("Hosting rewrites", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
     const cookie = res.headers.getSetCookie()[0] ?? "";
-    expect(cookie).toMatch(/^__session=; Domain=example\.test; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/);
+    expect(cookie).toMatch(
+      /^__session=; Domain=example\.test; Path=\/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax$/,
+    );
   });
 
   it.each([
@@ -56,12 +58,18 @@ describe("Hosting rewrites", () => {
     expect(started.status).toBe(302);
     const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
     expect(stateCookie).toBeDefined();
-    const atProvider = await fetch(`${started.headers.get("location")}&account=76561190000000777`, { redirect: "manual" });
+    const atProvider = await fetch(`${started.headers.get("location")}&account=76561190000000777`, {
+      redirect: "manual",
+    });
     const back = new URL(atProvider.headers.get("location") as string);
     expect(back.origin).toBe(base);
     // A browser with a session sends both: the longer path's cookie first, and Hosting forwards only the first.
     const { account } = await accountWithPerson({ projects: ["startpage"] });
-    const verified = await fetch(`${base}/auth/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ idToken: account.idToken, project: "startpage" }) });
+    const verified = await fetch(`${base}/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ idToken: account.idToken, project: "startpage" }),
+    });
     const session = /^__session=[^;]+/.exec(verified.headers.getSetCookie()[0] ?? "")?.[0] as string;
     expect(session).toBeDefined();
     const done = await fetch(back, { redirect: "manual", headers: { cookie: `${stateCookie}; ${session}` } });
@@ -80,7 +88,10 @@ describe("Hosting rewrites", () => {
     expect(started.status).toBe(302);
     const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
     const sub = String(randomInt(1, 1_000_000_000));
-    const atProvider = await fetch(`${started.headers.get("location")}&account=${sub}&email=hosting-${sub}@example.test`, { redirect: "manual" });
+    const atProvider = await fetch(
+      `${started.headers.get("location")}&account=${sub}&email=hosting-${sub}@example.test`,
+      { redirect: "manual" },
+    );
     const back = new URL(atProvider.headers.get("location") as string);
     expect(`${back.origin}${back.pathname}`).toBe(`${base}/auth/bridge/federated/callback`);
     const done = await fetch(back, { redirect: "manual", headers: { cookie: stateCookie } });
@@ -115,28 +126,44 @@ describe("Hosting rewrites", () => {
     const t = Math.floor(Date.now() / 1000);
     // The local stack's development secret (README, Local stack).
     const v1 = createHmac("sha256", "dev-idp-signing-secret").update(`${t}.${body}`).digest("hex");
-    const res = await fetch(`${base}/auth/idp/claims`, { method: "POST", headers: { "content-type": "application/json", "idp-signature": `t=${t},v1=${v1}` }, body });
+    const res = await fetch(`${base}/auth/idp/claims`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idp-signature": `t=${t},v1=${v1}` },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      claims: { "urn:identity:personId": person.id, "urn:identity:status": "approved", "urn:identity:role": "user", "urn:identity:projects": ["startpage"] },
+      claims: {
+        "urn:identity:personId": person.id,
+        "urn:identity:status": "approved",
+        "urn:identity:role": "user",
+        "urn:identity:projects": ["startpage"],
+      },
     });
   });
 
-  it.each(["/", "/account", "/request-access", "/handoff"])("serves the identity host's page %s on the second site, with no script but its own files", async (path) => {
-    const res = await fetch(`${idHost}${path}`);
-    expect(res.status).toBe(200);
-    const html = await res.text();
-    expect(html).toMatch(/<script type="module" src="\/assets\/[a-z-]+-[A-Z0-9]+\.js"><\/script>/);
-    // No inline script anywhere: every <script> names its source, on this host.
-    expect([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\bsrc="\/[^/]/.test(m[1] ?? ""))).toEqual([]);
-    expect(res.headers.get("cache-control")).toBe("no-cache");
-  });
+  it.each(["/", "/account", "/request-access", "/handoff"])(
+    "serves the identity host's page %s on the second site, with no script but its own files",
+    async (path) => {
+      const res = await fetch(`${idHost}${path}`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toMatch(/<script type="module" src="\/assets\/[a-z-]+-[A-Z0-9]+\.js"><\/script>/);
+      // No inline script anywhere: every <script> names its source, on this host.
+      expect([...html.matchAll(/<script\b([^>]*)>/g)].filter((m) => !/\bsrc="\/[^/]/.test(m[1] ?? ""))).toEqual([]);
+      expect(res.headers.get("cache-control")).toBe("no-cache");
+    },
+  );
 });
 
 describe("the Hosting config", () => {
   it("rewrites every API path on the identity host as on the service's host, to the same function", () => {
-    const config = JSON.parse(readFileSync(join(__dirname, "..", "..", "firebase.json"), "utf8")) as { hosting: Array<{ target: string; rewrites: unknown[] }> };
-    const [service, id] = ["service", "id"].map((target) => config.hosting.find((site) => site.target === target)?.rewrites);
+    const config = JSON.parse(readFileSync(join(__dirname, "..", "..", "firebase.json"), "utf8")) as {
+      hosting: Array<{ target: string; rewrites: unknown[] }>;
+    };
+    const [service, id] = ["service", "id"].map(
+      (target) => config.hosting.find((site) => site.target === target)?.rewrites,
+    );
     expect(id).toEqual(service);
     expect(id).toContainEqual({ source: "/auth/handoff", function: { functionId: "sessions", region: "us-central1" } });
   });
@@ -146,7 +173,13 @@ describe("Hosting headers", () => {
   /** The policy's directives, by name. */
   function csp(res: Response): Map<string, string[]> {
     const value = res.headers.get("content-security-policy") ?? "";
-    return new Map(value.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name as string, sources]));
+    return new Map(
+      value
+        .split(";")
+        .map((d) => d.trim().split(/\s+/))
+        .filter((d) => d[0])
+        .map(([name, ...sources]) => [name as string, sources]),
+    );
   }
 
   it.each([
@@ -172,7 +205,8 @@ describe("Hosting headers", () => {
     const connect = csp(await fetch(`${idHost}/`)).get("connect-src") ?? [];
     expect(connect[0]).toBe("'self'");
     // Production's policy names the provider's API; the local stack adds its Auth emulator.
-    for (const source of connect.slice(1)) expect(source).toMatch(/^(https:\/\/identitytoolkit\.googleapis\.com|http:\/\/127\.0\.0\.1:\d+)$/);
+    for (const source of connect.slice(1))
+      expect(source).toMatch(/^(https:\/\/identitytoolkit\.googleapis\.com|http:\/\/127\.0\.0\.1:\d+)$/);
   });
 
   it("keeps the service's own answers uncached and private through the identity host's headers", async () => {

@@ -28,7 +28,12 @@ function probeApp() {
     await new Promise((resolve) => setTimeout(resolve, 400));
     res.json({ late: true });
   });
-  return createApp(router, { presenter: jsonErrors, allowedOrigins: testConfig().allowedOrigins, log: silentLogger, deadlineMs: 200 });
+  return createApp(router, {
+    presenter: jsonErrors,
+    allowedOrigins: testConfig().allowedOrigins,
+    log: silentLogger,
+    deadlineMs: 200,
+  });
 }
 
 describe("request rules shared by every JSON endpoint", () => {
@@ -107,7 +112,10 @@ describe("cross-origin rules", () => {
   const app = probeApp();
 
   it("answers a preflight from an allowed origin with 204 and the contract's methods and headers", async () => {
-    const res = await request(app).options("/auth/probe").set("Origin", APP_ORIGIN).set("Access-Control-Request-Method", "POST");
+    const res = await request(app)
+      .options("/auth/probe")
+      .set("Origin", APP_ORIGIN)
+      .set("Access-Control-Request-Method", "POST");
     expect(res.status).toBe(204);
     expect(res.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
     expect(res.headers["access-control-allow-credentials"]).toBe("true");
@@ -115,21 +123,32 @@ describe("cross-origin rules", () => {
     expect(res.headers["access-control-allow-headers"]).toBe("Content-Type, Authorization, x-api-key");
   });
 
-  it.each(["https://example.test", "https://www.example.test", "https://id.example.test", "https://startpage.example.test", "https://status.example.test", "https://calendar.example.test", "https://location.example.test"])(
-    "allows %s with credentials",
+  it.each([
+    "https://example.test",
+    "https://www.example.test",
+    "https://id.example.test",
+    "https://startpage.example.test",
+    "https://status.example.test",
+    "https://calendar.example.test",
+    "https://location.example.test",
+  ])("allows %s with credentials", async (origin) => {
+    const res = await request(app).post("/auth/probe").set("Origin", origin).send({ name: "a" });
+    expect(res.status).toBe(200);
+    expect(res.headers["access-control-allow-origin"]).toBe(origin);
+  });
+
+  it.each(["http://startpage.example.test", "https://evil.test", "https://example.test.evil.test", "null"])(
+    "returns no allow-origin header to %s",
     async (origin) => {
-      const res = await request(app).post("/auth/probe").set("Origin", origin).send({ name: "a" });
-      expect(res.status).toBe(200);
-      expect(res.headers["access-control-allow-origin"]).toBe(origin);
+      const res = await request(app)
+        .options("/auth/probe")
+        .set("Origin", origin)
+        .set("Access-Control-Request-Method", "POST");
+      expect(res.status).toBe(204);
+      expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+      expect(res.headers["access-control-allow-methods"]).toBeUndefined();
     },
   );
-
-  it.each(["http://startpage.example.test", "https://evil.test", "https://example.test.evil.test", "null"])("returns no allow-origin header to %s", async (origin) => {
-    const res = await request(app).options("/auth/probe").set("Origin", origin).set("Access-Control-Request-Method", "POST");
-    expect(res.status).toBe(204);
-    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
-    expect(res.headers["access-control-allow-methods"]).toBeUndefined();
-  });
 
   it("refuses a state-changing request from a foreign origin before the handler runs", async () => {
     const res = await request(app).post("/auth/probe").set("Origin", "https://evil.test").send({ name: "a" });

@@ -99,7 +99,10 @@ describe("eventsBetween", () => {
        DTSTART:20100104T060000Z
        RRULE:FREQ=DAILY`,
     );
-    const titles = (title: string) => eventsBetween(ics, from, to).filter((e) => e.title === title).map((e) => iso(e.start).slice(0, 10));
+    const titles = (title: string) =>
+      eventsBetween(ics, from, to)
+        .filter((e) => e.title === title)
+        .map((e) => iso(e.start).slice(0, 10));
     expect(titles("Three times")).toEqual(["2026-11-23", "2026-11-24"]);
     expect(titles("Until Tuesday")).toEqual(["2026-11-23", "2026-11-24"]);
     expect(titles("Every other Friday")).toEqual(["2026-11-27"]);
@@ -172,10 +175,20 @@ describe("eventsBetween", () => {
        RRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1`,
     );
     const between = (title: string, a: string, b: string) =>
-      eventsBetween(ics, new Date(a), new Date(b)).filter((e) => e.title === title).map((e) => iso(e.start).slice(0, 10));
-    expect(between("On the 31st", "2026-10-01T00:00:00Z", "2027-06-01T00:00:00Z")).toEqual(["2026-10-31", "2026-12-31", "2027-01-31"]);
+      eventsBetween(ics, new Date(a), new Date(b))
+        .filter((e) => e.title === title)
+        .map((e) => iso(e.start).slice(0, 10));
+    expect(between("On the 31st", "2026-10-01T00:00:00Z", "2027-06-01T00:00:00Z")).toEqual([
+      "2026-10-31",
+      "2026-12-31",
+      "2027-01-31",
+    ]);
     // 31 October 2026 is a Saturday, 30 November a Monday.
-    expect(between("Last working day", "2026-09-01T00:00:00Z", "2026-12-01T00:00:00Z")).toEqual(["2026-09-30", "2026-10-30", "2026-11-30"]);
+    expect(between("Last working day", "2026-09-01T00:00:00Z", "2026-12-01T00:00:00Z")).toEqual([
+      "2026-09-30",
+      "2026-10-30",
+      "2026-11-30",
+    ]);
   });
 
   it("repeats yearly on the date, on the 29th of February only in leap years, and on the nth weekday of a month", () => {
@@ -197,7 +210,9 @@ describe("eventsBetween", () => {
       ["Birthday", "2026-11-26", true],
       ["Thanksgiving", "2026-11-26", false],
     ]);
-    const leapDays = eventsBetween(ics, new Date("2024-03-01T00:00:00Z"), new Date("2032-12-31T00:00:00Z")).filter((e) => e.title === "Leap day");
+    const leapDays = eventsBetween(ics, new Date("2024-03-01T00:00:00Z"), new Date("2032-12-31T00:00:00Z")).filter(
+      (e) => e.title === "Leap day",
+    );
     expect(leapDays.map((e) => iso(e.start).slice(0, 10))).toEqual(["2028-02-29", "2032-02-29"]);
   });
 
@@ -229,7 +244,13 @@ describe("eventsBetween", () => {
       SUMMARY:Weekdays only
       DTSTART:20261102T073000Z
       RRULE:FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR`);
-    expect(eventsBetween(ics, from, to).map((e) => iso(e.start).slice(0, 10))).toEqual(["2026-11-23", "2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27"]);
+    expect(eventsBetween(ics, from, to).map((e) => iso(e.start).slice(0, 10))).toEqual([
+      "2026-11-23",
+      "2026-11-24",
+      "2026-11-25",
+      "2026-11-26",
+      "2026-11-27",
+    ]);
   });
 
   it("reads Windows zone names and zone paths that end in an IANA name", () => {

@@ -21,7 +21,10 @@ const loaded = `Object.keys(require.cache).filter((p) => /firebase-functions[\\\
 
 describe("the deploy manifest", () => {
   it("declares one HTTPS function per endpoint group, each with only its own secrets", () => {
-    const endpoints = load({}, `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`);
+    const endpoints = load(
+      {},
+      `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`,
+    );
     const https = (...secrets: string[]) => ({ https: true, secrets: secrets.sort(), region: ["us-central1"] });
     expect(endpoints).toEqual({
       sessions: https("SESSION_KEYS"),
@@ -38,7 +41,10 @@ describe("the deploy manifest", () => {
   });
 
   it("loads no group, SDK wrapper, express or firebase-admin in an instance started for one function", () => {
-    const seen = load({ FUNCTION_TARGET: "sessions" }, `console.log(JSON.stringify({ type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, loaded: ${loaded} }))`);
+    const seen = load(
+      { FUNCTION_TARGET: "sessions" },
+      `console.log(JSON.stringify({ type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, loaded: ${loaded} }))`,
+    );
     expect(seen).toEqual({ type: "function", endpoint: false, loaded: 0 });
   });
 

@@ -30,7 +30,8 @@ describe("the OpenID Connect provider", () => {
     await registerClient(deps, { ...client, name: "Test app", redirectUris: [REDIRECT] });
   });
 
-  const basic = (id = client.clientId, secret = client.clientSecret) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+  const basic = (id = client.clientId, secret = client.clientSecret) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
 
   function authorizeQuery(overrides: Record<string, string | undefined> = {}, challenge = pkce().challenge) {
     const params: Record<string, string | undefined> = {
@@ -44,7 +45,9 @@ describe("the OpenID Connect provider", () => {
       code_challenge_method: "S256",
       ...overrides,
     };
-    return new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    return new URLSearchParams(
+      Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+    ).toString();
   }
 
   async function signedIn(fields: Parameters<typeof accountWithPerson>[0] = { name: "Ada" }) {
@@ -54,7 +57,9 @@ describe("the OpenID Connect provider", () => {
 
   /** Runs the authorise step for a signed-in person; returns the code the client would receive. */
   async function codeFor(cookie: string, verifierPair = pkce(), overrides: Record<string, string | undefined> = {}) {
-    const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides, verifierPair.challenge)}`).set("Cookie", cookie);
+    const res = await request(app)
+      .get(`/auth/oidc/authorize?${authorizeQuery(overrides, verifierPair.challenge)}`)
+      .set("Cookie", cookie);
     expect(res.status).toBe(302);
     const location = new URL(res.headers.location as string);
     return { code: location.searchParams.get("code") as string, location, verifier: verifierPair.verifier };
@@ -64,7 +69,8 @@ describe("the OpenID Connect provider", () => {
     const req = request(app).post("/auth/oidc/token").type("form").send(form);
     return auth === null ? req : req.set("Authorization", auth);
   };
-  const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) => token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier, ...extra });
+  const redeem = (code: string, verifier: string, extra: Record<string, string> = {}) =>
+    token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier, ...extra });
 
   describe("GET /.well-known/openid-configuration and the keys", () => {
     it("describes the provider, and its keys verify the ID tokens it issues", async () => {
@@ -89,7 +95,9 @@ describe("the OpenID Connect provider", () => {
     });
 
     it("answers any origin, without credentials", async () => {
-      const res = await request(app).get("/.well-known/openid-configuration").set("Origin", "https://rp.elsewhere.test");
+      const res = await request(app)
+        .get("/.well-known/openid-configuration")
+        .set("Origin", "https://rp.elsewhere.test");
       expect(res.headers["access-control-allow-origin"]).toBe("*");
       expect(res.headers["access-control-allow-credentials"]).toBeUndefined();
     });
@@ -109,11 +117,24 @@ describe("the OpenID Connect provider", () => {
       expect(res.headers["cache-control"]).toBe("no-store");
       expect(res.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, scope: "openid email profile" });
       const keys = createLocalJWKSet((await request(app).get("/auth/oidc/jwks")).body);
-      const { payload, protectedHeader } = await jwtVerify(res.body.id_token, keys, { issuer: SERVICE_URL, audience: client.clientId, currentDate: deps.clock.now() });
+      const { payload, protectedHeader } = await jwtVerify(res.body.id_token, keys, {
+        issuer: SERVICE_URL,
+        audience: client.clientId,
+        currentDate: deps.clock.now(),
+      });
       expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "JWT" });
-      expect(payload).toMatchObject({ sub: person.id, nonce: "nonce-1", auth_time: authenticatedAt, email: account.email, email_verified: true, name: "Ada" });
+      expect(payload).toMatchObject({
+        sub: person.id,
+        nonce: "nonce-1",
+        auth_time: authenticatedAt,
+        email: account.email,
+        email_verified: true,
+        name: "Ada",
+      });
 
-      const info = await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${res.body.access_token}`);
+      const info = await request(app)
+        .get("/auth/oidc/userinfo")
+        .set("Authorization", `Bearer ${res.body.access_token}`);
       expect(info.status).toBe(200);
       expect(info.body).toEqual({ sub: person.id, email: account.email, email_verified: true, name: "Ada" });
     });
@@ -131,14 +152,26 @@ describe("the OpenID Connect provider", () => {
       const { person, cookie } = await signedIn();
       const { code, verifier } = await codeFor(cookie, pkce(), { scope: "openid" });
       const res = await redeem(code, verifier);
-      const info = await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${res.body.access_token}`);
+      const info = await request(app)
+        .get("/auth/oidc/userinfo")
+        .set("Authorization", `Bearer ${res.body.access_token}`);
       expect(info.body).toEqual({ sub: person.id });
     });
 
     it("accepts the client's credentials in the body as well", async () => {
       const { cookie } = await signedIn();
       const { code, verifier } = await codeFor(cookie);
-      const res = await token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier, client_id: client.clientId, client_secret: client.clientSecret }, null);
+      const res = await token(
+        {
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        },
+        null,
+      );
       expect(res.status).toBe(200);
     });
 
@@ -151,14 +184,17 @@ describe("the OpenID Connect provider", () => {
       expect(location.searchParams.get("redirect")).toBe(`${ID_URL}/auth/oidc/authorize?${query}`);
     });
 
-    it.each(["pending", "rejected"] as const)("tells the client access_denied for a %s person, and issues no code", async (status) => {
-      const { cookie } = await signedIn({ status });
-      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}`).set("Cookie", cookie);
-      const location = new URL(res.headers.location as string);
-      expect(location.searchParams.get("error")).toBe("access_denied");
-      expect(location.searchParams.get("state")).toBe("state-1");
-      expect(location.searchParams.get("code")).toBeNull();
-    });
+    it.each(["pending", "rejected"] as const)(
+      "tells the client access_denied for a %s person, and issues no code",
+      async (status) => {
+        const { cookie } = await signedIn({ status });
+        const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}`).set("Cookie", cookie);
+        const location = new URL(res.headers.location as string);
+        expect(location.searchParams.get("error")).toBe("access_denied");
+        expect(location.searchParams.get("state")).toBe("state-1");
+        expect(location.searchParams.get("code")).toBeNull();
+      },
+    );
   });
 
   describe("GET /auth/oidc/authorize with prompt and max_age", () => {
@@ -202,7 +238,9 @@ describe("the OpenID Connect provider", () => {
       const start = deps.clock.now();
       try {
         deps.clock.advance(60 * SECOND);
-        expect(answer(await authorize({ prompt: "none", max_age: "60" }, cookie)).get("code")).toEqual(expect.any(String));
+        expect(answer(await authorize({ prompt: "none", max_age: "60" }, cookie)).get("code")).toEqual(
+          expect.any(String),
+        );
         deps.clock.advance(SECOND);
         const params = answer(await authorize({ prompt: "none", max_age: "60" }, cookie));
         expect(params.get("error")).toBe("login_required");
@@ -275,7 +313,9 @@ describe("the OpenID Connect provider", () => {
       ["a max_age that is not whole seconds", { max_age: "1.5" }, 400],
     ])("refuses %s with an HTML page", async (_name, overrides, status) => {
       const { cookie } = await signedIn();
-      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`).set("Cookie", cookie);
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`)
+        .set("Cookie", cookie);
       expect(res.status).toBe(status);
       expect(res.headers["content-type"]).toMatch(/^text\/html/);
       expect(res.headers.location).toBeUndefined();
@@ -291,7 +331,10 @@ describe("the OpenID Connect provider", () => {
   describe("POST /auth/oidc/token refusals", () => {
     it("answers invalid_client for an unknown client or a wrong secret, with no-store", async () => {
       for (const auth of [basic("nobody", "x"), basic(client.clientId, "wrong-secret"), null]) {
-        const res = await token({ grant_type: "authorization_code", code: "c", redirect_uri: REDIRECT, code_verifier: pkce().verifier }, auth);
+        const res = await token(
+          { grant_type: "authorization_code", code: "c", redirect_uri: REDIRECT, code_verifier: pkce().verifier },
+          auth,
+        );
         expect(res.status).toBe(401);
         expect(res.body).toEqual({ error: "invalid_client", error_description: expect.any(String) });
         expect(res.headers["cache-control"]).toBe("no-store");
@@ -308,7 +351,10 @@ describe("the OpenID Connect provider", () => {
       const missing = await token({ grant_type: "authorization_code", code: "c", redirect_uri: REDIRECT });
       expect(missing.status).toBe(400);
       expect(missing.body.error).toBe("invalid_request");
-      const json = await request(app).post("/auth/oidc/token").set("Authorization", basic()).send({ grant_type: "authorization_code" });
+      const json = await request(app)
+        .post("/auth/oidc/token")
+        .set("Authorization", basic())
+        .send({ grant_type: "authorization_code" });
       expect(json.status).toBe(415);
       expect(json.body.error).toBe("invalid_request");
     });
@@ -318,10 +364,14 @@ describe("the OpenID Connect provider", () => {
       const { code, verifier } = await codeFor(cookie);
       expect((await redeem("never-issued", verifier)).body.error).toBe("invalid_grant");
       expect((await redeem(code, pkce().verifier)).body.error).toBe("invalid_grant");
-      expect((await redeem(code, verifier, { redirect_uri: "https://app.example.test/other" })).body.error).toBe("invalid_grant");
+      expect((await redeem(code, verifier, { redirect_uri: "https://app.example.test/other" })).body.error).toBe(
+        "invalid_grant",
+      );
       const other = { clientId: unique("client"), clientSecret: "other-secret-of-enough-length-0123456789" };
       await registerClient(deps, { ...other, name: "Other", redirectUris: [REDIRECT] });
-      expect((await redeem(code, verifier, {}).set("Authorization", basic(other.clientId, other.clientSecret))).body.error).toBe("invalid_grant");
+      expect(
+        (await redeem(code, verifier, {}).set("Authorization", basic(other.clientId, other.clientSecret))).body.error,
+      ).toBe("invalid_grant");
       // None of those used the code up.
       expect((await redeem(code, verifier)).status).toBe(200);
     });
@@ -376,7 +426,11 @@ describe("the OpenID Connect provider", () => {
         const wrong = { code, right: false, send: () => redeem(code, pkce().verifier) };
         return i % 2 === 0 ? [right, wrong] : [wrong, right];
       });
-      attempts.splice(7, 0, { code: "never-issued", right: false, send: () => redeem("never-issued", pkce().verifier) });
+      attempts.splice(7, 0, {
+        code: "never-issued",
+        right: false,
+        send: () => redeem("never-issued", pkce().verifier),
+      });
       const answers = await Promise.all(attempts.map((a) => a.send()));
       attempts.forEach((attempt, i) => {
         expect(answers[i]?.status).toBe(attempt.right ? 200 : 400);
@@ -386,8 +440,12 @@ describe("the OpenID Connect provider", () => {
       for (const [i, attempt] of attempts.entries()) {
         if (!attempt.right) continue;
         const accessToken = answers[i]?.body.access_token as string;
-        expect((await db.collection("oidcCodes").doc(sha256(attempt.code)).get()).get("accessTokenHash")).toBe(sha256(accessToken));
-        expect((await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${accessToken}`)).status).toBe(200);
+        expect((await db.collection("oidcCodes").doc(sha256(attempt.code)).get()).get("accessTokenHash")).toBe(
+          sha256(accessToken),
+        );
+        expect(
+          (await request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${accessToken}`)).status,
+        ).toBe(200);
       }
     });
 

@@ -76,7 +76,9 @@ function depsOnCountedStore(): TestDeps & { providerCalls: () => number } {
 /** A person in the counted store, approved for startpage, and a session cookie for them. */
 async function signedInHere(deps: TestDeps): Promise<string> {
   const { account } = await accountWithPerson({ projects: ["startpage"] }, store);
-  const res = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+  const res = await request(appFor(sessions, deps))
+    .post("/auth/verify")
+    .send({ idToken: account.idToken, project: "startpage" });
   return cookieFrom(res.headers["set-cookie"]) as string;
 }
 
@@ -84,7 +86,9 @@ describe("Firestore operations per request", () => {
   it("POST /auth/verify for a new person: at most 2 reads and 1 commit", async () => {
     const deps = depsOnCountedStore();
     const account = await signedUp();
-    const ops = await counted(() => request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }));
+    const ops = await counted(() =>
+      request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }),
+    );
     expect(ops.documentReads).toBeLessThanOrEqual(2);
     expect(ops.commits).toBe(1);
   });
@@ -92,7 +96,9 @@ describe("Firestore operations per request", () => {
   it("POST /auth/verify for a known person: 1 read and no write", async () => {
     const deps = depsOnCountedStore();
     const { account } = await accountWithPerson({ projects: ["startpage"] }, store);
-    const ops = await counted(() => request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }));
+    const ops = await counted(() =>
+      request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" }),
+    );
     expect(ops.documentReads).toBe(1);
     expect(ops.commits).toBe(0);
   });
@@ -101,7 +107,10 @@ describe("Firestore operations per request", () => {
     const deps = depsOnCountedStore();
     const cookie = await signedInHere(deps);
     // A fresh instance: same keys and provider, an empty person cache.
-    const app = appFor(sessions, testDeps({ store, identity: deps.identity, tokens: deps.tokens, config: deps.config }));
+    const app = appFor(
+      sessions,
+      testDeps({ store, identity: deps.identity, tokens: deps.tokens, config: deps.config }),
+    );
     const before = deps.providerCalls();
     const cold = await counted(() => request(app).post("/auth/session/refresh").set("Cookie", cookie).expect(200));
     const warm = await counted(() => request(app).post("/auth/session/refresh").set("Cookie", cookie).expect(200));
@@ -127,7 +136,9 @@ describe("Firestore operations of email codes", () => {
   it("POST /auth/otp/send that is delivered: one transaction, one commit", async () => {
     const deps = depsOnCountedStore();
     const { person } = await accountWithPerson({ projects: ["startpage"] }, store);
-    const ops = await counted(() => request(appFor(otp, deps)).post("/auth/otp/send").send({ email: person.emails[0] }).expect(200));
+    const ops = await counted(() =>
+      request(appFor(otp, deps)).post("/auth/otp/send").send({ email: person.emails[0] }).expect(200),
+    );
     expect(ops).toMatchObject({ transactions: 1, commits: 1 });
   });
 
@@ -152,10 +163,21 @@ describe("Firestore operations of a bridge sign-in", () => {
       const account = `7656119${String(cryptoRandom.int(0, 1e9)).padStart(10, "0")}`;
       const signIn = async () => {
         let started: request.Response | undefined;
-        const start = await counted(async () => (started = await request(app).get("/auth/bridge/gaming/start").expect(302)));
+        const start = await counted(
+          async () => (started = await request(app).get("/auth/bridge/gaming/start").expect(302)),
+        );
         const cookie = (started?.headers["set-cookie"] as unknown as string[])[0]?.split(";")[0] as string;
-        const back = new URL((await fetch(`${started?.headers.location}&account=${account}`, { redirect: "manual" })).headers.get("location") as string);
-        const callback = await counted(() => request(app).get(back.pathname + back.search).set("Cookie", cookie).expect(302));
+        const back = new URL(
+          (await fetch(`${started?.headers.location}&account=${account}`, { redirect: "manual" })).headers.get(
+            "location",
+          ) as string,
+        );
+        const callback = await counted(() =>
+          request(app)
+            .get(back.pathname + back.search)
+            .set("Cookie", cookie)
+            .expect(302),
+        );
         return { start, callback };
       };
       const first = await signIn();
@@ -176,15 +198,32 @@ describe("Firestore operations of a federated sign-in", () => {
   it("start: one write; callback: one transaction for the state, then the person (one read when known)", async () => {
     const provider = await startFederatedProvider();
     try {
-      const federated = federatedConfig(JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }), JSON.stringify({ search: provider.clientSecret }), "ops-api-key");
+      const federated = federatedConfig(
+        JSON.stringify({ search: { issuer: provider.issuer, clientId: provider.clientId, providerId: "google.com" } }),
+        JSON.stringify({ search: provider.clientSecret }),
+        "ops-api-key",
+      );
       const app = appFor(bridge, testDeps({ store, config: testConfig({ federated }) }));
       const sub = String(cryptoRandom.int(1, 2e9));
       const signIn = async () => {
         let started: request.Response | undefined;
-        const start = await counted(async () => (started = await request(app).get("/auth/bridge/federated/start?idp=search").expect(302)));
+        const start = await counted(
+          async () => (started = await request(app).get("/auth/bridge/federated/start?idp=search").expect(302)),
+        );
         const cookie = (started?.headers["set-cookie"] as unknown as string[])[0]?.split(";")[0] as string;
-        const back = new URL((await fetch(`${started?.headers.location}&account=${sub}&email=ops-${sub}@example.test`, { redirect: "manual" })).headers.get("location") as string);
-        const callback = await counted(() => request(app).get(back.pathname + back.search).set("Cookie", cookie).expect(302));
+        const back = new URL(
+          (
+            await fetch(`${started?.headers.location}&account=${sub}&email=ops-${sub}@example.test`, {
+              redirect: "manual",
+            })
+          ).headers.get("location") as string,
+        );
+        const callback = await counted(() =>
+          request(app)
+            .get(back.pathname + back.search)
+            .set("Cookie", cookie)
+            .expect(302),
+        );
         return { start, callback };
       };
       const first = await signIn();
@@ -208,10 +247,22 @@ describe("Firestore operations of the claims callback", () => {
       const body = JSON.stringify(fields);
       const t = Math.floor(deps.clock.now().getTime() / 1000);
       const v1 = createHmac("sha256", deps.config.idpSigningSecret).update(`${t}.${body}`).digest("hex");
-      return request(appFor(claims, deps)).post("/auth/idp/claims").set("Content-Type", "application/json").set("Idp-Signature", `t=${t},v1=${v1}`).send(body).expect(200);
+      return request(appFor(claims, deps))
+        .post("/auth/idp/claims")
+        .set("Content-Type", "application/json")
+        .set("Idp-Signature", `t=${t},v1=${v1}`)
+        .send(body)
+        .expect(200);
     };
-    expect(await counted(() => ask({ uid: account.uid }))).toMatchObject({ queries: 1, documentReads: 1, commits: 0, transactions: 0 });
-    expect(await counted(() => ask({ uid: "nobody-holds-this", email: "nobody@example.test", emailVerified: true }))).toMatchObject({ queries: 2, commits: 0 });
+    expect(await counted(() => ask({ uid: account.uid }))).toMatchObject({
+      queries: 1,
+      documentReads: 1,
+      commits: 0,
+      transactions: 0,
+    });
+    expect(
+      await counted(() => ask({ uid: "nobody-holds-this", email: "nobody@example.test", emailVerified: true })),
+    ).toMatchObject({ queries: 2, commits: 0 });
     expect(deps.providerCalls()).toBe(0);
   });
 });

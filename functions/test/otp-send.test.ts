@@ -5,7 +5,21 @@ import { cryptoRandom } from "../src/random";
 import { TEST_CODE_PEPPER, testConfig, unique } from "./support/deps";
 import { codeFor, codeIn, mailTo, ownInbox, settledCount, waitForMail } from "./support/inbox";
 import { personFor } from "./support/people";
-import { RUNS, fresh, send, verify, signIn, personAddress, strangerAddress, otherThan, idOf, storedCode, storedLimits, recordingRandom, recordingLogger } from "./support/otp";
+import {
+  RUNS,
+  fresh,
+  send,
+  verify,
+  signIn,
+  personAddress,
+  strangerAddress,
+  otherThan,
+  idOf,
+  storedCode,
+  storedLimits,
+  recordingRandom,
+  recordingLogger,
+} from "./support/otp";
 
 describe("POST /auth/otp/send", () => {
   it("mails a six-digit sign-in code to an address on a person and answers 200 ok", async () => {
@@ -34,7 +48,12 @@ describe("POST /auth/otp/send", () => {
     await send(app, { email });
     const code = await codeFor(email);
     const stored = await storedCode(email);
-    expect(stored).toMatchObject({ kid: "test-pepper-1", state: "ready", attempts: 0, hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(stored).toMatchObject({
+      kid: "test-pepper-1",
+      state: "ready",
+      attempts: 0,
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const everything = JSON.stringify([stored, await storedLimits(email)]);
     expect(everything).not.toContain(code);
     expect(everything).not.toContain(email);
@@ -148,7 +167,8 @@ describe("POST /auth/otp/send", () => {
     expect((await send(app, { email })).status).toBe(200);
     const second = await codeFor(email, 2);
     expect(await settledCount(email)).toBe(2);
-    if (first !== second) expect((await verify(app, { email, otp: first })).body).toEqual({ valid: false, error: "Invalid code" });
+    if (first !== second)
+      expect((await verify(app, { email, otp: first })).body).toEqual({ valid: false, error: "Invalid code" });
     expect((await verify(app, { email, otp: second })).body).toEqual({ valid: true });
   });
 
@@ -227,7 +247,9 @@ describe("POST /auth/otp/send", () => {
       const variants = [email, email.toUpperCase(), ` ${email} `];
       const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(app, { email: variants[i % 3] })));
       expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-      expect(answers.filter((a) => a.status === 429 && a.body.error === "A code was just sent. Please wait a minute.")).toHaveLength(29);
+      expect(
+        answers.filter((a) => a.status === 429 && a.body.error === "A code was just sent. Please wait a minute."),
+      ).toHaveLength(29);
       expect((await storedLimits(email))?.sends).toHaveLength(1);
       expect(await storedCode(email)).toMatchObject({ state: "ready", attempts: 0 });
       await waitForMail(email);

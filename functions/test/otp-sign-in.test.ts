@@ -42,7 +42,9 @@ describe("POST /auth/otp/sign-in", () => {
     expect(user.emailVerified).toBe(true);
     expect((await people.findByEmail(db, email))?.uids).toEqual([user.uid]);
     const idToken = await signInWithCustomToken(res.body.customToken);
-    expect((await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body).toMatchObject({ approved: true, uid: user.uid });
+    expect(
+      (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,
+    ).toMatchObject({ approved: true, uid: user.uid });
   });
 
   it("takes an unverified account for the address back from whoever registered it", async () => {
@@ -54,12 +56,18 @@ describe("POST /auth/otp/sign-in", () => {
     await send(app, { email });
     const res = await signIn(app, { email, otp: await codeFor(email) });
     expect(res.status).toBe(200);
-    await expect(signInWithPassword(email, squatter.password)).rejects.toThrow(/INVALID_PASSWORD|INVALID_LOGIN_CREDENTIALS/);
+    await expect(signInWithPassword(email, squatter.password)).rejects.toThrow(
+      /INVALID_PASSWORD|INVALID_LOGIN_CREDENTIALS/,
+    );
     expect((await auth().getUser(squatter.uid)).emailVerified).toBe(true);
-    const stale = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken: squatter.idToken, project: "startpage" });
+    const stale = await request(appFor(sessions, deps))
+      .post("/auth/verify")
+      .send({ idToken: squatter.idToken, project: "startpage" });
     expect(stale.status).toBe(401);
     const idToken = await signInWithCustomToken(res.body.customToken);
-    expect((await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body).toMatchObject({ approved: true, uid: squatter.uid });
+    expect(
+      (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,
+    ).toMatchObject({ approved: true, uid: squatter.uid });
   });
 
   it("answers 403 No account for that address when no person holds it", async () => {
@@ -135,11 +143,14 @@ describe("POST /auth/otp/sign-in", () => {
     expect(res.body).toEqual({ error: "Sign-in failed" });
   });
 
-  it.each([[{}], [{ email: "ada@example.test" }], [{ otp: "123456" }], [{ email: 1, otp: "123456" }]])("answers 400 when a field is missing: %j", async (body) => {
-    const res = await signIn(fresh().app, body);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "email and otp required" });
-  });
+  it.each([[{}], [{ email: "ada@example.test" }], [{ otp: "123456" }], [{ email: 1, otp: "123456" }]])(
+    "answers 400 when a field is missing: %j",
+    async (body) => {
+      const res = await signIn(fresh().app, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "email and otp required" });
+    },
+  );
 
   it("lets exactly one of 50 concurrent sign-ins with the right code succeed", async () => {
     const { app } = fresh();

@@ -5,7 +5,19 @@ import * as sessions from "../src/routes/sessions";
 import { adminCookie } from "./support/admin";
 import { appFor } from "./support/deps";
 import { codeFor } from "./support/inbox";
-import { db, RUNS, fresh, send, verify, signIn, personAddress, strangerAddress, otherThan, storedCode, storedLimits } from "./support/otp";
+import {
+  db,
+  RUNS,
+  fresh,
+  send,
+  verify,
+  signIn,
+  personAddress,
+  strangerAddress,
+  otherThan,
+  storedCode,
+  storedLimits,
+} from "./support/otp";
 
 describe("POST /auth/otp/verify", () => {
   it("answers 200 valid true for the right code, without consuming it", async () => {
@@ -73,7 +85,10 @@ describe("POST /auth/otp/verify", () => {
     await send(app, { email });
     const code = await codeFor(email);
     for (let i = 1; i <= 4; i++) {
-      expect((await verify(app, { email, otp: otherThan(code) })).body).toEqual({ valid: false, error: "Invalid code" });
+      expect((await verify(app, { email, otp: otherThan(code) })).body).toEqual({
+        valid: false,
+        error: "Invalid code",
+      });
       expect(await storedCode(email)).toMatchObject({ attempts: i });
     }
     const fifth = await verify(app, { email, otp: otherThan(code) });
@@ -95,26 +110,38 @@ describe("POST /auth/otp/verify", () => {
     }
   });
 
-  it.each([[{}], [{ email: "ada@example.test" }], [{ otp: "123456" }], [{ email: "ada@example.test", otp: 123456 }], [{ email: "ada@example.test", otp: "123456", purpose: "x" }]])(
-    "answers 400 valid false when a field is missing or wrong: %j",
-    async (body) => {
-      const res = await verify(fresh().app, body);
-      expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ valid: false, error: expect.any(String) });
-    },
-  );
+  it.each([
+    [{}],
+    [{ email: "ada@example.test" }],
+    [{ otp: "123456" }],
+    [{ email: "ada@example.test", otp: 123456 }],
+    [{ email: "ada@example.test", otp: "123456", purpose: "x" }],
+  ])("answers 400 valid false when a field is missing or wrong: %j", async (body) => {
+    const res = await verify(fresh().app, body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ valid: false, error: expect.any(String) });
+  });
 
   it("records one access request when a stranger proves an address with request-access, visible to admins", async () => {
     const { app, deps } = fresh();
     const email = strangerAddress();
     await send(app, { email: email.toUpperCase(), purpose: "request-access" });
     const code = await codeFor(email);
-    for (let i = 0; i < 2; i++) expect((await verify(app, { email, otp: code, purpose: "request-access" })).body).toEqual({ valid: true });
+    for (let i = 0; i < 2; i++)
+      expect((await verify(app, { email, otp: code, purpose: "request-access" })).body).toEqual({ valid: true });
     const requests = await db.collection("people").where("emails", "array-contains", email).get();
     expect(requests.size).toBe(1);
-    expect(requests.docs[0]?.data()).toMatchObject({ status: "pending", uids: [], emails: [email], role: "user", projects: [] });
+    expect(requests.docs[0]?.data()).toMatchObject({
+      status: "pending",
+      uids: [],
+      emails: [email],
+      role: "user",
+      projects: [],
+    });
     const cookie = await adminCookie(appFor(sessions, deps));
-    const listed = await request(appFor(peopleRoutes, deps)).get(`/auth/people?email=${encodeURIComponent(email)}`).set("Cookie", cookie);
+    const listed = await request(appFor(peopleRoutes, deps))
+      .get(`/auth/people?email=${encodeURIComponent(email)}`)
+      .set("Cookie", cookie);
     expect(listed.body.people).toEqual([expect.objectContaining({ email, status: "pending" })]);
   });
 
@@ -134,7 +161,9 @@ describe("POST /auth/otp/verify", () => {
       await send(app, { email });
       const code = await codeFor(email);
       const right = run % 50;
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => verify(app, { email, otp: i === right ? code : otherThan(code) })));
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => verify(app, { email, otp: i === right ? code : otherThan(code) })),
+      );
       const successes = answers.filter((a) => a.status === 200).length;
       const wrongCompared = answers.filter((a) => a.body.error === "Invalid code").length;
       expect(successes).toBeLessThanOrEqual(1);
@@ -162,7 +191,8 @@ describe("POST /auth/otp/verify", () => {
     const { app, deps } = fresh();
     const email = strangerAddress();
     const wrongTimes = async (n: number, code: string) => {
-      for (let i = 0; i < n; i++) expect((await verify(app, { email, otp: otherThan(code), purpose: "request-access" })).status).toBe(400);
+      for (let i = 0; i < n; i++)
+        expect((await verify(app, { email, otp: otherThan(code), purpose: "request-access" })).status).toBe(400);
     };
     const newCode = async (nth: number) => {
       expect((await send(app, { email, purpose: "request-access" })).status).toBe(200);
@@ -178,7 +208,10 @@ describe("POST /auth/otp/verify", () => {
     const last = await newCode(21);
     expect(await storedLimits(email)).toMatchObject({ failures: 99 });
     await wrongTimes(1, last);
-    expect((await verify(app, { email, otp: last, purpose: "request-access" })).body).toEqual({ valid: false, error: "Too many attempts. Request a new code." });
+    expect((await verify(app, { email, otp: last, purpose: "request-access" })).body).toEqual({
+      valid: false,
+      error: "Too many attempts. Request a new code.",
+    });
     deps.clock.advance(DAY - 1);
     const locked = await send(app, { email, purpose: "request-access" });
     expect(locked.status).toBe(429);

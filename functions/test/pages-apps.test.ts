@@ -27,7 +27,11 @@ const world = useBrowserWorld();
 beforeAll(async () => {
   app = createServer((req, res) => {
     arrivals.push(new URL(req.url ?? "/", appUrl));
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The app</title></head><body><main><h1>Back at the app</h1></main></body></html>');
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The app</title></head><body><main><h1>Back at the app</h1></main></body></html>',
+      );
   });
   await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
   appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
@@ -74,15 +78,33 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
   }
 
   function authorizeUrl(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-    const q = new URLSearchParams({ client_id: clientId, redirect_uri: `${appUrl}/callback`, response_type: "code", scope: "openid email profile", state: "rp-state", nonce: "rp-nonce", code_challenge: challenge, code_challenge_method: "S256", ...extra });
+    const q = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: `${appUrl}/callback`,
+      response_type: "code",
+      scope: "openid email profile",
+      state: "rp-state",
+      nonce: "rp-nonce",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      ...extra,
+    });
     return `${base}/auth/oidc/authorize?${q}`;
   }
 
   async function redeem(rp: { clientId: string; clientSecret: string }, code: string, verifier: string) {
     const res = await fetch(`${base}/auth/oidc/token`, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${rp.clientId}:${rp.clientSecret}`).toString("base64")}` },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: `${appUrl}/callback`, code_verifier: verifier }),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${rp.clientId}:${rp.clientSecret}`).toString("base64")}`,
+      },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: `${appUrl}/callback`,
+        code_verifier: verifier,
+      }),
     });
     expect(res.status).toBe(200);
     return decodeJwt(((await res.json()) as { id_token: string }).id_token);
@@ -129,7 +151,13 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     const email = `${unique("desk")}@example.test`;
     const person = await personFor({ uid: unique("uid"), email }, { name: "Desk Person" });
     const { verifier, challenge } = pkce();
-    const q = new URLSearchParams({ app: "local-desktop", redirect_uri: `${appUrl}/handoff`, state: "desk-state", code_challenge: challenge, code_challenge_method: "S256" });
+    const q = new URLSearchParams({
+      app: "local-desktop",
+      redirect_uri: `${appUrl}/handoff`,
+      state: "desk-state",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
     await t.page.goto(`${ID_HOST}/handoff?${q}`);
     await t.visitor.reaches("Sign in to continue to Local desktop app");
     await t.visitor.press("Sign in");
@@ -139,7 +167,11 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     await t.visitor.press("Continue to Local desktop app");
     const back = await arrivalAt("/handoff");
     expect(back.searchParams.get("state")).toBe("desk-state");
-    const res = await fetch(`${base}/auth/exchange`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: back.searchParams.get("code"), code_verifier: verifier }) });
+    const res = await fetch(`${base}/auth/exchange`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: back.searchParams.get("code"), code_verifier: verifier }),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ personId: person.id, email });
   });

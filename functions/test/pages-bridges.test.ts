@@ -65,8 +65,17 @@ describe.each(MODES)("bridge sign-ins on the identity host's pages, %s", (mode) 
     await tokenNowhere();
     // The identity provider's account, linked to the provider's, now stands for the person who held the address.
     const person = await people.findByEmail(db, email);
-    const linked = await Promise.all((person?.uids ?? []).map((uid) => auth().getUser(uid).catch(() => null)));
-    expect(linked.flatMap((u) => u?.providerData.map((p) => [p.providerId, p.uid]) ?? [])).toContainEqual(["google.com", sub]);
+    const linked = await Promise.all(
+      (person?.uids ?? []).map((uid) =>
+        auth()
+          .getUser(uid)
+          .catch(() => null),
+      ),
+    );
+    expect(linked.flatMap((u) => u?.providerData.map((p) => [p.providerId, p.uid]) ?? [])).toContainEqual([
+      "google.com",
+      sub,
+    ]);
   });
 
   it("shows the person a page of the service's when they cancel at the provider", async () => {

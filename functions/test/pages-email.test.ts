@@ -36,7 +36,10 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
 
   async function enterCode(code: string): Promise<void> {
     await t.visitor.fill("Code from the email", code);
-    await Promise.all([t.page.waitForResponse((r) => r.url().endsWith("/auth/otp/sign-in")), t.visitor.press("Sign in")]);
+    await Promise.all([
+      t.page.waitForResponse((r) => r.url().endsWith("/auth/otp/sign-in")),
+      t.visitor.press("Sign in"),
+    ]);
   }
 
   /** The refusal shown under the field once the page has read the answer (it clears the last one when it asks). */
@@ -51,13 +54,17 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
     const email = await known({ name: "Ada Lovelace", projects: ["startpage", "status"] });
     await askForCode(email);
     const field = t.page.getByLabel("Code from the email");
-    expect([await field.getAttribute("inputmode"), await field.getAttribute("autocomplete")]).toEqual(["numeric", "one-time-code"]);
+    expect([await field.getAttribute("inputmode"), await field.getAttribute("autocomplete")]).toEqual([
+      "numeric",
+      "one-time-code",
+    ]);
     const code = await codeFor(email);
     await enterCode(`${code.slice(0, 3)} ${code.slice(3)}`);
     await t.visitor.reaches("Your account");
     expect(t.page.url()).toBe(`${ID_HOST}/account`);
     const details = await t.page.locator("dl").innerText();
-    for (const shown of ["Ada Lovelace", email, "Approved", "Member", "startpage", "status"]) expect(details).toContain(shown);
+    for (const shown of ["Ada Lovelace", email, "Approved", "Member", "startpage", "status"])
+      expect(details).toContain(shown);
     expect(await sessionCookie(t.page)).not.toBeNull();
   });
 
@@ -94,7 +101,9 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
   it("tells an approved person without the project's grant so, sets no cookie for it, and still opens their account", async () => {
     t.name = "no-project-access";
     const email = await known({ projects: ["status"] });
-    await t.page.goto(`${ID_HOST}/?redirect=${encodeURIComponent("https://startpage.example.test/")}&project=startpage`);
+    await t.page.goto(
+      `${ID_HOST}/?redirect=${encodeURIComponent("https://startpage.example.test/")}&project=startpage`,
+    );
     await t.visitor.reaches("Sign in");
     await t.visitor.fill("Email address", email);
     await t.visitor.press("Email me a code");
@@ -120,7 +129,9 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
     await askForCode(email);
     await enterCode(await codeFor(email));
     await t.visitor.reaches("Your account");
-    await t.page.goto(`${ID_HOST}/?redirect=${encodeURIComponent("https://startpage.example.test/")}&project=startpage`);
+    await t.page.goto(
+      `${ID_HOST}/?redirect=${encodeURIComponent("https://startpage.example.test/")}&project=startpage`,
+    );
     await t.visitor.reaches("You're already signed in");
     expect(await t.page.locator("main").innerText()).toContain(email);
     await t.visitor.press("Continue");
@@ -135,7 +146,10 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
     const code = await codeFor(email);
     for (let attempt = 1; attempt <= 5; attempt++) {
       await enterCode(otherThan(code));
-      const expected = attempt < 5 ? "That code isn't right. Check the email and try again." : "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.";
+      const expected =
+        attempt < 5
+          ? "That code isn't right. Check the email and try again."
+          : "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.";
       expect(await fieldError()).toBe(expected);
     }
     await enterCode(code);

@@ -22,7 +22,9 @@ beforeAll(async () => {
 describe("a person's way in", () => {
   it("signs up, waits, is approved by the admin, signs in, reaches the start page and signs out", async () => {
     const account = await signedUp({ name: "Grace" });
-    const first = await request(sessionsApp).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    const first = await request(sessionsApp)
+      .post("/auth/verify")
+      .send({ idToken: account.idToken, project: "startpage" });
     expect(first.body).toEqual({ approved: false, reason: "pending" });
 
     const listed = await request(peopleApp).get("/auth/people").query({ email: account.email }).set("Cookie", admin);
@@ -31,11 +33,21 @@ describe("a person's way in", () => {
     const personId = listed.body.people[0].personId as string;
     expect(listed.body.people[0]).toMatchObject({ status: "pending", email: account.email, uid: account.uid });
 
-    const approved = await request(peopleApp).patch(`/auth/people/${personId}`).set("Cookie", admin).send({ status: "approved", projects: ["startpage"] });
+    const approved = await request(peopleApp)
+      .patch(`/auth/people/${personId}`)
+      .set("Cookie", admin)
+      .send({ status: "approved", projects: ["startpage"] });
     expect(approved.status).toBe(200);
-    expect(approved.body).toMatchObject({ personId, status: "approved", projects: ["startpage"], providerSyncErrors: [] });
+    expect(approved.body).toMatchObject({
+      personId,
+      status: "approved",
+      projects: ["startpage"],
+      providerSyncErrors: [],
+    });
 
-    const second = await request(sessionsApp).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    const second = await request(sessionsApp)
+      .post("/auth/verify")
+      .send({ idToken: account.idToken, project: "startpage" });
     expect(second.body).toMatchObject({ approved: true, personId, name: "Grace" });
     const cookie = cookieFrom(second.headers["set-cookie"]) as string;
 
@@ -55,9 +67,15 @@ describe("GET /auth/people", () => {
   it("filters by address and status", async () => {
     const { person } = await accountWithPerson({ status: "rejected" });
     const email = person.emails[0] as string;
-    const both = await request(peopleApp).get("/auth/people").query({ email: email.toUpperCase(), status: "rejected" }).set("Cookie", admin);
+    const both = await request(peopleApp)
+      .get("/auth/people")
+      .query({ email: email.toUpperCase(), status: "rejected" })
+      .set("Cookie", admin);
     expect(both.body.people.map((p: { personId: string }) => p.personId)).toEqual([person.id]);
-    const wrongStatus = await request(peopleApp).get("/auth/people").query({ email, status: "approved" }).set("Cookie", admin);
+    const wrongStatus = await request(peopleApp)
+      .get("/auth/people")
+      .query({ email, status: "approved" })
+      .set("Cookie", admin);
     expect(wrongStatus.body.people).toEqual([]);
   });
 
@@ -69,7 +87,9 @@ describe("GET /auth/people", () => {
 
   it("refuses a person who is not an admin, and a bearer token even of an admin", async () => {
     const { account, person } = await accountWithPerson({ projects: ["*"] });
-    const asUser = await request(peopleApp).get("/auth/people").set("Cookie", await sessionCookieFor(deps, account.uid, person.id));
+    const asUser = await request(peopleApp)
+      .get("/auth/people")
+      .set("Cookie", await sessionCookieFor(deps, account.uid, person.id));
     expect(asUser.status).toBe(403);
     expect(asUser.body).toEqual({ error: "Forbidden" });
     const adminToken = await signInWithPassword("admin@example.test", "admin-password");
@@ -82,8 +102,15 @@ describe("GET /auth/people/:personId", () => {
   it("answers the person, or 404 Person not found", async () => {
     const { person } = await accountWithPerson();
     const found = await request(peopleApp).get(`/auth/people/${person.id}`).set("Cookie", admin);
-    expect(found.body).toMatchObject({ personId: person.id, uids: person.uids, emails: person.emails, status: "approved" });
-    const missing = await request(peopleApp).get(`/auth/people/${unique("nobody")}`).set("Cookie", admin);
+    expect(found.body).toMatchObject({
+      personId: person.id,
+      uids: person.uids,
+      emails: person.emails,
+      status: "approved",
+    });
+    const missing = await request(peopleApp)
+      .get(`/auth/people/${unique("nobody")}`)
+      .set("Cookie", admin);
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: "Person not found" });
   });
@@ -100,14 +127,36 @@ describe("PATCH /auth/people/:personId", () => {
     const { person } = await accountWithPerson();
     const phone = randomPhone();
     const email = `${unique()}@Example.TEST`;
-    const res = await patch(person.id, { role: "admin", projects: ["status", "status"], groups: ["ops"], name: "Renamed", emails: [email], phones: [phone] });
+    const res = await patch(person.id, {
+      role: "admin",
+      projects: ["status", "status"],
+      groups: ["ops"],
+      name: "Renamed",
+      emails: [email],
+      phones: [phone],
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ role: "admin", projects: ["status"], groups: ["ops"], name: "Renamed", emails: [email.toLowerCase()], phones: [phone], providerSyncErrors: [] });
+    expect(res.body).toMatchObject({
+      role: "admin",
+      projects: ["status"],
+      groups: ["ops"],
+      name: "Renamed",
+      emails: [email.toLowerCase()],
+      phones: [phone],
+      providerSyncErrors: [],
+    });
     expect((await people.findByEmail(db, email.toLowerCase()))?.id).toBe(person.id);
     expect(await people.findByEmail(db, person.emails[0] as string)).toBeNull();
   });
 
-  it.each([[{}], [{ status: "maybe" }], [{ emails: ["not an address"] }], [{ phones: ["555-1234"] }], [{ uid: "x" }], [{ projects: "startpage" }]])("answers 400 for %j", async (body) => {
+  it.each([
+    [{}],
+    [{ status: "maybe" }],
+    [{ emails: ["not an address"] }],
+    [{ phones: ["555-1234"] }],
+    [{ uid: "x" }],
+    [{ projects: "startpage" }],
+  ])("answers 400 for %j", async (body) => {
     const { person } = await accountWithPerson();
     const res = await patch(person.id, body);
     expect(res.status).toBe(400);
@@ -146,7 +195,9 @@ describe("PATCH /auth/people/:personId", () => {
     const res = await patch(person.id, { status: "rejected" });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("rejected");
-    expect(res.body.providerSyncErrors).toEqual([{ uid: account.uid, operation: "revoke_sessions", error: expect.any(String) }]);
+    expect(res.body.providerSyncErrors).toEqual([
+      { uid: account.uid, operation: "revoke_sessions", error: expect.any(String) },
+    ]);
     expect((await people.findById(db, person.id))?.status).toBe("rejected");
   });
 

@@ -12,16 +12,22 @@ const db = firestore();
 describe("POST /auth/verify", () => {
   const deps = testDeps();
   const app = appFor(sessions, deps);
-  const verify = (body: unknown) => request(app).post("/auth/verify").send(body as object);
+  const verify = (body: unknown) =>
+    request(app)
+      .post("/auth/verify")
+      .send(body as object);
 
-  it.each([[{}], [{ idToken: "x" }], [{ project: "startpage" }], [{ idToken: 42, project: "startpage" }], [{ idToken: "x", project: "" }]])(
-    "answers 400 when a field is missing or not a string: %j",
-    async (body) => {
-      const res = await verify(body);
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: "idToken and project required" });
-    },
-  );
+  it.each([
+    [{}],
+    [{ idToken: "x" }],
+    [{ project: "startpage" }],
+    [{ idToken: 42, project: "startpage" }],
+    [{ idToken: "x", project: "" }],
+  ])("answers 400 when a field is missing or not a string: %j", async (body) => {
+    const res = await verify(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "idToken and project required" });
+  });
 
   it("answers 401 for a token that does not verify", async () => {
     const res = await verify({ idToken: "not-a-token", project: "startpage" });
@@ -36,7 +42,13 @@ describe("POST /auth/verify", () => {
     expect(res.body).toEqual({ approved: false, reason: "pending" });
     expect(res.headers["set-cookie"]).toBeUndefined();
     const person = await people.findByUid(db, account.uid);
-    expect(person).toMatchObject({ status: "pending", role: "user", projects: [], emails: [account.email], name: "New Person" });
+    expect(person).toMatchObject({
+      status: "pending",
+      role: "user",
+      projects: [],
+      emails: [account.email],
+      name: "New Person",
+    });
   });
 
   it("opens a session for an approved person with the grant", async () => {
@@ -54,7 +66,9 @@ describe("POST /auth/verify", () => {
       groups: ["staff"],
     });
     const cookie = (res.headers["set-cookie"] as unknown as string[])[0] ?? "";
-    expect(cookie).toMatch(/^__session=[^;]+; Max-Age=1209600; Domain=example\.test; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
+    expect(cookie).toMatch(
+      /^__session=[^;]+; Max-Age=1209600; Domain=example\.test; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
+    );
     const expires = new Date(/Expires=([^;]+)/.exec(cookie)?.[1] ?? "");
     expect(Math.abs(expires.getTime() - (deps.clock.now().getTime() + 14 * DAY))).toBeLessThan(1000);
     expect(res.headers["cache-control"]).toBe("private, no-store");
@@ -164,7 +178,9 @@ describe("POST /auth/verify", () => {
 
   it("creates exactly one person when 20 first sign-ins of one account race", async () => {
     const account = await signedUp();
-    const answers = await Promise.all(Array.from({ length: 20 }, () => verify({ idToken: account.idToken, project: "startpage" })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => verify({ idToken: account.idToken, project: "startpage" })),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     expect(answers.every((a) => a.body.reason === "pending")).toBe(true);
     const stored = await db.collection("people").where("uids", "array-contains", account.uid).get();
@@ -175,7 +191,10 @@ describe("POST /auth/verify", () => {
 
   it("refuses a sign-in posted from a foreign origin before it takes effect (login CSRF)", async () => {
     const account = await signedUp();
-    const res = await request(app).post("/auth/verify").set("Origin", "https://evil.test").send({ idToken: account.idToken, project: "startpage" });
+    const res = await request(app)
+      .post("/auth/verify")
+      .set("Origin", "https://evil.test")
+      .send({ idToken: account.idToken, project: "startpage" });
     expect(res.status).toBe(403);
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(await people.findByUid(db, account.uid)).toBeNull();
@@ -194,7 +213,16 @@ describe("POST /auth/session/refresh", () => {
     const { account, person } = await accountWithPerson({ projects: ["startpage"], name: "Ada" });
     const res = await refresh(await sessionCookieFor(deps, account.uid, person.id));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ authenticated: true, uid: account.uid, personId: person.id, email: account.email, name: "Ada", role: "user", projects: ["startpage"], groups: [] });
+    expect(res.body).toEqual({
+      authenticated: true,
+      uid: account.uid,
+      personId: person.id,
+      email: account.email,
+      name: "Ada",
+      role: "user",
+      projects: ["startpage"],
+      groups: [],
+    });
     expect(res.headers["x-remote-user"]).toBe(account.email);
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["cache-control"]).toBe("private, no-store");
@@ -252,8 +280,12 @@ describe("POST /auth/session/refresh", () => {
     const retired = testDeps({ config: testConfig({ sessionKeys: JSON.stringify([newKey]) }) });
     const { account, person } = await accountWithPerson({ projects: ["*"] });
     const cookie = await sessionCookieFor(before, account.uid, person.id);
-    expect((await request(appFor(sessions, rotated)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
-    expect((await request(appFor(sessions, retired)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
+    expect((await request(appFor(sessions, rotated)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(
+      200,
+    );
+    expect((await request(appFor(sessions, retired)).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(
+      401,
+    );
   });
 
   it("stops honouring a session once its person is rejected", async () => {
@@ -286,7 +318,10 @@ describe("POST /auth/project-access", () => {
   it("answers 400 missing params without a cookie or without a project", async () => {
     const { account, person } = await accountWithPerson();
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
-    for (const req of [request(app).post("/auth/project-access").send({ project: "startpage" }), request(app).post("/auth/project-access").set("Cookie", cookie).send({})]) {
+    for (const req of [
+      request(app).post("/auth/project-access").send({ project: "startpage" }),
+      request(app).post("/auth/project-access").set("Cookie", cookie).send({}),
+    ]) {
       const res = await req;
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "missing params" });
@@ -294,7 +329,10 @@ describe("POST /auth/project-access", () => {
   });
 
   it("answers 401 Unauthorized for a cookie that does not verify", async () => {
-    const res = await request(app).post("/auth/project-access").set("Cookie", "__session=garbage").send({ project: "startpage" });
+    const res = await request(app)
+      .post("/auth/project-access")
+      .set("Cookie", "__session=garbage")
+      .send({ project: "startpage" });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "Unauthorized" });
   });
@@ -307,7 +345,9 @@ describe("POST /auth/logout", () => {
     const res = await request(app).post("/auth/logout").set("Cookie", "__session=anything");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ok: true });
-    expect(res.headers["set-cookie"]?.[0]).toBe("__session=; Domain=example.test; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax");
+    expect(res.headers["set-cookie"]?.[0]).toBe(
+      "__session=; Domain=example.test; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; Secure; SameSite=Lax",
+    );
   });
 
   it("answers 200 whatever is sent, even a body that is not JSON", async () => {

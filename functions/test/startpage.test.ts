@@ -26,11 +26,22 @@ async function signedInPerson() {
 
 describe("POST /startpage/notify", () => {
   it("creates a notification and answers 201 with its id", async () => {
-    const res = await notify({ title: "Maintenance", body: "Tonight at ten", link: "https://status.example.test/x", level: "warning" });
+    const res = await notify({
+      title: "Maintenance",
+      body: "Tonight at ten",
+      link: "https://status.example.test/x",
+      level: "warning",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(String) });
     const stored = await db.collection("notifications").doc(res.body.id).get();
-    expect(stored.data()).toMatchObject({ title: "Maintenance", body: "Tonight at ten", link: "https://status.example.test/x", level: "warning", audience: ["*"] });
+    expect(stored.data()).toMatchObject({
+      title: "Maintenance",
+      body: "Tonight at ten",
+      link: "https://status.example.test/x",
+      level: "warning",
+      audience: ["*"],
+    });
   });
 
   it.each([
@@ -43,7 +54,9 @@ describe("POST /startpage/notify", () => {
   });
 
   it("never accepts a key in the query string", async () => {
-    const res = await request(app).post(`/startpage/notify?x-api-key=${apiKey}&key=${apiKey}&api_key=${apiKey}`).send({ title: "t", body: "b" });
+    const res = await request(app)
+      .post(`/startpage/notify?x-api-key=${apiKey}&key=${apiKey}&api_key=${apiKey}`)
+      .send({ title: "t", body: "b" });
     expect(res.status).toBe(401);
   });
 
@@ -63,14 +76,18 @@ describe("POST /startpage/notify", () => {
     expect(JSON.stringify(stored.data())).not.toContain(key);
   });
 
-  it.each([[{}], [{ title: "t" }], [{ title: "", body: "b" }], [{ title: "t", body: "b", link: "http://insecure.test" }], [{ title: "t", body: "b", level: "loud" }], [{ title: "t", body: "b", audience: { personIds: [] } }]])(
-    "answers 400 for %j",
-    async (body) => {
-      const res = await notify(body);
-      expect(res.status).toBe(400);
-      expect(Object.keys(res.body)).toEqual(["error"]);
-    },
-  );
+  it.each([
+    [{}],
+    [{ title: "t" }],
+    [{ title: "", body: "b" }],
+    [{ title: "t", body: "b", link: "http://insecure.test" }],
+    [{ title: "t", body: "b", level: "loud" }],
+    [{ title: "t", body: "b", audience: { personIds: [] } }],
+  ])("answers 400 for %j", async (body) => {
+    const res = await notify(body);
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body)).toEqual(["error"]);
+  });
 });
 
 describe("GET /startpage/notifications", () => {
@@ -88,7 +105,15 @@ describe("GET /startpage/notifications", () => {
     expect(ids).toContain(all);
     expect(ids).not.toContain(theirs);
     expect(ids.indexOf(all)).toBeLessThan(ids.indexOf(mine));
-    expect(res.body.notifications[0]).toEqual({ id: expect.any(String), title: expect.any(String), body: "b", link: null, level: "info", createdAt: expect.any(String), read: false });
+    expect(res.body.notifications[0]).toEqual({
+      id: expect.any(String),
+      title: expect.any(String),
+      body: "b",
+      link: null,
+      level: "info",
+      createdAt: expect.any(String),
+      read: false,
+    });
   });
 
   it("pages with `next` until the last page, losing nothing and repeating nothing", async () => {
@@ -105,7 +130,9 @@ describe("GET /startpage/notifications", () => {
         .get("/startpage/notifications")
         .query(next ? { limit: 2, before: next } : { limit: 2 })
         .set("Cookie", cookie);
-      seen.push(...res.body.notifications.map((n: { id: string }) => n.id).filter((id: string) => created.includes(id)));
+      seen.push(
+        ...res.body.notifications.map((n: { id: string }) => n.id).filter((id: string) => created.includes(id)),
+      );
       next = res.body.next;
     } while (next !== null);
     expect(seen).toEqual([...created].reverse());
@@ -115,10 +142,15 @@ describe("GET /startpage/notifications", () => {
     const { person, cookie } = await signedInPerson();
     const a = (await notify({ title: "a", body: "b", audience: { personIds: [person.id] } })).body.id;
     const b = (await notify({ title: "b", body: "b", audience: { personIds: [person.id] } })).body.id;
-    const readOne = await request(app).post("/startpage/notifications/read").set("Cookie", cookie).send({ ids: [a] });
+    const readOne = await request(app)
+      .post("/startpage/notifications/read")
+      .set("Cookie", cookie)
+      .send({ ids: [a] });
     expect(readOne.body).toEqual({ ok: true });
     const after = await request(app).get("/startpage/notifications").set("Cookie", cookie);
-    const state = Object.fromEntries(after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read]));
+    const state = Object.fromEntries(
+      after.body.notifications.map((n: { id: string; read: boolean }) => [n.id, n.read]),
+    );
     expect(state[a]).toBe(true);
     expect(state[b]).toBe(false);
     await request(app).post("/startpage/notifications/read").set("Cookie", cookie).send({ all: true });

@@ -17,7 +17,11 @@ describe("GET /status", () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: "ok",
-      checks: { firestore: { ok: true, ms: expect.any(Number) }, mail: { ok: true, ms: expect.any(Number) }, sessionKeys: { ok: true } },
+      checks: {
+        firestore: { ok: true, ms: expect.any(Number) },
+        mail: { ok: true, ms: expect.any(Number) },
+        sessionKeys: { ok: true },
+      },
     });
   });
 
@@ -53,7 +57,11 @@ describe("GET /status", () => {
       const res = await request(probeApp).get("/status").set("Cookie", cookie);
       expect(res.status).toBe(200);
       expect(res.body.status).toBe("degraded");
-      expect(res.body.checks.firestore).toEqual({ ok: false, ms: expect.any(Number), error: expect.stringMatching(/^(timeout|unavailable)$/) });
+      expect(res.body.checks.firestore).toEqual({
+        ok: false,
+        ms: expect.any(Number),
+        error: expect.stringMatching(/^(timeout|unavailable)$/),
+      });
     } finally {
       // The probe that timed out is still being retried by the SDK: one query to let land.
       if (running) {
@@ -68,7 +76,9 @@ describe("GET /status", () => {
   it("needs the status project", async () => {
     const deps = testDeps();
     const { account, person } = await accountWithPerson({ projects: ["startpage"] });
-    const res = await request(appFor(status, deps)).get("/status").set("Cookie", await sessionCookieFor(deps, account.uid, person.id));
+    const res = await request(appFor(status, deps))
+      .get("/status")
+      .set("Cookie", await sessionCookieFor(deps, account.uid, person.id));
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: "Forbidden" });
     expect((await request(appFor(status, deps)).get("/status")).status).toBe(401);

@@ -192,7 +192,13 @@ describe("store contract", () => {
         { id: "cy", email: "cy@example.test", roles: [], status: "rejected" },
         { id: "di", email: "di@example.test", roles: ["member"], status: "approved" },
       ];
-      await Promise.all(rows.map(({ id, ...row }, i) => people().doc(id).set({ ...row, at: Timestamp.fromMillis(base + i * 1000) })));
+      await Promise.all(
+        rows.map(({ id, ...row }, i) =>
+          people()
+            .doc(id)
+            .set({ ...row, at: Timestamp.fromMillis(base + i * 1000) }),
+        ),
+      );
     });
     const ids = (snapshot: QuerySnapshot) => snapshot.docs.map((d) => d.id);
 
@@ -207,11 +213,19 @@ describe("store contract", () => {
 
     it("array-contains-any finds the documents whose array holds any of the values", async () => {
       expect(ids(await people().where("roles", "array-contains-any", ["admin", "nobody"]).get())).toEqual(["ada"]);
-      expect(ids(await people().where("roles", "array-contains-any", ["member", "admin"]).get()).sort()).toEqual(["ada", "bob", "di"]);
+      expect(ids(await people().where("roles", "array-contains-any", ["member", "admin"]).get()).sort()).toEqual([
+        "ada",
+        "bob",
+        "di",
+      ]);
     });
 
     it("array-contains-any with a string range and orderBy desc pages newest first", async () => {
-      const query = people().where("roles", "array-contains-any", ["member"]).where("email", "<", "di@example.test").orderBy("email", "desc").limit(1);
+      const query = people()
+        .where("roles", "array-contains-any", ["member"])
+        .where("email", "<", "di@example.test")
+        .orderBy("email", "desc")
+        .limit(1);
       expect(ids(await query.get())).toEqual(["bob"]);
     });
 
@@ -220,7 +234,10 @@ describe("store contract", () => {
     });
 
     it("a timestamp range with orderBy desc and limit returns the newest first", async () => {
-      const query = people().where("at", ">=", Timestamp.fromMillis(base + 1000)).orderBy("at", "desc").limit(2);
+      const query = people()
+        .where("at", ">=", Timestamp.fromMillis(base + 1000))
+        .orderBy("at", "desc")
+        .limit(2);
       expect(ids(await query.get())).toEqual(["di", "cy"]);
     });
 
@@ -258,11 +275,14 @@ describe("store contract", () => {
     let giveUp!: (error: Error) => void;
     const forever = new Promise<never>((_, reject) => (giveUp = reject));
     const abandoned = db
-      .runTransaction(async (tx) => {
-        await tx.get(held);
-        readDone();
-        await forever;
-      }, { maxAttempts: 1 })
+      .runTransaction(
+        async (tx) => {
+          await tx.get(held);
+          readDone();
+          await forever;
+        },
+        { maxAttempts: 1 },
+      )
       .catch(() => "gave up");
     await hasRead;
 

@@ -58,7 +58,8 @@ export type Session = { kind: "signed-in"; person: Person } | { kind: "signed-ou
 export async function currentSession(): Promise<Session> {
   try {
     const answer = await call("POST", "/auth/session/refresh");
-    if (answer.status === 200 && answer.body.authenticated === true) return { kind: "signed-in", person: answer.body as unknown as Person };
+    if (answer.status === 200 && answer.body.authenticated === true)
+      return { kind: "signed-in", person: answer.body as unknown as Person };
     return answer.status === 401 ? { kind: "signed-out" } : { kind: "unavailable" };
   } catch {
     return { kind: "unavailable" };

@@ -89,7 +89,11 @@ export function codeStep(journey: EmailCodeJourney, email: string): void {
       void whileBusy(resend, "Sending…", async () => {
         try {
           const answer = await send(journey, email);
-          alert.show(answer.status === 200 ? "We've sent a new code. Use the newest email." : (sendRefusal(answer).alert ?? sendRefusal(answer).field ?? null));
+          alert.show(
+            answer.status === 200
+              ? "We've sent a new code. Use the newest email."
+              : (sendRefusal(answer).alert ?? sendRefusal(answer).field ?? null),
+          );
         } catch {
           alert.show(UNREACHABLE);
         }

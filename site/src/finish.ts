@@ -21,7 +21,12 @@ export interface Destination {
 export async function finishSignIn(customToken: string, to: Destination): Promise<void> {
   working("Signing you in", "One moment while we sign you in…");
   const exchanged = await idTokenFor(customToken);
-  if (exchanged.kind === "expired") return failed(to, "This sign-in has expired", "It took too long, or the link was already used. Please sign in again.");
+  if (exchanged.kind === "expired")
+    return failed(
+      to,
+      "This sign-in has expired",
+      "It took too long, or the link was already used. Please sign in again.",
+    );
   if (exchanged.kind === "unreachable") return failed(to, "We couldn't sign you in", UNREACHABLE);
   await openSession(exchanged.idToken, to);
 }
@@ -43,7 +48,12 @@ async function openSession(idToken: string, to: Destination): Promise<void> {
   if (body.reason === "pending") return pending(to.restart);
   if (body.reason === "rejected") return rejected(to.restart);
   if (body.reason === "no_project_access") return noProjectAccess(idToken, to);
-  if (body.reason === "phone_not_linked") return failed(to, "This phone number isn't on an account", "Sign in with your email address instead, or ask an administrator to add the number to your account.");
+  if (body.reason === "phone_not_linked")
+    return failed(
+      to,
+      "This phone number isn't on an account",
+      "Sign in with your email address instead, or ask an administrator to add the number to your account.",
+    );
   if (answer.status === 401) return failed(to, "This sign-in has expired", "Please sign in again.");
   return failed(to, "We couldn't sign you in", TRY_AGAIN);
 }
@@ -51,7 +61,9 @@ async function openSession(idToken: string, to: Destination): Promise<void> {
 export function pending(restart: string): void {
   view(
     "Your account is waiting for approval",
-    paragraph("You've proved who you are, and your account is waiting for a reviewer. A reviewer decides who gets access."),
+    paragraph(
+      "You've proved who you are, and your account is waiting for a reviewer. A reviewer decides who gets access.",
+    ),
     paragraph("Once your account is approved, sign in again the same way. Until then there is nothing more to do."),
     linkButton("Back to sign in", restart),
   );
@@ -69,11 +81,14 @@ export function rejected(restart: string): void {
 function noProjectAccess(idToken: string, to: Destination): void {
   const account = button("Go to your account", {
     kind: "secondary",
-    onclick: () => void openSession(idToken, { ...to, project: "account", redirect: `${window.location.origin}/account` }),
+    onclick: () =>
+      void openSession(idToken, { ...to, project: "account", redirect: `${window.location.origin}/account` }),
   });
   view(
     `You don't have access to ${to.project}`,
-    paragraph(`You've signed in, but your account hasn't been given access to ${to.project}. An administrator can add it to your account.`),
+    paragraph(
+      `You've signed in, but your account hasn't been given access to ${to.project}. An administrator can add it to your account.`,
+    ),
     h("div", { class: "actions" }, account, linkButton("Sign in with another account", to.restart)),
   );
 }

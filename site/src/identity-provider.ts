@@ -11,14 +11,17 @@ export type Exchanged = { kind: "ok"; idToken: string } | { kind: "expired" } | 
 export async function idTokenFor(customToken: string): Promise<Exchanged> {
   let res: Response;
   try {
-    res = await fetch(`${siteConfig.identityToolkit}/accounts:signInWithCustomToken?key=${encodeURIComponent(siteConfig.apiKey)}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ token: customToken, returnSecureToken: true }),
-      // The origin only: enough for an API key restricted to this site, and no path or query.
-      referrerPolicy: "strict-origin",
-      credentials: "omit",
-    });
+    res = await fetch(
+      `${siteConfig.identityToolkit}/accounts:signInWithCustomToken?key=${encodeURIComponent(siteConfig.apiKey)}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: customToken, returnSecureToken: true }),
+        // The origin only: enough for an API key restricted to this site, and no path or query.
+        referrerPolicy: "strict-origin",
+        credentials: "omit",
+      },
+    );
   } catch {
     return { kind: "unreachable" };
   }

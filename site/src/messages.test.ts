@@ -22,7 +22,11 @@ describe("normaliseCode", () => {
   });
 
   it("answers six digits or nothing, whatever is typed", () => {
-    fc.assert(fc.property(fc.string(), (typed) => expect([null, expect.stringMatching(/^[0-9]{6}$/)]).toContainEqual(normaliseCode(typed))));
+    fc.assert(
+      fc.property(fc.string(), (typed) =>
+        expect([null, expect.stringMatching(/^[0-9]{6}$/)]).toContainEqual(normaliseCode(typed)),
+      ),
+    );
   });
 });
 
@@ -42,9 +46,15 @@ describe("waitFor", () => {
 
 describe("sendRefusal", () => {
   it("says how long to wait, from Retry-After, for each limit", () => {
-    expect(sendRefusal(refusal("otp_resend_too_soon", 42)).alert).toBe("We've just sent a code to this address. You can ask for another in 42 seconds.");
-    expect(sendRefusal(refusal("otp_hourly_limit", 1500)).alert).toBe("You've asked for several codes in the last hour. You can ask for another in 25 minutes.");
-    expect(sendRefusal(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(/locked for now\. You can ask for a new code in 20 hours\.$/);
+    expect(sendRefusal(refusal("otp_resend_too_soon", 42)).alert).toBe(
+      "We've just sent a code to this address. You can ask for another in 42 seconds.",
+    );
+    expect(sendRefusal(refusal("otp_hourly_limit", 1500)).alert).toBe(
+      "You've asked for several codes in the last hour. You can ask for another in 25 minutes.",
+    );
+    expect(sendRefusal(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(
+      /locked for now\. You can ask for a new code in 20 hours\.$/,
+    );
   });
 
   it("puts a malformed address on the field, and the rest in a notice", () => {
@@ -58,7 +68,11 @@ describe("codeRefusal", () => {
   it.each([
     ["email_code_invalid", "That code isn't right. Check the email and try again.", false],
     ["email_code_expired", "That code has expired. Ask for a new one below.", true],
-    ["email_code_exhausted", "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", true],
+    [
+      "email_code_exhausted",
+      "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.",
+      true,
+    ],
   ] as const)("says plainly why %s", (code, field, spent) => {
     expect(codeRefusal(refusal(code))).toEqual({ field, spent });
   });

@@ -29,11 +29,16 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
   const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);
   if (answer.status === 400) return { field: "Enter your email address, like name@example.com." };
   if (answer.status === 429) {
-    if (says(answer, "otp_resend_too_soon")) return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
-    if (says(answer, "otp_address_locked")) return { alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.` };
+    if (says(answer, "otp_resend_too_soon"))
+      return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
+    if (says(answer, "otp_address_locked"))
+      return {
+        alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.`,
+      };
     return { alert: `You've asked for several codes in the last hour. You can ask for another ${wait}.` };
   }
-  if (answer.status === 503) return { alert: "Sign-in by email isn't available right now. Try another way to sign in, or try again later." };
+  if (answer.status === 503)
+    return { alert: "Sign-in by email isn't available right now. Try another way to sign in, or try again later." };
   if (answer.status === 500) return { alert: "We couldn't send the email just now. Please try again in a moment." };
   return { alert: TRY_AGAIN };
 }
@@ -41,8 +46,13 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
 /** Why a code was refused (sign-in or verify): wrong, expired or used up. */
 export function codeRefusal(answer: Answer): { field: string; spent: boolean } | null {
   if (answer.status !== 400) return null;
-  if (says(answer, "email_code_expired")) return { field: "That code has expired. Ask for a new one below.", spent: true };
-  if (says(answer, "email_code_exhausted")) return { field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.", spent: true };
+  if (says(answer, "email_code_expired"))
+    return { field: "That code has expired. Ask for a new one below.", spent: true };
+  if (says(answer, "email_code_exhausted"))
+    return {
+      field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.",
+      spent: true,
+    };
   return { field: "That code isn't right. Check the email and try again.", spent: false };
 }
 

@@ -7,7 +7,11 @@ describe("allowedRedirect", () => {
     expect(allowedRedirect("")).toBe("https://id.example.test/account");
   });
 
-  it.each(["https://startpage.example.test/", "https://id.example.test/auth/oidc/authorize?client_id=a&state=b", "https://example.test/x?y=1#z"])("takes %s, one of the service's own origins", (url) => {
+  it.each([
+    "https://startpage.example.test/",
+    "https://id.example.test/auth/oidc/authorize?client_id=a&state=b",
+    "https://example.test/x?y=1#z",
+  ])("takes %s, one of the service's own origins", (url) => {
     expect(allowedRedirect(url)).toBe(new URL(url).toString());
   });
 
@@ -33,7 +37,16 @@ describe("allowedRedirect", () => {
     fc.assert(
       fc.property(fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string()), (raw) => {
         const allowed = allowedRedirect(raw);
-        if (allowed !== null && raw !== "") expect(["https://example.test", "https://www.example.test", "https://id.example.test", "https://startpage.example.test", "https://status.example.test", "https://calendar.example.test", "https://location.example.test"]).toContain(new URL(allowed).origin);
+        if (allowed !== null && raw !== "")
+          expect([
+            "https://example.test",
+            "https://www.example.test",
+            "https://id.example.test",
+            "https://startpage.example.test",
+            "https://status.example.test",
+            "https://calendar.example.test",
+            "https://location.example.test",
+          ]).toContain(new URL(allowed).origin);
       }),
     );
   });

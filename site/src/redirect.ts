@@ -15,7 +15,11 @@ export function allowedRedirect(raw: string | null): string | null {
   } catch {
     return null;
   }
-  const ok = url.protocol === "https:" && url.username === "" && url.password === "" && siteConfig.allowedOrigins.includes(url.origin);
+  const ok =
+    url.protocol === "https:" &&
+    url.username === "" &&
+    url.password === "" &&
+    siteConfig.allowedOrigins.includes(url.origin);
   return ok ? url.toString() : null;
 }
 

@@ -6,7 +6,11 @@
 type Child = Node | string | null | false | undefined;
 type Attrs = Record<string, string | boolean | ((event: Event) => void) | undefined>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -26,7 +30,10 @@ function main(): HTMLElement {
 /** Shows a step: its heading (focused, so it is announced) and its content. */
 export function view(title: string, ...content: Child[]): void {
   const heading = h("h1", { tabindex: "-1" }, title);
-  main().replaceChildren(heading, ...content.filter((c): c is Node | string => c !== null && c !== false && c !== undefined));
+  main().replaceChildren(
+    heading,
+    ...content.filter((c): c is Node | string => c !== null && c !== false && c !== undefined),
+  );
   document.title = `${title} · ${SITE}`;
   heading.focus();
 }
@@ -44,7 +51,15 @@ export interface Field {
 
 let fieldCount = 0;
 
-export function field(options: { label: string; name: string; type?: string; autocomplete?: string; inputmode?: string; hint?: string; value?: string }): Field {
+export function field(options: {
+  label: string;
+  name: string;
+  type?: string;
+  autocomplete?: string;
+  inputmode?: string;
+  hint?: string;
+  value?: string;
+}): Field {
   const id = `f${++fieldCount}`;
   const hintId = options.hint === undefined ? undefined : `${id}-hint`;
   const errorId = `${id}-error`;
@@ -61,7 +76,14 @@ export function field(options: { label: string; name: string; type?: string; aut
     autocapitalize: "off",
   });
   const error = h("p", { id: errorId, class: "error", hidden: true });
-  const element = h("div", { class: "field" }, h("label", { for: id }, options.label), options.hint === undefined ? null : h("p", { id: hintId, class: "hint" }, options.hint), input, error);
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, options.label),
+    options.hint === undefined ? null : h("p", { id: hintId, class: "hint" }, options.hint),
+    input,
+    error,
+  );
   return {
     element,
     input,
@@ -95,11 +117,22 @@ export function alertBox(): { element: HTMLElement; show(message: string | null)
   };
 }
 
-export function button(label: string, options: { kind?: "primary" | "secondary" | "link"; type?: "submit" | "button"; onclick?: () => void } = {}): HTMLButtonElement {
-  return h("button", { type: options.type ?? "button", class: options.kind ?? "primary", onclick: options.onclick }, label);
+export function button(
+  label: string,
+  options: { kind?: "primary" | "secondary" | "link"; type?: "submit" | "button"; onclick?: () => void } = {},
+): HTMLButtonElement {
+  return h(
+    "button",
+    { type: options.type ?? "button", class: options.kind ?? "primary", onclick: options.onclick },
+    label,
+  );
 }
 
-export function linkButton(label: string, href: string, kind: "primary" | "secondary" = "secondary"): HTMLAnchorElement {
+export function linkButton(
+  label: string,
+  href: string,
+  kind: "primary" | "secondary" = "secondary",
+): HTMLAnchorElement {
   return h("a", { class: `button ${kind}`, href }, label);
 }
 

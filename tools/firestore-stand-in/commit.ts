@@ -110,12 +110,16 @@ function checkPrecondition(write: ProtoWrite, path: string, doc: DocState): void
   const condition = write.current_document;
   if (condition.condition_type === "exists") {
     if (condition.exists && !doc.exists) throw new CommitError(status.NOT_FOUND, `No document to update: ${path}`);
-    if (!condition.exists && doc.exists) throw new CommitError(status.ALREADY_EXISTS, `Document already exists: ${path}`);
+    if (!condition.exists && doc.exists)
+      throw new CommitError(status.ALREADY_EXISTS, `Document already exists: ${path}`);
   }
   if (condition.condition_type === "update_time") {
     const wanted = condition.update_time.seconds * 1000 + Math.floor(condition.update_time.nanos / 1e6);
     if (doc.updatedMs !== wanted) {
-      throw new CommitError(status.FAILED_PRECONDITION, `the stored version of ${path} does not match the required base version`);
+      throw new CommitError(
+        status.FAILED_PRECONDITION,
+        `the stored version of ${path} does not match the required base version`,
+      );
     }
   }
 }

@@ -18,12 +18,22 @@ type Collection = {
 };
 
 export function lookUpDocumentsInPlace(): void {
-  const prototype = FirestoreStateCollection.prototype as unknown as { getDocument(this: Collection, name: string): FirestoreStateDocument };
+  const prototype = FirestoreStateCollection.prototype as unknown as {
+    getDocument(this: Collection, name: string): FirestoreStateDocument;
+  };
   prototype.getDocument = function getDocument(this: Collection, name: string) {
     if (Object.hasOwn(this.documents, name)) return this.documents[name] as FirestoreStateDocument;
     // Without a prototype, ids such as "constructor" or "toString" are plain keys.
-    if (Object.isFrozen(this.documents) || Object.getPrototypeOf(this.documents) !== null) this.documents = Object.assign(Object.create(null), this.documents);
-    const created = new (FirestoreStateDocument as unknown as new (...args: unknown[]) => FirestoreStateDocument)(this.emitter, this.database, this, name, {}, {});
+    if (Object.isFrozen(this.documents) || Object.getPrototypeOf(this.documents) !== null)
+      this.documents = Object.assign(Object.create(null), this.documents);
+    const created = new (FirestoreStateDocument as unknown as new (...args: unknown[]) => FirestoreStateDocument)(
+      this.emitter,
+      this.database,
+      this,
+      name,
+      {},
+      {},
+    );
     this.documents[name] = created;
     return created;
   };

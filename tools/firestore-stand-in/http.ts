@@ -25,7 +25,9 @@ export function httpHandler(reset: () => void, operations: Operations) {
       Object.assign(operations, zero());
       response.writeHead(200, { "content-type": "application/json" }).end("{}");
     } else {
-      const body = { error: { code: 404, message: `${request.method} ${path} is not served by the Firestore stand-in` } };
+      const body = {
+        error: { code: 404, message: `${request.method} ${path} is not served by the Firestore stand-in` },
+      };
       response.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify(body));
     }
   };

@@ -21,7 +21,11 @@ export function zero(): Operations {
   return { documentReads: 0, queries: 0, lookups: 0, commits: 0, writes: 0, transactions: 0, rollbacks: 0 };
 }
 
-type StreamCall = { request: Record<string, unknown>; write: (message: Record<string, unknown>, ...rest: unknown[]) => boolean; end: (...rest: unknown[]) => void };
+type StreamCall = {
+  request: Record<string, unknown>;
+  write: (message: Record<string, unknown>, ...rest: unknown[]) => boolean;
+  end: (...rest: unknown[]) => void;
+};
 
 /** Wraps the handlers (outermost, so every call is seen) and returns the live counters. */
 export function countOperations(handlers: Map<string, GrpcHandler>): Operations {

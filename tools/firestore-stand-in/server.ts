@@ -43,7 +43,9 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   const lock = new TxLock({
     timeoutMs,
     onTimeout: (id) =>
-      console.error(`firestore stand-in: transaction ${id} held the lock ${timeoutMs} ms without ending; released it (its commit will be ABORTED)`),
+      console.error(
+        `firestore stand-in: transaction ${id} held the lock ${timeoutMs} ms without ending; released it (its commit will be ABORTED)`,
+      ),
   });
   serialiseTransactions(handlers, library.state, lock);
   const operations = countOperations(handlers);

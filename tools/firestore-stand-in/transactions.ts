@@ -9,7 +9,10 @@
  * Plain commits queue for the same lock, so they cannot land between a transaction's read and
  * its commit. Plain reads never wait.
  */
-import { BeginTransactionResponse, CommitResponse } from "@firestore-emulator/proto/dist/google/firestore/v1/firestore.js";
+import {
+  BeginTransactionResponse,
+  CommitResponse,
+} from "@firestore-emulator/proto/dist/google/firestore/v1/firestore.js";
 import type { FirestoreState } from "@firestore-emulator/server";
 import { status } from "@grpc/grpc-js";
 
@@ -128,7 +131,10 @@ function expired(id: Uint8Array): CommitError {
   // ABORTED makes the SDK retry the whole transaction, which is what a client evicted by the
   // lock timeout needs: its reads may be stale by now.
   const name = new TextDecoder().decode(id);
-  return new CommitError(status.ABORTED, `transaction ${name} is not active: it ended, or outlived the stand-in's lock timeout`);
+  return new CommitError(
+    status.ABORTED,
+    `transaction ${name} is not active: it ended, or outlived the stand-in's lock timeout`,
+  );
 }
 
 function asGrpcError(error: unknown): GrpcError {

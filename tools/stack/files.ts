@@ -17,20 +17,35 @@ export function ensureLocalSecrets(root: string): void {
     `FEDERATED_CLIENT_SECRETS='${JSON.stringify({ search: LOCAL_FEDERATED_CLIENT.secret, codehost: LOCAL_FEDERATED_CLIENT.secret })}'`,
   ];
   const fixedNames = new Set(fixed.map(named));
-  const kept = (existsSync(path) ? readFileSync(path, "utf8") : "").split("\n").filter((l) => l.includes("=") && !fixedNames.has(named(l)));
+  const kept = (existsSync(path) ? readFileSync(path, "utf8") : "")
+    .split("\n")
+    .filter((l) => l.includes("=") && !fixedNames.has(named(l)));
   const have = new Set(kept.map(named));
   if (!have.has("SESSION_KEYS") || !have.has("CODE_PEPPER")) {
     const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
     const kid = `dev-${randomBytes(4).toString("hex")}`;
     const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
-    const fresh = [`SESSION_KEYS='${JSON.stringify([jwk])}'`, `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`];
-    kept.splice(0, kept.length, ...kept.filter((l) => named(l) !== "SESSION_KEYS" && named(l) !== "CODE_PEPPER"), ...fresh);
+    const fresh = [
+      `SESSION_KEYS='${JSON.stringify([jwk])}'`,
+      `CODE_PEPPER=${kid}:${randomBytes(32).toString("base64url")}`,
+    ];
+    kept.splice(
+      0,
+      kept.length,
+      ...kept.filter((l) => named(l) !== "SESSION_KEYS" && named(l) !== "CODE_PEPPER"),
+      ...fresh,
+    );
   }
   writeFileSync(path, [...kept, ...fixed].join("\n") + "\n", { mode: 0o600 });
 }
 
 /** The app the local stack can hand a signed-in person to: a desktop app listening on loopback. */
-export const LOCAL_HANDOFF_APPS = { "local-desktop": { name: "Local desktop app", redirectUris: ["http://127.0.0.1/handoff", "com.example.desktop:/handoff"] } };
+export const LOCAL_HANDOFF_APPS = {
+  "local-desktop": {
+    name: "Local desktop app",
+    redirectUris: ["http://127.0.0.1/handoff", "com.example.desktop:/handoff"],
+  },
+};
 
 /** The client the stack's federated provider (tools/federated-provider.ts) registers. */
 export const LOCAL_FEDERATED_CLIENT = { id: "local-federated-client", secret: "local-federated-secret" };
@@ -39,7 +54,13 @@ function localFederatedProviders(p: Profile): Record<string, Record<string, stri
   const at = `http://127.0.0.1:${p.federated}`;
   return {
     search: { issuer: at, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "google.com" },
-    codehost: { authorizationEndpoint: `${at}/authorize`, tokenEndpoint: `${at}/token`, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "github.com", scope: "read:user user:email" },
+    codehost: {
+      authorizationEndpoint: `${at}/authorize`,
+      tokenEndpoint: `${at}/token`,
+      clientId: LOCAL_FEDERATED_CLIENT.id,
+      providerId: "github.com",
+      scope: "read:user user:email",
+    },
   };
 }
 
@@ -81,10 +102,14 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
  */
 export function firebaseConfigFor(root: string, p: Profile): string {
   const base = JSON.parse(readFileSync(join(root, "firebase.json"), "utf8"));
-  for (const site of base.hosting as Array<{ target: string; headers?: Array<{ headers: Array<{ key: string; value: string }> }> }>) {
+  for (const site of base.hosting as Array<{
+    target: string;
+    headers?: Array<{ headers: Array<{ key: string; value: string }> }>;
+  }>) {
     for (const rule of site.headers ?? []) {
       for (const header of rule.headers) {
-        if (header.key === "Content-Security-Policy") header.value = header.value.replace("connect-src 'self'", `connect-src 'self' http://127.0.0.1:${p.auth}`);
+        if (header.key === "Content-Security-Policy")
+          header.value = header.value.replace("connect-src 'self'", `connect-src 'self' http://127.0.0.1:${p.auth}`);
       }
     }
   }

@@ -10,5 +10,7 @@ export function officialFirestoreAvailable(): boolean {
   const match = /version "(\d+)/.exec(`${java.stderr ?? ""}${java.stdout ?? ""}`);
   if (!match || Number(match[1]) < 21) return false;
   const cache = join(homedir(), ".cache", "firebase", "emulators");
-  return existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("cloud-firestore-emulator") && f.endsWith(".jar"));
+  return (
+    existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("cloud-firestore-emulator") && f.endsWith(".jar"))
+  );
 }

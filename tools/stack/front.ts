@@ -26,10 +26,13 @@ export interface FrontOptions {
 
 function proxy(req: IncomingMessage, res: ServerResponse, target: string): void {
   const to = new URL(target);
-  const upstream = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
-    answer.pipe(res);
-  });
+  const upstream = httpRequest(
+    { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
   upstream.on("error", () => {
     if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
     res.end("The local stack is not answering on this host.\n");
@@ -37,7 +40,12 @@ function proxy(req: IncomingMessage, res: ServerResponse, target: string): void 
   req.pipe(upstream);
 }
 
-const PAGE_HEADERS = { "content-type": "text/html; charset=utf-8", "content-security-policy": "default-src 'none'; script-src 'self'; connect-src https:; style-src 'unsafe-inline'; frame-ancestors 'none'", "cache-control": "no-store" };
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; connect-src https:; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  "cache-control": "no-store",
+};
 
 function appPage(host: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${host}</title>
@@ -74,11 +82,18 @@ export function startFront(port: number, options: FrontOptions): Promise<Server>
     if (app !== undefined) {
       // The start page's project covers its calendar and location hosts; status has its own.
       const project = app === "status" ? "status" : "startpage";
-      if (req.url === "/__app.js") return void res.writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" }).end(appScript(service, idSite, project));
+      if (req.url === "/__app.js")
+        return void res
+          .writeHead(200, { "content-type": "text/javascript", "cache-control": "no-store" })
+          .end(appScript(service, idSite, project));
       return void res.writeHead(200, PAGE_HEADERS).end(appPage(host));
     }
     const name = html(host);
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body><main><p>${name}</p></main></body></html>`);
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title></head><body><main><p>${name}</p></main></body></html>`,
+      );
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -32,7 +32,12 @@ export class HeldRequests {
 }
 
 /** Listens on `port` (0: any free one); resolves with the bound port and a close that also ends held requests. */
-export function listen(server: Server, port: number, host: string, held: HeldRequests): Promise<{ port: number; close: () => Promise<void> }> {
+export function listen(
+  server: Server,
+  port: number,
+  host: string,
+  held: HeldRequests,
+): Promise<{ port: number; close: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -50,7 +55,11 @@ export function listen(server: Server, port: number, host: string, held: HeldReq
 }
 
 /** `node <provider>.ts --port N`: starts it, prints the line naming where it is, serves until SIGINT or SIGTERM. */
-export async function serveFromCommandLine<P extends { close(): Promise<void> }>(defaultPort: number, start: (port: number) => Promise<P>, announce: (provider: P) => string): Promise<void> {
+export async function serveFromCommandLine<P extends { close(): Promise<void> }>(
+  defaultPort: number,
+  start: (port: number) => Promise<P>,
+  announce: (provider: P) => string,
+): Promise<void> {
   const at = process.argv.indexOf("--port");
   const port = at > 0 ? Number(process.argv[at + 1]) : defaultPort;
   const provider = await start(port);

@@ -11,7 +11,17 @@ export class Processes {
     this.closers.push(close);
   }
 
-  start(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; quiet?: boolean; stopSignal?: NodeJS.Signals; redact?: (line: string) => string } = {}): ChildProcess {
+  start(
+    name: string,
+    command: string,
+    args: string[],
+    options: {
+      env?: NodeJS.ProcessEnv;
+      quiet?: boolean;
+      stopSignal?: NodeJS.Signals;
+      redact?: (line: string) => string;
+    } = {},
+  ): ChildProcess {
     const child = spawn(command, args, {
       env: { ...process.env, ...options.env },
       // Own process group: stopping the group also stops what the child started (functions workers).
@@ -73,10 +83,16 @@ export function portAnswers(port: number): Promise<boolean> {
   });
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, died?: ChildProcess): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  died?: ChildProcess,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    if (died && died.exitCode !== null) throw new Error(`${what} exited with code ${died.exitCode} before it was ready`);
+    if (died && died.exitCode !== null)
+      throw new Error(`${what} exited with code ${died.exitCode} before it was ready`);
     if (await check().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 150));
   }

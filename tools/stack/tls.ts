@@ -35,17 +35,54 @@ export function localTls(dir: string, names: string[]): Tls {
   const caKey = join(dir, "ca-key.pem");
   const caPath = join(dir, "ca.pem");
   if (!existsSync(caPath) || !stillGood(caPath, [])) {
-    openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", caKey, "-out", caPath, "-days", "825", "-subj", "/CN=Identity service local stack CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+    openssl([
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      caKey,
+      "-out",
+      caPath,
+      "-days",
+      "825",
+      "-subj",
+      "/CN=Identity service local stack CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    ]);
   }
   const keyPath = join(dir, "key.pem");
   const certPath = join(dir, "cert.pem");
   if (!stillGood(certPath, names)) {
     const csr = join(dir, "leaf.csr");
     const ext = join(dir, "leaf.ext");
-    writeFileSync(ext, `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${names.map((n) => `DNS:${n}`).join(",")}\n`);
+    writeFileSync(
+      ext,
+      `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${names.map((n) => `DNS:${n}`).join(",")}\n`,
+    );
     openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", csr, "-subj", `/CN=${names[0]}`]);
     // 397 days: the longest a browser accepts for a server certificate.
-    openssl(["x509", "-req", "-in", csr, "-CA", caPath, "-CAkey", caKey, "-CAcreateserial", "-out", certPath, "-days", "397", "-extfile", ext]);
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      caPath,
+      "-CAkey",
+      caKey,
+      "-CAcreateserial",
+      "-out",
+      certPath,
+      "-days",
+      "397",
+      "-extfile",
+      ext,
+    ]);
   }
   const cert = readFileSync(certPath);
   const spkiDer = new X509Certificate(cert).publicKey.export({ type: "spki", format: "der" });

@@ -5,7 +5,9 @@ import { cryptoRandom } from "../random";
 /** The identity provider's sign-in API: the local emulator when the stack runs one. */
 function identityToolkit(): string {
   const emulator = process.env.FIREBASE_AUTH_EMULATOR_HOST;
-  return emulator ? `http://${emulator}/identitytoolkit.googleapis.com/v1` : "https://identitytoolkit.googleapis.com/v1";
+  return emulator
+    ? `http://${emulator}/identitytoolkit.googleapis.com/v1`
+    : "https://identitytoolkit.googleapis.com/v1";
 }
 
 /** `accounts:signInWithIdp`. Its error messages can quote the token, so only their code is kept. */
@@ -14,7 +16,12 @@ async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      postBody: new URLSearchParams({ ...("idToken" in input.credential ? { id_token: input.credential.idToken } : { access_token: input.credential.accessToken }), providerId: input.providerId }).toString(),
+      postBody: new URLSearchParams({
+        ...("idToken" in input.credential
+          ? { id_token: input.credential.idToken }
+          : { access_token: input.credential.accessToken }),
+        providerId: input.providerId,
+      }).toString(),
       requestUri: input.requestUri,
       returnSecureToken: true,
       returnIdpCredential: true,
@@ -23,11 +30,15 @@ async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
   });
   const body = (await res.json().catch(() => ({}))) as Record<string, unknown> & { error?: { message?: unknown } };
   const code = (message: unknown) => (typeof message === "string" ? (message.split(/[ :]/)[0] ?? "") : "");
-  if (!res.ok) throw new Error(`the identity provider refused the sign-in (${res.status} ${code(body.error?.message)})`);
+  if (!res.ok)
+    throw new Error(`the identity provider refused the sign-in (${res.status} ${code(body.error?.message)})`);
   // One account per address: an address already signed in another way needs that account's owner to link it first.
-  if (body.needConfirmation === true) throw new Error("the identity provider holds this address under another sign-in method (needConfirmation)");
-  if (typeof body.errorMessage === "string") throw new Error(`the identity provider refused the sign-in (${code(body.errorMessage)})`);
-  if (typeof body.localId !== "string" || body.localId === "") throw new Error("the identity provider named no account");
+  if (body.needConfirmation === true)
+    throw new Error("the identity provider holds this address under another sign-in method (needConfirmation)");
+  if (typeof body.errorMessage === "string")
+    throw new Error(`the identity provider refused the sign-in (${code(body.errorMessage)})`);
+  if (typeof body.localId !== "string" || body.localId === "")
+    throw new Error("the identity provider named no account");
   return {
     uid: body.localId,
     email: typeof body.email === "string" && body.emailVerified === true ? body.email : null,
@@ -96,7 +107,8 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       try {
         user = await auth().getUserByEmail(email);
       } catch (err) {
-        if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found")) throw err;
+        if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found"))
+          throw err;
         return (await auth().createUser({ email, emailVerified: true })).uid;
       }
       if (!user.emailVerified) {

@@ -24,7 +24,11 @@ describe("pacedMailer", () => {
 
   it("fails the imitation while real sends fail, and stops once one succeeds", async () => {
     let down = true;
-    const mailer = pacedMailer(() => (down ? Promise.reject(new Error("ECONNREFUSED")) : Promise.resolve()), cryptoRandom, { floorMs: 5 });
+    const mailer = pacedMailer(
+      () => (down ? Promise.reject(new Error("ECONNREFUSED")) : Promise.resolve()),
+      cryptoRandom,
+      { floorMs: 5 },
+    );
     await expect(mailer.send(message)).rejects.toThrow("ECONNREFUSED");
     await expect(mailer.imitateSend()).rejects.toThrow();
     down = false;
@@ -33,7 +37,10 @@ describe("pacedMailer", () => {
   });
 
   it("stops echoing a failure after the echo window", async () => {
-    const mailer = pacedMailer(() => Promise.reject(new Error("down")), cryptoRandom, { floorMs: 5, failureEchoMs: 30 });
+    const mailer = pacedMailer(() => Promise.reject(new Error("down")), cryptoRandom, {
+      floorMs: 5,
+      failureEchoMs: 30,
+    });
     await expect(mailer.send(message)).rejects.toThrow();
     await new Promise((resolve) => setTimeout(resolve, 40));
     await expect(mailer.imitateSend()).resolves.toBeUndefined();

@@ -85,7 +85,13 @@ export function smtpMailer(smtp: Smtp, random: Pick<Random, "int">, options: Pac
   };
   return pacedMailer(
     async (message) => {
-      await connect().sendMail({ from: smtp.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+      await connect().sendMail({
+        from: smtp.from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
     },
     random,
     options,

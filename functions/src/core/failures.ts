@@ -20,7 +20,11 @@ export interface Failure {
  * provider behind a bridge, Firestore): a refusal of ours passes through as it is; anything else
  * is logged once, by its message only, and answered as `failure.code`.
  */
-export async function translateFailure<T>(deps: Pick<Deps, "log">, failure: Failure, work: () => Promise<T>): Promise<T> {
+export async function translateFailure<T>(
+  deps: Pick<Deps, "log">,
+  failure: Failure,
+  work: () => Promise<T>,
+): Promise<T> {
   try {
     const running = work();
     return await (failure.deadlineMs === undefined ? running : withDeadline(running, failure.deadlineMs));

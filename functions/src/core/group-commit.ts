@@ -43,7 +43,8 @@ export function groupCommit<I, O>(
       const batch = nextBatch();
       try {
         const outcomes = await decide(batch.map((w) => w.item));
-        if (outcomes.length !== batch.length) throw new Error(`group commit: ${outcomes.length} outcomes for ${batch.length} items`);
+        if (outcomes.length !== batch.length)
+          throw new Error(`group commit: ${outcomes.length} outcomes for ${batch.length} items`);
         batch.forEach((w, i) => w.resolve(outcomes[i] as O));
       } catch (error) {
         for (const w of batch) w.reject(error);

@@ -97,14 +97,20 @@ export interface SessionClaims {
 }
 
 export interface SessionTokens {
-  issue(claims: { uid: string; personId: string; authTime: Date }, now: Date, lifetimeMs: number): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
+  issue(
+    claims: { uid: string; personId: string; authTime: Date },
+    now: Date,
+    lifetimeMs: number,
+  ): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;
   /** null for anything that is not a live session token of ours: wrong key, type, issuer, expired. */
   verify(token: string, now: Date): Promise<SessionClaims | null>;
   /**
    * An OpenID Connect ID token, signed by the same ring under `typ: JWT` and the client as
    * audience, so neither kind of token passes for the other.
    */
-  signIdToken(claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>): Promise<string>;
+  signIdToken(
+    claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>,
+  ): Promise<string>;
   /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
   publicJwks(): { keys: Array<Record<string, unknown>> };
 }

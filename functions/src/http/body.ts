@@ -43,7 +43,9 @@ const parsed = new WeakMap<Request, Record<string, unknown>>();
 export async function rawBody(req: Request): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
-  const raw = (req as WithRawBody).rawBody ?? (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
+  const raw =
+    (req as WithRawBody).rawBody ??
+    (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
   if (raw.length > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
   return raw;
 }
@@ -66,7 +68,8 @@ export function parseJsonBody(req: Request, raw: Buffer): Record<string, unknown
     } catch {
       throw new AppError("malformed_json");
     }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new AppError("malformed_json", "Body must be a JSON object");
+    if (body === null || typeof body !== "object" || Array.isArray(body))
+      throw new AppError("malformed_json", "Body must be a JSON object");
   }
   parsed.set(req, body as Record<string, unknown>);
   return body as Record<string, unknown>;
@@ -80,7 +83,8 @@ export async function readForm(req: Request): Promise<Record<string, string>> {
   const raw = await rawBody(req);
   if (raw.length === 0) return {};
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded") throw new AppError("unsupported_media_type", "Content-Type must be application/x-www-form-urlencoded");
+  if (type !== "application/x-www-form-urlencoded")
+    throw new AppError("unsupported_media_type", "Content-Type must be application/x-www-form-urlencoded");
   const form: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(raw.toString("utf8"))) {
     if (Object.hasOwn(form, key)) throw new AppError("oauth_invalid_request", `${key} was sent more than once`);

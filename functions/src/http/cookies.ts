@@ -7,7 +7,11 @@ function attributes(parentDomain: string): CookieOptions {
 }
 
 /** The cookie lives exactly as long as the token inside it; nothing renews it. */
-export function setSessionCookie(res: Response, parentDomain: string, session: { token: string; issuedAt: Date; expiresAt: Date }): void {
+export function setSessionCookie(
+  res: Response,
+  parentDomain: string,
+  session: { token: string; issuedAt: Date; expiresAt: Date },
+): void {
   res.cookie(SESSION_COOKIE, session.token, {
     ...attributes(parentDomain),
     expires: session.expiresAt,
@@ -62,7 +66,10 @@ function bridgeAttributes(parentDomain: string): CookieOptions {
 export const BRIDGE_STATES_KEPT = 3;
 
 export function setBridgeStateCookie(res: Response, parentDomain: string, states: string[], lifetimeMs: number): void {
-  res.cookie(SESSION_COOKIE, `${BRIDGE_PREFIX}${states.slice(0, BRIDGE_STATES_KEPT).join(".")}`, { ...bridgeAttributes(parentDomain), maxAge: lifetimeMs });
+  res.cookie(SESSION_COOKIE, `${BRIDGE_PREFIX}${states.slice(0, BRIDGE_STATES_KEPT).join(".")}`, {
+    ...bridgeAttributes(parentDomain),
+    maxAge: lifetimeMs,
+  });
 }
 
 export function clearBridgeStateCookie(res: Response, parentDomain: string): void {

@@ -44,7 +44,13 @@ export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
       res.status(204).end();
       return;
     }
-    if (origin !== undefined && UNSAFE.has(req.method) && !open && !allowed.has(origin) && !HARMLESS_WRITES.has(req.path)) {
+    if (
+      origin !== undefined &&
+      UNSAFE.has(req.method) &&
+      !open &&
+      !allowed.has(origin) &&
+      !HARMLESS_WRITES.has(req.path)
+    ) {
       throw new AppError("origin_not_allowed");
     }
     next();

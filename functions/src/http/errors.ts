@@ -27,7 +27,12 @@ export const errorTable = {
   // sessions
   verify_fields_required: { status: 400, message: "idToken and project required" },
   invalid_token: { status: 401, message: "Invalid token" },
-  phone_not_linked: { status: 403, message: "That phone number is not on any account", reason: "phone_not_linked", fields: { approved: false } },
+  phone_not_linked: {
+    status: 403,
+    message: "That phone number is not on any account",
+    reason: "phone_not_linked",
+    fields: { approved: false },
+  },
   missing_params: { status: 400, message: "missing params" },
 
   // exchange codes
@@ -54,7 +59,10 @@ export const errorTable = {
   authorization_unavailable: { status: 503, message: "Authorization unavailable" },
 
   // start page
-  invalid_notification: { status: 400, message: "title and body are required; link must be https; level info, warning or critical" },
+  invalid_notification: {
+    status: 400,
+    message: "title and body are required; link must be https; level info, warning or critical",
+  },
   invalid_query: { status: 400, message: "Invalid request parameters" },
 
   // email codes (the otp presenter adds `valid: false` to the verify endpoint's)
@@ -77,13 +85,37 @@ export const errorTable = {
 
   // OpenID Connect provider: `message` is the error_description
   oauth_invalid_client: { status: 401, message: "Client authentication failed", oauth: "invalid_client" },
-  oauth_invalid_request: { status: 400, message: "A required parameter is missing or malformed", oauth: "invalid_request" },
+  oauth_invalid_request: {
+    status: 400,
+    message: "A required parameter is missing or malformed",
+    oauth: "invalid_request",
+  },
   oauth_unknown_client: { status: 400, message: "Unknown client", oauth: "invalid_client" },
-  oauth_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this client", oauth: "invalid_request" },
-  oauth_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required", oauth: "invalid_request" },
-  oauth_unsupported_response_type: { status: 400, message: "Only response_type code is supported", oauth: "unsupported_response_type" },
-  oauth_unsupported_grant_type: { status: 400, message: "Only grant_type authorization_code is supported", oauth: "unsupported_grant_type" },
-  oauth_invalid_grant: { status: 400, message: "The authorization code is invalid, expired, used, or was issued to another client or redirect URI", oauth: "invalid_grant" },
+  oauth_redirect_not_registered: {
+    status: 400,
+    message: "redirect_uri is not registered for this client",
+    oauth: "invalid_request",
+  },
+  oauth_pkce_required: {
+    status: 400,
+    message: "code_challenge with code_challenge_method S256 is required",
+    oauth: "invalid_request",
+  },
+  oauth_unsupported_response_type: {
+    status: 400,
+    message: "Only response_type code is supported",
+    oauth: "unsupported_response_type",
+  },
+  oauth_unsupported_grant_type: {
+    status: 400,
+    message: "Only grant_type authorization_code is supported",
+    oauth: "unsupported_grant_type",
+  },
+  oauth_invalid_grant: {
+    status: 400,
+    message: "The authorization code is invalid, expired, used, or was issued to another client or redirect URI",
+    oauth: "invalid_grant",
+  },
   oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
   oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 
@@ -92,10 +124,16 @@ export const errorTable = {
   bridge_disabled: { status: 503, message: "Sign-in with this provider is not available" },
   bridge_redirect_not_allowed: { status: 400, message: "The address to return to after sign-in is not allowed" },
   bridge_idp_invalid: { status: 400, message: "There is no such sign-in option" },
-  bridge_state_invalid: { status: 400, message: "This sign-in has expired or was not started here. Please start again." },
+  bridge_state_invalid: {
+    status: 400,
+    message: "This sign-in has expired or was not started here. Please start again.",
+  },
   bridge_not_confirmed: { status: 401, message: "The provider did not confirm the sign-in" },
   bridge_no_account_id: { status: 502, message: "The provider did not say which account signed in" },
-  bridge_provider_failed: { status: 500, message: "Sign-in failed: the provider could not be reached. Please try again." },
+  bridge_provider_failed: {
+    status: 500,
+    message: "Sign-in failed: the provider could not be reached. Please try again.",
+  },
   bridge_failed: { status: 500, message: "Sign-in failed. Please try again." },
 
   // the identity provider's claims callback

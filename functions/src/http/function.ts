@@ -17,7 +17,11 @@ const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", 
  * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
  * each loads on its first request.
  */
-export function httpsFunction(name: string, load: () => Group, options: Pick<HttpsOptions, "secrets">): Handler | HttpsFunction {
+export function httpsFunction(
+  name: string,
+  load: () => Group,
+  options: Pick<HttpsOptions, "secrets">,
+): Handler | HttpsFunction {
   const handler = serve(name, load);
   const target = process.env.FUNCTION_TARGET;
   if (target !== undefined && target !== "") return handler;

@@ -30,7 +30,12 @@ export function bearerToken(req: Request): string | null {
  * Only work that leaves the process is guarded; a hot request (our token, a cached person)
  * never arms a timer.
  */
-const LOOKUP_FAILED: Failure = { code: "authorization_unavailable", log: "authorization lookup failed", level: "warn", deadlineMs: LOOKUP_DEADLINE_MS };
+const LOOKUP_FAILED: Failure = {
+  code: "authorization_unavailable",
+  log: "authorization lookup failed",
+  level: "warn",
+  deadlineMs: LOOKUP_DEADLINE_MS,
+};
 
 export function unavailableGuard(deps: Pick<Deps, "log">): Guard {
   return (work) => translateFailure(deps, LOOKUP_FAILED, work);
@@ -41,7 +46,10 @@ export function unavailableGuard(deps: Pick<Deps, "log">): Guard {
  * that answer "not signed in" themselves rather than through requireAccess. A lookup that
  * cannot be made is 503, as in the gate.
  */
-export async function cookieSession(deps: GateDeps, req: Request): Promise<{ principal: Principal | null; person: Person | null }> {
+export async function cookieSession(
+  deps: GateDeps,
+  req: Request,
+): Promise<{ principal: Principal | null; person: Person | null }> {
   const cookie = readCookie(req, SESSION_COOKIE);
   const guard = unavailableGuard(deps);
   const principal = cookie === null ? null : await readSession(deps, cookie, guard);
@@ -67,7 +75,11 @@ async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guar
  * an approved person, and the project grant or admin role the endpoint needs. Refusals follow
  * the contract's table; each check is a separate line so the order is plain.
  */
-export async function requireAccess(deps: GateDeps, req: Request, need: Need): Promise<{ person: Person; uid: string }> {
+export async function requireAccess(
+  deps: GateDeps,
+  req: Request,
+  need: Need,
+): Promise<{ person: Person; uid: string }> {
   const guard = unavailableGuard(deps);
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");

@@ -12,7 +12,9 @@ export type Presenter = (res: Response, code: ErrorCode, detail?: string) => voi
 function jsonBody(code: ErrorCode, detail: string | undefined): Record<string, unknown> {
   const row = rowFor(code);
   const message = detail ?? row.message;
-  return row.reason === undefined ? { ...row.fields, error: message } : { ...row.fields, reason: row.reason, error: message };
+  return row.reason === undefined
+    ? { ...row.fields, error: message }
+    : { ...row.fields, reason: row.reason, error: message };
 }
 
 export const jsonErrors: Presenter = (res, code, detail) => {
@@ -20,7 +22,12 @@ export const jsonErrors: Presenter = (res, code, detail) => {
 };
 
 /** The refusals of a code check, which POST /auth/otp/verify answers with `valid: false` (the contract's body). */
-const CHECK_REFUSALS = new Set<ErrorCode>(["otp_fields_required", "email_code_invalid", "email_code_expired", "email_code_exhausted"]);
+const CHECK_REFUSALS = new Set<ErrorCode>([
+  "otp_fields_required",
+  "email_code_invalid",
+  "email_code_expired",
+  "email_code_exhausted",
+]);
 
 /** The email-code endpoints: JSON, and `valid: false` on the verify endpoint's check refusals. */
 export const otpErrors: Presenter = (res, code, detail) => {
@@ -56,10 +63,15 @@ export const htmlErrors: Presenter = (res, code, detail) => {
  */
 export const oauthErrors: Presenter = (res, code, detail) => {
   const { status, message, oauth } = rowFor(code);
-  const error = oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+  const error =
+    oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Pragma", "no-cache");
-  if (status === 401) res.setHeader("WWW-Authenticate", error === "invalid_token" ? `Bearer error="invalid_token"` : `Basic realm="token"`);
+  if (status === 401)
+    res.setHeader(
+      "WWW-Authenticate",
+      error === "invalid_token" ? `Bearer error="invalid_token"` : `Basic realm="token"`,
+    );
   res.status(status).json({ error, error_description: detail ?? message });
 };
 
@@ -70,7 +82,12 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
     if (res.locals.timedOut === true) return;
     if (res.headersSent) return next(err);
     const appError = err instanceof AppError ? err : fromExpress(err);
-    if (!appError) log.error("unhandled error", { path: req.path, method: req.method, error: err instanceof Error ? err.stack : errorText(err) });
+    if (!appError)
+      log.error("unhandled error", {
+        path: req.path,
+        method: req.method,
+        error: err instanceof Error ? err.stack : errorText(err),
+      });
     // A limit says when it lifts (RFC 9110 §10.2.3), so a client can tell the person how long to wait.
     if (appError?.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(appError.retryAfterSeconds));
     present(res, appError?.code ?? "internal", appError?.detail);
@@ -79,7 +96,8 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
 
 /** Errors raised by express itself (e.g. a URI it cannot decode) carry a 4xx status. */
 function fromExpress(err: unknown): AppError | null {
-  const status = typeof err === "object" && err !== null && "status" in err ? Number((err as { status: unknown }).status) : 0;
+  const status =
+    typeof err === "object" && err !== null && "status" in err ? Number((err as { status: unknown }).status) : 0;
   if (status === 400) return new AppError("malformed_request");
   if (status === 413) return new AppError("body_too_large");
   if (status === 415) return new AppError("unsupported_media_type");

@@ -28,7 +28,9 @@ export function serve(name: string, load: () => Group): Handler {
         const deps = productionDeps();
         app = createApp(routes(deps), { presenter, allowedOrigins: deps.config.allowedOrigins, log: deps.log });
       } catch (err) {
-        consoleLogger.error(`the ${name} function could not start`, { error: err instanceof Error ? err.stack : String(err) });
+        consoleLogger.error(`the ${name} function could not start`, {
+          error: err instanceof Error ? err.stack : String(err),
+        });
         jsonErrors(res, "internal");
         return;
       }

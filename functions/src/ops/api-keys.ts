@@ -24,7 +24,9 @@ async function main(): Promise<void> {
     console.log(`revoked ${await revokeApiKey(deps, arg)} key(s)`);
   } else if (command === "list") {
     for (const k of await apiKeys.list(deps.store)) {
-      console.log(`${k.prefix}  ${k.label}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  revoked ${k.revokedAt.toISOString()}` : ""}`);
+      console.log(
+        `${k.prefix}  ${k.label}  created ${k.createdAt.toISOString()}${k.revokedAt ? `  revoked ${k.revokedAt.toISOString()}` : ""}`,
+      );
     }
   } else {
     console.error('usage: api-keys issue "<label>" | revoke <prefix> | list');

@@ -23,7 +23,9 @@ async function seedAdmin(seed: Seed): Promise<string> {
   const auth = getAuth();
   const db = getFirestore();
   const { email, password, name } = seed.admin;
-  const user = await auth.getUserByEmail(email).catch(() => auth.createUser({ email, password, displayName: name, emailVerified: true }));
+  const user = await auth
+    .getUserByEmail(email)
+    .catch(() => auth.createUser({ email, password, displayName: name, emailVerified: true }));
   await auth.updateUser(user.uid, { password, emailVerified: true, disabled: false });
   return db.runTransaction(async (tx) => {
     const existing = await people.findByEmail(db, email, tx);
@@ -33,14 +35,22 @@ async function seedAdmin(seed: Seed): Promise<string> {
       people.replace(db, tx, existing, { ...existing, ...fields, uids, updatedAt: systemClock.now() });
       return existing.id;
     }
-    const person = people.create(db, tx, { ...fields, uids: [user.uid], emails: [email], phones: [], groups: [] }, cryptoRandom.id(), systemClock.now());
+    const person = people.create(
+      db,
+      tx,
+      { ...fields, uids: [user.uid], emails: [email], phones: [], groups: [] },
+      cryptoRandom.id(),
+      systemClock.now(),
+    );
     return person.id;
   });
 }
 
 async function main(): Promise<void> {
   if (!process.env.FIRESTORE_EMULATOR_HOST || !process.env.FIREBASE_AUTH_EMULATOR_HOST) {
-    throw new Error("seed runs against the emulators only: FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST must be set");
+    throw new Error(
+      "seed runs against the emulators only: FIRESTORE_EMULATOR_HOST and FIREBASE_AUTH_EMULATOR_HOST must be set",
+    );
   }
   const path = process.argv[2];
   if (!path) throw new Error("usage: node lib/ops/seed.js <seed.json>");
@@ -50,7 +60,9 @@ async function main(): Promise<void> {
   const deps = { store: getFirestore(), clock: systemClock };
   for (const { key, label } of seed.apiKeys) await registerApiKey(deps, key, label);
   for (const client of seed.oidcClients) await registerClient(deps, client);
-  console.log(`seed: admin ${seed.admin.email} (person ${personId}), ${seed.apiKeys.length} API key(s), ${seed.oidcClients.length} OIDC client(s)`);
+  console.log(
+    `seed: admin ${seed.admin.email} (person ${personId}), ${seed.apiKeys.length} API key(s), ${seed.oidcClients.length} OIDC client(s)`,
+  );
 }
 
 main().catch((err: unknown) => {

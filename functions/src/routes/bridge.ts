@@ -44,7 +44,8 @@ export function routes(deps: Deps): Router {
     const presented = typeof req.query.state === "string" ? req.query.state : "";
     const rest = pending.filter((s) => !constantTimeEqual(s, presented));
     if (rest.length === 0 && pending.length > 0) clearBridgeStateCookie(res, config.parentDomain);
-    else if (rest.length < pending.length) setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
+    else if (rest.length < pending.length)
+      setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, await completeBridge(deps, provider, req.query, pending));
   });
 

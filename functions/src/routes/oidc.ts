@@ -1,6 +1,11 @@
 import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
-import { authorizeStep, checkAuthorizeRequest, issueAuthorizationCode, type AuthorizeParams } from "../core/oidc/authorize";
+import {
+  authorizeStep,
+  checkAuthorizeRequest,
+  issueAuthorizationCode,
+  type AuthorizeParams,
+} from "../core/oidc/authorize";
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
 import { userinfo } from "../core/oidc/userinfo";
@@ -13,7 +18,8 @@ import { htmlErrors, oauthErrors, type Presenter } from "../http/presenters";
 const AUTHORIZE = "/auth/oidc/authorize";
 
 /** The authorise endpoint is a browser page, so it refuses with HTML; the rest speak OAuth JSON. */
-export const presenter: Presenter = (res, ...refusal) => (res.req.path === AUTHORIZE ? htmlErrors : oauthErrors)(res, ...refusal);
+export const presenter: Presenter = (res, ...refusal) =>
+  (res.req.path === AUTHORIZE ? htmlErrors : oauthErrors)(res, ...refusal);
 
 /** One value per parameter: a repeated one is ambiguous, and refused (RFC 6749 §3.1). */
 function single(value: unknown, name: string): string | undefined {
@@ -30,7 +36,10 @@ function basicCredentials(req: Request): { id: string; secret: string } | null {
   const colon = decoded.indexOf(":");
   ensure(colon > 0, "oauth_invalid_client");
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")) };
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
+    };
   } catch {
     throw new AppError("oauth_invalid_client");
   }
@@ -52,7 +61,10 @@ function returnUrl(idOrigin: string, originalUrl: string): string {
   return `${idOrigin}${originalUrl.slice(0, at)}?${params}`;
 }
 
-const ERROR_DESCRIPTIONS = { login_required: "The person must sign in", access_denied: "The account is not approved" } as const;
+const ERROR_DESCRIPTIONS = {
+  login_required: "The person must sign in",
+  access_denied: "The account is not approved",
+} as const;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri);
@@ -92,16 +104,30 @@ export function routes(deps: Deps): Router {
     };
     const request = await checkAuthorizeRequest(deps, params);
     const { principal, person } = await cookieSession(deps, req);
-    const session = principal === null || person === null ? null : { principal, person, authTime: principal.authTime, approved: person.status === "approved" };
+    const session =
+      principal === null || person === null
+        ? null
+        : { principal, person, authTime: principal.authTime, approved: person.status === "approved" };
     const step = authorizeStep(request, session, deps.clock.now());
     if (step.kind === "sign-in") {
       // The identity host signs the person in (afresh, when `prompt` says so) and sends them back to this request.
       const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
-      return void res.redirect(302, `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, req.originalUrl))}${prompt}`);
+      return void res.redirect(
+        302,
+        `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, req.originalUrl))}${prompt}`,
+      );
     }
     if (step.kind === "error") {
       // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
-      return void res.redirect(302, redirectTo(request.redirectUri, { error: step.error, error_description: ERROR_DESCRIPTIONS[step.error], state: request.state, iss: issuer }));
+      return void res.redirect(
+        302,
+        redirectTo(request.redirectUri, {
+          error: step.error,
+          error_description: ERROR_DESCRIPTIONS[step.error],
+          state: request.state,
+          iss: issuer,
+        }),
+      );
     }
     const code = await issueAuthorizationCode(deps, request, step.session.person, step.session.principal);
     res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
@@ -111,7 +137,12 @@ export function routes(deps: Deps): Router {
     const form = await readForm(req);
     const basic = basicCredentials(req);
     // One authentication method per request (RFC 6749 §2.3); a client_id beside Basic must agree.
-    if (basic) ensure(form.client_secret === undefined && (form.client_id === undefined || form.client_id === basic.id), "oauth_invalid_request", "use one client authentication method");
+    if (basic)
+      ensure(
+        form.client_secret === undefined && (form.client_id === undefined || form.client_id === basic.id),
+        "oauth_invalid_request",
+        "use one client authentication method",
+      );
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     ensure(clientId && secret, "oauth_invalid_client");
@@ -119,8 +150,16 @@ export function routes(deps: Deps): Router {
     ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
     ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");
     const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
-    ensure(code && redirectUri && codeVerifier, "oauth_invalid_request", "code, redirect_uri and code_verifier are required");
-    ensure(isCodeVerifier(codeVerifier), "oauth_invalid_request", "code_verifier must be 43 to 128 unreserved characters");
+    ensure(
+      code && redirectUri && codeVerifier,
+      "oauth_invalid_request",
+      "code, redirect_uri and code_verifier are required",
+    );
+    ensure(
+      isCodeVerifier(codeVerifier),
+      "oauth_invalid_request",
+      "code_verifier must be 43 to 128 unreserved characters",
+    );
     const tokens = await redeem({ client, code, redirectUri, codeVerifier });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");

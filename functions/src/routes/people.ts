@@ -32,7 +32,11 @@ export function adminView(person: Person) {
 }
 
 const status = z.enum(["pending", "approved", "rejected"]);
-const email = z.string().transform((raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER));
+const email = z
+  .string()
+  .transform(
+    (raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER),
+  );
 const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/);
 const label = z.string().trim().min(1).max(100);
 const unique = <T>(items: T[]) => [...new Set(items)];
@@ -40,11 +44,19 @@ const unique = <T>(items: T[]) => [...new Set(items)];
 export function routes(deps: Deps): Router {
   const router = Router();
 
-  const listQuery = z.object({ email: email.optional(), status: status.optional(), limit: z.coerce.number().int().min(1).max(500).default(100) });
+  const listQuery = z.object({
+    email: email.optional(),
+    status: status.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+  });
   router.get("/auth/people", async function people(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
     const query = listQuery.safeParse(req.query);
-    ensure(query.success, "invalid_person_change", "Invalid query: email must be an address, status one of pending, approved, rejected");
+    ensure(
+      query.success,
+      "invalid_person_change",
+      "Invalid query: email must be an address, status one of pending, approved, rejected",
+    );
     const { limit, ...filter } = query.data;
     const found = await listPeople(deps, filter, limit);
     res.json({ people: found.map(adminView) });

@@ -32,7 +32,8 @@ export function routes(deps: Deps): Router {
   router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {
     const { principal, person } = await cookieSession(deps, req);
     // "Not signed in" is the answer a status probe exists to give; the cookie is never touched.
-    if (principal === null || person === null || person.status !== "approved") return void res.status(401).json({ authenticated: false });
+    if (principal === null || person === null || person.status !== "approved")
+      return void res.status(401).json({ authenticated: false });
     const view = personView(person, principal.uid);
     if (view.email !== null) res.setHeader("X-Remote-User", view.email);
     res.json({ authenticated: true, ...view });
@@ -59,7 +60,10 @@ export function routes(deps: Deps): Router {
     const { code } = await parseBody(req, exchangeBody, "code_required");
     // A hand-off's code comes with the PKCE verifier of the app that asked for it.
     const verifier = (await readJson(req)).code_verifier;
-    ensure(verifier === undefined || (typeof verifier === "string" && isCodeVerifier(verifier)), "exchange_verifier_invalid");
+    ensure(
+      verifier === undefined || (typeof verifier === "string" && isCodeVerifier(verifier)),
+      "exchange_verifier_invalid",
+    );
     const { person, uid } = await redeemExchangeCode(deps, code, verifier ?? null);
     const { groups: _groups, ...view } = personView(person, uid);
     res.json(view);
@@ -83,7 +87,13 @@ export function routes(deps: Deps): Router {
   });
   router.post("/auth/handoff", async function handoff(req: Request, res: Response) {
     const body = await parseBody(req, handoffBody, "handoff_fields_required");
-    const request = checkHandoff(deps.config, { app: body.app, redirectUri: body.redirect_uri, state: body.state, codeChallenge: body.code_challenge, codeChallengeMethod: body.code_challenge_method });
+    const request = checkHandoff(deps.config, {
+      app: body.app,
+      redirectUri: body.redirect_uri,
+      state: body.state,
+      codeChallenge: body.code_challenge,
+      codeChallengeMethod: body.code_challenge_method,
+    });
     const { principal, person } = await cookieSession(deps, req);
     ensure(principal && person, "unauthorized");
     ensure(person.status !== "pending", "forbidden_pending");

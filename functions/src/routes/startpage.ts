@@ -18,9 +18,14 @@ export function routes(deps: Deps): Router {
   const notifyBody = z.object({
     title: z.string().trim().min(1).max(200),
     body: z.string().trim().min(1).max(5000),
-    link: z.url({ protocol: /^https$/ }).max(2000).optional(),
+    link: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional(),
     level: z.enum(["info", "warning", "critical"]).default("info"),
-    audience: z.union([z.literal("everyone"), z.object({ personIds: z.array(z.string().min(1).max(128)).min(1).max(500) })]).default("everyone"),
+    audience: z
+      .union([z.literal("everyone"), z.object({ personIds: z.array(z.string().min(1).max(128)).min(1).max(500) })])
+      .default("everyone"),
   });
   router.post("/startpage/notify", async function postNotification(req: Request, res: Response) {
     // The key is only ever read from its header: a key in a URL ends up in logs and histories.
@@ -38,7 +43,10 @@ export function routes(deps: Deps): Router {
     res.status(201).json({ id });
   });
 
-  const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), before: z.string().max(64).optional() });
+  const listQuery = z.object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    before: z.string().max(64).optional(),
+  });
   router.get("/startpage/notifications", async function listNotifications(req: Request, res: Response) {
     const { person } = await requireAccess(deps, req, PROJECT);
     const query = listQuery.safeParse(req.query);
@@ -46,7 +54,10 @@ export function routes(deps: Deps): Router {
     res.json(await notificationsFor(deps, person.id, query.data.limit, query.data.before ?? null));
   });
 
-  const readBody = z.union([z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(100) }).strict(), z.object({ all: z.literal(true) }).strict()]);
+  const readBody = z.union([
+    z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(100) }).strict(),
+    z.object({ all: z.literal(true) }).strict(),
+  ]);
   router.post("/startpage/notifications/read", async function markNotificationsRead(req: Request, res: Response) {
     const { person } = await requireAccess(deps, req, PROJECT);
     const change = await parseBody(req, readBody, "invalid_query");

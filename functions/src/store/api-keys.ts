@@ -18,7 +18,13 @@ export async function save(db: Firestore, key: ApiKey): Promise<void> {
 }
 
 function fromDoc(hash: string, d: DocumentData): ApiKey {
-  return { hash, prefix: String(d.prefix), label: String(d.label), createdAt: toDate(d.createdAt), revokedAt: optionalDate(d.revokedAt) };
+  return {
+    hash,
+    prefix: String(d.prefix),
+    label: String(d.label),
+    createdAt: toDate(d.createdAt),
+    revokedAt: optionalDate(d.revokedAt),
+  };
 }
 
 export async function findByHash(db: Firestore, hash: string): Promise<ApiKey | null> {

@@ -39,7 +39,21 @@ export async function findAll(db: Firestore, addressIds: string[], tx: Transacti
 }
 
 /** Saves the address's state under `addressId` (the current key's) and drops its records under older keys. */
-export function save(db: Firestore, tx: Transaction, addressId: string, kid: string, state: LimitState, forgetAfter: Date, found: CodeLimits[]): void {
-  tx.set(ref(db, addressId), { kid, sends: state.sends, failures: state.failures, lockedUntil: state.lockedUntil, forgetAfter });
+export function save(
+  db: Firestore,
+  tx: Transaction,
+  addressId: string,
+  kid: string,
+  state: LimitState,
+  forgetAfter: Date,
+  found: CodeLimits[],
+): void {
+  tx.set(ref(db, addressId), {
+    kid,
+    sends: state.sends,
+    failures: state.failures,
+    lockedUntil: state.lockedUntil,
+    forgetAfter,
+  });
   for (const old of found) if (old.addressId !== addressId) tx.delete(ref(db, old.addressId));
 }

@@ -27,11 +27,19 @@ export interface ReadState {
 
 export async function create(db: Firestore, n: Notification): Promise<void> {
   const { id, ...stored } = n;
-  await db.collection(NOTIFICATIONS).doc(id).create({ ...stored, sortKey: id });
+  await db
+    .collection(NOTIFICATIONS)
+    .doc(id)
+    .create({ ...stored, sortKey: id });
 }
 
 /** Newest first, for one person, strictly before the cursor `before` (an id) when given. */
-export async function listFor(db: Firestore, personId: string, limit: number, before: string | null): Promise<Notification[]> {
+export async function listFor(
+  db: Firestore,
+  personId: string,
+  limit: number,
+  before: string | null,
+): Promise<Notification[]> {
   let query: Query = db.collection(NOTIFICATIONS).where("audience", "array-contains-any", [EVERYONE, personId]);
   if (before !== null) query = query.where("sortKey", "<", before);
   const snap = await query.orderBy("sortKey", "desc").limit(limit).get();

@@ -20,5 +20,11 @@ export async function findById(db: Firestore, clientId: string): Promise<OidcCli
   const snap = await db.collection(OIDC_CLIENTS).doc(clientId).get();
   const d = snap.data();
   if (!d) return null;
-  return { clientId, name: String(d.name), secretHash: String(d.secretHash), redirectUris: stringList(d.redirectUris), createdAt: toDate(d.createdAt) };
+  return {
+    clientId,
+    name: String(d.name),
+    secretHash: String(d.secretHash),
+    redirectUris: stringList(d.redirectUris),
+    createdAt: toDate(d.createdAt),
+  };
 }

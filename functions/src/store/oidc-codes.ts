@@ -30,7 +30,11 @@ export function save(db: Firestore, code: OidcCode): Promise<unknown> {
 }
 
 /** The codes behind these hashes, in order (null where none is stored), read in the transaction. */
-export async function findManyByHash(db: Firestore, hashes: string[], tx: Transaction): Promise<Array<OidcCode | null>> {
+export async function findManyByHash(
+  db: Firestore,
+  hashes: string[],
+  tx: Transaction,
+): Promise<Array<OidcCode | null>> {
   const snaps = await tx.getAll(...hashes.map((hash) => db.collection(OIDC_CODES).doc(hash)));
   return snaps.map((snap, i) => {
     const d = snap.data();

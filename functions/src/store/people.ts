@@ -78,7 +78,11 @@ export function findByPhone(db: Firestore, phone: string, tx?: Transaction): Pro
   return first(db.collection(PEOPLE).where("phones", "array-contains", phone), tx);
 }
 
-export async function list(db: Firestore, filter: { email?: string; status?: PersonStatus }, limit: number): Promise<Person[]> {
+export async function list(
+  db: Firestore,
+  filter: { email?: string; status?: PersonStatus },
+  limit: number,
+): Promise<Person[]> {
   let query: Query = db.collection(PEOPLE);
   if (filter.email) query = query.where("emails", "array-contains", filter.email);
   if (filter.status) query = query.where("status", "==", filter.status);

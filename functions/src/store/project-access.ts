@@ -6,5 +6,8 @@ const PROJECT_ACCESS = "projectAccess";
 
 export async function record(db: Firestore, personId: string, project: string, at: Date): Promise<void> {
   const id = `${personId}_${encodeURIComponent(project)}`;
-  await db.collection(PROJECT_ACCESS).doc(id).set({ personId, project, lastAt: at, count: FieldValue.increment(1) }, { merge: true });
+  await db
+    .collection(PROJECT_ACCESS)
+    .doc(id)
+    .set({ personId, project, lastAt: at, count: FieldValue.increment(1) }, { merge: true });
 }

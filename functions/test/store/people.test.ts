@@ -25,7 +25,7 @@ async function createPerson(input: people.NewPerson, id = unique("p")): Promise<
 
 describe("store/people", () => {
   it("finds a person by id, uid, email and phone", async () => {
-    const phone = `+1555${Math.floor(1000000 + Number.parseInt(unique("").slice(0, 6), 36) % 8999999)}`;
+    const phone = `+1555${Math.floor(1000000 + (Number.parseInt(unique("").slice(0, 6), 36) % 8999999))}`;
     const created = await createPerson(newPerson({ phones: [phone] }));
     const uid = created.uids[0] as string;
     const email = created.emails[0] as string;

@@ -26,7 +26,12 @@ export interface Account {
 export async function signedUp(options: { email?: string; verified?: boolean; name?: string } = {}): Promise<Account> {
   const email = options.email ?? `${unique("u")}@example.test`;
   const password = `pw-${unique()}`;
-  const user = await auth().createUser({ email, password, emailVerified: options.verified ?? true, displayName: options.name ?? "Test Person" });
+  const user = await auth().createUser({
+    email,
+    password,
+    emailVerified: options.verified ?? true,
+    displayName: options.name ?? "Test Person",
+  });
   const idToken = await signInWithPassword(email, password);
   return { uid: user.uid, email, password, idToken };
 }
@@ -45,7 +50,9 @@ export async function signInWithCustomToken(token: string): Promise<string> {
 export async function signedInByPhone(phone: string): Promise<{ uid: string; idToken: string }> {
   const { sessionInfo } = await identityToolkit("sendVerificationCode", { phoneNumber: phone });
   const res = await fetch(`${authHost()}/emulator/v1/projects/${project()}/verificationCodes`);
-  const { verificationCodes } = (await res.json()) as { verificationCodes: Array<{ phoneNumber: string; code: string; sessionInfo: string }> };
+  const { verificationCodes } = (await res.json()) as {
+    verificationCodes: Array<{ phoneNumber: string; code: string; sessionInfo: string }>;
+  };
   const code = verificationCodes.find((c) => c.sessionInfo === sessionInfo)?.code;
   const json = await identityToolkit("signInWithPhoneNumber", { sessionInfo, code });
   return { uid: String(json.localId), idToken: String(json.idToken) };

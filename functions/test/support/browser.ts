@@ -22,18 +22,31 @@ export interface BrowserWorld {
 
 export async function startBrowserWorld(): Promise<BrowserWorld> {
   const port = Number(process.env.STACK_HTTPS_PORT);
-  const rules = ["example.test", "*.example.test", FOREIGN_HOST].map((h) => `MAP ${h}:443 127.0.0.1:${port}`).join(", ");
+  const rules = ["example.test", "*.example.test", FOREIGN_HOST]
+    .map((h) => `MAP ${h}:443 127.0.0.1:${port}`)
+    .join(", ");
   // Without the background-networking flags Chromium keeps dialling out, and this machine refuses.
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", `--host-resolver-rules=${rules}`],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--host-resolver-rules=${rules}`,
+    ],
   });
   return {
     browser,
     context: (options = {}) =>
       browser.newContext({
         ignoreHTTPSErrors: true,
-        ...(options.phone ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true } : { viewport: { width: 1280, height: 800 } }),
+        ...(options.phone
+          ? { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }
+          : { viewport: { width: 1280, height: 800 } }),
       }),
     close: () => browser.close(),
   };
@@ -44,10 +57,21 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
  * of a sign-in: an ID token for the account, posted to POST /auth/verify from the identity host.
  * For journeys that need someone already signed in, without walking through a sign-in first.
  */
-export async function openSessionIn(page: import("playwright-core").Page, idToken: string, project = "account"): Promise<void> {
+export async function openSessionIn(
+  page: import("playwright-core").Page,
+  idToken: string,
+  project = "account",
+): Promise<void> {
   if (!page.url().startsWith(ID_HOST)) await page.goto(`${ID_HOST}/account`);
   const status = await page.evaluate(
-    async ({ token, project }) => (await fetch("/auth/verify", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ idToken: token, project }) })).status,
+    async ({ token, project }) =>
+      (
+        await fetch("/auth/verify", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ idToken: token, project }),
+        })
+      ).status,
     { token: idToken, project },
   );
   if (status !== 200) throw new Error(`POST /auth/verify answered ${status}`);

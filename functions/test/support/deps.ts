@@ -33,7 +33,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     serviceUrl: SERVICE_URL,
     idUrl: ID_URL,
     allowedOrigins: originsFor(PARENT_DOMAIN, ID_URL, ["startpage", "status", "calendar", "location"]),
-    smtp: { host: "127.0.0.1", port: Number(process.env.STACK_SMTP_PORT ?? "1025"), secure: false, user: "", password: "", from: "Sign-in <no-reply@example.test>" },
+    smtp: {
+      host: "127.0.0.1",
+      port: Number(process.env.STACK_SMTP_PORT ?? "1025"),
+      secure: false,
+      user: "",
+      password: "",
+      from: "Sign-in <no-reply@example.test>",
+    },
     sessionKeys: TEST_SESSION_KEYS,
     codePepper: TEST_CODE_PEPPER,
     idpSigningSecret: "dev-idp-signing-secret",
@@ -73,7 +80,12 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     store: overrides.store ?? firestore(),
     identity: overrides.identity ?? firebaseIdentity(auth()),
     // Real SMTP to the stack's dev inbox; a short floor keeps the suite quick.
-    mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
+    mailer:
+      "mailer" in overrides
+        ? (overrides.mailer ?? null)
+        : config.smtp === null
+          ? null
+          : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
     transaction: overrides.transaction,
     fetch: overrides.fetch,
     clock,
@@ -85,9 +97,17 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
 
 /** The same express app a Cloud Function serves, built around test deps. */
 export function appFor(group: Group, deps: Deps, options: { deadlineMs?: number } = {}): Express {
-  return createApp(group.routes(deps), { presenter: group.presenter, allowedOrigins: deps.config.allowedOrigins, log: deps.log, ...options });
+  return createApp(group.routes(deps), {
+    presenter: group.presenter,
+    allowedOrigins: deps.config.allowedOrigins,
+    log: deps.log,
+    ...options,
+  });
 }
 
 export function unique(prefix = "t"): string {
-  return `${prefix}${cryptoRandom.token(6).toLowerCase().replace(/[^a-z0-9]/g, "x")}`;
+  return `${prefix}${cryptoRandom
+    .token(6)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "x")}`;
 }

@@ -28,8 +28,10 @@ export function startFederatedProvider(): Promise<FederatedProvider> {
         issuer,
         clientId: "local-federated-client",
         clientSecret: "local-federated-secret",
-        setMode: async (mode) => void (await fetch(control, { method: "POST", body: JSON.stringify({ mode }) })).arrayBuffer(),
-        stats: async () => (await (await fetch(control)).json()) as { mode: FederatedMode; tokens: number; held: number },
+        setMode: async (mode) =>
+          void (await fetch(control, { method: "POST", body: JSON.stringify({ mode }) })).arrayBuffer(),
+        stats: async () =>
+          (await (await fetch(control)).json()) as { mode: FederatedMode; tokens: number; held: number },
         stop: () => stopped(child),
       });
     });

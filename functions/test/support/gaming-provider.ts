@@ -24,8 +24,10 @@ export function startGamingProvider(): Promise<GamingProvider> {
       const control = new URL("/__control", endpoint).toString();
       resolve({
         endpoint,
-        setMode: async (mode) => void (await fetch(control, { method: "POST", body: JSON.stringify({ mode }) })).arrayBuffer(),
-        stats: async () => (await (await fetch(control)).json()) as { mode: ProviderMode; checks: number; held: number },
+        setMode: async (mode) =>
+          void (await fetch(control, { method: "POST", body: JSON.stringify({ mode }) })).arrayBuffer(),
+        stats: async () =>
+          (await (await fetch(control)).json()) as { mode: ProviderMode; checks: number; held: number },
         stop: () => stopped(child),
       });
     });

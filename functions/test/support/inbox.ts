@@ -93,9 +93,16 @@ export async function ownInbox(): Promise<OwnInbox> {
     smtpPort,
     url,
     async start() {
-      child = spawn(process.execPath, [bin, "--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--silent"], { stdio: "ignore" });
+      child = spawn(
+        process.execPath,
+        [bin, "--smtp", String(smtpPort), "--web", String(webPort), "--ip", "127.0.0.1", "--silent"],
+        { stdio: "ignore" },
+      );
       for (let waited = 0; ; waited += 50) {
-        const up = await fetch(`${url}/email`).then((r) => r.ok, () => false);
+        const up = await fetch(`${url}/email`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (up) return;
         if (waited > 15000) throw new Error("own maildev did not start");
         await pause(50);

@@ -17,7 +17,10 @@ export function fresh(overrides: Partial<Deps> = {}): { deps: TestDeps; app: Exp
   const deps = testDeps(overrides);
   return { deps, app: appFor(otp, deps) };
 }
-export const post = (app: Express, path: string, body: unknown) => request(app).post(path).send(body as object);
+export const post = (app: Express, path: string, body: unknown) =>
+  request(app)
+    .post(path)
+    .send(body as object);
 export const send = (app: Express, body: unknown) => post(app, "/auth/otp/send", body);
 export const verify = (app: Express, body: unknown) => post(app, "/auth/otp/verify", body);
 export const signIn = (app: Express, body: unknown) => post(app, "/auth/otp/sign-in", body);
@@ -31,9 +34,12 @@ export async function personAddress(fields: Partial<people.NewPerson> = {}): Pro
 export const strangerAddress = () => `${unique("s")}@example.test`;
 export const otherThan = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
-export const idOf = (address: string, pepper = TEST_CODE_PEPPER) => addressIds(parsePepper(pepper), address)[0] as string;
-export const storedCode = async (address: string, pepper?: string) => (await db.collection("emailCodes").doc(idOf(address, pepper)).get()).data() ?? null;
-export const storedLimits = async (address: string, pepper?: string) => (await db.collection("emailCodeLimits").doc(idOf(address, pepper)).get()).data() ?? null;
+export const idOf = (address: string, pepper = TEST_CODE_PEPPER) =>
+  addressIds(parsePepper(pepper), address)[0] as string;
+export const storedCode = async (address: string, pepper?: string) =>
+  (await db.collection("emailCodes").doc(idOf(address, pepper)).get()).data() ?? null;
+export const storedLimits = async (address: string, pepper?: string) =>
+  (await db.collection("emailCodeLimits").doc(idOf(address, pepper)).get()).data() ?? null;
 
 /** A random source that remembers the codes it drew, to try a code no mail ever carried. */
 export function recordingRandom(): Random & { lastCode(): string } {
@@ -51,6 +57,7 @@ export function recordingRandom(): Random & { lastCode(): string } {
 
 export function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const keep = (message: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ message, ...fields }));
+  const keep = (message: string, fields?: Record<string, unknown>) =>
+    void lines.push(JSON.stringify({ message, ...fields }));
   return { lines, info: keep, warn: keep, error: keep };
 }

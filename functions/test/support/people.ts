@@ -5,12 +5,26 @@ import { signedUp, type Account } from "./auth";
 import { firestore, unique } from "./deps";
 
 /** A person in the store, set up directly (tests of the people endpoints go through HTTP). */
-export async function personFor(account: Pick<Account, "uid" | "email">, fields: Partial<people.NewPerson> = {}, db: Firestore = firestore()): Promise<people.Person> {
+export async function personFor(
+  account: Pick<Account, "uid" | "email">,
+  fields: Partial<people.NewPerson> = {},
+  db: Firestore = firestore(),
+): Promise<people.Person> {
   return db.runTransaction(async (tx) =>
     people.create(
       db,
       tx,
-      { uids: [account.uid], emails: [account.email], phones: [], name: "Test Person", role: "user", projects: [], groups: [], status: "approved", ...fields },
+      {
+        uids: [account.uid],
+        emails: [account.email],
+        phones: [],
+        name: "Test Person",
+        role: "user",
+        projects: [],
+        groups: [],
+        status: "approved",
+        ...fields,
+      },
       unique("p"),
       // eslint-disable-next-line no-restricted-syntax -- set-up data, not behaviour under test
       new Date(),
@@ -19,7 +33,10 @@ export async function personFor(account: Pick<Account, "uid" | "email">, fields:
 }
 
 /** A signed-up account with a person of the given standing. */
-export async function accountWithPerson(fields: Partial<people.NewPerson> = {}, db?: Firestore): Promise<{ account: Account; person: people.Person }> {
+export async function accountWithPerson(
+  fields: Partial<people.NewPerson> = {},
+  db?: Firestore,
+): Promise<{ account: Account; person: people.Person }> {
   const account = await signedUp();
   const person = await personFor(account, fields, db);
   return { account, person };
@@ -27,7 +44,11 @@ export async function accountWithPerson(fields: Partial<people.NewPerson> = {}, 
 
 /** A session cookie value, minted the way POST /auth/verify mints it. */
 export async function sessionCookieFor(deps: Deps, uid: string, personId: string): Promise<string> {
-  const { token } = await deps.tokens.issue({ uid, personId, authTime: deps.clock.now() }, deps.clock.now(), 14 * 24 * 3600 * 1000);
+  const { token } = await deps.tokens.issue(
+    { uid, personId, authTime: deps.clock.now() },
+    deps.clock.now(),
+    14 * 24 * 3600 * 1000,
+  );
   return `__session=${token}`;
 }
 

@@ -53,7 +53,9 @@ export async function retire(db: Firestore, port: number, pendingQueries: number
   const standIn = await startStandIn(port);
   try {
     for (let waited = 0; ; waited += 100) {
-      const ops = (await (await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`)).json()) as { queries: number };
+      const ops = (await (await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`)).json()) as {
+        queries: number;
+      };
       if (ops.queries >= pendingQueries) break;
       if (waited > 60_000) throw new Error(`the client's ${pendingQueries} pending queries never came back`);
       await new Promise((r) => setTimeout(r, 100));

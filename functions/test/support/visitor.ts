@@ -37,7 +37,10 @@ export class Visitor {
 
   /** The control named `name` (a button or a link), as a person finds it on the page. */
   control(name: string | RegExp): Locator {
-    return this.page.getByRole("button", { name, exact: typeof name === "string" }).or(this.page.getByRole("link", { name, exact: typeof name === "string" })).first();
+    return this.page
+      .getByRole("button", { name, exact: typeof name === "string" })
+      .or(this.page.getByRole("link", { name, exact: typeof name === "string" }))
+      .first();
   }
 
   /** Presses Tab until `target` has focus: fails if it cannot be reached by keyboard. */
@@ -86,21 +89,45 @@ export class Visitor {
     if (this.page.url().startsWith("https://") === false) return;
     await this.page.evaluate(AXE);
     const violations = await this.page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(ctx: unknown, options: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
-      const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] } });
-      return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+      const axe = (
+        globalThis as unknown as {
+          axe: {
+            run(
+              ctx: unknown,
+              options: unknown,
+            ): Promise<{
+              violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }>;
+            }>;
+          };
+        }
+      ).axe;
+      const result = await axe.run(document, {
+        runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"] },
+      });
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => n.target.join(" ")),
+      }));
     });
     const heading = (await this.page.locator("h1").first().textContent()) ?? "";
     this.audited.push({ heading, violations });
     if (this.mode === "phone") {
-      const overflow = await this.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await this.page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       if (overflow > 0) throw new Error(`"${heading}" scrolls sideways on a phone by ${overflow} px`);
     }
   }
 
   /** The violations that matter: serious or critical, on any page checked so far. */
   serious(): Array<Violation & { heading: string }> {
-    return this.audited.flatMap((a) => a.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ ...v, heading: a.heading })));
+    return this.audited.flatMap((a) =>
+      a.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => ({ ...v, heading: a.heading })),
+    );
   }
 
   async screenshot(name: string): Promise<string> {

@@ -44,20 +44,37 @@ function signedIn(person: Person): void {
     ),
     signOut,
     status,
-    h("p", { class: "small" }, "Signing out here signs you out of every site of this service in this browser. Other browsers and devices stay signed in."),
+    h(
+      "p",
+      { class: "small" },
+      "Signing out here signs you out of every site of this service in this browser. Other browsers and devices stay signed in.",
+    ),
   );
 }
 
 function signedOut(): void {
-  view("You're signed out", paragraph("You're signed out of every site of this service in this browser."), linkButton("Sign in again", SIGN_IN, "primary"));
+  view(
+    "You're signed out",
+    paragraph("You're signed out of every site of this service in this browser."),
+    linkButton("Sign in again", SIGN_IN, "primary"),
+  );
 }
 
 async function main(): Promise<void> {
   const session = await currentSession();
   if (session.kind === "signed-in") return signedIn(session.person);
-  if (session.kind === "signed-out") return view("You're not signed in", paragraph("Sign in to see your account."), linkButton("Sign in", SIGN_IN, "primary"));
+  if (session.kind === "signed-out")
+    return view(
+      "You're not signed in",
+      paragraph("Sign in to see your account."),
+      linkButton("Sign in", SIGN_IN, "primary"),
+    );
   const again = button("Try again", { onclick: () => void main() });
-  view("We can't show your account right now", paragraph("We couldn't check who is signed in. Please try again in a moment."), again);
+  view(
+    "We can't show your account right now",
+    paragraph("We couldn't check who is signed in. Please try again in a moment."),
+    again,
+  );
 }
 
 void main();

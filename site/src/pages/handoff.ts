@@ -19,7 +19,12 @@ function withParams(uri: string, params: Record<string, string | null>): string 
 }
 
 function leaving(appName: string): void {
-  view(`Opening ${appName}`, paragraph(`We've passed you on to ${appName}. If nothing happens, go back to ${appName} and try again. You can close this tab.`));
+  view(
+    `Opening ${appName}`,
+    paragraph(
+      `We've passed you on to ${appName}. If nothing happens, go back to ${appName} and try again. You can close this tab.`,
+    ),
+  );
 }
 
 function confirm(app: { name: string }, redirectUri: string, person: Person): void {
@@ -41,7 +46,12 @@ function confirm(app: { name: string }, redirectUri: string, person: Person): vo
           return;
         }
         status.hidden = false;
-        status.textContent = answer.status === 400 ? `${app.name} asked in a way we can't answer. Go back to ${app.name} and try again.` : answer.status === 401 ? "You're no longer signed in. Reload this page to sign in again." : TRY_AGAIN;
+        status.textContent =
+          answer.status === 400
+            ? `${app.name} asked in a way we can't answer. Go back to ${app.name} and try again.`
+            : answer.status === 401
+              ? "You're no longer signed in. Reload this page to sign in again."
+              : TRY_AGAIN;
       } catch (err) {
         if (!(err instanceof Unreachable)) throw err;
         status.hidden = false;
@@ -59,7 +69,9 @@ function confirm(app: { name: string }, redirectUri: string, person: Person): vo
   const who = person.email ?? person.name;
   view(
     `Continue to ${app.name}?`,
-    paragraph(`${app.name} is asking to know who you are. If you continue, it learns your name, email address, role and projects.`),
+    paragraph(
+      `${app.name} is asking to know who you are. If you continue, it learns your name, email address, role and projects.`,
+    ),
     paragraph(`You're signed in as ${who}.`),
     status,
     h("div", { class: "actions" }, go, cancel),
@@ -70,19 +82,32 @@ async function main(): Promise<void> {
   working("Checking the request", "One moment…");
   let described;
   try {
-    described = await call("GET", `/auth/handoff?${new URLSearchParams({ app: q.get("app") ?? "", redirect_uri: q.get("redirect_uri") ?? "" })}`);
+    described = await call(
+      "GET",
+      `/auth/handoff?${new URLSearchParams({ app: q.get("app") ?? "", redirect_uri: q.get("redirect_uri") ?? "" })}`,
+    );
   } catch {
     return view("We can't continue", paragraph(UNREACHABLE));
   }
   // Unknown app, or an address it did not register: nothing is sent anywhere.
-  if (described.status !== 200) return view("This link can't be used", paragraph("The app that sent you here asked in a way this service doesn't recognise. Go back to the app and try again."));
+  if (described.status !== 200)
+    return view(
+      "This link can't be used",
+      paragraph(
+        "The app that sent you here asked in a way this service doesn't recognise. Go back to the app and try again.",
+      ),
+    );
   const app = described.body.app as { name: string };
   const redirectUri = described.body.redirectUri as string;
   const session = await currentSession();
   if (session.kind === "signed-in") return confirm(app, redirectUri, session.person);
   if (session.kind === "unavailable") return view("We can't continue", paragraph(TRY_AGAIN));
   const back = `/?redirect=${encodeURIComponent(here.toString())}`;
-  view(`Sign in to continue to ${app.name}`, paragraph(`${app.name} wants you to sign in. After you sign in, we'll ask before passing you on.`), linkButton("Sign in", back, "primary"));
+  view(
+    `Sign in to continue to ${app.name}`,
+    paragraph(`${app.name} wants you to sign in. After you sign in, we'll ask before passing you on.`),
+    linkButton("Sign in", back, "primary"),
+  );
 }
 
 void main();

@@ -28,7 +28,8 @@ function requested(email: string): void {
 const journey: EmailCodeJourney = {
   purpose: "request-access",
   title: "Request access",
-  intro: "Enter your email address. We'll email you a code to confirm it's yours, and then a reviewer decides whether to give you access.",
+  intro:
+    "Enter your email address. We'll email you a code to confirm it's yours, and then a reviewer decides whether to give you access.",
   after: () => [h("p", { class: "aside" }, "Already have an account? ", h("a", { href: signIn }, "Sign in"))],
   codeHint: (email) => `We've emailed a 6-digit code to ${email}. It works for 10 minutes.`,
   submitLabel: "Confirm my address",

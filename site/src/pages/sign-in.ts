@@ -57,13 +57,19 @@ function noAccount(email: string): void {
   view(
     "There's no account for this address",
     paragraph(`${email} isn't on any account. If you're new, request access: a reviewer decides who gets in.`),
-    h("div", { class: "actions" }, linkButton("Request access", `/request-access?email=${encodeURIComponent(email)}`, "primary"), linkButton("Use a different email address", restart)),
+    h(
+      "div",
+      { class: "actions" },
+      linkButton("Request access", `/request-access?email=${encodeURIComponent(email)}`, "primary"),
+      linkButton("Use a different email address", restart),
+    ),
   );
 }
 
 /** Already signed in: carry on as that person, or sign in as someone else. */
 function signedIn(person: Person, to: Destination): void {
-  const who = person.email === null ? person.name : person.name === "" ? person.email : `${person.name} (${person.email})`;
+  const who =
+    person.email === null ? person.name : person.name === "" ? person.email : `${person.name} (${person.email})`;
   const other = button("Sign in as someone else", {
     kind: "secondary",
     onclick: () => void call("POST", "/auth/logout").finally(() => emailStep(journey(to))),
@@ -71,13 +77,22 @@ function signedIn(person: Person, to: Destination): void {
   view(
     "You're already signed in",
     paragraph(`You're signed in as ${who}.`),
-    h("div", { class: "actions" }, linkButton(rawRedirect === null ? "Go to your account" : "Continue", to.redirect, "primary"), other),
+    h(
+      "div",
+      { class: "actions" },
+      linkButton(rawRedirect === null ? "Go to your account" : "Continue", to.redirect, "primary"),
+      other,
+    ),
   );
 }
 
 async function main(): Promise<void> {
   if (redirect === null) {
-    return failed({ restart: "/" }, "This sign-in link can't be used", "It would send you somewhere that isn't part of this service afterwards, so we won't use it. Start from the site you were using, or sign in here.");
+    return failed(
+      { restart: "/" },
+      "This sign-in link can't be used",
+      "It would send you somewhere that isn't part of this service afterwards, so we won't use it. Start from the site you were using, or sign in here.",
+    );
   }
   if (customToken !== null) {
     const project = recallProject(redirect) ?? projectFrom(here.searchParams.get("project"));

@@ -35,7 +35,12 @@ export interface BridgeListing {
 export function listBridges(config: Config): BridgeListing[] {
   return Object.entries(PROVIDERS)
     .filter(([, row]) => row.protocol?.available(config) === true)
-    .map(([id, row]) => ({ id, label: row.label, start: `/auth/bridge/${id}/start`, ...(id === "federated" ? { idps: Object.keys(config.federated?.providers ?? {}) } : {}) }));
+    .map(([id, row]) => ({
+      id,
+      label: row.label,
+      start: `/auth/bridge/${id}/start`,
+      ...(id === "federated" ? { idps: Object.keys(config.federated?.providers ?? {}) } : {}),
+    }));
 }
 
 /** The protocol of a known and enabled provider, or the contract's 404 / 503. */
@@ -59,7 +64,12 @@ export function allowedRedirect(config: Config, raw: string | undefined): string
   } catch {
     throw new AppError("bridge_redirect_not_allowed");
   }
-  const ok = url.protocol === "https:" && url.username === "" && url.password === "" && config.allowedOrigins.includes(url.origin) && raw.length <= 2048;
+  const ok =
+    url.protocol === "https:" &&
+    url.username === "" &&
+    url.password === "" &&
+    config.allowedOrigins.includes(url.origin) &&
+    raw.length <= 2048;
   ensure(ok, "bridge_redirect_not_allowed");
   return url.toString();
 }
@@ -71,14 +81,27 @@ export interface Started {
 }
 
 /** GET /auth/bridge/:provider/start: remembers where to go afterwards, then sends the browser to the provider. */
-export async function startBridge(deps: BridgeDeps, provider: string, input: { redirect: string | undefined; idp: string | undefined; startedOn: string | undefined }): Promise<Started> {
+export async function startBridge(
+  deps: BridgeDeps,
+  provider: string,
+  input: { redirect: string | undefined; idp: string | undefined; startedOn: string | undefined },
+): Promise<Started> {
   const protocol = usable(deps.config, provider);
   const redirect = allowedRedirect(deps.config, input.redirect);
   const state = deps.random.token(32);
   const callback = callbackUrl(callbackBase(deps.config, input.startedOn), provider);
   const { location, extra } = await protocol.begin(deps, { state, idp: input.idp, callback });
   const now = deps.clock.now();
-  await states.save(deps.store, { hash: sha256(state), provider, redirect, callback, createdAt: now, expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS), usedAt: null, ...extra });
+  await states.save(deps.store, {
+    hash: sha256(state),
+    provider,
+    redirect,
+    callback,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS),
+    usedAt: null,
+    ...extra,
+  });
   return { state, location };
 }
 
@@ -87,16 +110,25 @@ export async function startBridge(deps: BridgeDeps, provider: string, input: { r
  * unused and under ten minutes old. Decided in one transaction, so a callback replayed at the
  * same moment cannot use it twice.
  */
-async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, fromCookie: string[]): Promise<states.BridgeState> {
+async function useState(
+  deps: BridgeDeps,
+  provider: string,
+  fromQuery: unknown,
+  fromCookie: string[],
+): Promise<states.BridgeState> {
   const presented = typeof fromQuery === "string" && fromQuery.length > 0 && fromQuery.length <= 128 ? fromQuery : null;
   // Every pending state is compared, in constant time, whichever matches.
-  const ok = presented !== null && fromCookie.reduce((found, pending) => constantTimeEqual(presented, pending) || found, false);
+  const ok =
+    presented !== null && fromCookie.reduce((found, pending) => constantTimeEqual(presented, pending) || found, false);
   ensure(ok, "bridge_state_invalid");
   const hash = sha256(fromQuery as string);
   return deps.transaction(async (tx) => {
     const stored = await states.findByHash(deps.store, hash, tx);
     const now = deps.clock.now();
-    ensure(stored && stored.provider === provider && stored.usedAt === null && now.getTime() < stored.expiresAt.getTime(), "bridge_state_invalid");
+    ensure(
+      stored && stored.provider === provider && stored.usedAt === null && now.getTime() < stored.expiresAt.getTime(),
+      "bridge_state_invalid",
+    );
     states.markUsed(deps.store, tx, hash, now);
     return stored;
   });
@@ -107,12 +139,19 @@ async function useState(deps: BridgeDeps, provider: string, fromQuery: unknown, 
  * assertion, finds or creates the person (a new one is pending: a bridge never approves
  * anyone), and sends the browser to the identity host with a custom token.
  */
-export async function completeBridge(deps: BridgeDeps, provider: string, query: Record<string, unknown>, cookieStates: string[]): Promise<string> {
+export async function completeBridge(
+  deps: BridgeDeps,
+  provider: string,
+  query: Record<string, unknown>,
+  cookieStates: string[],
+): Promise<string> {
   const protocol = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieStates);
   const signIn = await protocol.finish(deps, query, state);
   await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, signIn));
-  const customToken = await translateFailure(deps, ourSide("custom token"), () => deps.identity.createCustomToken(signIn.uid));
+  const customToken = await translateFailure(deps, ourSide("custom token"), () =>
+    deps.identity.createCustomToken(signIn.uid),
+  );
   const next = new URL(`${deps.config.idUrl}/`);
   next.searchParams.set("customToken", customToken);
   next.searchParams.set("redirect", state.redirect);

@@ -12,8 +12,12 @@ import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } fr
 const IDENTITY_TIMEOUT_MS = 2500;
 
 /** The provider behind the identity provider that `idp` selects, when this deployment has it. */
-function selected(deps: BridgeDeps, idp: string | null | undefined): { idp: FederatedIdp; provider: FederatedProvider } {
-  const known = typeof idp === "string" && (FEDERATED_IDPS as readonly string[]).includes(idp) ? (idp as FederatedIdp) : null;
+function selected(
+  deps: BridgeDeps,
+  idp: string | null | undefined,
+): { idp: FederatedIdp; provider: FederatedProvider } {
+  const known =
+    typeof idp === "string" && (FEDERATED_IDPS as readonly string[]).includes(idp) ? (idp as FederatedIdp) : null;
   const provider = known === null ? undefined : deps.config.federated?.providers[known];
   ensure(known !== null && provider !== undefined, "bridge_idp_invalid");
   return { idp: known, provider };
@@ -38,10 +42,17 @@ export const federatedProtocol: Protocol = {
 
   async begin(deps, input) {
     const { idp, provider } = selected(deps, input.idp);
-    const meta = await translateFailure(deps, providerSide(`federated/${idp}`), () => discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS));
+    const meta = await translateFailure(deps, providerSide(`federated/${idp}`), () =>
+      discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS),
+    );
     const codeVerifier = deps.random.token(32);
     const nonce = deps.random.token(16);
-    const location = authorizationUrl(meta, provider, { redirectUri: input.callback, state: input.state, nonce, codeVerifier });
+    const location = authorizationUrl(meta, provider, {
+      redirectUri: input.callback,
+      state: input.state,
+      nonce,
+      codeVerifier,
+    });
     return { location, extra: { idp, codeVerifier, nonce } };
   },
 
@@ -60,8 +71,18 @@ export const federatedProtocol: Protocol = {
         (async () => {
           const meta = await discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS);
           ensureIssuer(meta, query.iss);
-          const token = await redeemCode(deps.fetch, meta, provider, { code, redirectUri, codeVerifier: state.codeVerifier as string, signal });
-          if ("idToken" in token) await checkIdToken(deps.fetch, meta, provider, token.idToken, { nonce: state.nonce as string, now: deps.clock.now(), timeoutMs: PROVIDER_TIMEOUT_MS });
+          const token = await redeemCode(deps.fetch, meta, provider, {
+            code,
+            redirectUri,
+            codeVerifier: state.codeVerifier as string,
+            signal,
+          });
+          if ("idToken" in token)
+            await checkIdToken(deps.fetch, meta, provider, token.idToken, {
+              nonce: state.nonce as string,
+              now: deps.clock.now(),
+              timeoutMs: PROVIDER_TIMEOUT_MS,
+            });
           return token;
         })(),
         PROVIDER_TIMEOUT_MS,
@@ -70,7 +91,13 @@ export const federatedProtocol: Protocol = {
     const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
     // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
     return translateFailure(deps, ourSide("sign-in at the identity provider"), () =>
-      deps.identity.signInWithProvider({ apiKey, providerId: provider.providerId, credential, requestUri: redirectUri, signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS) }),
+      deps.identity.signInWithProvider({
+        apiKey,
+        providerId: provider.providerId,
+        credential,
+        requestUri: redirectUri,
+        signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS),
+      }),
     );
   },
 };

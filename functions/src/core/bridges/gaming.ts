@@ -18,13 +18,23 @@ export const gamingProtocol: Protocol = {
     const endpoint = deps.config.gamingEndpoint as string;
     // The realm is the origin the person comes back to, which the provider shows them.
     const realm = `${new URL(callback).origin}/`;
-    return { location: checkIdSetupUrl(endpoint, returnTo(callback, state), realm), extra: { idp: null, codeVerifier: null, nonce: null } };
+    return {
+      location: checkIdSetupUrl(endpoint, returnTo(callback, state), realm),
+      extra: { idp: null, codeVerifier: null, nonce: null },
+    };
   },
 
   async finish(deps, query, state) {
     const endpoint = deps.config.gamingEndpoint as string;
     const fields = openIdFields(query);
-    const account = await translateFailure(deps, providerSide("gaming"), () => verifyAssertion(fields, { endpoint, returnTo: returnTo(state.callback, query.state as string), timeoutMs: PROVIDER_TIMEOUT_MS, fetch: deps.fetch }));
+    const account = await translateFailure(deps, providerSide("gaming"), () =>
+      verifyAssertion(fields, {
+        endpoint,
+        returnTo: returnTo(state.callback, query.state as string),
+        timeoutMs: PROVIDER_TIMEOUT_MS,
+        fetch: deps.fetch,
+      }),
+    );
     return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
   },
 };

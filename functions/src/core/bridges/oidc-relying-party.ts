@@ -28,7 +28,13 @@ const keySets = new Map<string, JWTVerifyGetKey>();
 /** The provider's discovery document (OpenID Connect Discovery §4); a failed fetch is retried by the next sign-in. */
 export function discover(fetch: Fetch, provider: FederatedProvider, timeoutMs: number): Promise<ProviderMetadata> {
   const { issuer, endpoints } = provider;
-  if (issuer === null) return Promise.resolve({ issuer: null, authorizationEndpoint: endpoints?.authorization as string, tokenEndpoint: endpoints?.token as string, jwksUri: null });
+  if (issuer === null)
+    return Promise.resolve({
+      issuer: null,
+      authorizationEndpoint: endpoints?.authorization as string,
+      tokenEndpoint: endpoints?.token as string,
+      jwksUri: null,
+    });
   let found = metadata.get(issuer);
   if (found === undefined) {
     found = fetchMetadata(fetch, issuer, timeoutMs);
@@ -39,7 +45,10 @@ export function discover(fetch: Fetch, provider: FederatedProvider, timeoutMs: n
 }
 
 async function fetchMetadata(fetch: Fetch, issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
-  const res = await fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, { redirect: "error", signal: AbortSignal.timeout(timeoutMs) });
+  const res = await fetch(`${issuer.replace(/\/$/, "")}/.well-known/openid-configuration`, {
+    redirect: "error",
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   if (res.status !== 200) throw new Error(`discovery answered ${res.status}`);
   const doc = (await res.json()) as Record<string, unknown>;
   const url = (key: string): string => {
@@ -49,7 +58,12 @@ async function fetchMetadata(fetch: Fetch, issuer: string, timeoutMs: number): P
   };
   // §4.3: the document must be the issuer's own, or its keys vouch for someone else's tokens.
   if (doc.issuer !== issuer) throw new Error("discovery names another issuer");
-  return { issuer, authorizationEndpoint: url("authorization_endpoint"), tokenEndpoint: url("token_endpoint"), jwksUri: url("jwks_uri") };
+  return {
+    issuer,
+    authorizationEndpoint: url("authorization_endpoint"),
+    tokenEndpoint: url("token_endpoint"),
+    jwksUri: url("jwks_uri"),
+  };
 }
 
 /**
@@ -57,7 +71,8 @@ async function fetchMetadata(fetch: Fetch, issuer: string, timeoutMs: number): P
  * to, so an answer from another provider cannot be passed off as this one's.
  */
 export function ensureIssuer(meta: ProviderMetadata, presented: unknown): void {
-  if (meta.issuer !== null && presented !== undefined && presented !== meta.issuer) throw new AppError("bridge_not_confirmed");
+  if (meta.issuer !== null && presented !== undefined && presented !== meta.issuer)
+    throw new AppError("bridge_not_confirmed");
 }
 
 /** RFC 7636 S256: the challenge sent with the browser, for the verifier only we hold. */
@@ -65,7 +80,11 @@ export function codeChallenge(verifier: string): string {
   return createHash("sha256").update(verifier, "ascii").digest("base64url");
 }
 
-export function authorizationUrl(meta: ProviderMetadata, provider: FederatedProvider, input: { redirectUri: string; state: string; nonce: string; codeVerifier: string }): string {
+export function authorizationUrl(
+  meta: ProviderMetadata,
+  provider: FederatedProvider,
+  input: { redirectUri: string; state: string; nonce: string; codeVerifier: string },
+): string {
   const url = new URL(meta.authorizationEndpoint);
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", provider.clientId);
@@ -91,18 +110,33 @@ const CLIENT_REFUSED = new Set(["invalid_client", "unauthorized_client", "incorr
  * The code, redeemed once at the provider: its ID token (OpenID Connect) or access token (OAuth
  * 2.0). A refusal by the provider is a sign-in it did not confirm.
  */
-export async function redeemCode(fetch: Fetch, meta: ProviderMetadata, provider: FederatedProvider, input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal }): Promise<{ idToken: string } | { accessToken: string }> {
+export async function redeemCode(
+  fetch: Fetch,
+  meta: ProviderMetadata,
+  provider: FederatedProvider,
+  input: { code: string; redirectUri: string; codeVerifier: string; signal: AbortSignal },
+): Promise<{ idToken: string } | { accessToken: string }> {
   const res = await fetch(meta.tokenEndpoint, {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json", authorization: basic(provider) },
-    body: new URLSearchParams({ grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier }).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      accept: "application/json",
+      authorization: basic(provider),
+    },
+    body: new URLSearchParams({
+      grant_type: "authorization_code",
+      code: input.code,
+      redirect_uri: input.redirectUri,
+      code_verifier: input.codeVerifier,
+    }).toString(),
     redirect: "error",
     signal: input.signal,
   });
   const body = (await res.json().catch(() => null)) as Record<string, unknown> | null;
   const error = typeof body?.error === "string" ? body.error : null;
   // Our own client refused is a configuration to fix (a 500, logged), not a person to turn away.
-  if (res.status === 401 || (error !== null && CLIENT_REFUSED.has(error))) throw new Error(`the token endpoint refused our client (${res.status} ${error ?? ""})`);
+  if (res.status === 401 || (error !== null && CLIENT_REFUSED.has(error)))
+    throw new Error(`the token endpoint refused our client (${res.status} ${error ?? ""})`);
   // Some providers answer a refused code with 200 and an error.
   if (res.status === 400 || (res.status === 200 && error !== null)) throw new AppError("bridge_not_confirmed");
   if (res.status !== 200 || body === null) throw new Error(`the token endpoint answered ${res.status}`);
@@ -118,7 +152,13 @@ export async function redeemCode(fetch: Fetch, meta: ProviderMetadata, provider:
  * Signature, issuer, audience, lifetime and nonce, and an account id (`sub`) for the identity
  * provider to link: a token short of any of them is refused.
  */
-export async function checkIdToken(fetch: Fetch, meta: ProviderMetadata, provider: FederatedProvider, idToken: string, input: { nonce: string; now: Date; timeoutMs: number }): Promise<void> {
+export async function checkIdToken(
+  fetch: Fetch,
+  meta: ProviderMetadata,
+  provider: FederatedProvider,
+  idToken: string,
+  input: { nonce: string; now: Date; timeoutMs: number },
+): Promise<void> {
   const { issuer, jwksUri } = meta;
   if (issuer === null || jwksUri === null) throw new Error("an ID token needs an OpenID Connect provider");
   let keys = keySets.get(jwksUri);
@@ -128,7 +168,13 @@ export async function checkIdToken(fetch: Fetch, meta: ProviderMetadata, provide
   }
   let claims: Record<string, unknown>;
   try {
-    ({ payload: claims } = await jwtVerify(idToken, keys, { issuer, audience: provider.clientId, algorithms: ["RS256", "ES256", "PS256"], currentDate: input.now, clockTolerance: 60 }));
+    ({ payload: claims } = await jwtVerify(idToken, keys, {
+      issuer,
+      audience: provider.clientId,
+      algorithms: ["RS256", "ES256", "PS256"],
+      currentDate: input.now,
+      clockTolerance: 60,
+    }));
   } catch (err) {
     // Keys that could not be fetched are the provider failing; anything else is a token we do not accept.
     if (err instanceof errors.JWKSTimeout || !(err instanceof errors.JOSEError)) throw err;
@@ -137,10 +183,13 @@ export async function checkIdToken(fetch: Fetch, meta: ProviderMetadata, provide
   // The nonce ties the token to this browser's sign-in: a token issued for another one is refused.
   ensureNonce(claims.nonce, input.nonce);
   // OpenID Connect Core §3.1.3.7: a token for several audiences must have been issued to us.
-  if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== provider.clientId) throw new AppError("bridge_not_confirmed");
-  if (typeof claims.sub !== "string" || claims.sub === "" || claims.sub.length > 255) throw new AppError("bridge_no_account_id");
+  if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== provider.clientId)
+    throw new AppError("bridge_not_confirmed");
+  if (typeof claims.sub !== "string" || claims.sub === "" || claims.sub.length > 255)
+    throw new AppError("bridge_no_account_id");
 }
 
 function ensureNonce(presented: unknown, expected: string): void {
-  if (typeof presented !== "string" || !constantTimeEqual(presented, expected)) throw new AppError("bridge_not_confirmed");
+  if (typeof presented !== "string" || !constantTimeEqual(presented, expected))
+    throw new AppError("bridge_not_confirmed");
 }

@@ -64,7 +64,8 @@ export interface VerifyOptions {
 export async function verifyAssertion(fields: Map<string, string>, options: VerifyOptions): Promise<string> {
   const get = (name: string) => fields.get(`openid.${name}`);
   if (get("mode") !== "id_res" || get("ns") !== OPENID_NS) throw new AppError("bridge_not_confirmed");
-  if (get("op_endpoint") !== options.endpoint || get("return_to") !== options.returnTo) throw new AppError("bridge_not_confirmed");
+  if (get("op_endpoint") !== options.endpoint || get("return_to") !== options.returnTo)
+    throw new AppError("bridge_not_confirmed");
   const signed = new Set((get("signed") ?? "").split(","));
   if (!MUST_SIGN.every((name) => signed.has(name)) || !get("sig")) throw new AppError("bridge_not_confirmed");
 

@@ -4,7 +4,10 @@ import type { SignIn } from "../ports";
 import type { BridgeState } from "../../store/bridge-states";
 import type { Failure } from "../failures";
 
-export type BridgeDeps = Pick<Deps, "config" | "store" | "transaction" | "fetch" | "clock" | "random" | "log" | "identity">;
+export type BridgeDeps = Pick<
+  Deps,
+  "config" | "store" | "transaction" | "fetch" | "clock" | "random" | "log" | "identity"
+>;
 
 /**
  * How long the callback waits for the provider to confirm a sign-in. Below the request deadline
@@ -20,7 +23,10 @@ export interface Protocol {
    * Where the browser goes; `extra` is stored with the state for the callback. `callback`: where
    * the provider sends the browser back to (see callbackBase).
    */
-  begin(deps: BridgeDeps, input: { state: string; idp: string | undefined; callback: string }): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
+  begin(
+    deps: BridgeDeps,
+    input: { state: string; idp: string | undefined; callback: string },
+  ): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
   /** The sign-in the provider confirms for this callback, whose state has just been used. */
   finish(deps: BridgeDeps, query: Record<string, unknown>, state: BridgeState): Promise<SignIn>;
 }
@@ -32,7 +38,9 @@ export interface Protocol {
  * starts bridges on its own host, while a script may start one at the service's address.
  */
 export function callbackBase(config: Pick<Config, "idUrl" | "serviceUrl">, startedOn: string | undefined): string {
-  return startedOn !== undefined && startedOn === new URL(config.idUrl).host ? new URL(config.idUrl).origin : config.serviceUrl;
+  return startedOn !== undefined && startedOn === new URL(config.idUrl).host
+    ? new URL(config.idUrl).origin
+    : config.serviceUrl;
 }
 
 /** Where a provider sends the browser back to. */
@@ -47,5 +55,10 @@ export function ourSide(what: string): Failure {
 
 /** A failure of the provider (an error answer, or none in time): logged, and the contract's 500. */
 export function providerSide(provider: string): Failure {
-  return { code: "bridge_provider_failed", log: "bridge: the provider did not answer in time or failed", level: "warn", fields: { provider } };
+  return {
+    code: "bridge_provider_failed",
+    log: "bridge: the provider did not answer in time or failed",
+    level: "warn",
+    fields: { provider },
+  };
 }

@@ -54,7 +54,11 @@ export function calendarSource(deps: Pick<Deps, "config" | "clock" | "log" | "fe
 
 /** The deadline covers the whole fetch, body included: the signal aborts the body's reads too. */
 async function fetchFeed(fetch: Fetch, url: string): Promise<string> {
-  const res = await fetch(url, { headers: { accept: "text/calendar" }, redirect: "error", signal: AbortSignal.timeout(CALENDAR_FETCH_DEADLINE_MS) });
+  const res = await fetch(url, {
+    headers: { accept: "text/calendar" },
+    redirect: "error",
+    signal: AbortSignal.timeout(CALENDAR_FETCH_DEADLINE_MS),
+  });
   if (res.status !== 200) throw new Error(`the feed answered ${res.status}`);
   if (Number(res.headers.get("content-length") ?? 0) > CALENDAR_MAX_BYTES) throw new Error("the feed is too large");
   const reader = res.body?.getReader();
@@ -98,7 +102,10 @@ export function weekOf(day: Date): { start: Date; end: Date } {
   return { start: new Date(start), end: new Date(start + 7 * DAY_MS) };
 }
 
-export async function weekEvents(source: CalendarSource, day: Date): Promise<{ week: { start: string; end: string }; available: boolean; events: EventView[] }> {
+export async function weekEvents(
+  source: CalendarSource,
+  day: Date,
+): Promise<{ week: { start: string; end: string }; available: boolean; events: EventView[] }> {
   const { start, end } = weekOf(day);
   const week = { start: start.toISOString().slice(0, 10), end: end.toISOString().slice(0, 10) };
   const feed = await source.feed();
@@ -107,7 +114,11 @@ export async function weekEvents(source: CalendarSource, day: Date): Promise<{ w
 }
 
 /** Events with a place, from now to `days` ahead, in order. */
-export async function upcomingLocations(source: CalendarSource, now: Date, days: number): Promise<Array<{ location: string; title: string; start: string; end: string; allDay: boolean }>> {
+export async function upcomingLocations(
+  source: CalendarSource,
+  now: Date,
+  days: number,
+): Promise<Array<{ location: string; title: string; start: string; end: string; allDay: boolean }>> {
   const feed = await source.feed();
   if (!feed.available) return [];
   return eventsBetween(feed.calendar, now, new Date(now.getTime() + days * DAY_MS))
@@ -120,7 +131,11 @@ export async function upcomingLocations(source: CalendarSource, now: Date, days:
  * Where the calendar places people now: the place of the event in progress that started last
  * (an all-day trip gives way to a meeting in it), else the configured default.
  */
-export async function currentLocation(source: CalendarSource, now: Date, fallback: string | null): Promise<{ location: string | null; source: "calendar" | "default"; until: string | null }> {
+export async function currentLocation(
+  source: CalendarSource,
+  now: Date,
+  fallback: string | null,
+): Promise<{ location: string | null; source: "calendar" | "default"; until: string | null }> {
   const feed = await source.feed();
   const here = feed.available
     ? eventsBetween(feed.calendar, new Date(now.getTime() - 1), new Date(now.getTime() + 1))

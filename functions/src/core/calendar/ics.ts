@@ -78,18 +78,29 @@ function materialise(e: RawEvent, start: LocalTime): CalendarEvent {
   if (e.end !== null) {
     // The same length as the first occurrence, measured in wall-clock time (across a DST change).
     const sameClock = e.end.zone === e.start.zone && e.end.utc === e.start.utc;
-    endAt = sameClock ? instant(shiftLocal(start, naiveMs(e.end) - naiveMs(e.start))) : new Date(startAt.getTime() + instant(e.end).getTime() - instant(e.start).getTime());
+    endAt = sameClock
+      ? instant(shiftLocal(start, naiveMs(e.end) - naiveMs(e.start)))
+      : new Date(startAt.getTime() + instant(e.end).getTime() - instant(e.start).getTime());
   } else if (e.durationMs !== null) {
     endAt = new Date(startAt.getTime() + e.durationMs);
   } else {
     endAt = new Date(startAt.getTime() + (start.dateOnly ? DAY_MS : 0));
   }
   if (endAt.getTime() < startAt.getTime()) endAt = startAt;
-  return { id: occurrenceId(e, start), title: e.title, location: e.location, allDay: start.dateOnly, start: startAt, end: endAt };
+  return {
+    id: occurrenceId(e, start),
+    title: e.title,
+    location: e.location,
+    allDay: start.dateOnly,
+    start: startAt,
+    end: endAt,
+  };
 }
 
 function occurrenceId(e: RawEvent, start: LocalTime): string {
-  return e.rule === null && e.rdates.length === 0 && e.recurrenceId === null ? e.uid : `${e.uid}@${instant(start).toISOString()}`;
+  return e.rule === null && e.rdates.length === 0 && e.recurrenceId === null
+    ? e.uid
+    : `${e.uid}@${instant(start).toISOString()}`;
 }
 
 interface Property {

@@ -27,7 +27,15 @@ export function naiveMs(t: LocalTime): number {
 
 export function shiftLocal(t: LocalTime, ms: number): LocalTime {
   const d = new Date(naiveMs(t) + ms);
-  return { ...t, y: d.getUTCFullYear(), m: d.getUTCMonth() + 1, d: d.getUTCDate(), hh: d.getUTCHours(), mm: d.getUTCMinutes(), ss: d.getUTCSeconds() };
+  return {
+    ...t,
+    y: d.getUTCFullYear(),
+    m: d.getUTCMonth() + 1,
+    d: d.getUTCDate(),
+    hh: d.getUTCHours(),
+    mm: d.getUTCMinutes(),
+    ss: d.getUTCSeconds(),
+  };
 }
 
 /** Sunday 0 … Saturday 6. */
@@ -65,7 +73,14 @@ function offsetMs(zone: string, atMs: number): number {
   }
   if (format === null) return 0;
   const parts = Object.fromEntries(format.formatToParts(new Date(atMs)).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
   return asUtc - Math.floor(atMs / 1000) * 1000;
 }
 
@@ -76,7 +91,16 @@ function zoneFormat(zone: string): Intl.DateTimeFormat | null {
   for (const name of names) {
     if (name === undefined || name === "") continue;
     try {
-      return new Intl.DateTimeFormat("en-US", { timeZone: name, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      return new Intl.DateTimeFormat("en-US", {
+        timeZone: name,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      });
     } catch {
       // Not a zone Intl knows; try the next reading.
     }
@@ -102,7 +126,7 @@ const WINDOWS_ZONES: Record<string, string> = {
   "Newfoundland Standard Time": "America/St_Johns",
   "E. South America Standard Time": "America/Sao_Paulo",
   "Argentina Standard Time": "America/Buenos_Aires",
-  "UTC": "Etc/UTC",
+  UTC: "Etc/UTC",
   "GMT Standard Time": "Europe/London",
   "Greenwich Standard Time": "Atlantic/Reykjavik",
   "W. Europe Standard Time": "Europe/Berlin",

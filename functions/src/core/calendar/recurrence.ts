@@ -43,7 +43,8 @@ export function parseRule(value: string): Rule {
   const count = parts.COUNT !== undefined && /^\d+$/.test(parts.COUNT) ? Number(parts.COUNT) : null;
   const untilTime = parts.UNTIL !== undefined ? localTimeOf(parts.UNTIL, {}) : null;
   // A date-only UNTIL includes that whole day.
-  const until = untilTime === null ? null : new Date(instant(untilTime).getTime() + (untilTime.dateOnly ? DAY_MS - 1 : 0));
+  const until =
+    untilTime === null ? null : new Date(instant(untilTime).getTime() + (untilTime.dateOnly ? DAY_MS - 1 : 0));
   const byDay = list(parts.BYDAY, (v) => {
     const match = /^([+-]?\d{1,2})?(SU|MO|TU|WE|TH|FR|SA)$/.exec(v);
     return match ? { day: WEEKDAYS.indexOf(match[2] as string), nth: Number(match[1] ?? 0) } : null;
@@ -66,7 +67,10 @@ export function parseRule(value: string): Rule {
 /** A comma-separated rule part, read item by item; unreadable items are dropped, and an empty list is none. */
 function list<T>(raw: string | undefined, read: (v: string) => T | null): T[] | null {
   if (raw === undefined) return null;
-  const items = raw.split(",").map((v) => read(v.trim())).filter((v): v is T => v !== null);
+  const items = raw
+    .split(",")
+    .map((v) => read(v.trim()))
+    .filter((v): v is T => v !== null);
   return items.length > 0 ? items : null;
 }
 
@@ -133,22 +137,29 @@ function select(scope: Day[], start: LocalTime, rule: Rule): Day[] {
   // A rule that names no days repeats the first occurrence's: its weekday, day of the month, or date.
   const implicit = rule.byDay === null && rule.byMonthDay === null;
   const months = rule.byMonth ?? (implicit && rule.freq === "YEARLY" ? [start.m] : null);
-  const monthDaysWanted = rule.byMonthDay ?? (implicit && (rule.freq === "MONTHLY" || rule.freq === "YEARLY") ? [start.d] : null);
-  const weekdays = rule.byDay ?? (implicit && rule.freq === "WEEKLY" ? [{ day: weekday(start.y, start.m, start.d), nth: 0 }] : null);
+  const monthDaysWanted =
+    rule.byMonthDay ?? (implicit && (rule.freq === "MONTHLY" || rule.freq === "YEARLY") ? [start.d] : null);
+  const weekdays =
+    rule.byDay ?? (implicit && rule.freq === "WEEKLY" ? [{ day: weekday(start.y, start.m, start.d), nth: 0 }] : null);
   // An ordinal (`2TU`) counts inside the month; on a YEARLY rule without BYMONTH, inside the year. Other rules ignore it.
-  const ordinal = rule.freq === "MONTHLY" ? "month" : rule.freq === "YEARLY" ? (rule.byMonth === null ? "year" : "month") : null;
+  const ordinal =
+    rule.freq === "MONTHLY" ? "month" : rule.freq === "YEARLY" ? (rule.byMonth === null ? "year" : "month") : null;
   return scope.filter(
     (x) =>
       (months === null || months.includes(x.m)) &&
       (monthDaysWanted === null || monthDaysWanted.some((n) => n === x.d || n === x.d - daysInMonth(x.y, x.m) - 1)) &&
-      (weekdays === null || weekdays.some((w) => w.day === weekday(x.y, x.m, x.d) && (w.nth === 0 || ordinal === null || nthOf(x, ordinal, w.nth)))),
+      (weekdays === null ||
+        weekdays.some(
+          (w) => w.day === weekday(x.y, x.m, x.d) && (w.nth === 0 || ordinal === null || nthOf(x, ordinal, w.nth)),
+        )),
   );
 }
 
 /** `x` is the nth of its weekday in its month or year; a negative nth counts from the end. */
 function nthOf(x: Day, within: "month" | "year", nth: number): boolean {
   const index = within === "month" ? x.d - 1 : Math.round((Date.UTC(x.y, x.m - 1, x.d) - Date.UTC(x.y, 0, 1)) / DAY_MS);
-  const length = within === "month" ? daysInMonth(x.y, x.m) : Math.round((Date.UTC(x.y + 1, 0, 1) - Date.UTC(x.y, 0, 1)) / DAY_MS);
+  const length =
+    within === "month" ? daysInMonth(x.y, x.m) : Math.round((Date.UTC(x.y + 1, 0, 1) - Date.UTC(x.y, 0, 1)) / DAY_MS);
   return nth > 0 ? Math.floor(index / 7) + 1 === nth : Math.floor((length - 1 - index) / 7) + 1 === -nth;
 }
 

@@ -78,7 +78,11 @@ export interface ClaimsRequest {
  * status or role must take effect), by the account's uid, else by its address if the provider
  * has verified it. No person, or no answer in time: no claims, and the sign-in goes on without.
  */
-export async function claimsFor(deps: Pick<Deps, "store" | "log">, namespace: string, request: ClaimsRequest): Promise<Record<string, unknown>> {
+export async function claimsFor(
+  deps: Pick<Deps, "store" | "log">,
+  namespace: string,
+  request: ClaimsRequest,
+): Promise<Record<string, unknown>> {
   let person: people.Person | null;
   try {
     person = await withDeadline(lookUp(deps, request), CLAIMS_LOOKUP_DEADLINE_MS);

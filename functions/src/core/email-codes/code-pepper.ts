@@ -20,7 +20,10 @@ export function parsePepper(raw: string): PepperKey[] {
       const colon = pair.indexOf(":");
       return { kid: colon < 0 ? "" : pair.slice(0, colon), secret: colon < 0 ? "" : pair.slice(colon + 1) };
     });
-  const valid = keys.length > 0 && keys.every((k) => KID.test(k.kid) && k.secret.length >= 16) && new Set(keys.map((k) => k.kid)).size === keys.length;
+  const valid =
+    keys.length > 0 &&
+    keys.every((k) => KID.test(k.kid) && k.secret.length >= 16) &&
+    new Set(keys.map((k) => k.kid)).size === keys.length;
   if (!valid) throw new Error("CODE_PEPPER must be kid:secret pairs (secrets of at least 16 characters, kids unique)");
   return keys;
 }
@@ -44,7 +47,13 @@ export function codeHash(key: PepperKey, purpose: string, address: string, code:
 }
 
 /** Whether `code` is the one stored as `hash` under key `kid`. A kid no longer in the ring matches nothing. */
-export function codeMatches(ring: PepperKey[], stored: { kid: string; hash: string }, purpose: string, address: string, code: string): boolean {
+export function codeMatches(
+  ring: PepperKey[],
+  stored: { kid: string; hash: string },
+  purpose: string,
+  address: string,
+  code: string,
+): boolean {
   const key = ring.find((k) => k.kid === stored.kid);
   if (!key) return false;
   // Constant-time: a timing observer must not learn how much of a guess was right.

@@ -6,9 +6,16 @@ import type { CheckResult } from "./rules";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { translateFailure, type Failure } from "../failures";
 
-type SignInDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity" | "transaction" | "pepper">;
+type SignInDeps = Pick<
+  Deps,
+  "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity" | "transaction" | "pepper"
+>;
 
-const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "email_code_invalid", expired: "email_code_expired", exhausted: "email_code_exhausted" };
+const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {
+  invalid: "email_code_invalid",
+  expired: "email_code_expired",
+  exhausted: "email_code_exhausted",
+};
 
 /** A provider call whose failure is the contract's "Sign-in failed", logged once without secrets. */
 const providerFailed = (what: string): Failure => ({ code: "signin_failed", log: `sign-in: ${what} failed` });
@@ -37,14 +44,19 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
 /** The code proved the mailbox: the provider's account for it becomes this person's. */
 async function linkAccount(deps: SignInDeps, person: people.Person, address: string): Promise<string> {
   const { store } = deps;
-  const uid = await translateFailure(deps, providerFailed("account for address"), () => deps.identity.accountForEmail(address));
+  const uid = await translateFailure(deps, providerFailed("account for address"), () =>
+    deps.identity.accountForEmail(address),
+  );
   await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
     if (!current || current.uids.includes(uid)) return;
     const holder = await people.keyHolder(store, tx, "uid", uid);
     if (holder !== null) {
       // The account already speaks for someone else; moving it is an administrator's decision.
-      deps.log.warn("sign-in: the account for this address is linked to another person", { personId: person.id, holder });
+      deps.log.warn("sign-in: the account for this address is linked to another person", {
+        personId: person.id,
+        holder,
+      });
       throw new AppError("signin_failed");
     }
     people.replace(store, tx, current, { ...current, uids: [...current.uids, uid], updatedAt: deps.clock.now() });

@@ -71,7 +71,13 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   }
 }
 
-async function issue(deps: CodeDeps, ring: PepperKey[], address: string, purpose: Purpose, code: string): Promise<Issued> {
+async function issue(
+  deps: CodeDeps,
+  ring: PepperKey[],
+  address: string,
+  purpose: Purpose,
+  code: string,
+): Promise<Issued> {
   const { store } = deps;
   const ids = addressIds(ring, address);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
@@ -88,7 +94,12 @@ async function issue(deps: CodeDeps, ring: PepperKey[], address: string, purpose
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.
     const hash = codeHash(key, purpose, address, code);
     const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-    codes.replace(store, tx, { addressId: id, kid: key.kid, hash, state: "ready", attempts: 0, sendId, createdAt: now, expiresAt }, ids);
+    codes.replace(
+      store,
+      tx,
+      { addressId: id, kid: key.kid, hash, state: "ready", attempts: 0, sendId, createdAt: now, expiresAt },
+      ids,
+    );
     return { addressId: id, kid: key.kid, sendId, sentAt: now };
   });
 }
@@ -111,7 +122,13 @@ async function withdraw(deps: CodeDeps, issued: Issued): Promise<void> {
  * destroyed or consumed code, and the address's run of failures are written together with the
  * outcome, so concurrent guesses cannot share a spare attempt.
  */
-export async function checkCode(deps: CodeDeps, address: string, purpose: Purpose, otp: string, consume: boolean): Promise<CheckResult> {
+export async function checkCode(
+  deps: CodeDeps,
+  address: string,
+  purpose: Purpose,
+  otp: string,
+  consume: boolean,
+): Promise<CheckResult> {
   const { store } = deps;
   const ring = ringOf(deps);
   const ids = addressIds(ring, address);
@@ -121,19 +138,34 @@ export async function checkCode(deps: CodeDeps, address: string, purpose: Purpos
     const code = await codes.findFirst(store, ids, tx);
     const state = combine(found);
     const stored = code?.hash ? { kid: code.kid, hash: code.hash } : null;
-    const decision = decideCheck(code, isLocked(state, now), now, consume, () => stored !== null && looksLikeCode(otp) && codeMatches(ring, stored, purpose, address, otp));
+    const decision = decideCheck(
+      code,
+      isLocked(state, now),
+      now,
+      consume,
+      () => stored !== null && looksLikeCode(otp) && codeMatches(ring, stored, purpose, address, otp),
+    );
     if (code !== null) {
       if (decision.code === "attempt") codes.recordAttempt(store, tx, code.addressId, code.attempts + 1);
-      if (decision.code === "expire" || decision.code === "exhaust") codes.destroy(store, tx, code.addressId, decision.code === "expire" ? "expired" : "exhausted");
+      if (decision.code === "expire" || decision.code === "exhaust")
+        codes.destroy(store, tx, code.addressId, decision.code === "expire" ? "expired" : "exhausted");
       if (decision.code === "consume") codes.remove(store, tx, code.addressId);
     }
-    const next: LimitState | null = decision.failed ? afterFailure(state, now) : decision.result === "valid" && state.failures > 0 ? afterSuccess(state) : null;
+    const next: LimitState | null = decision.failed
+      ? afterFailure(state, now)
+      : decision.result === "valid" && state.failures > 0
+        ? afterSuccess(state)
+        : null;
     if (next) limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
     return decision.result;
   });
 }
 
-const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = { invalid: "email_code_invalid", expired: "email_code_expired", exhausted: "email_code_exhausted" };
+const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {
+  invalid: "email_code_invalid",
+  expired: "email_code_expired",
+  exhausted: "email_code_exhausted",
+};
 
 /**
  * POST /auth/otp/verify: checks a code without consuming it. A correct `request-access` code

@@ -30,7 +30,11 @@ describe("sixDigits", () => {
   });
 
   it("is always six digits", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 999_999 }), (n) => expect(sixDigits({ int: () => n })).toMatch(/^[0-9]{6}$/)));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999 }), (n) =>
+        expect(sixDigits({ int: () => n })).toMatch(/^[0-9]{6}$/),
+      ),
+    );
   });
 });
 
@@ -129,8 +133,16 @@ describe("decideCheck", () => {
   const no = () => false;
 
   it("accepts the right code until 9:59.999 and calls it expired at 10:00, destroying it", () => {
-    expect(decideCheck(live(), false, at(10 * MINUTE - 1), false, yes)).toEqual({ result: "valid", code: "none", failed: false });
-    expect(decideCheck(live(), false, at(10 * MINUTE), false, yes)).toEqual({ result: "expired", code: "expire", failed: false });
+    expect(decideCheck(live(), false, at(10 * MINUTE - 1), false, yes)).toEqual({
+      result: "valid",
+      code: "none",
+      failed: false,
+    });
+    expect(decideCheck(live(), false, at(10 * MINUTE), false, yes)).toEqual({
+      result: "expired",
+      code: "expire",
+      failed: false,
+    });
   });
 
   it("spends an attempt on each wrong guess and destroys the code at the fifth", () => {

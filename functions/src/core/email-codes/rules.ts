@@ -30,7 +30,9 @@ export const NO_LIMITS: LimitState = { sends: [], failures: 0, lockedUntil: null
 
 /** Records of one address under several pepper keys (during a rotation) count as one. */
 export function combine(states: LimitState[]): LimitState {
-  const sends = [...new Map(states.flatMap((s) => s.sends).map((d) => [d.getTime(), d])).values()].sort((a, b) => a.getTime() - b.getTime());
+  const sends = [...new Map(states.flatMap((s) => s.sends).map((d) => [d.getTime(), d])).values()].sort(
+    (a, b) => a.getTime() - b.getTime(),
+  );
   const locks = states.map((s) => s.lockedUntil).filter((d): d is Date => d !== null);
   return {
     sends,
@@ -127,11 +129,14 @@ export function decideCheck(
   if (locked) return { result: "exhausted", code: "none", failed: false };
   // Only a delivered code can ever satisfy a check.
   if (code === null) return { result: "invalid", code: "none", failed: false };
-  if (code.state === "expired" || code.state === "exhausted") return { result: code.state, code: "none", failed: false };
+  if (code.state === "expired" || code.state === "exhausted")
+    return { result: code.state, code: "none", failed: false };
   if (now.getTime() >= code.expiresAt.getTime()) return { result: "expired", code: "expire", failed: false };
   if (code.attempts >= ATTEMPTS_PER_CODE) return { result: "exhausted", code: "exhaust", failed: false };
   // The budget is checked before comparing, and the spent attempt is written by the same
   // (serialised) transaction that returns this outcome: of any burst, at most five are compared.
   if (compare()) return { result: "valid", code: consume ? "consume" : "none", failed: false };
-  return code.attempts + 1 >= ATTEMPTS_PER_CODE ? { result: "exhausted", code: "exhaust", failed: true } : { result: "invalid", code: "attempt", failed: true };
+  return code.attempts + 1 >= ATTEMPTS_PER_CODE
+    ? { result: "exhausted", code: "exhaust", failed: true }
+    : { result: "invalid", code: "attempt", failed: true };
 }

@@ -46,19 +46,33 @@ const MAX_AGE = /^\d{1,10}$/;
 
 function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
   const prompts = (value ?? "").split(" ").filter((p) => p !== "");
-  ensure(prompts.every((p) => (PROMPTS as readonly string[]).includes(p)), "oauth_invalid_request", `prompt may only be ${PROMPTS.join(", ")}`);
+  ensure(
+    prompts.every((p) => (PROMPTS as readonly string[]).includes(p)),
+    "oauth_invalid_request",
+    `prompt may only be ${PROMPTS.join(", ")}`,
+  );
   // "none" promises no page at all, so it cannot be asked together with one (§3.1.2.1).
-  ensure(!prompts.includes("none") || prompts.length === 1, "oauth_invalid_request", "prompt none cannot be combined with another value");
-  return { none: prompts.includes("none"), login: prompts.includes("login"), selectAccount: prompts.includes("select_account") };
+  ensure(
+    !prompts.includes("none") || prompts.length === 1,
+    "oauth_invalid_request",
+    "prompt none cannot be combined with another value",
+  );
+  return {
+    none: prompts.includes("none"),
+    login: prompts.includes("login"),
+    selectAccount: prompts.includes("select_account"),
+  };
 }
-
 
 /**
  * Everything that must hold before anything may be sent to `redirect_uri`. The client and its
  * exact redirect URI come first: until both are known good, a refusal is answered to the caller
  * and never delivered to the URI in the request (an open redirector otherwise).
  */
-export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients">, p: AuthorizeParams): Promise<AuthorizeRequest> {
+export async function checkAuthorizeRequest(
+  deps: Pick<Deps, "store" | "clients">,
+  p: AuthorizeParams,
+): Promise<AuthorizeRequest> {
   ensure(p.clientId, "oauth_invalid_request", "client_id is required");
   const client = await findClient(deps, p.clientId);
   ensure(client, "oauth_unknown_client");
@@ -68,8 +82,15 @@ export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients"
   const scopes = (p.scope ?? "").split(" ").filter((s) => s !== "");
   ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
-  ensure(p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge), "oauth_pkce_required");
-  ensure(p.maxAge === undefined || MAX_AGE.test(p.maxAge), "oauth_invalid_request", "max_age must be a whole number of seconds");
+  ensure(
+    p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge),
+    "oauth_pkce_required",
+  );
+  ensure(
+    p.maxAge === undefined || MAX_AGE.test(p.maxAge),
+    "oauth_invalid_request",
+    "max_age must be a whole number of seconds",
+  );
   return {
     client,
     redirectUri: p.redirectUri,
@@ -90,12 +111,20 @@ export async function checkAuthorizeRequest(deps: Pick<Deps, "store" | "clients"
  * A sign-in too old for `max_age` counts as none. With `prompt=none` nothing may be shown, so
  * where a page would be needed the client hears `login_required` instead.
  */
-export type AuthorizeStep<S> = { kind: "sign-in"; prompt: string | null } | { kind: "error"; error: "login_required" | "access_denied" } | { kind: "code"; session: S };
+export type AuthorizeStep<S> =
+  | { kind: "sign-in"; prompt: string | null }
+  | { kind: "error"; error: "login_required" | "access_denied" }
+  | { kind: "code"; session: S };
 
-export function authorizeStep<S extends { authTime: Date; approved: boolean }>(request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds">, session: S | null, now: Date): AuthorizeStep<S> {
+export function authorizeStep<S extends { authTime: Date; approved: boolean }>(
+  request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds">,
+  session: S | null,
+  now: Date,
+): AuthorizeStep<S> {
   const { prompt, maxAgeSeconds } = request;
   // In whole seconds, as `auth_time` is carried and as a relying party checks it.
-  const ageSeconds = session === null ? 0 : Math.floor(now.getTime() / 1000) - Math.floor(session.authTime.getTime() / 1000);
+  const ageSeconds =
+    session === null ? 0 : Math.floor(now.getTime() / 1000) - Math.floor(session.authTime.getTime() / 1000);
   const stale = session !== null && maxAgeSeconds !== null && ageSeconds > maxAgeSeconds;
   if (session === null || stale || prompt.login || prompt.selectAccount) {
     if (prompt.none) return { kind: "error", error: "login_required" };
@@ -107,7 +136,12 @@ export function authorizeStep<S extends { authTime: Date; approved: boolean }>(r
 }
 
 /** Issues a single-use authorization code for a signed-in, approved person. Returns the code. */
-export async function issueAuthorizationCode(deps: Pick<Deps, "store" | "clock" | "random">, request: AuthorizeRequest, person: { id: string }, principal: { uid: string; authTime: Date }): Promise<string> {
+export async function issueAuthorizationCode(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  request: AuthorizeRequest,
+  person: { id: string },
+  principal: { uid: string; authTime: Date },
+): Promise<string> {
   const code = deps.random.token(32);
   const now = deps.clock.now();
   await codes.save(deps.store, {

@@ -13,7 +13,10 @@ export function clientCache(clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS, max = CLI
 }
 
 /** The registered client, from this instance's cache while fresh. Unknown ids are never cached. */
-export async function findClient(deps: Pick<Deps, "store" | "clients">, clientId: string): Promise<clients.OidcClient | null> {
+export async function findClient(
+  deps: Pick<Deps, "store" | "clients">,
+  clientId: string,
+): Promise<clients.OidcClient | null> {
   const cached = deps.clients.get(clientId);
   if (cached) return cached;
   const client = await clients.findById(deps.store, clientId);

@@ -17,7 +17,11 @@ export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 
 /** The registered client whose secret was presented, or invalid_client. */
-export async function authenticateClient(deps: Pick<Deps, "store" | "clients">, clientId: string, secret: string): Promise<clients.OidcClient> {
+export async function authenticateClient(
+  deps: Pick<Deps, "store" | "clients">,
+  clientId: string,
+  secret: string,
+): Promise<clients.OidcClient> {
   const client = await findClient(deps, clientId);
   // Secrets are stored as SHA-256 digests; the digests are compared in constant time.
   ensure(client && constantTimeEqual(sha256(secret), client.secretHash), "oauth_invalid_client");
@@ -46,7 +50,10 @@ interface Redemption {
 }
 
 /** An issued decision carries its ID token being signed, to be handed out only once the commit lands. */
-type Decision = { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string> } | { kind: "replayed" } | { kind: "refused"; error: AppError };
+type Decision =
+  | { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string> }
+  | { kind: "replayed" }
+  | { kind: "refused"; error: AppError };
 
 type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "people" | "transaction">;
 
@@ -56,7 +63,14 @@ type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "people" |
  * redeemed for is revoked in the same commit (RFC 6749 §4.1.2). A wrong verifier, redirect URI
  * or client neither uses the code up nor revokes anything.
  */
-function decide(deps: TokenDeps, tx: Transaction, r: Redemption, stored: codes.OidcCode | null, person: people.Person | null, now: Date): Decision {
+function decide(
+  deps: TokenDeps,
+  tx: Transaction,
+  r: Redemption,
+  stored: codes.OidcCode | null,
+  person: people.Person | null,
+  now: Date,
+): Decision {
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
   ensure(pkceMatches(r.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
@@ -110,10 +124,18 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
 /** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
 function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   return deps.transaction(async (tx) => {
-    const found = await codes.findManyByHash(deps.store, batch.map((r) => r.hash), tx);
+    const found = await codes.findManyByHash(
+      deps.store,
+      batch.map((r) => r.hash),
+      tx,
+    );
     // The people behind unused codes, through the per-instance cache every gated request uses:
     // read before anything is written, so a person who may not sign in gets no token stored.
-    const owners = await Promise.all(found.map((code) => (code && code.usedAt === null ? personFor(deps, { uid: code.uid, personId: code.personId }) : null)));
+    const owners = await Promise.all(
+      found.map((code) =>
+        code && code.usedAt === null ? personFor(deps, { uid: code.uid, personId: code.personId }) : null,
+      ),
+    );
     const now = deps.clock.now();
     return batch.map((r, i): Decision => {
       try {
@@ -126,7 +148,12 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   });
 }
 
-export type Redeemer = (input: { client: clients.OidcClient; code: string; redirectUri: string; codeVerifier: string }) => Promise<TokenResponse>;
+export type Redeemer = (input: {
+  client: clients.OidcClient;
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+}) => Promise<TokenResponse>;
 
 /**
  * Redeems authorization codes, each once: a transaction decides, so of any number of concurrent
@@ -142,15 +169,27 @@ export type Redeemer = (input: { client: clients.OidcClient; code: string; redir
  * their code is spent with no access token stored. The ID token is signed while the commit is
  * on its way and handed out only once it has landed.
  */
-export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction">): Redeemer {
-  const decideGrouped = groupCommit((batch: Redemption[]) => decideAll(deps, batch), (r) => r.hash, {
-    maxBatch: REDEMPTIONS_PER_TRANSACTION,
-    inFlight: REDEMPTION_TRANSACTIONS_IN_FLIGHT,
-  });
+export function authorizationCodeRedeemer(
+  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction">,
+): Redeemer {
+  const decideGrouped = groupCommit(
+    (batch: Redemption[]) => decideAll(deps, batch),
+    (r) => r.hash,
+    {
+      maxBatch: REDEMPTIONS_PER_TRANSACTION,
+      inFlight: REDEMPTION_TRANSACTIONS_IN_FLIGHT,
+    },
+  );
   return async (input) => {
     const accessToken = deps.random.token(32);
     const tokenHash = sha256(accessToken);
-    const decision = await decideGrouped({ clientId: input.client.clientId, hash: sha256(input.code), redirectUri: input.redirectUri, codeVerifier: input.codeVerifier, tokenHash });
+    const decision = await decideGrouped({
+      clientId: input.client.clientId,
+      hash: sha256(input.code),
+      redirectUri: input.redirectUri,
+      codeVerifier: input.codeVerifier,
+      tokenHash,
+    });
     // Thrown after the commit, so a replay's revocation is kept.
     if (decision.kind === "refused") throw decision.error;
     if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
@@ -161,6 +200,12 @@ export function authorizationCodeRedeemer(deps: Pick<Deps, "store" | "clock" | "
     } catch {
       throw new AppError("oauth_server_error");
     }
-    return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000, id_token: idToken, scope: stored.scopes.join(" ") };
+    return {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+      id_token: idToken,
+      scope: stored.scopes.join(" "),
+    };
   };
 }

@@ -12,12 +12,24 @@ function lostClaimRace(err: unknown): boolean {
  * Idempotent: if any person already holds the address, nothing new is recorded. The address key
  * is claimed in the same transaction (store/people), so concurrent requests make one person.
  */
-export async function recordAccessRequest(deps: Pick<Deps, "store" | "clock" | "random" | "transaction">, address: string): Promise<void> {
+export async function recordAccessRequest(
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
+  address: string,
+): Promise<void> {
   const { store } = deps;
   try {
     await deps.transaction(async (tx) => {
       if ((await people.keyHolder(store, tx, "email", address)) !== null) return;
-      const request: people.NewPerson = { uids: [], emails: [address], phones: [], name: "", role: "user", projects: [], groups: [], status: "pending" };
+      const request: people.NewPerson = {
+        uids: [],
+        emails: [address],
+        phones: [],
+        name: "",
+        role: "user",
+        projects: [],
+        groups: [],
+        status: "pending",
+      };
       people.create(store, tx, request, deps.random.id(), deps.clock.now());
     });
   } catch (err) {

@@ -14,7 +14,9 @@ describe("decideAccess", () => {
   });
 
   it("refuses an approved person without the grant", () => {
-    expect(decideAccess({ status: "approved", role: "user", projects: ["status"] }, "startpage")).toBe("no_project_access");
+    expect(decideAccess({ status: "approved", role: "user", projects: ["status"] }, "startpage")).toBe(
+      "no_project_access",
+    );
     expect(decideAccess({ status: "approved", role: "user", projects: [] }, "startpage")).toBe("no_project_access");
   });
 

@@ -6,7 +6,11 @@ import { errorText } from "../../logger";
 export type { Person } from "../../store/people";
 
 /** GET /auth/people: people by address or status, at most `limit`. */
-export function listPeople(deps: Pick<Deps, "store">, filter: { email?: string; status?: people.PersonStatus }, limit: number): Promise<people.Person[]> {
+export function listPeople(
+  deps: Pick<Deps, "store">,
+  filter: { email?: string; status?: people.PersonStatus },
+  limit: number,
+): Promise<people.Person[]> {
   return people.list(deps.store, filter, limit);
 }
 
@@ -76,7 +80,11 @@ export async function changePerson(
           await deps.identity.revokeSessions(uid);
         } catch (err) {
           deps.log.warn("revoking provider sessions failed", { uid, error: errorText(err) });
-          providerSyncErrors.push({ uid, operation: "revoke_sessions", error: "The identity provider did not accept the change" });
+          providerSyncErrors.push({
+            uid,
+            operation: "revoke_sessions",
+            error: "The identity provider did not accept the change",
+          });
         }
       }),
     );

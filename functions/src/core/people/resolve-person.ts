@@ -42,7 +42,11 @@ async function linkOrCreate(deps: ResolveDeps, tx: people.Transaction, signIn: S
     const holder = await people.findById(store, holderId, tx);
     if (holder) {
       if (!holder.uids.includes(signIn.uid)) {
-        people.replace(store, tx, holder, { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() });
+        people.replace(store, tx, holder, {
+          ...holder,
+          uids: [...holder.uids, signIn.uid],
+          updatedAt: deps.clock.now(),
+        });
       }
       return { ...holder, uids: holder.uids.includes(signIn.uid) ? holder.uids : [...holder.uids, signIn.uid] };
     }

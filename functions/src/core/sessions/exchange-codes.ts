@@ -13,7 +13,12 @@ export const EXCHANGE_CODE_LIFETIME_MS = 1 * MINUTE;
  * Issues a single-use code that POST /auth/exchange redeems for this person. Returns the code.
  * `binding`: the hand-off it was issued for (core/handoff), whose PKCE verifier must come with it.
  */
-export async function issueExchangeCode(deps: Pick<Deps, "store" | "clock" | "random">, personId: string, uid: string, binding: codes.Binding | null = null): Promise<string> {
+export async function issueExchangeCode(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  personId: string,
+  uid: string,
+  binding: codes.Binding | null = null,
+): Promise<string> {
   const code = deps.random.token(32);
   const now = deps.clock.now();
   await codes.save(deps.store, {
@@ -36,7 +41,11 @@ export async function issueExchangeCode(deps: Pick<Deps, "store" | "clock" | "ra
  * whether or not they turn out to be approved, and before its verifier is checked: a hand-off
  * code presented without the verifier was caught on its way, and is spent so it cannot be tried again.
  */
-export async function redeemExchangeCode(deps: Pick<Deps, "store" | "clock" | "transaction">, code: string, codeVerifier: string | null = null): Promise<{ person: people.Person; uid: string }> {
+export async function redeemExchangeCode(
+  deps: Pick<Deps, "store" | "clock" | "transaction">,
+  code: string,
+  codeVerifier: string | null = null,
+): Promise<{ person: people.Person; uid: string }> {
   const hash = sha256(code);
   const redeemed = await deps.transaction(async (tx) => {
     const stored = await codes.findByHash(deps.store, hash, tx);
@@ -47,7 +56,8 @@ export async function redeemExchangeCode(deps: Pick<Deps, "store" | "clock" | "t
     codes.markRedeemed(deps.store, tx, hash, now);
     return stored;
   });
-  if (redeemed.codeChallenge !== null && (codeVerifier === null || !pkceMatches(codeVerifier, redeemed.codeChallenge))) throw new AppError("invalid_code");
+  if (redeemed.codeChallenge !== null && (codeVerifier === null || !pkceMatches(codeVerifier, redeemed.codeChallenge)))
+    throw new AppError("invalid_code");
   const person = await people.findById(deps.store, redeemed.personId);
   ensure(person, "exchange_person_not_found");
   ensure(person.status !== "pending", "exchange_pending");

@@ -2,7 +2,13 @@ import fc from "fast-check";
 import { isRedirectUriForm, redirectMatches } from "./handoff-redirects";
 
 describe("isRedirectUriForm", () => {
-  it.each(["https://app.example.com/callback", "http://127.0.0.1/handoff", "http://127.0.0.1:8766/handoff", "http://[::1]/cb", "com.example.desktop:/handoff"])("takes %s", (uri) => {
+  it.each([
+    "https://app.example.com/callback",
+    "http://127.0.0.1/handoff",
+    "http://127.0.0.1:8766/handoff",
+    "http://[::1]/cb",
+    "com.example.desktop:/handoff",
+  ])("takes %s", (uri) => {
     expect(isRedirectUriForm(uri)).toBe(true);
   });
 
@@ -24,7 +30,13 @@ describe("redirectMatches", () => {
   it("matches the registered URI exactly, and nothing near it", () => {
     const registered = "https://app.example.com/callback";
     expect(redirectMatches(registered, registered)).toBe(true);
-    for (const near of ["https://app.example.com/callback/", "https://app.example.com/callback?x=1", "https://APP.example.com/callback", "https://app.example.com.evil.test/callback", "https://app.example.com:444/callback"]) {
+    for (const near of [
+      "https://app.example.com/callback/",
+      "https://app.example.com/callback?x=1",
+      "https://APP.example.com/callback",
+      "https://app.example.com.evil.test/callback",
+      "https://app.example.com:444/callback",
+    ]) {
       expect(redirectMatches(registered, near)).toBe(false);
     }
   });

@@ -44,5 +44,7 @@ export function redirectMatches(registered: string, presented: string): boolean 
   if (registered === presented) return true;
   const reg = loopbackRest(registered);
   const got = loopbackRest(presented);
-  return reg !== null && got !== null && reg.port === "" && got.port !== "" && reg.host === got.host && reg.rest === got.rest;
+  return (
+    reg !== null && got !== null && reg.port === "" && got.port !== "" && reg.host === got.host && reg.rest === got.rest
+  );
 }

@@ -20,26 +20,51 @@ export interface HandoffRequest {
 }
 
 /** The app and where it asked to be answered, both as the operator registered them. */
-export function findHandoffTarget(config: Pick<Config, "handoffApps">, appId: string, redirectUri: string): { app: HandoffApp; redirectUri: string } {
+export function findHandoffTarget(
+  config: Pick<Config, "handoffApps">,
+  appId: string,
+  redirectUri: string,
+): { app: HandoffApp; redirectUri: string } {
   const app = Object.hasOwn(config.handoffApps, appId) ? config.handoffApps[appId] : undefined;
   ensure(app, "handoff_unknown_app");
-  ensure(app.redirectUris.some((registered) => redirectMatches(registered, redirectUri)), "handoff_redirect_not_registered");
+  ensure(
+    app.redirectUris.some((registered) => redirectMatches(registered, redirectUri)),
+    "handoff_redirect_not_registered",
+  );
   return { app, redirectUri };
 }
 
 export function checkHandoff(
   config: Pick<Config, "handoffApps">,
-  input: { app: string; redirectUri: string; state?: string | undefined; codeChallenge?: string | undefined; codeChallengeMethod?: string | undefined },
+  input: {
+    app: string;
+    redirectUri: string;
+    state?: string | undefined;
+    codeChallenge?: string | undefined;
+    codeChallengeMethod?: string | undefined;
+  },
 ): HandoffRequest {
   const target = findHandoffTarget(config, input.app, input.redirectUri);
   // Required of every app: a hand-off without PKCE would hand the person to whoever reads the URI.
-  ensure(input.codeChallengeMethod === "S256" && input.codeChallenge !== undefined && isS256Challenge(input.codeChallenge), "handoff_pkce_required");
+  ensure(
+    input.codeChallengeMethod === "S256" && input.codeChallenge !== undefined && isS256Challenge(input.codeChallenge),
+    "handoff_pkce_required",
+  );
   return { ...target, state: input.state ?? null, codeChallenge: input.codeChallenge };
 }
 
 /** Issues the code for this person and says where the browser goes with it. */
-export async function handOff(deps: Pick<Deps, "store" | "clock" | "random">, request: HandoffRequest, person: { id: string }, uid: string): Promise<string> {
-  const code = await issueExchangeCode(deps, person.id, uid, { app: request.app.id, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge });
+export async function handOff(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  request: HandoffRequest,
+  person: { id: string },
+  uid: string,
+): Promise<string> {
+  const code = await issueExchangeCode(deps, person.id, uid, {
+    app: request.app.id,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+  });
   return withParams(request.redirectUri, { code, state: request.state });
 }
 

@@ -5,7 +5,11 @@ import { DAY } from "../../clock";
 import { sessionTokens } from "./session-token";
 
 function keysJson(...kids: string[]): { json: string; jwks: Array<Record<string, unknown>> } {
-  const jwks = kids.map((kid) => ({ ...generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }), kid, alg: "RS256" }));
+  const jwks = kids.map((kid) => ({
+    ...generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" }),
+    kid,
+    alg: "RS256",
+  }));
   return { json: JSON.stringify(jwks), jwks };
 }
 
@@ -21,17 +25,34 @@ async function issued(): Promise<string> {
   return (await tokens.issue({ uid: "u1", personId: "p1", authTime }, now, 14 * DAY)).token;
 }
 
-async function signedWith(header: Record<string, unknown>, claims: Record<string, unknown>, jwk = jwks[0]): Promise<string> {
+async function signedWith(
+  header: Record<string, unknown>,
+  claims: Record<string, unknown>,
+  jwk = jwks[0],
+): Promise<string> {
   const key = createPrivateKey({ key: jwk as never, format: "jwk" });
   return new SignJWT(claims).setProtectedHeader(header as never).sign(key);
 }
 
-const validClaims = () => ({ sub: "u1", pid: "p1", iss: ISSUER, aud: AUDIENCE, iat: now.getTime() / 1000, exp: now.getTime() / 1000 + 3600 });
+const validClaims = () => ({
+  sub: "u1",
+  pid: "p1",
+  iss: ISSUER,
+  aud: AUDIENCE,
+  iat: now.getTime() / 1000,
+  exp: now.getTime() / 1000 + 3600,
+});
 
 describe("session tokens", () => {
   it("verify what they issue, with the claims they carry", async () => {
     const claims = await tokens.verify(await issued(), now);
-    expect(claims).toEqual({ uid: "u1", personId: "p1", authTime, issuedAt: now, expiresAt: new Date(now.getTime() + 14 * DAY) });
+    expect(claims).toEqual({
+      uid: "u1",
+      personId: "p1",
+      authTime,
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + 14 * DAY),
+    });
   });
 
   it("count a token issued without auth_time as authenticated when it was issued", async () => {
@@ -41,7 +62,11 @@ describe("session tokens", () => {
 
   it("are standard JWTs that jose verifies too", async () => {
     const publicJwk = { kty: "RSA", n: jwks[0]?.n, e: jwks[0]?.e };
-    const { payload, protectedHeader } = await jwtVerify(await issued(), await importJWK(publicJwk as never, "RS256"), { currentDate: now, issuer: ISSUER, audience: AUDIENCE });
+    const { payload, protectedHeader } = await jwtVerify(await issued(), await importJWK(publicJwk as never, "RS256"), {
+      currentDate: now,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
     expect(protectedHeader).toEqual({ alg: "RS256", kid: "k1", typ: "session+jwt" });
     expect(payload).toMatchObject({ sub: "u1", pid: "p1", auth_time: authTime.getTime() / 1000 });
   });
@@ -58,7 +83,10 @@ describe("session tokens", () => {
     ["no type", { alg: "RS256", kid: "k1" }],
     ["an unknown kid", { alg: "RS256", kid: "k9", typ: "session+jwt" }],
   ])("refuse a token with %s", async (_label, header) => {
-    const token = header.alg === "none" ? `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(validClaims())).toString("base64url")}.` : await signedWith(header, validClaims());
+    const token =
+      header.alg === "none"
+        ? `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(validClaims())).toString("base64url")}.`
+        : await signedWith(header, validClaims());
     expect(await tokens.verify(token, now)).toBeNull();
   });
 
@@ -83,20 +111,28 @@ describe("session tokens", () => {
   it("refuse every alteration of a valid token", async () => {
     const token = await issued();
     await fc.assert(
-      fc.asyncProperty(fc.nat(token.length - 1), fc.integer({ min: 32, max: 126 }).map((n) => String.fromCharCode(n)), async (at, c) => {
-        const altered = token.slice(0, at) + c + token.slice(at + 1);
-        fc.pre(altered !== token);
-        const claims = await tokens.verify(altered, now);
-        // base64url decoding ignores a trailing bit or two of the last character: such a twin
-        // decodes to the same signature and is the same token.
-        if (claims !== null) expect(Buffer.from(altered.split(".")[2] ?? "", "base64url")).toEqual(Buffer.from(token.split(".")[2] ?? "", "base64url"));
-      }),
+      fc.asyncProperty(
+        fc.nat(token.length - 1),
+        fc.integer({ min: 32, max: 126 }).map((n) => String.fromCharCode(n)),
+        async (at, c) => {
+          const altered = token.slice(0, at) + c + token.slice(at + 1);
+          fc.pre(altered !== token);
+          const claims = await tokens.verify(altered, now);
+          // base64url decoding ignores a trailing bit or two of the last character: such a twin
+          // decodes to the same signature and is the same token.
+          if (claims !== null)
+            expect(Buffer.from(altered.split(".")[2] ?? "", "base64url")).toEqual(
+              Buffer.from(token.split(".")[2] ?? "", "base64url"),
+            );
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("refuse garbage", async () => {
-    for (const garbage of ["", ".", "..", "a.b.c", "a.b", "a.b.c.d", await issued() + ".x"]) expect(await tokens.verify(garbage, now)).toBeNull();
+    for (const garbage of ["", ".", "..", "a.b.c", "a.b", "a.b.c.d", (await issued()) + ".x"])
+      expect(await tokens.verify(garbage, now)).toBeNull();
   });
 
   it("refuse to start without usable keys", () => {

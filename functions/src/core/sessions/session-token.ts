@@ -22,7 +22,8 @@ export function parseKeyRing(json: string): KeyRing {
   } catch {
     throw new Error("SESSION_KEYS is not valid JSON");
   }
-  if (!Array.isArray(jwks) || jwks.length === 0) throw new Error("SESSION_KEYS must be a non-empty array of private JWKs");
+  if (!Array.isArray(jwks) || jwks.length === 0)
+    throw new Error("SESSION_KEYS must be a non-empty array of private JWKs");
   const verifying = new Map<string, KeyObject>();
   let signing: KeyRing["signing"] | undefined;
   for (const jwk of jwks as Array<Record<string, unknown>>) {
@@ -48,7 +49,15 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
     async issue({ uid, personId, authTime }, now, lifetimeMs) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + Math.floor(lifetimeMs / 1000);
-      const claims = { pid: personId, sub: uid, iss: issuer, aud: audience, iat, exp, auth_time: Math.floor(authTime.getTime() / 1000) };
+      const claims = {
+        pid: personId,
+        sub: uid,
+        iss: issuer,
+        aud: audience,
+        iat,
+        exp,
+        auth_time: Math.floor(authTime.getTime() / 1000),
+      };
       const token = await signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: TYPE }, claims, ring.signing.key);
       return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
     },
@@ -82,7 +91,9 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
 function signJwt(header: Record<string, unknown>, claims: Record<string, unknown>, key: KeyObject): Promise<string> {
   const input = `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}`;
   return new Promise((resolve, reject) => {
-    sign("sha256", Buffer.from(input), key, (error, signature) => (error ? reject(error) : resolve(`${input}.${signature.toString("base64url")}`)));
+    sign("sha256", Buffer.from(input), key, (error, signature) =>
+      error ? reject(error) : resolve(`${input}.${signature.toString("base64url")}`),
+    );
   });
 }
 
@@ -92,10 +103,17 @@ function signJwt(header: Record<string, unknown>, claims: Record<string, unknown
  * claims. (jose's general-purpose jwtVerify costs about three times as much per call.) The
  * tests check with jose that tokens signed here are standard JWTs.
  */
-export function verifySessionToken(ring: KeyRing, token: string, now: Date, issuer: string, audience: string): SessionClaims | null {
+export function verifySessionToken(
+  ring: KeyRing,
+  token: string,
+  now: Date,
+  issuer: string,
+  audience: string,
+): SessionClaims | null {
   const first = token.indexOf(".");
   const second = token.indexOf(".", first + 1);
-  if (first <= 0 || second <= first + 1 || second === token.length - 1 || token.indexOf(".", second + 1) !== -1) return null;
+  if (first <= 0 || second <= first + 1 || second === token.length - 1 || token.indexOf(".", second + 1) !== -1)
+    return null;
   const headerSegment = token.slice(0, first);
   const known = headerCache(ring);
   const key = known.get(headerSegment) ?? keyForHeader(ring, headerSegment);
@@ -107,7 +125,10 @@ export function verifySessionToken(ring: KeyRing, token: string, now: Date, issu
   if (!known.has(headerSegment)) known.set(headerSegment, key);
   let payload: Record<string, unknown>;
   try {
-    payload = JSON.parse(Buffer.from(token.slice(first + 1, second), "base64url").toString("utf8")) as Record<string, unknown>;
+    payload = JSON.parse(Buffer.from(token.slice(first + 1, second), "base64url").toString("utf8")) as Record<
+      string,
+      unknown
+    >;
   } catch {
     return null;
   }
@@ -119,7 +140,13 @@ export function verifySessionToken(ring: KeyRing, token: string, now: Date, issu
   if (nowSeconds >= exp || iat > nowSeconds + 60) return null;
   // A token without `auth_time` (issued before it was recorded) counts from its own issue.
   const authenticatedAt = typeof authTime === "number" ? authTime : iat;
-  return { uid: sub, personId: pid, authTime: new Date(authenticatedAt * 1000), issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+  return {
+    uid: sub,
+    personId: pid,
+    authTime: new Date(authenticatedAt * 1000),
+    issuedAt: new Date(iat * 1000),
+    expiresAt: new Date(exp * 1000),
+  };
 }
 
 /** Header segments of tokens that verified, by their exact text: one per key in practice. */

@@ -17,13 +17,21 @@ export type VerifyOutcome =
  * Revocation is checked here (one call to the provider) and nowhere on the hot path: a session
  * is only ever minted from a token that is live at this moment.
  */
-export async function openSession(deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens">, idToken: string, project: string): Promise<VerifyOutcome> {
+export async function openSession(
+  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens">,
+  idToken: string,
+  project: string,
+): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
   const person = await resolvePerson(deps, signIn);
   const reason = decideAccess(person, project);
   if (reason) return { approved: false, reason };
-  const session = await deps.tokens.issue({ uid: signIn.uid, personId: person.id, authTime: signIn.authTime }, deps.clock.now(), SESSION_LIFETIME_MS);
+  const session = await deps.tokens.issue(
+    { uid: signIn.uid, personId: person.id, authTime: signIn.authTime },
+    deps.clock.now(),
+    SESSION_LIFETIME_MS,
+  );
   return { approved: true, person, uid: signIn.uid, ...session };
 }
 
@@ -40,7 +48,11 @@ export interface Principal {
 export type Guard = <T>(work: () => Promise<T>) => Promise<T>;
 const unguarded: Guard = (work) => work();
 
-export async function readSession(deps: Pick<Deps, "tokens" | "identity" | "clock">, cookie: string, guard: Guard = unguarded): Promise<Principal | null> {
+export async function readSession(
+  deps: Pick<Deps, "tokens" | "identity" | "clock">,
+  cookie: string,
+  guard: Guard = unguarded,
+): Promise<Principal | null> {
   const claims = await deps.tokens.verify(cookie, deps.clock.now());
   if (claims) return { uid: claims.uid, personId: claims.personId, authTime: claims.authTime };
   const legacy = await guard(() => deps.identity.verifyProviderSessionCookie(cookie));
@@ -48,13 +60,19 @@ export async function readSession(deps: Pick<Deps, "tokens" | "identity" | "cloc
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */
-export async function personFor(deps: Pick<Deps, "store" | "people">, principal: Pick<Principal, "uid" | "personId">, guard: Guard = unguarded): Promise<people.Person | null> {
+export async function personFor(
+  deps: Pick<Deps, "store" | "people">,
+  principal: Pick<Principal, "uid" | "personId">,
+  guard: Guard = unguarded,
+): Promise<people.Person | null> {
   if (principal.personId !== null) {
     const cached = deps.people.get(principal.personId);
     if (cached) return cached.uids.includes(principal.uid) ? cached : null;
   }
   const id = principal.personId;
-  const person = await guard(() => (id !== null ? people.findById(deps.store, id) : people.findByUid(deps.store, principal.uid)));
+  const person = await guard(() =>
+    id !== null ? people.findById(deps.store, id) : people.findByUid(deps.store, principal.uid),
+  );
   if (!person) return null;
   deps.people.set(person.id, person);
   // An account an admin has unlinked from the person no longer speaks for them.
@@ -62,6 +80,10 @@ export async function personFor(deps: Pick<Deps, "store" | "people">, principal:
 }
 
 /** POST /auth/project-access: when the person last reached a project, and how often. */
-export async function recordProjectAccess(deps: Pick<Deps, "store" | "clock">, personId: string, project: string): Promise<void> {
+export async function recordProjectAccess(
+  deps: Pick<Deps, "store" | "clock">,
+  personId: string,
+  project: string,
+): Promise<void> {
   await projectAccess.record(deps.store, personId, project, deps.clock.now());
 }

@@ -14,7 +14,10 @@ export async function registerApiKey(deps: KeyDeps, key: string, label: string):
 }
 
 /** Issues a new key (192 random bits). The key is shown once, here; only its hash is kept. */
-export async function issueApiKey(deps: KeyDeps & Pick<Deps, "random">, label: string): Promise<{ key: string; prefix: string }> {
+export async function issueApiKey(
+  deps: KeyDeps & Pick<Deps, "random">,
+  label: string,
+): Promise<{ key: string; prefix: string }> {
   const key = `isk_${deps.random.token(24)}`;
   const { prefix } = await registerApiKey(deps, key, label);
   return { key, prefix };

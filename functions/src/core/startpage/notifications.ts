@@ -33,13 +33,23 @@ export async function notify(deps: Pick<Deps, "store" | "clock" | "random">, inp
 }
 
 export interface NotificationPage {
-  notifications: Array<Omit<notifications.Notification, "audience" | "createdAt"> & { createdAt: string; read: boolean }>;
+  notifications: Array<
+    Omit<notifications.Notification, "audience" | "createdAt"> & { createdAt: string; read: boolean }
+  >;
   next: string | null;
 }
 
-export async function notificationsFor(deps: Pick<Deps, "store">, personId: string, limit: number, before: string | null): Promise<NotificationPage> {
+export async function notificationsFor(
+  deps: Pick<Deps, "store">,
+  personId: string,
+  limit: number,
+  before: string | null,
+): Promise<NotificationPage> {
   // One more than asked tells whether another page exists without a second query.
-  const [found, state] = await Promise.all([notifications.listFor(deps.store, personId, limit + 1, before), notifications.readState(deps.store, personId)]);
+  const [found, state] = await Promise.all([
+    notifications.listFor(deps.store, personId, limit + 1, before),
+    notifications.readState(deps.store, personId),
+  ]);
   const page = found.slice(0, limit);
   const readIds = new Set(state.readIds);
   return {
@@ -53,13 +63,20 @@ export async function notificationsFor(deps: Pick<Deps, "store">, personId: stri
 }
 
 /** Marks notices read, or everything up to now; read-modify-write in one transaction. */
-export async function markRead(deps: Pick<Deps, "store" | "clock" | "transaction">, personId: string, change: { ids: string[] } | { all: true }): Promise<void> {
+export async function markRead(
+  deps: Pick<Deps, "store" | "clock" | "transaction">,
+  personId: string,
+  change: { ids: string[] } | { all: true },
+): Promise<void> {
   await deps.transaction(async (tx) => {
     const state = await notifications.readState(deps.store, personId, tx);
     const next =
       "all" in change
         ? { readIds: [], allReadAt: deps.clock.now() }
-        : { readIds: [...new Set([...state.readIds, ...change.ids])].slice(-READ_IDS_KEPT), allReadAt: state.allReadAt };
+        : {
+            readIds: [...new Set([...state.readIds, ...change.ids])].slice(-READ_IDS_KEPT),
+            allReadAt: state.allReadAt,
+          };
     notifications.saveReadState(deps.store, tx, personId, next);
   });
 }

@@ -23,7 +23,11 @@ async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): P
     return { ok: true, ms: deps.clock.now().getTime() - started };
   } catch (err) {
     // The kind of failure only: messages from drivers can carry hosts and user names.
-    return { ok: false, ms: deps.clock.now().getTime() - started, error: err instanceof DeadlineExceeded ? "timeout" : "unavailable" };
+    return {
+      ok: false,
+      ms: deps.clock.now().getTime() - started,
+      error: err instanceof DeadlineExceeded ? "timeout" : "unavailable",
+    };
   }
 }
 
@@ -31,7 +35,9 @@ async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): P
 export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock">): Promise<Health> {
   const [firestore, mail, sessionKeys] = await Promise.all([
     probe(deps, () => ping(deps.store)),
-    deps.mailer === null ? Promise.resolve({ ok: false as const, configured: false as const }) : probe(deps, () => (deps.mailer as NonNullable<Deps["mailer"]>).check()),
+    deps.mailer === null
+      ? Promise.resolve({ ok: false as const, configured: false as const })
+      : probe(deps, () => (deps.mailer as NonNullable<Deps["mailer"]>).check()),
     deps.tokens
       .verify("probe.probe.probe", deps.clock.now())
       .then(() => ({ ok: true }))
