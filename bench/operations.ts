@@ -32,7 +32,11 @@ export interface Row {
 }
 
 interface Tokens {
-  issue(c: { uid: string; personId: string; authTime: Date }, now: Date, ms: number): Promise<{ token: string }>;
+  issue(
+    c: { uid: string; personId: string; sessionId: string; authTime: Date },
+    now: Date,
+    ms: number,
+  ): Promise<{ token: string }>;
 }
 
 export async function runOperations(): Promise<Row[]> {
@@ -74,7 +78,7 @@ export async function runOperations(): Promise<Row[]> {
       await createPeople([p]);
       const now = new Date(performance.timeOrigin + performance.now());
       const { token } = await tokens.issue(
-        { uid: p.uid, personId: p.personId, authTime: now },
+        { uid: p.uid, personId: p.personId, sessionId: p.personId, authTime: now },
         now,
         14 * 24 * 3600 * 1000,
       );

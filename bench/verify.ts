@@ -20,7 +20,11 @@ import { sessionKeysJson } from "./lib/keys.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
 interface Tokens {
-  issue(c: { uid: string; personId: string; authTime: Date }, now: Date, ms: number): Promise<{ token: string }>;
+  issue(
+    c: { uid: string; personId: string; sessionId: string; authTime: Date },
+    now: Date,
+    ms: number,
+  ): Promise<{ token: string }>;
   verify(t: string, now: Date): Promise<unknown>;
 }
 
@@ -107,7 +111,7 @@ export async function runVerifyBench(): Promise<{
   const ring = parseKeyRing(keys);
   const now = new Date();
   const { token } = await tokens.issue(
-    { uid: "uid-1", personId: "person-1", authTime: now },
+    { uid: "uid-1", personId: "person-1", sessionId: "session-1", authTime: now },
     now,
     14 * 24 * 3600 * 1000,
   );

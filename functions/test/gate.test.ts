@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
+import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
 import * as people from "../src/store/people";
 import { signedUp } from "./support/auth";
@@ -21,6 +22,26 @@ describe("gated endpoints", () => {
     ["a malformed authorization header", { Authorization: "Basic dXNlcjpwYXNz" }],
   ])("answer 401 Unauthorized for %s", async (_label, headers) => {
     const res = await get().set(headers);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Unauthorized" });
+  });
+
+  it("answer 401 Unauthorized to two session cookies at once, even when one is the person's own", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const attacker = await accountWithPerson({ projects: ["startpage"] });
+    const own = await sessionCookieFor(deps, account.uid, person.id);
+    const tossed = await sessionCookieFor(deps, attacker.account.uid, attacker.person.id);
+    const res = await get().set("Cookie", `${tossed}; ${own}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Unauthorized" });
+  });
+
+  it("answer 401 Unauthorized to a session cookie after logout ended it", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await get().set("Cookie", cookie)).status).toBe(200);
+    await request(appFor(sessions, deps)).post("/auth/logout").set("Cookie", cookie).expect(200);
+    const res = await get().set("Cookie", cookie);
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "Unauthorized" });
   });

@@ -70,6 +70,44 @@ describe("POST /auth/otp/sign-in", () => {
     ).toMatchObject({ approved: true, uid: squatter.uid });
   });
 
+  it("is not blocked by someone who registered the address unverified and signed in with it first", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress({ uids: [] });
+    const squatter = await signedUp({ email, verified: false });
+    // The squatter's sign-in makes a pending person who holds the account and no address.
+    const squatted = await request(appFor(sessions, deps))
+      .post("/auth/verify")
+      .send({ idToken: squatter.idToken, project: "startpage" });
+    expect(squatted.body).toEqual({ approved: false, reason: "pending" });
+    const squatterPerson = await people.findByUid(db, squatter.uid);
+    expect(squatterPerson?.emails).toEqual([]);
+
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    expect(res.status).toBe(200);
+    expect((await people.findByEmail(db, email))?.uids).toEqual([squatter.uid]);
+    expect(await people.findById(db, squatterPerson?.id as string)).toBeNull();
+    const idToken = await signInWithCustomToken(res.body.customToken);
+    expect(
+      (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,
+    ).toMatchObject({ approved: true, uid: squatter.uid });
+  });
+
+  it("recovers an owner whose account was taken back earlier but is still held by the squatter's person", async () => {
+    const { app, deps } = fresh();
+    const email = await personAddress({ uids: [] });
+    const squatter = await signedUp({ email, verified: false });
+    await request(appFor(sessions, deps))
+      .post("/auth/verify")
+      .send({ idToken: squatter.idToken, project: "startpage" });
+    // The address was verified at the provider before the link was made (a failure in between).
+    await auth().updateUser(squatter.uid, { emailVerified: true });
+    await send(app, { email });
+    const res = await signIn(app, { email, otp: await codeFor(email) });
+    expect(res.status).toBe(200);
+    expect((await people.findByEmail(db, email))?.uids).toEqual([squatter.uid]);
+  });
+
   it("answers 403 No account for that address when no person holds it", async () => {
     const { app } = fresh();
     const email = await personAddress();

@@ -101,6 +101,45 @@ describe("POST /auth/otp/verify", () => {
     expect((await signIn(app, { email, otp: code })).status).toBe(400);
   });
 
+  it("refuses a malformed code with 400 and spends nothing: the live code survives any number of them", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    const fullwidth = [...code].map((d) => String.fromCharCode(0xff10 + Number(d))).join("");
+    const malformed = [code.slice(1), `${code}7`, fullwidth, `${code}\u0000`, "", "12 3456", "abcdef", `-${code}`];
+    for (const otp of [...malformed, ...malformed]) {
+      const res = await verify(app, { email, otp });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ valid: false, error: otp === "" ? expect.any(String) : "A code is six digits" });
+      expect((await signIn(app, { email, otp })).status).toBe(400);
+    }
+    expect(await storedCode(email)).toMatchObject({ attempts: 0, state: "ready" });
+    expect(await storedLimits(email)).toMatchObject({ failures: 0 });
+    expect((await verify(app, { email, otp: code })).body).toEqual({ valid: true });
+  });
+
+  it("trims the spaces around a pasted code", async () => {
+    const { app } = fresh();
+    const email = await personAddress();
+    await send(app, { email });
+    const code = await codeFor(email);
+    expect((await verify(app, { email, otp: ` ${code}` })).body).toEqual({ valid: true });
+    expect((await verify(app, { email, otp: `\t${code}  ` })).body).toEqual({ valid: true });
+    expect((await signIn(app, { email, otp: ` ${code} ` })).status).toBe(200);
+  });
+
+  it.each([
+    ["/auth/otp/verify", { email: "ada@example.test", otp: "123456", remember: true }, { valid: false }],
+    ["/auth/otp/sign-in", { email: "ada@example.test", otp: "123456", uid: "someone" }, {}],
+    ["/auth/otp/send", { email: "ada@example.test", emial: "x" }, {}],
+  ])("refuses a body with a field %s does not take, naming it", async (path, body, extra) => {
+    const res = await request(fresh().app).post(path).send(body);
+    expect(res.status).toBe(400);
+    const field = Object.keys(body).find((k) => !["email", "otp", "purpose"].includes(k)) ?? "purpose";
+    expect(res.body).toEqual({ ...extra, error: `Unknown field: ${field}` });
+  });
+
   it("answers Invalid code when the address has no code or cannot hold one", async () => {
     const { app } = fresh();
     for (const email of [await personAddress(), "Eve <eve@example.test>"]) {

@@ -114,6 +114,16 @@ describe("GET /auth/people/:personId", () => {
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ error: "Person not found" });
   });
+
+  it.each(["a%2Fb", "__x__", "%2F"])("answers 404 Person not found for an id no document can have: %s", async (id) => {
+    for (const res of [
+      await request(peopleApp).get(`/auth/people/${id}`).set("Cookie", admin),
+      await request(peopleApp).patch(`/auth/people/${id}`).set("Cookie", admin).send({ status: "approved" }),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "Person not found" });
+    }
+  });
 });
 
 describe("PATCH /auth/people/:personId", () => {

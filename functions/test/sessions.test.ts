@@ -1,7 +1,8 @@
 import { decodeJwt } from "jose";
 import request from "supertest";
-import { DAY, SECOND } from "../src/clock";
+import { DAY, MINUTE, SECOND } from "../src/clock";
 import * as sessions from "../src/routes/sessions";
+import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
 import * as people from "../src/store/people";
 import { randomPhone, signedInByPhone, signedUp, signInWithPassword } from "./support/auth";
 import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps } from "./support/deps";
@@ -33,6 +34,25 @@ describe("POST /auth/verify", () => {
     const res = await verify({ idToken: "not-a-token", project: "startpage" });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ error: "Invalid token" });
+  });
+
+  it("refuses a sign-in older than five minutes with 401 and no cookie, and accepts one just inside", async () => {
+    const clockDeps = testDeps();
+    const clockApp = appFor(sessions, clockDeps);
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    clockDeps.clock.advance(50 * MINUTE);
+    const stale = await request(clockApp).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    expect(stale.status).toBe(401);
+    expect(stale.body).toEqual({ error: "Sign-in is too old; please sign in again" });
+    expect(stale.headers["set-cookie"]).toBeUndefined();
+
+    const fresh = await accountWithPerson({ projects: ["startpage"] });
+    const inside = testDeps();
+    inside.clock.advance(4 * MINUTE);
+    const ok = await request(appFor(sessions, inside))
+      .post("/auth/verify")
+      .send({ idToken: fresh.account.idToken, project: "startpage" });
+    expect(ok.status).toBe(200);
   });
 
   it("creates a pending person for a sign-in nobody knows, and sets no cookie", async () => {
@@ -77,13 +97,13 @@ describe("POST /auth/verify", () => {
   it("records when the person authenticated (the ID token's auth_time), not when the cookie was set", async () => {
     const { account } = await accountWithPerson({ projects: ["startpage"] });
     const start = deps.clock.now();
-    deps.clock.advance(10 * 60 * SECOND);
+    deps.clock.advance(4 * 60 * SECOND); // still a recent sign-in (RECENT_SIGN_IN_MS)
     try {
       const res = await verify({ idToken: account.idToken, project: "startpage" });
       const session = decodeJwt(cookieFrom(res.headers["set-cookie"])?.slice("__session=".length) ?? "");
       expect(session.auth_time).toBe(decodeJwt(account.idToken).auth_time);
       expect(session.iat).toBe(Math.floor(deps.clock.now().getTime() / 1000));
-      expect(Number(session.iat) - Number(session.auth_time)).toBeGreaterThanOrEqual(10 * 60 - 5);
+      expect(Number(session.iat) - Number(session.auth_time)).toBeGreaterThanOrEqual(4 * 60 - 5);
     } finally {
       deps.clock.set(start);
     }
@@ -247,6 +267,27 @@ describe("POST /auth/session/refresh", () => {
     expect(res.body).toEqual({ authenticated: false });
   });
 
+  it("answers 401 to a request carrying two session cookies, whichever comes first (cookie tossing)", async () => {
+    const victim = await accountWithPerson({ projects: ["startpage"] });
+    const attacker = await accountWithPerson({ projects: ["startpage"] });
+    const victimCookie = (await sessionCookieFor(deps, victim.account.uid, victim.person.id)).slice(
+      "__session=".length,
+    );
+    const attackerCookie = (await sessionCookieFor(deps, attacker.account.uid, attacker.person.id)).slice(
+      "__session=".length,
+    );
+    for (const pair of [
+      `__session=${attackerCookie}; __session=${victimCookie}`,
+      `__session=${victimCookie}; __session=${victimCookie}`,
+    ]) {
+      const res = await refresh(pair);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ authenticated: false });
+    }
+    // The bridge's state value under the same name (path /auth/bridge) is not a second session.
+    expect((await refresh(`__session=bridge.abc; __session=${victimCookie}`)).status).toBe(200);
+  });
+
   it("does not accept an ID token presented as the cookie", async () => {
     const { account } = await accountWithPerson({ projects: ["*"] });
     const res = await refresh(`__session=${account.idToken}`);
@@ -340,6 +381,66 @@ describe("POST /auth/project-access", () => {
 
 describe("POST /auth/logout", () => {
   const app = appFor(sessions, testDeps());
+
+  it("ends the session it is sent: a copy of the cookie is refused afterwards, here and on another instance", async () => {
+    const deps = testDeps();
+    const here = appFor(sessions, deps);
+    const elsewhere = testDeps();
+    const other = appFor(sessions, elsewhere);
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const verified = await request(here).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    const cookie = cookieFrom(verified.headers["set-cookie"]) as string;
+    expect((await request(here).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
+    expect((await request(other).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
+
+    const out = await request(here).post("/auth/logout").set("Cookie", cookie);
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual({ ok: true });
+
+    const replayed = await request(here).post("/auth/session/refresh").set("Cookie", cookie);
+    expect(replayed.status).toBe(401);
+    expect(replayed.body).toEqual({ authenticated: false });
+    expect((await request(here).post("/auth/project-access").set("Cookie", cookie).send({ project: "x" })).status).toBe(
+      401,
+    );
+    // Another instance holds the person for PERSON_CACHE_TTL_MS at most.
+    elsewhere.clock.advance(PERSON_CACHE_TTL_MS);
+    expect((await request(other).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
+  });
+
+  it("leaves the person's sessions in other browsers alone", async () => {
+    const deps = testDeps();
+    const here = appFor(sessions, deps);
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const laptop = await sessionCookieFor(deps, account.uid, person.id);
+    const phone = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await request(here).post("/auth/logout").set("Cookie", laptop)).status).toBe(200);
+    expect((await request(here).post("/auth/session/refresh").set("Cookie", laptop)).status).toBe(401);
+    expect((await request(here).post("/auth/session/refresh").set("Cookie", phone)).status).toBe(200);
+  });
+
+  it("ends the provider's older session cookie too", async () => {
+    const deps = testDeps();
+    const here = appFor(sessions, deps);
+    const { account } = await accountWithPerson({ projects: ["*"] });
+    const legacy = `__session=${await auth().createSessionCookie(account.idToken, { expiresIn: 14 * DAY })}`;
+    expect((await request(here).post("/auth/session/refresh").set("Cookie", legacy)).status).toBe(200);
+    expect((await request(here).post("/auth/logout").set("Cookie", legacy)).status).toBe(200);
+    expect((await request(here).post("/auth/session/refresh").set("Cookie", legacy)).status).toBe(401);
+  });
+
+  it("forgets ended sessions once they would have expired anyway", async () => {
+    const deps = testDeps();
+    const here = appFor(sessions, deps);
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const first = await sessionCookieFor(deps, account.uid, person.id);
+    await request(here).post("/auth/logout").set("Cookie", first).expect(200);
+    expect(Object.keys((await people.findById(db, person.id))?.endedSessions ?? {})).toHaveLength(1);
+    deps.clock.advance(14 * DAY);
+    const second = await sessionCookieFor(deps, account.uid, person.id);
+    await request(here).post("/auth/logout").set("Cookie", second).expect(200);
+    expect(Object.keys((await people.findById(db, person.id))?.endedSessions ?? {})).toHaveLength(1);
+  });
 
   it("answers 200 ok and clears the cookie on the parent domain", async () => {
     const res = await request(app).post("/auth/logout").set("Cookie", "__session=anything");

@@ -109,7 +109,7 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       } catch (err) {
         if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found"))
           throw err;
-        return (await auth().createUser({ email, emailVerified: true })).uid;
+        return { uid: (await auth().createUser({ email, emailVerified: true })).uid, takenBack: false };
       }
       if (!user.emailVerified) {
         // Anyone can register an address they do not own; whoever did may hold its password, a
@@ -123,8 +123,9 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
         });
         await auth().revokeRefreshTokens(user.uid);
         await auth().updateUser(user.uid, { emailVerified: true });
+        return { uid: user.uid, takenBack: true };
       }
-      return user.uid;
+      return { uid: user.uid, takenBack: false };
     },
     revokeSessions: (uid) => auth().revokeRefreshTokens(uid),
     signInWithProvider: signInWithIdp,

@@ -18,6 +18,7 @@ export type ErrorCode =
   // sessions
   | "verify_fields_required"
   | "invalid_token"
+  | "sign_in_too_old"
   | "phone_not_linked"
   | "missing_params"
 
@@ -58,6 +59,8 @@ export type ErrorCode =
   | "email_delivery_failed"
   | "otp_fields_required"
   | "email_code_invalid"
+  | "email_code_malformed"
+  | "unknown_field"
   | "email_code_expired"
   | "email_code_exhausted"
   | "signin_fields_required"

@@ -33,9 +33,10 @@ export interface Identity {
   createCustomToken(uid: string): Promise<string>;
   /**
    * The account for `email`, whose mailbox the caller has just proved: created (verified) when
-   * there is none; an existing unverified one is taken back from whoever registered it first.
+   * there is none; an existing unverified one is taken back from whoever registered it first
+   * (`takenBack`: its password, other sign-ins and live tokens are gone).
    */
-  accountForEmail(email: string): Promise<string>;
+  accountForEmail(email: string): Promise<{ uid: string; takenBack: boolean }>;
   revokeSessions(uid: string): Promise<void>;
   /**
    * Signs in at the identity provider with a credential from a provider behind it, as its own
@@ -90,6 +91,8 @@ export type TransactionRunner = <T>(work: (tx: Transaction) => Promise<T>) => Pr
 export interface SessionClaims {
   uid: string;
   personId: string;
+  /** The session's own id (`sid`), what logout ends it by; null in tokens issued before it was carried. */
+  sessionId: string | null;
   /** When the person authenticated at the identity provider (OpenID Connect's `auth_time`). */
   authTime: Date;
   issuedAt: Date;
@@ -98,7 +101,7 @@ export interface SessionClaims {
 
 export interface SessionTokens {
   issue(
-    claims: { uid: string; personId: string; authTime: Date },
+    claims: { uid: string; personId: string; sessionId: string; authTime: Date },
     now: Date,
     lifetimeMs: number,
   ): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;

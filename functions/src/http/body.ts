@@ -93,9 +93,15 @@ export async function readForm(req: Request): Promise<Record<string, string>> {
   return form;
 }
 
-/** Reads the body and checks it against `schema`; a mismatch is the endpoint's own 400. */
+/**
+ * Reads the body and checks it against `schema`; a mismatch is the endpoint's own 400. A strict
+ * schema's unknown field is named instead: a misspelt field is the caller's bug to see, not a
+ * value silently dropped.
+ */
 export async function parseBody<T>(req: Request, schema: ZodType<T>, invalid: ErrorCode): Promise<T> {
   const result = schema.safeParse(await readJson(req));
-  if (!result.success) throw new AppError(invalid);
-  return result.data;
+  if (result.success) return result.data;
+  const unknown = result.error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
+  if (unknown.length > 0) throw new AppError("unknown_field", `Unknown field: ${unknown.slice(0, 5).join(", ")}`);
+  throw new AppError(invalid);
 }

@@ -42,9 +42,17 @@ function readCookies(req: Request, name: string): string[] {
   return values;
 }
 
-/** Reads `__session` without a cookie-parsing middleware: it is the only cookie we read. */
-export function readCookie(req: Request, name: string): string | null {
-  return readCookies(req, name)[0] ?? null;
+/**
+ * The session cookie the request carries: none, one, or several. Several is refused wherever a
+ * session is read: any sibling subdomain can set a `__session` of its own on the parent domain
+ * ("cookie tossing"), and which of two the server would read first is the browser's ordering,
+ * not the person's choice. The bridge's state value (path /auth/bridge) is not a session.
+ */
+export type SessionCookie = { value: string | null; several: boolean; all: string[] };
+
+export function readSessionCookie(req: Request): SessionCookie {
+  const all = readCookies(req, SESSION_COOKIE).filter((v) => !v.startsWith(BRIDGE_PREFIX));
+  return { value: all.length === 1 ? (all[0] as string) : null, several: all.length > 1, all };
 }
 
 /**

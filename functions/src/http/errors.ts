@@ -14,6 +14,7 @@ export interface ErrorRow {
 /** Every refusal's answer, one row per code: a code without a row does not compile. */
 export const errorTable = {
   // request shape (shared by every JSON endpoint)
+  unknown_field: { status: 400, message: "Unknown field in the body" },
   malformed_json: { status: 400, message: "Malformed JSON body" },
   malformed_request: { status: 400, message: "Malformed request" },
   body_too_large: { status: 413, message: "Request body too large" },
@@ -27,6 +28,7 @@ export const errorTable = {
   // sessions
   verify_fields_required: { status: 400, message: "idToken and project required" },
   invalid_token: { status: 401, message: "Invalid token" },
+  sign_in_too_old: { status: 401, message: "Sign-in is too old; please sign in again" },
   phone_not_linked: {
     status: 403,
     message: "That phone number is not on any account",
@@ -75,6 +77,7 @@ export const errorTable = {
   email_delivery_failed: { status: 500, message: "Could not send a code" },
   otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access" },
   email_code_invalid: { status: 400, message: "Invalid code" },
+  email_code_malformed: { status: 400, message: "A code is six digits" },
   email_code_expired: { status: 400, message: "That code expired. Request a new one." },
   email_code_exhausted: { status: 400, message: "Too many attempts. Request a new code." },
   signin_fields_required: { status: 400, message: "email and otp required" },

@@ -2,10 +2,10 @@ import type { Request } from "express";
 import { hasProject } from "../core/people/access";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
-import { personFor, readSession, type Guard, type Principal } from "../core/sessions/sessions";
+import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
 import type { Deps } from "../core/deps";
 import type { Person } from "../core/people/people-admin";
-import { readCookie, SESSION_COOKIE } from "./cookies";
+import { readSessionCookie } from "./cookies";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
@@ -50,15 +50,19 @@ export async function cookieSession(
   deps: GateDeps,
   req: Request,
 ): Promise<{ principal: Principal | null; person: Person | null }> {
-  const cookie = readCookie(req, SESSION_COOKIE);
+  const cookie = readSessionCookie(req).value;
   const guard = unavailableGuard(deps);
   const principal = cookie === null ? null : await readSession(deps, cookie, guard);
   const person = principal === null ? null : await personFor(deps, principal, guard);
+  // An ended session is no session at all: "not signed in", not "signed in and refused".
+  if (principal !== null && person !== null && sessionEnded(person, principal))
+    return { principal: null, person: null };
   return { principal, person };
 }
 
 async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guard): Promise<Principal | null> {
-  const cookie = readCookie(req, SESSION_COOKIE);
+  const { value: cookie, several } = readSessionCookie(req);
+  ensure(!several, "unauthorized");
   if (cookie !== null) {
     const session = await readSession(deps, cookie, guard);
     if (session) return session;
@@ -67,7 +71,10 @@ async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guar
   if (bearer === null) return null;
   // No revocation check here: it would cost a call to the provider on every request.
   const signIn = await guard(() => deps.identity.verifyIdToken(bearer, false));
-  return signIn ? { uid: signIn.uid, personId: null, authTime: signIn.authTime } : null;
+  // A bearer ID token is not a session: logout has nothing to end there.
+  return signIn
+    ? { uid: signIn.uid, personId: null, authTime: signIn.authTime, sessionKey: null, expiresAt: signIn.authTime }
+    : null;
 }
 
 /**
@@ -84,6 +91,7 @@ export async function requireAccess(
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");
   const person = await personFor(deps, principal, guard);
+  ensure(!(person && sessionEnded(person, principal)), "unauthorized");
   ensure(person, "forbidden");
   ensure(person.status !== "pending", "forbidden_pending");
   ensure(person.status !== "rejected", "forbidden_rejected");

@@ -25,6 +25,8 @@ export const jsonErrors: Presenter = (res, code, detail) => {
 const CHECK_REFUSALS = new Set<ErrorCode>([
   "otp_fields_required",
   "email_code_invalid",
+  "email_code_malformed",
+  "unknown_field",
   "email_code_expired",
   "email_code_exhausted",
 ]);

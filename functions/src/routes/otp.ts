@@ -17,7 +17,8 @@ const otp = z.string().min(1).max(64);
 export function routes(deps: Deps): Router {
   const router = Router();
 
-  const sendBody = z.object({ email });
+  // Strict: a field the endpoint does not take is refused (unknown_field), not ignored.
+  const sendBody = z.object({ email, purpose: z.unknown().optional() }).strict();
   router.post("/auth/otp/send", async function sendCode(req: Request, res: Response) {
     const { email: address } = await parseBody(req, sendBody, "email_invalid");
     const chosen = purpose.safeParse((await readJson(req)).purpose);
@@ -28,14 +29,15 @@ export function routes(deps: Deps): Router {
     res.json({ ok: true });
   });
 
-  const verifyBody = z.object({ email, otp, purpose });
+  const verifyBody = z.object({ email, otp, purpose }).strict();
   router.post("/auth/otp/verify", async function checkCode(req: Request, res: Response) {
     const input = await parseBody(req, verifyBody, "otp_fields_required");
     await verifyCode(deps, input.email, input.otp, input.purpose);
     res.json({ valid: true });
   });
 
-  const signInBody = z.object({ email, otp });
+  // `purpose` is taken and ignored: a sign-in code is always `signin` (a request-access one never matches).
+  const signInBody = z.object({ email, otp, purpose: z.unknown().optional() }).strict();
   router.post("/auth/otp/sign-in", async function signIn(req: Request, res: Response) {
     const input = await parseBody(req, signInBody, "signin_fields_required");
     res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });

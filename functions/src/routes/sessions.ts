@@ -5,11 +5,11 @@ import { ensure } from "../core/errors";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
-import { openSession, recordProjectAccess } from "../core/sessions/sessions";
+import { endSession, openSession, recordProjectAccess } from "../core/sessions/sessions";
 import type { Deps } from "../core/deps";
 import { parseBody, readJson } from "../http/body";
-import { clearSessionCookie, readCookie, SESSION_COOKIE, setSessionCookie } from "../http/cookies";
-import { cookieSession } from "../http/gate";
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from "../http/cookies";
+import { cookieSession, unavailableGuard } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -39,16 +39,20 @@ export function routes(deps: Deps): Router {
     res.json({ authenticated: true, ...view });
   });
 
-  // No credential is read: logout only forgets the cookie in this browser (sessions held
-  // elsewhere last until they expire), so it cannot fail and always answers ok.
-  router.post("/auth/logout", function logout(_req: Request, res: Response) {
+  // Ends the session this browser holds, server-side, so a copy of the cookie is worthless too;
+  // sessions in other browsers go on. With no cookie (or one that no longer verifies) there is
+  // nothing to end and the answer is ok. If the end cannot be recorded, 503 and the cookie is
+  // kept, so the browser can try again rather than believe it signed out.
+  router.post("/auth/logout", async function logout(req: Request, res: Response) {
+    for (const cookie of readSessionCookie(req).all) await endSession(deps, cookie, unavailableGuard(deps));
     clearSessionCookie(res, deps.config.parentDomain);
     res.json({ ok: true });
   });
 
   router.post("/auth/project-access", async function projectAccess(req: Request, res: Response) {
     const project = projectName.safeParse((await readJson(req)).project);
-    ensure(readCookie(req, SESSION_COOKIE) !== null && project.success, "missing_params");
+    const cookie = readSessionCookie(req);
+    ensure((cookie.value !== null || cookie.several) && project.success, "missing_params");
     const { person } = await cookieSession(deps, req);
     ensure(person, "unauthorized");
     await recordProjectAccess(deps, person.id, project.data);

@@ -13,6 +13,21 @@ export function optionalDate(value: unknown): Date | null {
   return value === undefined || value === null ? null : toDate(value);
 }
 
+/**
+ * Whether `id` can name a document. Ids come from URLs (a person's id in a path); one that cannot
+ * name a document names nothing, rather than failing the request in the client library.
+ */
+export function isDocumentId(id: string): boolean {
+  return (
+    id !== "" &&
+    id !== "." &&
+    id !== ".." &&
+    !id.includes("/") &&
+    !/^__.*__$/.test(id) &&
+    Buffer.byteLength(id, "utf8") <= 1500
+  );
+}
+
 export function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }

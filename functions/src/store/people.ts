@@ -1,5 +1,6 @@
 import type { DocumentData, Query } from "firebase-admin/firestore";
-import { toDate, stringList, type Firestore, type Transaction } from "./db";
+import { Timestamp } from "firebase-admin/firestore";
+import { isDocumentId, toDate, stringList, type Firestore, type Transaction } from "./db";
 
 export type { Transaction };
 
@@ -26,9 +27,14 @@ export interface Person {
   status: PersonStatus;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * Sessions of this person ended early (by logout), each until it would have expired anyway.
+   * Kept on the person so the read every session request already makes brings them along.
+   */
+  endedSessions?: Record<string, Date>;
 }
 
-export type NewPerson = Omit<Person, "id" | "createdAt" | "updatedAt">;
+export type NewPerson = Omit<Person, "id" | "createdAt" | "updatedAt" | "endedSessions">;
 export type KeyKind = "uid" | "email" | "phone";
 
 function fromDoc(id: string, d: DocumentData): Person {
@@ -44,7 +50,21 @@ function fromDoc(id: string, d: DocumentData): Person {
     status: d.status === "approved" || d.status === "rejected" ? d.status : "pending",
     createdAt: toDate(d.createdAt),
     updatedAt: toDate(d.updatedAt),
+    ...endedSessionsOf(d.endedSessions),
   };
+}
+
+function endedSessionsOf(value: unknown): { endedSessions?: Record<string, Date> } {
+  if (typeof value !== "object" || value === null) return {};
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    (entry): entry is [string, Timestamp] => entry[1] instanceof Timestamp,
+  );
+  return entries.length === 0 ? {} : { endedSessions: Object.fromEntries(entries.map(([k, t]) => [k, t.toDate()])) };
+}
+
+/** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */
+export function setEndedSessions(db: Firestore, tx: Transaction, personId: string, ended: Record<string, Date>): void {
+  tx.update(db.collection(PEOPLE).doc(personId), { endedSessions: ended });
 }
 
 function keyId(kind: KeyKind, value: string): string {
@@ -59,6 +79,7 @@ async function first(query: Query, tx?: Transaction): Promise<Person | null> {
 }
 
 export async function findById(db: Firestore, personId: string, tx?: Transaction): Promise<Person | null> {
+  if (!isDocumentId(personId)) return null;
   const ref = db.collection(PEOPLE).doc(personId);
   const snap = tx ? await tx.get(ref) : await ref.get();
   return snap.exists ? fromDoc(snap.id, snap.data() ?? {}) : null;
@@ -135,4 +156,26 @@ export function replace(db: Firestore, tx: Transaction, before: Person, next: Pe
     releaseKeys(db, tx, kind, removed);
     claimKeys(db, tx, id, kind, added);
   }
+}
+
+/**
+ * Moves account `uid` from `from` to `to` in `tx`: its key claim is rewritten in place, and a
+ * `from` left with no account, address or number (nothing anyone could sign in as) is deleted.
+ */
+export function moveAccount(
+  db: Firestore,
+  tx: Transaction,
+  uid: string,
+  from: Person | null,
+  to: Person,
+  at: Date,
+): void {
+  if (from !== null) {
+    const rest = from.uids.filter((u) => u !== uid);
+    const fromRef = db.collection(PEOPLE).doc(from.id);
+    if (rest.length === 0 && from.emails.length === 0 && from.phones.length === 0) tx.delete(fromRef);
+    else tx.update(fromRef, { uids: rest, updatedAt: at });
+  }
+  tx.update(db.collection(PEOPLE).doc(to.id), { uids: [...to.uids, uid], updatedAt: at });
+  tx.set(db.collection(KEYS).doc(keyId("uid", uid)), { personId: to.id });
 }

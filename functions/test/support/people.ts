@@ -45,7 +45,7 @@ export async function accountWithPerson(
 /** A session cookie value, minted the way POST /auth/verify mints it. */
 export async function sessionCookieFor(deps: Deps, uid: string, personId: string): Promise<string> {
   const { token } = await deps.tokens.issue(
-    { uid, personId, authTime: deps.clock.now() },
+    { uid, personId, sessionId: deps.random.token(16), authTime: deps.clock.now() },
     deps.clock.now(),
     14 * 24 * 3600 * 1000,
   );

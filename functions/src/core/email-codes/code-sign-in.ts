@@ -41,25 +41,43 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid));
 }
 
-/** The code proved the mailbox: the provider's account for it becomes this person's. */
+/**
+ * The code proved the mailbox: the provider's account for it becomes this person's. The account
+ * may already speak for someone else: whoever registered the address unverified and signed in
+ * with it became a pending person who holds no address or number (an unverified address is never
+ * taken as one). That link was made by someone who never proved the mailbox, so it moves here;
+ * otherwise an unverified sign-up would lock the owner out for good. Any other holder is an
+ * administrator's decision, and the sign-in fails.
+ */
 async function linkAccount(deps: SignInDeps, person: people.Person, address: string): Promise<string> {
   const { store } = deps;
-  const uid = await translateFailure(deps, providerFailed("account for address"), () =>
+  const account = await translateFailure(deps, providerFailed("account for address"), () =>
     deps.identity.accountForEmail(address),
   );
+  const uid = account.uid;
   await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
     if (!current || current.uids.includes(uid)) return;
-    const holder = await people.keyHolder(store, tx, "uid", uid);
-    if (holder !== null) {
-      // The account already speaks for someone else; moving it is an administrator's decision.
+    const holderId = await people.keyHolder(store, tx, "uid", uid);
+    const holder = holderId === null ? null : await people.findById(store, holderId, tx);
+    const now = deps.clock.now();
+    if (holderId === null) {
+      people.replace(store, tx, current, { ...current, uids: [...current.uids, uid], updatedAt: now });
+      return;
+    }
+    const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
+    if (!account.takenBack && !unproven) {
       deps.log.warn("sign-in: the account for this address is linked to another person", {
         personId: person.id,
-        holder,
+        holder: holderId,
       });
       throw new AppError("signin_failed");
     }
-    people.replace(store, tx, current, { ...current, uids: [...current.uids, uid], updatedAt: deps.clock.now() });
+    deps.log.info("sign-in: an account registered unverified moved to the owner of its address", {
+      personId: person.id,
+      from: holderId,
+    });
+    people.moveAccount(store, tx, uid, holder, current, now);
   });
   return uid;
 }

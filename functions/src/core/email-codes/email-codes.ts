@@ -16,7 +16,7 @@ import {
   decideCheck,
   forgetAfter,
   isLocked,
-  looksLikeCode,
+  normaliseCode,
   nextSendAt,
   sendRefusal,
   sixDigits,
@@ -130,26 +130,28 @@ export async function checkCode(
   consume: boolean,
 ): Promise<CheckResult> {
   const { store } = deps;
+  const code = normaliseCode(otp);
+  ensure(code, "email_code_malformed");
   const ring = ringOf(deps);
   const ids = addressIds(ring, address);
   return deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
-    const code = await codes.findFirst(store, ids, tx);
+    const live = await codes.findFirst(store, ids, tx);
     const state = combine(found);
-    const stored = code?.hash ? { kid: code.kid, hash: code.hash } : null;
+    const stored = live?.hash ? { kid: live.kid, hash: live.hash } : null;
     const decision = decideCheck(
-      code,
+      live,
       isLocked(state, now),
       now,
       consume,
-      () => stored !== null && looksLikeCode(otp) && codeMatches(ring, stored, purpose, address, otp),
+      () => stored !== null && codeMatches(ring, stored, purpose, address, code),
     );
-    if (code !== null) {
-      if (decision.code === "attempt") codes.recordAttempt(store, tx, code.addressId, code.attempts + 1);
+    if (live !== null) {
+      if (decision.code === "attempt") codes.recordAttempt(store, tx, live.addressId, live.attempts + 1);
       if (decision.code === "expire" || decision.code === "exhaust")
-        codes.destroy(store, tx, code.addressId, decision.code === "expire" ? "expired" : "exhausted");
-      if (decision.code === "consume") codes.remove(store, tx, code.addressId);
+        codes.destroy(store, tx, live.addressId, decision.code === "expire" ? "expired" : "exhausted");
+      if (decision.code === "consume") codes.remove(store, tx, live.addressId);
     }
     const next: LimitState | null = decision.failed
       ? afterFailure(state, now)

@@ -20,8 +20,14 @@ export function sixDigits(random: Pick<Random, "int">): string {
   return String(random.int(0, 1_000_000)).padStart(6, "0");
 }
 
-export function looksLikeCode(otp: string): boolean {
-  return /^[0-9]{6}$/.test(otp);
+/**
+ * The code as typed or pasted: surrounding spaces go (people paste them), and what is left must
+ * be six ASCII digits. Anything else cannot be a code, so it is refused before any attempt is
+ * spent: a typo in the format must not cost the person their live code.
+ */
+export function normaliseCode(otp: string): string | null {
+  const code = otp.trim();
+  return /^[0-9]{6}$/.test(code) ? code : null;
 }
 
 export type { LimitState };

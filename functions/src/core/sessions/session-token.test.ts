@@ -22,7 +22,7 @@ const now = new Date("2026-05-01T12:00:00Z");
 const authTime = new Date(now.getTime() - 2 * 3600 * 1000);
 
 async function issued(): Promise<string> {
-  return (await tokens.issue({ uid: "u1", personId: "p1", authTime }, now, 14 * DAY)).token;
+  return (await tokens.issue({ uid: "u1", personId: "p1", sessionId: "s1", authTime }, now, 14 * DAY)).token;
 }
 
 async function signedWith(
@@ -49,10 +49,16 @@ describe("session tokens", () => {
     expect(claims).toEqual({
       uid: "u1",
       personId: "p1",
+      sessionId: "s1",
       authTime,
       issuedAt: now,
       expiresAt: new Date(now.getTime() + 14 * DAY),
     });
+  });
+
+  it("carry no session id when issued without one (before sessions had their own id)", async () => {
+    const token = await signedWith({ alg: "RS256", kid: "k1", typ: "session+jwt" }, validClaims());
+    expect((await tokens.verify(token, now))?.sessionId).toBeNull();
   });
 
   it("count a token issued without auth_time as authenticated when it was issued", async () => {

@@ -46,11 +46,12 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
   // Only tokens that passed every check enter, keyed by their full text: a forgery can't hit.
   const verified = new Map<string, SessionClaims>();
   return {
-    async issue({ uid, personId, authTime }, now, lifetimeMs) {
+    async issue({ uid, personId, sessionId, authTime }, now, lifetimeMs) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + Math.floor(lifetimeMs / 1000);
       const claims = {
         pid: personId,
+        sid: sessionId,
         sub: uid,
         iss: issuer,
         aud: audience,
@@ -132,7 +133,7 @@ export function verifySessionToken(
   } catch {
     return null;
   }
-  const { sub, pid, iss, aud, iat, exp, auth_time: authTime } = payload;
+  const { sub, pid, sid, iss, aud, iat, exp, auth_time: authTime } = payload;
   if (typeof sub !== "string" || typeof pid !== "string" || iss !== issuer || aud !== audience) return null;
   if (typeof iat !== "number" || typeof exp !== "number") return null;
   const nowSeconds = now.getTime() / 1000;
@@ -143,6 +144,7 @@ export function verifySessionToken(
   return {
     uid: sub,
     personId: pid,
+    sessionId: typeof sid === "string" && sid !== "" ? sid : null,
     authTime: new Date(authenticatedAt * 1000),
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),

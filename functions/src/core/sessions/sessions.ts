@@ -1,12 +1,19 @@
-import { DAY } from "../../clock";
+import { DAY, MINUTE } from "../../clock";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as projectAccess from "../../store/project-access";
 import { decideAccess, type Refusal } from "../people/access";
-import { AppError } from "../errors";
+import { AppError, ensure } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
+import { sha256 } from "../secrets";
 
 export const SESSION_LIFETIME_MS = 14 * DAY;
+/**
+ * A session is only opened from a sign-in made moments ago, as the identity provider advises
+ * for minting session cookies: an ID token lifted from a page or a log later on (it verifies
+ * for an hour) must not become a two-week session. The pages call verify right after sign-in.
+ */
+export const RECENT_SIGN_IN_MS = 5 * MINUTE;
 
 export type VerifyOutcome =
   | { approved: true; person: people.Person; uid: string; token: string; issuedAt: Date; expiresAt: Date }
@@ -24,11 +31,12 @@ export async function openSession(
 ): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
+  ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
   const person = await resolvePerson(deps, signIn);
   const reason = decideAccess(person, project);
   if (reason) return { approved: false, reason };
   const session = await deps.tokens.issue(
-    { uid: signIn.uid, personId: person.id, authTime: signIn.authTime },
+    { uid: signIn.uid, personId: person.id, sessionId: deps.random.token(16), authTime: signIn.authTime },
     deps.clock.now(),
     SESSION_LIFETIME_MS,
   );
@@ -42,6 +50,13 @@ export interface Principal {
   personId: string | null;
   /** When the person authenticated at the identity provider. */
   authTime: Date;
+  /**
+   * What logout ends this session by: its `sid`, or for a cookie without one, a digest of it.
+   * null for a bearer ID token, which is not a session.
+   */
+  sessionKey: string | null;
+  /** When the cookie stops verifying on its own: how long an ended session must be remembered. */
+  expiresAt: Date;
 }
 
 /** Wraps work that leaves the process (a provider call, a database read) in a deadline. */
@@ -53,10 +68,65 @@ export async function readSession(
   cookie: string,
   guard: Guard = unguarded,
 ): Promise<Principal | null> {
-  const claims = await deps.tokens.verify(cookie, deps.clock.now());
-  if (claims) return { uid: claims.uid, personId: claims.personId, authTime: claims.authTime };
+  const now = deps.clock.now();
+  const claims = await deps.tokens.verify(cookie, now);
+  if (claims)
+    return {
+      uid: claims.uid,
+      personId: claims.personId,
+      authTime: claims.authTime,
+      sessionKey: claims.sessionId ?? cookieDigest(cookie),
+      expiresAt: claims.expiresAt,
+    };
   const legacy = await guard(() => deps.identity.verifyProviderSessionCookie(cookie));
-  return legacy ? { uid: legacy.uid, personId: null, authTime: legacy.authTime } : null;
+  // The provider's cookies lived at most as long as ours.
+  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+  return legacy
+    ? { uid: legacy.uid, personId: null, authTime: legacy.authTime, sessionKey: cookieDigest(cookie), expiresAt }
+    : null;
+}
+
+/** Not a secret once digested, and short: it is a key of the person's record. */
+function cookieDigest(cookie: string): string {
+  return `c-${Buffer.from(sha256(cookie), "hex").subarray(0, 16).toString("base64url")}`;
+}
+
+/** Whether the session was ended by logout; the record travels with the person (see personFor). */
+export function sessionEnded(person: people.Person, principal: Pick<Principal, "sessionKey">): boolean {
+  return principal.sessionKey !== null && person.endedSessions?.[principal.sessionKey] !== undefined;
+}
+
+/**
+ * POST /auth/logout: ends the session the cookie carries, server-side, until it would have
+ * expired anyway; the person's sessions in other browsers go on. Expired entries are pruned in
+ * the same write. This instance forgets its cached copy of the person at once; other instances
+ * see the end when their copy lapses (PERSON_CACHE_TTL_MS).
+ */
+export async function endSession(
+  deps: Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "transaction">,
+  cookie: string,
+  guard: Guard = unguarded,
+): Promise<void> {
+  const principal = await readSession(deps, cookie, guard);
+  if (!principal || principal.sessionKey === null) return;
+  const sessionKey = principal.sessionKey;
+  const now = deps.clock.now();
+  const personId = await guard(() =>
+    deps.transaction(async (tx) => {
+      const person =
+        principal.personId !== null
+          ? await people.findById(deps.store, principal.personId, tx)
+          : await people.findByUid(deps.store, principal.uid, tx);
+      if (!person) return null;
+      const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
+      people.setEndedSessions(deps.store, tx, person.id, {
+        ...Object.fromEntries(kept),
+        [sessionKey]: principal.expiresAt,
+      });
+      return person.id;
+    }),
+  );
+  if (personId !== null) deps.people.evict(personId);
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */
