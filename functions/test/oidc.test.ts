@@ -9,7 +9,7 @@ import { registerClient } from "../src/core/oidc/clients";
 import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
 import { sha256 } from "../src/core/secrets";
 import * as oidc from "../src/routes/oidc";
-import { appFor, firestore, ID_URL, SERVICE_URL, testDeps, unique } from "./support/deps";
+import { APP_ORIGIN, appFor, firestore, ID_URL, SERVICE_URL, testDeps, unique } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";
 
 const db = firestore();
@@ -86,6 +86,8 @@ describe("the OpenID Connect provider", () => {
         grant_types_supported: ["authorization_code"],
         code_challenge_methods_supported: ["S256"],
         prompt_values_supported: ["none", "login", "consent", "select_account"],
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
       });
       expect(res.body.claims_supported).toContain("auth_time");
       const jwks = await request(app).get("/auth/oidc/jwks");
@@ -290,10 +292,9 @@ describe("the OpenID Connect provider", () => {
       expect(answer(await authorize({ prompt: "consent" }, cookie)).get("code")).toEqual(expect.any(String));
     });
 
-    it("refuses a prompt given twice", async () => {
+    it("refuses a prompt given twice, at the client's redirect URI", async () => {
       const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ prompt: "none" })}&prompt=login`);
-      expect(res.status).toBe(400);
-      expect(res.headers.location).toBeUndefined();
+      expect(answer(res).get("error")).toBe("invalid_request");
     });
   });
 
@@ -303,14 +304,6 @@ describe("the OpenID Connect provider", () => {
       ["an unknown client", { client_id: "nobody" }, 400],
       ["a redirect URI not registered", { redirect_uri: "https://evil.test/callback" }, 400],
       ["a registered redirect URI with something added", { redirect_uri: `${REDIRECT}?next=https://evil.test` }, 400],
-      ["response_type token", { response_type: "token" }, 400],
-      ["no openid scope", { scope: "email" }, 400],
-      ["no PKCE", { code_challenge: undefined, code_challenge_method: undefined }, 400],
-      ["PKCE plain", { code_challenge_method: "plain" }, 400],
-      ["an unknown prompt", { prompt: "bogus" }, 400],
-      ["prompt none with another value", { prompt: "none login" }, 400],
-      ["a negative max_age", { max_age: "-1" }, 400],
-      ["a max_age that is not whole seconds", { max_age: "1.5" }, 400],
     ])("refuses %s with an HTML page", async (_name, overrides, status) => {
       const { cookie } = await signedIn();
       const res = await request(app)
@@ -322,9 +315,117 @@ describe("the OpenID Connect provider", () => {
     });
 
     it("names the OAuth error on the page, escaped", async () => {
-      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ response_type: "<script>" })}`);
-      expect(res.text).toContain("Only response_type code is supported");
+      const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ client_id: "<script>" })}`);
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("Unknown client");
       expect(res.text).not.toContain("<script>");
+    });
+
+    it("refuses a client_id or redirect_uri given twice with a page", async () => {
+      for (const extra of [`&client_id=${client.clientId}`, `&redirect_uri=${encodeURIComponent(REDIRECT)}`]) {
+        const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}${extra}`);
+        expect(res.status).toBe(400);
+        expect(res.headers.location).toBeUndefined();
+      }
+    });
+  });
+
+  describe("GET /auth/oidc/authorize refusals for a known client at its registered URI, sent back to it", () => {
+    it.each([
+      ["no response_type", { response_type: undefined }, "invalid_request"],
+      ["response_type token", { response_type: "token" }, "unsupported_response_type"],
+      ["no openid scope", { scope: "email" }, "invalid_request"],
+      ["no scope", { scope: undefined }, "invalid_request"],
+      ["a scope that is not a scope token", { scope: 'openid "email"' }, "invalid_scope"],
+      ["no PKCE", { code_challenge: undefined, code_challenge_method: undefined }, "invalid_request"],
+      ["PKCE plain", { code_challenge_method: "plain" }, "invalid_request"],
+      ["an unknown prompt", { prompt: "bogus" }, "invalid_request"],
+      ["prompt none with another value", { prompt: "none login" }, "invalid_request"],
+      ["a negative max_age", { max_age: "-1" }, "invalid_request"],
+      ["a max_age that is not whole seconds", { max_age: "1.5" }, "invalid_request"],
+      ["a request object", { request: "eyJhbGciOiJub25lIn0.e30." }, "request_not_supported"],
+      ["a request_uri", { request_uri: "https://rp.example/request.jwt" }, "request_uri_not_supported"],
+    ])("answers %s with error, state and iss at the redirect URI", async (_name, overrides, error) => {
+      const { cookie } = await signedIn();
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`)
+        .set("Cookie", cookie);
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get("error")).toBe(error);
+      expect(location.searchParams.get("error_description")).toEqual(expect.any(String));
+      expect(location.searchParams.get("state")).toBe("state-1");
+      expect(location.searchParams.get("iss")).toBe(SERVICE_URL);
+      expect(location.searchParams.get("code")).toBeNull();
+    });
+
+    it("answers a repeated parameter with invalid_request, and a repeated state is not echoed", async () => {
+      const twice = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}&nonce=again`);
+      const location = new URL(twice.headers.location as string);
+      expect(location.searchParams.get("error")).toBe("invalid_request");
+      expect(location.searchParams.get("state")).toBe("state-1");
+      const states = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}&state=again`);
+      const back = new URL(states.headers.location as string);
+      expect(back.searchParams.get("error")).toBe("invalid_request");
+      expect(back.searchParams.has("state")).toBe(false);
+    });
+  });
+
+  describe("POST /auth/oidc/authorize (form)", () => {
+    const post = (form: string, cookie?: string) => {
+      const req = request(app)
+        .post("/auth/oidc/authorize")
+        .set("Origin", "https://rp.elsewhere.test")
+        .type("form")
+        .send(form);
+      return cookie === undefined ? req : req.set("Cookie", cookie);
+    };
+
+    it("issues a code to a signed-in person, as GET does, whatever page posted it", async () => {
+      const { cookie } = await signedIn();
+      const pair = pkce();
+      const res = await post(authorizeQuery({}, pair.challenge), cookie);
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
+      expect(location.searchParams.get("state")).toBe("state-1");
+      const tokens = await redeem(location.searchParams.get("code") as string, pair.verifier);
+      expect(tokens.status).toBe(200);
+    });
+
+    it("sends a person not signed in to the identity host, to come back by GET with the same parameters", async () => {
+      const query = authorizeQuery();
+      const res = await post(query);
+      const location = new URL(res.headers.location as string);
+      expect(location.origin).toBe(ID_URL);
+      expect(location.searchParams.get("redirect")).toBe(`${ID_URL}/auth/oidc/authorize?${query}`);
+    });
+
+    it("answers errors as GET does: a page for an unknown client, the client's URI for the rest", async () => {
+      const page = await post(authorizeQuery({ client_id: "nobody" }));
+      expect(page.status).toBe(400);
+      expect(page.headers["content-type"]).toMatch(/^text\/html/);
+      const back = await post(authorizeQuery({ response_type: "token" }));
+      expect(new URL(back.headers.location as string).searchParams.get("error")).toBe("unsupported_response_type");
+    });
+  });
+
+  describe("cross-origin reads", () => {
+    it("gives the authorise endpoint no CORS at all, while token, userinfo, keys and discovery stay open", async () => {
+      for (const origin of ["https://rp.elsewhere.test", APP_ORIGIN]) {
+        const authorize = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}`).set("Origin", origin);
+        expect(authorize.headers["access-control-allow-origin"]).toBeUndefined();
+        const preflight = await request(app)
+          .options("/auth/oidc/authorize")
+          .set("Origin", origin)
+          .set("Access-Control-Request-Method", "POST");
+        expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
+      }
+      for (const path of ["/auth/oidc/jwks", "/.well-known/openid-configuration", "/auth/oidc/userinfo"]) {
+        const res = await request(app).get(path).set("Origin", "https://rp.elsewhere.test");
+        expect(res.headers["access-control-allow-origin"]).toBe("*");
+      }
     });
   });
 
@@ -462,6 +563,29 @@ describe("the OpenID Connect provider", () => {
       expect(spent.get("usedAt")).toBeDefined();
       expect(spent.get("accessTokenHash")).toBeNull();
       expect((await db.collection("oidcAccessTokens").where("personId", "==", person.id).get()).size).toBe(0);
+    });
+  });
+
+  describe("POST /auth/oidc/userinfo", () => {
+    it("takes the access token from a form body as well as from the header, and refuses both at once", async () => {
+      const { cookie, person } = await signedIn();
+      const { code, verifier } = await codeFor(cookie);
+      const accessToken = (await redeem(code, verifier)).body.access_token as string;
+      const form = await request(app).post("/auth/oidc/userinfo").type("form").send({ access_token: accessToken });
+      expect(form.status).toBe(200);
+      expect(form.body.sub).toBe(person.id);
+      const header = await request(app).post("/auth/oidc/userinfo").set("Authorization", `Bearer ${accessToken}`);
+      expect(header.status).toBe(200);
+      const both = await request(app)
+        .post("/auth/oidc/userinfo")
+        .set("Authorization", `Bearer ${accessToken}`)
+        .type("form")
+        .send({ access_token: accessToken });
+      expect(both.status).toBe(400);
+      expect(both.body.error).toBe("invalid_request");
+      const wrong = await request(app).post("/auth/oidc/userinfo").type("form").send({ access_token: "nope" });
+      expect(wrong.status).toBe(401);
+      expect(wrong.body.error).toBe("invalid_token");
     });
   });
 

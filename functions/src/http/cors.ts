@@ -16,6 +16,13 @@ export function isOpenPath(path: string): boolean {
 }
 
 /**
+ * The authorise endpoint is a page the browser navigates to (a link or a form post from the
+ * relying party), never a resource a script reads: it gets no CORS at all (RFC 9700 §2.6), so
+ * no page can read where it would have redirected.
+ */
+const NAVIGATION_ONLY = new Set(["/auth/oidc/authorize"]);
+
+/**
  * The contract's cross-origin rules, plus one more: a state-changing request from a browser
  * origin outside the allowlist is refused before any handler runs. Without it, a foreign page
  * could post an ID token of its own to /auth/verify (login CSRF) or drive a cookie-carrying POST,
@@ -27,7 +34,7 @@ export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
     const origin = req.headers.origin;
     const open = isOpenPath(req.path);
     res.vary("Origin");
-    if (origin !== undefined) {
+    if (origin !== undefined && !NAVIGATION_ONLY.has(req.path)) {
       if (allowed.has(origin) && !open) {
         res.setHeader("Access-Control-Allow-Origin", origin);
         res.setHeader("Access-Control-Allow-Credentials", "true");

@@ -104,6 +104,21 @@ export const errorTable = {
     message: "code_challenge with code_challenge_method S256 is required",
     oauth: "invalid_request",
   },
+  oauth_invalid_scope: {
+    status: 400,
+    message: "scope holds a value that is not a scope token",
+    oauth: "invalid_scope",
+  },
+  oauth_request_not_supported: {
+    status: 400,
+    message: "Request objects are not supported",
+    oauth: "request_not_supported",
+  },
+  oauth_request_uri_not_supported: {
+    status: 400,
+    message: "request_uri is not supported",
+    oauth: "request_uri_not_supported",
+  },
   oauth_unsupported_response_type: {
     status: 400,
     message: "Only response_type code is supported",

@@ -63,10 +63,17 @@ export const htmlErrors: Presenter = (res, code, detail) => {
  * RFC 6749 §5.2: `{ error, error_description }`, never cached. Refusals that are not the
  * provider's own (a body too large, a path that does not exist) get the nearest OAuth code.
  */
-export const oauthErrors: Presenter = (res, code, detail) => {
+/** A refusal as OAuth names it: `error` and `error_description` (RFC 6749 §4.1.2.1, §5.2). */
+export function oauthFields(code: ErrorCode, detail?: string): { error: string; error_description: string } {
   const { status, message, oauth } = rowFor(code);
   const error =
     oauth ?? (status >= 500 ? (status === 503 ? "temporarily_unavailable" : "server_error") : "invalid_request");
+  return { error, error_description: detail ?? message };
+}
+
+export const oauthErrors: Presenter = (res, code, detail) => {
+  const { status } = rowFor(code);
+  const { error, error_description } = oauthFields(code, detail);
   res.setHeader("Cache-Control", "no-store");
   res.setHeader("Pragma", "no-cache");
   if (status === 401)
@@ -74,7 +81,7 @@ export const oauthErrors: Presenter = (res, code, detail) => {
       "WWW-Authenticate",
       error === "invalid_token" ? `Bearer error="invalid_token"` : `Basic realm="token"`,
     );
-  res.status(status).json({ error, error_description: detail ?? message });
+  res.status(status).json({ error, error_description });
 };
 
 /** Turns whatever a handler threw into one answer; unknown errors are logged once, never shown. */

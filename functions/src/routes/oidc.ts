@@ -2,9 +2,10 @@ import { Router, type Request, type Response } from "express";
 import { AppError, ensure } from "../core/errors";
 import {
   authorizeStep,
+  authorizeTarget,
   checkAuthorizeRequest,
   issueAuthorizationCode,
-  type AuthorizeParams,
+  type AuthorizeRequest,
 } from "../core/oidc/authorize";
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
@@ -13,7 +14,7 @@ import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
 import { readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
-import { htmlErrors, oauthErrors, type Presenter } from "../http/presenters";
+import { htmlErrors, oauthErrors, oauthFields, type Presenter } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
 
@@ -46,19 +47,18 @@ function basicCredentials(req: Request): { id: string; secret: string } | null {
 }
 
 /**
- * Where the identity host sends the person back: this very request, less `prompt` and `max_age`,
- * which the trip there has answered (asked again, a fresh sign-in would be sent round forever).
- * It comes back on the identity host, which serves this endpoint too: the session cookie that the
- * sign-in has just set lives on the parent domain, which the issuer's host need not be in (the
- * local stack's issuer is a loopback address a relying party can reach).
+ * Where the identity host sends the person back: this very request as a GET (a POSTed one too),
+ * less `prompt` and `max_age`, which the trip there has answered (asked again, a fresh sign-in
+ * would be sent round forever). It comes back on the identity host, which serves this endpoint
+ * too: the session cookie that the sign-in has just set lives on the parent domain, which the
+ * issuer's host need not be in (the local stack's issuer is a loopback address a relying party
+ * can reach).
  */
-function returnUrl(idOrigin: string, originalUrl: string): string {
-  const at = originalUrl.indexOf("?");
-  const params = new URLSearchParams(at === -1 ? "" : originalUrl.slice(at + 1));
-  if (!params.has("prompt") && !params.has("max_age")) return idOrigin + originalUrl;
-  params.delete("prompt");
-  params.delete("max_age");
-  return `${idOrigin}${originalUrl.slice(0, at)}?${params}`;
+function returnUrl(idOrigin: string, raw: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(raw))
+    if (typeof value === "string" && key !== "prompt" && key !== "max_age") params.set(key, value);
+  return `${idOrigin}${AUTHORIZE}?${params}`;
 }
 
 const ERROR_DESCRIPTIONS = {
@@ -88,21 +88,38 @@ export function routes(deps: Deps): Router {
     res.json(deps.tokens.publicJwks());
   });
 
-  router.get(AUTHORIZE, async function authorize(req: Request, res: Response) {
-    const q = req.query;
-    const params: AuthorizeParams = {
-      clientId: single(q.client_id, "client_id"),
-      redirectUri: single(q.redirect_uri, "redirect_uri"),
-      responseType: single(q.response_type, "response_type"),
-      scope: single(q.scope, "scope"),
-      state: single(q.state, "state"),
-      nonce: single(q.nonce, "nonce"),
-      codeChallenge: single(q.code_challenge, "code_challenge"),
-      codeChallengeMethod: single(q.code_challenge_method, "code_challenge_method"),
-      prompt: single(q.prompt, "prompt"),
-      maxAge: single(q.max_age, "max_age"),
-    };
-    const request = await checkAuthorizeRequest(deps, params);
+  /**
+   * The authorise endpoint, by GET (query) or POST (form), as OpenID Connect Core §3.1.2.1 asks.
+   * Refusals about the client or its redirect URI are a page; the rest go back to the client.
+   */
+  async function authorize(req: Request, res: Response, raw: Record<string, unknown>) {
+    const target = await authorizeTarget(
+      deps,
+      single(raw.client_id, "client_id"),
+      single(raw.redirect_uri, "redirect_uri"),
+    );
+    const state = typeof raw.state === "string" ? raw.state : null;
+    let request: AuthorizeRequest;
+    try {
+      request = checkAuthorizeRequest(target, {
+        responseType: single(raw.response_type, "response_type"),
+        scope: single(raw.scope, "scope"),
+        state: single(raw.state, "state"),
+        nonce: single(raw.nonce, "nonce"),
+        codeChallenge: single(raw.code_challenge, "code_challenge"),
+        codeChallengeMethod: single(raw.code_challenge_method, "code_challenge_method"),
+        prompt: single(raw.prompt, "prompt"),
+        maxAge: single(raw.max_age, "max_age"),
+        request: single(raw.request, "request"),
+        requestUri: single(raw.request_uri, "request_uri"),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return void res.redirect(
+        302,
+        redirectTo(target.redirectUri, { ...oauthFields(err.code, err.detail), state, iss: issuer }),
+      );
+    }
     const { principal, person } = await cookieSession(deps, req);
     const session =
       principal === null || person === null
@@ -114,7 +131,7 @@ export function routes(deps: Deps): Router {
       const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
       return void res.redirect(
         302,
-        `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, req.originalUrl))}${prompt}`,
+        `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, raw))}${prompt}`,
       );
     }
     if (step.kind === "error") {
@@ -131,7 +148,11 @@ export function routes(deps: Deps): Router {
     }
     const code = await issueAuthorizationCode(deps, request, step.session.person, step.session.principal);
     res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
-  });
+  }
+  router.get(AUTHORIZE, (req: Request, res: Response) => authorize(req, res, req.query));
+  // A form post from the relying party's page. It carries no Lax cookie cross-site, so a person
+  // signed in is sent through the identity host and back here by GET, where the cookie comes.
+  router.post(AUTHORIZE, async (req: Request, res: Response) => authorize(req, res, await readForm(req)));
 
   router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
     const form = await readForm(req);
@@ -166,8 +187,18 @@ export function routes(deps: Deps): Router {
     res.json(tokens);
   });
 
+  // The access token in the Authorization header, or in a POSTed form's `access_token`
+  // (RFC 6750 §2.1, §2.2); never both, and never in the query (§2.3 is not offered).
   async function userinfoEndpoint(req: Request, res: Response) {
-    const presented = bearerToken(req);
+    const header = bearerToken(req);
+    const formPosted = (req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
+    const form = req.method === "POST" && formPosted ? await readForm(req) : {};
+    ensure(
+      header === null || form.access_token === undefined,
+      "oauth_invalid_request",
+      "send the access token one way only",
+    );
+    const presented = header ?? form.access_token ?? null;
     ensure(presented, "oauth_invalid_token", "An access token is required");
     res.json(await userinfo(deps, presented));
   }

@@ -11,9 +11,8 @@ import { SCOPES } from "./scopes";
 /** The code travels once through the browser and is redeemed by the client's server at once. */
 export const AUTHORIZATION_CODE_LIFETIME_MS = 1 * MINUTE;
 
+/** The request's parameters other than the client and its redirect URI, each given at most once. */
 export interface AuthorizeParams {
-  clientId?: string;
-  redirectUri?: string;
   responseType?: string;
   scope?: string;
   state?: string;
@@ -22,6 +21,15 @@ export interface AuthorizeParams {
   codeChallengeMethod?: string;
   prompt?: string;
   maxAge?: string;
+  /** Request objects (OpenID Connect Core §6): not supported, and refused rather than ignored. */
+  request?: string;
+  requestUri?: string;
+}
+
+/** A registered client and one of its registered redirect URIs: where refusals may now be sent. */
+export interface AuthorizeTarget {
+  client: clients.OidcClient;
+  redirectUri: string;
 }
 
 export interface AuthorizeRequest {
@@ -65,21 +73,41 @@ function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
 }
 
 /**
- * Everything that must hold before anything may be sent to `redirect_uri`. The client and its
- * exact redirect URI come first: until both are known good, a refusal is answered to the caller
- * and never delivered to the URI in the request (an open redirector otherwise).
+ * What must hold before anything may be sent to `redirect_uri`: the client, and its exact
+ * redirect URI. Until both are known good, a refusal is answered to the caller and never
+ * delivered to the URI in the request (an open redirector otherwise).
  */
-export async function checkAuthorizeRequest(
+export async function authorizeTarget(
   deps: Pick<Deps, "store" | "clients">,
-  p: AuthorizeParams,
-): Promise<AuthorizeRequest> {
-  ensure(p.clientId, "oauth_invalid_request", "client_id is required");
-  const client = await findClient(deps, p.clientId);
+  clientId: string | undefined,
+  redirectUri: string | undefined,
+): Promise<AuthorizeTarget> {
+  ensure(clientId, "oauth_invalid_request", "client_id is required");
+  const client = await findClient(deps, clientId);
   ensure(client, "oauth_unknown_client");
   // Exact string match against the registered list: no prefix, no wildcard, no normalisation.
-  ensure(p.redirectUri !== undefined && client.redirectUris.includes(p.redirectUri), "oauth_redirect_not_registered");
+  ensure(redirectUri !== undefined && client.redirectUris.includes(redirectUri), "oauth_redirect_not_registered");
+  return { client, redirectUri };
+}
+
+/** A scope token (RFC 6749 §3.3): printable ASCII but space, the double quote and the backslash. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/**
+ * The rest of the request, for a known client at a registered redirect URI: a refusal from
+ * here on is the client's to hear at that URI (RFC 6749 §4.1.2.1).
+ */
+export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParams): AuthorizeRequest {
+  const { client, redirectUri } = target;
+  ensure(p.request === undefined, "oauth_request_not_supported");
+  ensure(p.requestUri === undefined, "oauth_request_uri_not_supported");
+  ensure(p.responseType !== undefined, "oauth_invalid_request", "response_type is required");
   ensure(p.responseType === "code", "oauth_unsupported_response_type");
   const scopes = (p.scope ?? "").split(" ").filter((s) => s !== "");
+  ensure(
+    scopes.every((s) => SCOPE_TOKEN.test(s)),
+    "oauth_invalid_scope",
+  );
   ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
   ensure(
@@ -93,7 +121,7 @@ export async function checkAuthorizeRequest(
   );
   return {
     client,
-    redirectUri: p.redirectUri,
+    redirectUri,
     scopes: scopes.filter((s) => (SCOPES as readonly string[]).includes(s)),
     state: p.state ?? null,
     nonce: p.nonce ?? null,

@@ -20,5 +20,7 @@ export function discovery(issuer: string): Record<string, unknown> {
     claims_supported: ["iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "email", "email_verified", "name"],
     prompt_values_supported: PROMPTS,
     authorization_response_iss_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
   };
 }
