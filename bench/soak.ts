@@ -56,6 +56,7 @@ async function soak(): Promise<boolean> {
     withdrawals: [],
     bridges: [],
     claims: [],
+    logouts: [],
     skipped: new Map(),
   };
   const control = new Control();
@@ -90,6 +91,7 @@ async function soak(): Promise<boolean> {
         bridges: ctx.bridges,
         claims: ctx.claims,
         withdrawals: ctx.withdrawals,
+        logouts: ctx.logouts,
       },
       windows,
       restarted,

@@ -26,6 +26,8 @@ export interface Exchange {
   /** The address or code the request is about, for invariants that follow one of them. */
   key?: string;
   note?: string;
+  /** The client network it came from (its X-Forwarded-For), for the send budgets. */
+  network?: string;
 }
 
 export interface Answer {
@@ -63,9 +65,12 @@ export class Recorder {
       headers?: Record<string, string>;
       key?: string;
       note?: string;
+      network?: string;
     } = {},
   ): Promise<Answer> {
     const headers: Record<string, string> = { ...options.headers };
+    // As Firebase Hosting passes the client's address on.
+    if (options.network !== undefined) headers["x-forwarded-for"] = options.network;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (options.form !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
     const payload =
@@ -86,6 +91,7 @@ export class Recorder {
       epoch: this.epoch(),
       key: options.key,
       note: options.note,
+      network: options.network,
     };
     this.exchanges.push(exchange);
     let body: any = null;

@@ -4,6 +4,7 @@
  * maildev, the Auth emulator and the gaming bridge's OpenID 2.0 provider. Faults are real process actions on them: SIGSTOP/SIGCONT,
  * SIGTERM and a fresh start on the same port.
  */
+import { SOAK_BUDGETS } from "./load.ts";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -157,6 +158,7 @@ export class Environment {
           })
         : "",
       FEDERATED_CLIENT_SECRETS: JSON.stringify({ search: FEDERATED_CLIENT_SECRET }),
+      SEND_BUDGETS: JSON.stringify(SOAK_BUDGETS),
     };
     const proc = start("service", process.execPath, [join(root, "bench", "soak", "server.ts")], {
       env,

@@ -5,7 +5,14 @@
  */
 import type { Exchange } from "./client.ts";
 import { GRACE_MS, type Window } from "./faults.ts";
-import type { ClaimsTrace, CodeTrace, ExchangeTrace, WithdrawCheck } from "./load.ts";
+import {
+  SOAK_BUDGETS,
+  type ClaimsTrace,
+  type CodeTrace,
+  type ExchangeTrace,
+  type LogoutTrace,
+  type WithdrawCheck,
+} from "./load.ts";
 
 export interface Check {
   name: string;
@@ -146,6 +153,61 @@ function sendLimits(exchanges: Exchange[]): Check {
   };
 }
 
+/**
+ * From the answers: no client network got more than its budget of 200 sends inside any hour,
+ * and the service not more than its budget inside any minute. Conservative as sendLimits is:
+ * the n-th send after `limit` others, ending less than the window after the first of them began,
+ * is a breach whatever the clocks. A Firestore restart (epoch) forgets the counts, as it forgets
+ * everything.
+ */
+function sendBudgets(exchanges: Exchange[]): Check {
+  const sends = exchanges
+    .filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 200)
+    .sort((a, b) => a.start - b.start);
+  const breaches = (groups: Map<string, Exchange[]>, limit: number, windowMs: number) => {
+    let n = 0;
+    for (const list of groups.values())
+      for (let i = limit; i < list.length; i++)
+        if ((list[i] as Exchange).end - (list[i - limit] as Exchange).start < windowMs) n++;
+    return n;
+  };
+  const group = (key: (e: Exchange) => string) => {
+    const m = new Map<string, Exchange[]>();
+    for (const e of sends) m.set(key(e), [...(m.get(key(e)) ?? []), e]);
+    return m;
+  };
+  const byNetwork = group((e) => `${e.epoch} ${e.network ?? "none"}`);
+  // The service's minute is counted on shards; their shares add up to at least the budget.
+  const shards = Math.max(1, Math.min(20, Math.floor(SOAK_BUDGETS.perServicePerMinute / 60)));
+  const serviceLimit = shards * Math.ceil(SOAK_BUDGETS.perServicePerMinute / shards);
+  const network = breaches(byNetwork, SOAK_BUDGETS.perClientPerHour, HOUR);
+  const service = breaches(
+    group((e) => String(e.epoch)),
+    serviceLimit,
+    MINUTE,
+  );
+  const refusals = exchanges.filter(
+    (e) => e.endpoint === "POST /auth/otp/send" && e.status === 429 && /network|right now/.test(e.error ?? ""),
+  );
+  return {
+    name: `Send budgets hold: at most ${SOAK_BUDGETS.perClientPerHour} per client network per hour, ${serviceLimit} for the service per minute (from the answers)`,
+    pass: network === 0 && service === 0,
+    numbers: `${sends.length} sends answered 200 from ${byNetwork.size} networks; refused by a budget: ${refusals.length} (${tally(refusals.map((e) => e.error ?? ""))}); breaches: ${network} of a network's hour, ${service} of the service's minute`,
+  };
+}
+
+/** After a logout answered 200, the cookie it ended is refused: 401, or 5xx only inside a fault window. */
+function logoutReplay(traces: LogoutTrace[], windows: Window[]): Check {
+  const replays = traces.flatMap((t) => t.replays);
+  const accepted = replays.filter((r) => r.status >= 200 && r.status < 300);
+  const wrong = replays.filter((r) => r.status !== 401 && !(is5xx(r) && windowOf(r, windows) !== null));
+  return {
+    name: "A cookie ended by logout is refused when replayed (refresh and a gated read)",
+    pass: traces.length > 0 && wrong.length === 0,
+    numbers: `${traces.length} logouts with a cookie, ${replays.length} replays; accepted: ${accepted.length}; other than 401 outside fault windows: ${wrong.length}${wrong.length > 0 ? ` (${tally(wrong.map(describe))})` : ""}`,
+  };
+}
+
 function faultAnswers(exchanges: Exchange[], windows: Window[], withdrawals: WithdrawCheck[]): Check[] {
   const outside = exchanges.filter((e) => is5xx(e) && windowOf(e, windows) === null);
   const failed = exchanges.filter((e) => e.status >= 500);
@@ -268,6 +330,7 @@ export function logChecks(
     bridges: ExchangeTrace[];
     claims: ClaimsTrace[];
     withdrawals: WithdrawCheck[];
+    logouts: LogoutTrace[];
   },
   windows: Window[],
   serviceRestarted: boolean,
@@ -280,6 +343,8 @@ export function logChecks(
     emailCodeOnce(log.codes),
     ...attemptsBounded(log.codes.filter((c) => c.wrong.length > 0 || c.right.length > 0)),
     sendLimits(log.exchanges),
+    sendBudgets(log.exchanges),
+    logoutReplay(log.logouts, windows),
     ...faultAnswers(log.exchanges, windows, log.withdrawals),
     bridgeHang(log.exchanges, windows),
     answeredInTime(log.exchanges, windows),

@@ -40,6 +40,15 @@ export interface ClaimsTrace {
   outcome: "person" | "none" | "wrong" | null;
 }
 
+/** A logout and every replay of the cookie it ended, made right after it. */
+export interface LogoutTrace {
+  logout: Exchange;
+  replays: Exchange[];
+}
+
+/** The email-code send budgets the soak's service runs with: low enough that the load meets them. */
+export const SOAK_BUDGETS = { perClientPerHour: 40, perServicePerMinute: 600 };
+
 export interface LoadContext {
   recorder: Recorder;
   authHost: string;
@@ -54,6 +63,7 @@ export interface LoadContext {
   /** Bridge sign-ins: the state (as a code) and every callback that brought it back. */
   bridges: ExchangeTrace[];
   claims: ClaimsTrace[];
+  logouts: LogoutTrace[];
   /** Scenario steps the harness itself could not complete (not the service's answers). */
   skipped: Map<string, number>;
 }
@@ -112,6 +122,8 @@ async function runUser(ctx: LoadContext, control: Control, user: User): Promise<
 export function startLoad(ctx: LoadContext, control: Control, people: FixturePerson[], users: number): Promise<void> {
   const all = Array.from({ length: users }, (_, index): User => ({
     index,
+    // Each virtual user sends from a network of its own, as people behind Hosting do.
+    network: `198.18.${Math.floor(index / 250)}.${(index % 250) + 1}`,
     own: people.filter((_, i) => i % users === index),
     tokens: new Map(),
     cookies: new Map(),

@@ -15,8 +15,11 @@ import { auth, emailCodeDoc, issueExchangeCode, SOAK_CLIENT, within } from "./st
 
 export interface User {
   index: number;
+  /** The client network its requests come from (X-Forwarded-For). */
+  network: string;
   own: FixturePerson[];
-  tokens: Map<string, string>;
+  /** ID tokens by uid, with when they were got: verify takes only a sign-in of the last 5 minutes. */
+  tokens: Map<string, { token: string; at: number }>;
   cookies: Map<string, string>;
   /** When each owned address last got a 200 from send (ms since start). */
   lastSent: Map<string, number>;
@@ -30,11 +33,14 @@ const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)] 
 const chance = (p: number) => Math.random() < p;
 const otherThan = (code: string, n: number) => String((Number(code) + n + 1) % 1_000_000).padStart(6, "0");
 
+/** Inside the service's five minutes for a recent sign-in, with room for a slow step. */
+const FRESH_SIGN_IN_MS = 4 * 60_000;
+
 async function idToken(ctx: LoadContext, user: User, p: FixturePerson): Promise<string> {
   const known = user.tokens.get(p.uid);
-  if (known) return known;
+  if (known && ctx.recorder.now() - known.at < FRESH_SIGN_IN_MS) return known.token;
   const token = await idTokenFor(ctx.recorder, ctx.authHost, { email: p.email, password: p.password });
-  user.tokens.set(p.uid, token);
+  user.tokens.set(p.uid, { token, at: ctx.recorder.now() });
   return token;
 }
 
@@ -89,11 +95,12 @@ async function checkWithdrawn(ctx: LoadContext, address: string): Promise<void> 
   ctx.withdrawals.push({ address, at: ctx.recorder.now(), stored: stored as "absent" | "present" | "unreadable" });
 }
 
-async function send(ctx: LoadContext, address: string, purpose?: string): Promise<number> {
+async function send(ctx: LoadContext, user: User, address: string, purpose?: string): Promise<number> {
   const res = await ctx.recorder.call("POST", "/auth/otp/send", {
     body: purpose ? { email: address, purpose } : { email: address },
     key: address,
     note: purpose ?? "signin",
+    network: user.network,
   });
   if (res.status === 500 && res.body?.error === "Could not send a code") await checkWithdrawn(ctx, address);
   return res.status;
@@ -109,7 +116,7 @@ async function emailCodeSignIn(ctx: LoadContext, user: User): Promise<void> {
     ? pick(user.own)
     : (byAge[Math.floor(Math.random() * Math.min(3, byAge.length))] as FixturePerson);
   const address = p.email;
-  if ((await send(ctx, address)) !== 200) return;
+  if ((await send(ctx, user, address)) !== 200) return;
   user.lastSent.set(address, ctx.recorder.now());
   const code = await mailedCode(ctx.recorder, ctx.mailUrl, address);
   if (code === null) throw new Error("a sent code never reached the inbox");
@@ -162,7 +169,7 @@ async function sequential<T>(count: number, step: (n: number) => Promise<T>): Pr
 /** A sign-in code for an address nobody holds: answered like any other, then a guess at it. */
 async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
   const address = `soak-stranger-${user.index}-${user.made++}@example.test`;
-  if ((await send(ctx, address)) !== 200) return;
+  if ((await send(ctx, user, address)) !== 200) return;
   await ctx.recorder.call("POST", "/auth/otp/verify", {
     body: { email: address, otp: "000000" },
     key: address,
@@ -173,7 +180,7 @@ async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
 /** A stranger confirms an address for an access request, from two tabs at once: one pending person. */
 async function requestAccess(ctx: LoadContext, user: User): Promise<void> {
   const address = `soak-request-${user.index}-${user.made++}@example.test`;
-  if ((await send(ctx, address, "request-access")) !== 200) return;
+  if ((await send(ctx, user, address, "request-access")) !== 200) return;
   const code = await mailedCode(ctx.recorder, ctx.mailUrl, address);
   if (code === null) throw new Error("a sent code never reached the inbox");
   const body = { email: address, otp: code, purpose: "request-access" };
@@ -308,8 +315,25 @@ async function bridgeSignIn(ctx: LoadContext, user: User): Promise<void> {
   await Promise.all(Array.from({ length: chance(0.2) ? 2 : 1 }, () => bridgeFlow(ctx, user, bridge, account)));
 }
 
-async function logout(ctx: LoadContext): Promise<void> {
-  await ctx.recorder.call("POST", "/auth/logout");
+/**
+ * Logout, then the same cookie replayed at once (as a copy of it would be): refresh and a gated
+ * read must both refuse it. Sometimes a logout with no cookie at all, which is simply ok.
+ */
+async function logout(ctx: LoadContext, user: User): Promise<void> {
+  const p = pick(user.own.filter((o) => user.cookies.has(o.uid)));
+  const cookie = p ? user.cookies.get(p.uid) : undefined;
+  if (!p || !cookie || chance(0.2)) {
+    await ctx.recorder.call("POST", "/auth/logout");
+    return;
+  }
+  const out = await ctx.recorder.call("POST", "/auth/logout", { headers: { cookie }, note: "logout" });
+  if (out.status !== 200) return;
+  user.cookies.delete(p.uid);
+  const replays = [
+    await ctx.recorder.call("POST", "/auth/session/refresh", { headers: { cookie }, note: "replay" }),
+    await ctx.recorder.call("GET", "/startpage/notifications?limit=5", { headers: { cookie }, note: "replay" }),
+  ];
+  ctx.logouts.push({ logout: out.exchange, replays: replays.map((r) => r.exchange) });
 }
 
 /**
@@ -353,6 +377,6 @@ export const scenarios: Array<{ name: string; weight: number; run: (ctx: LoadCon
     { name: "exchange", weight: 18, run: exchange },
     { name: "OIDC sign-in", weight: 8, run: oidcSignIn },
     { name: "bridge sign-in", weight: 6, run: bridgeSignIn },
-    { name: "logout", weight: 2, run: logout },
+    { name: "logout and replay", weight: 4, run: logout },
     { name: "claims callback", weight: 4, run: claimsCallback },
   ];

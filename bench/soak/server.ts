@@ -25,6 +25,7 @@ const deps = serviceDeps({
   log: consoleLogger,
   gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT,
   federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" },
+  sendBudgets: JSON.parse(process.env.SEND_BUDGETS as string),
 });
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.

@@ -23,8 +23,9 @@ function signedIn(person: Person): void {
   signOut.addEventListener("click", () => {
     void whileBusy(signOut, "Signing out…", async () => {
       try {
-        await call("POST", "/auth/logout");
-        signedOut();
+        // The service ends the session itself; until it says so, the person is not signed out.
+        if ((await call("POST", "/auth/logout")).status === 200) signedOut();
+        else status.textContent = "We couldn't sign you out just now. Please try again in a moment.";
       } catch {
         status.textContent = UNREACHABLE;
       }
