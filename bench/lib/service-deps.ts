@@ -33,6 +33,8 @@ export interface BenchSettings {
   gamingEndpoint?: string;
   /** FEDERATED_PROVIDERS and FEDERATED_CLIENT_SECRETS as JSON (the soak's local OpenID Connect provider). */
   federated?: { providers: string; secrets: string };
+  /** Email-code send budgets; by default out of the way (load comes from one loopback address). */
+  sendBudgets?: { perClientPerHour: number; perServicePerMinute: number };
 }
 
 /** The service's dependencies through its own buildDeps, from settings instead of params and secrets. */
@@ -71,6 +73,7 @@ export function serviceDeps(settings: BenchSettings): any {
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
+    sendBudgets: settings.sendBudgets ?? { perClientPerHour: 1_000_000, perServicePerMinute: 1_000_000 },
   };
   const deps = buildDeps(config, {
     store: getFirestore(),

@@ -177,6 +177,7 @@ function orDefault(value: string, fallback: string): string {
 }
 
 const smtpPortSchema = z.coerce.number().int().min(1).max(65535);
+const budgetSchema = z.coerce.number().int().min(1).max(1_000_000);
 
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
 export function readConfig(): Config {
@@ -222,5 +223,17 @@ export function readConfig(): Config {
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
+    sendBudgets: {
+      perClientPerHour: check(
+        "OTP_SENDS_PER_CLIENT_HOUR",
+        budgetSchema,
+        orDefault(params.otpSendsPerClientHour.value(), "20"),
+      ),
+      perServicePerMinute: check(
+        "OTP_SENDS_PER_MINUTE",
+        budgetSchema,
+        orDefault(params.otpSendsPerMinute.value(), "600"),
+      ),
+    },
   };
 }

@@ -69,3 +69,12 @@ export const codePepper = defineSecret("CODE_PEPPER");
 export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
 /** JSON object of the federated bridge's client secrets, one per idp: { "<idp>": "<secret>" }. */
 export const federatedClientSecrets = defineSecret("FEDERATED_CLIENT_SECRETS");
+
+export const otpSendsPerClientHour = defineString("OTP_SENDS_PER_CLIENT_HOUR", {
+  default: "20",
+  description: "Email-code sends one client network (IPv4 address, IPv6 /64) may make in an hour",
+});
+export const otpSendsPerMinute = defineString("OTP_SENDS_PER_MINUTE", {
+  default: "600",
+  description: "Email-code sends the whole service makes in a minute",
+});

@@ -276,3 +276,85 @@ describe("POST /auth/otp/send", () => {
     expect((await storedLimits(email, rotatedPepper))?.sends).toHaveLength(2);
   });
 });
+
+describe("POST /auth/otp/send budgets beyond the address", () => {
+  const network = () => `203.0.${cryptoRandom.int(0, 256)}.${cryptoRandom.int(1, 255)}`;
+  const budgeted = (perClientPerHour: number, perServicePerMinute = 1_000_000) => {
+    const { app, deps } = fresh({ config: testConfig({ sendBudgets: { perClientPerHour, perServicePerMinute } }) });
+    // Far from every other test's sends, so the service's shared budget starts empty here.
+    deps.clock.advance(365 * 24 * HOUR + cryptoRandom.int(0, 1_000_000) * HOUR);
+    return { app, deps };
+  };
+  const sendFrom = (app: Parameters<typeof send>[0], from: string, email: string, purpose = "signin") =>
+    request(app).post("/auth/otp/send").set("X-Forwarded-For", `${from}, 10.0.0.1`).send({ email, purpose });
+
+  it("stops one network after its hourly budget, whichever addresses it asks for, with Retry-After", async () => {
+    const { app, deps } = budgeted(20);
+    const from = network();
+    const tag = unique("victim");
+    const answers = [];
+    // request-access codes are mailed to any address, so the mails can be counted.
+    for (let i = 1; i <= 40; i++) answers.push(await sendFrom(app, from, `${tag}+${i}@example.test`, "request-access"));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
+    const refused = answers.slice(20);
+    for (const res of refused) {
+      expect(res.status).toBe(429);
+      expect(res.body).toEqual({ error: "Too many codes requested from this network. Try again later." });
+      expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(res.headers["retry-after"])).toBeLessThanOrEqual(3600);
+    }
+    expect(await settledCount(tag)).toBe(20);
+    // Another network is not held back; this one is again once its first send is an hour old.
+    expect((await sendFrom(app, network(), `${tag}+other@example.test`)).status).toBe(200);
+    deps.clock.advance(HOUR);
+    expect((await sendFrom(app, from, `${tag}+later@example.test`)).status).toBe(200);
+  });
+
+  it("counts addresses on no account exactly as addresses on a person: the same answers at the same point", async () => {
+    const { app } = budgeted(4);
+    const known = network();
+    const unknown = network();
+    const a = [];
+    const b = [];
+    for (let i = 0; i < 5; i++) {
+      a.push(await sendFrom(app, known, await personAddress()));
+      b.push(await sendFrom(app, unknown, strangerAddress()));
+    }
+    expect(a.map((r) => [r.status, r.body])).toEqual(b.map((r) => [r.status, r.body]));
+    expect(a.map((r) => r.status)).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it("counts an IPv6 network by its /64", async () => {
+    const { app } = budgeted(2);
+    const prefix = `2001:db8:${cryptoRandom.int(0, 65536).toString(16)}:${cryptoRandom.int(0, 65536).toString(16)}`;
+    const statuses = [];
+    for (const host of ["::1", "::2", ":0:0:0:3"])
+      statuses.push((await sendFrom(app, `${prefix}${host}`, strangerAddress())).status);
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it("lets exactly the budget through when 30 sends from one network race", async () => {
+    const { app } = budgeted(10);
+    const from = network();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => sendFrom(app, from, strangerAddress())));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
+  });
+
+  it("stops the whole service after its per-minute budget, for every network, until the minute has passed", async () => {
+    const { app, deps } = budgeted(1_000_000, 3);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await sendFrom(app, network(), strangerAddress()));
+    expect(statuses.map((r) => [r.status, r.body])).toEqual([
+      [200, { ok: true }],
+      [200, { ok: true }],
+      [200, { ok: true }],
+    ]);
+    const refused = await sendFrom(app, network(), strangerAddress());
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ error: "Too many codes are being requested right now. Try again in a minute." });
+    expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
+    deps.clock.advance(MINUTE);
+    expect((await sendFrom(app, network(), strangerAddress())).status).toBe(200);
+  });
+});

@@ -1,11 +1,15 @@
+import { createServer, connect, type AddressInfo, type Socket } from "node:net";
+import { initializeApp } from "firebase-admin/app";
+import { getAuth } from "firebase-admin/auth";
 import { decodeJwt } from "jose";
+import { firebaseIdentity } from "../src/adapters/identity";
 import request from "supertest";
 import { DAY, MINUTE, SECOND } from "../src/clock";
 import * as sessions from "../src/routes/sessions";
 import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
 import * as people from "../src/store/people";
 import { randomPhone, signedInByPhone, signedUp, signInWithPassword } from "./support/auth";
-import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps } from "./support/deps";
+import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps, unique } from "./support/deps";
 import { accountWithPerson, cookieFrom, sessionCookieFor } from "./support/people";
 
 const db = firestore();
@@ -468,5 +472,71 @@ describe("POST /auth/logout", () => {
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
     expect(res.headers["access-control-allow-credentials"]).toBe("true");
+  });
+});
+
+/** A real path to the Auth emulator that the test can cut: a TCP relay in front of it. */
+async function relayToAuthEmulator(): Promise<{ host: string; cut: () => Promise<void> }> {
+  const [targetHost, targetPort] = (process.env.FIREBASE_AUTH_EMULATOR_HOST as string).split(":");
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(targetPort), targetHost as string);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => s.destroy());
+      s.on("close", () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    host: `127.0.0.1:${port}`,
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("POST /auth/verify when what it depends on fails", () => {
+  it("answers 503 with Retry-After, and no cookie, when the identity provider cannot be reached", async () => {
+    const relay = await relayToAuthEmulator();
+    const saved = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+    process.env.FIREBASE_AUTH_EMULATOR_HOST = relay.host;
+    // The provider's client reads its host when it is made.
+    const relayed = getAuth(initializeApp({ projectId: process.env.GCLOUD_PROJECT }, unique("relayed")));
+    process.env.FIREBASE_AUTH_EMULATOR_HOST = saved;
+    const app = appFor(sessions, testDeps({ identity: firebaseIdentity(relayed) }));
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const body = { idToken: account.idToken, project: "startpage" };
+    expect((await request(app).post("/auth/verify").send(body)).status).toBe(200);
+
+    await relay.cut();
+    const down = await request(app).post("/auth/verify").send(body);
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({ error: "Service unavailable" });
+    expect(down.headers["retry-after"]).toBe("1");
+    expect(down.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("answers 503 when Firestore gives up on contention (ABORTED), and writes nothing", async () => {
+    // Contention that outlasts the client's retries cannot be produced on demand: this runner
+    // answers as Firestore does when it happens.
+    const aborted = Object.assign(new Error("10 ABORTED: Too much contention on these documents."), { code: 10 });
+    const app = appFor(
+      sessions,
+      testDeps({
+        transaction: async () => {
+          throw aborted;
+        },
+      }),
+    );
+    const account = await signedUp();
+    const res = await request(app).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: "Service unavailable" });
+    expect(await people.findByUid(db, account.uid)).toBeNull();
   });
 });

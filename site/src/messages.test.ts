@@ -55,6 +55,12 @@ describe("sendRefusal", () => {
     expect(sendRefusal(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(
       /locked for now\. You can ask for a new code in 20 hours\.$/,
     );
+    expect(sendRefusal(refusal("otp_client_budget", 1800)).alert).toBe(
+      "Many codes have been asked for from your network lately. You can ask for another in 30 minutes.",
+    );
+    expect(sendRefusal(refusal("otp_service_budget", 30)).alert).toBe(
+      "A lot of people are asking for codes right now. Please try again in 30 seconds.",
+    );
   });
 
   it("puts a malformed address on the field, and the rest in a notice", () => {

@@ -35,6 +35,10 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
       return {
         alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.`,
       };
+    if (says(answer, "otp_client_budget"))
+      return { alert: `Many codes have been asked for from your network lately. You can ask for another ${wait}.` };
+    if (says(answer, "otp_service_budget"))
+      return { alert: `A lot of people are asking for codes right now. Please try again ${wait}.` };
     return { alert: `You've asked for several codes in the last hour. You can ask for another ${wait}.` };
   }
   if (answer.status === 503)

@@ -82,6 +82,8 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     "IDP_API_KEY=local-api-key",
     // An app outside the parent domain to hand signed-in people to (GET /handoff on the identity host).
     `HANDOFF_APPS='${JSON.stringify(LOCAL_HANDOFF_APPS)}'`,
+    // Every browser test comes from one loopback address: the per-network send budget would stop the suite.
+    ...(p.name === "test" ? ["OTP_SENDS_PER_CLIENT_HOUR=100000"] : []),
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
   // The emulator saves the default of a param it found no value for in `.env.local`, which then

@@ -54,6 +54,8 @@ export type ErrorCode =
   | "otp_purpose_invalid"
   | "otp_resend_too_soon"
   | "otp_hourly_limit"
+  | "otp_client_budget"
+  | "otp_service_budget"
   | "otp_address_locked"
   | "email_not_configured"
   | "email_delivery_failed"

@@ -34,3 +34,24 @@ export async function translateFailure<T>(
     throw new AppError(failure.code, undefined, err);
   }
 }
+
+/** gRPC's DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED (contention outlasting the retries), UNAVAILABLE. */
+const RETRYABLE_STATUS = new Set([4, 8, 10, 14]);
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);
+
+/**
+ * Whether an error says "a backend could not answer" (Firestore, the identity provider, the
+ * network between) rather than "this request is wrong": the caller should hear 503 and try
+ * again, never 500. Checked on the error and its causes.
+ */
+export function isUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; typeof e === "object" && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "number" && RETRYABLE_STATUS.has(code)) return true;
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || /^app\/network-|^auth\/internal-error$/.test(code)))
+      return true;
+    if (e instanceof TypeError && e.message === "fetch failed") return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

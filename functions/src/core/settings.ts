@@ -26,6 +26,15 @@ export interface Config {
   defaultLocation: string | null;
   /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
   handoffApps: Record<string, HandoffApp>;
+  /** Email-code sends beyond each address's own limits: per client network, and for the whole service. */
+  sendBudgets: SendBudgets;
+}
+
+export interface SendBudgets {
+  /** Sends one client (an IPv4 address, an IPv6 /64) may make in an hour, whatever the addresses. */
+  perClientPerHour: number;
+  /** Sends the whole service makes in a minute: the ceiling on mail a flood can cause. */
+  perServicePerMinute: number;
 }
 
 /** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */

@@ -72,6 +72,8 @@ export const errorTable = {
   otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access" },
   otp_resend_too_soon: { status: 429, message: "A code was just sent. Please wait a minute." },
   otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later." },
+  otp_client_budget: { status: 429, message: "Too many codes requested from this network. Try again later." },
+  otp_service_budget: { status: 429, message: "Too many codes are being requested right now. Try again in a minute." },
   otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again tomorrow." },
   email_not_configured: { status: 503, message: "Email is not configured" },
   email_delivery_failed: { status: 500, message: "Could not send a code" },

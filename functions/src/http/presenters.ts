@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Response } from "express";
 import { AppError, type ErrorCode } from "../core/errors";
+import { isUnavailable } from "../core/failures";
 import { errorText, type Logger } from "../logger";
 import { rowFor } from "./errors";
 
@@ -90,7 +91,13 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
     // Already answered 503 by the deadline: what the handler did afterwards has nowhere to go.
     if (res.locals.timedOut === true) return;
     if (res.headersSent) return next(err);
-    const appError = err instanceof AppError ? err : fromExpress(err);
+    let appError = err instanceof AppError ? err : fromExpress(err);
+    if (!appError && isUnavailable(err)) {
+      // A backend that could not answer, or contention that outlasted the retries: try again shortly.
+      log.warn("a backend could not answer", { path: req.path, method: req.method, error: errorText(err) });
+      appError = new AppError("service_unavailable");
+      appError.retryAfterSeconds = 1;
+    }
     if (!appError)
       log.error("unhandled error", {
         path: req.path,

@@ -50,6 +50,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
+    // Every test request comes from one loopback address; the budget tests set their own.
+    sendBudgets: { perClientPerHour: 1_000_000, perServicePerMinute: 1_000_000 },
     ...overrides,
   };
 }

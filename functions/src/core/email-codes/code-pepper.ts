@@ -41,6 +41,11 @@ export function addressIds(ring: PepperKey[], address: string): string[] {
   return ring.map((key) => hmac(key, "email-code-address", address));
 }
 
+/** The record id of a client network's send budget: keyed, so stored records name no address. */
+export function clientBudgetId(key: PepperKey, client: string): string {
+  return hmac(key, "send-budget-client", client);
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

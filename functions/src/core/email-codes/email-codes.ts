@@ -1,16 +1,19 @@
 import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
+import * as budgets from "../../store/send-budgets";
+import { HOUR, MINUTE } from "../../clock";
 import * as people from "../../store/people";
 import { recordAccessRequest } from "../people/access-requests";
 import { codeMail } from "./code-mail";
-import { addressIds, codeHash, codeMatches, type PepperKey } from "./code-pepper";
+import { addressIds, clientBudgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
 import { canonicalEmail } from "../email-address";
 import {
   afterFailure,
   afterRefund,
   afterSend,
   afterSuccess,
+  budgetRefusal,
   CODE_LIFETIME_MS,
   combine,
   decideCheck,
@@ -19,10 +22,12 @@ import {
   normaliseCode,
   nextSendAt,
   sendRefusal,
+  serviceShards,
   sixDigits,
   type CheckResult,
   type LimitState,
   type Purpose,
+  withinWindow,
 } from "./rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
@@ -50,7 +55,7 @@ interface Issued {
  * and never logged), so a delivered send costs exactly one transaction. An address on no
  * account takes the same path with the same writes and the same wait, and gets no mail.
  */
-export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose): Promise<void> {
+export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose, client: string): Promise<void> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
   const mailer = deps.mailer;
@@ -59,7 +64,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   // A sign-in code only goes to an address on a person; anyone may confirm an address for an access request.
   const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
   const code = sixDigits(deps.random);
-  const issued = await issue(deps, ring, address, purpose, code);
+  const issued = await issue(deps, ring, address, purpose, code, client);
   try {
     // Never inside a transaction function: Firestore retries those, and a retry would mail again.
     if (deliver) await mailer.send(codeMail(address, code, purpose, deps.config.idUrl));
@@ -77,18 +82,35 @@ async function issue(
   address: string,
   purpose: Purpose,
   code: string,
+  client: string,
 ): Promise<Issued> {
   const { store } = deps;
   const ids = addressIds(ring, address);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
   const sendId = deps.random.id();
+  const { perClientPerHour, perServicePerMinute } = deps.config.sendBudgets;
+  const { shards, perShard } = serviceShards(perServicePerMinute);
+  const budgetIds = [`client:${clientBudgetId(key, client)}`, `service:${deps.random.int(0, shards)}`];
   return deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
+    const [byClient, byService] = (await budgets.findAll(store, budgetIds, tx)) as [budgets.Budget, budgets.Budget];
     const state = combine(found);
     // Counted in the transaction that issues the code: of concurrent sends, one wins and the rest see it.
+    // The address's own limits first (the contract's answers), then the client's and the service's.
     const refusal = sendRefusal(state, now);
     if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
+    const clientRetry = budgetRefusal(byClient.sends, now, HOUR, perClientPerHour);
+    if (clientRetry) throw limitReached("otp_client_budget", now, clientRetry);
+    const serviceRetry = budgetRefusal(byService.sends, now, MINUTE, perShard);
+    if (serviceRetry) throw limitReached("otp_service_budget", now, serviceRetry);
+    for (const [budget, windowMs] of [
+      [byClient, HOUR],
+      [byService, MINUTE],
+    ] as const) {
+      const sends = [...withinWindow(budget.sends, now, windowMs), now];
+      budgets.save(store, tx, { id: budget.id, sends }, new Date(now.getTime() + windowMs));
+    }
     const next = afterSend(state, now);
     limits.save(store, tx, id, key.kid, next, forgetAfter(next), found);
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.

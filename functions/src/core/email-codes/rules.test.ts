@@ -5,6 +5,9 @@ import {
   afterRefund,
   afterSend,
   afterSuccess,
+  budgetRefusal,
+  serviceShards,
+  withinWindow,
   ATTEMPTS_PER_CODE,
   combine,
   decideCheck,
@@ -183,5 +186,31 @@ describe("decideCheck", () => {
         expect(successes).toBeLessThanOrEqual(1);
       }),
     );
+  });
+});
+
+describe("send budgets", () => {
+  const now = new Date("2026-05-01T12:00:00Z");
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+
+  it("allow sends below the limit and name when the next one is allowed at it", () => {
+    expect(budgetRefusal([ago(10 * MINUTE)], now, HOUR, 2)).toBeNull();
+    expect(budgetRefusal([ago(50 * MINUTE), ago(10 * MINUTE)], now, HOUR, 2)).toEqual(
+      new Date(now.getTime() + 10 * MINUTE),
+    );
+    // A send exactly a window old has left it.
+    expect(budgetRefusal([ago(HOUR), ago(10 * MINUTE)], now, HOUR, 2)).toBeNull();
+  });
+
+  it("do not believe a send stamped a whole window ahead of now", () => {
+    expect(withinWindow([new Date(now.getTime() + 30 * SECOND), new Date(now.getTime() + HOUR)], now, HOUR)).toEqual([
+      new Date(now.getTime() + 30 * SECOND),
+    ]);
+  });
+
+  it("keep small service budgets on one exact shard and spread large ones", () => {
+    expect(serviceShards(3)).toEqual({ shards: 1, perShard: 3 });
+    expect(serviceShards(600)).toEqual({ shards: 10, perShard: 60 });
+    expect(serviceShards(1_000_000).shards).toBe(20);
   });
 });

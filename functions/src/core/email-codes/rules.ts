@@ -146,3 +146,30 @@ export function decideCheck(
     ? { result: "exhausted", code: "exhaust", failed: true }
     : { result: "invalid", code: "attempt", failed: true };
 }
+
+/**
+ * A budget of sends over a sliding window: the sends inside it, refused at `limit`. Returns
+ * when the next send would be allowed (the moment enough sends have left the window), or null
+ * when this one is allowed now.
+ */
+export function budgetRefusal(sends: Date[], now: Date, windowMs: number, limit: number): Date | null {
+  const inside = withinWindow(sends, now, windowMs).sort((a, b) => a.getTime() - b.getTime());
+  if (inside.length < limit) return null;
+  return new Date((inside[inside.length - limit] as Date).getTime() + windowMs);
+}
+
+/** Sends inside the window that ends now. One stamped ahead of now by a whole window is no clock skew, and is not believed. */
+export function withinWindow(sends: Date[], now: Date, windowMs: number): Date[] {
+  return sends.filter((at) => Math.abs(now.getTime() - at.getTime()) < windowMs);
+}
+
+/**
+ * The service's per-minute budget is counted on shards, so no single document takes every send
+ * (Firestore sustains about one write a second per document). Each shard holds an equal share;
+ * a send draws one at random. Small budgets keep one shard and are exact.
+ */
+export const SENDS_PER_SHARD = 60;
+export function serviceShards(perMinute: number): { shards: number; perShard: number } {
+  const shards = Math.max(1, Math.min(20, Math.floor(perMinute / SENDS_PER_SHARD)));
+  return { shards, perShard: Math.ceil(perMinute / shards) };
+}
