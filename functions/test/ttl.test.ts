@@ -15,6 +15,7 @@ import * as emailCodes from "../src/store/email-codes";
 import * as exchangeCodes from "../src/store/exchange-codes";
 import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
+import * as sendBudgets from "../src/store/send-budgets";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -108,6 +109,13 @@ describe("data expiry", () => {
           emailCodeLimits.save(db, tx, addressId, "k", state, later(3_600_000), []);
         });
         return [`emailCodeLimits/${addressId}`];
+      },
+      sendBudgets: async () => {
+        const budget = { id: `client:${id()}`, sends: [at] };
+        await db.runTransaction(async (tx) => {
+          sendBudgets.save(db, tx, budget, later(3_600_000));
+        });
+        return [`sendBudgets/${budget.id}`];
       },
       exchangeCodes: async () => {
         const hash = id();

@@ -15,6 +15,7 @@ export const COLLECTIONS = {
   projectAccess: null,
   emailCodes: "expiresAt",
   emailCodeLimits: "forgetAfter",
+  sendBudgets: "forgetAfter",
   exchangeCodes: "expiresAt",
   bridgeStates: "expiresAt",
   // Not its own expiry: a used code names the access token to revoke if it is presented again,
