@@ -224,13 +224,18 @@ Produced by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0,
 ratio against a baseline measured in the same run.
 
 `;
-// The pages (bench/pages.ts) and the soak (bench/soak.ts) own their sections of the file; keep them as they are.
+// The pages (bench/pages.ts), the soak (bench/soak.ts) and the first read (bench/cold-start.ts) own their sections of the file; keep them as they are.
 const resultsPath = join(root, "bench", "RESULTS.md");
 const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
 const pages =
   /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
 const soak =
   /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
-writeFileSync(resultsPath, header + lines.join("\n") + "\n" + pages + "\n\n" + soak + "\n");
+// bench/cold-start.ts --first-read (npm run bench:cold-start) owns section 4b.
+const firstRead = /<!-- cold-start:start -->[\s\S]*<!-- cold-start:end -->/.exec(previous)?.[0];
+writeFileSync(
+  resultsPath,
+  header + lines.join("\n") + "\n" + (firstRead ? firstRead + "\n\n" : "") + pages + "\n\n" + soak + "\n",
+);
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);

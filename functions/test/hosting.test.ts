@@ -1,7 +1,9 @@
 /** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
 import { createHmac, randomInt } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { GROUPS, type GroupName } from "../src/groups";
+import { COMMON_OPTIONS } from "../src/http/function";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -156,16 +158,145 @@ describe("Hosting rewrites", () => {
   );
 });
 
+type Rewrite = { source: string; function?: { functionId: string; region: string } };
+type Site = { target: string; public: string; rewrites: Rewrite[] };
+
+const repo = join(__dirname, "..", "..");
+const hostingConfig = JSON.parse(readFileSync(join(repo, "firebase.json"), "utf8")) as { hosting: Site[] };
+const firebaserc = JSON.parse(readFileSync(join(repo, ".firebaserc"), "utf8")) as {
+  projects: { default: string };
+  targets: Record<string, { hosting: Record<string, string[]> }>;
+};
+
+/** Each path of the contract a browser may call, and the function that serves it (docs/endpoints). */
+const CONTRACT: Record<string, GroupName> = {
+  "POST /auth/verify": "sessions",
+  "POST /auth/session/refresh": "sessions",
+  "POST /auth/logout": "sessions",
+  "POST /auth/project-access": "sessions",
+  "POST /auth/exchange": "sessions",
+  "GET /auth/handoff": "sessions",
+  "POST /auth/otp/send": "otp",
+  "POST /auth/otp/verify": "otp",
+  "POST /auth/otp/sign-in": "otp",
+  "GET /auth/bridge/": "bridge",
+  "GET /auth/bridge/gaming/start": "bridge",
+  "GET /auth/bridge/federated/callback": "bridge",
+  "GET /.well-known/openid-configuration": "oidc",
+  "GET /auth/oidc/authorize": "oidc",
+  "POST /auth/oidc/token": "oidc",
+  "GET /auth/oidc/userinfo": "oidc",
+  "GET /auth/oidc/jwks": "oidc",
+  "POST /auth/idp/claims": "claims",
+  "GET /auth/people": "people",
+  "PATCH /auth/people/p1": "people",
+  "POST /startpage/notify": "startpage",
+  "GET /startpage/notifications": "startpage",
+  "POST /startpage/notifications/read": "startpage",
+  "GET /calendar/events": "calendar",
+  "GET /calendar/upcoming-locations": "calendar",
+  "GET /location": "location",
+  "GET /status": "status",
+};
+const ALL = Object.keys(CONTRACT);
+/** What an app's page calls on its own host: its session (signed in at the identity host) and its data. */
+const SESSION = ["POST /auth/verify", "POST /auth/session/refresh", "POST /auth/logout", "POST /auth/project-access"];
+const SESSION_AND_EXCHANGE = [...SESSION, "POST /auth/exchange"];
+
+/** The browser clients on each host of the family, and the paths they call there. */
+const CLIENTS: Record<string, string[]> = {
+  // The apex and www serve the whole API (scripts and relying parties use the service's address).
+  service: ALL,
+  www: ALL,
+  // The identity host's pages, and the bridges and OIDC endpoints started there.
+  id: ALL,
+  startpage: [
+    ...SESSION_AND_EXCHANGE,
+    "GET /startpage/notifications",
+    "POST /startpage/notifications/read",
+    "GET /calendar/events",
+    "GET /calendar/upcoming-locations",
+    "GET /location",
+  ],
+  status: [...SESSION_AND_EXCHANGE, "GET /status"],
+  calendar: [...SESSION_AND_EXCHANGE, "GET /calendar/events", "GET /calendar/upcoming-locations", "GET /location"],
+  location: [...SESSION_AND_EXCHANGE, "GET /location", "GET /calendar/upcoming-locations"],
+};
+
+/** Hosting's glob: `**` any run of characters, `*` within one segment; the first match wins. */
+function rewriteFor(site: Site, path: string): Rewrite | undefined {
+  return site.rewrites.find((r) => {
+    const pattern = r.source
+      .split("**")
+      .map((part) =>
+        part
+          .split("*")
+          .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+          .join("[^/]*"),
+      )
+      .join(".*");
+    return new RegExp(`^${pattern}$`).test(path);
+  });
+}
+
 describe("the Hosting config", () => {
+  const sites = hostingConfig.hosting;
+
+  it("has a site for every host of the family, the apex, www and the identity host first", () => {
+    expect(sites.map((s) => s.target)).toEqual(["service", "www", "id", "startpage", "status", "calendar", "location"]);
+    // The application hosts are the default APP_HOSTS (docs/configuration.md).
+    expect(sites.slice(3).map((s) => s.target)).toEqual(["startpage", "status", "calendar", "location"]);
+  });
+
+  it("maps every site to a Hosting site of its own in production and in both local projects", () => {
+    const production = firebaserc.projects.default;
+    expect(production).toBe("example-identity-prod");
+    for (const project of [production, "demo-identity", "demo-identity-test"]) {
+      const targets = firebaserc.targets[project]?.hosting ?? {};
+      expect(Object.keys(targets).sort()).toEqual(sites.map((s) => s.target).sort());
+      const siteIds = Object.values(targets).flat();
+      expect(siteIds.every((id) => /^[a-z0-9-]+$/.test(id))).toBe(true);
+      expect(new Set(siteIds).size).toBe(siteIds.length);
+    }
+  });
+
+  it("rewrites only to functions the manifest declares, in their region", () => {
+    for (const site of sites) {
+      expect(site.rewrites.length).toBeGreaterThan(0);
+      for (const rewrite of site.rewrites) {
+        expect({ site: site.target, rewrite }).toEqual({
+          site: site.target,
+          rewrite: {
+            source: expect.stringMatching(/^\//),
+            function: { functionId: expect.any(String), region: COMMON_OPTIONS.region },
+          },
+        });
+        expect(Object.keys(GROUPS)).toContain(rewrite.function?.functionId);
+      }
+    }
+  });
+
+  it.each(Object.entries(CLIENTS))(
+    "rewrites every path the browser clients on the %s host call to the function that serves it",
+    (target, paths) => {
+      const site = sites.find((s) => s.target === target) as Site;
+      expect(site).toBeDefined();
+      const served = paths.map((call) => [call, rewriteFor(site, call.split(" ")[1] as string)?.function?.functionId]);
+      expect(served).toEqual(paths.map((call) => [call, CONTRACT[call]]));
+    },
+  );
+
   it("rewrites every API path on the identity host as on the service's host, to the same function", () => {
-    const config = JSON.parse(readFileSync(join(__dirname, "..", "..", "firebase.json"), "utf8")) as {
-      hosting: Array<{ target: string; rewrites: unknown[] }>;
-    };
-    const [service, id] = ["service", "id"].map(
-      (target) => config.hosting.find((site) => site.target === target)?.rewrites,
-    );
+    const [service, www, id] = ["service", "www", "id"].map((t) => sites.find((site) => site.target === t)?.rewrites);
     expect(id).toEqual(service);
+    expect(www).toEqual(service);
     expect(id).toContainEqual({ source: "/auth/handoff", function: { functionId: "sessions", region: "us-central1" } });
+  });
+
+  it("serves a public folder that exists for every site", () => {
+    for (const site of sites.filter((s) => s.target !== "id")) expect(existsSync(join(repo, site.public))).toBe(true);
+    // The identity host's folder is built before each upload (its predeploy).
+    expect(sites.find((s) => s.target === "id")?.public).toBe("hosting/id");
   });
 });
 

@@ -5,6 +5,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { GROUPS } from "../src/groups";
+import { REQUEST_DEADLINE_MS } from "../src/http/app";
 
 const lib = join(__dirname, "..", "lib", "index.js");
 
@@ -38,6 +40,36 @@ describe("the deploy manifest", () => {
       status: https("SESSION_KEYS", "SMTP_PASSWORD"),
       claims: https("IDP_SIGNING_SECRET"),
     });
+  });
+
+  it("gives every function deliberate options, each within bounds that keep a request answered and the bill capped", () => {
+    const endpoints = load(
+      {},
+      `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, f.__endpoint]))))`,
+    ) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(endpoints).sort()).toEqual(Object.keys(GROUPS).sort());
+    let ceiling = 0;
+    for (const [name, e] of Object.entries(endpoints)) {
+      const at = `${name}: `;
+      expect(at + String(e.platform)).toBe(at + "gcfv2");
+      expect(at + JSON.stringify(e.region)).toBe(at + JSON.stringify(["us-central1"]));
+      expect([at, e.availableMemoryMb]).toEqual([at, expect.any(Number)]);
+      expect([256, 512, 1024]).toContain(e.availableMemoryMb);
+      // Past the apps' own deadline, so the contract's 503 is what a caller sees, and short of
+      // the platform's default of 60 s, so a stuck request is not billed for a minute.
+      expect(e.timeoutSeconds).toBeGreaterThan(REQUEST_DEADLINE_MS / 1000);
+      expect(e.timeoutSeconds).toBeLessThanOrEqual(60);
+      expect(e.concurrency).toBeGreaterThanOrEqual(1);
+      expect(e.concurrency).toBeLessThanOrEqual(1000);
+      // The platform runs more than one request at a time only on a whole vCPU.
+      if ((e.concurrency as number) > 1) expect(e.cpu).toBeGreaterThanOrEqual(1);
+      expect(e.minInstances).toBe(0);
+      expect(e.maxInstances).toBeGreaterThanOrEqual(1);
+      expect(e.maxInstances).toBeLessThanOrEqual(50);
+      ceiling += e.maxInstances as number;
+    }
+    // The cost ceiling of the whole service: every function at its maximum at once.
+    expect(ceiling).toBeLessThanOrEqual(100);
   });
 
   it("loads no group, SDK wrapper, express or firebase-admin in an instance started for one function", () => {

@@ -98,12 +98,19 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
   }
 }
 
+/** The Hosting sites the local stack runs, in firebase.json's order (the second gets idSitePort). */
+export const LOCAL_SITES = ["service", "id"];
+
 /**
  * firebase.json as this stack runs it: the profile's ports, and the identity host's pages allowed
  * to reach the local Auth emulator (production's policy names only the identity provider's API).
  */
 export function firebaseConfigFor(root: string, p: Profile): string {
   const base = JSON.parse(readFileSync(join(root, "firebase.json"), "utf8"));
+  // The emulator gives each site a port of its own; the stack serves the apex and www from the
+  // service's site and the identity host from its own (tools/stack/front.ts), and stands in for
+  // the application hosts itself, so their sites stay out of it.
+  base.hosting = (base.hosting as Array<{ target: string }>).filter((site) => LOCAL_SITES.includes(site.target));
   for (const site of base.hosting as Array<{
     target: string;
     headers?: Array<{ headers: Array<{ key: string; value: string }> }>;

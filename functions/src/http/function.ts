@@ -2,8 +2,17 @@
 import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
 import { serve, type Group, type Handler } from "./serve";
 
-/** What every group runs with; a group's own options (its secrets) come on top. */
-const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", concurrency: 80, cors: false };
+/**
+ * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
+ * vCPU, which the platform requires for more than one request at a time per instance; CORS is the
+ * apps' own (http/cors). Why each value: docs/deploying.md.
+ */
+export const COMMON_OPTIONS = { region: "us-central1", cpu: 1, cors: false } as const satisfies HttpsOptions;
+
+/** What each group decides for itself, every field required so none is left to a platform default. */
+export type GroupOptions = Required<
+  Pick<HttpsOptions, "memory" | "timeoutSeconds" | "concurrency" | "minInstances" | "maxInstances" | "secrets">
+>;
 
 /**
  * One endpoint group as an HTTPS function.
@@ -17,11 +26,7 @@ const COMMON_OPTIONS: HttpsOptions = { region: "us-central1", memory: "256MiB", 
  * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
  * each loads on its first request.
  */
-export function httpsFunction(
-  name: string,
-  load: () => Group,
-  options: Pick<HttpsOptions, "secrets">,
-): Handler | HttpsFunction {
+export function httpsFunction(name: string, load: () => Group, options: GroupOptions): Handler | HttpsFunction {
   const handler = serve(name, load);
   const target = process.env.FUNCTION_TARGET;
   if (target !== undefined && target !== "") return handler;

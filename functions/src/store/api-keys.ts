@@ -1,8 +1,9 @@
+import type { Collection } from "./collections";
 import type { DocumentData } from "firebase-admin/firestore";
 import { optionalDate, toDate, type Firestore } from "./db";
 
 /** `apiKeys/{sha256(key)}`: the key itself is never stored; `prefix` identifies it to people. */
-const API_KEYS = "apiKeys";
+const API_KEYS: Collection = "apiKeys";
 
 export interface ApiKey {
   hash: string;

@@ -1,7 +1,8 @@
+import type { Collection } from "./collections";
 import { read, toDate, optionalDate, type Firestore, type Transaction } from "./db";
 
 /** `bridgeStates/{sha256(state)}`: the state itself only travels in the cookie and to the provider. */
-const BRIDGE_STATES = "bridgeStates";
+const BRIDGE_STATES: Collection = "bridgeStates";
 
 export interface BridgeState {
   hash: string;

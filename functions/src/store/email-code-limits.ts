@@ -1,3 +1,4 @@
+import type { Collection } from "./collections";
 import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
 
 /** What an address has used: its sends in the last hour and its run of failed checks. */
@@ -12,7 +13,7 @@ export interface LimitState {
  * never the address): its sends inside the last hour, its run of failed checks across codes,
  * and the end of its lockout. `forgetAfter` is when the record stops mattering (a TTL field).
  */
-const LIMITS = "emailCodeLimits";
+const LIMITS: Collection = "emailCodeLimits";
 
 export interface CodeLimits extends LimitState {
   addressId: string;

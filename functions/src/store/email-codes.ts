@@ -1,3 +1,4 @@
+import type { Collection } from "./collections";
 import { toDate, type Firestore, type Transaction } from "./db";
 
 /** A code that can still be checked, or what destroyed it (a destroyed code keeps no hash). */
@@ -9,7 +10,7 @@ export type CodeState = "ready" | "expired" | "exhausted";
  * address and code; neither the address nor the code is stored. A destroyed code stays as a
  * tombstone without its hash, so later checks can say why it no longer works.
  */
-const EMAIL_CODES = "emailCodes";
+const EMAIL_CODES: Collection = "emailCodes";
 
 export interface EmailCode {
   addressId: string;

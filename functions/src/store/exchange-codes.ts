@@ -1,7 +1,8 @@
+import type { Collection } from "./collections";
 import { read, toDate, optionalDate, type Firestore, type Transaction } from "./db";
 
 /** `exchangeCodes/{sha256(code)}`: the code itself is never stored. */
-const EXCHANGE_CODES = "exchangeCodes";
+const EXCHANGE_CODES: Collection = "exchangeCodes";
 
 /** What a hand-off code is bound to; codes issued otherwise have none. */
 export interface Binding {

@@ -1,10 +1,11 @@
+import type { Collection } from "./collections";
 import type { Query } from "firebase-admin/firestore";
 import { read, stringList, toDate, optionalDate, type Firestore, type Transaction } from "./db";
 
 /** `notifications/{id}`: a start-page notice, for everyone (`audience: ["*"]`) or named people. */
-const NOTIFICATIONS = "notifications";
+const NOTIFICATIONS: Collection = "notifications";
 /** `startpageReads/{personId}`: which notices a person has read. */
-const READS = "startpageReads";
+const READS: Collection = "startpageReads";
 
 export const EVERYONE = "*";
 export type Level = "info" | "warning" | "critical";

@@ -1,7 +1,8 @@
+import type { Collection } from "./collections";
 import { stringList, toDate, type Firestore } from "./db";
 
 /** `oidcClients/{clientId}`: relying parties registered by the operator; secrets kept as hashes. */
-const OIDC_CLIENTS = "oidcClients";
+const OIDC_CLIENTS: Collection = "oidcClients";
 
 export interface OidcClient {
   clientId: string;

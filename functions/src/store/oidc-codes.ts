@@ -1,8 +1,9 @@
+import type { Collection } from "./collections";
 import type { DocumentData } from "firebase-admin/firestore";
 import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `oidcCodes/{sha256(code)}`: authorization codes; the code itself is never stored. */
-const OIDC_CODES = "oidcCodes";
+const OIDC_CODES: Collection = "oidcCodes";
 
 export interface OidcCode {
   hash: string;
@@ -26,7 +27,10 @@ export interface OidcCode {
 export function save(db: Firestore, code: OidcCode): Promise<unknown> {
   const { hash, ...stored } = code;
   // create(): a hash collision must fail loudly, never overwrite a live code.
-  return db.collection(OIDC_CODES).doc(hash).create(stored);
+  return db
+    .collection(OIDC_CODES)
+    .doc(hash)
+    .create({ ...stored, forgetAfter: code.expiresAt });
 }
 
 /** The codes behind these hashes, in order (null where none is stored), read in the transaction. */
@@ -60,6 +64,20 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
   };
 }
 
-export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date, accessTokenHash: string | null): void {
-  tx.update(db.collection(OIDC_CODES).doc(hash), { usedAt: at, accessTokenHash });
+/**
+ * Spends the code. One redeemed for an access token is kept (`forgetAfter`, its TTL field) until
+ * that token expires, so a later presentation can still revoke it.
+ */
+export function markUsed(
+  db: Firestore,
+  tx: Transaction,
+  hash: string,
+  at: Date,
+  accessToken: { hash: string; expiresAt: Date } | null,
+): void {
+  tx.update(db.collection(OIDC_CODES).doc(hash), {
+    usedAt: at,
+    accessTokenHash: accessToken?.hash ?? null,
+    ...(accessToken === null ? {} : { forgetAfter: accessToken.expiresAt }),
+  });
 }

@@ -1,7 +1,8 @@
+import type { Collection } from "./collections";
 import { read, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `oidcAccessTokens/{sha256(token)}`: access tokens for userinfo; the token is never stored. */
-const OIDC_ACCESS_TOKENS = "oidcAccessTokens";
+const OIDC_ACCESS_TOKENS: Collection = "oidcAccessTokens";
 
 export interface AccessToken {
   hash: string;

@@ -1,3 +1,4 @@
+import type { Collection } from "./collections";
 import type { DocumentData, Query } from "firebase-admin/firestore";
 import { Timestamp } from "firebase-admin/firestore";
 import { isDocumentId, toDate, stringList, type Firestore, type Transaction } from "./db";
@@ -5,12 +6,12 @@ import { isDocumentId, toDate, stringList, type Firestore, type Transaction } fr
 export type { Transaction };
 
 /** `people/{personId}`: a person and the accounts, addresses and numbers that lead to them. */
-const PEOPLE = "people";
+const PEOPLE: Collection = "people";
 /**
  * `personKeys/{kind}:{value}` → { personId }: one document per uid, address and number, created
  * in the same transaction as the change that claims it, so two people can never share one.
  */
-const KEYS = "personKeys";
+const KEYS: Collection = "personKeys";
 
 export type PersonStatus = "pending" | "approved" | "rejected";
 export type Role = "user" | "admin";

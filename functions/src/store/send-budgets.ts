@@ -1,3 +1,4 @@
+import type { Collection } from "./collections";
 import { toDate, type Firestore, type Transaction } from "./db";
 
 /**
@@ -5,7 +6,7 @@ import { toDate, type Firestore, type Transaction } from "./db";
  * client network (`client:<keyed hash>`, never the address itself) and the service's shards
  * (`service:<n>`). `forgetAfter` is when the record stops mattering (a TTL field).
  */
-const BUDGETS = "sendBudgets";
+const BUDGETS: Collection = "sendBudgets";
 
 export interface Budget {
   id: string;

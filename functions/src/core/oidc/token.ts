@@ -86,6 +86,7 @@ function decide(
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }
+  const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS);
   accessTokens.create(deps.store, tx, {
     hash: r.tokenHash,
     clientId: stored.clientId,
@@ -93,9 +94,9 @@ function decide(
     personId: stored.personId,
     scopes: stored.scopes,
     createdAt: now,
-    expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
+    expiresAt,
   });
-  codes.markUsed(deps.store, tx, r.hash, now, r.tokenHash);
+  codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt });
   return { kind: "issued", stored, idToken: signIdToken(deps, stored, person, now) };
 }
 

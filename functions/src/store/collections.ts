@@ -1,0 +1,27 @@
+/**
+ * Every collection the store writes, and the field after which a document of it no longer
+ * matters: Firestore's TTL policy (firestore.indexes.json) deletes it some time past that
+ * instant (usually within a day), so the code still checks expiry itself. `null`: kept until
+ * someone removes it. test/ttl.test.ts holds the modules, this table and the policies together:
+ * a collection written without a row here, or a short-lived one without its policy, fails it.
+ */
+export const COLLECTIONS = {
+  people: null,
+  personKeys: null,
+  apiKeys: null,
+  oidcClients: null,
+  notifications: null,
+  startpageReads: null,
+  projectAccess: null,
+  emailCodes: "expiresAt",
+  emailCodeLimits: "forgetAfter",
+  sendBudgets: "forgetAfter",
+  exchangeCodes: "expiresAt",
+  bridgeStates: "expiresAt",
+  // Not its own expiry: a used code names the access token to revoke if it is presented again,
+  // so it is kept as long as that token lives.
+  oidcCodes: "forgetAfter",
+  oidcAccessTokens: "expiresAt",
+} as const satisfies Record<string, string | null>;
+
+export type Collection = keyof typeof COLLECTIONS;
