@@ -126,8 +126,11 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
     ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
     // Functions inherit this environment: that is how they find the stand-in Firestore.
     // A bridge's custom token reaches the identity host in its address; the request log keeps none.
+    // NODE_ENV=production, as the platform runs functions: the emulator's functions runtime parses
+    // bodies in an express app of its own, before ours, and express answers a body it cannot parse
+    // (malformed JSON) with the stack trace and file paths unless its env is production.
     {
-      env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+      env: { ...env, NODE_ENV: "production", NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
       stopSignal: "SIGINT",
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
     },
