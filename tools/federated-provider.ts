@@ -95,6 +95,7 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
     token_endpoint: `${issuer}/token`,
     jwks_uri: `${issuer}/jwks`,
     response_types_supported: ["code"],
+    response_modes_supported: ["query", "form_post"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     code_challenge_methods_supported: ["S256"],

@@ -155,7 +155,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
   https front               127.0.0.1:${p.https}: https://${PARENT_DOMAIN}, https://id.${PARENT_DOMAIN}, https://<app>.${PARENT_DOMAIN}
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
-  federated provider        http://127.0.0.1:${p.federated} (local; idp=search: OpenID Connect, idp=codehost: OAuth 2.0)
+  federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
 `);
   if (p.name === "dev") {
     console.log(`In a browser: https://id.${PARENT_DOMAIN}/ (the sign-in page). \`npm run browser\` opens Chromium there, every
