@@ -13,6 +13,10 @@
  * requests seen and those held): `refuse` answers invalid_grant, `no-sub` issues an ID token
  * without `sub`, `bad-signature` signs with a key it does not publish, `wrong-nonce` puts another
  * nonce in, `other-azp` issues a token for two audiences to another client, `hang` never answers.
+ *
+ * Asked with `response_mode=form_post`, it answers as a device maker's provider does: a page that
+ * POSTs `code`, `state` (and `iss`) to the redirect URI, form-encoded, with a `user` JSON field
+ * (`{"name":{"firstName","lastName"},"email"}`) on an account's first sign-in only.
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -82,6 +86,8 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
   let mode: FederatedMode = "normal";
   let tokens = 0;
   let issuer = "";
+  /** Accounts that have signed in before: a form_post answer sends `user` only the first time. */
+  const seen = new Set<string>();
 
   const discovery = () => ({
     issuer,
@@ -89,6 +95,7 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
     token_endpoint: `${issuer}/token`,
     jwks_uri: `${issuer}/jwks`,
     response_types_supported: ["code"],
+    response_modes_supported: ["query", "form_post"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     code_challenge_methods_supported: ["S256"],
@@ -147,6 +154,25 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
     }
     if (state !== null) back.searchParams.set("state", state);
     back.searchParams.set("iss", issuer);
+    if (params.get("response_mode") === "form_post") {
+      const fields = new URLSearchParams(back.search);
+      if (account !== "cancel" && !seen.has(account)) {
+        const [firstName = "", ...rest] = (params.get("name") ?? "").split(" ");
+        fields.set(
+          "user",
+          JSON.stringify({ name: { firstName, lastName: rest.join(" ") }, email: params.get("email") }),
+        );
+      }
+      if (account !== "cancel") seen.add(account);
+      back.search = "";
+      const hidden = [...fields].map(([k, v]) => `<input type="hidden" name="${html(k)}" value="${html(v)}">`).join("");
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+      return void res.end(
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Signing in</title></head>` +
+          `<body onload="document.forms[0].submit()"><form method="post" action="${html(back.toString())}">${hidden}` +
+          `<noscript><button>Continue</button></noscript></form></body></html>`,
+      );
+    }
     res.writeHead(302, { location: back.toString() });
     res.end();
   };

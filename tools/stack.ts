@@ -126,8 +126,11 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
     ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
     // Functions inherit this environment: that is how they find the stand-in Firestore.
     // A bridge's custom token reaches the identity host in its address; the request log keeps none.
+    // NODE_ENV=production, as the platform runs functions: the emulator's functions runtime parses
+    // bodies in an express app of its own, before ours, and express answers a body it cannot parse
+    // (malformed JSON) with the stack trace and file paths unless its env is production.
     {
-      env: { ...env, NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+      env: { ...env, NODE_ENV: "production", NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
       stopSignal: "SIGINT",
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
     },
@@ -152,7 +155,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   dev mail inbox            http://127.0.0.1:${p.mailWeb} (SMTP ${p.smtp})
   https front               127.0.0.1:${p.https}: https://${PARENT_DOMAIN}, https://id.${PARENT_DOMAIN}, https://<app>.${PARENT_DOMAIN}
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
-  federated provider        http://127.0.0.1:${p.federated} (local; idp=search: OpenID Connect, idp=codehost: OAuth 2.0)
+  federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
 `);
   if (p.name === "dev") {
     console.log(`In a browser: https://id.${PARENT_DOMAIN}/ (the sign-in page). \`npm run browser\` opens Chromium there, every

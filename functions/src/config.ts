@@ -87,6 +87,8 @@ const federatedRow = z
     clientId: text,
     providerId: text,
     scope: text,
+    // What the authorisation request asks for; `form_post` providers POST their answer back.
+    responseMode: z.enum(["query", "form_post"]).optional(),
   })
   .superRefine((row, ctx) => {
     if (row.clientId === undefined || row.providerId === undefined)
@@ -141,6 +143,7 @@ export function federatedConfig(providersJson: string, secretsJson: string, apiK
       clientSecret: secret,
       providerId: row.providerId as string,
       scope,
+      responseMode: row.responseMode ?? "query",
     };
   }
   return Object.keys(providers).length === 0 ? null : { apiKey: apiKey.trim(), providers };

@@ -344,6 +344,182 @@ describe("the federated bridge to a plain OAuth 2.0 provider (no ID tokens)", ()
   });
 });
 
+describe("the federated bridge to a provider answering by form_post (a device maker's)", () => {
+  /** The same provider as the device maker's idp (`apple.com` at the identity provider), answering by POST. */
+  function devicemakerApp(): Express {
+    const federated = federatedConfig(
+      JSON.stringify({
+        devicemaker: {
+          issuer: provider.issuer,
+          clientId: provider.clientId,
+          providerId: "apple.com",
+          scope: "openid name email",
+          responseMode: "form_post",
+        },
+      }),
+      JSON.stringify({ devicemaker: provider.clientSecret }),
+      "test-api-key",
+    );
+    return appFor(bridge, testDeps({ config: testConfig({ federated }) }));
+  }
+
+  /** The provider's auto-submitting page: the fields it POSTs to the callback. */
+  async function formAtProvider(location: URL, who: Parameters<typeof atProvider>[1]): Promise<URLSearchParams> {
+    const url = new URL(location);
+    url.searchParams.set("account", who.account);
+    if (who.email !== undefined) url.searchParams.set("email", who.email);
+    if (who.name !== undefined) url.searchParams.set("name", who.name);
+    const res = await fetch(url, { redirect: "manual" });
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    expect(page).toContain(`action="${CALLBACK}"`);
+    const fields = new URLSearchParams();
+    for (const m of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+      fields.append(
+        m[1] as string,
+        (m[2] as string).replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(+c)),
+      );
+    return fields;
+  }
+
+  /** The provider's POST, from its own site: a SameSite=Lax cookie does not go with it. */
+  function post(app: Express, fields: URLSearchParams) {
+    return request(app)
+      .post("/auth/bridge/federated/callback")
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(fields.toString());
+  }
+
+  /** Where the POST is passed on to: the GET callback on this same origin. */
+  function onward(res: request.Response): URL {
+    expect(res.status).toBe(303);
+    const to = new URL(res.headers.location as string, SERVICE_URL);
+    expect(`${to.origin}${to.pathname}`).toBe(CALLBACK);
+    return to;
+  }
+
+  const relayed = () => ({ ...someone(), email: `${unique("relay")}@privaterelay.appleid.test` });
+
+  it("asks the provider for response_mode=form_post", async () => {
+    const { location } = await start(devicemakerApp(), "?idp=devicemaker");
+    expect([location.searchParams.get("response_mode"), location.searchParams.get("scope")]).toEqual([
+      "form_post",
+      "openid name email",
+    ]);
+  });
+
+  it("takes the POSTed answer by way of a GET on its own origin, which carries the state cookie, and signs the person in", async () => {
+    const app = devicemakerApp();
+    const who = relayed();
+    const started = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(started.location, who);
+    // The first sign-in's `user` field carries the name; it is not passed on into an address.
+    expect(JSON.parse(fields.get("user") as string)).toMatchObject({ name: { firstName: "Fed", lastName: "Person" } });
+    const posted = await post(app, fields);
+    const to = onward(posted);
+    expect(posted.headers["set-cookie"]).toBeUndefined();
+    expect([to.searchParams.get("user"), to.searchParams.get("state")]).toEqual([null, stateOf(started.cookie)]);
+    // Nothing is used up by the POST: the state is still pending until the GET.
+    const before = (
+      await db
+        .collection("bridgeStates")
+        .doc(sha256(stateOf(started.cookie)))
+        .get()
+    ).data();
+    expect(before?.usedAt).toBeNull();
+    const done = await callback(app, to, started.cookie);
+    expect(done.headers["set-cookie"]?.[0]).toMatch(/^__session=; Domain=example\.test; Path=\/auth\/bridge;/);
+    const { uid } = await landing(done);
+    const user = await auth().getUser(uid);
+    expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["apple.com", who.account]);
+    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+  });
+
+  it("sends `user` only on an account's first sign-in, and signs the same account in again without it", async () => {
+    const app = devicemakerApp();
+    const who = relayed();
+    const first = await start(app, "?idp=devicemaker");
+    const one = await landing(
+      await callback(app, onward(await post(app, await formAtProvider(first.location, who))), first.cookie),
+    );
+    const second = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(second.location, who);
+    expect(fields.get("user")).toBeNull();
+    const two = await landing(await callback(app, onward(await post(app, fields)), second.cookie));
+    expect(two.uid).toBe(one.uid);
+  });
+
+  it("refuses a POST without a state, or with one it never issued, as a GET without one", async () => {
+    const app = devicemakerApp();
+    const started = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(started.location, relayed());
+    const noState = new URLSearchParams(fields);
+    noState.delete("state");
+    expectHtml(await post(app, noState), 400, /expired or was not started here/);
+    const forged = new URLSearchParams(fields);
+    forged.set("state", "a".repeat(43));
+    expectHtml(await post(app, forged), 400, /expired or was not started here/);
+    expectHtml(await post(app, new URLSearchParams()), 400, /expired or was not started here/);
+  });
+
+  it("refuses a replayed POST once its state has been used, and a GET without the browser's cookie", async () => {
+    const app = devicemakerApp();
+    const started = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(started.location, relayed());
+    const to = onward(await post(app, fields));
+    // Passed on to a browser without the state cookie (someone else's): refused, and nothing used.
+    expectHtml(await callback(app, to, "__session=bridge.someone-else"), 400, /expired or was not started here/);
+    await landing(await callback(app, to, started.cookie));
+    expectHtml(await post(app, fields), 400, /expired or was not started here/);
+    expectHtml(await callback(app, to, started.cookie), 400, /expired or was not started here/);
+  });
+
+  it("answers 401 when the person cancels at the provider, which POSTs an error", async () => {
+    const app = devicemakerApp();
+    const started = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(started.location, { account: "cancel" });
+    expect([fields.get("error"), fields.get("code")]).toEqual(["access_denied", null]);
+    expectHtml(await callback(app, onward(await post(app, fields)), started.cookie), 401, /did not confirm/);
+  });
+
+  it("answers 401 when the provider refuses the POSTed code", async () => {
+    const app = devicemakerApp();
+    await provider.setMode("refuse");
+    const started = await start(app, "?idp=devicemaker");
+    const fields = await formAtProvider(started.location, relayed());
+    expectHtml(await callback(app, onward(await post(app, fields)), started.cookie), 401, /did not confirm/);
+  });
+
+  it("refuses a POST that is not form-encoded", async () => {
+    const res = await request(devicemakerApp())
+      .post("/auth/bridge/federated/callback")
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ state: "x", code: "y" }));
+    expect(res.status).toBe(415);
+  });
+});
+
+describe("the federated bridge to each provider's style", () => {
+  it.each([
+    ["professional", "linkedin.com", "openid profile email"],
+    ["native", "oidc.local", "openid email profile"],
+  ])("signs a person in at idp=%s (%s), asking for %s", async (idp, providerId, scope) => {
+    const federated = federatedConfig(
+      JSON.stringify({ [idp]: { issuer: provider.issuer, clientId: provider.clientId, providerId, scope } }),
+      JSON.stringify({ [idp]: provider.clientSecret }),
+      "test-api-key",
+    );
+    const app = appFor(bridge, testDeps({ config: testConfig({ federated }) }));
+    const who = someone();
+    const started = await start(app, `?idp=${idp}`);
+    expect(started.location.searchParams.get("scope")).toBe(scope);
+    const { uid } = await landing(await callback(app, await atProvider(started.location, who), started.cookie));
+    const user = await auth().getUser(uid);
+    expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual([providerId, who.account]);
+    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+  });
+});
+
 describe("FEDERATED_PROVIDERS", () => {
   const row = { issuer: "https://accounts.example.test", clientId: "client", providerId: "google.com" };
   const secrets = JSON.stringify({ search: "s3cret" });
@@ -352,7 +528,15 @@ describe("FEDERATED_PROVIDERS", () => {
     expect(federatedConfig("", "", "")).toBeNull();
     expect(federatedConfig(JSON.stringify({ search: row }), secrets, "key")).toEqual({
       apiKey: "key",
-      providers: { search: { ...row, endpoints: null, clientSecret: "s3cret", scope: "openid email profile" } },
+      providers: {
+        search: {
+          ...row,
+          endpoints: null,
+          clientSecret: "s3cret",
+          scope: "openid email profile",
+          responseMode: "query",
+        },
+      },
     });
     const oauth = {
       authorizationEndpoint: "https://code.example.test/login/oauth/authorize",
@@ -367,7 +551,10 @@ describe("FEDERATED_PROVIDERS", () => {
       clientSecret: "s3cret",
       providerId: "github.com",
       scope: "",
+      responseMode: "query",
     });
+    const formPost = JSON.stringify({ search: { ...row, responseMode: "form_post" } });
+    expect(federatedConfig(formPost, secrets, "key")?.providers.search?.responseMode).toBe("form_post");
   });
 
   it.each([
@@ -417,6 +604,13 @@ describe("FEDERATED_PROVIDERS", () => {
       secrets,
       "key",
       /must be https/,
+    ],
+    [
+      "an unknown response mode",
+      JSON.stringify({ search: { ...row, responseMode: "fragment" } }),
+      secrets,
+      "key",
+      /responseMode/,
     ],
     [
       "a scope without openid",

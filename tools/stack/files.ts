@@ -14,7 +14,7 @@ export function ensureLocalSecrets(root: string): void {
   const fixed = [
     "IDP_SIGNING_SECRET=dev-idp-signing-secret",
     "SMTP_PASSWORD=unused-locally",
-    `FEDERATED_CLIENT_SECRETS='${JSON.stringify({ search: LOCAL_FEDERATED_CLIENT.secret, codehost: LOCAL_FEDERATED_CLIENT.secret })}'`,
+    `FEDERATED_CLIENT_SECRETS='${JSON.stringify(Object.fromEntries(LOCAL_FEDERATED_IDPS.map((idp) => [idp, LOCAL_FEDERATED_CLIENT.secret])))}'`,
   ];
   const fixedNames = new Set(fixed.map(named));
   const kept = (existsSync(path) ? readFileSync(path, "utf8") : "")
@@ -50,17 +50,35 @@ export const LOCAL_HANDOFF_APPS = {
 /** The client the stack's federated provider (tools/federated-provider.ts) registers. */
 export const LOCAL_FEDERATED_CLIENT = { id: "local-federated-client", secret: "local-federated-secret" };
 
-function localFederatedProviders(p: Profile): Record<string, Record<string, string>> {
+/** Every idp the federated bridge knows, each served by the stack's one provider in its own style. */
+const LOCAL_FEDERATED_IDPS = ["search", "codehost", "professional", "devicemaker", "native"] as const;
+
+function localFederatedProviders(p: Profile): Record<(typeof LOCAL_FEDERATED_IDPS)[number], Record<string, string>> {
   const at = `http://127.0.0.1:${p.federated}`;
+  const client = LOCAL_FEDERATED_CLIENT.id;
   return {
-    search: { issuer: at, clientId: LOCAL_FEDERATED_CLIENT.id, providerId: "google.com" },
+    // A search company's OpenID Connect, found by discovery.
+    search: { issuer: at, clientId: client, providerId: "google.com" },
+    // A code host's plain OAuth 2.0: its endpoints, an access token, no ID token.
     codehost: {
       authorizationEndpoint: `${at}/authorize`,
       tokenEndpoint: `${at}/token`,
-      clientId: LOCAL_FEDERATED_CLIENT.id,
+      clientId: client,
       providerId: "github.com",
       scope: "read:user user:email",
     },
+    // A professional network's OpenID Connect: email and email_verified in the ID token.
+    professional: { issuer: at, clientId: client, providerId: "linkedin.com", scope: "openid profile email" },
+    // A device maker's: the answer POSTed back (form_post), the name only in the first one's `user` field.
+    devicemaker: {
+      issuer: at,
+      clientId: client,
+      providerId: "apple.com",
+      scope: "openid name email",
+      responseMode: "form_post",
+    },
+    // A provider of the identity platform's own kind: generic OpenID Connect, `oidc.<name>` there.
+    native: { issuer: at, clientId: client, providerId: "oidc.local", scope: "openid email profile" },
   };
 }
 
@@ -76,8 +94,7 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
     // The gaming bridge signs in against the stack's own OpenID 2.0 provider.
     `GAMING_OPENID_ENDPOINT=http://127.0.0.1:${p.gaming}/openid/login`,
-    // The federated bridge reaches the stack's own provider as `search` (OpenID Connect, google.com
-    // at the Auth emulator) and as `codehost` (plain OAuth 2.0, github.com).
+    // The federated bridge reaches the stack's own provider as each idp it knows (see localFederatedProviders).
     `FEDERATED_PROVIDERS='${JSON.stringify(localFederatedProviders(p))}'`,
     "IDP_API_KEY=local-api-key",
     // An app outside the parent domain to hand signed-in people to (GET /handoff on the identity host).

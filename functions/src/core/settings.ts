@@ -66,6 +66,11 @@ export interface FederatedProvider {
   providerId: string;
   /** Empty: the provider's default. */
   scope: string;
+  /**
+   * How the provider sends its answer back: `query` (a redirect, the default) or `form_post` (a
+   * POST of the same fields to the callback, as some providers require).
+   */
+  responseMode: "query" | "form_post";
 }
 
 export interface FederatedConfig {

@@ -1,8 +1,15 @@
 import { Router, type Request, type Response } from "express";
-import { BRIDGE_STATE_LIFETIME_MS, completeBridge, listBridges, startBridge } from "../core/bridges/bridges";
+import {
+  BRIDGE_STATE_LIFETIME_MS,
+  completeBridge,
+  ensurePendingState,
+  listBridges,
+  startBridge,
+} from "../core/bridges/bridges";
 import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/secrets";
 import type { Deps } from "../core/deps";
+import { readForm } from "../http/body";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
 import { requestHost } from "../http/origin";
 import { htmlErrors } from "../http/presenters";
@@ -47,6 +54,29 @@ export function routes(deps: Deps): Router {
     else if (rest.length < pending.length)
       setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
     res.redirect(302, await completeBridge(deps, provider, req.query, pending));
+  });
+
+  /**
+   * A provider answering by form_post (response_mode=form_post) POSTs its answer here from its
+   * own site. That cross-site POST carries no SameSite=Lax cookie, so the state cannot be matched
+   * to this browser here: the answer is passed on by a 303 to the GET callback on this same
+   * origin, a top-level GET navigation, which does carry the cookie and then checks and uses the
+   * state (once, in a transaction) and redeems the code exactly as for a provider answering by
+   * query. A POST whose state is not pending is refused here, as the GET would refuse it. Only
+   * the fields the bridge reads go on: the first sign-in's `user` field (a name, an address) is
+   * never put into an address. The code does ride in that one redirect: it is single-use and
+   * worth nothing without our client secret and this sign-in's PKCE verifier.
+   */
+  router.post("/auth/bridge/:provider/callback", async function formPostCallback(req: Request, res: Response) {
+    const provider = String(req.params.provider);
+    const form = await readForm(req);
+    await ensurePendingState(deps, provider, form.state);
+    const next = new URLSearchParams();
+    for (const name of ["state", "code", "iss", "error"]) {
+      const value = form[name];
+      if (value !== undefined) next.set(name, value);
+    }
+    res.redirect(303, `/auth/bridge/${encodeURIComponent(provider)}/callback?${next.toString()}`);
   });
 
   return router;

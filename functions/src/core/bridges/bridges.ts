@@ -135,6 +135,27 @@ async function useState(
 }
 
 /**
+ * POST /auth/bridge/:provider/callback (a provider answering by form_post): the state must be
+ * one stored for this provider, unused and unexpired, or the answer is refused here as the GET
+ * would refuse it. Nothing is used up: the GET it is passed on to uses the state, once, in its
+ * transaction, and only with the browser's cookie.
+ */
+export async function ensurePendingState(deps: BridgeDeps, provider: string, presented: unknown): Promise<void> {
+  usable(deps.config, provider);
+  const ok = typeof presented === "string" && presented.length > 0 && presented.length <= 128;
+  ensure(ok, "bridge_state_invalid");
+  const hash = sha256(presented);
+  const stored = await deps.transaction((tx) => states.findByHash(deps.store, hash, tx));
+  ensure(
+    stored &&
+      stored.provider === provider &&
+      stored.usedAt === null &&
+      deps.clock.now().getTime() < stored.expiresAt.getTime(),
+    "bridge_state_invalid",
+  );
+}
+
+/**
  * GET /auth/bridge/:provider/callback: checks the state, has the provider confirm the
  * assertion, finds or creates the person (a new one is pending: a bridge never approves
  * anyone), and sends the browser to the identity host with a custom token.

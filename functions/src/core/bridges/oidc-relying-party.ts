@@ -94,6 +94,8 @@ export function authorizationUrl(
   if (meta.issuer !== null) url.searchParams.set("nonce", input.nonce);
   url.searchParams.set("code_challenge", codeChallenge(input.codeVerifier));
   url.searchParams.set("code_challenge_method", "S256");
+  // The default (query) is left unsaid, as providers that know no other mode expect.
+  if (provider.responseMode === "form_post") url.searchParams.set("response_mode", "form_post");
   return url.toString();
 }
 
