@@ -382,10 +382,14 @@ describe("the federated bridge to a provider answering by form_post (a device ma
     return fields;
   }
 
-  /** The provider's POST, from its own site: a SameSite=Lax cookie does not go with it. */
+  /**
+   * The provider's POST, from its own site as a browser sends it: with the provider's Origin
+   * (which the Origin rule must let through here), and without our SameSite=Lax cookie.
+   */
   function post(app: Express, fields: URLSearchParams) {
     return request(app)
       .post("/auth/bridge/federated/callback")
+      .set("Origin", "https://appleid.devicemaker.example")
       .set("Content-Type", "application/x-www-form-urlencoded")
       .send(fields.toString());
   }

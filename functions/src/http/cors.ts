@@ -9,6 +9,11 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  * the contract says; from a foreign page its clearing cookie is cross-site and not applied.
  */
 const HARMLESS_WRITES = new Set(["/auth/logout"]);
+/**
+ * A provider answering a bridge by form_post posts from its own site. The POST only passes the
+ * answer on to the GET callback, which the browser's own state cookie must then match.
+ */
+const PROVIDER_POSTS = /^\/auth\/bridge\/[^/]+\/callback$/;
 
 /** Paths any origin may call, without credentials: the OIDC provider and its discovery document. */
 export function isOpenPath(path: string): boolean {
@@ -56,7 +61,8 @@ export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
       UNSAFE.has(req.method) &&
       !open &&
       !allowed.has(origin) &&
-      !HARMLESS_WRITES.has(req.path)
+      !HARMLESS_WRITES.has(req.path) &&
+      !PROVIDER_POSTS.test(req.path)
     ) {
       throw new AppError("origin_not_allowed");
     }
