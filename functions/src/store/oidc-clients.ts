@@ -35,6 +35,12 @@ export async function save(db: Firestore, client: OidcClient, tx?: Transaction):
   else await ref(db, clientId).set(stored);
 }
 
+/** Stores a new client; create() fails (gRPC ALREADY_EXISTS) if the id is taken. */
+export async function create(db: Firestore, client: OidcClient): Promise<void> {
+  const { clientId, ...stored } = client;
+  await ref(db, clientId).create(stored);
+}
+
 export async function findById(db: Firestore, clientId: string, tx?: Transaction): Promise<OidcClient | null> {
   const snap = tx ? await tx.get(ref(db, clientId)) : await ref(db, clientId).get();
   const d = snap.data();

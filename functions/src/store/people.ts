@@ -111,6 +111,22 @@ export async function list(
   return snap.docs.map((d) => fromDoc(d.id, d.data()));
 }
 
+/** Whether any person is an administrator, read in `tx`. */
+export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean> {
+  const snap = await tx.get(db.collection(PEOPLE).where("role", "==", "admin").limit(1));
+  return !snap.empty;
+}
+
+/**
+ * Read and written by every first-admin bootstrap (`personKeys/bootstrap:first-admin`): two at
+ * once contend on this one document, so the second runs again and sees the first's admin.
+ */
+export async function touchBootstrapLock(db: Firestore, tx: Transaction, at: Date): Promise<void> {
+  const lock = db.collection(KEYS).doc("bootstrap:first-admin");
+  await tx.get(lock);
+  tx.set(lock, { at });
+}
+
 /** Who holds a key, read inside the transaction that is about to claim it. */
 export async function keyHolder(db: Firestore, tx: Transaction, kind: KeyKind, value: string): Promise<string | null> {
   const snap = await tx.get(db.collection(KEYS).doc(keyId(kind, value)));

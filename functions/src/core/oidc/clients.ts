@@ -70,6 +70,40 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
   });
 }
 
+export class ClientExistsError extends Error {
+  constructor(clientId: string) {
+    super(`an OpenID Connect client "${clientId}" is already registered (rotate its secret instead)`);
+  }
+}
+
+/** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
+export async function createClient(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  client: { clientId: string; name: string; redirectUris: string[]; pkce: clients.PkcePolicy },
+): Promise<{ clientSecret: string; client: clients.OidcClient }> {
+  const clientSecret = deps.random.token(32);
+  const now = deps.clock.now();
+  const stored: clients.OidcClient = {
+    ...client,
+    secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
+    disabled: false,
+    createdAt: now,
+  };
+  try {
+    await clients.create(deps.store, stored);
+  } catch (err) {
+    // gRPC ALREADY_EXISTS: the id is taken; a registration is never overwritten from here.
+    if ((err as { code?: unknown }).code === 6) throw new ClientExistsError(client.clientId);
+    throw err;
+  }
+  return { clientSecret, client: stored };
+}
+
+/** A client id: what a URL and a Basic header carry without escaping, and a document can be named. */
+export function isClientId(value: string): boolean {
+  return /^[A-Za-z0-9._~-]{1,128}$/.test(value) && value !== "." && value !== ".." && !value.startsWith("__");
+}
+
 /** A redirect URI a client may register: absolute, https (or http on loopback), no fragment. */
 export function isRedirectUri(value: string): boolean {
   if (!URL.canParse(value)) return false;
