@@ -36,6 +36,9 @@ async function json<T = Record<string, unknown>>(args: string[], env: Record<str
   return JSON.parse(run.stdout) as T;
 }
 
+// The suite's own project is the default app: made first, before any other project's app.
+firestore();
+
 /** A project of its own on the emulators: an empty database, as a fresh deployment has. */
 function freshProject() {
   const projectId = `demo-boot-${randomBytes(4).toString("hex")}`;
@@ -45,6 +48,9 @@ function freshProject() {
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+// Every step starts a process (Node and firebase-admin loading): slower than a request.
+jest.setTimeout(120_000);
 
 describe("npm run admin", () => {
   describe("help and bad arguments", () => {

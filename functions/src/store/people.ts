@@ -119,12 +119,13 @@ export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean>
 
 /**
  * Read and written by every first-admin bootstrap (`personKeys/bootstrap:first-admin`): two at
- * once contend on this one document, so the second runs again and sees the first's admin.
+ * once contend on this one document, so the second runs again and sees the first's admin. Read
+ * first (a transaction reads before it writes); the returned function writes it.
  */
-export async function touchBootstrapLock(db: Firestore, tx: Transaction, at: Date): Promise<void> {
+export async function readBootstrapLock(db: Firestore, tx: Transaction): Promise<(at: Date) => void> {
   const lock = db.collection(KEYS).doc("bootstrap:first-admin");
   await tx.get(lock);
-  tx.set(lock, { at });
+  return (at) => tx.set(lock, { at });
 }
 
 /** Who holds a key, read inside the transaction that is about to claim it. */

@@ -38,12 +38,13 @@ export async function bootstrapAdmin(
   const email = canonicalEmail(rawEmail);
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
   return deps.transaction(async (tx) => {
-    const now = deps.clock.now();
-    await people.touchBootstrapLock(deps.store, tx, now);
+    const writeLock = await people.readBootstrapLock(deps.store, tx);
     if (await people.anyAdmin(deps.store, tx)) throw new AdminExistsError();
     const fields = { role: "admin" as const, projects: ["*"], status: "approved" as const };
     const holderId = await people.keyHolder(deps.store, tx, "email", email);
     const holder = holderId === null ? null : await people.findById(deps.store, holderId, tx);
+    const now = deps.clock.now();
+    writeLock(now);
     if (holder) {
       const next = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
       people.replace(deps.store, tx, holder, next);
