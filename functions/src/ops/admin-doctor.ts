@@ -69,11 +69,20 @@ function smtpAnswers(host: string, port: number, secure: boolean): Promise<strin
   });
 }
 
+/** Ten seconds for an answer: the client libraries would otherwise retry an unreachable host for a minute. */
+const PROBE_MS = 10_000;
+
 async function probe(name: string, required: boolean, work: () => Promise<string>): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${PROBE_MS / 1000} s`)), PROBE_MS);
+  });
   try {
-    return { name, ok: true, detail: await work(), required };
+    return { name, ok: true, detail: await Promise.race([work(), late]), required };
   } catch (err) {
-    return { name, ok: false, detail: errorText(err), required };
+    return { name, ok: false, detail: errorText(err).split("\n")[0] ?? "", required };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -105,20 +114,21 @@ export const doctorCommand: Command = {
       }));
     const config = readConfig();
     const deps = ctx.deps();
+    const smtp = config.smtp;
     checks.push(
-      await probe("firestore", true, async () => {
-        await ping(deps.store);
-        return "answers";
-      }),
-      await probe("identity provider", true, async () => {
-        await getAuth().listUsers(1);
-        return "answers";
-      }),
-      config.smtp === null
-        ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
-        : await probe("mail (SMTP)", true, () =>
-            smtpAnswers(config.smtp!.host, config.smtp!.port, config.smtp!.secure),
-          ),
+      ...(await Promise.all([
+        probe("firestore", true, async () => {
+          await ping(deps.store);
+          return "answers";
+        }),
+        probe("identity provider", true, async () => {
+          await getAuth().listUsers(1);
+          return "answers";
+        }),
+        smtp === null
+          ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
+          : probe("mail (SMTP)", true, () => smtpAnswers(smtp.host, smtp.port, smtp.secure)),
+      ])),
     );
     const firebaseJson = join(REPO_DIR, "firebase.json");
     const hosting = existsSync(firebaseJson)
