@@ -154,19 +154,21 @@ describe("npm run admin", () => {
       await json(["people", "grant", email, "beta"]);
       const revoked = await json<{ person: { projects: string[] } }>(["people", "revoke", email, "alpha"]);
       expect(revoked.person.projects).toEqual(["beta"]);
-      const made = await json<{ person: { role: string } }>(["people", "make-admin", email]);
-      expect(made.person.role).toBe("admin");
-      const listed = await json<Array<{ id: string }>>(["people", "list", "--role", "admin", "--in-project", "beta"]);
-      expect(listed.map((p) => p.id)).toContain(person.id);
-      const notInGamma = await json<Array<{ id: string }>>([
+      const inBeta = await json<Array<{ id: string }>>([
         "people",
         "list",
+        "--status",
+        "approved",
         "--in-project",
-        "gamma",
-        "--role",
-        "admin",
+        "beta",
       ]);
-      expect(notInGamma.map((p) => p.id)).not.toContain(person.id);
+      expect(inBeta.map((p) => p.id)).toContain(person.id);
+      const inAlpha = await json<Array<{ id: string }>>(["people", "list", "--in-project", "alpha"]);
+      expect(inAlpha.map((p) => p.id)).not.toContain(person.id);
+      const made = await json<{ person: { role: string } }>(["people", "make-admin", email]);
+      expect(made.person.role).toBe("admin");
+      const admins = await json<Array<{ id: string }>>(["people", "list", "--role", "admin", "--in-project", "beta"]);
+      expect(admins.map((p) => p.id)).toContain(person.id);
       await json(["people", "unmake-admin", person.id]);
       await json(["people", "reject", person.id]);
       const shown = await json<{ role: string; status: string; projects: string[] }>(["people", "show", email]);

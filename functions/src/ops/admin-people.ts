@@ -1,5 +1,4 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
-import { hasProject } from "../core/people/access";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
 import { changePerson, listPeople, type Person, type PersonChange } from "../core/people/people-admin";
 import { UsageError, one, type Command, type Context } from "./cli";
@@ -73,13 +72,18 @@ export const peopleCommands: Command[] = [
       if (role !== undefined && !(ROLES as readonly string[]).includes(role))
         throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
       if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError("--limit must be 1 to 10000");
-      // Not --project: that names the Firebase project every command runs against.
+      // Not --project: that names the Firebase project every command runs against. People granted
+      // that project by name; admins and `*` grants reach every project without being listed here.
       const inProject = one(values, "in-project");
-      const found = (
-        await listPeople(ctx.deps(), status === undefined ? {} : { status: status as Person["status"] }, limit)
-      )
-        .filter((p) => role === undefined || p.role === role)
-        .filter((p) => inProject === undefined || hasProject(p, inProject));
+      const found = await listPeople(
+        ctx.deps(),
+        {
+          ...(status === undefined ? {} : { status: status as Person["status"] }),
+          ...(role === undefined ? {} : { role: role as Person["role"] }),
+          ...(inProject === undefined ? {} : { project: project(inProject) }),
+        },
+        limit,
+      );
       ctx.print(found.length === 0 ? "(nobody)" : found.map(line).join("\n"), found.map(view));
     },
   },

@@ -101,12 +101,15 @@ export function findByPhone(db: Firestore, phone: string, tx?: Transaction): Pro
 
 export async function list(
   db: Firestore,
-  filter: { email?: string; status?: PersonStatus },
+  filter: { email?: string; status?: PersonStatus; role?: Role; project?: string },
   limit: number,
 ): Promise<Person[]> {
   let query: Query = db.collection(PEOPLE);
+  // Equality and one array-contains: answered by merging single-field indexes, no composite index.
   if (filter.email) query = query.where("emails", "array-contains", filter.email);
+  else if (filter.project) query = query.where("projects", "array-contains", filter.project);
   if (filter.status) query = query.where("status", "==", filter.status);
+  if (filter.role) query = query.where("role", "==", filter.role);
   const snap = await query.limit(limit).get();
   return snap.docs.map((d) => fromDoc(d.id, d.data()));
 }

@@ -5,10 +5,10 @@ import { errorText } from "../../logger";
 
 export type { Person } from "../../store/people";
 
-/** GET /auth/people: people by address or status, at most `limit`. */
+/** GET /auth/people (and the operator's `people list`): people by address, status, role or granted project, at most `limit`. */
 export function listPeople(
   deps: Pick<Deps, "store">,
-  filter: { email?: string; status?: people.PersonStatus },
+  filter: { email?: string; status?: people.PersonStatus; role?: people.Role; project?: string },
   limit: number,
 ): Promise<people.Person[]> {
   return people.list(deps.store, filter, limit);
