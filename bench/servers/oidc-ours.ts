@@ -41,8 +41,10 @@ const person = await deps.store.runTransaction(async (tx: unknown) =>
 const client = {
   clientId: CLIENT,
   name: "Bench",
-  secretHash: "",
+  secrets: [],
   redirectUris: [REDIRECT],
+  pkce: "required",
+  disabled: false,
   createdAt: deps.clock.now(),
 };
 const request = {

@@ -2,10 +2,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import request from "supertest";
-import { SECOND } from "../src/clock";
+import { HOUR, SECOND } from "../src/clock";
 import { AUTHORIZATION_CODE_LIFETIME_MS } from "../src/core/oidc/authorize";
 import { ACCESS_TOKEN_LIFETIME_MS } from "../src/core/oidc/token";
-import { registerClient } from "../src/core/oidc/clients";
+import { disableClient, registerClient, rotateSecret } from "../src/core/oidc/clients";
 import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
 import { sha256 } from "../src/core/secrets";
 import * as oidc from "../src/routes/oidc";
@@ -606,6 +606,96 @@ describe("the OpenID Connect provider", () => {
       const expired = await request(app).get("/auth/oidc/userinfo").set("Authorization", bearer);
       expect(expired.status).toBe(401);
       expect(expired.body.error).toBe("invalid_token");
+    });
+  });
+
+  describe("per-client registration: PKCE policy, disabled clients, rotated secrets", () => {
+    async function another(fields: { pkce?: "required" | "optional" } = {}) {
+      const registered = { clientId: unique("client"), clientSecret: randomBytes(32).toString("base64url") };
+      await registerClient(deps, { ...registered, name: "Another", redirectUris: [REDIRECT], ...fields });
+      return { ...registered, auth: basic(registered.clientId, registered.clientSecret) };
+    }
+    const noPkce = { code_challenge: undefined, code_challenge_method: undefined };
+    const form = (code: string, extra: Record<string, string> = {}) => ({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      ...extra,
+    });
+
+    it("still refuses a PKCE-required client that sends no challenge", async () => {
+      const required = await another();
+      const { cookie } = await signedIn();
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery({ client_id: required.clientId, ...noPkce })}`)
+        .set("Cookie", cookie);
+      expect(new URL(res.headers.location as string).searchParams.get("error")).toBe("invalid_request");
+    });
+
+    it("completes the code flow for a PKCE-optional client that sends no challenge and no verifier", async () => {
+      const optional = await another({ pkce: "optional" });
+      const { cookie } = await signedIn();
+      const { code } = await codeFor(cookie, pkce(), { client_id: optional.clientId, ...noPkce });
+      expect(code).toEqual(expect.any(String));
+      // A verifier for a code issued without a challenge is a downgrade attempt (RFC 9700 §2.1.1).
+      expect((await token(form(code, { code_verifier: pkce().verifier }), optional.auth)).body.error).toBe(
+        "invalid_grant",
+      );
+      const res = await token(form(code), optional.auth);
+      expect(res.status).toBe(200);
+      expect(res.body.id_token).toEqual(expect.any(String));
+    });
+
+    it("enforces a challenge a PKCE-optional client did send", async () => {
+      const optional = await another({ pkce: "optional" });
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie, pkce(), { client_id: optional.clientId });
+      expect((await token(form(code), optional.auth)).body.error).toBe("invalid_grant");
+      expect((await token(form(code, { code_verifier: pkce().verifier }), optional.auth)).body.error).toBe(
+        "invalid_grant",
+      );
+      expect((await token(form(code, { code_verifier: verifier }), optional.auth)).status).toBe(200);
+    });
+
+    it("treats a disabled client as unknown at authorise and at token", async () => {
+      const disabled = await another();
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie, pkce(), { client_id: disabled.clientId });
+      await disableClient(deps, disabled.clientId);
+      deps.clients.evict(disabled.clientId);
+      const page = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery({ client_id: disabled.clientId })}`)
+        .set("Cookie", cookie);
+      expect(page.status).toBe(400);
+      expect(page.headers.location).toBeUndefined();
+      const res = await token(form(code, { code_verifier: verifier }), disabled.auth);
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe("invalid_client");
+    });
+
+    it("accepts the old secret beside the new one until the rotation's overlap ends", async () => {
+      const rotated = await another();
+      const { clientSecret } = await rotateSecret(deps, rotated.clientId, 2 * HOUR);
+      deps.clients.evict(rotated.clientId);
+      const unknownCode = (auth: string) => token(form("never-issued", { code_verifier: pkce().verifier }), auth);
+      // A known client with a good secret gets as far as the code: invalid_grant, not invalid_client.
+      expect((await unknownCode(rotated.auth)).body.error).toBe("invalid_grant");
+      expect((await unknownCode(basic(rotated.clientId, clientSecret))).body.error).toBe("invalid_grant");
+      deps.clock.advance(2 * HOUR);
+      deps.clients.evict(rotated.clientId);
+      expect((await unknownCode(rotated.auth)).body.error).toBe("invalid_client");
+      expect((await unknownCode(basic(rotated.clientId, clientSecret))).body.error).toBe("invalid_grant");
+    });
+
+    it("answers an unknown client exactly as a known one with a wrong secret", async () => {
+      const known = await another();
+      const attempt = (auth: string) => token(form("c", { code_verifier: pkce().verifier }), auth);
+      const unknown = await attempt(basic(unique("nobody"), known.clientSecret));
+      const wrong = await attempt(basic(known.clientId, randomBytes(32).toString("base64url")));
+      expect(unknown.status).toBe(401);
+      expect(wrong.status).toBe(unknown.status);
+      expect(wrong.body).toEqual(unknown.body);
+      expect(wrong.headers["www-authenticate"]).toEqual(unknown.headers["www-authenticate"]);
     });
   });
 });

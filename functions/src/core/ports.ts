@@ -127,6 +127,7 @@ export type PersonCache = TtlCache<Person>;
 /**
  * Registered clients read by the authorise and token endpoints, kept per instance: a busy
  * relying party costs no read per request. A registration changed by the operator (a new
- * secret, a redirect URI removed, the client deleted) takes effect within the TTL.
+ * secret, a redirect URI removed, the client disabled) takes effect within the TTL. Unknown ids
+ * are kept as null.
  */
-export type ClientCache = TtlCache<OidcClient>;
+export type ClientCache = TtlCache<OidcClient | null>;

@@ -172,16 +172,16 @@ export function routes(deps: Deps): Router {
     ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");
     const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
     ensure(
-      code && redirectUri && codeVerifier,
+      code && redirectUri && (codeVerifier !== undefined || client.pkce === "optional"),
       "oauth_invalid_request",
       "code, redirect_uri and code_verifier are required",
     );
     ensure(
-      isCodeVerifier(codeVerifier),
+      codeVerifier === undefined || isCodeVerifier(codeVerifier),
       "oauth_invalid_request",
       "code_verifier must be 43 to 128 unreserved characters",
     );
-    const tokens = await redeem({ client, code, redirectUri, codeVerifier });
+    const tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);

@@ -1,31 +1,79 @@
+import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { stringList, toDate, type Firestore } from "./db";
+import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `oidcClients/{clientId}`: relying parties registered by the operator; secrets kept as hashes. */
 const OIDC_CLIENTS: Collection = "oidcClients";
 
+/** A client secret's SHA-256 digest; `expiresAt` set on a rotated-out secret still inside its overlap. */
+export interface ClientSecret {
+  hash: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export type PkcePolicy = "required" | "optional";
+
 export interface OidcClient {
   clientId: string;
   name: string;
-  secretHash: string;
+  secrets: ClientSecret[];
   redirectUris: string[];
+  /** "optional": the client may omit the challenge; one that is sent is still enforced. */
+  pkce: PkcePolicy;
+  /** A disabled client is unknown to the authorise and token endpoints. */
+  disabled: boolean;
   createdAt: Date;
 }
 
-export async function save(db: Firestore, client: OidcClient): Promise<void> {
-  const { clientId, ...stored } = client;
-  await db.collection(OIDC_CLIENTS).doc(clientId).set(stored);
+function ref(db: Firestore, clientId: string) {
+  return db.collection(OIDC_CLIENTS).doc(clientId);
 }
 
-export async function findById(db: Firestore, clientId: string): Promise<OidcClient | null> {
-  const snap = await db.collection(OIDC_CLIENTS).doc(clientId).get();
+export async function save(db: Firestore, client: OidcClient, tx?: Transaction): Promise<void> {
+  const { clientId, ...stored } = client;
+  if (tx) tx.set(ref(db, clientId), stored);
+  else await ref(db, clientId).set(stored);
+}
+
+/** Stores a new client; create() fails (gRPC ALREADY_EXISTS) if the id is taken. */
+export async function create(db: Firestore, client: OidcClient): Promise<void> {
+  const { clientId, ...stored } = client;
+  await ref(db, clientId).create(stored);
+}
+
+export async function findById(db: Firestore, clientId: string, tx?: Transaction): Promise<OidcClient | null> {
+  const snap = tx ? await tx.get(ref(db, clientId)) : await ref(db, clientId).get();
   const d = snap.data();
-  if (!d) return null;
+  return d ? fromStored(clientId, d) : null;
+}
+
+export async function list(db: Firestore): Promise<OidcClient[]> {
+  const snap = await db.collection(OIDC_CLIENTS).get();
+  return snap.docs.map((doc) => fromStored(doc.id, doc.data()));
+}
+
+function secretsOf(d: DocumentData): ClientSecret[] {
+  if (Array.isArray(d.secrets))
+    return (d.secrets as DocumentData[]).map((s) => ({
+      hash: String(s.hash),
+      createdAt: toDate(s.createdAt),
+      expiresAt: optionalDate(s.expiresAt),
+    }));
+  // Registrations stored before rotation existed hold a single `secretHash`.
+  return typeof d.secretHash === "string"
+    ? [{ hash: d.secretHash, createdAt: toDate(d.createdAt), expiresAt: null }]
+    : [];
+}
+
+function fromStored(clientId: string, d: DocumentData): OidcClient {
   return {
     clientId,
     name: String(d.name),
-    secretHash: String(d.secretHash),
+    secrets: secretsOf(d),
     redirectUris: stringList(d.redirectUris),
+    pkce: d.pkce === "optional" ? "optional" : "required",
+    disabled: d.disabled === true,
     createdAt: toDate(d.createdAt),
   };
 }

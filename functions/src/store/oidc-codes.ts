@@ -9,8 +9,8 @@ export interface OidcCode {
   hash: string;
   clientId: string;
   redirectUri: string;
-  /** base64url(SHA-256(code_verifier)), as the client sent it (RFC 7636, method S256). */
-  codeChallenge: string;
+  /** base64url(SHA-256(code_verifier)), as the client sent it (RFC 7636, method S256); null when a PKCE-optional client sent none. */
+  codeChallenge: string | null;
   nonce: string | null;
   scopes: string[];
   uid: string;
@@ -51,7 +51,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     hash,
     clientId: String(d.clientId),
     redirectUri: String(d.redirectUri),
-    codeChallenge: String(d.codeChallenge),
+    codeChallenge: typeof d.codeChallenge === "string" ? d.codeChallenge : null,
     nonce: typeof d.nonce === "string" ? d.nonce : null,
     scopes: stringList(d.scopes),
     uid: String(d.uid),

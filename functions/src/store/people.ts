@@ -102,14 +102,34 @@ export function findByPhone(db: Firestore, phone: string, tx?: Transaction): Pro
 
 export async function list(
   db: Firestore,
-  filter: { email?: string; status?: PersonStatus },
+  filter: { email?: string; status?: PersonStatus; role?: Role; project?: string },
   limit: number,
 ): Promise<Person[]> {
   let query: Query = db.collection(PEOPLE);
+  // Equality and one array-contains: answered by merging single-field indexes, no composite index.
   if (filter.email) query = query.where("emails", "array-contains", filter.email);
+  else if (filter.project) query = query.where("projects", "array-contains", filter.project);
   if (filter.status) query = query.where("status", "==", filter.status);
+  if (filter.role) query = query.where("role", "==", filter.role);
   const snap = await query.limit(limit).get();
   return snap.docs.map((d) => fromDoc(d.id, d.data()));
+}
+
+/** Whether any person is an administrator, read in `tx`. */
+export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean> {
+  const snap = await tx.get(db.collection(PEOPLE).where("role", "==", "admin").limit(1));
+  return !snap.empty;
+}
+
+/**
+ * Read and written by every first-admin bootstrap (`personKeys/bootstrap:first-admin`): two at
+ * once contend on this one document, so the second runs again and sees the first's admin. Read
+ * first (a transaction reads before it writes); the returned function writes it.
+ */
+export async function readBootstrapLock(db: Firestore, tx: Transaction): Promise<(at: Date) => void> {
+  const lock = db.collection(KEYS).doc("bootstrap:first-admin");
+  await tx.get(lock);
+  return (at) => tx.set(lock, { at });
 }
 
 /** Who holds a key, read inside the transaction that is about to claim it. */

@@ -38,7 +38,7 @@ export interface AuthorizeRequest {
   scopes: string[];
   state: string | null;
   nonce: string | null;
-  codeChallenge: string;
+  codeChallenge: string | null;
   /** `prompt` (OpenID Connect Core §3.1.2.1): none, or the identity host's pages it asks for. */
   prompt: { none: boolean; login: boolean; selectAccount: boolean };
   /** `max_age` in seconds: how long ago the person may have authenticated; null for any time. */
@@ -110,8 +110,11 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
   );
   ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
+  // A client registered PKCE-optional may send no challenge at all; one that is sent must be S256.
+  const noChallenge = p.codeChallenge === undefined && p.codeChallengeMethod === undefined;
   ensure(
-    p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge),
+    (noChallenge && client.pkce === "optional") ||
+      (p.codeChallengeMethod === "S256" && p.codeChallenge !== undefined && isS256Challenge(p.codeChallenge)),
     "oauth_pkce_required",
   );
   ensure(
@@ -125,7 +128,7 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
     scopes: scopes.filter((s) => (SCOPES as readonly string[]).includes(s)),
     state: p.state ?? null,
     nonce: p.nonce ?? null,
-    codeChallenge: p.codeChallenge,
+    codeChallenge: p.codeChallenge ?? null,
     prompt: parsePrompt(p.prompt),
     maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
   };

@@ -1,39 +1,188 @@
-import type { Clock } from "../../clock";
+import { HOUR, type Clock } from "../../clock";
 import type { Deps } from "../deps";
 import * as clients from "../../store/oidc-clients";
-import { sha256 } from "../secrets";
+import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
+/** How long a rotated-out secret keeps working unless the operator says otherwise. */
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * HOUR;
 
 export function clientCache(clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS, max = CLIENT_CACHE_MAX): ClientCache {
-  return ttlCache<clients.OidcClient>(clock, ttlMs, max);
+  return ttlCache<clients.OidcClient | null>(clock, ttlMs, max);
 }
 
-/** The registered client, from this instance's cache while fresh. Unknown ids are never cached. */
+/**
+ * The registered, enabled client, from this instance's cache while fresh. Unknown ids are cached
+ * too (as null, bounded like the rest): a repeated unknown id costs what a known one does, so the
+ * time an answer takes does not tell which ids exist. A disabled client is unknown.
+ */
 export async function findClient(
   deps: Pick<Deps, "store" | "clients">,
   clientId: string,
 ): Promise<clients.OidcClient | null> {
   const cached = deps.clients.get(clientId);
-  if (cached) return cached;
-  const client = await clients.findById(deps.store, clientId);
-  if (client) deps.clients.set(clientId, client);
+  if (cached !== undefined) return cached;
+  const stored = await clients.findById(deps.store, clientId);
+  const client = stored && !stored.disabled ? stored : null;
+  deps.clients.set(clientId, client);
   return client;
 }
 
-/** Registers (or re-registers) a relying party with its fixed redirect URI allowlist. */
-export async function registerClient(
-  deps: Pick<Deps, "store" | "clock">,
-  client: { clientId: string; clientSecret: string; name: string; redirectUris: string[] },
-): Promise<void> {
+/** Compared against when the client is unknown, so both paths do the same work. */
+const DUMMY_HASH = sha256("no client has this secret");
+
+/**
+ * Whether `secret` is one of the client's live secrets. Every live secret is compared (no early
+ * exit), and an unknown client is compared against a dummy digest: the same work either way.
+ */
+export function secretMatches(client: clients.OidcClient | null, secret: string, now: Date): boolean {
+  const digest = sha256(secret);
+  const live = (client?.secrets ?? []).filter((s) => s.expiresAt === null || now.getTime() < s.expiresAt.getTime());
+  let matched = false;
+  for (const s of live.length > 0 ? live : [{ hash: DUMMY_HASH }]) {
+    if (constantTimeEqual(digest, s.hash) && live.length > 0) matched = true;
+  }
+  return client !== null && matched;
+}
+
+export interface ClientRegistration {
+  clientId: string;
+  clientSecret: string;
+  name: string;
+  redirectUris: string[];
+  pkce?: clients.PkcePolicy;
+}
+
+/** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
+export async function registerClient(deps: Pick<Deps, "store" | "clock">, client: ClientRegistration): Promise<void> {
+  const now = deps.clock.now();
   await clients.save(deps.store, {
     clientId: client.clientId,
     name: client.name,
-    secretHash: sha256(client.clientSecret),
+    secrets: [{ hash: sha256(client.clientSecret), createdAt: now, expiresAt: null }],
     redirectUris: client.redirectUris,
-    createdAt: deps.clock.now(),
+    pkce: client.pkce ?? "required",
+    disabled: false,
+    createdAt: now,
   });
+}
+
+export class ClientExistsError extends Error {
+  constructor(clientId: string) {
+    super(`an OpenID Connect client "${clientId}" is already registered (rotate its secret instead)`);
+  }
+}
+
+/** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
+export async function createClient(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  client: { clientId: string; name: string; redirectUris: string[]; pkce: clients.PkcePolicy },
+): Promise<{ clientSecret: string; client: clients.OidcClient }> {
+  const clientSecret = deps.random.token(32);
+  const now = deps.clock.now();
+  const stored: clients.OidcClient = {
+    ...client,
+    secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
+    disabled: false,
+    createdAt: now,
+  };
+  try {
+    await clients.create(deps.store, stored);
+  } catch (err) {
+    // gRPC ALREADY_EXISTS: the id is taken; a registration is never overwritten from here.
+    if ((err as { code?: unknown }).code === 6) throw new ClientExistsError(client.clientId);
+    throw err;
+  }
+  return { clientSecret, client: stored };
+}
+
+/** A client id: what a URL and a Basic header carry without escaping, and a document can be named. */
+export function isClientId(value: string): boolean {
+  return /^[A-Za-z0-9._~-]{1,128}$/.test(value) && value !== "." && value !== ".." && !value.startsWith("__");
+}
+
+/** A redirect URI a client may register: absolute, https (or http on loopback), no fragment. */
+export function isRedirectUri(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.hash !== "" || value.includes("#")) return false;
+  if (url.protocol === "https:") return true;
+  return url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+}
+
+type StoreDeps = Pick<Deps, "store" | "clock" | "transaction">;
+
+/** Applies `change` to a stored client in a transaction; throws when there is no such client. */
+async function update(
+  deps: StoreDeps,
+  clientId: string,
+  change: (client: clients.OidcClient, now: Date) => clients.OidcClient,
+): Promise<clients.OidcClient> {
+  return deps.transaction(async (tx) => {
+    const client = await clients.findById(deps.store, clientId, tx);
+    if (!client) throw new UnknownClientError(clientId);
+    const next = change(client, deps.clock.now());
+    await clients.save(deps.store, next, tx);
+    return next;
+  });
+}
+
+export class UnknownClientError extends Error {
+  constructor(clientId: string) {
+    super(`no OpenID Connect client "${clientId}"`);
+  }
+}
+
+export function addRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<clients.OidcClient> {
+  return update(deps, clientId, (c) =>
+    c.redirectUris.includes(uri) ? c : { ...c, redirectUris: [...c.redirectUris, uri] },
+  );
+}
+
+export function removeRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<clients.OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, redirectUris: c.redirectUris.filter((u) => u !== uri) }));
+}
+
+export function setPkcePolicy(
+  deps: StoreDeps,
+  clientId: string,
+  pkce: clients.PkcePolicy,
+): Promise<clients.OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, pkce }));
+}
+
+export function disableClient(deps: StoreDeps, clientId: string): Promise<clients.OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, disabled: true }));
+}
+
+/**
+ * A new secret (returned once, stored as its hash). The secrets live until now keep working until
+ * `overlapMs` from now, so the relying party can switch over; expired ones are dropped.
+ */
+export async function rotateSecret(
+  deps: StoreDeps & Pick<Deps, "random">,
+  clientId: string,
+  overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
+): Promise<{ clientSecret: string; client: clients.OidcClient }> {
+  const clientSecret = deps.random.token(32);
+  const client = await update(deps, clientId, (c, now) => {
+    const until = new Date(now.getTime() + overlapMs);
+    const kept = c.secrets
+      .filter((s) => s.expiresAt === null || now.getTime() < s.expiresAt.getTime())
+      .map((s) => ({ ...s, expiresAt: s.expiresAt !== null && s.expiresAt < until ? s.expiresAt : until }));
+    const fresh = { hash: sha256(clientSecret), createdAt: now, expiresAt: null };
+    return { ...c, secrets: overlapMs > 0 ? [fresh, ...kept] : [fresh] };
+  });
+  return { clientSecret, client };
+}
+
+export function listClients(deps: Pick<Deps, "store">): Promise<clients.OidcClient[]> {
+  return clients.list(deps.store);
+}
+
+export function showClient(deps: Pick<Deps, "store">, clientId: string): Promise<clients.OidcClient | null> {
+  return clients.findById(deps.store, clientId);
 }

@@ -8,9 +8,9 @@ import * as people from "../../store/people";
 import { AppError, ensure } from "../errors";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
-import { constantTimeEqual, sha256 } from "../secrets";
+import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
-import { findClient } from "./clients";
+import { findClient, secretMatches } from "./clients";
 import { claimsFor } from "./scopes";
 
 export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
@@ -18,13 +18,14 @@ export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 
 /** The registered client whose secret was presented, or invalid_client. */
 export async function authenticateClient(
-  deps: Pick<Deps, "store" | "clients">,
+  deps: Pick<Deps, "store" | "clients" | "clock">,
   clientId: string,
   secret: string,
 ): Promise<clients.OidcClient> {
   const client = await findClient(deps, clientId);
-  // Secrets are stored as SHA-256 digests; the digests are compared in constant time.
-  ensure(client && constantTimeEqual(sha256(secret), client.secretHash), "oauth_invalid_client");
+  // Secrets are stored as SHA-256 digests, compared in constant time; an unknown client costs the same.
+  const matched = secretMatches(client, secret, deps.clock.now());
+  ensure(client && matched, "oauth_invalid_client");
   return client;
 }
 
@@ -45,7 +46,7 @@ interface Redemption {
   clientId: string;
   hash: string;
   redirectUri: string;
-  codeVerifier: string;
+  codeVerifier: string | null;
   tokenHash: string;
 }
 
@@ -73,7 +74,14 @@ function decide(
 ): Decision {
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
-  ensure(pkceMatches(r.codeVerifier, stored.codeChallenge), "oauth_invalid_grant");
+  // A code issued without a challenge (a PKCE-optional client) must be redeemed without a verifier,
+  // and one issued with a challenge only with its verifier (RFC 9700 §2.1.1: no downgrade).
+  ensure(
+    stored.codeChallenge === null
+      ? r.codeVerifier === null
+      : r.codeVerifier !== null && pkceMatches(r.codeVerifier, stored.codeChallenge),
+    "oauth_invalid_grant",
+  );
   // Only a presentation that proves possession (the verifier) counts as a reuse: a code seen
   // without it cannot be used to revoke what its rightful redemption was given.
   if (stored.usedAt !== null) {
@@ -153,7 +161,7 @@ export type Redeemer = (input: {
   client: clients.OidcClient;
   code: string;
   redirectUri: string;
-  codeVerifier: string;
+  codeVerifier: string | null;
 }) => Promise<TokenResponse>;
 
 /**

@@ -5,10 +5,10 @@ import { errorText } from "../../logger";
 
 export type { Person } from "../../store/people";
 
-/** GET /auth/people: people by address or status, at most `limit`. */
+/** GET /auth/people (and the operator's `people list`): people by address, status, role or granted project, at most `limit`. */
 export function listPeople(
   deps: Pick<Deps, "store">,
-  filter: { email?: string; status?: people.PersonStatus },
+  filter: { email?: string; status?: people.PersonStatus; role?: people.Role; project?: string },
   limit: number,
 ): Promise<people.Person[]> {
   return people.list(deps.store, filter, limit);
@@ -51,13 +51,16 @@ function narrowed(before: people.Person, after: people.Person): boolean {
 export async function changePerson(
   deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction">,
   personId: string,
-  change: PersonChange,
+  change: PersonChange | ((current: people.Person) => PersonChange),
 ): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
-    const next: people.Person = { ...current, ...change, updatedAt: deps.clock.now() };
+    // A function computes the change from the person as read in this transaction (a grant adds to
+    // the projects then current, not to a copy read earlier).
+    const fields = typeof change === "function" ? change(current) : change;
+    const next: people.Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     const claims: Array<[people.KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],

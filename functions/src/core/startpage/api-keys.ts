@@ -30,6 +30,11 @@ export async function revokeApiKey(deps: KeyDeps, prefix: string): Promise<numbe
   return live.length;
 }
 
+/** Every key's record (prefix, label, dates; never a key), optionally those with one prefix. */
+export async function listApiKeys(deps: Pick<Deps, "store">, prefix?: string): Promise<apiKeys.ApiKey[]> {
+  return (await apiKeys.list(deps.store)).filter((k) => prefix === undefined || k.prefix === prefix);
+}
+
 /** The live key record for a presented key, or null. */
 export async function checkApiKey(deps: Pick<Deps, "store">, presented: string): Promise<apiKeys.ApiKey | null> {
   const hash = sha256(presented);

@@ -1,0 +1,62 @@
+import type { Deps } from "../deps";
+import * as people from "../../store/people";
+import { canonicalEmail } from "../email-address";
+import { ensure } from "../errors";
+
+/** Raised when a first admin is asked for and the service already has one. */
+export class AdminExistsError extends Error {
+  constructor() {
+    super("an admin already exists: bootstrap-admin only makes the first one (use `people make-admin`)");
+  }
+}
+
+/** A person named by id or by an address on them (the operator's `<who>`). */
+export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<people.Person> {
+  if (who.includes("@")) {
+    const email = canonicalEmail(who);
+    ensure(email, "person_not_found", `"${who}" is not an email address`);
+    const person = await people.findByEmail(deps.store, email);
+    ensure(person, "person_not_found", `no person has the address ${email}`);
+    return person;
+  }
+  const person = await people.findById(deps.store, who);
+  ensure(person, "person_not_found", `no person has the id ${who}`);
+  return person;
+}
+
+/**
+ * Makes the first admin: the person with `email` (created if nobody has it) becomes approved,
+ * admin, with every project. Decided in one transaction that first looks for any admin; every
+ * bootstrap also writes one lock document, so of two at once the second sees the first's admin
+ * and is refused.
+ */
+export async function bootstrapAdmin(
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
+  rawEmail: string,
+  name: string,
+): Promise<{ person: people.Person; created: boolean }> {
+  const email = canonicalEmail(rawEmail);
+  ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
+  return deps.transaction(async (tx) => {
+    const writeLock = await people.readBootstrapLock(deps.store, tx);
+    if (await people.anyAdmin(deps.store, tx)) throw new AdminExistsError();
+    const fields = { role: "admin" as const, projects: ["*"], status: "approved" as const };
+    const holderId = await people.keyHolder(deps.store, tx, "email", email);
+    const holder = holderId === null ? null : await people.findById(deps.store, holderId, tx);
+    const now = deps.clock.now();
+    writeLock(now);
+    if (holder) {
+      const next = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
+      people.replace(deps.store, tx, holder, next);
+      return { person: next, created: false };
+    }
+    const person = people.create(
+      deps.store,
+      tx,
+      { ...fields, name, uids: [], emails: [email], phones: [], groups: [] },
+      deps.random.id(),
+      now,
+    );
+    return { person, created: true };
+  });
+}

@@ -1,0 +1,369 @@
+/** The operator CLI (npm run admin), run as the operator runs it: the compiled entry, against the stack's emulators. */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { initializeApp } from "firebase-admin/app";
+import { getFirestore } from "firebase-admin/firestore";
+import { parseKeyRing } from "../src/core/sessions/session-token";
+import { parsePepper } from "../src/core/email-codes/code-pepper";
+import { sha256 } from "../src/core/secrets";
+import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
+import { accountWithPerson } from "./support/people";
+
+const ENTRY = join(__dirname, "..", "lib", "ops", "admin.js");
+const base = process.env.STACK_BASE_URL as string;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [ENTRY, ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+async function json<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  const run = await admin([...args, "--json"], env);
+  if (run.code !== 0) throw new Error(`admin ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+// The suite's own project is the default app: made first, before any other project's app.
+firestore();
+
+/** A project of its own on the emulators: an empty database, as a fresh deployment has. */
+function freshProject() {
+  const projectId = `demo-boot-${randomBytes(4).toString("hex")}`;
+  const db = getFirestore(initializeApp({ projectId }, projectId));
+  return { env: { GCLOUD_PROJECT: projectId }, db };
+}
+
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
+
+// Every step starts a process (Node and firebase-admin loading): slower than a request.
+jest.setTimeout(120_000);
+
+describe("npm run admin", () => {
+  describe("help and bad arguments", () => {
+    it("lists every command, and answers --help for each with its usage", async () => {
+      const overview = await admin(["--help"]);
+      expect(overview.code).toBe(0);
+      const names = [...overview.stdout.matchAll(/^ {2}(\S+(?: [a-z-]+)?) {2,}/gm)].map((m) => m[1] as string);
+      expect(names).toEqual(expect.arrayContaining(["people list", "bootstrap-admin", "clients register", "doctor"]));
+      expect(names.length).toBeGreaterThanOrEqual(24);
+      for (const name of names) {
+        const help = await admin([...name.split(" "), "--help"]);
+        expect({ name, code: help.code }).toEqual({ name, code: 0 });
+        expect(help.stdout).toContain(`usage: npm run admin -- ${name}`);
+      }
+    });
+
+    it.each([
+      [["frobnicate"], /unknown command/],
+      [["people", "show"], /missing arguments/],
+      [["people", "show", "a", "b"], /unexpected argument/],
+      [["people", "list", "--status", "maybe"], /--status must be one of/],
+      [["people", "list", "--bogus"], /Unknown option/],
+      [["clients", "register", "app"], /--name is required/],
+      [["clients", "register", "app", "--name", "App", "--redirect-uri", "http://evil.test/cb"], /not a redirect URI/],
+      [["clients", "set-pkce", "app", "sometimes"], /required" or "optional/],
+      [["clients", "rotate-secret", "app", "--overlap", "a while"], /not a duration/],
+      [["people", "list", "--project", "NOT A PROJECT"], /--project needs a project id/],
+    ])("refuses %j with a message and exit code 2", async (args, message) => {
+      const run = await admin(args);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(run.stdout).toBe("");
+    });
+
+    it("exits 1 with a message, not a stack, for a person or client that does not exist", async () => {
+      for (const args of [
+        ["people", "show", "nobody@example.test"],
+        ["clients", "show", unique("missing")],
+      ]) {
+        const run = await admin(args);
+        expect(run.code).toBe(1);
+        expect(run.stderr).toMatch(/^(people|clients) show: (no person has the address|no OpenID Connect client) /m);
+        expect(run.stderr).not.toMatch(/\n\s+at /);
+      }
+    });
+  });
+
+  describe("bootstrap-admin", () => {
+    it("makes the first admin of an empty project, and refuses while any admin exists", async () => {
+      const { env, db } = freshProject();
+      const first = await json<{ person: Record<string, unknown>; created: boolean }>(
+        ["bootstrap-admin", "Boss@Example.test", "--name", "Boss"],
+        env,
+      );
+      expect(first.created).toBe(true);
+      expect(first.person).toMatchObject({
+        emails: ["boss@example.test"],
+        role: "admin",
+        status: "approved",
+        projects: ["*"],
+        name: "Boss",
+      });
+      const stored = await db
+        .collection("people")
+        .doc(first.person.id as string)
+        .get();
+      expect(stored.data()).toMatchObject({ role: "admin", status: "approved" });
+      const again = await admin(["bootstrap-admin", "second@example.test"], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/an admin already exists/);
+      const admins = await db.collection("people").where("role", "==", "admin").get();
+      expect(admins.size).toBe(1);
+    });
+
+    it("leaves exactly one admin when several run at once", async () => {
+      const { env, db } = freshProject();
+      const runs = await Promise.all(
+        [1, 2, 3, 4].map((i) => admin(["bootstrap-admin", `admin${i}@example.test`, "--json"], env)),
+      );
+      expect(runs.map((r) => r.code).sort()).toEqual([0, 1, 1, 1]);
+      const admins = await db.collection("people").where("role", "==", "admin").get();
+      expect(admins.size).toBe(1);
+      const winner = JSON.parse(runs.find((r) => r.code === 0)?.stdout ?? "{}") as { person: { id: string } };
+      expect(admins.docs[0]?.id).toBe(winner.person.id);
+    });
+
+    it("refuses an address that is not one", async () => {
+      const { env } = freshProject();
+      const run = await admin(["bootstrap-admin", "not-an-address"], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/is not an email address/);
+    });
+  });
+
+  describe("people", () => {
+    it("approves, grants, revokes and makes admin a person named by address, and lists them by filter", async () => {
+      const { person } = await accountWithPerson({ status: "pending", projects: [] });
+      const email = person.emails[0] as string;
+      expect((await json<{ person: { status: string } }>(["people", "approve", email])).person.status).toBe("approved");
+      await json(["people", "grant", person.id, "alpha"]);
+      await json(["people", "grant", email, "beta"]);
+      const revoked = await json<{ person: { projects: string[] } }>(["people", "revoke", email, "alpha"]);
+      expect(revoked.person.projects).toEqual(["beta"]);
+      const inBeta = await json<Array<{ id: string }>>([
+        "people",
+        "list",
+        "--status",
+        "approved",
+        "--in-project",
+        "beta",
+      ]);
+      expect(inBeta.map((p) => p.id)).toContain(person.id);
+      const inAlpha = await json<Array<{ id: string }>>(["people", "list", "--in-project", "alpha"]);
+      expect(inAlpha.map((p) => p.id)).not.toContain(person.id);
+      const made = await json<{ person: { role: string } }>(["people", "make-admin", email]);
+      expect(made.person.role).toBe("admin");
+      const admins = await json<Array<{ id: string }>>(["people", "list", "--role", "admin", "--in-project", "beta"]);
+      expect(admins.map((p) => p.id)).toContain(person.id);
+      await json(["people", "unmake-admin", person.id]);
+      await json(["people", "reject", person.id]);
+      const shown = await json<{ role: string; status: string; projects: string[] }>(["people", "show", email]);
+      expect(shown).toMatchObject({ role: "user", status: "rejected", projects: ["beta"] });
+      const stored = (await firestore().collection("people").doc(person.id).get()).data();
+      expect(stored).toMatchObject({ role: "user", status: "rejected", projects: ["beta"] });
+    });
+  });
+
+  describe("clients", () => {
+    it("prints a secret once that authenticates at the token endpoint through the stack, storing only its hash", async () => {
+      const clientId = unique("cli-client");
+      const registered = await json<{ clientSecret: string; client: { pkce: string } }>([
+        "clients",
+        "register",
+        clientId,
+        "--name",
+        "CLI app",
+        "--redirect-uri",
+        "https://app.example.test/callback",
+      ]);
+      expect(registered.client.pkce).toBe("required");
+      const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
+      expect(JSON.stringify(stored)).not.toContain(registered.clientSecret);
+      expect(JSON.stringify(stored)).toContain(sha256(registered.clientSecret));
+      const token = (secret: string) =>
+        fetch(`${base}/auth/oidc/token`, {
+          method: "POST",
+          headers: { Authorization: basic(clientId, secret), "Content-Type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "authorization_code",
+            code: "never-issued",
+            redirect_uri: "https://app.example.test/callback",
+            code_verifier: randomBytes(32).toString("base64url"),
+          }),
+        });
+      // Authenticated: the refusal is about the code, not the client.
+      const good = await token(registered.clientSecret);
+      expect(good.status).toBe(400);
+      expect(((await good.json()) as { error: string }).error).toBe("invalid_grant");
+      const wrong = await token(randomBytes(32).toString("base64url"));
+      expect(wrong.status).toBe(401);
+      expect(((await wrong.json()) as { error: string }).error).toBe("invalid_client");
+      const twice = await admin([
+        "clients",
+        "register",
+        clientId,
+        "--name",
+        "Again",
+        "--redirect-uri",
+        "https://a.test/cb",
+      ]);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toMatch(/already registered/);
+    });
+
+    it("changes redirect URIs, the PKCE policy, rotates with an overlap, disables, lists and shows", async () => {
+      const clientId = unique("cli-client");
+      await json([
+        "clients",
+        "register",
+        clientId,
+        "--name",
+        "App",
+        "--redirect-uri",
+        "https://a.test/cb",
+        "--pkce",
+        "optional",
+      ]);
+      await json(["clients", "add-redirect", clientId, "http://127.0.0.1:8765/cb"]);
+      await json(["clients", "remove-redirect", clientId, "https://a.test/cb"]);
+      await json(["clients", "set-pkce", clientId, "required"]);
+      const rotated = await json<{
+        clientSecret: string;
+        client: { secrets: Array<{ createdAt: string; expiresAt: string | null }> };
+      }>(["clients", "rotate-secret", clientId, "--overlap", "2h"]);
+      expect(rotated.client.secrets).toHaveLength(2);
+      expect(rotated.client.secrets[0]?.expiresAt).toBeNull();
+      // The old secret works until two hours after the new one was made.
+      const until = Date.parse(rotated.client.secrets[1]?.expiresAt ?? "");
+      expect(until - Date.parse(rotated.client.secrets[0]?.createdAt ?? "")).toBe(2 * 3600_000);
+      await json(["clients", "disable", clientId]);
+      const shown = await json(["clients", "show", clientId]);
+      expect(shown).toMatchObject({ redirectUris: ["http://127.0.0.1:8765/cb"], pkce: "required", disabled: true });
+      expect(JSON.stringify(shown)).not.toContain(sha256(rotated.clientSecret));
+      const listed = await json<Array<{ clientId: string }>>(["clients", "list"]);
+      expect(listed.map((c) => c.clientId)).toContain(clientId);
+    });
+  });
+
+  describe("api-keys", () => {
+    it("issues a key once, lists it by prefix without the key, and revokes it", async () => {
+      const label = unique("cli-key");
+      const { key, prefix } = await json<{ key: string; prefix: string }>(["api-keys", "issue", label]);
+      const listed = await json<Array<{ label: string; revokedAt: string | null }>>([
+        "api-keys",
+        "list",
+        "--prefix",
+        prefix,
+      ]);
+      expect(listed).toContainEqual(expect.objectContaining({ label, revokedAt: null }));
+      expect(JSON.stringify(listed)).not.toContain(key);
+      expect((await json<{ revoked: number }>(["api-keys", "revoke", prefix])).revoked).toBeGreaterThanOrEqual(1);
+      const after = await json<Array<{ label: string; revokedAt: string | null }>>([
+        "api-keys",
+        "list",
+        "--prefix",
+        prefix,
+      ]);
+      expect(after.find((k) => k.label === label)?.revokedAt).toEqual(expect.any(String));
+    });
+  });
+
+  describe("keys", () => {
+    const dir = mkdtempSync(join(tmpdir(), "admin-keys-"));
+
+    it("puts a fresh session key first and keeps the current ones, then retires an old one", async () => {
+      const file = join(dir, "session-keys");
+      writeFileSync(file, TEST_SESSION_KEYS);
+      const run = await admin(["keys", "rotate-session-key", "--from-file", file]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain("firebase functions:secrets:set SESSION_KEYS");
+      expect(run.stderr).toMatch(/14 days/);
+      const ring = parseKeyRing(run.stdout.trim());
+      expect([...ring.verifying.keys()]).toEqual([ring.signing.kid, "test-1"]);
+      writeFileSync(file, `OTHER=1\nSESSION_KEYS='${run.stdout.trim()}'\n`);
+      const retired = await json<{ value: string }>(["keys", "retire-session-key", "test-1", "--from-file", file]);
+      expect([...parseKeyRing(retired.value).verifying.keys()]).toEqual([ring.signing.kid]);
+      const signing = await admin(["keys", "retire-session-key", ring.signing.kid, "--from-file", file]);
+      expect(signing.code).toBe(2);
+      expect(signing.stderr).toMatch(/signing key/);
+    });
+
+    it("puts a fresh pepper key first and keeps the current ones, then retires an old one", async () => {
+      const file = join(dir, "pepper");
+      writeFileSync(file, TEST_CODE_PEPPER);
+      const rotated = await json<{ value: string; kid: string; command: string; retire: string }>([
+        "keys",
+        "rotate-code-pepper",
+        "--from-file",
+        file,
+      ]);
+      expect(parsePepper(rotated.value).map((k) => k.kid)).toEqual([rotated.kid, "test-pepper-1"]);
+      expect(rotated.command).toContain("firebase functions:secrets:set CODE_PEPPER");
+      expect(rotated.retire).toMatch(/24 hours/);
+      writeFileSync(file, rotated.value);
+      const retired = await json<{ value: string }>([
+        "keys",
+        "retire-code-pepper",
+        "test-pepper-1",
+        "--from-file",
+        file,
+      ]);
+      expect(parsePepper(retired.value).map((k) => k.kid)).toEqual([rotated.kid]);
+    });
+
+    it("needs the current value from a file when it runs against a real project", async () => {
+      const run = await admin(["keys", "rotate-session-key", "--project", "some-project"]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/--from-file/);
+    });
+  });
+
+  describe("doctor", () => {
+    const smtp = { SMTP_HOST: "127.0.0.1", SMTP_PORT: process.env.STACK_SMTP_PORT ?? "1025" };
+    const secrets = { SESSION_KEYS: TEST_SESSION_KEYS, CODE_PEPPER: TEST_CODE_PEPPER };
+
+    it("passes when the settings are there and mail, the provider and Firestore answer; never prints a value", async () => {
+      const run = await admin(["doctor", "--json"], { ...smtp, ...secrets });
+      expect(run.code).toBe(0);
+      const report = JSON.parse(run.stdout) as {
+        ok: boolean;
+        settings: Array<{ name: string; set: boolean }>;
+        checks: Array<{ name: string; ok: boolean }>;
+        allowedOrigins: string[];
+        hosting: Array<{ site: string; rewrites: unknown[] }>;
+      };
+      expect(report.ok).toBe(true);
+      expect(report.settings).toContainEqual({ name: "SESSION_KEYS", secret: true, set: true });
+      expect(report.checks.map((c) => c.name)).toEqual(
+        expect.arrayContaining(["firestore", "identity provider", "mail (SMTP)"]),
+      );
+      expect(report.allowedOrigins.length).toBeGreaterThan(0);
+      expect(report.hosting.map((h) => h.site)).toContain("service");
+      expect(run.stdout).not.toContain("test-pepper-secret");
+      expect(run.stdout).not.toContain(JSON.parse(TEST_SESSION_KEYS)[0].d as string);
+    });
+
+    it("exits 1 naming what is missing or unreachable", async () => {
+      const noMail = await admin(["doctor"], { ...secrets, SMTP_HOST: "" });
+      expect(noMail.code).toBe(1);
+      expect(noMail.stdout).toMatch(/FAIL\s+mail \(SMTP\): SMTP_HOST is not set/);
+      const unreachable = await admin(["doctor"], { ...secrets, SMTP_HOST: "127.0.0.1", SMTP_PORT: "9" });
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stdout).toMatch(/FAIL\s+mail \(SMTP\)/);
+    });
+  });
+});
