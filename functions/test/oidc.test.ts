@@ -321,6 +321,17 @@ describe("the OpenID Connect provider", () => {
       expect(res.text).not.toContain("<script>");
     });
 
+    it("answers a client_id no document can have as an unknown client, on both endpoints", async () => {
+      for (const id of ["a/b", "__x__"]) {
+        const page = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ client_id: id })}`);
+        expect(page.status).toBe(400);
+        expect(page.text).toContain("Unknown client");
+        const res = await token({ grant_type: "authorization_code", code: "x", redirect_uri: REDIRECT }, basic(id));
+        expect(res.status).toBe(401);
+        expect(res.body.error).toBe("invalid_client");
+      }
+    });
+
     it("refuses a client_id or redirect_uri given twice with a page", async () => {
       for (const extra of [`&client_id=${client.clientId}`, `&redirect_uri=${encodeURIComponent(REDIRECT)}`]) {
         const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery()}${extra}`);

@@ -1,6 +1,6 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `oidcClients/{clientId}`: relying parties registered by the operator; secrets kept as hashes. */
 const OIDC_CLIENTS: Collection = "oidcClients";
@@ -43,6 +43,8 @@ export async function create(db: Firestore, client: OidcClient): Promise<void> {
 }
 
 export async function findById(db: Firestore, clientId: string, tx?: Transaction): Promise<OidcClient | null> {
+  // A client_id comes from the request: one no document can have names no client.
+  if (!isDocumentId(clientId)) return null;
   const snap = tx ? await tx.get(ref(db, clientId)) : await ref(db, clientId).get();
   const d = snap.data();
   return d ? fromStored(clientId, d) : null;
