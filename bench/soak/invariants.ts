@@ -3,6 +3,7 @@
  * saw) and the stored state read directly from Firestore (what the service left behind). Each
  * check returns its numbers as well as PASS/FAIL, so a pass says how much it covered.
  */
+import { service } from "../lib/functions.ts";
 import type { Exchange } from "./client.ts";
 import { GRACE_MS, type Window } from "./faults.ts";
 import {
@@ -13,6 +14,10 @@ import {
   type LogoutTrace,
   type WithdrawCheck,
 } from "./load.ts";
+
+const { serviceShards } = service<{
+  serviceShards(perMinute: number): { shards: number; perShard: number };
+}>("core/email-codes/rules");
 
 export interface Check {
   name: string;
@@ -177,9 +182,9 @@ function sendBudgets(exchanges: Exchange[]): Check {
     return m;
   };
   const byNetwork = group((e) => `${e.epoch} ${e.network ?? "none"}`);
-  // The service's minute is counted on shards; their shares add up to at least the budget.
-  const shards = Math.max(1, Math.min(20, Math.floor(SOAK_BUDGETS.perServicePerMinute / 60)));
-  const serviceLimit = shards * Math.ceil(SOAK_BUDGETS.perServicePerMinute / shards);
+  // The service's minute is counted on shards (its own rule); their shares add up to at least the budget.
+  const { shards, perShard } = serviceShards(SOAK_BUDGETS.perServicePerMinute);
+  const serviceLimit = shards * perShard;
   const network = breaches(byNetwork, SOAK_BUDGETS.perClientPerHour, HOUR);
   const service = breaches(
     group((e) => String(e.epoch)),

@@ -32,6 +32,13 @@ function isJson(req: Request): boolean {
   return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
 }
 
+/** Whether the body is declared form-encoded, as OAuth clients send theirs. */
+export function isForm(req: Request): boolean {
+  return (
+    (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() === "application/x-www-form-urlencoded"
+  );
+}
+
 const parsed = new WeakMap<Request, Record<string, unknown>>();
 
 /**
@@ -82,8 +89,7 @@ export function parseJsonBody(req: Request, raw: Buffer): Record<string, unknown
 export async function readForm(req: Request): Promise<Record<string, string>> {
   const raw = await rawBody(req);
   if (raw.length === 0) return {};
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  if (type !== "application/x-www-form-urlencoded")
+  if (!isForm(req))
     throw new AppError("unsupported_media_type", "Content-Type must be application/x-www-form-urlencoded");
   const form: Record<string, string> = {};
   for (const [key, value] of new URLSearchParams(raw.toString("utf8"))) {

@@ -12,7 +12,7 @@ import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/toke
 import { userinfo } from "../core/oidc/userinfo";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
-import { readForm } from "../http/body";
+import { isForm, readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
 import { htmlErrors, oauthErrors, oauthFields, type Presenter } from "../http/presenters";
 
@@ -191,8 +191,7 @@ export function routes(deps: Deps): Router {
   // (RFC 6750 §2.1, §2.2); never both, and never in the query (§2.3 is not offered).
   async function userinfoEndpoint(req: Request, res: Response) {
     const header = bearerToken(req);
-    const formPosted = (req.headers["content-type"] ?? "").startsWith("application/x-www-form-urlencoded");
-    const form = req.method === "POST" && formPosted ? await readForm(req) : {};
+    const form = req.method === "POST" && isForm(req) ? await readForm(req) : {};
     ensure(
       header === null || form.access_token === undefined,
       "oauth_invalid_request",
