@@ -3,10 +3,9 @@ import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
 import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
-import * as people from "../src/store/people";
 import { signedUp } from "./support/auth";
 import { appFor, testDeps } from "./support/deps";
-import { accountWithPerson, sessionCookieFor } from "./support/people";
+import { accountWithPerson, personFor, sessionCookieFor } from "./support/people";
 import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
@@ -125,24 +124,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     deps.people.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
     const account = await signedUp();
-    const person = await db.runTransaction(async (tx) =>
-      people.create(
-        db,
-        tx,
-        {
-          uids: [account.uid],
-          emails: [account.email],
-          phones: [],
-          name: "",
-          role: "user",
-          projects: ["startpage"],
-          groups: [],
-          status: "approved",
-        },
-        "down-test",
-        deps.clock.now(),
-      ),
-    );
+    const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "down-test");
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
 
@@ -154,24 +136,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
 
     // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
     standIns.push(await startStandIn(port));
-    await db.runTransaction(async (tx) => {
-      people.create(
-        db,
-        tx,
-        {
-          uids: [account.uid],
-          emails: [account.email],
-          phones: [],
-          name: "",
-          role: "user",
-          projects: ["startpage"],
-          groups: [],
-          status: "approved",
-        },
-        "down-test",
-        deps.clock.now(),
-      );
-    });
+    await personFor(account, { name: "", projects: ["startpage"] }, db, "down-test");
     const back = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(back.status).toBe(200);
   }, 40_000);
@@ -181,24 +146,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const deps = testDeps({ store: db });
     const app = appFor(startpage, deps, { deadlineMs: 2000 });
     const account = await signedUp();
-    const person = await db.runTransaction(async (tx) =>
-      people.create(
-        db,
-        tx,
-        {
-          uids: [account.uid],
-          emails: [account.email],
-          phones: [],
-          name: "",
-          role: "user",
-          projects: ["startpage"],
-          groups: [],
-          status: "approved",
-        },
-        "freeze-test",
-        deps.clock.now(),
-      ),
-    );
+    const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "freeze-test");
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     // The person is cached now, so the gate needs no read; the notifications query will hang.
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);

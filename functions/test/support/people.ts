@@ -9,6 +9,7 @@ export async function personFor(
   account: Pick<Account, "uid" | "email">,
   fields: Partial<people.NewPerson> = {},
   db: Firestore = firestore(),
+  id: string = unique("p"),
 ): Promise<people.Person> {
   return db.runTransaction(async (tx) =>
     people.create(
@@ -25,7 +26,7 @@ export async function personFor(
         status: "approved",
         ...fields,
       },
-      unique("p"),
+      id,
       // eslint-disable-next-line no-restricted-syntax -- set-up data, not behaviour under test
       new Date(),
     ),
