@@ -16,7 +16,8 @@
  *
  * Asked with `response_mode=form_post`, it answers as a device maker's provider does: a page that
  * POSTs `code`, `state` (and `iss`) to the redirect URI, form-encoded, with a `user` JSON field
- * (`{"name":{"firstName","lastName"},"email"}`) on an account's first sign-in only.
+ * (`{"name":{"firstName","lastName"},"email"}`) on an account's first sign-in only; the name is
+ * then in no token, as at a device maker's.
  */
 import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -147,7 +148,8 @@ export async function startFederatedProvider(port = 0, host = "127.0.0.1"): Prom
         sub: account,
         email,
         emailVerified: email !== null && params.get("email_verified") !== "false",
-        name: params.get("name") || null,
+        // A device maker's (form_post) sends the name once, in `user`, and never in a token.
+        name: params.get("response_mode") === "form_post" ? null : params.get("name") || null,
         expiresAt: Date.now() + CODE_LIFETIME_MS,
       });
       back.searchParams.set("code", code);

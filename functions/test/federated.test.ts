@@ -436,7 +436,39 @@ describe("the federated bridge to a provider answering by form_post (a device ma
     const { uid } = await landing(done);
     const user = await auth().getUser(uid);
     expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["apple.com", who.account]);
-    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+    // The provider's token carries no name: the person's comes from `user`.
+    expect(await people.findByUid(db, uid)).toMatchObject({
+      status: "pending",
+      emails: [who.email],
+      name: "Fed Person",
+    });
+  });
+
+  it("keeps a posted name only as text, for a new person, and signs in without one that is not the expected JSON", async () => {
+    const app = devicemakerApp();
+    const signInWith = async (user: string | null) => {
+      const started = await start(app, "?idp=devicemaker");
+      const fields = await formAtProvider(started.location, relayed());
+      if (user === null) fields.delete("user");
+      else fields.set("user", user);
+      const { uid } = await landing(await callback(app, onward(await post(app, fields)), started.cookie));
+      return (await people.findByUid(db, uid))?.name;
+    };
+    const spoofed = JSON.stringify({
+      name: { firstName: "Ann\u0000\u202e\n", lastName: "  van   Lee " },
+      email: "x@y.test",
+    });
+    expect(await signInWith(spoofed)).toBe("Ann van Lee");
+    expect(await signInWith(JSON.stringify({ name: { firstName: "A".repeat(500) } }))).toBe("A".repeat(100));
+    for (const odd of [
+      "not json",
+      "null",
+      "[]",
+      JSON.stringify({ name: "Plain" }),
+      JSON.stringify({ name: { firstName: 7 } }),
+    ])
+      expect([odd, await signInWith(odd)]).toEqual([odd, ""]);
+    expect(await signInWith(null)).toBe("");
   });
 
   it("sends `user` only on an account's first sign-in, and signs the same account in again without it", async () => {
@@ -449,8 +481,11 @@ describe("the federated bridge to a provider answering by form_post (a device ma
     const second = await start(app, "?idp=devicemaker");
     const fields = await formAtProvider(second.location, who);
     expect(fields.get("user")).toBeNull();
+    // A name posted for someone the service knows changes nothing.
+    fields.set("user", JSON.stringify({ name: { firstName: "Someone", lastName: "Else" } }));
     const two = await landing(await callback(app, onward(await post(app, fields)), second.cookie));
     expect(two.uid).toBe(one.uid);
+    expect((await people.findByUid(db, two.uid))?.name).toBe("Fed Person");
   });
 
   it("refuses a POST without a state, or with one it never issued, as a GET without one", async () => {

@@ -144,6 +144,7 @@ describe("data expiry", () => {
           usedAt: null,
           idp: null,
           codeVerifier: null,
+          postedName: null,
           nonce: null,
         });
         return [`bridgeStates/${hash}`];

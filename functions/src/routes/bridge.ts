@@ -64,13 +64,14 @@ export function routes(deps: Deps): Router {
    * state (once, in a transaction) and redeems the code exactly as for a provider answering by
    * query. A POST whose state is not pending is refused here, as the GET would refuse it. Only
    * the fields the bridge reads go on: the first sign-in's `user` field (a name, an address) is
-   * never put into an address. The code does ride in that one redirect: it is single-use and
-   * worth nothing without our client secret and this sign-in's PKCE verifier.
+   * never put into an address; its name is kept with the state instead. The code does ride in
+   * that one redirect: it is single-use and worth nothing without our client secret and this
+   * sign-in's PKCE verifier.
    */
   router.post("/auth/bridge/:provider/callback", async function formPostCallback(req: Request, res: Response) {
     const provider = String(req.params.provider);
     const form = await readForm(req);
-    await ensurePendingState(deps, provider, form.state);
+    await ensurePendingState(deps, provider, form.state, form.user);
     const next = new URLSearchParams();
     for (const name of ["state", "code", "iss", "error"]) {
       const value = form[name];

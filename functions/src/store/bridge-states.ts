@@ -23,6 +23,11 @@ export interface BridgeState {
    */
   codeVerifier: string | null;
   nonce: string | null;
+  /**
+   * The name a provider answering by form_post sent beside its answer (a device maker's `user`
+   * field, on an account's first sign-in only, and in no token), kept for the person it makes.
+   */
+  postedName: string | null;
 }
 
 export function save(db: Firestore, state: BridgeState): Promise<unknown> {
@@ -44,10 +49,16 @@ export async function findByHash(db: Firestore, hash: string, tx: Transaction): 
     idp: typeof d.idp === "string" ? d.idp : null,
     codeVerifier: typeof d.codeVerifier === "string" ? d.codeVerifier : null,
     nonce: typeof d.nonce === "string" ? d.nonce : null,
+    postedName: typeof d.postedName === "string" ? d.postedName : null,
   };
 }
 
 /** Used once; the verifier goes with the use. */
 export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date): void {
   tx.update(db.collection(BRIDGE_STATES).doc(hash), { usedAt: at, codeVerifier: null });
+}
+
+/** Keeps the name a form_post answer carried, for the GET callback that uses the state. */
+export function keepPostedName(db: Firestore, tx: Transaction, hash: string, name: string): void {
+  tx.update(db.collection(BRIDGE_STATES).doc(hash), { postedName: name });
 }

@@ -101,6 +101,7 @@ export async function startBridge(
     expiresAt: new Date(now.getTime() + BRIDGE_STATE_LIFETIME_MS),
     usedAt: null,
     ...extra,
+    postedName: null,
   });
   return { state, location };
 }
@@ -134,25 +135,62 @@ async function useState(
   });
 }
 
+/** The longest name kept from a form_post answer, in characters. */
+const POSTED_NAME_MAX = 100;
+
+/**
+ * The name in a form_post answer's `user` field (`{"name":{"firstName","lastName"},...}`), or
+ * null. Nothing signs that field, so it is only ever a new person's display name, never an
+ * address: text only, control and format characters dropped, spaces collapsed, capped.
+ */
+export function postedName(user: unknown): string | null {
+  if (typeof user !== "string" || user.length > 4096) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(user);
+  } catch {
+    return null;
+  }
+  const name = (parsed as { name?: unknown } | null)?.name;
+  if (typeof name !== "object" || name === null) return null;
+  const part = (value: unknown) => (typeof value === "string" ? value : "");
+  const { firstName, lastName } = name as { firstName?: unknown; lastName?: unknown };
+  const text = `${part(firstName)} ${part(lastName)}`
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
+    .replace(/\s+/gu, " ")
+    .trim();
+  return text === "" ? null : [...text].slice(0, POSTED_NAME_MAX).join("");
+}
+
 /**
  * POST /auth/bridge/:provider/callback (a provider answering by form_post): the state must be
  * one stored for this provider, unused and unexpired, or the answer is refused here as the GET
  * would refuse it. Nothing is used up: the GET it is passed on to uses the state, once, in its
- * transaction, and only with the browser's cookie.
+ * transaction, and only with the browser's cookie. A name the answer carries (see postedName) is
+ * kept with the state, for the person the GET may make.
  */
-export async function ensurePendingState(deps: BridgeDeps, provider: string, presented: unknown): Promise<void> {
+export async function ensurePendingState(
+  deps: BridgeDeps,
+  provider: string,
+  presented: unknown,
+  user: unknown,
+): Promise<void> {
   usable(deps.config, provider);
   const ok = typeof presented === "string" && presented.length > 0 && presented.length <= 128;
   ensure(ok, "bridge_state_invalid");
   const hash = sha256(presented);
-  const stored = await deps.transaction((tx) => states.findByHash(deps.store, hash, tx));
-  ensure(
-    stored &&
-      stored.provider === provider &&
-      stored.usedAt === null &&
-      deps.clock.now().getTime() < stored.expiresAt.getTime(),
-    "bridge_state_invalid",
-  );
+  const name = postedName(user);
+  await deps.transaction(async (tx) => {
+    const stored = await states.findByHash(deps.store, hash, tx);
+    ensure(
+      stored &&
+        stored.provider === provider &&
+        stored.usedAt === null &&
+        deps.clock.now().getTime() < stored.expiresAt.getTime(),
+      "bridge_state_invalid",
+    );
+    if (name !== null) states.keepPostedName(deps.store, tx, hash, name);
+  });
 }
 
 /**
@@ -169,7 +207,9 @@ export async function completeBridge(
   const protocol = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieStates);
   const signIn = await protocol.finish(deps, query, state);
-  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, signIn));
+  // A name the provider signed comes first; one it only posted, for a new person only.
+  const named = { ...signIn, name: signIn.name ?? state.postedName };
+  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named));
   const customToken = await translateFailure(deps, ourSide("custom token"), () =>
     deps.identity.createCustomToken(signIn.uid),
   );
