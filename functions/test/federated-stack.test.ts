@@ -3,6 +3,7 @@
  * provider in its provider's style, through Hosting, the bridge function and the Auth emulator.
  */
 import { randomInt } from "node:crypto";
+import { hiddenFields } from "./support/federated-provider";
 
 const base = process.env.STACK_BASE_URL as string;
 const CALLBACK = `${base}/auth/bridge/federated/callback`;
@@ -13,16 +14,6 @@ async function startAt(idp: string): Promise<{ location: URL; stateCookie: strin
   const stateCookie = /^__session=bridge\.[^;]+/.exec(started.headers.getSetCookie()[0] ?? "")?.[0] as string;
   expect(stateCookie).toBeDefined();
   return { location: new URL(started.headers.get("location") as string), stateCookie };
-}
-
-function hiddenFields(page: string): URLSearchParams {
-  const fields = new URLSearchParams();
-  for (const m of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
-    fields.append(
-      m[1] as string,
-      (m[2] as string).replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(+c)),
-    );
-  return fields;
 }
 
 describe("the local stack's federated providers", () => {

@@ -8,7 +8,7 @@ import * as people from "../src/store/people";
 import { cryptoRandom } from "../src/random";
 import { signInWithCustomToken } from "./support/auth";
 import { appFor, auth, firestore, ID_URL, SERVICE_URL, testConfig, testDeps, unique } from "./support/deps";
-import { startFederatedProvider, type FederatedProvider } from "./support/federated-provider";
+import { hiddenFields, startFederatedProvider, type FederatedProvider } from "./support/federated-provider";
 import { personFor } from "./support/people";
 
 const db = firestore();
@@ -373,13 +373,7 @@ describe("the federated bridge to a provider answering by form_post (a device ma
     expect(res.status).toBe(200);
     const page = await res.text();
     expect(page).toContain(`action="${CALLBACK}"`);
-    const fields = new URLSearchParams();
-    for (const m of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
-      fields.append(
-        m[1] as string,
-        (m[2] as string).replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(+c)),
-      );
-    return fields;
+    return hiddenFields(page);
   }
 
   /**

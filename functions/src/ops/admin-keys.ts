@@ -93,6 +93,13 @@ function hand(ctx: Context, name: string, value: string, kid: string, retire: st
   ctx.note(`\nSet it in production with:\n  ${command}\nthen redeploy the functions that read ${name}.\n${retire}`);
 }
 
+/** The current SESSION_KEYS, checked as the functions check it, as its list of private JWKs. */
+function currentSessionKeys(ctx: Context, values: Record<string, unknown>): Array<{ kid: string }> {
+  const raw = currentValue(ctx, "SESSION_KEYS", values);
+  parseKeyRing(raw);
+  return JSON.parse(raw) as Array<{ kid: string }>;
+}
+
 const fromFile = { "from-file": { type: "string" as const } };
 
 export const secretCommands: Command[] = [
@@ -103,12 +110,11 @@ export const secretCommands: Command[] = [
     options: fromFile,
     positionals: [0, 0],
     async run(ctx, _args, values) {
-      const current = currentValue(ctx, "SESSION_KEYS", values);
-      parseKeyRing(current);
+      const current = currentSessionKeys(ctx, values);
       const kid = kidNow(ctx, "session");
       const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
       const jwk = { ...privateKey.export({ format: "jwk" }), kid, alg: "RS256" };
-      const next = JSON.stringify([jwk, ...(JSON.parse(current) as unknown[])]);
+      const next = JSON.stringify([jwk, ...current]);
       hand(
         ctx,
         "SESSION_KEYS",
@@ -125,9 +131,7 @@ export const secretCommands: Command[] = [
     options: fromFile,
     positionals: [1, 1],
     async run(ctx, [kid], values) {
-      const raw = currentValue(ctx, "SESSION_KEYS", values);
-      parseKeyRing(raw);
-      const current = JSON.parse(raw) as Array<{ kid: string }>;
+      const current = currentSessionKeys(ctx, values);
       if (!current.some((k) => k.kid === kid)) throw new UsageError(`SESSION_KEYS has no key ${kid as string}`);
       if (current[0]?.kid === kid) throw new UsageError(`${kid as string} is the signing key; rotate first`);
       hand(

@@ -37,3 +37,14 @@ export function startFederatedProvider(): Promise<FederatedProvider> {
     });
   });
 }
+
+/** The fields of the local provider's auto-submitting form_post page, as a browser would POST them. */
+export function hiddenFields(page: string): URLSearchParams {
+  const fields = new URLSearchParams();
+  for (const m of page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    fields.append(
+      m[1] as string,
+      (m[2] as string).replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(+c)),
+    );
+  return fields;
+}
