@@ -46,6 +46,21 @@ describe("POST /auth/exchange", () => {
     expect(res.body).toEqual({ error: "code required" });
   });
 
+  it.each([
+    ['{"code":"%s","isAdmin":true}', "isAdmin"],
+    ['{"code":"%s","__proto__":{"role":"admin"}}', "__proto__"],
+  ])("refuses a body with a field it does not take (%s), and leaves the code unspent", async (body, field) => {
+    const { account, person } = await accountWithPerson();
+    const code = await issueExchangeCode(deps, person.id, account.uid);
+    const res = await request(app)
+      .post("/auth/exchange")
+      .set("Content-Type", "application/json")
+      .send(body.replace("%s", code));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: `Unknown field: ${field}` });
+    expect((await exchange({ code })).status).toBe(200);
+  });
+
   it("answers 401 Invalid code for a code nobody issued", async () => {
     const res = await exchange({ code: "never-issued" });
     expect(res.status).toBe(401);

@@ -132,6 +132,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const down = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: "Authorization unavailable" });
+    expect(Number(down.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     expect(down.headers["set-cookie"]).toBeUndefined();
 
     // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
@@ -155,9 +156,29 @@ describe("gated endpoints when the person lookup is unavailable", () => {
       const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
       expect(frozen.status).toBe(503);
       expect(frozen.body).toEqual({ error: "Service unavailable" });
+      expect(Number(frozen.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     } finally {
       process.kill(standIn.pid as number, "SIGCONT");
     }
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
+  }, 40_000);
+
+  it("answer 503 Authorization unavailable, with Retry-After, when Firestore freezes before the person is known", async () => {
+    const { db, standIn } = await own();
+    const deps = testDeps({ store: db });
+    deps.people.set = () => {}; // every request reads the store
+    const app = appFor(startpage, deps);
+    const account = await signedUp();
+    const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "frozen-lookup");
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    process.kill(standIn.pid as number, "SIGSTOP");
+    try {
+      const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
+      expect(frozen.status).toBe(503);
+      expect(frozen.body).toEqual({ error: "Authorization unavailable" });
+      expect(Number(frozen.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    } finally {
+      process.kill(standIn.pid as number, "SIGCONT");
+    }
   }, 40_000);
 });

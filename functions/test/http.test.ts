@@ -69,6 +69,25 @@ describe("request rules shared by every JSON endpoint", () => {
     expect(res.body).toEqual({ error: "Content-Type must be application/json" });
   });
 
+  it.each([
+    "application/vnd.evil+json",
+    "application/json-patch+json",
+    "text/json",
+    "application/json; charset=latin1",
+  ])("answers 415 for a body declared %s, which is not exactly application/json", async (type) => {
+    const res = await request(app).post("/auth/probe").set("Content-Type", type).send('{"name":"ada"}');
+    expect(res.status).toBe(415);
+    expect(res.body).toEqual({ error: "Content-Type must be application/json" });
+  });
+
+  it.each(["application/json", "application/json; charset=utf-8", "Application/JSON;charset=UTF-8"])(
+    "parses a body declared %s",
+    async (type) => {
+      const res = await request(app).post("/auth/probe").set("Content-Type", type).send('{"name":"ada"}');
+      expect(res.status).toBe(200);
+    },
+  );
+
   it("answers 413 for a body over the limit, declared or streamed", async () => {
     const big = JSON.stringify({ name: "x".repeat(BODY_LIMIT_BYTES) });
     const declared = await request(app).post("/auth/probe").set("Content-Type", "application/json").send(big);
@@ -89,10 +108,11 @@ describe("request rules shared by every JSON endpoint", () => {
     expect(res.text).not.toContain("hunter2");
   });
 
-  it("answers 503 in the general shape when a request outlives its deadline", async () => {
+  it("answers 503 in the general shape, with Retry-After, when a request outlives its deadline", async () => {
     const res = await request(app).get("/auth/hang");
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: "Service unavailable" });
+    expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   });
 
   it("sends nothing more when the handler finishes after the deadline", async () => {

@@ -34,6 +34,30 @@ describe("POST /auth/verify", () => {
     expect(res.body).toEqual({ error: "idToken and project required" });
   });
 
+  it.each([
+    ['{"idToken":"%s","project":"startpage","isAdmin":true}', "isAdmin"],
+    ['{"idToken":"%s","project":"startpage","__proto__":{"role":"admin"}}', "__proto__"],
+  ])("refuses a body with a field it does not take (%s), and opens no session", async (body, field) => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const res = await request(app)
+      .post("/auth/verify")
+      .set("Content-Type", "application/json")
+      .send(body.replace("%s", account.idToken));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: `Unknown field: ${field}` });
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
+  it("refuses a body declared as another JSON type (application/vnd.evil+json) with 415", async () => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const res = await request(app)
+      .post("/auth/verify")
+      .set("Content-Type", "application/vnd.evil+json")
+      .send(JSON.stringify({ idToken: account.idToken, project: "startpage" }));
+    expect(res.status).toBe(415);
+    expect(res.headers["set-cookie"]).toBeUndefined();
+  });
+
   it("answers 401 for a token that does not verify", async () => {
     const res = await verify({ idToken: "not-a-token", project: "startpage" });
     expect(res.status).toBe(401);
@@ -309,6 +333,16 @@ describe("POST /auth/session/refresh", () => {
     expect((await request(clockApp).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
   });
 
+  it("refuses a token signed with the service's own key that claims to live longer than 14 days", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const now = deps.clock.now();
+    const claims = { uid: account.uid, personId: person.id, sessionId: deps.random.token(16), authTime: now };
+    const yearLong = await deps.tokens.issue(claims, now, 365 * DAY);
+    expect((await refresh(`__session=${yearLong.token}`)).status).toBe(401);
+    const contractLong = await deps.tokens.issue(claims, now, 14 * DAY);
+    expect((await refresh(`__session=${contractLong.token}`)).status).toBe(200);
+  });
+
   it("still accepts the provider's older session cookie", async () => {
     const { account, person } = await accountWithPerson({ projects: ["*"] });
     const legacy = await auth().createSessionCookie(account.idToken, { expiresIn: 14 * DAY });
@@ -384,7 +418,8 @@ describe("POST /auth/project-access", () => {
 });
 
 describe("POST /auth/logout", () => {
-  const app = appFor(sessions, testDeps());
+  const logoutDeps = testDeps();
+  const app = appFor(sessions, logoutDeps);
 
   it("ends the session it is sent: a copy of the cookie is refused afterwards, here and on another instance", async () => {
     const deps = testDeps();
@@ -461,10 +496,32 @@ describe("POST /auth/logout", () => {
     expect(res.body).toEqual({ ok: true });
   });
 
-  it("answers 200 even to a foreign origin, which gets no allow-origin header to read it with", async () => {
-    const res = await request(app).post("/auth/logout").set("Origin", "https://evil.example");
-    expect(res.status).toBe(200);
+  it.each([
+    ["a foreign origin", { Origin: "https://evil.example" }],
+    ["a sibling host that is not one of the allowed origins", { Origin: "https://x.example.test" }],
+    ["a browser that sent no Origin but says the request crossed sites", { "Sec-Fetch-Site": "cross-site" }],
+    ["a browser that sent no Origin but says it came from a sibling host", { "Sec-Fetch-Site": "same-site" }],
+  ])("refuses %s with 403, and the session lives on", async (_label, headers) => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(logoutDeps, account.uid, person.id);
+    const res = await request(app).post("/auth/logout").set(headers).set("Cookie", cookie);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "Origin not allowed" });
+    expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    logoutDeps.people.evict(person.id);
+    expect((await request(app).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
+  });
+
+  it("ends the session when the identity host itself asks (same-origin)", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    const cookie = await sessionCookieFor(logoutDeps, account.uid, person.id);
+    const res = await request(app)
+      .post("/auth/logout")
+      .set({ Origin: "https://id.example.test", "Sec-Fetch-Site": "same-origin" })
+      .set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect((await request(app).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(401);
   });
 
   it("allows an allowed origin with credentials", async () => {

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
 import { corsPolicy } from "./cors";
-import { errorHandler, type Presenter } from "./presenters";
+import { errorHandler, withRetryAfter, type Presenter } from "./presenters";
 
 export interface AppOptions {
   presenter: Presenter;
@@ -43,16 +43,17 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
 
 /** Builds every endpoint group's express app the same way; tests build the same app. */
 export function createApp(routes: Router, options: AppOptions): Express {
+  const present = withRetryAfter(options.presenter);
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
   app.use(noStore);
-  app.use(requestDeadline(options.deadlineMs ?? REQUEST_DEADLINE_MS, options.presenter));
+  app.use(requestDeadline(options.deadlineMs ?? REQUEST_DEADLINE_MS, present));
   app.use(corsPolicy(options.allowedOrigins));
   app.use(routes);
   app.use(() => {
     throw new AppError("not_found");
   });
-  app.use(errorHandler(options.presenter, options.log));
+  app.use(errorHandler(present, options.log));
   return app;
 }

@@ -27,9 +27,15 @@ function readStream(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
-function isJson(req: Request): boolean {
-  const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
-  return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
+/**
+ * Exactly `application/json`, with at most a `charset=utf-8` parameter (RFC 8259 §8.1: JSON is
+ * UTF-8). Other `+json` types are other formats, and a page cannot send this one across sites
+ * without a preflight, which the CORS policy answers only for the allowed origins.
+ */
+export function isJson(req: Request): boolean {
+  const [type = "", ...params] = (req.headers["content-type"] ?? "").split(";").map((p) => p.trim().toLowerCase());
+  if (type !== "application/json") return false;
+  return params.every((p) => p === "" || /^charset\s*=\s*"?utf-8"?$/.test(p));
 }
 
 /** Whether the body is declared form-encoded, as OAuth clients send theirs. */

@@ -5,11 +5,6 @@ const METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 const HEADERS = "Content-Type, Authorization, x-api-key";
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /**
- * Writes that read no credential and change nothing stored. Logout answers 200 to anyone, as
- * the contract says; from a foreign page its clearing cookie is cross-site and not applied.
- */
-const HARMLESS_WRITES = new Set(["/auth/logout"]);
-/**
  * A provider answering a bridge by form_post posts from its own site. The POST only passes the
  * answer on to the GET callback, which the browser's own state cookie must then match.
  */
@@ -28,10 +23,24 @@ export function isOpenPath(path: string): boolean {
 const NAVIGATION_ONLY = new Set(["/auth/oidc/authorize"]);
 
 /**
+ * Whether a state-changing request comes from a page we do not serve: an `Origin` outside the
+ * allowlist, or, from a browser that sent no `Origin`, Fetch Metadata saying it crossed sites. A
+ * sibling host under the parent domain that is not one of the seven origins counts as foreign:
+ * `same-site` is no proof of being ours, and the session cookie is sent to every such host.
+ */
+function foreignWrite(req: Request, allowed: Set<string>): boolean {
+  const origin = req.headers.origin;
+  if (origin !== undefined) return !allowed.has(origin);
+  const site = req.headers["sec-fetch-site"];
+  return site === "cross-site" || site === "same-site";
+}
+
+/**
  * The contract's cross-origin rules, plus one more: a state-changing request from a browser
  * origin outside the allowlist is refused before any handler runs. Without it, a foreign page
- * could post an ID token of its own to /auth/verify (login CSRF) or drive a cookie-carrying POST,
- * because CORS only hides the response; it does not stop the request.
+ * could post an ID token of its own to /auth/verify (login CSRF), end a session by posting to
+ * /auth/logout (logout CSRF), or drive another cookie-carrying POST, because CORS only hides the
+ * response; it does not stop the request.
  */
 export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
   const allowed = new Set(allowedOrigins);
@@ -56,14 +65,7 @@ export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
       res.status(204).end();
       return;
     }
-    if (
-      origin !== undefined &&
-      UNSAFE.has(req.method) &&
-      !open &&
-      !allowed.has(origin) &&
-      !HARMLESS_WRITES.has(req.path) &&
-      !PROVIDER_POSTS.test(req.path)
-    ) {
+    if (UNSAFE.has(req.method) && !open && !PROVIDER_POSTS.test(req.path) && foreignWrite(req, allowed)) {
       throw new AppError("origin_not_allowed");
     }
     next();

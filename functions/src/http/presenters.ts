@@ -85,6 +85,25 @@ export const oauthErrors: Presenter = (res, code, detail) => {
   res.status(status).json({ error, error_description });
 };
 
+/**
+ * Seconds a 503 asks the caller to wait before trying again, when its cause gave no figure of its
+ * own: long enough for a frozen or restarting backend to come back, short enough for a person.
+ */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
+
+/**
+ * Every 503 says when to try again (RFC 9110 §10.2.3, the contract's "retry with backoff"): the
+ * cause's own figure when it gave one, else the default above. Applied once, around each group's
+ * presenter (http/app), so no path to a 503, the request deadline included, can leave it out.
+ */
+export function withRetryAfter(present: Presenter): Presenter {
+  return (res, code, detail) => {
+    if (rowFor(code).status === 503 && !res.hasHeader("Retry-After"))
+      res.setHeader("Retry-After", String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    present(res, code, detail);
+  };
+}
+
 /** Turns whatever a handler threw into one answer; unknown errors are logged once, never shown. */
 export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandler {
   return (err, req, res, next) => {

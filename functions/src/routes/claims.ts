@@ -8,11 +8,14 @@ import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
 
-const claimsBody = z.object({
-  uid: z.string().min(1).max(128),
-  email: z.string().max(320).optional(),
-  emailVerified: z.boolean().optional(),
-});
+// Strict: the body is signed by the provider, so a field we do not know means the two ends disagree.
+const claimsBody = z
+  .object({
+    uid: z.string().min(1).max(128),
+    email: z.string().max(320).optional(),
+    emailVerified: z.boolean().optional(),
+  })
+  .strict();
 
 export function routes(deps: Deps): Router {
   const router = Router();

@@ -7,7 +7,7 @@ import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/hando
 import { isCodeVerifier } from "../core/pkce";
 import { endSession, openSession, recordProjectAccess } from "../core/sessions/sessions";
 import type { Deps } from "../core/deps";
-import { parseBody, readJson } from "../http/body";
+import { parseBody } from "../http/body";
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from "../http/cookies";
 import { cookieSession, unavailableGuard } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
@@ -19,7 +19,8 @@ const projectName = z.string().trim().min(1).max(100);
 export function routes(deps: Deps): Router {
   const router = Router();
 
-  const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName });
+  // Strict, as every JSON body: a field the endpoint does not take is refused (unknown_field), never ignored.
+  const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName }).strict();
   router.post("/auth/verify", async function verify(req: Request, res: Response) {
     const { idToken, project } = await parseBody(req, verifyBody, "verify_fields_required");
     const outcome = await openSession(deps, idToken, project);
@@ -42,28 +43,29 @@ export function routes(deps: Deps): Router {
   // Ends the session this browser holds, server-side, so a copy of the cookie is worthless too;
   // sessions in other browsers go on. With no cookie (or one that no longer verifies) there is
   // nothing to end and the answer is ok. If the end cannot be recorded, 503 and the cookie is
-  // kept, so the browser can try again rather than believe it signed out.
+  // kept, so the browser can try again rather than believe it signed out. A foreign page cannot
+  // sign anyone out: the origin rule (http/cors) refuses its POST before this runs.
   router.post("/auth/logout", async function logout(req: Request, res: Response) {
     for (const cookie of readSessionCookie(req).all) await endSession(deps, cookie, unavailableGuard(deps));
     clearSessionCookie(res, deps.config.parentDomain);
     res.json({ ok: true });
   });
 
+  const projectAccessBody = z.object({ project: projectName }).strict();
   router.post("/auth/project-access", async function projectAccess(req: Request, res: Response) {
-    const project = projectName.safeParse((await readJson(req)).project);
     const cookie = readSessionCookie(req);
-    ensure((cookie.value !== null || cookie.several) && project.success, "missing_params");
+    ensure(cookie.value !== null || cookie.several, "missing_params");
+    const { project } = await parseBody(req, projectAccessBody, "missing_params");
     const { person } = await cookieSession(deps, req);
     ensure(person, "unauthorized");
-    await recordProjectAccess(deps, person.id, project.data);
+    await recordProjectAccess(deps, person.id, project);
     res.json({ ok: true });
   });
 
-  const exchangeBody = z.object({ code: z.string().min(1).max(512) });
+  // A hand-off's code comes with the PKCE verifier of the app that asked for it.
+  const exchangeBody = z.object({ code: z.string().min(1).max(512), code_verifier: z.unknown().optional() }).strict();
   router.post("/auth/exchange", async function exchange(req: Request, res: Response) {
-    const { code } = await parseBody(req, exchangeBody, "code_required");
-    // A hand-off's code comes with the PKCE verifier of the app that asked for it.
-    const verifier = (await readJson(req)).code_verifier;
+    const { code, code_verifier: verifier } = await parseBody(req, exchangeBody, "code_required");
     ensure(
       verifier === undefined || (typeof verifier === "string" && isCodeVerifier(verifier)),
       "exchange_verifier_invalid",
@@ -82,13 +84,15 @@ export function routes(deps: Deps): Router {
     res.json({ app: { id: app.id, name: app.name }, redirectUri });
   });
 
-  const handoffBody = z.object({
-    app: z.string().min(1).max(64),
-    redirect_uri: z.string().min(1).max(512),
-    state: z.string().max(512).optional(),
-    code_challenge: z.string().max(128).optional(),
-    code_challenge_method: z.string().max(16).optional(),
-  });
+  const handoffBody = z
+    .object({
+      app: z.string().min(1).max(64),
+      redirect_uri: z.string().min(1).max(512),
+      state: z.string().max(512).optional(),
+      code_challenge: z.string().max(128).optional(),
+      code_challenge_method: z.string().max(16).optional(),
+    })
+    .strict();
   router.post("/auth/handoff", async function handoff(req: Request, res: Response) {
     const body = await parseBody(req, handoffBody, "handoff_fields_required");
     const request = checkHandoff(deps.config, {

@@ -15,18 +15,23 @@ const PROJECT = { project: "startpage" } as const;
 export function routes(deps: Deps): Router {
   const router = Router();
 
-  const notifyBody = z.object({
-    title: z.string().trim().min(1).max(200),
-    body: z.string().trim().min(1).max(5000),
-    link: z
-      .url({ protocol: /^https$/ })
-      .max(2000)
-      .optional(),
-    level: z.enum(["info", "warning", "critical"]).default("info"),
-    audience: z
-      .union([z.literal("everyone"), z.object({ personIds: z.array(z.string().min(1).max(128)).min(1).max(500) })])
-      .default("everyone"),
-  });
+  const notifyBody = z
+    .object({
+      title: z.string().trim().min(1).max(200),
+      body: z.string().trim().min(1).max(5000),
+      link: z
+        .url({ protocol: /^https$/ })
+        .max(2000)
+        .optional(),
+      level: z.enum(["info", "warning", "critical"]).default("info"),
+      audience: z
+        .union([
+          z.literal("everyone"),
+          z.object({ personIds: z.array(z.string().min(1).max(128)).min(1).max(500) }).strict(),
+        ])
+        .default("everyone"),
+    })
+    .strict();
   router.post("/startpage/notify", async function postNotification(req: Request, res: Response) {
     // The key is only ever read from its header: a key in a URL ends up in logs and histories.
     const presented = req.headers["x-api-key"];

@@ -77,6 +77,17 @@ describe("session tokens", () => {
     expect(payload).toMatchObject({ sub: "u1", pid: "p1", auth_time: authTime.getTime() / 1000 });
   });
 
+  it("accept a lifetime of exactly 14 days and an issue time within a minute's skew", async () => {
+    const at = now.getTime() / 1000;
+    for (const claims of [
+      { iat: at, exp: at + 14 * 86400 },
+      { iat: at + 60, exp: at + 3600 },
+    ]) {
+      const token = await signedWith({ alg: "RS256", kid: "k1", typ: "session+jwt" }, { ...validClaims(), ...claims });
+      expect(await tokens.verify(token, now)).not.toBeNull();
+    }
+  });
+
   it("expire at exactly 14 days", async () => {
     const token = await issued();
     expect(await tokens.verify(token, new Date(now.getTime() + 14 * DAY - 1))).not.toBeNull();
@@ -103,6 +114,9 @@ describe("session tokens", () => {
     ["a person id that is not a string", { pid: 42 }],
     ["an issue time in the future", { iat: now.getTime() / 1000 + 3600 }],
     ["no expiry", { exp: undefined }],
+    ["a lifetime longer than 14 days", { exp: now.getTime() / 1000 + 14 * 86400 + 1 }],
+    ["a lifetime of a year", { iat: now.getTime() / 1000 - 3600, exp: now.getTime() / 1000 + 365 * 86400 }],
+    ["an issue time beyond a minute's skew", { iat: now.getTime() / 1000 + 61 }],
   ])("refuse a properly signed token with %s", async (_label, change) => {
     const token = await signedWith({ alg: "RS256", kid: "k1", typ: "session+jwt" }, { ...validClaims(), ...change });
     expect(await tokens.verify(token, now)).toBeNull();

@@ -8,6 +8,13 @@ import type { SessionClaims, SessionTokens } from "../ports";
 
 const TYPE = "session+jwt";
 const ALGORITHM = "RS256";
+/**
+ * The longest a session token may claim to live (the contract's 14 days), and the clock skew
+ * allowed on its issue time. Checked on every token, so a key that leaked, or a signing bug,
+ * cannot mint a session that outlives the contract.
+ */
+export const MAX_LIFETIME_SECONDS = 14 * 24 * 3600;
+const SKEW_SECONDS = 60;
 
 export interface KeyRing {
   signing: { kid: string; key: KeyObject };
@@ -137,8 +144,9 @@ export function verifySessionToken(
   if (typeof sub !== "string" || typeof pid !== "string" || iss !== issuer || aud !== audience) return null;
   if (typeof iat !== "number" || typeof exp !== "number") return null;
   const nowSeconds = now.getTime() / 1000;
-  // Expired at exactly `exp`; a token "issued" in the future is not ours to trust either.
-  if (nowSeconds >= exp || iat > nowSeconds + 60) return null;
+  // Expired at exactly `exp`; a token "issued" in the future is not ours to trust either, nor one
+  // that claims a longer life than any session is given.
+  if (nowSeconds >= exp || iat > nowSeconds + SKEW_SECONDS || exp - iat > MAX_LIFETIME_SECONDS) return null;
   // A token without `auth_time` (issued before it was recorded) counts from its own issue.
   const authenticatedAt = typeof authTime === "number" ? authTime : iat;
   return {
