@@ -11,7 +11,6 @@ const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const { buildDeps } = service<any>("deps");
 const { personCache } = service<any>("core/people/person-cache");
 const { systemClock } = service<any>("clock");
-const { cryptoRandom } = service<any>("random");
 const { firebaseIdentity } = service<any>("adapters/identity");
 const { federatedConfig, originsFor } = service<any>("config");
 const { smtpMailer } = service<any>("adapters/mailer");
@@ -34,7 +33,12 @@ export interface BenchSettings {
   /** FEDERATED_PROVIDERS and FEDERATED_CLIENT_SECRETS as JSON (the soak's local OpenID Connect provider). */
   federated?: { providers: string; secrets: string };
   /** Email-code send budgets; by default out of the way (load comes from one loopback address). */
-  sendBudgets?: { perClientPerHour: number; perServicePerMinute: number };
+  sendBudgets?: {
+    perClientPerHour: number;
+    perServicePerMinute: number;
+    perDomainPerHour: number;
+    domainBudgetExempt: string[];
+  };
 }
 
 /** The service's dependencies through its own buildDeps, from settings instead of params and secrets. */
@@ -73,12 +77,19 @@ export function serviceDeps(settings: BenchSettings): any {
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
-    sendBudgets: settings.sendBudgets ?? { perClientPerHour: 1_000_000, perServicePerMinute: 1_000_000 },
+    sendBudgets: settings.sendBudgets ?? {
+      perClientPerHour: 1_000_000,
+      perServicePerMinute: 1_000_000,
+      perDomainPerHour: 1_000_000,
+      domainBudgetExempt: [],
+    },
+    // The load's client stands in for the CDN: its X-Forwarded-For names the network it sends from.
+    clientAddressHops: 1,
   };
   const deps = buildDeps(config, {
     store: getFirestore(),
     identity: firebaseIdentity(getAuth()),
-    mailer: smtp === null ? null : smtpMailer(smtp, cryptoRandom),
+    mailer: smtp === null ? null : smtpMailer(smtp),
     log: settings.log,
   });
   // The bench varies the person cache's lifetime to show what the cache is worth.

@@ -181,15 +181,19 @@ function orDefault(value: string, fallback: string): string {
 
 const smtpPortSchema = z.coerce.number().int().min(1).max(65535);
 const budgetSchema = z.coerce.number().int().min(1).max(1_000_000);
+const hopsSchema = z.coerce.number().int().min(0).max(10);
+
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== "");
 
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
 export function readConfig(): Config {
   const domain = orDefault(params.parentDomain.value(), "example.test");
   const identity = orDefault(params.idUrl.value(), "https://id.example.test");
-  const hosts = orDefault(params.appHosts.value(), "startpage,status,calendar,location")
-    .split(",")
-    .map((h) => h.trim())
-    .filter((h) => h !== "");
+  const hosts = list(orDefault(params.appHosts.value(), "startpage,status,calendar,location"));
   const secret = (s: typeof params.smtpPassword) => process.env[s.name] ?? "";
   const host = params.smtpHost.value();
   return {
@@ -237,6 +241,13 @@ export function readConfig(): Config {
         budgetSchema,
         orDefault(params.otpSendsPerMinute.value(), "600"),
       ),
+      perDomainPerHour: check(
+        "OTP_SENDS_PER_DOMAIN_HOUR",
+        budgetSchema,
+        orDefault(params.otpSendsPerDomainHour.value(), "200"),
+      ),
+      domainBudgetExempt: list(params.otpDomainBudgetExempt.value()),
     },
+    clientAddressHops: check("CLIENT_ADDRESS_HOPS", hopsSchema, orDefault(params.clientAddressHops.value(), "2")),
   };
 }

@@ -7,13 +7,15 @@ import type * as AdminAuth from "firebase-admin/auth";
 import { getFirestore } from "firebase-admin/firestore";
 import { firebaseIdentity } from "./adapters/identity";
 import { smtpMailer } from "./adapters/mailer";
+import { cloudTasksQueue, inProcessQueue } from "./adapters/mail-queue";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config";
 import type { Deps } from "./core/deps";
 import { parsePepper } from "./core/email-codes/code-pepper";
 import { clientCache } from "./core/oidc/clients";
 import { personCache } from "./core/people/person-cache";
-import type { Fetch, Identity, Mailer, SessionTokens, TransactionRunner } from "./core/ports";
+import { drainOutbox } from "./core/mail/outbox";
+import type { Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
 import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
 import { cryptoRandom, type Random } from "./random";
@@ -26,6 +28,8 @@ export interface Adapters {
   store: Firestore;
   identity: Identity;
   mailer: Mailer | null;
+  /** What wakes the outbox's drainer; by default a timer in this process that drains with these deps. */
+  mailQueue?: MailQueue;
   transaction?: TransactionRunner;
   fetch?: Fetch;
   clock?: Clock;
@@ -53,22 +57,25 @@ export function tokensFor(config: Config): SessionTokens {
 /** Secrets are parsed here, once per instance: a malformed one stops the function at its start, named. */
 export function buildDeps(config: Config, adapters: Adapters): Deps {
   const clock = adapters.clock ?? systemClock;
+  const log = adapters.log ?? consoleLogger;
   const { store } = adapters;
-  return {
+  const deps: Deps = {
     config,
     store,
     transaction: adapters.transaction ?? transactionRunner(store),
     fetch: adapters.fetch ?? ((input, init) => fetch(input, init)),
     clock,
     random: adapters.random ?? cryptoRandom,
-    log: adapters.log ?? consoleLogger,
+    log,
     identity: adapters.identity,
     tokens: tokensFor(config),
     people: personCache(clock),
     clients: clientCache(clock),
     mailer: adapters.mailer,
+    mailQueue: adapters.mailQueue ?? inProcessQueue(() => drainOutbox(deps), clock, log),
     pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),
   };
+  return deps;
 }
 
 let production: Deps | undefined;
@@ -83,7 +90,8 @@ export function productionDeps(): Deps {
       // Loaded by the first call that needs the provider: sessions of our own format never do.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       identity: firebaseIdentity(() => (require("firebase-admin/auth") as typeof AdminAuth).getAuth()),
-      mailer: config.smtp === null ? null : smtpMailer(config.smtp, cryptoRandom),
+      mailer: config.smtp === null ? null : smtpMailer(config.smtp),
+      mailQueue: cloudTasksQueue(),
     });
   }
   return production;

@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- each group loads on its first request, not at an instance's start */
+import type { Deps } from "./core/deps";
 import type { Group } from "./http/serve";
 
 /**
@@ -20,3 +21,11 @@ export const GROUPS = {
 } satisfies Record<string, () => Group>;
 
 export type GroupName = keyof typeof GROUPS;
+
+/** A task-queue function's work, given the production dependencies. */
+export type Task = (deps: Deps) => Promise<unknown>;
+
+/** The task-queue functions' work, loaded on the first task like the groups. */
+export const TASKS = {
+  mail: () => (require("./core/mail/outbox") as typeof import("./core/mail/outbox")).drainOutbox as Task,
+} satisfies Record<string, () => Task>;

@@ -6,8 +6,8 @@
 // First, so every module loaded after it comes from the compile cache.
 import "./compile-cache";
 import { codePepper, federatedClientSecrets, idpSigningSecret, sessionKeys, smtpPassword } from "./params";
-import { GROUPS } from "./groups";
-import { httpsFunction, type GroupOptions } from "./http/function";
+import { GROUPS, TASKS } from "./groups";
+import { httpsFunction, taskFunction, type GroupOptions } from "./http/function";
 
 /**
  * Above the 8 s after which every app answers 503 itself (http/app), so a caller sees the
@@ -29,7 +29,8 @@ const options = (maxInstances: number, secrets: GroupOptions["secrets"]): GroupO
 });
 
 export const sessions = httpsFunction("sessions", GROUPS.sessions, options(20, [sessionKeys]));
-export const otp = httpsFunction("otp", GROUPS.otp, options(5, [sessionKeys, codePepper, smtpPassword]));
+// Queues code mail in the outbox and wakes `mail`; it never talks to the mail server itself.
+export const otp = httpsFunction("otp", GROUPS.otp, options(5, [sessionKeys, codePepper]));
 export const bridge = httpsFunction("bridge", GROUPS.bridge, options(5, [sessionKeys, federatedClientSecrets]));
 export const oidc = httpsFunction("oidc", GROUPS.oidc, options(10, [sessionKeys]));
 export const people = httpsFunction("people", GROUPS.people, options(3, [sessionKeys]));
@@ -38,3 +39,13 @@ export const calendar = httpsFunction("calendar", GROUPS.calendar, options(5, [s
 export const location = httpsFunction("location", GROUPS.location, options(5, [sessionKeys]));
 export const status = httpsFunction("status", GROUPS.status, options(2, [sessionKeys, smtpPassword]));
 export const claims = httpsFunction("claims", GROUPS.claims, options(10, [idpSigningSecret]));
+/**
+ * Drains the mail outbox (core/mail/outbox), woken through its task queue. Up to five drains at
+ * once, each sending its batch one mail at a time: the mail server sees a handful of connections.
+ */
+export const mail = taskFunction("mail", TASKS.mail, {
+  ...options(5, [codePepper, smtpPassword]),
+  timeoutSeconds: 300,
+  maxAttempts: 5,
+  maxConcurrentDispatches: 5,
+});

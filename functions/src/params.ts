@@ -1,5 +1,9 @@
 import { defineSecret, defineString } from "firebase-functions/params";
 
+/** The large public mail providers: many organisations' people, no one organisation's domain. */
+const DEFAULT_EXEMPT_DOMAINS =
+  "gmail.com,googlemail.com,outlook.com,hotmail.com,live.com,msn.com,yahoo.com,icloud.com,me.com,mac.com,aol.com,proton.me,protonmail.com,gmx.com,gmx.de,gmx.net,web.de,yandex.com,yandex.ru,mail.ru,qq.com,163.com,126.com,zoho.com,fastmail.com";
+
 /**
  * Every setting the service reads, declared once. Code never reads these params directly:
  * `readConfig()` (config.ts) turns them into a plain `Config` once per instance, and tests build
@@ -77,4 +81,17 @@ export const otpSendsPerClientHour = defineString("OTP_SENDS_PER_CLIENT_HOUR", {
 export const otpSendsPerMinute = defineString("OTP_SENDS_PER_MINUTE", {
   default: "600",
   description: "Email-code sends the whole service makes in a minute",
+});
+export const otpSendsPerDomainHour = defineString("OTP_SENDS_PER_DOMAIN_HOUR", {
+  default: "200",
+  description: "Email-code sends to the addresses of one mail domain in an hour (exempt domains aside)",
+});
+export const otpDomainBudgetExempt = defineString("OTP_DOMAIN_BUDGET_EXEMPT", {
+  default: DEFAULT_EXEMPT_DOMAINS,
+  description: "Comma-separated mail domains without a domain budget: public mail providers no one organisation owns",
+});
+export const clientAddressHops = defineString("CLIENT_ADDRESS_HOPS", {
+  default: "2",
+  description:
+    "Proxies in front of the functions that append to X-Forwarded-For (Hosting's CDN and the platform's front end: 2); 0 ignores the header",
 });

@@ -1,16 +1,16 @@
 import request from "supertest";
 import { HOUR, MINUTE, SECOND } from "../src/clock";
-import { smtpMailer } from "../src/adapters/mailer";
 import { cryptoRandom } from "../src/random";
-import { TEST_CODE_PEPPER, testConfig, unique } from "./support/deps";
-import { codeFor, codeIn, mailTo, ownInbox, settledCount, waitForMail } from "./support/inbox";
+import type { SendBudgets } from "../src/core/settings";
+import { TEST_CODE_PEPPER, testConfig, UNLIMITED_SENDS, unique } from "./support/deps";
+import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { codeFor, codeIn, settledCount, waitForMail } from "./support/inbox";
 import { personFor } from "./support/people";
 import {
   RUNS,
   fresh,
   send,
   verify,
-  signIn,
   personAddress,
   strangerAddress,
   otherThan,
@@ -18,7 +18,6 @@ import {
   storedCode,
   storedLimits,
   recordingRandom,
-  recordingLogger,
 } from "./support/otp";
 
 describe("POST /auth/otp/send", () => {
@@ -85,16 +84,6 @@ describe("POST /auth/otp/send", () => {
     const wrong = otherThan(random.lastCode());
     for (let i = 0; i < 4; i++) expect((await verify(app, { email, otp: wrong })).body.error).toBe("Invalid code");
     expect((await verify(app, { email, otp: wrong })).body.error).toBe("Too many attempts. Request a new code.");
-  });
-
-  it("answers an address on no account no sooner than a delivered code", async () => {
-    const paced = smtpMailer(testConfig().smtp!, cryptoRandom, { floorMs: 300 });
-    const { app } = fresh({ mailer: paced });
-    for (const email of [await personAddress(), strangerAddress()]) {
-      const started = performance.now();
-      expect((await send(app, { email })).status).toBe(200);
-      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    }
   });
 
   it("mails a request-access code to a stranger, saying what it is for", async () => {
@@ -177,6 +166,8 @@ describe("POST /auth/otp/send", () => {
     const email = await personAddress();
     for (let i = 0; i < 5; i++) {
       expect((await send(app, { email })).status).toBe(200);
+      // Sent before the clock moves on: a jump past the outbox's lease would send it again.
+      await inProcessDrainsIdle();
       deps.clock.advance(MINUTE);
     }
     const sixth = await send(app, { email });
@@ -194,50 +185,13 @@ describe("POST /auth/otp/send", () => {
   });
 
   it("answers 503 Email is not configured, and records nothing", async () => {
-    const { app } = fresh({ mailer: null });
+    const { app } = fresh({ config: testConfig({ smtp: null }), mailer: null });
     const email = await personAddress();
     const res = await send(app, { email });
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ error: "Email is not configured" });
     expect(await storedLimits(email)).toBeNull();
     expect(await storedCode(email)).toBeNull();
-  });
-
-  it("answers 500 Could not send a code while the mail server is down; the undelivered code never works, a new one does", async () => {
-    const inbox = await ownInbox();
-    await inbox.start();
-    try {
-      const random = recordingRandom();
-      const log = recordingLogger();
-      const mailer = smtpMailer({ ...testConfig().smtp!, port: inbox.smtpPort }, cryptoRandom, { floorMs: 20 });
-      const { app } = fresh({ mailer, random, log });
-      const email = await personAddress();
-      await inbox.stop();
-
-      const failed = await send(app, { email });
-      expect(failed.status).toBe(500);
-      expect(failed.body).toEqual({ error: "Could not send a code" });
-      const undelivered = random.lastCode();
-      expect(await storedCode(email)).toBeNull();
-      // The failed send cost no slot: neither the minute nor the hour.
-      expect((await storedLimits(email))?.sends).toEqual([]);
-      // While sends fail, an address on no account fails alike.
-      expect((await send(app, { email: strangerAddress() })).status).toBe(500);
-
-      await inbox.start();
-      expect((await send(app, { email })).status).toBe(200);
-      const delivered = await codeFor(email, 1, inbox.url);
-      expect((await mailTo(email, inbox.url)).map(codeIn)).toEqual([delivered]);
-      if (undelivered !== delivered) {
-        expect((await verify(app, { email, otp: undelivered })).body).toEqual({ valid: false, error: "Invalid code" });
-        expect((await signIn(app, { email, otp: undelivered })).status).toBe(400);
-      }
-      expect((await signIn(app, { email, otp: delivered })).status).toBe(200);
-      for (const code of [undelivered, delivered]) expect(log.lines.join("\n")).not.toContain(code);
-      expect(log.lines.join("\n")).toContain("email code not delivered");
-    } finally {
-      await inbox.stop();
-    }
   });
 
   it("sends exactly one code and one mail when 30 sends for one address race", async () => {
@@ -278,18 +232,24 @@ describe("POST /auth/otp/send", () => {
 });
 
 describe("POST /auth/otp/send budgets beyond the address", () => {
-  const network = () => `203.0.${cryptoRandom.int(0, 256)}.${cryptoRandom.int(1, 255)}`;
-  const budgeted = (perClientPerHour: number, perServicePerMinute = 1_000_000) => {
-    const { app, deps } = fresh({ config: testConfig({ sendBudgets: { perClientPerHour, perServicePerMinute } }) });
-    // Far from every other test's sends, so the service's shared budget starts empty here.
-    deps.clock.advance(365 * 24 * HOUR + cryptoRandom.int(0, 1_000_000) * HOUR);
-    return { app, deps };
+  const octet = () => cryptoRandom.int(1, 255);
+  /** A client address in a /24 of its own (almost surely: 16 million of them). */
+  const network = () => `${cryptoRandom.int(11, 100)}.${octet()}.${octet()}.${octet()}`;
+  const budgeted = (budgets: Partial<SendBudgets>, clientAddressHops = 1) => {
+    const sendBudgets = { ...UNLIMITED_SENDS, ...budgets };
+    // A pepper of its own: budget records are keyed by it, so the shared ones (the service's
+    // shards, a domain) start empty here whatever other tests have sent.
+    const codePepper = `budget-${cryptoRandom.int(0, 1e9)}:${cryptoRandom.token(24)}`;
+    return fresh({ config: testConfig({ sendBudgets, clientAddressHops, codePepper }) });
   };
+  /** A send as it reaches the function: `forwarded` is the whole X-Forwarded-For the proxies pass on. */
+  const sendVia = (app: Parameters<typeof send>[0], forwarded: string, email: string, purpose = "signin") =>
+    request(app).post("/auth/otp/send").set("X-Forwarded-For", forwarded).send({ email, purpose });
   const sendFrom = (app: Parameters<typeof send>[0], from: string, email: string, purpose = "signin") =>
-    request(app).post("/auth/otp/send").set("X-Forwarded-For", `${from}, 10.0.0.1`).send({ email, purpose });
+    sendVia(app, `${network()}, ${from}`, email, purpose);
 
-  it("stops one network after its hourly budget, whichever addresses it asks for, with Retry-After", async () => {
-    const { app, deps } = budgeted(20);
+  it("stops one client after its hourly budget, whichever addresses it asks for, with Retry-After", async () => {
+    const { app, deps } = budgeted({ perClientPerHour: 20 });
     const from = network();
     const tag = unique("victim");
     const answers = [];
@@ -310,8 +270,24 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect((await sendFrom(app, from, `${tag}+later@example.test`)).status).toBe(200);
   });
 
+  it.each([
+    [1, (spoof: string, client: string) => `${spoof}, ${client}`],
+    [2, (spoof: string, client: string) => `${spoof}, ${client}, ${network()}`],
+  ])(
+    "buys nothing with X-Forwarded-For entries the client writes itself, behind %i trusted proxies",
+    async (hops, forwarded) => {
+      const { app } = budgeted({ perClientPerHour: 5 }, hops);
+      const client = network();
+      const statuses = [];
+      // A fresh forged entry on every request, left of what the trusted proxies append.
+      for (let i = 0; i < 8; i++)
+        statuses.push((await sendVia(app, forwarded(network(), client), strangerAddress())).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    },
+  );
+
   it("counts addresses on no account exactly as addresses on a person: the same answers at the same point", async () => {
-    const { app } = budgeted(4);
+    const { app } = budgeted({ perClientPerHour: 4 });
     const known = network();
     const unknown = network();
     const a = [];
@@ -324,8 +300,8 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect(a.map((r) => r.status)).toEqual([200, 200, 200, 200, 429]);
   });
 
-  it("counts an IPv6 network by its /64", async () => {
-    const { app } = budgeted(2);
+  it("counts an IPv6 client by its /64", async () => {
+    const { app } = budgeted({ perClientPerHour: 2 });
     const prefix = `2001:db8:${cryptoRandom.int(0, 65536).toString(16)}:${cryptoRandom.int(0, 65536).toString(16)}`;
     const statuses = [];
     for (const host of ["::1", "::2", ":0:0:0:3"])
@@ -333,8 +309,53 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect(statuses).toEqual([200, 200, 429]);
   });
 
-  it("lets exactly the budget through when 30 sends from one network race", async () => {
-    const { app } = budgeted(10);
+  it("holds one network (an IPv6 /48 walked /64 by /64) to 5% of the service's minute", async () => {
+    const { app, deps } = budgeted({ perServicePerMinute: 100 });
+    const block = `2001:db8:${cryptoRandom.int(0, 65536).toString(16)}`;
+    const statuses = [];
+    for (let i = 1; i <= 8; i++)
+      statuses.push((await sendFrom(app, `${block}:${i.toString(16)}::1`, strangerAddress())).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    // Everyone else still gets codes; the block does again a minute later.
+    expect((await sendFrom(app, network(), strangerAddress())).status).toBe(200);
+    deps.clock.advance(MINUTE);
+    expect((await sendFrom(app, `${block}:99::1`, strangerAddress())).status).toBe(200);
+  });
+
+  it("holds a caller that writes every client entry itself (around the CDN) to 25% of the service's minute", async () => {
+    // Behind two trusted proxies, a caller reaching the function's own address appears as the
+    // last entry, and everything left of it is its own writing: every send names a new "client".
+    const { app } = budgeted({ perServicePerMinute: 40 }, 2);
+    const caller = network();
+    const statuses = [];
+    for (let i = 0; i < 14; i++)
+      statuses.push((await sendVia(app, `${network()}, ${caller}`, strangerAddress())).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.slice(10)).toEqual([429, 429, 429, 429]);
+  });
+
+  it("holds the addresses of one mail domain to its hourly budget, except public mail providers", async () => {
+    const { app, deps } = budgeted({ perDomainPerHour: 3, domainBudgetExempt: ["public.example"] });
+    const domain = `${unique("org")}.example`;
+    const to = () => `${unique("staff")}@${domain}`;
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await sendFrom(app, network(), to(), "request-access")).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const refused = await sendFrom(app, network(), to(), "request-access");
+    expect(refused.body).toEqual({
+      error: "Too many codes have been requested for addresses at this domain. Try again later.",
+    });
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+    // Another domain is not held back, nor a public provider's, which no one organisation owns.
+    expect((await sendFrom(app, network(), `${unique("x")}@other-${domain}`, "request-access")).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await sendFrom(app, network(), `${unique("p")}@public.example`, "request-access")).status).toBe(200);
+    deps.clock.advance(HOUR);
+    expect((await sendFrom(app, network(), to(), "request-access")).status).toBe(200);
+  });
+
+  it("lets exactly the budget through when 30 sends from one client race", async () => {
+    const { app } = budgeted({ perClientPerHour: 10 });
     const from = network();
     const answers = await Promise.all(Array.from({ length: 30 }, () => sendFrom(app, from, strangerAddress())));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
@@ -342,7 +363,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
   });
 
   it("stops the whole service after its per-minute budget, for every network, until the minute has passed", async () => {
-    const { app, deps } = budgeted(1_000_000, 3);
+    const { app, deps } = budgeted({ perServicePerMinute: 3 });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await sendFrom(app, network(), strangerAddress()));
     expect(statuses.map((r) => [r.status, r.body])).toEqual([

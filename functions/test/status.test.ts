@@ -1,5 +1,7 @@
 import request from "supertest";
 import * as status from "../src/routes/status";
+import { enqueueMail } from "../src/core/mail/outbox";
+import { OUTBOX_STALE_SECONDS } from "../src/core/status/health";
 import { appFor, testConfig, testDeps } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";
 import type { ChildProcess } from "node:child_process";
@@ -13,7 +15,7 @@ async function statusReader(deps = testDeps()) {
 describe("GET /status", () => {
   it("reports every dependency healthy", async () => {
     const { app, cookie } = await statusReader();
-    const res = await request(app).get("/status").set("Cookie", cookie);
+    const res = await request(app).get("/status").set("Cookie", cookie).set("X-Forwarded-For", "203.0.113.9");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: "ok",
@@ -21,8 +23,34 @@ describe("GET /status", () => {
         firestore: { ok: true, ms: expect.any(Number) },
         mail: { ok: true, ms: expect.any(Number) },
         sessionKeys: { ok: true },
+        outbox: { ok: true, pending: expect.any(Number), oldestSeconds: res.body.checks.outbox.oldestSeconds },
       },
+      caller: { client: "203.0.113.9", network: "203.0.113.0/24" },
     });
+    expect(res.body.checks.outbox.oldestSeconds ?? 0).toBeLessThan(OUTBOX_STALE_SECONDS);
+  });
+
+  it("reports mail that has waited a quarter of an hour in the outbox as degraded", async () => {
+    const deps = testDeps({ mailQueue: { wake: async () => {} } });
+    const { app, cookie } = await statusReader(deps);
+    const deliverBy = new Date(deps.clock.now().getTime() + 60 * 60_000);
+    const id = await deps.transaction(async (tx) =>
+      enqueueMail(
+        deps,
+        tx,
+        { to: "x@example.test", subject: "s", text: "t", html: "h" },
+        { kind: "notice", deliverBy },
+      ),
+    );
+    try {
+      deps.clock.advance(OUTBOX_STALE_SECONDS * 1000);
+      const res = await request(app).get("/status").set("Cookie", cookie);
+      expect(res.body.status).toBe("degraded");
+      expect(res.body.checks.outbox).toMatchObject({ ok: false, pending: expect.any(Number) });
+      expect(res.body.checks.outbox.oldestSeconds).toBeGreaterThanOrEqual(OUTBOX_STALE_SECONDS);
+    } finally {
+      await deps.store.collection("outbox").doc(id).update({ state: "failed" });
+    }
   });
 
   it("reports mail not configured as degraded, still 200", async () => {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { ErrorCode } from "../../functions/src/core/errors";
 import { errorTable } from "../../functions/src/http/errors";
 import type { Answer } from "./api";
-import { codeRefusal, normaliseCode, sendRefusal, waitFor } from "./messages";
+import { codeRefusal, normaliseCode, sendRefusal, TRY_AGAIN, waitFor } from "./messages";
 
 /** What the service answers for `code`, as the catalogue has it. */
 function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
@@ -61,12 +61,15 @@ describe("sendRefusal", () => {
     expect(sendRefusal(refusal("otp_service_budget", 30)).alert).toBe(
       "A lot of people are asking for codes right now. Please try again in 30 seconds.",
     );
+    expect(sendRefusal(refusal("otp_domain_budget", 1200)).alert).toBe(
+      "Many codes have been asked for addresses like yours lately. You can ask for another in 20 minutes.",
+    );
   });
 
   it("puts a malformed address on the field, and the rest in a notice", () => {
     expect(sendRefusal(refusal("email_invalid")).field).toMatch(/like name@example\.com/);
     expect(sendRefusal(refusal("email_not_configured")).alert).toMatch(/isn't available right now/);
-    expect(sendRefusal(refusal("email_delivery_failed")).alert).toMatch(/couldn't send the email/);
+    expect(sendRefusal({ status: 500, body: { error: "Internal error" }, retryAfter: null }).alert).toBe(TRY_AGAIN);
   });
 });
 

@@ -39,11 +39,12 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
       return { alert: `Many codes have been asked for from your network lately. You can ask for another ${wait}.` };
     if (says(answer, "otp_service_budget"))
       return { alert: `A lot of people are asking for codes right now. Please try again ${wait}.` };
+    if (says(answer, "otp_domain_budget"))
+      return { alert: `Many codes have been asked for addresses like yours lately. You can ask for another ${wait}.` };
     return { alert: `You've asked for several codes in the last hour. You can ask for another ${wait}.` };
   }
   if (answer.status === 503)
     return { alert: "Sign-in by email isn't available right now. Try another way to sign in, or try again later." };
-  if (answer.status === 500) return { alert: "We couldn't send the email just now. Please try again in a moment." };
   return { alert: TRY_AGAIN };
 }
 

@@ -99,8 +99,14 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     "IDP_API_KEY=local-api-key",
     // An app outside the parent domain to hand signed-in people to (GET /handoff on the identity host).
     `HANDOFF_APPS='${JSON.stringify(LOCAL_HANDOFF_APPS)}'`,
-    // Every browser test comes from one loopback address: the per-network send budget would stop the suite.
-    ...(p.name === "test" ? ["OTP_SENDS_PER_CLIENT_HOUR=100000"] : []),
+    // No proxy of the local stack appends to X-Forwarded-For: the header is the caller's own
+    // writing, so every local caller counts as the one network it comes from (the emulator).
+    "CLIENT_ADDRESS_HOPS=0",
+    // Every test comes from that one network, to addresses at example.test: the suite would meet the
+    // budgets meant for a flood (the budget tests build their own apps with their own settings).
+    ...(p.name === "test"
+      ? ["OTP_SENDS_PER_CLIENT_HOUR=100000", "OTP_SENDS_PER_MINUTE=100000", "OTP_SENDS_PER_DOMAIN_HOUR=100000"]
+      : []),
   ];
   writeFileSync(join(root, "functions", `.env.${p.projectId}`), lines.join("\n") + "\n");
   // The emulator saves the default of a param it found no value for in `.env.local`, which then

@@ -2,7 +2,16 @@ import type { Clock } from "../clock";
 import type { Logger } from "../logger";
 import type { Random } from "../random";
 import type { Firestore } from "../store/db";
-import type { ClientCache, Fetch, Identity, Mailer, PersonCache, SessionTokens, TransactionRunner } from "./ports";
+import type {
+  ClientCache,
+  Fetch,
+  Identity,
+  Mailer,
+  MailQueue,
+  PersonCache,
+  SessionTokens,
+  TransactionRunner,
+} from "./ports";
 import type { Config, PepperKey } from "./settings";
 
 /**
@@ -25,8 +34,10 @@ export interface Deps {
   people: PersonCache;
   /** Registered OIDC clients, per instance. */
   clients: ClientCache;
-  /** null when SMTP is not configured: email codes answer 503. */
+  /** null when SMTP is not configured: email codes answer 503, and the outbox keeps its mail. */
   mailer: Mailer | null;
+  /** Wakes the outbox's drainer (core/mail/outbox). */
+  mailQueue: MailQueue;
   /** CODE_PEPPER, parsed once per instance; null in a function that does not read the secret. */
   pepper: PepperKey[] | null;
 }

@@ -65,17 +65,35 @@ export interface MailMessage {
   html: string;
 }
 
-/** Outgoing mail, as the rules see it. */
+/** Outgoing mail, as the rules see it. Only the outbox's drainer sends (core/mail/outbox). */
 export interface Mailer {
-  /** Rejects when the mail was not accepted for delivery. */
-  send(message: MailMessage): Promise<void>;
   /**
-   * Takes about as long as `send` does, sends nothing, and fails when sends are failing: what an
-   * address on no account gets, so neither timing nor outcome tells it apart from a real one.
+   * Rejects when the mail was not accepted for delivery: with a MailRefused that says whether
+   * trying again could help. `messageId` names the message, the same on every attempt.
    */
-  imitateSend(): Promise<void>;
+  send(message: MailMessage, options: { messageId: string }): Promise<void>;
   /** Rejects when the mail server cannot be reached or refuses us (for GET /status). */
   check(): Promise<void>;
+}
+
+/** Why a mail was not accepted, in kinds, never the server's own words (they can quote addresses). */
+export class MailRefused extends Error {
+  constructor(
+    /** `timeout`, `unreachable`, `rejected`, `failed`. */
+    readonly kind: string,
+    /** The server refused this message for good (a 5xx reply): sending it again cannot help. */
+    readonly permanent: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`mail not accepted (${kind}${permanent ? ", permanently" : ""})`, options);
+    this.name = "MailRefused";
+  }
+}
+
+/** What wakes the outbox's drainer: a task queue in production, a timer in tests and local servers. */
+export interface MailQueue {
+  /** Asks for a drain now, or at `at`. */
+  wake(at?: Date): Promise<void>;
 }
 
 /** The network, as `fetch` reaches it: an adapter, so a test can stand in for a provider or a feed. */

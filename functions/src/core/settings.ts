@@ -26,8 +26,14 @@ export interface Config {
   defaultLocation: string | null;
   /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
   handoffApps: Record<string, HandoffApp>;
-  /** Email-code sends beyond each address's own limits: per client network, and for the whole service. */
+  /** Email-code sends beyond each address's own limits: per client, network, recipient domain and service. */
   sendBudgets: SendBudgets;
+  /**
+   * How many proxies in front of the functions append the address they were reached from to
+   * `X-Forwarded-For` (http/origin): the client is the entry the outermost of them appended.
+   * 0: the header is ignored and the socket's peer is the client.
+   */
+  clientAddressHops: number;
 }
 
 export interface SendBudgets {
@@ -35,6 +41,10 @@ export interface SendBudgets {
   perClientPerHour: number;
   /** Sends the whole service makes in a minute: the ceiling on mail a flood can cause. */
   perServicePerMinute: number;
+  /** Sends to the addresses of one mail domain in an hour: a breadth attack on one organisation. */
+  perDomainPerHour: number;
+  /** Domains shared by the public (large mail providers), which no one organisation owns: no domain budget. */
+  domainBudgetExempt: string[];
 }
 
 /** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */

@@ -74,9 +74,12 @@ export const errorTable = {
   otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later." },
   otp_client_budget: { status: 429, message: "Too many codes requested from this network. Try again later." },
   otp_service_budget: { status: 429, message: "Too many codes are being requested right now. Try again in a minute." },
+  otp_domain_budget: {
+    status: 429,
+    message: "Too many codes have been requested for addresses at this domain. Try again later.",
+  },
   otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again tomorrow." },
   email_not_configured: { status: 503, message: "Email is not configured" },
-  email_delivery_failed: { status: 500, message: "Could not send a code" },
   otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access" },
   email_code_invalid: { status: 400, message: "Invalid code" },
   email_code_malformed: { status: 400, message: "A code is six digits" },

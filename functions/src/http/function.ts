@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
 import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
+import type { Deps } from "../core/deps";
+import { consoleLogger } from "../logger";
 import { serve, type Group, type Handler } from "./serve";
 
 /**
@@ -32,4 +34,34 @@ export function httpsFunction(name: string, load: () => Group, options: GroupOpt
   if (target !== undefined && target !== "") return handler;
   const { onRequest } = require("firebase-functions/v2/https") as typeof import("firebase-functions/v2/https");
   return onRequest({ ...COMMON_OPTIONS, ...options }, handler);
+}
+
+/** What a task function decides for itself, beside COMMON_OPTIONS. */
+export type TaskOptions = GroupOptions & { maxAttempts: number; maxConcurrentDispatches: number };
+
+/**
+ * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue): its
+ * work, loaded and given the production dependencies on the first task. A task that throws is retried by
+ * the queue with backoff, up to `maxAttempts`.
+ */
+export function taskFunction(name: string, load: () => (deps: Deps) => Promise<unknown>, options: TaskOptions) {
+  const { onTaskDispatched } = require("firebase-functions/v2/tasks") as typeof import("firebase-functions/v2/tasks");
+  const { maxAttempts, maxConcurrentDispatches, ...rest } = options;
+  return onTaskDispatched(
+    {
+      ...COMMON_OPTIONS,
+      ...rest,
+      retryConfig: { maxAttempts, minBackoffSeconds: 10, maxBackoffSeconds: 300 },
+      rateLimits: { maxConcurrentDispatches },
+    },
+    async () => {
+      const { productionDeps } = require("../deps") as typeof import("../deps");
+      try {
+        await load()(productionDeps());
+      } catch (err) {
+        consoleLogger.error(`the ${name} task failed`, { error: err instanceof Error ? err.message : String(err) });
+        throw err;
+      }
+    },
+  );
 }

@@ -12,21 +12,63 @@ export function requestHost(req: Request): string | undefined {
   return first !== undefined && first !== "" ? first : req.headers.host;
 }
 
-/**
- * The network a request came from, for budgets: the first `X-Forwarded-For` hop (Firebase
- * Hosting puts the client's address there before the request reaches the function), else the
- * socket's peer. An IPv6 address counts by its /64, the block one subscriber is usually given,
- * so walking through a block's addresses buys nothing.
- */
-export function clientNetwork(req: Request): string {
-  const forwarded = req.headers["x-forwarded-for"];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim() ?? "";
-  const address = isIP(first) !== 0 ? first : (req.socket.remoteAddress ?? "unknown");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1] as string;
-  return isIP(address) === 6 ? `${ipv6Groups(address).slice(0, 4).join(":")}::/64` : address;
+/** Where a request came from, as the send budgets count it (core/email-codes: SendOrigin). */
+export interface RequestOrigin {
+  /** The client: an IPv4 address, or an IPv6 address's /64 (the block one subscriber is given). */
+  client: string;
+  /** The client's wider network: an IPv4 /24, an IPv6 /48. */
+  network: string;
+  /**
+   * The wider network of whoever reached the platform's own front end, when that is not the
+   * client: a CDN's edge, or a caller that went around the CDN straight to the function.
+   */
+  edge: string | null;
 }
 
+/**
+ * The client address, taken from the `X-Forwarded-For` entries the trusted proxies appended:
+ * each of the `hops` proxies in front of the function appends the address it was reached from,
+ * so the client is the entry the outermost appended, `hops` from the right. Everything to its
+ * left was written by the client and is never believed. With fewer entries than proxies, the
+ * request skipped one (a caller reaching the function's own address), and the leftmost entry,
+ * which a trusted proxy wrote, is the caller. `hops` 0 ignores the header: the socket's peer.
+ */
+export function requestOrigin(req: Request, hops: number): RequestOrigin {
+  const socket = req.socket.remoteAddress ?? "unknown";
+  const raw = req.headers["x-forwarded-for"];
+  const entries = (Array.isArray(raw) ? raw.join(",") : (raw ?? ""))
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const client = hops === 0 ? socket : (entries[Math.max(0, entries.length - hops)] ?? socket);
+  // The entry the platform's front end appended: only a second proxy makes it someone else.
+  const nearest = hops >= 2 ? entries.at(-1) : undefined;
+  const network = widerNetwork(client);
+  const edge = nearest === undefined ? null : widerNetwork(nearest);
+  return { client: clientNetwork(client), network, edge: edge === network ? null : edge };
+}
+
+/** An address as the budgets key it: IPv4 as is, IPv6 by its /64, anything that is no address as one bucket. */
+export function clientNetwork(address: string): string {
+  const ip = plainAddress(address);
+  if (ip === null) return "unparseable";
+  return isIP(ip) === 6 ? `${ipv6Groups(ip).slice(0, 4).join(":")}::/64` : ip;
+}
+
+/** The block an address sits in, for shares of the service's budget: IPv4 /24, IPv6 /48. */
+export function widerNetwork(address: string): string {
+  const ip = plainAddress(address);
+  if (ip === null) return "unparseable";
+  if (isIP(ip) === 6) return `${ipv6Groups(ip).slice(0, 3).join(":")}::/48`;
+  return `${ip.split(".").slice(0, 3).join(".")}.0/24`;
+}
+
+/** An IP address without an IPv4-mapped prefix, or null for anything that is not one. */
+function plainAddress(address: string): string | null {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const ip = mapped ? (mapped[1] as string) : address;
+  return isIP(ip) === 0 ? null : ip;
+}
 /** The eight groups of an IPv6 address, `::` expanded, zone dropped. */
 function ipv6Groups(address: string): string[] {
   const [head = "", tail] = address.split("%")[0]!.toLowerCase().split("::");

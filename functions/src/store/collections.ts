@@ -16,6 +16,8 @@ export const COLLECTIONS = {
   emailCodes: "expiresAt",
   emailCodeLimits: "forgetAfter",
   sendBudgets: "forgetAfter",
+  // Kept a week past its last chance of delivery, for the log's sake (core/mail/outbox).
+  outbox: "forgetAfter",
   exchangeCodes: "expiresAt",
   bridgeStates: "expiresAt",
   // Not its own expiry: a used code names the access token to revoke if it is presented again,

@@ -10,6 +10,8 @@ import { firebaseIdentity } from "../../src/adapters/identity";
 import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/http/serve";
 import { smtpMailer } from "../../src/adapters/mailer";
+import { inProcessQueue } from "../../src/adapters/mail-queue";
+import { drainOutbox } from "../../src/core/mail/outbox";
 import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";
@@ -26,6 +28,14 @@ export const TEST_SESSION_KEYS = JSON.stringify([sessionKeyJwk("test-1")]);
 
 /** The CODE_PEPPER secret of the tests: one key, with its kid. */
 export const TEST_CODE_PEPPER = "test-pepper-1:test-pepper-secret-of-the-suite-0123456789";
+
+/** Budgets no test meets unless it sets its own; every test address is at example.test. */
+export const UNLIMITED_SENDS: Config["sendBudgets"] = {
+  perClientPerHour: 1_000_000,
+  perServicePerMinute: 1_000_000,
+  perDomainPerHour: 1_000_000,
+  domainBudgetExempt: [],
+};
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -51,7 +61,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     defaultLocation: null,
     handoffApps: {},
     // Every test request comes from one loopback address; the budget tests set their own.
-    sendBudgets: { perClientPerHour: 1_000_000, perServicePerMinute: 1_000_000 },
+    sendBudgets: UNLIMITED_SENDS,
+    clientAddressHops: 1,
     ...overrides,
   };
 }
@@ -78,16 +89,14 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
   const config = overrides.config ?? testConfig();
   // eslint-disable-next-line no-restricted-syntax -- the manual clock starts at the emulator's now
   const clock = (overrides.clock as ManualClock | undefined) ?? manualClock(new Date());
-  const built = buildDeps(config, {
+  const built: Deps = buildDeps(config, {
     store: overrides.store ?? firestore(),
     identity: overrides.identity ?? firebaseIdentity(auth()),
-    // Real SMTP to the stack's dev inbox; a short floor keeps the suite quick.
-    mailer:
-      "mailer" in overrides
-        ? (overrides.mailer ?? null)
-        : config.smtp === null
-          ? null
-          : smtpMailer(config.smtp, cryptoRandom, { floorMs: 20 }),
+    // Real SMTP to the stack's dev inbox, sent by the outbox's drainer in this process.
+    mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp),
+    // Drained at once after each send. No wake for later: a timer of a test whose clock jumped
+    // ahead would find every other test's mail out of time; retries are driven by hand.
+    mailQueue: overrides.mailQueue ?? inProcessQueue(() => drainOutbox(built), clock, silentLogger, { later: false }),
     transaction: overrides.transaction,
     fetch: overrides.fetch,
     clock,

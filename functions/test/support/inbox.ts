@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { inProcessDrainsIdle } from "../../src/adapters/mail-queue";
 
 export interface Mail {
   id: string;
@@ -59,8 +60,12 @@ export function codeIn(mail: Mail): string {
   return match[1];
 }
 
-/** How many mails to `fragment` there are once anything in flight has been filed. */
+/**
+ * How many mails to `fragment` there are once anything in flight has been sent and filed: the
+ * drains of this process's outboxes have ended, and the inbox has had a moment to file.
+ */
 export async function settledCount(fragment: string, inboxUrl = stackInbox()): Promise<number> {
+  await inProcessDrainsIdle();
   await pause(150);
   return (await mailTo(fragment, inboxUrl)).length;
 }
@@ -71,6 +76,9 @@ export interface OwnInbox {
   url: string;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** SIGSTOP: connections are taken by the kernel and never answered, as by a hung server. */
+  freeze(): void;
+  thaw(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -107,6 +115,12 @@ export async function ownInbox(): Promise<OwnInbox> {
         if (waited > 15000) throw new Error("own maildev did not start");
         await pause(50);
       }
+    },
+    freeze() {
+      child?.kill("SIGSTOP");
+    },
+    thaw() {
+      child?.kill("SIGCONT");
     },
     async stop() {
       const running = child;

@@ -41,9 +41,9 @@ export function addressIds(ring: PepperKey[], address: string): string[] {
   return ring.map((key) => hmac(key, "email-code-address", address));
 }
 
-/** The record id of a client network's send budget: keyed, so stored records name no address. */
-export function clientBudgetId(key: PepperKey, client: string): string {
-  return hmac(key, "send-budget-client", client);
+/** The record id of a send budget (a client, a network, a domain…): keyed, so stored records name none of them. */
+export function budgetId(key: PepperKey, scope: string, subject: string): string {
+  return hmac(key, `send-budget-${scope}`, subject);
 }
 
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */

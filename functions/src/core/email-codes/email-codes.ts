@@ -2,15 +2,13 @@ import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
 import * as budgets from "../../store/send-budgets";
-import { HOUR, MINUTE } from "../../clock";
 import * as people from "../../store/people";
 import { recordAccessRequest } from "../people/access-requests";
 import { codeMail } from "./code-mail";
-import { addressIds, clientBudgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
+import { addressIds, budgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
 import { canonicalEmail } from "../email-address";
 import {
   afterFailure,
-  afterRefund,
   afterSend,
   afterSuccess,
   budgetRefusal,
@@ -22,17 +20,23 @@ import {
   normaliseCode,
   nextSendAt,
   sendRefusal,
+  sendBudgets,
   serviceShards,
   sixDigits,
+  type SendOrigin,
   type CheckResult,
   type LimitState,
   type Purpose,
   withinWindow,
 } from "./rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
-import { errorText } from "../../logger";
+import { enqueueMail, wakeDrainer } from "../mail/outbox";
+import type { MailMessage } from "../ports";
 
-type CodeDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "mailer" | "log" | "transaction" | "pepper">;
+type CodeDeps = Pick<
+  Deps,
+  "store" | "clock" | "random" | "config" | "mailer" | "mailQueue" | "log" | "transaction" | "pepper"
+>;
 
 /** The CODE_PEPPER ring, parsed once per instance (deps.ts). */
 function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
@@ -40,40 +44,24 @@ function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
   return deps.pepper;
 }
 
-/** One send in flight: which code document it wrote, and the slot it took. */
-interface Issued {
-  addressId: string;
-  kid: string;
-  sendId: string;
-  sentAt: Date;
-}
-
 /**
- * POST /auth/otp/send. Decides and records in one transaction (limits and the new code), then
- * mails outside it. Only when the mail did not go does a second transaction destroy the code
- * and give the slot back: until then nobody but the mailbox can know the code (it is random
- * and never logged), so a delivered send costs exactly one transaction. An address on no
- * account takes the same path with the same writes and the same wait, and gets no mail.
+ * POST /auth/otp/send. Decides, records and queues in one transaction: the limits, the new code,
+ * and its mail in the outbox (core/mail/outbox), sealed. Then wakes the drainer, which sends it.
+ * An address on no account takes the same path with the same reads, writes and wake, and its
+ * outbox record holds nothing to send; the answer depends on no mail server, so neither its
+ * status nor its timing tells the two apart, whether the mail server is up, frozen or gone.
  */
-export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose, client: string): Promise<void> {
+export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose, from: SendOrigin): Promise<void> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
-  const mailer = deps.mailer;
-  ensure(mailer, "email_not_configured");
+  ensure(deps.config.smtp !== null, "email_not_configured");
   const ring = ringOf(deps);
   // A sign-in code only goes to an address on a person; anyone may confirm an address for an access request.
   const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
   const code = sixDigits(deps.random);
-  const issued = await issue(deps, ring, address, purpose, code, client);
-  try {
-    // Never inside a transaction function: Firestore retries those, and a retry would mail again.
-    if (deliver) await mailer.send(codeMail(address, code, purpose, deps.config.idUrl));
-    else await mailer.imitateSend();
-  } catch (err) {
-    deps.log.error("email code not delivered", { error: errorText(err) });
-    await withdraw(deps, issued);
-    throw new AppError("email_delivery_failed");
-  }
+  const mail = deliver ? codeMail(address, code, purpose, deps.config.idUrl) : null;
+  await issue(deps, ring, address, purpose, code, from, mail);
+  await wakeDrainer(deps);
 }
 
 async function issue(
@@ -82,60 +70,44 @@ async function issue(
   address: string,
   purpose: Purpose,
   code: string,
-  client: string,
-): Promise<Issued> {
+  from: SendOrigin,
+  mail: MailMessage | null,
+): Promise<void> {
   const { store } = deps;
   const ids = addressIds(ring, address);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
-  const sendId = deps.random.id();
-  const { perClientPerHour, perServicePerMinute } = deps.config.sendBudgets;
-  const { shards, perShard } = serviceShards(perServicePerMinute);
-  const budgetIds = [`client:${clientBudgetId(key, client)}`, `service:${deps.random.int(0, shards)}`];
-  return deps.transaction(async (tx) => {
+  const { shards } = serviceShards(deps.config.sendBudgets.perServicePerMinute);
+  const budgetList = sendBudgets(from, address, deps.config.sendBudgets, deps.random.int(0, shards));
+  const budgetIds = budgetList.map((b) => `${b.scope}:${budgetId(key, b.scope, b.subject)}`);
+  await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
-    const [byClient, byService] = (await budgets.findAll(store, budgetIds, tx)) as [budgets.Budget, budgets.Budget];
+    const counted = await budgets.findAll(store, budgetIds, tx);
     const state = combine(found);
     // Counted in the transaction that issues the code: of concurrent sends, one wins and the rest see it.
-    // The address's own limits first (the contract's answers), then the client's and the service's.
+    // The address's own limits first (the contract's answers), then the budgets beyond it, in order.
     const refusal = sendRefusal(state, now);
     if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
-    const clientRetry = budgetRefusal(byClient.sends, now, HOUR, perClientPerHour);
-    if (clientRetry) throw limitReached("otp_client_budget", now, clientRetry);
-    const serviceRetry = budgetRefusal(byService.sends, now, MINUTE, perShard);
-    if (serviceRetry) throw limitReached("otp_service_budget", now, serviceRetry);
-    for (const [budget, windowMs] of [
-      [byClient, HOUR],
-      [byService, MINUTE],
-    ] as const) {
-      const sends = [...withinWindow(budget.sends, now, windowMs), now];
-      budgets.save(store, tx, { id: budget.id, sends }, new Date(now.getTime() + windowMs));
-    }
+    budgetList.forEach((budget, i) => {
+      const retryAt = budgetRefusal((counted[i] as budgets.Budget).sends, now, budget.windowMs, budget.limit);
+      if (retryAt) throw limitReached(budget.refusal, now, retryAt);
+    });
+    budgetList.forEach((budget, i) => {
+      const sends = [...withinWindow((counted[i] as budgets.Budget).sends, now, budget.windowMs), now];
+      budgets.save(store, tx, { id: budgetIds[i] as string, sends }, new Date(now.getTime() + budget.windowMs));
+    });
     const next = afterSend(state, now);
     limits.save(store, tx, id, key.kid, next, forgetAfter(next), found);
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.
     const hash = codeHash(key, purpose, address, code);
     const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
+    const sendId = enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt });
     codes.replace(
       store,
       tx,
       { addressId: id, kid: key.kid, hash, state: "ready", attempts: 0, sendId, createdAt: now, expiresAt },
       ids,
     );
-    return { addressId: id, kid: key.kid, sendId, sentAt: now };
-  });
-}
-
-/** A send whose mail did not go: its code can never be used, and it costs no slot. */
-async function withdraw(deps: CodeDeps, issued: Issued): Promise<void> {
-  const { store } = deps;
-  await deps.transaction(async (tx) => {
-    const code = await codes.findFirst(store, [issued.addressId], tx);
-    const found = await limits.findAll(store, [issued.addressId], tx);
-    // A newer send may have replaced the code meanwhile; that one is not ours to remove.
-    if (code !== null && code.sendId === issued.sendId) codes.remove(store, tx, issued.addressId);
-    const state = afterRefund(combine(found), issued.sentAt);
-    limits.save(store, tx, issued.addressId, issued.kid, state, forgetAfter(state), found);
   });
 }
 
@@ -145,7 +117,7 @@ async function withdraw(deps: CodeDeps, issued: Issued): Promise<void> {
  * outcome, so concurrent guesses cannot share a spare attempt.
  */
 export async function checkCode(
-  deps: CodeDeps,
+  deps: Pick<Deps, "store" | "clock" | "pepper" | "transaction">,
   address: string,
   purpose: Purpose,
   otp: string,

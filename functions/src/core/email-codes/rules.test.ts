@@ -2,7 +2,6 @@ import fc from "fast-check";
 import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
 import {
   afterFailure,
-  afterRefund,
   afterSend,
   afterSuccess,
   budgetRefusal,
@@ -57,12 +56,6 @@ describe("sendRefusal", () => {
 
   it("forgets sends older than an hour when it records one", () => {
     expect(afterSend(sentAt(0, 30 * MINUTE), at(HOUR)).sends).toEqual([at(30 * MINUTE), at(HOUR)]);
-  });
-
-  it("gives a refunded slot back", () => {
-    const state = afterRefund(sentAt(0, 30 * MINUTE), at(30 * MINUTE));
-    expect(state.sends).toEqual([at(0)]);
-    expect(sendRefusal(state, at(31 * MINUTE))).toBeNull();
   });
 
   it("refuses every send while the address is locked", () => {

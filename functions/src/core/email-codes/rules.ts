@@ -86,11 +86,6 @@ export function afterSend(state: LimitState, now: Date): LimitState {
   return { ...state, sends: [...recentSends(state, now), now] };
 }
 
-/** A send whose mail was not delivered gives its slot back. */
-export function afterRefund(state: LimitState, sentAt: Date): LimitState {
-  return { ...state, sends: state.sends.filter((at) => at.getTime() !== sentAt.getTime()) };
-}
-
 /** The hundredth failure in a row locks the address for a day and starts a fresh run after it. */
 export function afterFailure(state: LimitState, now: Date): LimitState {
   const failures = state.failures + 1;
@@ -161,6 +156,102 @@ export function budgetRefusal(sends: Date[], now: Date, windowMs: number, limit:
 /** Sends inside the window that ends now. One stamped ahead of now by a whole window is no clock skew, and is not believed. */
 export function withinWindow(sends: Date[], now: Date, windowMs: number): Date[] {
   return sends.filter((at) => Math.abs(now.getTime() - at.getTime()) < windowMs);
+}
+
+/** Where a send came from, as http/origin derives it from the request. */
+export interface SendOrigin {
+  /** An IPv4 address or an IPv6 /64. */
+  client: string;
+  /** Its IPv4 /24 or IPv6 /48. */
+  network: string;
+  /** The network that reached the platform's front end, when that is not the client's; else null. */
+  edge: string | null;
+}
+
+/**
+ * No one network may take more than this share of the service's per-minute budget: a block of
+ * addresses (an IPv6 /48 holds 65,536 /64s) cannot shut email sign-in for everyone else.
+ */
+export const NETWORK_SHARE = 0.05;
+/**
+ * The same for whoever reached the platform's front end: a CDN edge carries many people's
+ * requests, so it gets more; a caller that goes around the CDN to the function's own address,
+ * and writes the client entries itself, gets no more than this however it names its clients.
+ */
+export const EDGE_SHARE = 0.25;
+
+export type BudgetRefusal = "otp_client_budget" | "otp_domain_budget" | "otp_service_budget";
+
+/** One budget a send counts against: what it counts (before keying), over what window, up to what. */
+export interface SendBudget {
+  scope: "client" | "network" | "edge" | "domain" | "service";
+  /** The value counted: a client, a network, a domain, or a service shard's number. */
+  subject: string;
+  windowMs: number;
+  limit: number;
+  refusal: BudgetRefusal;
+}
+
+export interface BudgetSettings {
+  perClientPerHour: number;
+  perServicePerMinute: number;
+  perDomainPerHour: number;
+  domainBudgetExempt: string[];
+}
+
+const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perMinute * share));
+
+/**
+ * Every budget one send counts against beyond the address's own limits, in the order they are
+ * checked: the client, its network, the edge it came through, the recipient's domain, and one
+ * shard of the service. `shard` is drawn by the caller (serviceShards).
+ */
+export function sendBudgets(
+  origin: SendOrigin,
+  address: string,
+  settings: BudgetSettings,
+  shard: number,
+): SendBudget[] {
+  const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  const budgets: SendBudget[] = [
+    { scope: "client", subject: origin.client, windowMs: HOUR, limit: perClientPerHour, refusal: "otp_client_budget" },
+  ];
+  const networkLimit = shareOf(perServicePerMinute, NETWORK_SHARE);
+  budgets.push({
+    scope: "network",
+    subject: origin.network,
+    windowMs: MINUTE,
+    limit: networkLimit,
+    refusal: "otp_client_budget",
+  });
+  if (origin.edge !== null) {
+    const edgeLimit = shareOf(perServicePerMinute, EDGE_SHARE);
+    budgets.push({
+      scope: "edge",
+      subject: origin.edge,
+      windowMs: MINUTE,
+      limit: edgeLimit,
+      refusal: "otp_client_budget",
+    });
+  }
+  if (!settings.domainBudgetExempt.includes(domain))
+    budgets.push({
+      scope: "domain",
+      subject: domain,
+      windowMs: HOUR,
+      limit: perDomainPerHour,
+      refusal: "otp_domain_budget",
+    });
+  const { perShard } = serviceShards(perServicePerMinute);
+  budgets.push({
+    scope: "service",
+    subject: String(shard),
+    windowMs: MINUTE,
+    limit: perShard,
+    refusal: "otp_service_budget",
+  });
+  return budgets;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ping } from "../../store/db";
+import { backlog } from "../../store/outbox";
 import { DeadlineExceeded, withDeadline } from "../deadline";
 import type { Deps } from "../deps";
 
@@ -8,12 +9,27 @@ export interface Check {
   error?: string;
 }
 
+/** The outbox: mail waiting to be sent, and how long the oldest has waited. */
+export interface OutboxCheck {
+  ok: boolean;
+  pending?: number;
+  oldestSeconds?: number | null;
+  error?: string;
+}
+
 export interface Health {
   status: "ok" | "degraded";
-  checks: { firestore: Check; mail: Check | { ok: false; configured: false }; sessionKeys: { ok: boolean } };
+  checks: {
+    firestore: Check;
+    mail: Check | { ok: false; configured: false };
+    sessionKeys: { ok: boolean };
+    outbox: OutboxCheck;
+  };
 }
 
 const CHECK_DEADLINE_MS = 3000;
+/** Mail waiting longer than this means no drainer is sending it (the task queue, or the mail server). */
+export const OUTBOX_STALE_SECONDS = 15 * 60;
 
 /** Times one probe, giving up after the deadline; a failure is reported, never thrown. */
 async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): Promise<Check> {
@@ -31,9 +47,20 @@ async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): P
   }
 }
 
+async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<OutboxCheck> {
+  try {
+    const { pending, oldest } = await withDeadline(backlog(deps.store), CHECK_DEADLINE_MS);
+    const oldestSeconds =
+      oldest === null ? null : Math.max(0, Math.round((deps.clock.now().getTime() - oldest.getTime()) / 1000));
+    return { ok: oldestSeconds === null || oldestSeconds < OUTBOX_STALE_SECONDS, pending, oldestSeconds };
+  } catch (err) {
+    return { ok: false, error: err instanceof DeadlineExceeded ? "timeout" : "unavailable" };
+  }
+}
+
 /** The health of what the service depends on, checked in parallel: for GET /status. */
 export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock">): Promise<Health> {
-  const [firestore, mail, sessionKeys] = await Promise.all([
+  const [firestore, mail, sessionKeys, outbox] = await Promise.all([
     probe(deps, () => ping(deps.store)),
     deps.mailer === null
       ? Promise.resolve({ ok: false as const, configured: false as const })
@@ -42,7 +69,8 @@ export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens"
       .verify("probe.probe.probe", deps.clock.now())
       .then(() => ({ ok: true }))
       .catch(() => ({ ok: false })),
+    outboxCheck(deps),
   ]);
-  const status = firestore.ok && mail.ok && sessionKeys.ok ? "ok" : "degraded";
-  return { status, checks: { firestore, mail, sessionKeys } };
+  const status = firestore.ok && mail.ok && sessionKeys.ok && outbox.ok ? "ok" : "degraded";
+  return { status, checks: { firestore, mail, sessionKeys, outbox } };
 }

@@ -1,0 +1,188 @@
+import { DAY, MINUTE, SECOND } from "../../clock";
+import { errorText } from "../../logger";
+import * as outbox from "../../store/outbox";
+import type { Transaction } from "../../store/db";
+import type { Deps } from "../deps";
+import { MailRefused, type MailMessage } from "../ports";
+import type { PepperKey } from "../settings";
+import { seal, unseal } from "./seal";
+
+/**
+ * Mail goes through an outbox. The rule that decides to send writes the message in its own
+ * transaction (`enqueueMail`), so the decision and the mail are one commit: a retried
+ * transaction writes it once, a refused one not at all. The drainer (`drainOutbox`, run by the
+ * `mail` task function) sends it afterwards and retries with backoff, so no answer of the API
+ * waits on, or tells anything about, the mail server.
+ *
+ * Delivery is at least once: a drainer that dies after the mail server took a message and before
+ * it recorded so leaves its claim to lapse, and the next one sends it again, under the same
+ * Message-ID, which receiving mailboxes treat as the one message it is.
+ */
+
+/** How long a drainer's claim on an entry holds: longer than one SMTP send may take (nodemailer's 10 s + 20 s). */
+export const LEASE_MS = MINUTE;
+export const MAX_ATTEMPTS = 10;
+/** How many entries one drain sends before handing the rest to another. */
+export const DRAIN_BATCH = 25;
+/** A notice not delivered within three days is no longer news. */
+export const NOTICE_DELIVER_WITHIN_MS = 3 * DAY;
+/** How long a finished entry is kept for the log's sake. */
+const KEPT_MS = 7 * DAY;
+
+type OutboxDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
+type DrainDeps = OutboxDeps & Pick<Deps, "mailer" | "mailQueue">;
+
+function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
+  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
+  return deps.pepper;
+}
+
+/** The wait before attempt `n + 1`: 15 s, 45 s, 2¼ min, … up to 4 hours, each drawn ±20 %. */
+export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">): number {
+  const base = Math.min(15 * SECOND * 3 ** Math.max(0, attempts - 1), 4 * 60 * MINUTE);
+  return Math.round(base * (0.8 + random.int(0, 401) / 1000));
+}
+
+/**
+ * Records `message` for sending once `tx` commits; its id doubles as the Message-ID. With a null
+ * message the same write is made with nothing to send (state `none`): an address on no account
+ * must cost what a person's address costs.
+ */
+export function enqueueMail(
+  deps: OutboxDeps,
+  tx: Transaction,
+  message: MailMessage | null,
+  options: { kind: string; deliverBy: Date; id?: string },
+): string {
+  const now = deps.clock.now();
+  const id = options.id ?? deps.random.id();
+  const placeholder: MailMessage = { to: "", subject: "", text: "", html: "" };
+  outbox.add(deps.store, tx, {
+    id,
+    kind: options.kind,
+    sealed: seal(ringOf(deps), deps.random, message ?? placeholder),
+    state: message === null ? "none" : "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    claim: null,
+    deliverBy: options.deliverBy,
+    createdAt: now,
+    sentAt: null,
+    lastError: null,
+    forgetAfter: new Date(Math.max(options.deliverBy.getTime(), now.getTime()) + KEPT_MS),
+  });
+  return id;
+}
+
+/**
+ * Asks for a drain, at once or at `at`, and never fails the caller: mail that is not woken for
+ * now waits in the outbox for the next wake (GET /status shows the backlog).
+ */
+export async function wakeDrainer(deps: Pick<Deps, "mailQueue" | "log">, at?: Date): Promise<void> {
+  try {
+    await deps.mailQueue.wake(at);
+  } catch (err) {
+    deps.log.warn("mail drainer could not be woken; the outbox keeps the mail", { error: errorText(err) });
+  }
+}
+
+export interface DrainReport {
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+/**
+ * Sends what is due, one at a time, and asks to be woken again for what is left or retried. What
+ * is due, and what has run out of time, is judged as of the drain's start.
+ */
+export async function drainOutbox(deps: DrainDeps, batch = DRAIN_BATCH): Promise<DrainReport> {
+  const now = deps.clock.now();
+  const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
+  const due = await outbox.due(deps.store, now, batch);
+  for (const entry of due) {
+    const outcome = await deliver(deps, entry.id, now);
+    if (outcome !== "skipped") report[outcome]++;
+  }
+  // A full batch leaves more behind; a retry or a lapsing claim falls due later.
+  const next = await outbox.nextDue(deps.store);
+  if (next !== null) await wakeDrainer(deps, due.length === batch ? undefined : next);
+  return report;
+}
+
+type Outcome = "sent" | "retrying" | "failed" | "skipped";
+
+/** One entry: claimed, sent, and marked, each step in a transaction of its own. */
+export async function deliver(deps: DrainDeps, id: string, now: Date): Promise<Outcome> {
+  const claimed = await claim(deps, id, now);
+  if (claimed === null) return "skipped";
+  const { entry, claimId } = claimed;
+  const message = unseal(ringOf(deps), entry.sealed);
+  if (message === null) return settle(deps, entry, claimId, "unreadable", true);
+  if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
+  try {
+    await deps.mailer.send(message, { messageId: `<${entry.id}@${deps.config.parentDomain}>` });
+  } catch (err) {
+    const permanent = err instanceof MailRefused && err.permanent;
+    const kind = err instanceof MailRefused ? err.kind : "failed";
+    deps.log.warn("mail not sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
+    return settle(deps, entry, claimId, kind, permanent);
+  }
+  await deps.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const current = await outbox.findById(deps.store, id, tx);
+    // Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it.
+    if (current?.state === "pending") outbox.update(deps.store, tx, id, { state: "sent", sentAt: now, claim: null });
+  });
+  deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  return "sent";
+}
+
+async function claim(
+  deps: OutboxDeps,
+  id: string,
+  now: Date,
+): Promise<{ entry: outbox.OutboxEntry; claimId: string } | null> {
+  return deps.transaction(async (tx) => {
+    const entry = await outbox.findById(deps.store, id, tx);
+    if (entry === null || entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
+    if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
+      outbox.update(deps.store, tx, id, { state: "failed", claim: null, lastError: entry.lastError ?? "expired" });
+      deps.log.error("mail given up", { outboxId: id, kind: entry.kind, attempts: entry.attempts });
+      return null;
+    }
+    const claimId = deps.random.id();
+    const attempts = entry.attempts + 1;
+    // Pushed forward by the lease: if this drainer dies, the entry falls due again by itself.
+    outbox.update(deps.store, tx, id, { claim: claimId, attempts, nextAttemptAt: new Date(now.getTime() + LEASE_MS) });
+    return { entry: { ...entry, attempts }, claimId };
+  });
+}
+
+/** A failed attempt: retried after the backoff, or given up when it cannot succeed or is out of time. */
+async function settle(
+  deps: DrainDeps,
+  entry: outbox.OutboxEntry,
+  claimId: string,
+  kind: string,
+  permanent: boolean,
+): Promise<Outcome> {
+  const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random));
+  const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
+  await deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, entry.id, tx);
+    // Someone else took the entry over (our claim lapsed): theirs is the outcome that counts.
+    if (current?.state !== "pending" || current.claim !== claimId) return;
+    outbox.update(
+      deps.store,
+      tx,
+      entry.id,
+      giveUp
+        ? { state: "failed", claim: null, lastError: kind }
+        : { nextAttemptAt: retryAt, claim: null, lastError: kind },
+    );
+  });
+  if (!giveUp) return "retrying";
+  deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts, error: kind });
+  return "failed";
+}

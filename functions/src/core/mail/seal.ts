@@ -1,0 +1,44 @@
+import { createCipheriv, createDecipheriv, hkdfSync } from "node:crypto";
+import type { Random } from "../../random";
+import type { MailMessage } from "../ports";
+import type { PepperKey } from "../settings";
+import type { Sealed } from "../../store/outbox";
+
+/**
+ * Mail waiting in the outbox is sealed: AES-256-GCM under a key derived (HKDF-SHA-256) from the
+ * first CODE_PEPPER key, named by its kid. A code mail carries the code, and the store keeps no
+ * secret in a form it could be read back from; the key lives only in the secret. Any key still in
+ * the ring opens what it sealed, so the pepper's rotation (24 hours of overlap) outlasts every
+ * waiting mail.
+ */
+function keyFor(key: PepperKey): Buffer {
+  return Buffer.from(hkdfSync("sha256", key.secret, "outbox", "outbox-seal-v1", 32));
+}
+
+export function seal(ring: PepperKey[], random: Pick<Random, "token">, message: MailMessage): Sealed {
+  const key = ring[0] as PepperKey;
+  // 96 random bits per message: GCM's nonce, never reused under one key in practice.
+  const iv = Buffer.from(random.token(12), "base64url");
+  const cipher = createCipheriv("aes-256-gcm", keyFor(key), iv);
+  const data = Buffer.concat([cipher.update(JSON.stringify(message), "utf8"), cipher.final()]);
+  return {
+    kid: key.kid,
+    iv: iv.toString("base64url"),
+    data: data.toString("base64url"),
+    tag: cipher.getAuthTag().toString("base64url"),
+  };
+}
+
+/** The message, or null when no key of the ring sealed it, or it was altered. */
+export function unseal(ring: PepperKey[], sealed: Sealed): MailMessage | null {
+  const key = ring.find((k) => k.kid === sealed.kid);
+  if (!key) return null;
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", keyFor(key), Buffer.from(sealed.iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(sealed.tag, "base64url"));
+    const text = Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64url")), decipher.final()]);
+    return JSON.parse(text.toString("utf8")) as MailMessage;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,112 @@
+import type { Collection } from "./collections";
+import type { DocumentData } from "firebase-admin/firestore";
+import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
+
+/**
+ * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
+ * decision, and sent by the drainer (core/mail/outbox). The message itself is sealed (encrypted
+ * under a key derived from CODE_PEPPER): a code mail carries the code, and no stored record may.
+ *
+ * - `pending`: to be sent once `nextAttemptAt` has come; a drainer that claims it pushes that
+ *   time forward by its lease, so a claim that died with its drainer is taken up again.
+ * - `sent`, `failed`: done; kept until `forgetAfter` for the log's sake.
+ * - `none`: recorded where nothing is to be sent, so a send to an address on no account writes
+ *   what a send to a person's address writes; never drained.
+ */
+const OUTBOX: Collection = "outbox";
+
+export type OutboxState = "pending" | "sent" | "failed" | "none";
+
+export interface Sealed {
+  kid: string;
+  /** base64url: the nonce, the ciphertext and the authentication tag of AES-256-GCM. */
+  iv: string;
+  data: string;
+  tag: string;
+}
+
+export interface OutboxEntry {
+  id: string;
+  /** What kind of mail, for the log: `code`, `notice`. */
+  kind: string;
+  sealed: Sealed;
+  state: OutboxState;
+  attempts: number;
+  nextAttemptAt: Date;
+  /** The claim of the drainer sending it now; null when nobody is. */
+  claim: string | null;
+  /** Not sent by then, not sent at all (a code mail is worthless once its code has expired). */
+  deliverBy: Date;
+  createdAt: Date;
+  sentAt: Date | null;
+  /** The kind of the last failure only (`timeout`, `refused`, `rejected`...), never a server's text. */
+  lastError: string | null;
+  forgetAfter: Date;
+}
+
+function ref(db: Firestore, id: string) {
+  return db.collection(OUTBOX).doc(id);
+}
+
+function fromData(id: string, d: DocumentData): OutboxEntry {
+  return {
+    id,
+    kind: String(d.kind),
+    sealed: d.sealed as Sealed,
+    state: d.state as OutboxState,
+    attempts: typeof d.attempts === "number" ? d.attempts : 0,
+    nextAttemptAt: toDate(d.nextAttemptAt),
+    claim: typeof d.claim === "string" ? d.claim : null,
+    deliverBy: toDate(d.deliverBy),
+    createdAt: toDate(d.createdAt),
+    sentAt: optionalDate(d.sentAt),
+    lastError: typeof d.lastError === "string" ? d.lastError : null,
+    forgetAfter: toDate(d.forgetAfter),
+  };
+}
+
+export function add(db: Firestore, tx: Transaction, entry: OutboxEntry): void {
+  const { id, ...stored } = entry;
+  tx.create(ref(db, id), stored);
+}
+
+export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<OutboxEntry | null> {
+  const snap = tx ? await tx.get(ref(db, id)) : await ref(db, id).get();
+  return snap.exists ? fromData(snap.id, snap.data() ?? {}) : null;
+}
+
+/** Pending mail whose time has come, earliest first. */
+export async function due(db: Firestore, now: Date, limit: number): Promise<OutboxEntry[]> {
+  const snaps = await db
+    .collection(OUTBOX)
+    .where("state", "==", "pending")
+    .where("nextAttemptAt", "<=", now)
+    .orderBy("nextAttemptAt")
+    .limit(limit)
+    .get();
+  return snaps.docs.map((s) => fromData(s.id, s.data()));
+}
+
+/** When the earliest pending mail falls due (it may be now), or null when nothing is pending. */
+export async function nextDue(db: Firestore): Promise<Date | null> {
+  const snaps = await db.collection(OUTBOX).where("state", "==", "pending").orderBy("nextAttemptAt").limit(1).get();
+  const first = snaps.docs[0];
+  return first ? toDate(first.get("nextAttemptAt")) : null;
+}
+
+/** How much is waiting, and since when: for GET /status. */
+export async function backlog(db: Firestore): Promise<{ pending: number; oldest: Date | null }> {
+  const pending = db.collection(OUTBOX).where("state", "==", "pending");
+  const [count, oldest] = await Promise.all([pending.count().get(), pending.orderBy("createdAt").limit(1).get()]);
+  const first = oldest.docs[0];
+  return { pending: count.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
+}
+
+export function update(
+  db: Firestore,
+  tx: Transaction,
+  id: string,
+  change: Partial<Pick<OutboxEntry, "state" | "attempts" | "nextAttemptAt" | "claim" | "sentAt" | "lastError">>,
+): void {
+  tx.update(ref(db, id), change);
+}

@@ -1,0 +1,37 @@
+/**
+ * Through the local stack (Hosting emulator → Functions emulator → function): no proxy of the
+ * stack appends to X-Forwarded-For, so the stack reads none of it (CLIENT_ADDRESS_HOPS=0), and
+ * whatever a caller writes there buys it nothing. The counting behind production's setting (the
+ * entries the trusted proxies append) is tested in otp-send.test.ts.
+ */
+import { firestore } from "./support/deps";
+import { strangerAddress } from "./support/otp";
+
+const base = process.env.STACK_BASE_URL as string;
+
+/** Each client budget record of the stack, and how many sends it holds. */
+async function clientBudgets(): Promise<Map<string, number>> {
+  const snaps = await firestore().collection("sendBudgets").get();
+  return new Map(
+    snaps.docs
+      .filter((doc) => doc.id.startsWith("client:"))
+      .map((doc) => [doc.id, (doc.get("sends") as unknown[] | undefined)?.length ?? 0]),
+  );
+}
+
+describe("POST /auth/otp/send through Hosting", () => {
+  it("counts sends with forged X-Forwarded-For entries against the one caller they come from", async () => {
+    const before = await clientBudgets();
+    for (const forged of ["203.0.113.1", "198.51.100.7, 203.0.113.2", "2001:db8::1", "garbage"]) {
+      const res = await fetch(`${base}/auth/otp/send`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": forged },
+        body: JSON.stringify({ email: strangerAddress(), purpose: "request-access" }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const after = await clientBudgets();
+    const grown = [...after].map(([id, sends]) => sends - (before.get(id) ?? 0)).filter((added) => added !== 0);
+    expect(grown).toEqual([4]);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * POST /auth/otp/send while the mail server is frozen, then gone: an address on a person and an
+ * address on no account get the same answers at the same speed, because no answer waits on the
+ * mail server (the outbox sends afterwards). Once the server is back, the mail goes out.
+ */
+import request from "supertest";
+import type { Express } from "express";
+import { MINUTE } from "../src/clock";
+import { smtpMailer } from "../src/adapters/mailer";
+import { drainOutbox } from "../src/core/mail/outbox";
+import { testConfig } from "./support/deps";
+import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { codeIn, mailTo, ownInbox, type OwnInbox } from "./support/inbox";
+import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "./support/otp";
+
+interface Answer {
+  kind: "known" | "unknown";
+  status: number;
+  body: unknown;
+  ms: number;
+}
+
+async function timedSend(app: Express, kind: Answer["kind"], email: string): Promise<Answer> {
+  const started = performance.now();
+  const res = await request(app).post("/auth/otp/send").send({ email });
+  return { kind, status: res.status, body: res.body, ms: performance.now() - started };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
+/** Twelve sends of each kind, interleaved, so whatever else the machine does falls on both alike. */
+async function compare(app: Express, known: string[], unknown: string[]): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  for (let i = 0; i < known.length; i++) {
+    answers.push(await timedSend(app, "known", known[i] as string));
+    answers.push(await timedSend(app, "unknown", unknown[i] as string));
+  }
+  return answers;
+}
+
+function expectAlike(answers: Answer[]): void {
+  expect(new Set(answers.map((a) => JSON.stringify([a.status, a.body])))).toEqual(
+    new Set([JSON.stringify([200, { ok: true }])]),
+  );
+  // A send that waited on a frozen server would take its 10-second greeting timeout.
+  expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(3000);
+  const byKind = (kind: Answer["kind"]) => median(answers.filter((a) => a.kind === kind).map((a) => a.ms));
+  const [k, u] = [byKind("known"), byKind("unknown")];
+  expect(Math.abs(k - u)).toBeLessThanOrEqual(Math.max(40, 0.5 * Math.max(k, u)));
+}
+
+describe("POST /auth/otp/send while the mail server is out", () => {
+  let inbox: OwnInbox;
+  beforeAll(async () => {
+    inbox = await ownInbox();
+    await inbox.start();
+  });
+  afterAll(async () => {
+    inbox.thaw();
+    await inProcessDrainsIdle();
+    await inbox.stop();
+  });
+
+  it("answers known and unknown addresses alike, frozen or gone, and the mail goes once the server is back", async () => {
+    const log = recordingLogger();
+    const mailer = smtpMailer({ ...testConfig().smtp!, port: inbox.smtpPort });
+    const { app, deps } = fresh({ mailer, log });
+    const known = await Promise.all(Array.from({ length: 24 }, () => personAddress()));
+    const unknown = Array.from({ length: 24 }, () => strangerAddress());
+
+    inbox.freeze();
+    expectAlike(await compare(app, known.slice(0, 12), unknown.slice(0, 12)));
+    inbox.thaw();
+    await inbox.stop();
+    expectAlike(await compare(app, known.slice(12), unknown.slice(12)));
+
+    // Back: every mail the outbox still holds goes, on the retry after its backoff.
+    await inbox.start();
+    for (let round = 0; round < 6; round++) {
+      deps.clock.advance(MINUTE);
+      await drainOutbox(deps);
+    }
+    for (const email of known) {
+      const mails = await mailTo(email, inbox.url);
+      expect(mails.length).toBeGreaterThanOrEqual(1);
+      // Sent again after a lost acknowledgement, a mail is still one message: one Message-ID.
+      expect(new Set(mails.map((m) => String(m.headers["message-id"]))).size).toBe(1);
+    }
+    for (const email of unknown) expect(await mailTo(email, inbox.url)).toEqual([]);
+
+    const email = known[0] as string;
+    const code = codeIn((await mailTo(email, inbox.url))[0]!);
+    expect((await signIn(app, { email, otp: code })).status).toBe(200);
+    expect(log.lines.join("\n")).not.toContain(code);
+    expect(log.lines.join("\n")).toMatch(/mail not sent/);
+  }, 90_000);
+});

@@ -1,0 +1,177 @@
+/**
+ * The mail outbox (core/mail/outbox): what is queued in a transaction is sent after it, once in
+ * the ordinary course, again under the same Message-ID after a crash, retried with backoff while
+ * the server fails, and dropped when it can no longer help. Real SMTP to the stack's dev inbox.
+ * The outbox is shared with every other test, so these send their own entries (`deliver`) rather
+ * than whatever else is due.
+ */
+import { MINUTE, SECOND } from "../src/clock";
+import { smtpMailer } from "../src/adapters/mailer";
+import { deliver, enqueueMail, LEASE_MS } from "../src/core/mail/outbox";
+import { unseal } from "../src/core/mail/seal";
+import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
+import * as outbox from "../src/store/outbox";
+import { firestore, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
+import { mailTo, settledCount, waitForMail } from "./support/inbox";
+import { recordingLogger } from "./support/otp";
+
+const db = firestore();
+const realMailer = () => smtpMailer(testConfig().smtp!);
+/** A queue that wakes nobody: these tests drain by hand. */
+const quiet = { wake: async () => {} };
+
+function message(to: string): MailMessage {
+  return { to, subject: "A notice", text: `Hello ${to}`, html: `<p>Hello ${to}</p>` };
+}
+
+async function queued(deps: TestDeps, to: string, deliverWithinMs = 10 * MINUTE): Promise<string> {
+  const deliverBy = new Date(deps.clock.now().getTime() + deliverWithinMs);
+  return deps.transaction(async (tx) => enqueueMail(deps, tx, message(to), { kind: "notice", deliverBy }));
+}
+
+const entry = async (id: string) => (await outbox.findById(db, id)) as outbox.OutboxEntry;
+
+/** A mailer whose sends all count, passed on to `inner`. */
+function counting(inner: Mailer): Mailer & { sends: number } {
+  const counted = {
+    sends: 0,
+    check: () => inner.check(),
+    async send(m: MailMessage, options: { messageId: string }) {
+      counted.sends++;
+      await inner.send(m, options);
+    },
+  };
+  return counted;
+}
+
+describe("the mail outbox", () => {
+  it("sends what a transaction queued, once: a second drain finds nothing to send", async () => {
+    const mailer = counting(realMailer());
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const to = `${unique("n")}@example.test`;
+    const id = await queued(deps, to);
+    expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
+    expect(await deliver(deps, id, deps.clock.now())).toBe("skipped");
+    const [mail] = await waitForMail(to);
+    expect(mail!.subject).toBe("A notice");
+    expect(mail!.headers["message-id"]).toBe(`<${id}@example.test>`);
+    expect(await settledCount(to)).toBe(1);
+    expect(await entry(id)).toMatchObject({ state: "sent", attempts: 1, claim: null });
+  });
+
+  it("keeps the message sealed at rest: neither address nor text is stored readable", async () => {
+    const deps = testDeps({ mailQueue: quiet });
+    const to = `${unique("sealed")}@example.test`;
+    const stored = await entry(await queued(deps, to));
+    expect(JSON.stringify(stored)).not.toContain(to.split("@")[0]);
+    expect(unseal(deps.pepper!, stored.sealed)).toEqual(message(to));
+    const altered = { ...stored.sealed, data: stored.sealed.data.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
+    expect(unseal(deps.pepper!, altered)).toBeNull();
+  });
+
+  it("sends a mail once when 20 drains race for it", async () => {
+    const mailer = counting(realMailer());
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const to = `${unique("race")}@example.test`;
+    const id = await queued(deps, to);
+    await Promise.all(Array.from({ length: 20 }, () => deliver(deps, id, deps.clock.now())));
+    expect(mailer.sends).toBe(1);
+    expect(await settledCount(to)).toBe(1);
+    expect((await entry(id)).state).toBe("sent");
+  });
+
+  it("after a crash between sending and marking sent, sends it again once the claim lapses, as the same message", async () => {
+    const to = `${unique("crash")}@example.test`;
+    // The server takes the mail, then the drainer dies before it can record that: it never returns.
+    const dying: Mailer = {
+      check: async () => {},
+      send: async (m, options) => {
+        await realMailer().send(m, options);
+        await new Promise(() => {});
+      },
+    };
+    const crashed = testDeps({ mailer: dying, mailQueue: quiet });
+    const id = await queued(crashed, to);
+    void deliver(crashed, id, crashed.clock.now());
+    await waitForMail(to);
+    expect(await entry(id)).toMatchObject({ state: "pending", attempts: 1 });
+
+    // Another drainer, inside the claim's lease, leaves it alone; after the lease, takes it up.
+    const survivor = testDeps({ mailer: realMailer(), mailQueue: quiet });
+    survivor.clock.set(crashed.clock.now());
+    expect(await deliver(survivor, id, survivor.clock.now())).toBe("skipped");
+    expect(await settledCount(to)).toBe(1);
+    survivor.clock.advance(LEASE_MS);
+    expect(await deliver(survivor, id, survivor.clock.now())).toBe("sent");
+    const mails = await waitForMail(to, 2);
+    expect(new Set(mails.map((m) => m.headers["message-id"]))).toEqual(new Set([`<${id}@example.test>`]));
+    expect(await entry(id)).toMatchObject({ state: "sent", attempts: 2 });
+    expect(await deliver(survivor, id, survivor.clock.now())).toBe("skipped");
+    expect(await settledCount(to)).toBe(2);
+  });
+
+  it("retries a failing server with growing waits, and sends once it answers", async () => {
+    let down = true;
+    const flaky: Mailer = {
+      check: async () => {},
+      send: async (m, options) => {
+        if (down) throw new MailRefused("unreachable", false);
+        await realMailer().send(m, options);
+      },
+    };
+    const deps = testDeps({ mailer: flaky, mailQueue: quiet });
+    const to = `${unique("retry")}@example.test`;
+    const id = await queued(deps, to, 60 * MINUTE);
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const before = deps.clock.now().getTime();
+      expect(await deliver(deps, id, deps.clock.now())).toBe("retrying");
+      const after = await entry(id);
+      expect(after).toMatchObject({ state: "pending", attempts: attempt, lastError: "unreachable", claim: null });
+      waits.push(after.nextAttemptAt.getTime() - before);
+      // Not before its time.
+      expect(await deliver(deps, id, new Date(after.nextAttemptAt.getTime() - 1))).toBe("skipped");
+      deps.clock.set(after.nextAttemptAt);
+    }
+    expect(waits[0]).toBeGreaterThanOrEqual(12 * SECOND);
+    expect(waits[1]).toBeGreaterThan(waits[0] as number);
+    expect(waits[2]).toBeGreaterThan(waits[1] as number);
+    down = false;
+    expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
+    expect(await settledCount(to)).toBe(1);
+  });
+
+  it("gives up at once on a permanent refusal, and on mail that would arrive too late", async () => {
+    const log = recordingLogger();
+    const refusing: Mailer = {
+      check: async () => {},
+      send: async () => {
+        throw new MailRefused("rejected", true);
+      },
+    };
+    const deps = testDeps({ mailer: refusing, mailQueue: quiet, log });
+    const rejected = await queued(deps, `${unique("gone")}@example.test`);
+    expect(await deliver(deps, rejected, deps.clock.now())).toBe("failed");
+    expect(await entry(rejected)).toMatchObject({ state: "failed", lastError: "rejected", attempts: 1 });
+
+    const late = testDeps({ mailer: realMailer(), mailQueue: quiet, log });
+    const to = `${unique("late")}@example.test`;
+    const stale = await queued(late, to, 5 * MINUTE);
+    late.clock.advance(5 * MINUTE);
+    expect(await deliver(late, stale, late.clock.now())).toBe("skipped");
+    expect(await entry(stale)).toMatchObject({ state: "failed", attempts: 0 });
+    expect(await mailTo(to)).toEqual([]);
+    expect(log.lines.join("\n")).toMatch(/mail given up/);
+    expect(log.lines.join("\n")).not.toContain(to);
+  });
+
+  it("records nothing to send for a null message, and never sends it", async () => {
+    const mailer = counting(realMailer());
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const deliverBy = new Date(deps.clock.now().getTime() + MINUTE);
+    const id = await deps.transaction(async (tx) => enqueueMail(deps, tx, null, { kind: "code", deliverBy }));
+    expect(await deliver(deps, id, deps.clock.now())).toBe("skipped");
+    expect(await entry(id)).toMatchObject({ state: "none", attempts: 0 });
+    expect(mailer.sends).toBe(0);
+  });
+});
