@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { GROUPS } from "../src/groups";
+import { GROUPS, TASKS } from "../src/groups";
 import { REQUEST_DEADLINE_MS } from "../src/http/app";
 
 const lib = join(__dirname, "..", "lib", "index.js");
@@ -22,15 +22,21 @@ function load(env: Record<string, string>, script: string): unknown {
 const loaded = `Object.keys(require.cache).filter((p) => /firebase-functions[\\\\/]lib[\\\\/]v2[\\\\/]providers[\\\\/]https|[\\\\/]routes[\\\\/]|firebase-admin|express/.test(p)).length`;
 
 describe("the deploy manifest", () => {
-  it("declares one HTTPS function per endpoint group, each with only its own secrets", () => {
+  it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {
     const endpoints = load(
       {},
-      `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`,
+      `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, task: "taskQueueTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`,
     );
-    const https = (...secrets: string[]) => ({ https: true, secrets: secrets.sort(), region: ["us-central1"] });
+    const https = (...secrets: string[]) => ({
+      https: true,
+      task: false,
+      secrets: secrets.sort(),
+      region: ["us-central1"],
+    });
     expect(endpoints).toEqual({
       sessions: https("SESSION_KEYS"),
-      otp: https("SESSION_KEYS", "CODE_PEPPER", "SMTP_PASSWORD"),
+      // It queues mail and never sends it: no SMTP password.
+      otp: https("SESSION_KEYS", "CODE_PEPPER"),
       bridge: https("SESSION_KEYS", "FEDERATED_CLIENT_SECRETS"),
       oidc: https("SESSION_KEYS"),
       people: https("SESSION_KEYS"),
@@ -39,6 +45,7 @@ describe("the deploy manifest", () => {
       location: https("SESSION_KEYS"),
       status: https("SESSION_KEYS", "SMTP_PASSWORD"),
       claims: https("IDP_SIGNING_SECRET"),
+      mail: { https: false, task: true, secrets: ["CODE_PEPPER", "SMTP_PASSWORD"], region: ["us-central1"] },
     });
   });
 
@@ -47,7 +54,7 @@ describe("the deploy manifest", () => {
       {},
       `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, f.__endpoint]))))`,
     ) as Record<string, Record<string, unknown>>;
-    expect(Object.keys(endpoints).sort()).toEqual(Object.keys(GROUPS).sort());
+    expect(Object.keys(endpoints).sort()).toEqual([...Object.keys(GROUPS), ...Object.keys(TASKS)].sort());
     let ceiling = 0;
     for (const [name, e] of Object.entries(endpoints)) {
       const at = `${name}: `;
@@ -56,9 +63,10 @@ describe("the deploy manifest", () => {
       expect([at, e.availableMemoryMb]).toEqual([at, expect.any(Number)]);
       expect([256, 512, 1024]).toContain(e.availableMemoryMb);
       // Past the apps' own deadline, so the contract's 503 is what a caller sees, and short of
-      // the platform's default of 60 s, so a stuck request is not billed for a minute.
+      // the platform's default of 60 s, so a stuck request is not billed for a minute. A task
+      // answers no caller: it may take a batch of sends, each bounded by the SMTP timeouts.
       expect(e.timeoutSeconds).toBeGreaterThan(REQUEST_DEADLINE_MS / 1000);
-      expect(e.timeoutSeconds).toBeLessThanOrEqual(60);
+      expect(e.timeoutSeconds).toBeLessThanOrEqual(name in TASKS ? 300 : 60);
       expect(e.concurrency).toBeGreaterThanOrEqual(1);
       expect(e.concurrency).toBeLessThanOrEqual(1000);
       // The platform runs more than one request at a time only on a whole vCPU.

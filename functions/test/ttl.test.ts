@@ -15,6 +15,7 @@ import * as emailCodes from "../src/store/email-codes";
 import * as exchangeCodes from "../src/store/exchange-codes";
 import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
+import * as outbox from "../src/store/outbox";
 import * as sendBudgets from "../src/store/send-budgets";
 
 const repo = join(__dirname, "..", "..");
@@ -116,6 +117,26 @@ describe("data expiry", () => {
           sendBudgets.save(db, tx, budget, later(3_600_000));
         });
         return [`sendBudgets/${budget.id}`];
+      },
+      outbox: async () => {
+        const entryId = id();
+        await db.runTransaction(async (tx) => {
+          outbox.add(db, tx, {
+            id: entryId,
+            kind: "code",
+            sealed: { kid: "k", iv: "i", data: "d", tag: "t" },
+            state: "pending",
+            attempts: 0,
+            nextAttemptAt: at,
+            claim: null,
+            deliverBy: later(600_000),
+            createdAt: at,
+            sentAt: null,
+            lastError: null,
+            forgetAfter: later(7 * 86_400_000),
+          });
+        });
+        return [`outbox/${entryId}`];
       },
       exchangeCodes: async () => {
         const hash = id();

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
 import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
+import type { TaskQueueFunction } from "firebase-functions/v2/tasks";
 import type { Deps } from "../core/deps";
 import { consoleLogger } from "../logger";
 import { serve, type Group, type Handler } from "./serve";
@@ -41,10 +42,20 @@ export type TaskOptions = GroupOptions & { maxAttempts: number; maxConcurrentDis
 
 /**
  * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue): its
- * work, loaded and given the production dependencies on the first task. A task that throws is retried by
- * the queue with backoff, up to `maxAttempts`.
+ * work, loaded and given the production dependencies on the first task. A task that throws is
+ * retried by the queue with backoff, up to `maxAttempts`. An instance started for another
+ * function loads nothing of it (see httpsFunction).
  */
-export function taskFunction(name: string, load: () => (deps: Deps) => Promise<unknown>, options: TaskOptions) {
+export function taskFunction(
+  name: string,
+  load: () => (deps: Deps) => Promise<unknown>,
+  options: TaskOptions,
+): TaskQueueFunction | Handler {
+  const target = process.env.FUNCTION_TARGET;
+  if (target !== undefined && target !== "" && target !== name)
+    return () => {
+      throw new Error(`this instance serves ${target}, not ${name}`);
+    };
   const { onTaskDispatched } = require("firebase-functions/v2/tasks") as typeof import("firebase-functions/v2/tasks");
   const { maxAttempts, maxConcurrentDispatches, ...rest } = options;
   return onTaskDispatched(
