@@ -1,10 +1,10 @@
 import request from "supertest";
-import { DAY, MINUTE, SECOND } from "../src/clock";
+import { MINUTE, SECOND } from "../src/clock";
 import * as peopleRoutes from "../src/routes/people";
 import * as sessions from "../src/routes/sessions";
 import { adminCookie } from "./support/admin";
 import { appFor } from "./support/deps";
-import { codeFor } from "./support/inbox";
+import { codeFor, settledCount, waitForMail } from "./support/inbox";
 import {
   db,
   RUNS,
@@ -226,7 +226,7 @@ describe("POST /auth/otp/verify", () => {
     expect(await storedLimits(email)).toMatchObject({ failures: 0 });
   });
 
-  it("locks an address for 24 hours after 100 failed checks in a row across codes", async () => {
+  it("locks an address for 15 minutes after 100 failed checks in a row across codes, and tells its owner once", async () => {
     const { app, deps } = fresh();
     const email = strangerAddress();
     const wrongTimes = async (n: number, code: string) => {
@@ -251,12 +251,23 @@ describe("POST /auth/otp/verify", () => {
       valid: false,
       error: "Too many attempts. Request a new code.",
     });
-    deps.clock.advance(DAY - 1);
+    // The owner hears of it, once, without a link, and learns when it ends.
+    const notices = (await waitForMail(email, 22)).filter((m) => m.subject !== "Confirm your email address");
+    expect(notices.map((m) => m.subject)).toEqual(["Sign-in by email code paused for your address"]);
+    expect(notices[0]!.text).toMatch(/paused for it until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(`${notices[0]!.text}${notices[0]!.html}`).not.toMatch(/https?:\/\//);
+    // Checks during the lock are neither compared nor counted: they cannot make it longer.
+    for (let i = 0; i < 10; i++) await verify(app, { email, otp: otherThan(last), purpose: "request-access" });
+    deps.clock.advance(15 * MINUTE - 1);
     const locked = await send(app, { email, purpose: "request-access" });
     expect(locked.status).toBe(429);
-    expect(locked.body).toEqual({ error: expect.any(String) });
+    expect(locked.body).toEqual({ error: "Too many failed attempts for this address. Try again later." });
+    expect(locked.headers["retry-after"]).toBe("1");
     deps.clock.advance(1);
-    const unlocked = await newCode(22);
+    // The 23rd mail: the 22nd was the notice.
+    const unlocked = await newCode(23);
     expect((await verify(app, { email, otp: unlocked, purpose: "request-access" })).body).toEqual({ valid: true });
+    expect(await storedLimits(email)).toMatchObject({ failures: 0, lockouts: 0 });
+    expect(await settledCount(email)).toBe(23);
   });
 });

@@ -106,7 +106,7 @@ describe("data expiry", () => {
       emailCodeLimits: async () => {
         const addressId = id();
         await db.runTransaction(async (tx) => {
-          const state = { sends: [at], failures: 0, lockedUntil: null };
+          const state = { sends: [at], failures: 0, lockedUntil: null, lockouts: 0, noticeAt: null };
           emailCodeLimits.save(db, tx, addressId, "k", state, later(3_600_000), []);
         });
         return [`emailCodeLimits/${addressId}`];

@@ -78,7 +78,7 @@ export const errorTable = {
     status: 429,
     message: "Too many codes have been requested for addresses at this domain. Try again later.",
   },
-  otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again tomorrow." },
+  otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again later." },
   email_not_configured: { status: 503, message: "Email is not configured" },
   otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access" },
   email_code_invalid: { status: 400, message: "Invalid code" },

@@ -1,11 +1,15 @@
 import type { Collection } from "./collections";
 import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
 
-/** What an address has used: its sends in the last hour and its run of failed checks. */
+/** What an address has used: its sends in the last hour, its run of failed checks and of locks. */
 export interface LimitState {
   sends: Date[];
   failures: number;
   lockedUntil: Date | null;
+  /** Locks in a row without a right code between them (each lasts longer: core/email-codes/rules). */
+  lockouts: number;
+  /** When the owner was last told of a lock. */
+  noticeAt: Date | null;
 }
 
 /**
@@ -35,6 +39,8 @@ export async function findAll(db: Firestore, addressIds: string[], tx: Transacti
         sends: Array.isArray(d.sends) ? d.sends.map(toDate) : [],
         failures: typeof d.failures === "number" ? d.failures : 0,
         lockedUntil: optionalDate(d.lockedUntil),
+        lockouts: typeof d.lockouts === "number" ? d.lockouts : 0,
+        noticeAt: optionalDate(d.noticeAt),
       };
     });
 }
@@ -54,6 +60,8 @@ export function save(
     sends: state.sends,
     failures: state.failures,
     lockedUntil: state.lockedUntil,
+    lockouts: state.lockouts,
+    noticeAt: state.noticeAt,
     forgetAfter,
   });
   for (const old of found) if (old.addressId !== addressId) tx.delete(ref(db, old.addressId));

@@ -40,3 +40,26 @@ export function codeMail(to: string, code: string, purpose: Purpose, idUrl: stri
   ].join("\n");
   return { to, subject: w.subject, text, html };
 }
+
+/**
+ * The mail that tells an address's owner that sign-in by code was paused for it, after a run of
+ * wrong codes. No link, as with the codes: it names the host, and what the person can do.
+ */
+export function lockNoticeMail(to: string, until: Date, idUrl: string): MailMessage {
+  const host = new URL(idUrl).host;
+  const when = `${until.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  const subject = "Sign-in by email code paused for your address";
+  const paragraphs = [
+    `Someone entered many wrong sign-in codes for this address, so sign-in by emailed code is paused for it until ${when}.`,
+    `If it was you, wait until then and ask for a new code at ${host}, or sign in another way (a provider, or a passkey if you have one): those are not paused.`,
+    "If it was not you, nobody got in: codes only ever come to this mailbox, and none of the guesses was right. You need do nothing. Never share a code you receive.",
+  ];
+  const text = `${paragraphs.join("\n\n")}\n`;
+  const html = [
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${subject}</title></head>`,
+    `<body style="font-family:sans-serif;line-height:1.5">`,
+    ...paragraphs.map((p) => `<p>${p}</p>`),
+    `</body></html>`,
+  ].join("\n");
+  return { to, subject, text, html };
+}

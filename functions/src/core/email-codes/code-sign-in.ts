@@ -8,7 +8,7 @@ import { translateFailure, type Failure } from "../failures";
 
 type SignInDeps = Pick<
   Deps,
-  "store" | "clock" | "random" | "config" | "mailer" | "log" | "identity" | "transaction" | "pepper"
+  "store" | "clock" | "random" | "config" | "mailer" | "mailQueue" | "log" | "identity" | "transaction" | "pepper"
 >;
 
 const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {

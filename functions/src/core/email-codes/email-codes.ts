@@ -4,7 +4,7 @@ import * as codes from "../../store/email-codes";
 import * as budgets from "../../store/send-budgets";
 import * as people from "../../store/people";
 import { recordAccessRequest } from "../people/access-requests";
-import { codeMail } from "./code-mail";
+import { codeMail, lockNoticeMail } from "./code-mail";
 import { addressIds, budgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
 import { canonicalEmail } from "../email-address";
 import {
@@ -19,6 +19,7 @@ import {
   isLocked,
   normaliseCode,
   nextSendAt,
+  noticeDue,
   sendRefusal,
   sendBudgets,
   serviceShards,
@@ -117,7 +118,7 @@ async function issue(
  * outcome, so concurrent guesses cannot share a spare attempt.
  */
 export async function checkCode(
-  deps: Pick<Deps, "store" | "clock" | "pepper" | "transaction">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "config" | "pepper" | "transaction" | "mailQueue" | "log">,
   address: string,
   purpose: Purpose,
   otp: string,
@@ -128,7 +129,9 @@ export async function checkCode(
   ensure(code, "email_code_malformed");
   const ring = ringOf(deps);
   const ids = addressIds(ring, address);
-  return deps.transaction(async (tx) => {
+  let noticed = false;
+  const result = await deps.transaction(async (tx) => {
+    noticed = false;
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
     const live = await codes.findFirst(store, ids, tx);
@@ -149,12 +152,21 @@ export async function checkCode(
     }
     const next: LimitState | null = decision.failed
       ? afterFailure(state, now)
-      : decision.result === "valid" && state.failures > 0
+      : decision.result === "valid" && (state.failures > 0 || state.lockouts > 0)
         ? afterSuccess(state)
         : null;
+    if (next && noticeDue(state, next, now) && next.lockedUntil !== null) {
+      // The owner of the mailbox hears of the lock, in the transaction that sets it (at most daily).
+      const notice = lockNoticeMail(address, next.lockedUntil, deps.config.idUrl);
+      enqueueMail(deps, tx, notice, { kind: "lock-notice", deliverBy: next.lockedUntil });
+      next.noticeAt = now;
+      noticed = true;
+    }
     if (next) limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
     return decision.result;
   });
+  if (noticed) await wakeDrainer(deps);
+  return result;
 }
 
 const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {

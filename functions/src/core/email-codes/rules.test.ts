@@ -11,6 +11,9 @@ import {
   combine,
   decideCheck,
   FAILURE_CEILING,
+  forgetAfter,
+  LOCKOUT_STEPS_MS,
+  noticeDue,
   isLocked,
   NO_LIMITS,
   nextSendAt,
@@ -99,26 +102,69 @@ describe("nextSendAt", () => {
 });
 
 describe("the failure ceiling", () => {
-  it("locks the address for a day at the hundredth failure in a row, and starts a fresh run", () => {
+  /** A hundred failures in a row at `when`. */
+  const hundred = (state: LimitState, when: Date) => {
+    for (let i = 0; i < FAILURE_CEILING; i++) state = afterFailure(state, when);
+    return state;
+  };
+
+  it("locks the address for 15 minutes at the hundredth failure in a row, and starts a fresh run", () => {
     let state: LimitState = NO_LIMITS;
     for (let i = 1; i < FAILURE_CEILING; i++) state = afterFailure(state, T0);
     expect(state.failures).toBe(99);
     expect(isLocked(state, T0)).toBe(false);
     state = afterFailure(state, T0);
-    expect(state).toMatchObject({ failures: 0, lockedUntil: at(DAY) });
-    expect(isLocked(state, at(DAY - 1))).toBe(true);
-    expect(isLocked(state, at(DAY))).toBe(false);
+    expect(state).toMatchObject({ failures: 0, lockedUntil: at(15 * MINUTE), lockouts: 1 });
+    expect(isLocked(state, at(15 * MINUTE - 1))).toBe(true);
+    expect(isLocked(state, at(15 * MINUTE))).toBe(false);
   });
 
-  it("is reset by a successful check", () => {
-    const state = afterSuccess(afterFailure(afterFailure(NO_LIMITS, T0), T0));
-    expect(state.failures).toBe(0);
+  it("lengthens each lock that follows another without a right code: 15 min, 1 h, 4 h, then a day, never more", () => {
+    let state: LimitState = NO_LIMITS;
+    let now = 0;
+    const lengths: number[] = [];
+    for (let lock = 0; lock < 6; lock++) {
+      state = hundred(state, at(now));
+      lengths.push((state.lockedUntil as Date).getTime() - at(now).getTime());
+      now = (state.lockedUntil as Date).getTime() - T0.getTime() + HOUR;
+    }
+    expect(lengths).toEqual([...LOCKOUT_STEPS_MS, DAY, DAY]);
+    expect(LOCKOUT_STEPS_MS).toEqual([15 * MINUTE, HOUR, 4 * HOUR, DAY]);
+  });
+
+  it("starts the steps again after a right code", () => {
+    const twice = hundred(hundred(NO_LIMITS, T0), at(HOUR));
+    expect(twice.lockouts).toBe(2);
+    const after = afterSuccess({ ...twice, failures: 7 });
+    expect(after).toMatchObject({ failures: 0, lockouts: 0 });
+    expect((hundred(after, at(DAY)).lockedUntil as Date).getTime() - at(DAY).getTime()).toBe(15 * MINUTE);
+  });
+
+  it("tells the owner of a lock at most once a day", () => {
+    const locked = hundred(NO_LIMITS, T0);
+    expect(noticeDue(NO_LIMITS, locked, T0)).toBe(true);
+    const told = { ...locked, noticeAt: T0 };
+    // No new lock, no notice; a new lock inside the day, none either; after it, one.
+    expect(noticeDue(told, afterFailure(told, at(MINUTE)), at(MINUTE))).toBe(false);
+    expect(noticeDue(told, hundred(told, at(HOUR)), at(HOUR))).toBe(false);
+    expect(noticeDue(told, hundred(told, at(DAY)), at(DAY))).toBe(true);
+  });
+
+  it("keeps a record of locks a day past the last one, so the next lock knows its step", () => {
+    const locked = hundred(NO_LIMITS, T0);
+    expect(forgetAfter(locked)).toEqual(at(15 * MINUTE + DAY));
   });
 
   it("counts the records of one address under several keys as one", () => {
-    const a: LimitState = { sends: [at(0)], failures: 3, lockedUntil: null };
-    const b: LimitState = { sends: [at(0), at(MINUTE)], failures: 4, lockedUntil: at(DAY) };
-    expect(combine([a, b])).toEqual({ sends: [at(0), at(MINUTE)], failures: 7, lockedUntil: at(DAY) });
+    const a: LimitState = { sends: [at(0)], failures: 3, lockedUntil: null, lockouts: 0, noticeAt: null };
+    const b: LimitState = { sends: [at(0), at(MINUTE)], failures: 4, lockedUntil: at(DAY), lockouts: 2, noticeAt: T0 };
+    expect(combine([a, b])).toEqual({
+      sends: [at(0), at(MINUTE)],
+      failures: 7,
+      lockedUntil: at(DAY),
+      lockouts: 2,
+      noticeAt: T0,
+    });
     expect(combine([])).toEqual(NO_LIMITS);
   });
 });

@@ -10,7 +10,16 @@ export const RESEND_INTERVAL_MS = 60 * SECOND;
 export const SENDS_PER_HOUR = 5;
 /** Consecutive failed checks of one address, across its codes, before it is locked out. */
 export const FAILURE_CEILING = 100;
-export const LOCKOUT_MS = DAY;
+/**
+ * How long each lock lasts, by how many locks the address has had in a row without a right code
+ * in between: the first is short, for a person who lost track of their codes; the fourth and
+ * later last a day, as every lock did before. A lock never grows while it runs (checks during it
+ * are neither compared nor counted), so the only way to a longer one is another hundred failures
+ * after it, which the send limits make take at least four hours.
+ */
+export const LOCKOUT_STEPS_MS = [15 * MINUTE, HOUR, 4 * HOUR, DAY] as const;
+/** The owner hears of a lock at most once in this long. */
+export const LOCK_NOTICE_INTERVAL_MS = DAY;
 
 export const PURPOSES = ["signin", "request-access"] as const;
 export type Purpose = (typeof PURPOSES)[number];
@@ -32,18 +41,24 @@ export function normaliseCode(otp: string): string | null {
 
 export type { LimitState };
 
-export const NO_LIMITS: LimitState = { sends: [], failures: 0, lockedUntil: null };
+export const NO_LIMITS: LimitState = { sends: [], failures: 0, lockedUntil: null, lockouts: 0, noticeAt: null };
+
+const latest = (dates: Array<Date | null>): Date | null => {
+  const set = dates.filter((d): d is Date => d !== null);
+  return set.length === 0 ? null : new Date(Math.max(...set.map((d) => d.getTime())));
+};
 
 /** Records of one address under several pepper keys (during a rotation) count as one. */
 export function combine(states: LimitState[]): LimitState {
   const sends = [...new Map(states.flatMap((s) => s.sends).map((d) => [d.getTime(), d])).values()].sort(
     (a, b) => a.getTime() - b.getTime(),
   );
-  const locks = states.map((s) => s.lockedUntil).filter((d): d is Date => d !== null);
   return {
     sends,
     failures: states.reduce((sum, s) => sum + s.failures, 0),
-    lockedUntil: locks.length === 0 ? null : new Date(Math.max(...locks.map((d) => d.getTime()))),
+    lockedUntil: latest(states.map((s) => s.lockedUntil)),
+    lockouts: Math.max(0, ...states.map((s) => s.lockouts)),
+    noticeAt: latest(states.map((s) => s.noticeAt)),
   };
 }
 
@@ -86,20 +101,36 @@ export function afterSend(state: LimitState, now: Date): LimitState {
   return { ...state, sends: [...recentSends(state, now), now] };
 }
 
-/** The hundredth failure in a row locks the address for a day and starts a fresh run after it. */
+/**
+ * The hundredth failure in a row locks the address for the next step of LOCKOUT_STEPS_MS and
+ * starts a fresh run after it.
+ */
 export function afterFailure(state: LimitState, now: Date): LimitState {
   const failures = state.failures + 1;
   if (failures < FAILURE_CEILING) return { ...state, failures };
-  return { ...state, failures: 0, lockedUntil: new Date(now.getTime() + LOCKOUT_MS) };
+  const step = LOCKOUT_STEPS_MS[Math.min(state.lockouts, LOCKOUT_STEPS_MS.length - 1)] as number;
+  return { ...state, failures: 0, lockedUntil: new Date(now.getTime() + step), lockouts: state.lockouts + 1 };
 }
 
+/** A right code: the run of failures and of locks starts again. */
 export function afterSuccess(state: LimitState): LimitState {
-  return { ...state, failures: 0 };
+  return { ...state, failures: 0, lockouts: 0 };
 }
 
-/** When a record can be forgotten: nothing in it matters after its last send's hour and its lockout. */
+/** Whether a lock set now should be told to the mailbox's owner: at most once a day. */
+export function noticeDue(before: LimitState, after: LimitState, now: Date): boolean {
+  const locked = after.lockouts > before.lockouts;
+  return locked && (after.noticeAt === null || now.getTime() - after.noticeAt.getTime() >= LOCK_NOTICE_INTERVAL_MS);
+}
+
+/**
+ * When a record can be forgotten: nothing in it matters after its last send's hour and its
+ * lockout; a record of locks is kept a day past the last one, so the next lock knows its step.
+ */
 export function forgetAfter(state: LimitState): Date {
-  const times = [...state.sends.map((at) => at.getTime() + HOUR), state.lockedUntil?.getTime() ?? 0, 0];
+  const lockEnd = state.lockedUntil?.getTime() ?? 0;
+  const times = [...state.sends.map((at) => at.getTime() + HOUR), lockEnd, 0];
+  if (state.lockouts > 0) times.push(lockEnd + DAY);
   return new Date(Math.max(...times));
 }
 
