@@ -453,6 +453,54 @@ describe("the OpenID Connect provider", () => {
       }
     });
 
+    it("refuses a caller after ten wrong secrets in ten minutes, for ten minutes, right secret or not; others go on", async () => {
+      const throttled = { clientId: unique("client"), clientSecret: randomBytes(32).toString("base64url") };
+      await registerClient(deps, { ...throttled, name: "Throttled app", redirectUris: [REDIRECT] });
+      const from = (caller: string, secret: string, code = "c") =>
+        request(app)
+          .post("/auth/oidc/token")
+          .type("form")
+          .set("X-Forwarded-For", caller)
+          .set("Authorization", basic(throttled.clientId, secret))
+          .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
+      const attacker = "198.51.100.77";
+      const statuses = [];
+      for (let i = 0; i < 12; i++) statuses.push((await from(attacker, `wrong-${i}`)).status);
+      expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
+      const refused = await from(attacker, throttled.clientSecret);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
+      expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(600);
+      // The client's own servers, elsewhere, are not held back: a right secret gets to the code.
+      expect((await from("203.0.113.50", throttled.clientSecret)).body.error).toBe("invalid_grant");
+      // Attempts while refused did not make the refusal longer.
+      deps.clock.advance(10 * 60 * SECOND);
+      expect((await from(attacker, throttled.clientSecret)).body.error).toBe("invalid_grant");
+    });
+
+    it("counts 30 concurrent wrong secrets from one caller exactly: ten 401s, the rest refused", async () => {
+      const raced = { clientId: unique("client"), clientSecret: randomBytes(32).toString("base64url") };
+      await registerClient(deps, { ...raced, name: "Raced app", redirectUris: [REDIRECT] });
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          request(app)
+            .post("/auth/oidc/token")
+            .type("form")
+            .set("X-Forwarded-For", "198.51.100.88")
+            .set("Authorization", basic(raced.clientId, `wrong-${i}`))
+            .send({
+              grant_type: "authorization_code",
+              code: "c",
+              redirect_uri: REDIRECT,
+              code_verifier: pkce().verifier,
+            }),
+        ),
+      );
+      expect(answers.filter((a) => a.status === 401)).toHaveLength(10);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
+    });
+
     it("answers unsupported_grant_type for anything but authorization_code", async () => {
       const res = await token({ grant_type: "password", username: "a", password: "b" });
       expect(res.status).toBe(400);

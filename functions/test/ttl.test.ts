@@ -15,6 +15,7 @@ import * as emailCodes from "../src/store/email-codes";
 import * as exchangeCodes from "../src/store/exchange-codes";
 import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
+import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
 import * as sendBudgets from "../src/store/send-budgets";
 
@@ -117,6 +118,13 @@ describe("data expiry", () => {
           sendBudgets.save(db, tx, budget, later(3_600_000));
         });
         return [`sendBudgets/${budget.id}`];
+      },
+      clientThrottles: async () => {
+        const throttleId = id();
+        await db.runTransaction(async (tx) => {
+          clientThrottles.save(db, tx, { id: throttleId, failures: [at], refusedUntil: null }, later(600_000));
+        });
+        return [`clientThrottles/${throttleId}`];
       },
       outbox: async () => {
         const entryId = id();

@@ -73,6 +73,7 @@ export type ErrorCode =
 
   // OpenID Connect provider: `message` is the error_description
   | "oauth_invalid_client"
+  | "oauth_client_throttled"
   | "oauth_invalid_request"
   | "oauth_unknown_client"
   | "oauth_redirect_not_registered"

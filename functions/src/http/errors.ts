@@ -93,6 +93,11 @@ export const errorTable = {
 
   // OpenID Connect provider: `message` is the error_description
   oauth_invalid_client: { status: 401, message: "Client authentication failed", oauth: "invalid_client" },
+  oauth_client_throttled: {
+    status: 429,
+    message: "Too many failed client authentications from this caller; try again later",
+    oauth: "temporarily_unavailable",
+  },
   oauth_invalid_request: {
     status: 400,
     message: "A required parameter is missing or malformed",

@@ -14,6 +14,7 @@ import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
 import { isForm, readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
+import { requestOrigin } from "../http/origin";
 import { htmlErrors, oauthErrors, oauthFields, type Presenter } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
@@ -167,7 +168,8 @@ export function routes(deps: Deps): Router {
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     ensure(clientId && secret, "oauth_invalid_client");
-    const client = await authenticateClient(deps, clientId, secret);
+    const caller = requestOrigin(req, deps.config.clientAddressHops).client;
+    const client = await authenticateClient(deps, clientId, secret, caller);
     ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
     ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");
     const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
@@ -181,7 +183,7 @@ export function routes(deps: Deps): Router {
       "oauth_invalid_request",
       "code_verifier must be 43 to 128 unreserved characters",
     );
-    const tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
+    const tokens = await redeem({ client, caller, code, redirectUri, codeVerifier: codeVerifier ?? null });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);

@@ -24,6 +24,7 @@ export const COLLECTIONS = {
   // so it is kept as long as that token lives.
   oidcCodes: "forgetAfter",
   oidcAccessTokens: "expiresAt",
+  clientThrottles: "forgetAfter",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

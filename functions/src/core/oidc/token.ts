@@ -5,7 +5,9 @@ import * as codes from "../../store/oidc-codes";
 import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
 import * as people from "../../store/people";
-import { AppError, ensure } from "../errors";
+import * as throttles from "../../store/client-throttles";
+import { AppError, ensure, limitReached } from "../errors";
+import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
@@ -16,17 +18,32 @@ import { claimsFor } from "./scopes";
 export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 
-/** The registered client whose secret was presented, or invalid_client. */
+/**
+ * The registered client whose secret was presented, or invalid_client. A wrong secret is counted
+ * against the client id and `caller` in a transaction (core/oidc/client-throttle), and past the
+ * limit answered 429 instead; a right one is checked against the same record in the redemption's
+ * own transaction, so the throttle costs the success path no round trip.
+ */
 export async function authenticateClient(
-  deps: Pick<Deps, "store" | "clients" | "clock">,
+  deps: Pick<Deps, "store" | "clients" | "clock" | "transaction">,
   clientId: string,
   secret: string,
+  caller: string,
 ): Promise<clients.OidcClient> {
   const client = await findClient(deps, clientId);
   // Secrets are stored as SHA-256 digests, compared in constant time; an unknown client costs the same.
   const matched = secretMatches(client, secret, deps.clock.now());
-  ensure(client && matched, "oauth_invalid_client");
-  return client;
+  if (client && matched) return client;
+  await deps.transaction(async (tx) => {
+    const [throttle] = await throttles.findAll(deps.store, [throttleId(clientId, caller)], tx);
+    const now = deps.clock.now();
+    const until = refusedUntil(throttle as throttles.Throttle, now);
+    // A refused attempt is not counted: nothing can make a running refusal longer.
+    if (until) throw limitReached("oauth_client_throttled", now, until);
+    const next = afterFailure(throttle as throttles.Throttle, now);
+    throttles.save(deps.store, tx, next, throttleForgetAfter(next));
+  });
+  throw new AppError("oauth_invalid_client");
 }
 
 export interface TokenResponse {
@@ -44,6 +61,8 @@ export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
 
 interface Redemption {
   clientId: string;
+  /** The client throttle's record for this client id and caller (checked before anything else). */
+  throttleId: string;
   hash: string;
   redirectUri: string;
   codeVerifier: string | null;
@@ -70,8 +89,12 @@ function decide(
   r: Redemption,
   stored: codes.OidcCode | null,
   person: people.Person | null,
+  throttle: throttles.Throttle | undefined,
   now: Date,
 ): Decision {
+  // A caller refused for wrong secrets is refused with the right one too, and spends nothing.
+  const until = throttle === undefined ? null : refusedUntil(throttle, now);
+  if (until) throw limitReached("oauth_client_throttled", now, until);
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
   // A code issued without a challenge (a PKCE-optional client) must be redeemed without a verifier,
@@ -133,11 +156,15 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
 /** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
 function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   return deps.transaction(async (tx) => {
-    const found = await codes.findManyByHash(
-      deps.store,
-      batch.map((r) => r.hash),
-      tx,
-    );
+    const [found, throttled] = await Promise.all([
+      codes.findManyByHash(
+        deps.store,
+        batch.map((r) => r.hash),
+        tx,
+      ),
+      throttles.findAll(deps.store, [...new Set(batch.map((r) => r.throttleId))], tx),
+    ]);
+    const throttleOf = new Map(throttled.map((t) => [t.id, t]));
     // The people behind unused codes, through the per-instance cache every gated request uses:
     // read before anything is written, so a person who may not sign in gets no token stored.
     const owners = await Promise.all(
@@ -148,7 +175,7 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
     const now = deps.clock.now();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, now);
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, throttleOf.get(r.throttleId), now);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;
@@ -159,6 +186,8 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
 
 export type Redeemer = (input: {
   client: clients.OidcClient;
+  /** Where the request came from, for the client throttle. */
+  caller: string;
   code: string;
   redirectUri: string;
   codeVerifier: string | null;
@@ -194,6 +223,7 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(accessToken);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
+      throttleId: throttleId(input.client.clientId, input.caller),
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,

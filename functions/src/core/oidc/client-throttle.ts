@@ -1,0 +1,42 @@
+import { createHash } from "node:crypto";
+import { MINUTE } from "../../clock";
+import type { Throttle } from "../../store/client-throttles";
+
+/**
+ * The token endpoint's throttle on client authentication: after FAILURES_ALLOWED wrong secrets
+ * for one client id from one caller inside the window, that caller's requests for that client id
+ * are refused (429, Retry-After) until REFUSAL_MS has passed, right secret or not, so a refusal
+ * tells nothing about a guess. Another caller of the same client id (its own servers, say) is not
+ * affected. A refusal never grows while it runs: refused attempts are not counted.
+ */
+export const FAILURES_ALLOWED = 10;
+export const FAILURE_WINDOW_MS = 10 * MINUTE;
+export const REFUSAL_MS = 10 * MINUTE;
+
+/** The record of one client id and caller: a digest of both, so neither is stored. */
+export function throttleId(clientId: string, caller: string): string {
+  return createHash("sha256").update(`client-throttle\u0000${clientId}\u0000${caller}`, "utf8").digest("hex");
+}
+
+/** When the refusal ends, if one runs now. */
+export function refusedUntil(throttle: Throttle, now: Date): Date | null {
+  return throttle.refusedUntil !== null && now.getTime() < throttle.refusedUntil.getTime()
+    ? throttle.refusedUntil
+    : null;
+}
+
+/** One more wrong secret: the failures inside the window, and a refusal from the one that reaches the limit. */
+export function afterFailure(throttle: Throttle, now: Date): Throttle {
+  const failures = [...throttle.failures.filter((at) => now.getTime() - at.getTime() < FAILURE_WINDOW_MS), now];
+  if (failures.length < FAILURES_ALLOWED) return { ...throttle, failures };
+  return { ...throttle, failures: [], refusedUntil: new Date(now.getTime() + REFUSAL_MS) };
+}
+
+/** When the record stops mattering: its last failure's window and its refusal are over. */
+export function forgetAfter(throttle: Throttle): Date {
+  const times = [
+    ...throttle.failures.map((at) => at.getTime() + FAILURE_WINDOW_MS),
+    throttle.refusedUntil?.getTime() ?? 0,
+  ];
+  return new Date(Math.max(0, ...times));
+}
