@@ -139,6 +139,49 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
     await t.page.getByText(`Signed in as ${email}.`).waitFor();
   });
 
+  it("shows the email step at once, and keeps what a person typed while a slow session check answers", async () => {
+    t.name = "typed-before-session-check";
+    const email = await known();
+    await askForCode(email);
+    await enterCode(await codeFor(email));
+    await t.visitor.reaches("Your account");
+    // The check of this browser's session takes its time; the form does not wait for it.
+    let answered = false;
+    await t.page.route("**/auth/session/refresh", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+      answered = true;
+    });
+    await t.page.goto(`${ID_HOST}/`);
+    await t.visitor.reaches("Sign in");
+    await t.visitor.fill("Email address", "someone.else@");
+    expect(answered).toBe(false);
+    const notice = t.page.getByRole("status").filter({ hasText: "You're already signed in as" });
+    await notice.waitFor();
+    expect(await t.page.getByLabel("Email address").inputValue()).toBe("someone.else@");
+    expect(await t.page.locator("h1").innerText()).toBe("Sign in");
+    await t.page.unroute("**/auth/session/refresh");
+  });
+
+  it("offers the code step when a code was mailed moments ago, and that code signs in", async () => {
+    t.name = "code-already-sent";
+    const email = await known();
+    await askForCode(email);
+    const code = await codeFor(email);
+    // Back to the start (a reload, a new tab), the same address again inside the minute.
+    await t.page.goto(`${ID_HOST}/`);
+    await t.visitor.reaches("Sign in");
+    await t.visitor.fill("Email address", email);
+    await t.visitor.press("Email me a code");
+    const alert = t.page.getByRole("alert").filter({ hasText: /./ });
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/We've just sent a code to this address/);
+    await t.visitor.press("Enter the code we sent");
+    await t.visitor.reaches("Check your email");
+    await enterCode(code);
+    await t.visitor.reaches("Your account");
+  });
+
   it("says so after each wrong code, and refuses the right one after the fifth", async () => {
     t.name = "five-wrong-codes";
     const email = await known();

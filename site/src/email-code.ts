@@ -3,7 +3,7 @@
  * and access requests differ only in their words and in what a correct code leads to.
  */
 import { call, Unreachable, type Answer } from "./api";
-import { codeRefusal, normaliseCode, sendRefusal, UNREACHABLE } from "./messages";
+import { codeRefusal, justSent, normaliseCode, sendRefusal, UNREACHABLE } from "./messages";
 import { alertBox, button, field, h, paragraph, view, whileBusy } from "./ui";
 
 export interface EmailCodeJourney {
@@ -23,11 +23,22 @@ async function send(journey: EmailCodeJourney, email: string): Promise<Answer> {
   return call("POST", "/auth/otp/send", { email, purpose: journey.purpose });
 }
 
-export function emailStep(journey: EmailCodeJourney, prefill = ""): void {
+/** The email step on the page: whether the person has begun with it, and room for a word above it. */
+export interface EmailStep {
+  /** Typed in the field, or moved on from the step: a page must not take the form away then. */
+  started(): boolean;
+  /** Puts `notice` above the form, leaving the form and what is in it as they are. */
+  offer(notice: Node): void;
+}
+
+export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
   const alert = alertBox();
   const email = field({ label: "Email address", name: "email", type: "email", autocomplete: "email", value: prefill });
   const submit = button("Email me a code", { type: "submit" });
   const form = h("form", { novalidate: true }, alert.element, email.element, submit);
+  // A code that was just sent to this address is already in the mailbox: go and enter it.
+  const enterSentCode = (address: string) =>
+    button("Enter the code we sent", { kind: "secondary", onclick: () => codeStep(journey, address) });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void whileBusy(submit, "Sending…", async () => {
@@ -40,6 +51,7 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): void {
         if (answer.status === 200) return codeStep(journey, address);
         const refusal = sendRefusal(answer);
         if (refusal.field) email.setError(refusal.field);
+        else if (justSent(answer)) alert.show(refusal.alert ?? null, enterSentCode(address));
         else alert.show(refusal.alert ?? null);
       } catch (err) {
         if (!(err instanceof Unreachable)) throw err;
@@ -49,6 +61,12 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): void {
   });
   view(journey.title, paragraph(journey.intro), form, ...(journey.after?.() ?? []));
   email.input.focus();
+  return {
+    started: () => !form.isConnected || email.input.value !== prefill,
+    offer(notice) {
+      if (form.isConnected) form.before(notice);
+    },
+  };
 }
 
 export function codeStep(journey: EmailCodeJourney, email: string): void {

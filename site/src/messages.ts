@@ -24,13 +24,17 @@ export function waitFor(seconds: number): string {
 export const TRY_AGAIN = "Something went wrong on our side. Please try again in a moment.";
 export const UNREACHABLE = "We couldn't reach the service. Check your connection and try again.";
 
+/** Whether a send was refused because a code went to the address moments ago (it can be entered). */
+export function justSent(answer: Answer): boolean {
+  return answer.status === 429 && says(answer, "otp_resend_too_soon");
+}
+
 /** Why POST /auth/otp/send refused: `field` for the address itself, `alert` for the rest. */
 export function sendRefusal(answer: Answer): { field?: string; alert?: string } {
   const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);
   if (answer.status === 400) return { field: "Enter your email address, like name@example.com." };
   if (answer.status === 429) {
-    if (says(answer, "otp_resend_too_soon"))
-      return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
+    if (justSent(answer)) return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
     if (says(answer, "otp_address_locked"))
       return {
         alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.`,

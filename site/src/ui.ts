@@ -105,13 +105,16 @@ export function field(options: {
   };
 }
 
-/** A notice at the top of a form: a refusal that belongs to no one field. Announced at once. */
-export function alertBox(): { element: HTMLElement; show(message: string | null): void } {
+/**
+ * A notice at the top of a form: a refusal that belongs to no one field, announced at once, with
+ * what the person can do about it (a button) after its words when there is something.
+ */
+export function alertBox(): { element: HTMLElement; show(message: string | null, ...actions: Node[]): void } {
   const element = h("div", { class: "alert", role: "alert", hidden: true });
   return {
     element,
-    show(message) {
-      element.textContent = message ?? "";
+    show(message, ...actions) {
+      element.replaceChildren(...(message === null ? [] : [h("p", {}, message), ...actions]));
       element.hidden = message === null;
     },
   };

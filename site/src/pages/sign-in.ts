@@ -66,10 +66,13 @@ function noAccount(email: string): void {
   );
 }
 
+function describe(person: Person): string {
+  return person.email === null ? person.name : person.name === "" ? person.email : `${person.name} (${person.email})`;
+}
+
 /** Already signed in: carry on as that person, or sign in as someone else. */
 function signedIn(person: Person, to: Destination): void {
-  const who =
-    person.email === null ? person.name : person.name === "" ? person.email : `${person.name} (${person.email})`;
+  const who = describe(person);
   const other = button("Sign in as someone else", {
     kind: "secondary",
     onclick: () => void call("POST", "/auth/logout").finally(() => emailStep(journey(to))),
@@ -100,12 +103,20 @@ async function main(): Promise<void> {
   }
   const to: Destination = { redirect, project: projectFrom(here.searchParams.get("project")), restart };
   void listBridges();
-  // prompt=login: the person must authenticate now, whatever this browser already holds.
-  if (!prompts.includes("login")) {
-    const session = await currentSession();
-    if (session.kind === "signed-in") return signedIn(session.person, to);
-  }
-  emailStep(journey(to));
+  // The form first, at once: the session is checked beside it, and a person who has begun typing
+  // keeps what they typed. prompt=login: they must authenticate now, whatever this browser holds.
+  const step = emailStep(journey(to));
+  if (prompts.includes("login")) return;
+  const session = await currentSession();
+  if (session.kind !== "signed-in") return;
+  if (!step.started()) return signedIn(session.person, to);
+  step.offer(
+    h(
+      "div",
+      { class: "notice", role: "status" },
+      paragraph(`You're already signed in as ${describe(session.person)}. `, h("a", { href: to.redirect }, "Continue")),
+    ),
+  );
 }
 
 void main();
