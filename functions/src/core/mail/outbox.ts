@@ -24,8 +24,11 @@ export const LEASE_MS = MINUTE;
 export const MAX_ATTEMPTS = 10;
 /** How many entries one drain sends before handing the rest to another. */
 export const DRAIN_BATCH = 25;
-/** A notice not delivered within three days is no longer news. */
-export const NOTICE_DELIVER_WITHIN_MS = 3 * DAY;
+/**
+ * A notice not delivered within a day is given up: by then it is stale, and the pepper key it was
+ * sealed under may have been retired (CODE_PEPPER's rotation keeps an old key for 24 hours).
+ */
+export const NOTICE_DELIVER_WITHIN_MS = DAY;
 /** How long a finished entry is kept for the log's sake. */
 const KEPT_MS = 7 * DAY;
 
