@@ -24,11 +24,12 @@ export interface ExchangeTrace {
   answers: Exchange[];
 }
 
-/** What was stored right after a send answered 500 "Could not send a code". */
-export interface WithdrawCheck {
+/** A code the load waited for in the inbox: when it was sent, and whether and when it came. */
+export interface MailWait {
   address: string;
-  at: number;
-  stored: "absent" | "present" | "unreadable";
+  sentAt: number;
+  /** null: it never came within the wait. */
+  arrivedAt: number | null;
 }
 
 /** A claims callback as the identity provider sent it, and what came back for the account. */
@@ -61,13 +62,12 @@ export interface LoadContext {
   recorder: Recorder;
   authHost: string;
   mailUrl: string;
-  pepper: string;
   epoch: () => number;
   codes: CodeTrace[];
   exchanges: ExchangeTrace[];
   /** Authorization codes from the OIDC provider and every redemption of each. */
   authorizations: ExchangeTrace[];
-  withdrawals: WithdrawCheck[];
+  mailWaits: MailWait[];
   /** Bridge sign-ins: the state (as a code) and every callback that brought it back. */
   bridges: ExchangeTrace[];
   claims: ClaimsTrace[];

@@ -40,8 +40,6 @@ export function within<T>(ms: number, work: Promise<T>): Promise<T> {
 const { issueExchangeCode: issue } = service<any>("core/sessions/exchange-codes");
 const { systemClock } = service<any>("clock");
 const { cryptoRandom } = service<any>("random");
-const { addressIds, parsePepper } = service<any>("core/email-codes/code-pepper");
-const { canonicalEmail } = service<any>("core/email-address");
 const people = service<any>("store/people");
 const { registerClient } = service<any>("core/oidc/clients");
 
@@ -71,12 +69,6 @@ async function read(path: string): Promise<Doc | null> {
 
 export function exchangeCodeDoc(code: string): Promise<Doc | null> {
   return read(`exchangeCodes/${createHash("sha256").update(code, "utf8").digest("hex")}`);
-}
-
-/** The email code stored for `address`, under the id the service gives it (core/code-pepper). */
-export function emailCodeDoc(pepper: string, address: string): Promise<Doc | null> {
-  const id = addressIds(parsePepper(pepper), canonicalEmail(address))[0] as string;
-  return read(`emailCodes/${id}`);
 }
 
 export interface NewPerson {
