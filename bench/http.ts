@@ -51,7 +51,7 @@ export async function runHttpBench(firestoreHost: string): Promise<HttpBench> {
   const { sessionTokens } = service<any>("core/sessions/session-token");
   const now = new Date();
   const { token } = await sessionTokens(keys, "https://id.example.test", "example.test").issue(
-    { uid, personId, sessionId: personId, authTime: now },
+    { uid, personId, sessionId: personId, authTime: now, amr: ["otp"] },
     now,
     14 * 24 * 3600 * 1000,
   );

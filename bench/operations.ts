@@ -33,7 +33,7 @@ export interface Row {
 
 interface Tokens {
   issue(
-    c: { uid: string; personId: string; sessionId: string; authTime: Date },
+    c: { uid: string; personId: string; sessionId: string; authTime: Date; amr: string[] },
     now: Date,
     ms: number,
   ): Promise<{ token: string }>;
@@ -78,7 +78,7 @@ export async function runOperations(): Promise<Row[]> {
       await createPeople([p]);
       const now = new Date(performance.timeOrigin + performance.now());
       const { token } = await tokens.issue(
-        { uid: p.uid, personId: p.personId, sessionId: p.personId, authTime: now },
+        { uid: p.uid, personId: p.personId, sessionId: p.personId, authTime: now, amr: ["otp"] },
         now,
         14 * 24 * 3600 * 1000,
       );

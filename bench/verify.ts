@@ -21,7 +21,7 @@ import { fmt, median, range } from "./lib/stats.ts";
 
 interface Tokens {
   issue(
-    c: { uid: string; personId: string; sessionId: string; authTime: Date },
+    c: { uid: string; personId: string; sessionId: string; authTime: Date; amr: string[] },
     now: Date,
     ms: number,
   ): Promise<{ token: string }>;
@@ -111,7 +111,7 @@ export async function runVerifyBench(): Promise<{
   const ring = parseKeyRing(keys);
   const now = new Date();
   const { token } = await tokens.issue(
-    { uid: "uid-1", personId: "person-1", sessionId: "session-1", authTime: now },
+    { uid: "uid-1", personId: "person-1", sessionId: "session-1", authTime: now, amr: ["otp"] },
     now,
     14 * 24 * 3600 * 1000,
   );

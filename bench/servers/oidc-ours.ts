@@ -61,7 +61,11 @@ async function mint(n: number): Promise<string[]> {
   const worker = async () => {
     while (codes.length < n) {
       const slot = codes.push("") - 1;
-      codes[slot] = await issueAuthorizationCode(deps, request, person, { uid, authTime: deps.clock.now() });
+      codes[slot] = await issueAuthorizationCode(deps, request, person, {
+        uid,
+        authTime: deps.clock.now(),
+        amr: ["otp"],
+      });
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));

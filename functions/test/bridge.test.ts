@@ -209,6 +209,8 @@ describe("GET /auth/bridge/:provider/callback", () => {
     const idToken = await signInWithCustomToken(to.searchParams.get("customToken") as string);
     const verified = await testDeps().identity.verifyIdToken(idToken, false);
     expect(verified?.uid).toBe(`gaming:${who}`);
+    // Another provider vouched for the person (RFC 8176 fed).
+    expect(verified?.amr).toEqual(["fed"]);
   });
 
   it("defaults the redirect to the identity host's account page", async () => {

@@ -141,6 +141,22 @@ describe("the OpenID Connect provider", () => {
       expect(info.body).toEqual({ sub: person.id, email: account.email, email_verified: true, name: "Ada" });
     });
 
+    it("says in the ID token how the person signed in (amr), as their session recorded it", async () => {
+      const { account, person } = await accountWithPerson({ name: "Ada" });
+      const cookie = await sessionCookieFor(deps, account.uid, person.id, ["otp"]);
+      const { code, verifier } = await codeFor(cookie);
+      const res = await redeem(code, verifier);
+      const keys = createLocalJWKSet((await request(app).get("/auth/oidc/jwks")).body);
+      const { payload } = await jwtVerify(res.body.id_token, keys, { currentDate: deps.clock.now() });
+      expect(payload.amr).toEqual(["otp"]);
+      // A session that cannot say how it began gives an ID token without `amr`, never a guess.
+      const unknown = await codeFor(await sessionCookieFor(deps, account.uid, person.id));
+      const bare = await redeem(unknown.code, unknown.verifier);
+      expect(
+        (await jwtVerify(bare.body.id_token, keys, { currentDate: deps.clock.now() })).payload.amr,
+      ).toBeUndefined();
+    });
+
     it("stores only hashes of codes and access tokens", async () => {
       const { cookie } = await signedIn();
       const { code, verifier } = await codeFor(cookie);

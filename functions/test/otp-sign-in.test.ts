@@ -19,6 +19,8 @@ describe("POST /auth/otp/sign-in", () => {
     const idToken = await signInWithCustomToken(res.body.customToken);
     const verified = await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" });
     expect(verified.body).toMatchObject({ approved: true, uid: account.uid, personId: person.id });
+    // The sign-in says it was by a one-time code (RFC 8176 otp), and the session keeps it.
+    expect((await deps.identity.verifyIdToken(idToken, false))?.amr).toEqual(["otp"]);
   });
 
   it("consumes the code: it signs in once", async () => {

@@ -8,7 +8,7 @@ import { DAY, MINUTE, SECOND } from "../src/clock";
 import * as sessions from "../src/routes/sessions";
 import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
 import * as people from "../src/store/people";
-import { randomPhone, signedInByPhone, signedUp, signInWithPassword } from "./support/auth";
+import { randomPhone, signedInByPhone, signedUp, signInWithCustomToken, signInWithPassword } from "./support/auth";
 import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps, unique } from "./support/deps";
 import { accountWithPerson, cookieFrom, sessionCookieFor } from "./support/people";
 
@@ -120,6 +120,30 @@ describe("POST /auth/verify", () => {
     const expires = new Date(/Expires=([^;]+)/.exec(cookie)?.[1] ?? "");
     expect(Math.abs(expires.getTime() - (deps.clock.now().getTime() + 14 * DAY))).toBeLessThan(1000);
     expect(res.headers["cache-control"]).toBe("private, no-store");
+  });
+
+  it.each([
+    ["an email code", ["otp"]],
+    ["a bridge", ["fed"]],
+  ])("records how the person signed in (%s) in the session, from the custom token's claim", async (_how, amr) => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const idToken = await signInWithCustomToken(await auth().createCustomToken(account.uid, { sign_in_methods: amr }));
+    const res = await verify({ idToken, project: "startpage" });
+    expect(res.status).toBe(200);
+    const token = (cookieFrom(res.headers["set-cookie"]) as string).slice("__session=".length);
+    expect(decodeJwt(token).amr).toEqual(amr);
+    expect((await deps.tokens.verify(token, deps.clock.now()))?.amr).toEqual(amr);
+  });
+
+  it("records a password sign-in at the identity provider as pwd, and one it cannot name as nothing", async () => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const byPassword = await verify({ idToken: account.idToken, project: "startpage" });
+    const passwordToken = (cookieFrom(byPassword.headers["set-cookie"]) as string).slice("__session=".length);
+    expect(decodeJwt(passwordToken).amr).toEqual(["pwd"]);
+    const bare = await signInWithCustomToken(await auth().createCustomToken(account.uid));
+    const byCustom = await verify({ idToken: bare, project: "startpage" });
+    const customToken = (cookieFrom(byCustom.headers["set-cookie"]) as string).slice("__session=".length);
+    expect(decodeJwt(customToken).amr).toBeUndefined();
   });
 
   it("records when the person authenticated (the ID token's auth_time), not when the cookie was set", async () => {
@@ -336,7 +360,7 @@ describe("POST /auth/session/refresh", () => {
   it("refuses a token signed with the service's own key that claims to live longer than 14 days", async () => {
     const { account, person } = await accountWithPerson({ projects: ["*"] });
     const now = deps.clock.now();
-    const claims = { uid: account.uid, personId: person.id, sessionId: deps.random.token(16), authTime: now };
+    const claims = { uid: account.uid, personId: person.id, sessionId: deps.random.token(16), authTime: now, amr: [] };
     const yearLong = await deps.tokens.issue(claims, now, 365 * DAY);
     expect((await refresh(`__session=${yearLong.token}`)).status).toBe(401);
     const contractLong = await deps.tokens.issue(claims, now, 14 * DAY);

@@ -190,6 +190,7 @@ describe("data expiry", () => {
           uid: "u",
           personId: "p",
           authTime: at,
+          amr: [],
           createdAt: at,
           expiresAt: later(60_000),
           usedAt: null,

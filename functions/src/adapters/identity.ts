@@ -1,5 +1,6 @@
 import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
 import type { Identity, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
+import { METHODS_CLAIM, methodsOf } from "../core/sessions/amr";
 import { cryptoRandom } from "../random";
 
 /** The identity provider's sign-in API: the local emulator when the stack runs one. */
@@ -67,8 +68,10 @@ function refused(err: unknown): boolean {
 }
 
 function toSignIn(t: DecodedIdToken): VerifiedSignIn {
+  const provider = typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown";
   return {
     authTime: new Date(t.auth_time * 1000),
+    amr: methodsOf(t[METHODS_CLAIM], provider),
     uid: t.uid,
     email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
     phone: typeof t.phone_number === "string" ? t.phone_number : null,
@@ -101,7 +104,7 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
         throw err;
       }
     },
-    createCustomToken: (uid) => auth().createCustomToken(uid),
+    createCustomToken: (uid, amr) => auth().createCustomToken(uid, { [METHODS_CLAIM]: amr }),
     async accountForEmail(email) {
       let user: UserRecord;
       try {

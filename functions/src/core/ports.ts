@@ -22,6 +22,8 @@ export interface SignIn {
 export interface VerifiedSignIn extends SignIn {
   /** The token's `auth_time`: kept across the token's refreshes, so not when it was minted. */
   authTime: Date;
+  /** How the person authenticated, in RFC 8176's values (core/sessions/amr); empty when unknown. */
+  amr: string[];
 }
 
 /** The managed identity provider, as the rules see it. */
@@ -30,7 +32,8 @@ export interface Identity {
   verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
   /** The older session format (the provider's session cookie), still honoured until it expires. */
   verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
-  createCustomToken(uid: string): Promise<string>;
+  /** A custom token for `uid` that records how the person proved themselves (RFC 8176 values). */
+  createCustomToken(uid: string, amr: string[]): Promise<string>;
   /**
    * The account for `email`, whose mailbox the caller has just proved: created (verified) when
    * there is none; an existing unverified one is taken back from whoever registered it first
@@ -113,13 +116,15 @@ export interface SessionClaims {
   sessionId: string | null;
   /** When the person authenticated at the identity provider (OpenID Connect's `auth_time`). */
   authTime: Date;
+  /** How they authenticated (RFC 8176); empty in tokens issued before it was carried. */
+  amr: string[];
   issuedAt: Date;
   expiresAt: Date;
 }
 
 export interface SessionTokens {
   issue(
-    claims: { uid: string; personId: string; sessionId: string; authTime: Date },
+    claims: { uid: string; personId: string; sessionId: string; authTime: Date; amr: string[] },
     now: Date,
     lifetimeMs: number,
   ): Promise<{ token: string; issuedAt: Date; expiresAt: Date }>;

@@ -73,7 +73,14 @@ async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guar
   const signIn = await guard(() => deps.identity.verifyIdToken(bearer, false));
   // A bearer ID token is not a session: logout has nothing to end there.
   return signIn
-    ? { uid: signIn.uid, personId: null, authTime: signIn.authTime, sessionKey: null, expiresAt: signIn.authTime }
+    ? {
+        uid: signIn.uid,
+        personId: null,
+        authTime: signIn.authTime,
+        amr: signIn.amr,
+        sessionKey: null,
+        expiresAt: signIn.authTime,
+      }
     : null;
 }
 

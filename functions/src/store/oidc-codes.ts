@@ -17,6 +17,8 @@ export interface OidcCode {
   personId: string;
   /** When the person authenticated (the ID token's `auth_time`); null on codes stored without it. */
   authTime: Date | null;
+  /** How the person authenticated (RFC 8176), for the ID token's `amr`; empty when not known. */
+  amr: string[];
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
@@ -57,6 +59,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     uid: String(d.uid),
     personId: String(d.personId),
     authTime: optionalDate(d.authTime),
+    amr: stringList(d.amr),
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),

@@ -44,9 +44,9 @@ export async function accountWithPerson(
 }
 
 /** A session cookie value, minted the way POST /auth/verify mints it. */
-export async function sessionCookieFor(deps: Deps, uid: string, personId: string): Promise<string> {
+export async function sessionCookieFor(deps: Deps, uid: string, personId: string, amr: string[] = []): Promise<string> {
   const { token } = await deps.tokens.issue(
-    { uid, personId, sessionId: deps.random.token(16), authTime: deps.clock.now() },
+    { uid, personId, sessionId: deps.random.token(16), authTime: deps.clock.now(), amr },
     deps.clock.now(),
     14 * 24 * 3600 * 1000,
   );

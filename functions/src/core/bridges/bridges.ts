@@ -7,6 +7,7 @@ import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol } fr
 import { federatedProtocol } from "./federated";
 import { gamingProtocol } from "./gaming";
 import { resolvePerson } from "../people/resolve-person";
+import { AMR } from "../sessions/amr";
 import { constantTimeEqual, sha256 } from "../secrets";
 
 /** From start to callback: time to sign in at the provider, and no more. */
@@ -211,7 +212,7 @@ export async function completeBridge(
   const named = { ...signIn, name: signIn.name ?? state.postedName };
   await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named));
   const customToken = await translateFailure(deps, ourSide("custom token"), () =>
-    deps.identity.createCustomToken(signIn.uid),
+    deps.identity.createCustomToken(signIn.uid, [AMR.federated]),
   );
   const next = new URL(`${deps.config.idUrl}/`);
   next.searchParams.set("customToken", customToken);

@@ -5,6 +5,7 @@ import { checkCode } from "./email-codes";
 import type { CheckResult } from "./rules";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { translateFailure, type Failure } from "../failures";
+import { AMR } from "../sessions/amr";
 
 type SignInDeps = Pick<
   Deps,
@@ -38,7 +39,7 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   ensure(person.status !== "pending", "signin_pending");
   ensure(person.status !== "rejected", "signin_rejected");
   const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
-  return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid));
+  return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));
 }
 
 /**

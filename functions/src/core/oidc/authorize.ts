@@ -171,7 +171,7 @@ export async function issueAuthorizationCode(
   deps: Pick<Deps, "store" | "clock" | "random">,
   request: AuthorizeRequest,
   person: { id: string },
-  principal: { uid: string; authTime: Date },
+  principal: { uid: string; authTime: Date; amr: string[] },
 ): Promise<string> {
   const code = deps.random.token(32);
   const now = deps.clock.now();
@@ -185,6 +185,7 @@ export async function issueAuthorizationCode(
     uid: principal.uid,
     personId: person.id,
     authTime: principal.authTime,
+    amr: principal.amr,
     createdAt: now,
     expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_MS),
     usedAt: null,

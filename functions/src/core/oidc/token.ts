@@ -146,6 +146,7 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
     exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
     ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
     ...(stored.authTime === null ? {} : { auth_time: Math.floor(stored.authTime.getTime() / 1000) }),
+    ...(stored.amr.length === 0 ? {} : { amr: stored.amr }),
     ...claimsFor(person, stored.scopes),
   });
   // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.

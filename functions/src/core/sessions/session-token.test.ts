@@ -22,7 +22,8 @@ const now = new Date("2026-05-01T12:00:00Z");
 const authTime = new Date(now.getTime() - 2 * 3600 * 1000);
 
 async function issued(): Promise<string> {
-  return (await tokens.issue({ uid: "u1", personId: "p1", sessionId: "s1", authTime }, now, 14 * DAY)).token;
+  return (await tokens.issue({ uid: "u1", personId: "p1", sessionId: "s1", authTime, amr: ["otp"] }, now, 14 * DAY))
+    .token;
 }
 
 async function signedWith(
@@ -51,6 +52,7 @@ describe("session tokens", () => {
       personId: "p1",
       sessionId: "s1",
       authTime,
+      amr: ["otp"],
       issuedAt: now,
       expiresAt: new Date(now.getTime() + 14 * DAY),
     });

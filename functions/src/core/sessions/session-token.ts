@@ -53,7 +53,7 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
   // Only tokens that passed every check enter, keyed by their full text: a forgery can't hit.
   const verified = new Map<string, SessionClaims>();
   return {
-    async issue({ uid, personId, sessionId, authTime }, now, lifetimeMs) {
+    async issue({ uid, personId, sessionId, authTime, amr }, now, lifetimeMs) {
       const iat = Math.floor(now.getTime() / 1000);
       const exp = iat + Math.floor(lifetimeMs / 1000);
       const claims = {
@@ -65,6 +65,7 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
         iat,
         exp,
         auth_time: Math.floor(authTime.getTime() / 1000),
+        ...(amr.length > 0 ? { amr } : {}),
       };
       const token = await signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: TYPE }, claims, ring.signing.key);
       return { token, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
@@ -140,7 +141,7 @@ export function verifySessionToken(
   } catch {
     return null;
   }
-  const { sub, pid, sid, iss, aud, iat, exp, auth_time: authTime } = payload;
+  const { sub, pid, sid, iss, aud, iat, exp, auth_time: authTime, amr } = payload;
   if (typeof sub !== "string" || typeof pid !== "string" || iss !== issuer || aud !== audience) return null;
   if (typeof iat !== "number" || typeof exp !== "number") return null;
   const nowSeconds = now.getTime() / 1000;
@@ -154,6 +155,7 @@ export function verifySessionToken(
     personId: pid,
     sessionId: typeof sid === "string" && sid !== "" ? sid : null,
     authTime: new Date(authenticatedAt * 1000),
+    amr: Array.isArray(amr) ? amr.filter((m): m is string => typeof m === "string") : [],
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),
   };

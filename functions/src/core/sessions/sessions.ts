@@ -36,7 +36,13 @@ export async function openSession(
   const reason = decideAccess(person, project);
   if (reason) return { approved: false, reason };
   const session = await deps.tokens.issue(
-    { uid: signIn.uid, personId: person.id, sessionId: deps.random.token(16), authTime: signIn.authTime },
+    {
+      uid: signIn.uid,
+      personId: person.id,
+      sessionId: deps.random.token(16),
+      authTime: signIn.authTime,
+      amr: signIn.amr,
+    },
     deps.clock.now(),
     SESSION_LIFETIME_MS,
   );
@@ -50,6 +56,8 @@ export interface Principal {
   personId: string | null;
   /** When the person authenticated at the identity provider. */
   authTime: Date;
+  /** How (RFC 8176); empty when not known. */
+  amr: string[];
   /**
    * What logout ends this session by: its `sid`, or for a cookie without one, a digest of it.
    * null for a bearer ID token, which is not a session.
@@ -75,6 +83,7 @@ export async function readSession(
       uid: claims.uid,
       personId: claims.personId,
       authTime: claims.authTime,
+      amr: claims.amr,
       sessionKey: claims.sessionId ?? cookieDigest(cookie),
       expiresAt: claims.expiresAt,
     };
@@ -82,7 +91,14 @@ export async function readSession(
   // The provider's cookies lived at most as long as ours.
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   return legacy
-    ? { uid: legacy.uid, personId: null, authTime: legacy.authTime, sessionKey: cookieDigest(cookie), expiresAt }
+    ? {
+        uid: legacy.uid,
+        personId: null,
+        authTime: legacy.authTime,
+        amr: legacy.amr,
+        sessionKey: cookieDigest(cookie),
+        expiresAt,
+      }
     : null;
 }
 
