@@ -11,9 +11,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { PAGES, pageFile } from "./pages.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 // The functions' toolchain: one copy of esbuild (its platform binary is an optional dependency,
@@ -21,25 +22,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const esbuild = createRequire(join(root, "functions", "package.json"))("esbuild") as typeof import("esbuild", {
   with: { "resolution-mode": "require" },
 });
-
-const NEEDS_SCRIPT =
-  "<noscript><p>This page needs JavaScript. Please turn it on for this site and reload the page.</p></noscript>";
-
-/**
- * The pages, each `site/page.html` with its title, what it shows before its module has run (or
- * without JavaScript), and its module in `site/src/pages/` (none for the 404 page).
- */
-const PAGES: Record<string, { title: string; entry: string | null; body: string }> = {
-  "index.html": { title: "Sign in", entry: "sign-in", body: NEEDS_SCRIPT },
-  "account.html": { title: "Your account", entry: "account", body: NEEDS_SCRIPT },
-  "request-access.html": { title: "Request access", entry: "request-access", body: NEEDS_SCRIPT },
-  "handoff.html": { title: "Continue to an app", entry: "handoff", body: NEEDS_SCRIPT },
-  "404.html": {
-    title: "Page not found",
-    entry: null,
-    body: `<p>There's no page at this address.</p>\n<p><a class="button primary" href="/">Go to sign in</a></p>`,
-  },
-};
 
 export interface BuildOptions {
   projectId: string;
@@ -103,9 +85,7 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
   const settings = siteSettings(options);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const entries = Object.values(PAGES)
-    .map((p) => p.entry)
-    .filter((p): p is string => p !== null);
+  const entries = PAGES.map((p) => p.entry).filter((p): p is string => p !== null);
   const result = await esbuild.build({
     entryPoints: [
       ...entries.map((name) => ({ in: join(root, "site", "src", "pages", `${name}.ts`), out: name })),
@@ -142,7 +122,9 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
   const brand = new URL(settings.idUrl as string).host.replace(/^id\./, "");
   const weights: PageWeight[] = [];
   const template = readFileSync(join(root, "site", "page.html"), "utf8");
-  for (const [file, { title, entry, body }] of Object.entries(PAGES)) {
+  for (const page of PAGES) {
+    const { title, entry, body } = page;
+    const file = pageFile(page);
     let html = template
       .replaceAll("{{style}}", style)
       .replaceAll("{{brand}}", brand)
@@ -161,7 +143,7 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
       const scripts = [main, ...chunks].map((f) => readFileSync(join(root, f)));
       scripts.push(Buffer.from(configJs));
       weights.push({
-        page: file === "index.html" ? "/" : `/${basename(file, ".html")}`,
+        page: page.path ?? "/404",
         scripts: [...[main, ...chunks].map(pathOf), "/site-config.js"],
         bytes: scripts.reduce((sum, s) => sum + s.length, 0),
         gzipBytes: scripts.reduce((sum, s) => sum + gzipSync(s, { level: 9 }).length, 0),

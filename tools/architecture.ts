@@ -37,7 +37,7 @@ export function partOf(file: string): string {
   const rel = relative(src, file).split("\\").join("/");
   const [first, second] = rel.split("/");
   if (rel === "index.ts" || rel === "gcp-build.ts") return "index";
-  if (rel === "groups.ts") return "groups";
+  if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
   if (rel === "config.ts" || rel === "params.ts") return "config";
   if (rel === "clock.ts" || rel === "random.ts" || rel === "logger.ts" || rel === "compile-cache.ts") return "base";

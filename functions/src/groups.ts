@@ -1,10 +1,12 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- each group loads on its first request, not at an instance's start */
 import type { Deps } from "./core/deps";
 import type { Group } from "./http/serve";
+import type { PATHS } from "./paths";
 
 /**
  * The endpoint groups, each one Cloud Function: `routes/<name>.ts`, its routes and the presenter
- * of its refusals. Loaded on the group's first request, so an instance that serves one group
+ * of its refusals. The paths each serves, and on which sites, are declared beside them in
+ * paths.ts (the route manifest); a group missing from either does not compile. Loaded on the group's first request, so an instance that serves one group
  * never pays for the others.
  */
 export const GROUPS = {
@@ -18,7 +20,7 @@ export const GROUPS = {
   location: () => require("./routes/location") as Group,
   status: () => require("./routes/status") as Group,
   claims: () => require("./routes/claims") as Group,
-} satisfies Record<string, () => Group>;
+} satisfies Record<keyof typeof PATHS, () => Group>;
 
 export type GroupName = keyof typeof GROUPS;
 

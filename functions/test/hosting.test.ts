@@ -1,13 +1,29 @@
 /** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
+import { spawnSync } from "node:child_process";
 import { createHmac, randomInt } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GROUPS, type GroupName } from "../src/groups";
+import { APP_SITES, OWN_SITES, PATHS, type Route } from "../src/paths";
 import { COMMON_OPTIONS } from "../src/http/function";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
 const idHost = process.env.STACK_ID_URL as string;
+
+/**
+ * The identity host's pages, as site/pages.ts declares them: firebase.json's rule for their
+ * headers names each (tools/hosting.ts writes it from that list, and the suite checks it does).
+ */
+function identityPages(): string[] {
+  const config = JSON.parse(readFileSync(join(__dirname, "..", "..", "firebase.json"), "utf8")) as {
+    hosting: Array<{ target: string; headers?: Array<{ regex?: string }> }>;
+  };
+  const rule = config.hosting.find((s) => s.target === "id")?.headers?.find((h) => h.regex !== undefined)?.regex ?? "";
+  const names = /^\^\/\((.*)\)\?\$$/.exec(rule)?.[1]?.split("|") ?? [];
+  return ["/", ...names.filter((n) => !n.includes("\\.")).map((n) => `/${n}`)];
+}
 
 describe("Hosting rewrites", () => {
   it("serves POST /auth/logout through the sessions function, clearing the cookie", async () => {
@@ -144,7 +160,7 @@ describe("Hosting rewrites", () => {
     });
   });
 
-  it.each(["/", "/account", "/request-access", "/handoff"])(
+  it.each(identityPages())(
     "serves the identity host's page %s on the second site, with no script but its own files",
     async (path) => {
       const res = await fetch(`${idHost}${path}`);
@@ -168,82 +184,52 @@ const firebaserc = JSON.parse(readFileSync(join(repo, ".firebaserc"), "utf8")) a
   targets: Record<string, { hosting: Record<string, string[]> }>;
 };
 
-/** Each path of the contract a browser may call, and the function that serves it (docs/endpoints). */
-const CONTRACT: Record<string, GroupName> = {
-  "POST /auth/verify": "sessions",
-  "POST /auth/session/refresh": "sessions",
-  "POST /auth/logout": "sessions",
-  "POST /auth/project-access": "sessions",
-  "POST /auth/exchange": "sessions",
-  "GET /auth/handoff": "sessions",
-  "POST /auth/otp/send": "otp",
-  "POST /auth/otp/verify": "otp",
-  "POST /auth/otp/sign-in": "otp",
-  "GET /auth/bridge/": "bridge",
-  "GET /auth/bridge/gaming/start": "bridge",
-  "GET /auth/bridge/federated/callback": "bridge",
-  "GET /.well-known/openid-configuration": "oidc",
-  "GET /auth/oidc/authorize": "oidc",
-  "POST /auth/oidc/token": "oidc",
-  "GET /auth/oidc/userinfo": "oidc",
-  "GET /auth/oidc/jwks": "oidc",
-  "POST /auth/idp/claims": "claims",
-  "GET /auth/people": "people",
-  "PATCH /auth/people/p1": "people",
-  "POST /startpage/notify": "startpage",
-  "GET /startpage/notifications": "startpage",
-  "POST /startpage/notifications/read": "startpage",
-  "GET /calendar/events": "calendar",
-  "GET /calendar/upcoming-locations": "calendar",
-  "GET /location": "location",
-  "GET /status": "status",
-};
-const ALL = Object.keys(CONTRACT);
-/** What an app's page calls on its own host: its session (signed in at the identity host) and its data. */
-const SESSION = ["POST /auth/verify", "POST /auth/session/refresh", "POST /auth/logout", "POST /auth/project-access"];
-const SESSION_AND_EXCHANGE = [...SESSION, "POST /auth/exchange"];
-
-/** The browser clients on each host of the family, and the paths they call there. */
-const CLIENTS: Record<string, string[]> = {
-  // The apex and www serve the whole API (scripts and relying parties use the service's address).
-  service: ALL,
-  www: ALL,
-  // The identity host's pages, and the bridges and OIDC endpoints started there.
-  id: ALL,
-  startpage: [
-    ...SESSION_AND_EXCHANGE,
-    "GET /startpage/notifications",
-    "POST /startpage/notifications/read",
-    "GET /calendar/events",
-    "GET /calendar/upcoming-locations",
-    "GET /location",
-  ],
-  status: [...SESSION_AND_EXCHANGE, "GET /status"],
-  calendar: [...SESSION_AND_EXCHANGE, "GET /calendar/events", "GET /calendar/upcoming-locations", "GET /location"],
-  location: [...SESSION_AND_EXCHANGE, "GET /location", "GET /calendar/upcoming-locations"],
-};
-
-/** Hosting's glob: `**` any run of characters, `*` within one segment; the first match wins. */
-function rewriteFor(site: Site, path: string): Rewrite | undefined {
-  return site.rewrites.find((r) => {
-    const pattern = r.source
-      .split("**")
-      .map((part) =>
-        part
-          .split("*")
-          .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-          .join("[^/]*"),
-      )
-      .join(".*");
-    return new RegExp(`^${pattern}$`).test(path);
+function hostingCheck(env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [join(repo, "tools", "hosting.ts"), "--check"], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
   });
 }
+
+/** Every path the route manifest declares, as a concrete request path (a `**` stands for one segment). */
+const DECLARED = (Object.entries(PATHS) as Array<[GroupName, readonly Route[]]>).flatMap(([group, routes]) =>
+  routes.map((route) => [route.path.replace(/\/\*\*$/, "/probe"), group] as const),
+);
+
+describe("the route manifest, through Hosting", () => {
+  it.each(DECLARED)("sends %s to the %s function, on the service's host and the identity host", async (path, group) => {
+    for (const host of [base, idHost]) {
+      const res = await fetch(`${host}${path}`, { redirect: "manual" });
+      expect([host, path, res.headers.get("x-function")]).toEqual([host, path, group]);
+    }
+  });
+
+  it("is what firebase.json's rewrites and page headers say (tools/hosting.ts --check)", () => {
+    const run = hostingCheck();
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+  });
+
+  it("is checked: a firebase.json that differs from it fails the suite", () => {
+    const copy = mkdtempSync(join(tmpdir(), "hosting-"));
+    try {
+      const stale = structuredClone(hostingConfig);
+      (stale.hosting[3] as Site).rewrites.pop();
+      writeFileSync(join(copy, "firebase.json"), JSON.stringify(stale));
+      const run = hostingCheck({ HOSTING_CONFIG: join(copy, "firebase.json") });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/differ from functions\/src\/paths\.ts/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("the Hosting config", () => {
   const sites = hostingConfig.hosting;
 
   it("has a site for every host of the family, the apex, www and the identity host first", () => {
-    expect(sites.map((s) => s.target)).toEqual(["service", "www", "id", "startpage", "status", "calendar", "location"]);
+    expect(sites.map((s) => s.target)).toEqual([...OWN_SITES, ...APP_SITES]);
     // The application hosts are the default APP_HOSTS (docs/configuration.md).
     expect(sites.slice(3).map((s) => s.target)).toEqual(["startpage", "status", "calendar", "location"]);
   });
@@ -264,33 +250,10 @@ describe("the Hosting config", () => {
     for (const site of sites) {
       expect(site.rewrites.length).toBeGreaterThan(0);
       for (const rewrite of site.rewrites) {
-        expect({ site: site.target, rewrite }).toEqual({
-          site: site.target,
-          rewrite: {
-            source: expect.stringMatching(/^\//),
-            function: { functionId: expect.any(String), region: COMMON_OPTIONS.region },
-          },
-        });
+        expect(rewrite.function?.region).toBe(COMMON_OPTIONS.region);
         expect(Object.keys(GROUPS)).toContain(rewrite.function?.functionId);
       }
     }
-  });
-
-  it.each(Object.entries(CLIENTS))(
-    "rewrites every path the browser clients on the %s host call to the function that serves it",
-    (target, paths) => {
-      const site = sites.find((s) => s.target === target) as Site;
-      expect(site).toBeDefined();
-      const served = paths.map((call) => [call, rewriteFor(site, call.split(" ")[1] as string)?.function?.functionId]);
-      expect(served).toEqual(paths.map((call) => [call, CONTRACT[call]]));
-    },
-  );
-
-  it("rewrites every API path on the identity host as on the service's host, to the same function", () => {
-    const [service, www, id] = ["service", "www", "id"].map((t) => sites.find((site) => site.target === t)?.rewrites);
-    expect(id).toEqual(service);
-    expect(www).toEqual(service);
-    expect(id).toContainEqual({ source: "/auth/handoff", function: { functionId: "sessions", region: "us-central1" } });
   });
 
   it("serves a public folder that exists for every site", () => {

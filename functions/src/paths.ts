@@ -1,0 +1,66 @@
+/**
+ * The route manifest: the paths each endpoint group (one Cloud Function, groups.ts) serves, and
+ * the Hosting sites that send them to it. Declared here once: `node tools/hosting.ts --write`
+ * writes firebase.json's rewrites from it for every site, `npm test` fails while firebase.json
+ * says otherwise, and test/hosting.test.ts sends a request to each path through Hosting and checks
+ * which function answered. Plain data, imported by the functions, the tests and the tools alike.
+ *
+ * Every path is served on the service's own sites (its apex, `www`, and the identity host, whose
+ * pages call the API on their own origin); `apps` names the application hosts that serve it too.
+ */
+
+/** The application hosts' Hosting sites (firebase.json targets), one per app host. */
+export const APP_SITES = ["startpage", "status", "calendar", "location"] as const;
+/** The service's own Hosting sites: the apex, `www` and the identity host. */
+export const OWN_SITES = ["service", "www", "id"] as const;
+
+export type AppSite = (typeof APP_SITES)[number];
+export type Site = (typeof OWN_SITES)[number] | AppSite;
+
+/** A Hosting source pattern (`/a/b`, `/a/**`) and the app hosts that serve it besides the service's own sites. */
+export interface Route {
+  path: string;
+  apps?: readonly AppSite[];
+}
+
+/** What every app host offers: the session endpoints a browser app signs in and out with. */
+const SESSION_APPS = APP_SITES;
+/** The start page's host shows the calendar and where people are; their own hosts show both too. */
+const CALENDAR_APPS = ["startpage", "calendar", "location"] as const;
+
+export const PATHS = {
+  sessions: [
+    { path: "/auth/verify", apps: SESSION_APPS },
+    { path: "/auth/session/**", apps: SESSION_APPS },
+    { path: "/auth/logout", apps: SESSION_APPS },
+    { path: "/auth/project-access", apps: SESSION_APPS },
+    { path: "/auth/exchange", apps: SESSION_APPS },
+    { path: "/auth/handoff" },
+  ],
+  otp: [{ path: "/auth/otp/**" }],
+  bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],
+  oidc: [{ path: "/auth/oidc/**" }, { path: "/.well-known/openid-configuration" }],
+  people: [{ path: "/auth/people" }, { path: "/auth/people/**" }],
+  claims: [{ path: "/auth/idp/**" }],
+  startpage: [
+    { path: "/startpage", apps: ["startpage"] },
+    { path: "/startpage/**", apps: ["startpage"] },
+  ],
+  calendar: [
+    { path: "/calendar", apps: CALENDAR_APPS },
+    { path: "/calendar/**", apps: CALENDAR_APPS },
+  ],
+  location: [
+    { path: "/location", apps: CALENDAR_APPS },
+    { path: "/location/**", apps: CALENDAR_APPS },
+  ],
+  status: [
+    { path: "/status", apps: ["status"] },
+    { path: "/status/**", apps: ["status"] },
+  ],
+} as const satisfies Record<string, readonly Route[]>;
+
+/** The sites that serve `route`. */
+export function sitesOf(route: Route): Site[] {
+  return [...OWN_SITES, ...(route.apps ?? [])];
+}
