@@ -1,6 +1,5 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
-import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
-import { serve, type Group, type Handler } from "./serve";
+import { onRequest, type HttpsFunction, type HttpsOptions } from "firebase-functions/v2/https";
+import { startBundle, type Handler } from "../bundles";
 
 /**
  * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
@@ -15,21 +14,15 @@ export type GroupOptions = Required<
 >;
 
 /**
- * One endpoint group as an HTTPS function.
- *
- * Where the manifest is being read (deploy, the emulator's discovery, tests) the handler is
- * declared through `onRequest`, so the platform sees its options and secrets. An instance that
- * serves requests is started with FUNCTION_TARGET naming the one function it runs; there the
- * export is the bare handler. That skips loading `firebase-functions/v2/https`, which brings
- * firebase-admin's app and auth modules with it (about 150 ms before the first request could be
- * served) only to wrap the handler in a try/catch, a trace context and `onInit` hooks (none are
- * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
- * each loads on its first request.
+ * One endpoint group as an HTTPS function, as the manifest is read (deploy, the emulator's
+ * discovery): declared through `onRequest`, so the platform sees its options and secrets. An
+ * instance never runs this: it is started with FUNCTION_TARGET, and main.ts hands it its bundle.
+ * Should anything call the handler here, it serves the same way, from the bundle.
  */
-export function httpsFunction(name: string, load: () => Group, options: GroupOptions): Handler | HttpsFunction {
-  const handler = serve(name, load);
-  const target = process.env.FUNCTION_TARGET;
-  if (target !== undefined && target !== "") return handler;
-  const { onRequest } = require("firebase-functions/v2/https") as typeof import("firebase-functions/v2/https");
-  return onRequest({ ...COMMON_OPTIONS, ...options }, handler);
+export function httpsFunction(name: string, options: GroupOptions): HttpsFunction {
+  let handler: Handler | undefined;
+  return onRequest({ ...COMMON_OPTIONS, ...options }, (req, res) => {
+    handler ??= startBundle(name);
+    handler(req, res);
+  });
 }
