@@ -166,6 +166,31 @@ describe("the functions' bundles", () => {
     }
   });
 
+  it("log stack traces that the source maps beside the bundles put back in the sources", async () => {
+    // No SESSION_KEYS: checking a session throws inside the bundle, and the app logs the stack.
+    const served = await serve(dir, "sessions");
+    try {
+      const res = await fetch(`${served.url}/auth/session/refresh`, {
+        method: "POST",
+        headers: { cookie: "__session=a.b.c", origin: "https://example.test" },
+      });
+      expect(res.status).toBe(500);
+    } finally {
+      await served.stop();
+    }
+    const logged = served
+      .logs()
+      .split("\n")
+      .find((line) => line.includes("unhandled error")) as string;
+    expect(logged).toMatch(/bundles\/sessions\.js:\d+:\d+/);
+    const mapped = spawnSync(process.execPath, [join(functionsDir, "stack-trace.mts")], {
+      input: logged,
+      encoding: "utf8",
+    });
+    expect(mapped.stdout).toMatch(/at \S+ \(src\/deps\.ts:\d+:\d+\)/);
+    expect(mapped.stdout).not.toMatch(/bundles\/sessions\.js/);
+  });
+
   describe("served as deployed", () => {
     let firestorePort: number;
     let firestore: ChildProcess;
