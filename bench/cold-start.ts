@@ -11,10 +11,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { installed, upload, type Weight } from "./lib/deploy-size.ts";
+import { installed, upload, weigh, type Weight } from "./lib/deploy-size.ts";
 import { functionsDir, root, service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { benchFirestore, freePort, startPinned, stopAll } from "./lib/procs.ts";
@@ -162,7 +162,9 @@ async function benchSession(): Promise<{ env: Record<string, string>; cookie: st
  * request, so it holds every module the request loads); the function's bundle as deployed,
  * compiled afresh; and the bundle with the code cache of the platform's build.
  */
-export async function runFirstRequests(grpcHost: string): Promise<Record<string, number[]>> {
+export async function runFirstRequests(
+  grpcHost: string,
+): Promise<{ rows: Record<string, number[]>; codeCaches: Weight }> {
   const afresh = deployedCopy(false);
   const cached = deployedCopy(true);
   const compileCache = mkdtempSync(join(tmpdir(), "bench-compile-cache-"));
@@ -190,10 +192,17 @@ export async function runFirstRequests(grpcHost: string): Promise<Record<string,
         );
       }
     }
+    const bundles = join(cached, "lib", "bundles");
+    const codeCaches = weigh(
+      readdirSync(bundles)
+        .filter((f) => f.endsWith(".cache"))
+        .map((f) => join(bundles, f)),
+      false,
+    );
+    return { rows, codeCaches };
   } finally {
     for (const dir of [afresh, cached, compileCache]) rmSync(dir, { recursive: true, force: true });
   }
-  return rows;
 }
 
 /**
@@ -298,6 +307,7 @@ export function firstRequestSection(
   whole: Record<string, number[]>,
   reads: Record<string, number[]>,
   sizes: ReturnType<typeof deploySizes>,
+  codeCaches: Weight,
 ): string[] {
   const m = (rows: Record<string, number[]>, name: string) => median(rows[name] ?? []);
   const table = (rows: Record<string, number[]>) => [
@@ -331,7 +341,7 @@ export function firstRequestSection(
     "",
     "What a deploy weighs: the upload (package.json, the lock file, lib/; no source maps) and what the platform's",
     "build installs and keeps (the `dependencies` and theirs: with the bundles, only the Functions Framework the",
-    "runtime serves the handler with). The build adds each bundle's code cache (below) to the image.",
+    `runtime serves the handler with). The build adds the code caches it writes: ${codeCaches.files} files, ${mb(codeCaches.bytes)} MB.`,
     "",
     "| Deploy | upload, files | upload, MB (deflated) | installed packages, files | installed, MB |",
     "|---|---|---|---|---|",
@@ -365,9 +375,9 @@ function writeColdStartSection(lines: string[]): void {
 if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes("--first-read")) {
   try {
     const host = await benchFirestore();
-    const whole = await runFirstRequests(host);
+    const { rows: whole, codeCaches } = await runFirstRequests(host);
     const reads = await runFirstRead(host);
-    const lines = firstRequestSection(whole, reads, deploySizes());
+    const lines = firstRequestSection(whole, reads, deploySizes(), codeCaches);
     for (const line of lines) console.log(line);
     writeColdStartSection(lines);
   } finally {

@@ -36,7 +36,7 @@ const LAYERS: Array<{ part: string; rank: number }> = [
 export function partOf(file: string): string {
   const rel = relative(src, file).split("\\").join("/");
   const [first, second] = rel.split("/");
-  if (rel === "index.ts" || rel === "main.ts" || rel === "gcp-build.ts") return "index";
+  if (["index.ts", "main.ts", "gcp-build.ts", "rehearsal-firestore.ts"].includes(rel)) return "index";
   if (rel === "groups.ts") return "groups";
   if (rel === "deps.ts") return "deps";
   if (rel === "config.ts" || rel === "params.ts") return "config";
