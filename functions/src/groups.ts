@@ -1,10 +1,10 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- each group loads on its first request, not at an instance's start */
+/* eslint-disable @typescript-eslint/no-require-imports -- a loader names its group's module, which bundle.mts bundles on its own */
 import type { Group } from "./http/serve";
 
 /**
  * The endpoint groups, each one Cloud Function: `routes/<name>.ts`, its routes and the presenter
- * of its refusals. Loaded on the group's first request, so an instance that serves one group
- * never pays for the others.
+ * of its refusals. Each is bundled on its own with what it uses (bundle.mts, from the module its
+ * loader requires), so an instance that serves one group never loads the others.
  */
 export const GROUPS = {
   sessions: () => require("./routes/sessions") as Group,
