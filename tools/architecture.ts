@@ -23,6 +23,7 @@ const LAYERS: Array<{ part: string; rank: number }> = [
   { part: "ops", rank: 0 },
   { part: "groups", rank: 1 },
   { part: "routes", rank: 2 },
+  { part: "tasks", rank: 2 },
   { part: "http", rank: 3 },
   { part: "deps", rank: 4 },
   { part: "config", rank: 5 },
@@ -36,11 +37,11 @@ const LAYERS: Array<{ part: string; rank: number }> = [
 export function partOf(file: string): string {
   const rel = relative(src, file).split("\\").join("/");
   const [first, second] = rel.split("/");
-  if (rel === "index.ts" || rel === "gcp-build.ts") return "index";
+  if (["index.ts", "main.ts", "gcp-build.ts", "rehearsal-firestore.ts"].includes(rel)) return "index";
   if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
   if (rel === "config.ts" || rel === "params.ts") return "config";
-  if (rel === "clock.ts" || rel === "random.ts" || rel === "logger.ts" || rel === "compile-cache.ts") return "base";
+  if (rel === "clock.ts" || rel === "random.ts" || rel === "logger.ts" || rel === "bundles.ts") return "base";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
 }
@@ -125,7 +126,7 @@ function cycles(edges: Array<[string, string]>): string[][] {
 }
 
 const LABELS: Record<string, string> = {
-  index: "index.ts, gcp-build.ts<br/>the deploy manifest,<br/>the build's warm-up",
+  index: "main.ts, index.ts, gcp-build.ts<br/>the entry, the deploy manifest,<br/>the build's rehearsal",
   ops: "ops/<br/>operator tools",
   groups: "groups.ts<br/>the endpoint groups",
   routes: "routes/<br/>one file per group",
@@ -135,7 +136,7 @@ const LABELS: Record<string, string> = {
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
-  base: "clock, random, logger,<br/>compile cache",
+  base: "clock, random, logger,<br/>the bundle loader",
 };
 
 /** The picture: parts as boxes, one arrow per pair of parts that import each other's files. */

@@ -1,13 +1,14 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- each group loads on its first request, not at an instance's start */
-import type { Deps } from "./core/deps";
+/* eslint-disable @typescript-eslint/no-require-imports -- a loader names its group's module, which bundle.mts bundles on its own */
 import type { Group } from "./http/serve";
+import type { Task } from "./http/task";
 import type { PATHS } from "./paths";
 
 /**
  * The endpoint groups, each one Cloud Function: `routes/<name>.ts`, its routes and the presenter
  * of its refusals. The paths each serves, and on which sites, are declared beside them in
- * paths.ts (the route manifest); a group missing from either does not compile. Loaded on the group's first request, so an instance that serves one group
- * never pays for the others.
+ * paths.ts (the route manifest); a group missing from either does not compile. Each is bundled
+ * on its own with what it uses (bundle.mts, from the module its loader requires), so an instance
+ * that serves one group never loads the others.
  */
 export const GROUPS = {
   sessions: () => require("./routes/sessions") as Group,
@@ -24,10 +25,9 @@ export const GROUPS = {
 
 export type GroupName = keyof typeof GROUPS;
 
-/** A task-queue function's work, given the production dependencies. */
-export type Task = (deps: Deps) => Promise<unknown>;
-
-/** The task-queue functions' work, loaded on the first task like the groups. */
+/** The task-queue functions, bundled each on its own like the groups. */
 export const TASKS = {
-  mail: () => (require("./core/mail/outbox") as typeof import("./core/mail/outbox")).drainOutbox as Task,
+  mail: () => require("./tasks/mail") as Task,
 } satisfies Record<string, () => Task>;
+
+export type TaskName = keyof typeof TASKS;

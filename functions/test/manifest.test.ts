@@ -1,17 +1,23 @@
 /**
  * The deploy manifest, read as the platform reads the compiled functions (lib/, built by the
- * stack before the suite runs): at deploy every group is an HTTPS function with its own secrets;
- * an instance started for one function loads neither the SDK's HTTPS wrapper nor any group.
+ * stack before the suite runs) through their entry (package.json `main`): at deploy every group
+ * is an HTTPS function with its own secrets; an instance started for one function loads its
+ * bundle and no module at all besides the entry's own.
  */
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GROUPS, TASKS } from "../src/groups";
 import { REQUEST_DEADLINE_MS } from "../src/http/app";
 
-const lib = join(__dirname, "..", "lib", "index.js");
+const functionsDir = join(__dirname, "..");
+const main = join(
+  functionsDir,
+  (JSON.parse(readFileSync(join(functionsDir, "package.json"), "utf8")) as { main: string }).main,
+);
 
 function load(env: Record<string, string>, script: string): unknown {
-  const out = spawnSync(process.execPath, ["-e", `const m = require(${JSON.stringify(lib)}); ${script}`], {
+  const out = spawnSync(process.execPath, ["-e", `const m = require(${JSON.stringify(main)}); ${script}`], {
     encoding: "utf8",
     env: { PATH: process.env.PATH, GCLOUD_PROJECT: "demo-manifest", ...env },
   });
@@ -80,12 +86,18 @@ describe("the deploy manifest", () => {
     expect(ceiling).toBeLessThanOrEqual(100);
   });
 
-  it("loads no group, SDK wrapper, express or firebase-admin in an instance started for one function", () => {
+  it("loads only its own function's bundle, and nothing from node_modules, in an instance started for it", () => {
     const seen = load(
       { FUNCTION_TARGET: "sessions" },
-      `console.log(JSON.stringify({ type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, loaded: ${loaded} }))`,
+      `console.log(JSON.stringify({ exports: Object.keys(m), type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, modules: Object.keys(require.cache).map((p) => require("node:path").relative(${JSON.stringify(functionsDir)}, p)).sort() }))`,
     );
-    expect(seen).toEqual({ type: "function", endpoint: false, loaded: 0 });
+    // The bundle itself is compiled as a script (bundles.ts), so it is no module of require's.
+    expect(seen).toEqual({
+      exports: ["sessions"],
+      type: "function",
+      endpoint: false,
+      modules: ["lib/bundles.js", "lib/logger.js", "lib/main.js"],
+    });
   });
 
   it("loads the SDK wrapper where the manifest is read for deploy", () => {

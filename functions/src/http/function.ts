@@ -1,9 +1,6 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
-import type { HttpsFunction, HttpsOptions } from "firebase-functions/v2/https";
-import type { TaskQueueFunction } from "firebase-functions/v2/tasks";
-import type { Deps } from "../core/deps";
-import { consoleLogger } from "../logger";
-import { serve, type Group, type Handler } from "./serve";
+import { onRequest, type HttpsFunction, type HttpsOptions } from "firebase-functions/v2/https";
+import { onTaskDispatched, type TaskQueueFunction } from "firebase-functions/v2/tasks";
+import { startBundle, type Handler } from "../bundles";
 
 /**
  * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
@@ -18,45 +15,29 @@ export type GroupOptions = Required<
 >;
 
 /**
- * One endpoint group as an HTTPS function.
- *
- * Where the manifest is being read (deploy, the emulator's discovery, tests) the handler is
- * declared through `onRequest`, so the platform sees its options and secrets. An instance that
- * serves requests is started with FUNCTION_TARGET naming the one function it runs; there the
- * export is the bare handler. That skips loading `firebase-functions/v2/https`, which brings
- * firebase-admin's app and auth modules with it (about 150 ms before the first request could be
- * served) only to wrap the handler in a try/catch, a trace context and `onInit` hooks (none are
- * used here): `serve` answers errors itself, and the other groups' exports cost nothing because
- * each loads on its first request.
+ * One endpoint group as an HTTPS function, as the manifest is read (deploy, the emulator's
+ * discovery): declared through `onRequest`, so the platform sees its options and secrets. An
+ * instance never runs this: it is started with FUNCTION_TARGET, and main.ts hands it its bundle.
+ * Should anything call the handler here, it serves the same way, from the bundle.
  */
-export function httpsFunction(name: string, load: () => Group, options: GroupOptions): Handler | HttpsFunction {
-  const handler = serve(name, load);
-  const target = process.env.FUNCTION_TARGET;
-  if (target !== undefined && target !== "") return handler;
-  const { onRequest } = require("firebase-functions/v2/https") as typeof import("firebase-functions/v2/https");
-  return onRequest({ ...COMMON_OPTIONS, ...options }, handler);
+export function httpsFunction(name: string, options: GroupOptions): HttpsFunction {
+  let handler: Handler | undefined;
+  return onRequest({ ...COMMON_OPTIONS, ...options }, (req, res) => {
+    handler ??= startBundle(name);
+    handler(req, res);
+  });
 }
 
 /** What a task function decides for itself, beside COMMON_OPTIONS. */
 export type TaskOptions = GroupOptions & { maxAttempts: number; maxConcurrentDispatches: number };
 
 /**
- * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue): its
- * work, loaded and given the production dependencies on the first task. A task that throws is
- * retried by the queue with backoff, up to `maxAttempts`. An instance started for another
- * function loads nothing of it (see httpsFunction).
+ * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue), as the
+ * manifest is read: its options, its queue's retries and rate. A task that fails is retried by the
+ * queue with backoff, up to `maxAttempts`. As for a group, an instance never runs this: main.ts
+ * hands it its bundle, whose handler is the task's own (http/task.ts).
  */
-export function taskFunction(
-  name: string,
-  load: () => (deps: Deps) => Promise<unknown>,
-  options: TaskOptions,
-): TaskQueueFunction | Handler {
-  const target = process.env.FUNCTION_TARGET;
-  if (target !== undefined && target !== "" && target !== name)
-    return () => {
-      throw new Error(`this instance serves ${target}, not ${name}`);
-    };
-  const { onTaskDispatched } = require("firebase-functions/v2/tasks") as typeof import("firebase-functions/v2/tasks");
+export function taskFunction(name: string, options: TaskOptions): TaskQueueFunction {
   const { maxAttempts, maxConcurrentDispatches, ...rest } = options;
   return onTaskDispatched(
     {
@@ -66,13 +47,7 @@ export function taskFunction(
       rateLimits: { maxConcurrentDispatches },
     },
     async () => {
-      const { productionDeps } = require("../deps") as typeof import("../deps");
-      try {
-        await load()(productionDeps());
-      } catch (err) {
-        consoleLogger.error(`the ${name} task failed`, { error: err instanceof Error ? err.message : String(err) });
-        throw err;
-      }
+      throw new Error(`the ${name} task runs from its bundle (main.ts), never from the manifest`);
     },
   );
 }

@@ -1,7 +1,8 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- deferred loading is the point of this module */
 import type { Request, Response, Router } from "express";
 import type { Deps } from "../core/deps";
+import { productionDeps } from "../deps";
 import { consoleLogger } from "../logger";
+import { createApp } from "./app";
 import { jsonErrors, type Presenter } from "./presenters";
 
 export type Handler = (req: Request, res: Response) => void;
@@ -13,11 +14,11 @@ export interface Group {
 }
 
 /**
- * Defers loading a group's code, and firebase-admin behind it, to the first request, so an
- * instance that serves one group never pays for the others at cold start. A group that cannot
- * be built (a missing secret, say) answers 500 without internals and is tried again next time.
+ * A function's handler, the entry of its bundle (bundles.ts): the group's app is built on the
+ * first request, when the settings and secrets are read. A group that cannot be built (a missing
+ * secret, say) answers 500 without internals and is tried again next time.
  */
-export function serve(name: string, load: () => Group): Handler {
+export function serve(name: string, group: Group): Handler {
   let app: Handler | undefined;
   // Under the Functions emulator every answer names the function that gave it, so a test can see
   // where Hosting sent a path (test/hosting.test.ts); deployed functions say nothing of themselves.
@@ -26,11 +27,12 @@ export function serve(name: string, load: () => Group): Handler {
     if (emulated) res.setHeader("X-Function", name);
     if (!app) {
       try {
-        const { routes, presenter } = load();
-        const { productionDeps } = require("../deps") as typeof import("../deps");
-        const { createApp } = require("./app") as typeof import("./app");
         const deps = productionDeps();
-        app = createApp(routes(deps), { presenter, allowedOrigins: deps.config.allowedOrigins, log: deps.log });
+        app = createApp(group.routes(deps), {
+          presenter: group.presenter,
+          allowedOrigins: deps.config.allowedOrigins,
+          log: deps.log,
+        });
       } catch (err) {
         consoleLogger.error(`the ${name} function could not start`, {
           error: err instanceof Error ? err.stack : String(err),
