@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
 import { corsPolicy } from "./cors";
-import { errorHandler, withRetryAfter, type Presenter } from "./presenters";
+import { errorHandler, presenterFor, withRetryAfter, type Presenter } from "./presenters";
 
 export interface AppOptions {
   presenter: Presenter;
@@ -43,7 +43,7 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
 
 /** Builds every endpoint group's express app the same way; tests build the same app. */
 export function createApp(routes: Router, options: AppOptions): Express {
-  const present = withRetryAfter(options.presenter);
+  const present = withRetryAfter(presenterFor(options.presenter));
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");

@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Response } from "express";
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { AppError, type ErrorCode } from "../core/errors";
 import { isUnavailable } from "../core/failures";
 import { errorText, type Logger } from "../logger";
@@ -22,22 +22,30 @@ export const jsonErrors: Presenter = (res, code, detail) => {
   res.status(rowFor(code).status).json(jsonBody(code, detail));
 };
 
-/** The refusals of a code check, which POST /auth/otp/verify answers with `valid: false` (the contract's body). */
-const CHECK_REFUSALS = new Set<ErrorCode>([
-  "otp_fields_required",
-  "email_code_invalid",
-  "email_code_malformed",
-  "unknown_field",
-  "email_code_expired",
-  "email_code_exhausted",
-]);
-
-/** The email-code endpoints: JSON, and `valid: false` on the verify endpoint's check refusals. */
-export const otpErrors: Presenter = (res, code, detail) => {
+/** A code check's refusals (POST /auth/otp/verify): JSON, each `400` with `valid: false`, the contract's body. */
+export const checkErrors: Presenter = (res, code, detail) => {
+  const { status } = rowFor(code);
   const body = jsonBody(code, detail);
-  const verify = res.req.path === "/auth/otp/verify" && CHECK_REFUSALS.has(code);
-  res.status(rowFor(code).status).json(verify ? { valid: false, ...body } : body);
+  res.status(status).json(status === 400 ? { valid: false, ...body } : body);
 };
+
+/**
+ * Gives a route a presenter of its own, for a route whose refusals take another shape than its
+ * group's (the OpenID Connect authorise page among OAuth endpoints, a code check's `valid`). The
+ * group's presenter is given when the group is registered (http/serve, http/app); a route names
+ * its own where it is declared. Never chosen from the path when a refusal is presented.
+ */
+export function presentWith(presenter: Presenter): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.presenter = presenter;
+    next();
+  };
+}
+
+/** The presenter of this response: its route's own (presentWith), else its group's. */
+export function presenterFor(group: Presenter): Presenter {
+  return (res, code, detail) => ((res.locals.presenter as Presenter | undefined) ?? group)(res, code, detail);
+}
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -12,39 +12,22 @@ import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/toke
 import { userinfo } from "../core/oidc/userinfo";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
+import { basicCredentials } from "../http/basic";
 import { isForm, readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
 import { requestOrigin } from "../http/origin";
-import { htmlErrors, oauthErrors, oauthFields, type Presenter } from "../http/presenters";
+import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
 
-/** The authorise endpoint is a browser page, so it refuses with HTML; the rest speak OAuth JSON. */
-export const presenter: Presenter = (res, ...refusal) =>
-  (res.req.path === AUTHORIZE ? htmlErrors : oauthErrors)(res, ...refusal);
+/** The provider's endpoints speak OAuth JSON; the authorise endpoint, a browser page, refuses with HTML (below). */
+export const presenter = oauthErrors;
 
 /** One value per parameter: a repeated one is ambiguous, and refused (RFC 6749 §3.1). */
 function single(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   ensure(typeof value === "string" && value.length <= 2048, "oauth_invalid_request", `${name} must be given once`);
   return value;
-}
-
-/** `Basic base64(urlencode(id) ":" urlencode(secret))` (RFC 6749 §2.3.1), or null. */
-function basicCredentials(req: Request): { id: string; secret: string } | null {
-  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(req.headers.authorization ?? "");
-  if (!match?.[1]) return null;
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  ensure(colon > 0, "oauth_invalid_client");
-  try {
-    return {
-      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
-      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " ")),
-    };
-  } catch {
-    throw new AppError("oauth_invalid_client");
-  }
 }
 
 /**
@@ -150,14 +133,16 @@ export function routes(deps: Deps): Router {
     const code = await issueAuthorizationCode(deps, request, step.session.person, step.session.principal);
     res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
   }
-  router.get(AUTHORIZE, (req: Request, res: Response) => authorize(req, res, req.query));
+  router.get(AUTHORIZE, presentWith(htmlErrors), (req: Request, res: Response) => authorize(req, res, req.query));
   // A form post from the relying party's page. It carries no Lax cookie cross-site, so a person
   // signed in is sent through the identity host and back here by GET, where the cookie comes.
-  router.post(AUTHORIZE, async (req: Request, res: Response) => authorize(req, res, await readForm(req)));
+  router.post(AUTHORIZE, presentWith(htmlErrors), async (req: Request, res: Response) =>
+    authorize(req, res, await readForm(req)),
+  );
 
   router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
     const form = await readForm(req);
-    const basic = basicCredentials(req);
+    const basic = basicCredentials(req, "oauth_invalid_client");
     // One authentication method per request (RFC 6749 §2.3); a client_id beside Basic must agree.
     if (basic)
       ensure(

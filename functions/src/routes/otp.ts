@@ -7,9 +7,9 @@ import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody, readJson } from "../http/body";
 import { requestOrigin } from "../http/origin";
-import { otpErrors } from "../http/presenters";
+import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
 
-export const presenter = otpErrors;
+export const presenter = jsonErrors;
 
 const purpose = z.enum(PURPOSES).default("signin");
 const email = z.string().min(1).max(1024);
@@ -32,7 +32,7 @@ export function routes(deps: Deps): Router {
   });
 
   const verifyBody = z.object({ email, otp, purpose }).strict();
-  router.post("/auth/otp/verify", async function checkCode(req: Request, res: Response) {
+  router.post("/auth/otp/verify", presentWith(checkErrors), async function checkCode(req: Request, res: Response) {
     const input = await parseBody(req, verifyBody, "otp_fields_required");
     await verifyCode(deps, input.email, input.otp, input.purpose);
     res.json({ valid: true });
