@@ -57,7 +57,7 @@ describe("POST /auth/exchange", () => {
       .set("Content-Type", "application/json")
       .send(body.replace("%s", code));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: `Unknown field: ${field}` });
+    expect(res.body).toEqual({ error: `Unknown field: ${field}`, reason: "unknown_field" });
     expect((await exchange({ code })).status).toBe(200);
   });
 

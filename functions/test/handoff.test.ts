@@ -50,22 +50,24 @@ describe("GET /auth/handoff", () => {
   });
 
   it.each([
-    ["an unknown app", { app: "nobody", redirect_uri: "http://127.0.0.1/handoff" }, "Unknown app"],
+    ["an unknown app", { app: "nobody", redirect_uri: "http://127.0.0.1/handoff" }, "Unknown app", "unknown_app"],
     [
       "a redirect URI registered for another app",
       { app: "desktop", redirect_uri: "https://partner.example.com/signed-in" },
       "redirect_uri is not registered for this app",
+      "redirect_not_registered",
     ],
     [
       "a redirect URI near a registered one",
       { app: "partner", redirect_uri: "https://partner.example.com/signed-in/../evil" },
       "redirect_uri is not registered for this app",
+      "redirect_not_registered",
     ],
-    ["no redirect URI", { app: "partner" }, expect.stringMatching(/required/)],
-  ])("refuses %s with 400", async (_, query, error) => {
+    ["no redirect URI", { app: "partner" }, expect.stringMatching(/required/), "fields_required"],
+  ])("refuses %s with 400", async (_, query, error, reason) => {
     const res = await request(app).get("/auth/handoff").query(query);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error });
+    expect(res.body).toEqual({ error, reason });
   });
 });
 
@@ -159,7 +161,10 @@ describe("POST /auth/handoff", () => {
     const { cookie, person } = await signedIn();
     const res = await handoff({ app: "desktop", redirect_uri: "http://127.0.0.1/handoff", ...pkceFields }, cookie);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "code_challenge with code_challenge_method S256 is required" });
+    expect(res.body).toEqual({
+      error: "code_challenge with code_challenge_method S256 is required",
+      reason: "pkce_required",
+    });
     expect((await db.collection("exchangeCodes").where("personId", "==", person.id).get()).size).toBe(0);
   });
 
@@ -171,7 +176,10 @@ describe("POST /auth/handoff", () => {
       code_challenge_method: "S256",
     });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "redirect_uri is not registered for this app" });
+    expect(res.body).toEqual({
+      error: "redirect_uri is not registered for this app",
+      reason: "redirect_not_registered",
+    });
   });
 
   it("answers 401 without a session, and 403 with the reason for a person who is not approved", async () => {

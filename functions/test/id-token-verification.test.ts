@@ -135,7 +135,9 @@ describe("ID tokens on the production path (signatures checked against the provi
       answers.push([label, res.status, res.body]);
       expect(res.headers["set-cookie"]).toBeUndefined();
     }
-    expect(answers).toEqual(answers.map(([label]) => [label, 401, { error: "Invalid token" }]));
+    expect(answers).toEqual(
+      answers.map(([label]) => [label, 401, { error: "Invalid token", reason: "invalid_token" }]),
+    );
   });
 
   it("refuses every forgery as a bearer token at a gated endpoint with 401 Unauthorized", async () => {

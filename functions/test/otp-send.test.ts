@@ -115,7 +115,7 @@ describe("POST /auth/otp/send", () => {
     const marker = unique("eve");
     const res = await send(app, body(`${marker}@example.test`));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "A valid email is required" });
+    expect(res.body).toEqual({ error: "A valid email is required", reason: "email_invalid" });
     expect(await settledCount(marker)).toBe(0);
   });
 
@@ -123,7 +123,7 @@ describe("POST /auth/otp/send", () => {
     const { app } = fresh();
     const res = await send(app, { email: strangerAddress(), purpose: "admin" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: expect.stringMatching(/purpose/) });
+    expect(res.body).toEqual({ error: expect.stringMatching(/purpose/), reason: "purpose_invalid" });
   });
 
   it("gives every variant of one address one code, one rate-limit record and one attempt budget", async () => {
@@ -149,7 +149,7 @@ describe("POST /auth/otp/send", () => {
     deps.clock.advance(59 * SECOND);
     const early = await send(app, { email });
     expect(early.status).toBe(429);
-    expect(early.body).toEqual({ error: "A code was just sent. Please wait a minute." });
+    expect(early.body).toEqual({ error: "A code was just sent. Please wait a minute.", reason: "resend_too_soon" });
     // The page tells the person how long to wait.
     expect(early.headers["retry-after"]).toBe("1");
     deps.clock.advance(SECOND);
@@ -157,7 +157,11 @@ describe("POST /auth/otp/send", () => {
     const second = await codeFor(email, 2);
     expect(await settledCount(email)).toBe(2);
     if (first !== second)
-      expect((await verify(app, { email, otp: first })).body).toEqual({ valid: false, error: "Invalid code" });
+      expect((await verify(app, { email, otp: first })).body).toEqual({
+        valid: false,
+        error: "Invalid code",
+        reason: "code_invalid",
+      });
     expect((await verify(app, { email, otp: second })).body).toEqual({ valid: true });
   });
 
@@ -172,7 +176,7 @@ describe("POST /auth/otp/send", () => {
     }
     const sixth = await send(app, { email });
     expect(sixth.status).toBe(429);
-    expect(sixth.body).toEqual({ error: "Too many codes requested. Try again later." });
+    expect(sixth.body).toEqual({ error: "Too many codes requested. Try again later.", reason: "hourly_limit" });
     expect(sixth.headers["retry-after"]).toBe(String((HOUR - 5 * MINUTE) / SECOND));
     deps.clock.advance(HOUR - 5 * MINUTE - 1);
     const last = await send(app, { email });
@@ -189,7 +193,7 @@ describe("POST /auth/otp/send", () => {
     const email = await personAddress();
     const res = await send(app, { email });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: "Email is not configured" });
+    expect(res.body).toEqual({ error: "Email is not configured", reason: "email_not_configured" });
     expect(await storedLimits(email)).toBeNull();
     expect(await storedCode(email)).toBeNull();
   });
@@ -220,7 +224,11 @@ describe("POST /auth/otp/send", () => {
     await send(before.app, { email });
     const code = await codeFor(email);
     expect((await verify(after.app, { email, otp: code })).body).toEqual({ valid: true });
-    expect((await verify(retired.app, { email, otp: code })).body).toEqual({ valid: false, error: "Invalid code" });
+    expect((await verify(retired.app, { email, otp: code })).body).toEqual({
+      valid: false,
+      error: "Invalid code",
+      reason: "code_invalid",
+    });
     // The rotated ring still sees the send of a minute ago.
     expect((await send(after.app, { email })).status).toBe(429);
     after.deps.clock.advance(MINUTE);
@@ -259,7 +267,10 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     const refused = answers.slice(20);
     for (const res of refused) {
       expect(res.status).toBe(429);
-      expect(res.body).toEqual({ error: "Too many codes requested from this network. Try again later." });
+      expect(res.body).toEqual({
+        error: "Too many codes requested from this network. Try again later.",
+        reason: "client_budget",
+      });
       expect(Number(res.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(res.headers["retry-after"])).toBeLessThanOrEqual(3600);
     }
@@ -344,6 +355,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     const refused = await sendFrom(app, network(), to(), "request-access");
     expect(refused.body).toEqual({
       error: "Too many codes have been requested for addresses at this domain. Try again later.",
+      reason: "domain_budget",
     });
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
     // Another domain is not held back, nor a public provider's, which no one organisation owns.
@@ -373,7 +385,10 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     ]);
     const refused = await sendFrom(app, network(), strangerAddress());
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ error: "Too many codes are being requested right now. Try again in a minute." });
+    expect(refused.body).toEqual({
+      error: "Too many codes are being requested right now. Try again in a minute.",
+      reason: "service_budget",
+    });
     expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(60);
     deps.clock.advance(MINUTE);
     expect((await sendFrom(app, network(), strangerAddress())).status).toBe(200);

@@ -31,7 +31,7 @@ describe("POST /auth/otp/sign-in", () => {
     expect((await signIn(app, { email, otp: code })).status).toBe(200);
     const again = await signIn(app, { email, otp: code });
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ error: "Invalid code" });
+    expect(again.body).toEqual({ error: "Invalid code", reason: "code_invalid" });
     expect(await storedCode(email)).toBeNull();
   });
 
@@ -119,12 +119,12 @@ describe("POST /auth/otp/sign-in", () => {
     await db.collection("people").doc(person!.id).delete();
     const res = await signIn(app, { email, otp: code });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: "No account for that address" });
+    expect(res.body).toEqual({ error: "No account for that address", reason: "no_account" });
   });
 
   it.each([
-    ["pending", { error: "Your account is pending" }],
-    ["rejected", { error: expect.any(String) }],
+    ["pending", { error: "Your account is pending", reason: "pending" }],
+    ["rejected", { error: expect.any(String), reason: "rejected" }],
   ] as const)("answers 403 for a %s person", async (status, body) => {
     const { app } = fresh();
     const email = await personAddress({ status });
@@ -152,16 +152,22 @@ describe("POST /auth/otp/sign-in", () => {
     const email = await personAddress();
     await send(app, { email });
     const code = await codeFor(email);
-    expect((await signIn(app, { email, otp: otherThan(code) })).body).toEqual({ error: "Invalid code" });
+    expect((await signIn(app, { email, otp: otherThan(code) })).body).toEqual({
+      error: "Invalid code",
+      reason: "code_invalid",
+    });
     for (let i = 0; i < 4; i++) await signIn(app, { email, otp: otherThan(code) });
-    expect((await signIn(app, { email, otp: code })).body).toEqual({ error: "Too many attempts. Request a new code." });
+    expect((await signIn(app, { email, otp: code })).body).toEqual({
+      error: "Too many attempts. Request a new code.",
+      reason: "code_exhausted",
+    });
     deps.clock.advance(MINUTE);
     await send(app, { email });
     const second = await codeFor(email, 2);
     deps.clock.advance(10 * MINUTE);
     const expired = await signIn(app, { email, otp: second });
     expect(expired.status).toBe(400);
-    expect(expired.body).toEqual({ error: "That code expired. Request a new one." });
+    expect(expired.body).toEqual({ error: "That code expired. Request a new one.", reason: "code_expired" });
   });
 
   it("never accepts a request-access code", async () => {
@@ -170,7 +176,7 @@ describe("POST /auth/otp/sign-in", () => {
     await send(app, { email, purpose: "request-access" });
     const res = await signIn(app, { email, otp: await codeFor(email), purpose: "request-access" });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "Invalid code" });
+    expect(res.body).toEqual({ error: "Invalid code", reason: "code_invalid" });
   });
 
   it("answers 500 Sign-in failed when the provider fails", async () => {
@@ -180,7 +186,7 @@ describe("POST /auth/otp/sign-in", () => {
     await send(app, { email });
     const res = await signIn(app, { email, otp: await codeFor(email) });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ error: "Sign-in failed" });
+    expect(res.body).toEqual({ error: "Sign-in failed", reason: "signin_failed" });
   });
 
   it.each([[{}], [{ email: "ada@example.test" }], [{ otp: "123456" }], [{ email: 1, otp: "123456" }]])(
@@ -188,7 +194,7 @@ describe("POST /auth/otp/sign-in", () => {
     async (body) => {
       const res = await signIn(fresh().app, body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: "email and otp required" });
+      expect(res.body).toEqual({ error: "email and otp required", reason: "fields_required" });
     },
   );
 

@@ -39,7 +39,7 @@ describe("POST /auth/otp/verify", () => {
     await send(app, { email });
     const res = await verify(app, { email, otp: otherThan(await codeFor(email)) });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ valid: false, error: "Invalid code" });
+    expect(res.body).toEqual({ valid: false, error: "Invalid code", reason: "code_invalid" });
     expect(await storedCode(email)).toMatchObject({ attempts: 1, state: "ready" });
   });
 
@@ -48,7 +48,11 @@ describe("POST /auth/otp/verify", () => {
     const email = strangerAddress();
     await send(app, { email, purpose: "request-access" });
     const code = await codeFor(email);
-    expect((await verify(app, { email, otp: code })).body).toEqual({ valid: false, error: "Invalid code" });
+    expect((await verify(app, { email, otp: code })).body).toEqual({
+      valid: false,
+      error: "Invalid code",
+      reason: "code_invalid",
+    });
     expect((await verify(app, { email, otp: code, purpose: "signin" })).status).toBe(400);
     expect(await storedCode(email)).toMatchObject({ attempts: 2 });
     expect((await verify(app, { email, otp: code, purpose: "request-access" })).body).toEqual({ valid: true });
@@ -74,7 +78,7 @@ describe("POST /auth/otp/verify", () => {
     deps.clock.advance(SECOND);
     const res = await verify(app, { email, otp: code });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ valid: false, error: "That code expired. Request a new one." });
+    expect(res.body).toEqual({ valid: false, error: "That code expired. Request a new one.", reason: "code_expired" });
     expect(await storedCode(email)).toMatchObject({ state: "expired", hash: null });
     expect((await signIn(app, { email, otp: code })).status).toBe(400);
   });
@@ -88,16 +92,25 @@ describe("POST /auth/otp/verify", () => {
       expect((await verify(app, { email, otp: otherThan(code) })).body).toEqual({
         valid: false,
         error: "Invalid code",
+        reason: "code_invalid",
       });
       expect(await storedCode(email)).toMatchObject({ attempts: i });
     }
     const fifth = await verify(app, { email, otp: otherThan(code) });
     expect(fifth.status).toBe(400);
-    expect(fifth.body).toEqual({ valid: false, error: "Too many attempts. Request a new code." });
+    expect(fifth.body).toEqual({
+      valid: false,
+      error: "Too many attempts. Request a new code.",
+      reason: "code_exhausted",
+    });
     expect(await storedCode(email)).toMatchObject({ state: "exhausted", hash: null });
     const sixth = await verify(app, { email, otp: code });
     expect(sixth.status).toBe(400);
-    expect(sixth.body).toEqual({ valid: false, error: "Too many attempts. Request a new code." });
+    expect(sixth.body).toEqual({
+      valid: false,
+      error: "Too many attempts. Request a new code.",
+      reason: "code_exhausted",
+    });
     expect((await signIn(app, { email, otp: code })).status).toBe(400);
   });
 
@@ -111,7 +124,11 @@ describe("POST /auth/otp/verify", () => {
     for (const otp of [...malformed, ...malformed]) {
       const res = await verify(app, { email, otp });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ valid: false, error: otp === "" ? expect.any(String) : "A code is six digits" });
+      expect(res.body).toEqual({
+        valid: false,
+        error: otp === "" ? expect.any(String) : "A code is six digits",
+        reason: otp === "" ? "fields_required" : "code_malformed",
+      });
       expect((await signIn(app, { email, otp })).status).toBe(400);
     }
     expect(await storedCode(email)).toMatchObject({ attempts: 0, state: "ready" });
@@ -137,7 +154,7 @@ describe("POST /auth/otp/verify", () => {
     const res = await request(fresh().app).post(path).send(body);
     expect(res.status).toBe(400);
     const field = Object.keys(body).find((k) => !["email", "otp", "purpose"].includes(k)) ?? "purpose";
-    expect(res.body).toEqual({ ...extra, error: `Unknown field: ${field}` });
+    expect(res.body).toEqual({ ...extra, error: `Unknown field: ${field}`, reason: "unknown_field" });
   });
 
   it("answers Invalid code when the address has no code or cannot hold one", async () => {
@@ -145,7 +162,7 @@ describe("POST /auth/otp/verify", () => {
     for (const email of [await personAddress(), "Eve <eve@example.test>"]) {
       const res = await verify(app, { email, otp: "123456" });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ valid: false, error: "Invalid code" });
+      expect(res.body).toEqual({ valid: false, error: "Invalid code", reason: "code_invalid" });
     }
   });
 
@@ -250,6 +267,7 @@ describe("POST /auth/otp/verify", () => {
     expect((await verify(app, { email, otp: last, purpose: "request-access" })).body).toEqual({
       valid: false,
       error: "Too many attempts. Request a new code.",
+      reason: "code_exhausted",
     });
     // The owner hears of it, once, without a link, and learns when it ends.
     const notices = (await waitForMail(email, 22)).filter((m) => m.subject !== "Confirm your email address");
@@ -261,7 +279,10 @@ describe("POST /auth/otp/verify", () => {
     deps.clock.advance(15 * MINUTE - 1);
     const locked = await send(app, { email, purpose: "request-access" });
     expect(locked.status).toBe(429);
-    expect(locked.body).toEqual({ error: "Too many failed attempts for this address. Try again later." });
+    expect(locked.body).toEqual({
+      error: "Too many failed attempts for this address. Try again later.",
+      reason: "address_locked",
+    });
     expect(locked.headers["retry-after"]).toBe("1");
     deps.clock.advance(1);
     // The 23rd mail: the 22nd was the notice.

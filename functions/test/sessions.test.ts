@@ -31,7 +31,7 @@ describe("POST /auth/verify", () => {
   ])("answers 400 when a field is missing or not a string: %j", async (body) => {
     const res = await verify(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "idToken and project required" });
+    expect(res.body).toEqual({ error: "idToken and project required", reason: "fields_required" });
   });
 
   it.each([
@@ -44,7 +44,7 @@ describe("POST /auth/verify", () => {
       .set("Content-Type", "application/json")
       .send(body.replace("%s", account.idToken));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: `Unknown field: ${field}` });
+    expect(res.body).toEqual({ error: `Unknown field: ${field}`, reason: "unknown_field" });
     expect(res.headers["set-cookie"]).toBeUndefined();
   });
 
@@ -61,7 +61,7 @@ describe("POST /auth/verify", () => {
   it("answers 401 for a token that does not verify", async () => {
     const res = await verify({ idToken: "not-a-token", project: "startpage" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Invalid token" });
+    expect(res.body).toEqual({ error: "Invalid token", reason: "invalid_token" });
   });
 
   it("refuses a sign-in older than five minutes with 401 and no cookie, and accepts one just inside", async () => {
@@ -71,7 +71,7 @@ describe("POST /auth/verify", () => {
     clockDeps.clock.advance(50 * MINUTE);
     const stale = await request(clockApp).post("/auth/verify").send({ idToken: account.idToken, project: "startpage" });
     expect(stale.status).toBe(401);
-    expect(stale.body).toEqual({ error: "Sign-in is too old; please sign in again" });
+    expect(stale.body).toEqual({ error: "Sign-in is too old; please sign in again", reason: "sign_in_too_old" });
     expect(stale.headers["set-cookie"]).toBeUndefined();
 
     const fresh = await accountWithPerson({ projects: ["startpage"] });
@@ -234,7 +234,7 @@ describe("POST /auth/verify", () => {
     await auth().updateUser(account.uid, { disabled: true });
     const res = await verify({ idToken: account.idToken, project: "startpage" });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: "Invalid token" });
+    expect(res.body).toEqual({ error: "Invalid token", reason: "invalid_token" });
   });
 
   it("refuses a token issued before the account's tokens were revoked", async () => {

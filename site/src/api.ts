@@ -43,15 +43,9 @@ export async function call(method: "GET" | "POST", path: string, body?: Record<s
   };
 }
 
-/** The person behind this browser's session, as POST /auth/session/refresh answers. */
-export interface Person {
-  personId: string;
-  uid: string;
-  email: string | null;
-  name: string;
-  role: string;
-  projects: string[];
-}
+/** The person behind this browser's session, as POST /auth/session/refresh answers: the service's own type. */
+export type { PersonView as Person } from "../../functions/src/core/people/person-view";
+import type { PersonView as Person } from "../../functions/src/core/people/person-view";
 
 export type Session = { kind: "signed-in"; person: Person } | { kind: "signed-out" } | { kind: "unavailable" };
 

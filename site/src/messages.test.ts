@@ -4,10 +4,11 @@ import { errorTable } from "../../functions/src/http/errors";
 import type { Answer } from "./api";
 import { codeRefusal, normaliseCode, sendRefusal, TRY_AGAIN, waitFor } from "./messages";
 
-/** What the service answers for `code`, as the catalogue has it. */
+/** What the service answers for `code`, as the catalogue has it (its message, and its reason where it has one). */
 function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
   const row = errorTable[code];
-  return { status: row.status, body: { error: row.message }, retryAfter };
+  const reason = "reason" in row ? { reason: row.reason } : {};
+  return { status: row.status, body: { error: row.message, ...reason }, retryAfter };
 }
 
 describe("normaliseCode", () => {
@@ -64,6 +65,15 @@ describe("sendRefusal", () => {
     expect(sendRefusal(refusal("otp_domain_budget", 1200)).alert).toBe(
       "Many codes have been asked for addresses like yours lately. You can ask for another in 20 minutes.",
     );
+  });
+
+  it("tells refusals apart by their reason, never by their words", () => {
+    const reworded = refusal("otp_resend_too_soon", 30);
+    reworded.body.error = "Slow down a little";
+    expect(sendRefusal(reworded).alert).toMatch(/^We've just sent a code to this address/);
+    const unexplained = refusal("otp_resend_too_soon", 30);
+    delete unexplained.body.reason;
+    expect(sendRefusal(unexplained).alert).toMatch(/^You've asked for several codes/);
   });
 
   it("puts a malformed address on the field, and the rest in a notice", () => {

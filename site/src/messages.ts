@@ -1,15 +1,15 @@
 /**
- * Plain sentences for every refusal a page can meet. The contract branches on status and
- * `reason`; where the service tells refusals of one status apart only by their message (the
- * email-code endpoints), the page compares with the service's own error table, bundled from the
- * same source, so a reworded message cannot leave a person with the wrong sentence.
+ * Plain sentences for every refusal a page can meet. Pages branch on the status and on the
+ * refusal's `reason`, as any client of the contract does, never on its message (which is for
+ * people, and may change). `Reason` is the service's own list of them (http/errors.ts), a type
+ * only: a page naming a reason the service does not give does not compile, and nothing of the
+ * service's table is bundled.
  */
-import type { ErrorCode } from "../../functions/src/core/errors";
-import { errorTable } from "../../functions/src/http/errors";
+import type { Reason } from "../../functions/src/http/errors";
 import type { Answer } from "./api";
 
-export function says(answer: Answer, code: ErrorCode): boolean {
-  return answer.body.error === errorTable[code].message;
+export function says(answer: Answer, reason: Reason): boolean {
+  return answer.body.reason === reason;
 }
 
 /** "in 45 seconds", "in 12 minutes", "in 3 hours": how long a limit lasts, rounded up. */
@@ -26,7 +26,7 @@ export const UNREACHABLE = "We couldn't reach the service. Check your connection
 
 /** Whether a send was refused because a code went to the address moments ago (it can be entered). */
 export function justSent(answer: Answer): boolean {
-  return answer.status === 429 && says(answer, "otp_resend_too_soon");
+  return answer.status === 429 && says(answer, "resend_too_soon");
 }
 
 /** Why POST /auth/otp/send refused: `field` for the address itself, `alert` for the rest. */
@@ -35,15 +35,15 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
   if (answer.status === 400) return { field: "Enter your email address, like name@example.com." };
   if (answer.status === 429) {
     if (justSent(answer)) return { alert: `We've just sent a code to this address. You can ask for another ${wait}.` };
-    if (says(answer, "otp_address_locked"))
+    if (says(answer, "address_locked"))
       return {
         alert: `Too many wrong codes were tried for this address, so it is locked for now. You can ask for a new code ${wait}.`,
       };
-    if (says(answer, "otp_client_budget"))
+    if (says(answer, "client_budget"))
       return { alert: `Many codes have been asked for from your network lately. You can ask for another ${wait}.` };
-    if (says(answer, "otp_service_budget"))
+    if (says(answer, "service_budget"))
       return { alert: `A lot of people are asking for codes right now. Please try again ${wait}.` };
-    if (says(answer, "otp_domain_budget"))
+    if (says(answer, "domain_budget"))
       return { alert: `Many codes have been asked for addresses like yours lately. You can ask for another ${wait}.` };
     return { alert: `You've asked for several codes in the last hour. You can ask for another ${wait}.` };
   }
@@ -55,9 +55,8 @@ export function sendRefusal(answer: Answer): { field?: string; alert?: string } 
 /** Why a code was refused (sign-in or verify): wrong, expired or used up. */
 export function codeRefusal(answer: Answer): { field: string; spent: boolean } | null {
   if (answer.status !== 400) return null;
-  if (says(answer, "email_code_expired"))
-    return { field: "That code has expired. Ask for a new one below.", spent: true };
-  if (says(answer, "email_code_exhausted"))
+  if (says(answer, "code_expired")) return { field: "That code has expired. Ask for a new one below.", spent: true };
+  if (says(answer, "code_exhausted"))
     return {
       field: "That code was entered wrongly too many times, so it no longer works. Ask for a new one below.",
       spent: true,

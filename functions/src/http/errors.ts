@@ -1,6 +1,12 @@
 import type { ErrorCode } from "../core/errors";
 
-/** How one refusal is answered: the contract's status and message, and what else its body carries. */
+/**
+ * How one refusal is answered: the contract's status and message, and what else its body carries.
+ * `reason` is the machine-readable word beside the message: the contract's approval vocabulary
+ * (`pending`, `rejected`, `no_project_access`, `phone_not_linked`), and for the email-code, verify
+ * and hand-off refusals a word of their own (docs/endpoints/README.md), which clients and the
+ * identity host's pages branch on. The message is for people, and may change.
+ */
 export interface ErrorRow {
   status: number;
   message: string;
@@ -14,7 +20,7 @@ export interface ErrorRow {
 /** Every refusal's answer, one row per code: a code without a row does not compile. */
 export const errorTable = {
   // request shape (shared by every JSON endpoint)
-  unknown_field: { status: 400, message: "Unknown field in the body" },
+  unknown_field: { status: 400, message: "Unknown field in the body", reason: "unknown_field" },
   malformed_json: { status: 400, message: "Malformed JSON body" },
   malformed_request: { status: 400, message: "Malformed request" },
   body_too_large: { status: 413, message: "Request body too large" },
@@ -26,9 +32,9 @@ export const errorTable = {
   service_unavailable: { status: 503, message: "Service unavailable" },
 
   // sessions
-  verify_fields_required: { status: 400, message: "idToken and project required" },
-  invalid_token: { status: 401, message: "Invalid token" },
-  sign_in_too_old: { status: 401, message: "Sign-in is too old; please sign in again" },
+  verify_fields_required: { status: 400, message: "idToken and project required", reason: "fields_required" },
+  invalid_token: { status: 401, message: "Invalid token", reason: "invalid_token" },
+  sign_in_too_old: { status: 401, message: "Sign-in is too old; please sign in again", reason: "sign_in_too_old" },
   phone_not_linked: {
     status: 403,
     message: "That phone number is not on any account",
@@ -48,10 +54,22 @@ export const errorTable = {
   exchange_verifier_invalid: { status: 400, message: "code_verifier must be 43 to 128 unreserved characters" },
 
   // hand-off to an app outside the parent domain
-  handoff_fields_required: { status: 400, message: "app and redirect_uri required; state at most 512 characters" },
-  handoff_unknown_app: { status: 400, message: "Unknown app" },
-  handoff_redirect_not_registered: { status: 400, message: "redirect_uri is not registered for this app" },
-  handoff_pkce_required: { status: 400, message: "code_challenge with code_challenge_method S256 is required" },
+  handoff_fields_required: {
+    status: 400,
+    message: "app and redirect_uri required; state at most 512 characters",
+    reason: "fields_required",
+  },
+  handoff_unknown_app: { status: 400, message: "Unknown app", reason: "unknown_app" },
+  handoff_redirect_not_registered: {
+    status: 400,
+    message: "redirect_uri is not registered for this app",
+    reason: "redirect_not_registered",
+  },
+  handoff_pkce_required: {
+    status: 400,
+    message: "code_challenge with code_challenge_method S256 is required",
+    reason: "pkce_required",
+  },
 
   // gated endpoints
   unauthorized: { status: 401, message: "Unauthorized" },
@@ -68,28 +86,49 @@ export const errorTable = {
   invalid_query: { status: 400, message: "Invalid request parameters" },
 
   // email codes (the otp presenter adds `valid: false` to the verify endpoint's)
-  email_invalid: { status: 400, message: "A valid email is required" },
-  otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access" },
-  otp_resend_too_soon: { status: 429, message: "A code was just sent. Please wait a minute." },
-  otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later." },
-  otp_client_budget: { status: 429, message: "Too many codes requested from this network. Try again later." },
-  otp_service_budget: { status: 429, message: "Too many codes are being requested right now. Try again in a minute." },
+  email_invalid: { status: 400, message: "A valid email is required", reason: "email_invalid" },
+  otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access", reason: "purpose_invalid" },
+  otp_resend_too_soon: {
+    status: 429,
+    message: "A code was just sent. Please wait a minute.",
+    reason: "resend_too_soon",
+  },
+  otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later.", reason: "hourly_limit" },
+  otp_client_budget: {
+    status: 429,
+    message: "Too many codes requested from this network. Try again later.",
+    reason: "client_budget",
+  },
+  otp_service_budget: {
+    status: 429,
+    message: "Too many codes are being requested right now. Try again in a minute.",
+    reason: "service_budget",
+  },
   otp_domain_budget: {
     status: 429,
     message: "Too many codes have been requested for addresses at this domain. Try again later.",
+    reason: "domain_budget",
   },
-  otp_address_locked: { status: 429, message: "Too many failed attempts for this address. Try again later." },
-  email_not_configured: { status: 503, message: "Email is not configured" },
-  otp_fields_required: { status: 400, message: "email and otp required; purpose must be signin or request-access" },
-  email_code_invalid: { status: 400, message: "Invalid code" },
-  email_code_malformed: { status: 400, message: "A code is six digits" },
-  email_code_expired: { status: 400, message: "That code expired. Request a new one." },
-  email_code_exhausted: { status: 400, message: "Too many attempts. Request a new code." },
-  signin_fields_required: { status: 400, message: "email and otp required" },
-  signin_no_account: { status: 403, message: "No account for that address" },
-  signin_pending: { status: 403, message: "Your account is pending" },
-  signin_rejected: { status: 403, message: "Your account was not approved" },
-  signin_failed: { status: 500, message: "Sign-in failed" },
+  otp_address_locked: {
+    status: 429,
+    message: "Too many failed attempts for this address. Try again later.",
+    reason: "address_locked",
+  },
+  email_not_configured: { status: 503, message: "Email is not configured", reason: "email_not_configured" },
+  otp_fields_required: {
+    status: 400,
+    message: "email and otp required; purpose must be signin or request-access",
+    reason: "fields_required",
+  },
+  email_code_invalid: { status: 400, message: "Invalid code", reason: "code_invalid" },
+  email_code_malformed: { status: 400, message: "A code is six digits", reason: "code_malformed" },
+  email_code_expired: { status: 400, message: "That code expired. Request a new one.", reason: "code_expired" },
+  email_code_exhausted: { status: 400, message: "Too many attempts. Request a new code.", reason: "code_exhausted" },
+  signin_fields_required: { status: 400, message: "email and otp required", reason: "fields_required" },
+  signin_no_account: { status: 403, message: "No account for that address", reason: "no_account" },
+  signin_pending: { status: 403, message: "Your account is pending", reason: "pending" },
+  signin_rejected: { status: 403, message: "Your account was not approved", reason: "rejected" },
+  signin_failed: { status: 500, message: "Sign-in failed", reason: "signin_failed" },
 
   // OpenID Connect provider: `message` is the error_description
   oauth_invalid_client: { status: 401, message: "Client authentication failed", oauth: "invalid_client" },
@@ -176,6 +215,11 @@ export const errorTable = {
   invalid_person_change: { status: 400, message: "Invalid change" },
   person_conflict: { status: 409, message: "An email or phone number is already on another person" },
 } as const satisfies Record<ErrorCode, ErrorRow>;
+
+/** Every `reason` a refusal can carry: what a client may branch on. */
+export type Reason = {
+  [C in keyof typeof errorTable]: (typeof errorTable)[C] extends { reason: infer R } ? R : never;
+}[keyof typeof errorTable];
 
 export function rowFor(code: ErrorCode): ErrorRow {
   return errorTable[code] as ErrorRow;

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { hasProject } from "../core/people/access";
+import { ensureAccess, type Need as AccessNeed } from "../core/people/access";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
@@ -10,9 +10,7 @@ import { readSessionCookie } from "./cookies";
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
 
-export interface Need {
-  project?: string;
-  admin?: boolean;
+export interface Need extends AccessNeed {
   /** People administration takes the session cookie only, never a bearer token. */
   cookieOnly?: boolean;
 }
@@ -99,10 +97,6 @@ export async function requireAccess(
   ensure(principal, "unauthorized");
   const person = await personFor(deps, principal, guard);
   ensure(!(person && sessionEnded(person, principal)), "unauthorized");
-  ensure(person, "forbidden");
-  ensure(person.status !== "pending", "forbidden_pending");
-  ensure(person.status !== "rejected", "forbidden_rejected");
-  if (need.project !== undefined) ensure(hasProject(person, need.project), "forbidden");
-  if (need.admin) ensure(person.role === "admin", "forbidden");
+  ensureAccess(person, need, "gate");
   return { person, uid: principal.uid };
 }

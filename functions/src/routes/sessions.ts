@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { personView } from "../core/people/access";
+import { ensureAccess, personView } from "../core/people/access";
 import { ensure } from "../core/errors";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
@@ -104,8 +104,7 @@ export function routes(deps: Deps): Router {
     });
     const { principal, person } = await cookieSession(deps, req);
     ensure(principal && person, "unauthorized");
-    ensure(person.status !== "pending", "forbidden_pending");
-    ensure(person.status !== "rejected", "forbidden_rejected");
+    ensureAccess(person, {}, "gate");
     res.json({ location: await handOff(deps, request, person, principal.uid) });
   });
 

@@ -45,8 +45,8 @@ function journey(to: Destination): EmailCodeJourney {
         return null;
       }
       if (answer.status !== 403) return answer;
-      if (says(answer, "signin_pending")) pending(to.restart);
-      else if (says(answer, "signin_rejected")) rejected(to.restart);
+      if (says(answer, "pending")) pending(to.restart);
+      else if (says(answer, "rejected")) rejected(to.restart);
       else noAccount(email);
       return null;
     },

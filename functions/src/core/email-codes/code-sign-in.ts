@@ -1,9 +1,9 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
-import { checkCode } from "./email-codes";
-import type { CheckResult } from "./rules";
-import { AppError, ensure, type ErrorCode } from "../errors";
+import { CHECK_REFUSALS, checkCode } from "./email-codes";
+import { AppError, ensure } from "../errors";
+import { ensureAccess } from "../people/access";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 
@@ -11,12 +11,6 @@ type SignInDeps = Pick<
   Deps,
   "store" | "clock" | "random" | "config" | "mailer" | "mailQueue" | "log" | "identity" | "transaction" | "pepper"
 >;
-
-const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {
-  invalid: "email_code_invalid",
-  expired: "email_code_expired",
-  exhausted: "email_code_exhausted",
-};
 
 /** A provider call whose failure is the contract's "Sign-in failed", logged once without secrets. */
 const providerFailed = (what: string): Failure => ({ code: "signin_failed", log: `sign-in: ${what} failed` });
@@ -34,10 +28,8 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   const person = await people.findByEmail(deps.store, address);
   const result = await checkCode(deps, address, "signin", otp, person?.status === "approved");
   // The code is judged first: without the right code, nothing is said about the account.
-  if (result !== "valid") throw new AppError(REFUSALS[result]);
-  ensure(person, "signin_no_account");
-  ensure(person.status !== "pending", "signin_pending");
-  ensure(person.status !== "rejected", "signin_rejected");
+  if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
+  ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));
 }

@@ -169,7 +169,8 @@ export async function checkCode(
   return result;
 }
 
-const REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {
+/** How a code check's refusal is answered, by verify and by sign-in alike. */
+export const CHECK_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = {
   invalid: "email_code_invalid",
   expired: "email_code_expired",
   exhausted: "email_code_exhausted",
@@ -184,6 +185,6 @@ export async function verifyCode(deps: CodeDeps, rawEmail: string, otp: string, 
   // An address that cannot hold a code cannot match one; nothing is read or counted.
   ensure(address, "email_code_invalid");
   const result = await checkCode(deps, address, purpose, otp, false);
-  if (result !== "valid") throw new AppError(REFUSALS[result]);
+  if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
   if (purpose === "request-access") await recordAccessRequest(deps, address);
 }

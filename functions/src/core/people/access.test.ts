@@ -1,31 +1,66 @@
 import fc from "fast-check";
-import { ACCOUNT_PROJECT, decideAccess, hasProject } from "./access";
+import { ACCOUNT_PROJECT, decideAccess, ensureAccess, hasProject } from "./access";
 
 describe("decideAccess", () => {
   it("refuses a pending or rejected person whatever their grants", () => {
-    expect(decideAccess({ status: "pending", role: "admin", projects: ["*"] }, "startpage")).toBe("pending");
-    expect(decideAccess({ status: "rejected", role: "admin", projects: ["*"] }, "startpage")).toBe("rejected");
+    expect(decideAccess({ status: "pending", role: "admin", projects: ["*"] }, { project: "startpage" })).toBe(
+      "pending",
+    );
+    expect(decideAccess({ status: "rejected", role: "admin", projects: ["*"] }, { project: "startpage" })).toBe(
+      "rejected",
+    );
   });
 
   it("lets an approved person in with the project, the wildcard or the admin role", () => {
-    expect(decideAccess({ status: "approved", role: "user", projects: ["startpage"] }, "startpage")).toBeNull();
-    expect(decideAccess({ status: "approved", role: "user", projects: ["*"] }, "status")).toBeNull();
-    expect(decideAccess({ status: "approved", role: "admin", projects: [] }, "status")).toBeNull();
+    expect(
+      decideAccess({ status: "approved", role: "user", projects: ["startpage"] }, { project: "startpage" }),
+    ).toBeNull();
+    expect(decideAccess({ status: "approved", role: "user", projects: ["*"] }, { project: "status" })).toBeNull();
+    expect(decideAccess({ status: "approved", role: "admin", projects: [] }, { project: "status" })).toBeNull();
   });
 
   it("refuses an approved person without the grant", () => {
-    expect(decideAccess({ status: "approved", role: "user", projects: ["status"] }, "startpage")).toBe(
+    expect(decideAccess({ status: "approved", role: "user", projects: ["status"] }, { project: "startpage" })).toBe(
       "no_project_access",
     );
-    expect(decideAccess({ status: "approved", role: "user", projects: [] }, "startpage")).toBe("no_project_access");
+    expect(decideAccess({ status: "approved", role: "user", projects: [] }, { project: "startpage" })).toBe(
+      "no_project_access",
+    );
   });
 
   it("opens the identity host's own project to every approved person, and to nobody else", () => {
-    expect(decideAccess({ status: "approved", role: "user", projects: [] }, ACCOUNT_PROJECT)).toBeNull();
-    expect(decideAccess({ status: "pending", role: "user", projects: [] }, ACCOUNT_PROJECT)).toBe("pending");
-    expect(decideAccess({ status: "rejected", role: "user", projects: ["*"] }, ACCOUNT_PROJECT)).toBe("rejected");
+    expect(decideAccess({ status: "approved", role: "user", projects: [] }, { project: ACCOUNT_PROJECT })).toBeNull();
+    expect(decideAccess({ status: "pending", role: "user", projects: [] }, { project: ACCOUNT_PROJECT })).toBe(
+      "pending",
+    );
+    expect(decideAccess({ status: "rejected", role: "user", projects: ["*"] }, { project: ACCOUNT_PROJECT })).toBe(
+      "rejected",
+    );
     // It is no grant: a gated endpoint asking for it would still find none.
     expect(hasProject({ role: "user", projects: [] }, ACCOUNT_PROJECT)).toBe(false);
+  });
+
+  it("refuses no person, then a status, then a missing grant, then a missing role, in that order", () => {
+    expect(decideAccess(null, { project: "startpage", admin: true })).toBe("no_person");
+    expect(decideAccess({ status: "pending", role: "user", projects: [] }, { admin: true })).toBe("pending");
+    expect(decideAccess({ status: "approved", role: "user", projects: [] }, { project: "x", admin: true })).toBe(
+      "no_project_access",
+    );
+    expect(decideAccess({ status: "approved", role: "user", projects: ["*"] }, { admin: true })).toBe("not_admin");
+    expect(decideAccess({ status: "approved", role: "admin", projects: [] }, { admin: true })).toBeNull();
+  });
+
+  it.each([
+    ["gate", null, "forbidden"],
+    ["gate", { status: "pending" }, "forbidden_pending"],
+    ["gate", { status: "rejected" }, "forbidden_rejected"],
+    ["exchange", null, "exchange_person_not_found"],
+    ["exchange", { status: "pending" }, "exchange_pending"],
+    ["codeSignIn", null, "signin_no_account"],
+    ["codeSignIn", { status: "rejected" }, "signin_rejected"],
+  ] as const)("answers in the %s's words: %j is %s", (place, person, code) => {
+    const who = person === null ? null : { role: "user" as const, projects: [], ...person };
+    expect(() => ensureAccess(who, {}, place)).toThrow(expect.objectContaining({ code }));
   });
 
   it("never grants a user a project that is neither listed nor the wildcard", () => {

@@ -1,7 +1,12 @@
 import type { Person } from "../../store/people";
+import { AppError, type ErrorCode } from "../errors";
+import type { PersonView } from "./person-view";
 
 /** Why an approved sign-in still opens no session; the contract's `reason` vocabulary. */
 export type Refusal = "pending" | "rejected" | "no_project_access";
+
+/** Why a person may not do what they ask, wherever it is asked: the one vocabulary of access. */
+export type AccessRefusal = "no_person" | Refusal | "not_admin";
 
 export function hasProject(person: Pick<Person, "role" | "projects">, project: string): boolean {
   return person.role === "admin" || person.projects.includes("*") || person.projects.includes(project);
@@ -14,15 +19,61 @@ export function hasProject(person: Pick<Person, "role" | "projects">, project: s
  */
 export const ACCOUNT_PROJECT = "account";
 
-/** The approval rule of POST /auth/verify: status first, then the grant for the project. */
-export function decideAccess(person: Pick<Person, "status" | "role" | "projects">, project: string): Refusal | null {
+/** What is asked of a person: a project's grant, the admin role, or neither (approval alone). */
+export interface Need {
+  project?: string;
+  admin?: boolean;
+}
+
+/**
+ * The one access decision, made the same way by the gate, POST /auth/verify, the exchange and the
+ * code sign-in: a person first, then their status, then the grant, then the role.
+ */
+export function decideAccess(
+  person: Pick<Person, "status" | "role" | "projects"> | null,
+  need: Need = {},
+): AccessRefusal | null {
+  if (person === null) return "no_person";
   if (person.status === "pending") return "pending";
   if (person.status === "rejected") return "rejected";
-  return project === ACCOUNT_PROJECT || hasProject(person, project) ? null : "no_project_access";
+  const { project } = need;
+  if (project !== undefined && project !== ACCOUNT_PROJECT && !hasProject(person, project)) return "no_project_access";
+  if (need.admin && person.role !== "admin") return "not_admin";
+  return null;
+}
+
+/**
+ * How each place answers each refusal, in the contract's words for it: the gate's `403 Forbidden`
+ * (with `reason` for a status), the exchange's `Account not approved`, the code sign-in's own
+ * sentences. POST /auth/verify answers its refusals success-shaped, with the refusal as `reason`.
+ */
+export const ACCESS_REFUSALS = {
+  gate: {
+    no_person: "forbidden",
+    pending: "forbidden_pending",
+    rejected: "forbidden_rejected",
+    no_project_access: "forbidden",
+    not_admin: "forbidden",
+  },
+  exchange: { no_person: "exchange_person_not_found", pending: "exchange_pending", rejected: "exchange_rejected" },
+  codeSignIn: { no_person: "signin_no_account", pending: "signin_pending", rejected: "signin_rejected" },
+} as const satisfies Record<string, Partial<Record<AccessRefusal, ErrorCode>>>;
+
+/** Refuses, in `place`'s words, a person who may not have what `need` asks; narrows to the person when allowed. */
+export function ensureAccess<P extends Pick<Person, "status" | "role" | "projects">>(
+  person: P | null,
+  need: Need,
+  place: keyof typeof ACCESS_REFUSALS,
+): asserts person is P {
+  const refusal = decideAccess(person, need);
+  if (refusal === null) return;
+  const code = (ACCESS_REFUSALS[place] as Partial<Record<AccessRefusal, ErrorCode>>)[refusal];
+  if (code === undefined) throw new Error(`${place} has no answer for ${refusal}`);
+  throw new AppError(code);
 }
 
 /** The person as sign-in endpoints return it. */
-export function personView(person: Person, uid: string) {
+export function personView(person: Person, uid: string): PersonView {
   return {
     uid,
     personId: person.id,

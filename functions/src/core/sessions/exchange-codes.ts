@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import * as codes from "../../store/exchange-codes";
 import * as people from "../../store/people";
 import { AppError, ensure } from "../errors";
+import { ensureAccess } from "../people/access";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
 
@@ -59,8 +60,6 @@ export async function redeemExchangeCode(
   if (redeemed.codeChallenge !== null && (codeVerifier === null || !pkceMatches(codeVerifier, redeemed.codeChallenge)))
     throw new AppError("invalid_code");
   const person = await people.findById(deps.store, redeemed.personId);
-  ensure(person, "exchange_person_not_found");
-  ensure(person.status !== "pending", "exchange_pending");
-  ensure(person.status !== "rejected", "exchange_rejected");
+  ensureAccess(person, {}, "exchange");
   return { person, uid: redeemed.uid };
 }

@@ -33,7 +33,8 @@ export async function openSession(
   if (!signIn) throw new AppError("invalid_token");
   ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
   const person = await resolvePerson(deps, signIn);
-  const reason = decideAccess(person, project);
+  // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
+  const reason = decideAccess(person, { project }) as Refusal | null;
   if (reason) return { approved: false, reason };
   const session = await deps.tokens.issue(
     {
