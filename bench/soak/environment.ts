@@ -4,7 +4,7 @@
  * maildev, the Auth emulator and the gaming bridge's OpenID 2.0 provider. Faults are real process actions on them: SIGSTOP/SIGCONT,
  * SIGTERM and a fresh start on the same port.
  */
-import { SOAK_BUDGETS } from "./load.ts";
+import { SOAK_BUDGETS } from "./context.ts";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

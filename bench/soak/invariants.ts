@@ -13,7 +13,7 @@ import {
   type ExchangeTrace,
   type LogoutTrace,
   type MailWait,
-} from "./load.ts";
+} from "./context.ts";
 
 const { serviceShards } = service<{
   serviceShards(perMinute: number): { shards: number; perShard: number };

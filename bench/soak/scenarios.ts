@@ -8,7 +8,7 @@
  */
 import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
-import type { CodeTrace, LoadContext } from "./load.ts";
+import type { CodeTrace, LoadContext } from "./context.ts";
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { BENCH_IDP_SIGNING_SECRET } from "../lib/service-deps.ts";
 import { auth, issueExchangeCode, SOAK_CLIENT, within } from "./store.ts";

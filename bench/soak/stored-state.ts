@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Check } from "./invariants.ts";
-import type { ExchangeTrace } from "./load.ts";
+import type { ExchangeTrace } from "./context.ts";
 import { all } from "./store.ts";
 
 const millis = (t: any): number => (typeof t?.toMillis === "function" ? t.toMillis() : NaN);
