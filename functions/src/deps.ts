@@ -14,6 +14,8 @@ import type { Deps } from "./core/deps";
 import { parsePepper } from "./core/email-codes/code-pepper";
 import { clientCache } from "./core/oidc/clients";
 import { personCache } from "./core/people/person-cache";
+import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
+import { ttlCache } from "./core/ttl-cache";
 import { drainOutbox } from "./core/mail/outbox";
 import type { Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
 import { sessionTokens } from "./core/sessions/session-token";
@@ -71,6 +73,7 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     tokens: tokensFor(config),
     people: personCache(clock),
     clients: clientCache(clock),
+    seen: ttlCache<true>(clock, SEEN_EVERY_MS, 10_000),
     mailer: adapters.mailer,
     mailQueue: adapters.mailQueue ?? inProcessQueue(() => drainOutbox(deps), clock, log),
     pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),

@@ -36,6 +36,8 @@ export const PATHS = {
     { path: "/auth/project-access", apps: SESSION_APPS },
     { path: "/auth/exchange", apps: SESSION_APPS },
     { path: "/auth/handoff" },
+    { path: "/auth/sessions" },
+    { path: "/auth/sessions/**" },
   ],
   otp: [{ path: "/auth/otp/**" }],
   bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],

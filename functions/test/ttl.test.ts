@@ -17,6 +17,7 @@ import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
 import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
+import * as sessionRecords from "../src/store/sessions";
 import * as sendBudgets from "../src/store/send-budgets";
 
 const repo = join(__dirname, "..", "..");
@@ -125,6 +126,22 @@ describe("data expiry", () => {
           clientThrottles.save(db, tx, { id: throttleId, failures: [at], refusedUntil: null }, later(600_000));
         });
         return [`clientThrottles/${throttleId}`];
+      },
+      sessions: async () => {
+        const sessionId = id();
+        await sessionRecords.record(db, {
+          sessionId,
+          personId: "p",
+          uid: "u",
+          openedAt: at,
+          authTime: at,
+          amr: ["otp"],
+          userAgent: "",
+          lastSeenAt: at,
+          expiresAt: later(14 * 86_400_000),
+          endedAt: null,
+        });
+        return [`sessions/${sessionId}`];
       },
       outbox: async () => {
         const entryId = id();

@@ -13,6 +13,7 @@ import type {
   TransactionRunner,
 } from "./ports";
 import type { Config, PepperKey } from "./settings";
+import type { TtlCache } from "./ttl-cache";
 
 /**
  * Everything the rules touch in the world, as one plain object; each rule takes a Pick of it.
@@ -34,6 +35,8 @@ export interface Deps {
   people: PersonCache;
   /** Registered OIDC clients, per instance. */
   clients: ClientCache;
+  /** Sessions this instance has recorded as seen lately (core/sessions/active-sessions): no write for them. */
+  seen: TtlCache<true>;
   /** null when SMTP is not configured: email codes answer 503, and the outbox keeps its mail. */
   mailer: Mailer | null;
   /** Wakes the outbox's drainer (core/mail/outbox). */

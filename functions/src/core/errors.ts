@@ -21,6 +21,7 @@ export type ErrorCode =
   | "sign_in_too_old"
   | "phone_not_linked"
   | "missing_params"
+  | "session_not_found"
 
   // exchange codes
   | "code_required"

@@ -42,6 +42,7 @@ export const errorTable = {
     fields: { approved: false },
   },
   missing_params: { status: 400, message: "missing params" },
+  session_not_found: { status: 404, message: "Session not found" },
 
   // exchange codes
   code_required: { status: 400, message: "code required" },

@@ -3,6 +3,7 @@ import { ensureAccess, type Need as AccessNeed } from "../core/people/access";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
+import { noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import type { Person } from "../core/people/people-admin";
 import { readSessionCookie } from "./cookies";
@@ -15,7 +16,7 @@ export interface Need extends AccessNeed {
   cookieOnly?: boolean;
 }
 
-export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "log">;
+export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "log" | "seen">;
 
 export function bearerToken(req: Request): string | null {
   const header = req.headers.authorization;
@@ -98,5 +99,6 @@ export async function requireAccess(
   const person = await personFor(deps, principal, guard);
   ensure(!(person && sessionEnded(person, principal)), "unauthorized");
   ensureAccess(person, need, "gate");
+  await noteSeen(deps, principal);
   return { person, uid: principal.uid };
 }

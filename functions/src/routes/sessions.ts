@@ -6,6 +6,7 @@ import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
 import { endSession, openSession, recordProjectAccess } from "../core/sessions/sessions";
+import { endSessions, listSessions, noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from "../http/cookies";
@@ -19,11 +20,19 @@ const projectName = z.string().trim().min(1).max(100);
 export function routes(deps: Deps): Router {
   const router = Router();
 
+  /** The approved person this browser's session cookie speaks for (not a bearer token: sessions are cookies). */
+  async function signedInPerson(req: Request) {
+    const { principal, person } = await cookieSession(deps, req);
+    ensure(principal && person, "unauthorized");
+    ensureAccess(person, {}, "gate");
+    return { principal, person };
+  }
+
   // Strict, as every JSON body: a field the endpoint does not take is refused (unknown_field), never ignored.
   const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName }).strict();
   router.post("/auth/verify", async function verify(req: Request, res: Response) {
     const { idToken, project } = await parseBody(req, verifyBody, "verify_fields_required");
-    const outcome = await openSession(deps, idToken, project);
+    const outcome = await openSession(deps, idToken, project, req.get("user-agent") ?? "");
     // Refusals are success-shaped by contract: callers test `approved`, not the status.
     if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
     setSessionCookie(res, deps.config.parentDomain, outcome);
@@ -36,8 +45,29 @@ export function routes(deps: Deps): Router {
     if (principal === null || person === null || person.status !== "approved")
       return void res.status(401).json({ authenticated: false });
     const view = personView(person, principal.uid);
+    await noteSeen(deps, principal);
     if (view.email !== null) res.setHeader("X-Remote-User", view.email);
     res.json({ authenticated: true, ...view });
+  });
+
+  // A person's own sessions: each browser signed in as them, which they can end from here.
+  router.get("/auth/sessions", async function ownSessions(req: Request, res: Response) {
+    const { person, principal } = await signedInPerson(req);
+    res.json({ sessions: await listSessions(deps, person, principal.sessionKey) });
+  });
+
+  router.delete("/auth/sessions/:sessionId", async function endOwnSession(req: Request, res: Response) {
+    const { person, principal } = await signedInPerson(req);
+    const sessionId = String(req.params.sessionId);
+    const ended = await endSessions(deps, person.id, { sessionIds: [sessionId] });
+    // Ending this browser's own session is signing out here.
+    if (sessionId === principal.sessionKey) clearSessionCookie(res, deps.config.parentDomain);
+    res.json({ ended });
+  });
+
+  router.post("/auth/sessions/end-others", async function endOtherSessions(req: Request, res: Response) {
+    const { person, principal } = await signedInPerson(req);
+    res.json({ ended: await endSessions(deps, person.id, { allBut: principal.sessionKey }) });
   });
 
   // Ends the session this browser holds, server-side, so a copy of the cookie is worthless too;

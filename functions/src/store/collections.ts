@@ -25,6 +25,8 @@ export const COLLECTIONS = {
   oidcCodes: "forgetAfter",
   oidcAccessTokens: "expiresAt",
   clientThrottles: "forgetAfter",
+  // What the service remembers of a session, until the session token would have expired.
+  sessions: "expiresAt",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

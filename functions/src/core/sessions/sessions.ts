@@ -2,6 +2,8 @@ import { DAY, MINUTE } from "../../clock";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as projectAccess from "../../store/project-access";
+import * as sessionRecords from "../../store/sessions";
+import { recordSession } from "./active-sessions";
 import { decideAccess, type Refusal } from "../people/access";
 import { AppError, ensure } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
@@ -25,9 +27,10 @@ export type VerifyOutcome =
  * is only ever minted from a token that is live at this moment.
  */
 export async function openSession(
-  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens">,
+  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens" | "seen">,
   idToken: string,
   project: string,
+  userAgent: string,
 ): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
@@ -36,17 +39,16 @@ export async function openSession(
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as Refusal | null;
   if (reason) return { approved: false, reason };
-  const session = await deps.tokens.issue(
-    {
-      uid: signIn.uid,
-      personId: person.id,
-      sessionId: deps.random.token(16),
-      authTime: signIn.authTime,
-      amr: signIn.amr,
-    },
-    deps.clock.now(),
-    SESSION_LIFETIME_MS,
-  );
+  const claims = {
+    uid: signIn.uid,
+    personId: person.id,
+    sessionId: deps.random.token(16),
+    authTime: signIn.authTime,
+    amr: signIn.amr,
+  };
+  const session = await deps.tokens.issue(claims, deps.clock.now(), SESSION_LIFETIME_MS);
+  // Recorded before the cookie is set: a session the person cannot see in their list never exists.
+  await recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent);
   return { approved: true, person, uid: signIn.uid, ...session };
 }
 
@@ -135,11 +137,13 @@ export async function endSession(
           ? await people.findById(deps.store, principal.personId, tx)
           : await people.findByUid(deps.store, principal.uid, tx);
       if (!person) return null;
+      const recorded = await sessionRecords.exists(deps.store, sessionKey, tx);
       const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
       people.setEndedSessions(deps.store, tx, person.id, {
         ...Object.fromEntries(kept),
         [sessionKey]: principal.expiresAt,
       });
+      if (recorded) sessionRecords.markEnded(deps.store, tx, sessionKey, now);
       return person.id;
     }),
   );

@@ -1,0 +1,75 @@
+import type { DocumentData } from "firebase-admin/firestore";
+import type { Collection } from "./collections";
+import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+
+/**
+ * `sessions/{sessionId}`: the sessions a person has opened, for them to see and end (the account
+ * page) and for administrators. The session token stays the credential: this record is what the
+ * service remembers of it (how and when it began, the browser that asked, roughly when it was
+ * last seen), never a way in. `expiresAt` is the token's own expiry, and a TTL field.
+ */
+const SESSIONS: Collection = "sessions";
+
+export interface SessionRecord {
+  sessionId: string;
+  personId: string;
+  uid: string;
+  openedAt: Date;
+  /** When the person authenticated (the ID token's auth_time). */
+  authTime: Date;
+  /** How (RFC 8176). */
+  amr: string[];
+  /** The browser's User-Agent when the session was opened, cut to a length. */
+  userAgent: string;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  /** When it was ended early (signed out here, or from elsewhere); null while it lives. */
+  endedAt: Date | null;
+}
+
+function ref(db: Firestore, sessionId: string) {
+  return db.collection(SESSIONS).doc(sessionId);
+}
+
+function fromData(id: string, d: DocumentData): SessionRecord {
+  return {
+    sessionId: id,
+    personId: String(d.personId),
+    uid: String(d.uid),
+    openedAt: toDate(d.openedAt),
+    authTime: toDate(d.authTime),
+    amr: stringList(d.amr),
+    userAgent: typeof d.userAgent === "string" ? d.userAgent : "",
+    lastSeenAt: toDate(d.lastSeenAt),
+    expiresAt: toDate(d.expiresAt),
+    endedAt: optionalDate(d.endedAt),
+  };
+}
+
+export async function record(db: Firestore, session: SessionRecord): Promise<void> {
+  const { sessionId, ...stored } = session;
+  await ref(db, sessionId).set(stored);
+}
+
+/** The session was seen at `at`; a session opened before sessions were recorded has no record to touch. */
+export async function touch(db: Firestore, sessionId: string, at: Date): Promise<void> {
+  await ref(db, sessionId).update({ lastSeenAt: at });
+}
+
+/** The person's sessions that have neither expired nor been ended, most recently seen first. */
+export async function findLive(db: Firestore, personId: string, now: Date, tx?: Transaction): Promise<SessionRecord[]> {
+  const query = db.collection(SESSIONS).where("personId", "==", personId).where("expiresAt", ">", now);
+  const snap = tx ? await tx.get(query) : await query.get();
+  return snap.docs
+    .map((doc) => fromData(doc.id, doc.data()))
+    .filter((s) => s.endedAt === null)
+    .sort((a, b) => b.lastSeenAt.getTime() - a.lastSeenAt.getTime());
+}
+
+export async function exists(db: Firestore, sessionId: string, tx: Transaction): Promise<boolean> {
+  return (await tx.get(ref(db, sessionId))).exists;
+}
+
+export function markEnded(db: Firestore, tx: Transaction, sessionId: string, at: Date): void {
+  tx.update(ref(db, sessionId), { endedAt: at });
+}
