@@ -137,8 +137,16 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
     // bodies in an express app of its own, before ours, and express answers a body it cannot parse
     // (malformed JSON) with the stack trace and file paths unless its env is production.
     // With an export on exit, the CLI alone is signalled: it exports, then stops what it started.
+    // Its hub is found by a file in the temporary directory named after the project alone: a
+    // stack that exports gets a directory of its own, so it never asks another checkout's hub.
     {
-      env: { ...env, NODE_ENV: "production", NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+      env: {
+        ...env,
+        NODE_ENV: "production",
+        NO_UPDATE_NOTIFIER: "1",
+        FIREBASE_CLI_EXPERIMENTS: "",
+        ...(state === null ? {} : { TMPDIR: state.tmp }),
+      },
       stopSignal: "SIGINT",
       ...(state === null ? {} : { leaderOnly: true, stopTimeoutMs: 60_000 }),
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),

@@ -8,13 +8,17 @@
  * Nothing is half-written: the stand-in writes a temporary file and renames it; the Firebase
  * CLI's export goes to `firebase.next/`, which replaces `firebase/` only once it is complete.
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const METADATA = "firebase-export-metadata.json";
 
 export interface LocalState {
   dir: string;
+  /** The emulators' own temporary directory (their hub's locator file is kept there). */
+  tmp: string;
   /** Arguments of `firebase emulators:start`: import what is there, export to the staging folder. */
   emulatorArgs: string[];
   /** Arguments of the Firestore stand-in. */
@@ -44,8 +48,12 @@ export function localState(root: string, fresh: boolean): LocalState {
   for (const name of readdirSync(root))
     if (name.startsWith("firebase-export-")) rmSync(join(root, name), { recursive: true, force: true });
   const imported = !fresh && existsSync(join(firebase, METADATA));
+  // Short (the Functions emulator puts its workers' sockets there) and this checkout's own.
+  const tmp = join(tmpdir(), `identity-stack-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`);
+  mkdirSync(tmp, { recursive: true });
   return {
     dir,
+    tmp,
     emulatorArgs: [...(imported ? ["--import", firebase] : []), "--export-on-exit", next],
     standInArgs: ["--data", join(dir, "firestore-stand-in.json"), ...(fresh ? ["--fresh"] : [])],
     keepExport: () => swapIn(next, firebase),
