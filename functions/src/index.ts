@@ -5,7 +5,8 @@
  */
 // First, so every module loaded after it comes from the compile cache.
 import "./compile-cache";
-import { codePepper, federatedClientSecrets, idpSigningSecret, sessionKeys, smtpPassword } from "./params";
+import type { SecretParam } from "firebase-functions/params";
+import { codePepper, federatedClientSecrets, idpSigningSecret, inUse, sessionKeys, smtpPassword } from "./params";
 import { GROUPS } from "./groups";
 import { httpsFunction, type GroupOptions } from "./http/function";
 
@@ -19,13 +20,18 @@ const CONCURRENCY = 80;
 /** Code loads per group on its first request (bench/RESULTS.md §4): no instance is kept warm. */
 const ALWAYS_ON = 0;
 
-const options = (maxInstances: number, secrets: GroupOptions["secrets"]): GroupOptions => ({
+/**
+ * `secrets`: every secret the function reads. It declares those the deployment uses (params.ts,
+ * `inUse`): SMTP_PASSWORD only with SMTP_USER set, FEDERATED_CLIENT_SECRETS only with
+ * FEDERATED_PROVIDERS, so a deploy never asks for a secret nothing will read.
+ */
+const options = (maxInstances: number, secrets: SecretParam[]): GroupOptions => ({
   memory: "256MiB",
   timeoutSeconds: TIMEOUT,
   concurrency: CONCURRENCY,
   minInstances: ALWAYS_ON,
   maxInstances,
-  secrets,
+  secrets: inUse(secrets),
 });
 
 export const sessions = httpsFunction("sessions", GROUPS.sessions, options(20, [sessionKeys]));

@@ -1,4 +1,4 @@
-import { defineSecret, defineString } from "firebase-functions/params";
+import { defineSecret, defineString, type SecretParam } from "firebase-functions/params";
 
 /**
  * Every setting the service reads, declared once. Code never reads these params directly:
@@ -78,3 +78,23 @@ export const otpSendsPerMinute = defineString("OTP_SENDS_PER_MINUTE", {
   default: "600",
   description: "Email-code sends the whole service makes in a minute",
 });
+
+/**
+ * The secrets a deployment may not use at all, each with the setting that says it does: SMTP
+ * authentication, the federated bridge. A function declares such a secret, and so a deploy
+ * requires it to be set, only where that setting has a value when the manifest is read; the
+ * Firebase CLI reads it with `.env` and `.env.<project>` loaded, and the function's instances get
+ * the same settings. A secret not listed here is declared wherever a function names it.
+ */
+export const USED_ONLY_WITH: ReadonlyMap<SecretParam, string> = new Map([
+  [smtpPassword, "SMTP_USER"],
+  [federatedClientSecrets, "FEDERATED_PROVIDERS"],
+]);
+
+/** Of the secrets a function reads, those this deployment uses (see USED_ONLY_WITH). */
+export function inUse(secrets: SecretParam[], env: NodeJS.ProcessEnv = process.env): SecretParam[] {
+  return secrets.filter((secret) => {
+    const setting = USED_ONLY_WITH.get(secret);
+    return setting === undefined || (env[setting] ?? "").trim() !== "";
+  });
+}
