@@ -182,14 +182,19 @@ function orDefault(value: string, fallback: string): string {
 const smtpPortSchema = z.coerce.number().int().min(1).max(65535);
 const budgetSchema = z.coerce.number().int().min(1).max(1_000_000);
 
+/** APP_HOSTS as a list: the family's applications, each a host under the parent domain. */
+export function appHostList(): string[] {
+  return orDefault(params.appHosts.value(), "startpage,status,calendar,location")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+}
+
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
 export function readConfig(): Config {
   const domain = orDefault(params.parentDomain.value(), "example.test");
   const identity = orDefault(params.idUrl.value(), "https://id.example.test");
-  const hosts = orDefault(params.appHosts.value(), "startpage,status,calendar,location")
-    .split(",")
-    .map((h) => h.trim())
-    .filter((h) => h !== "");
+  const hosts = appHostList();
   const secret = (s: typeof params.smtpPassword) => process.env[s.name] ?? "";
   const host = params.smtpHost.value();
   return {
