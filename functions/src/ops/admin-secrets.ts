@@ -26,6 +26,14 @@ function currentSessionKeys(ctx: Context, values: Values): Jwk[] {
   return JSON.parse(raw) as Jwk[];
 }
 
+/** The current ring and its key `kid`: a usage error when the ring has none by that name. */
+function keyIn(ctx: Context, values: Values, kid: string): { current: Jwk[]; key: Jwk } {
+  const current = currentSessionKeys(ctx, values);
+  const key = current.find((k) => k.kid === kid);
+  if (!key) throw new UsageError(`SESSION_KEYS has no key ${kid}`);
+  return { current, key };
+}
+
 const publicKids = async (ctx: Context): Promise<string[]> => {
   const res = await fetch(`${ctx.target.stack?.urls.service}/auth/oidc/jwks`, { signal: AbortSignal.timeout(5_000) });
   return ((await res.json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
@@ -102,20 +110,11 @@ export const secretCommands: Command[] = [
     options,
     positionals: [1, 1],
     async run(ctx, [kid], values) {
-      const current = currentSessionKeys(ctx, values);
-      const key = current.find((k) => k.kid === kid);
-      if (!key) throw new UsageError(`SESSION_KEYS has no key ${kid as string}`);
-      if (current[0] === key) throw new UsageError(`${kid as string} already signs`);
-      const others = current.filter((k) => k !== key).map((k) => k.kid);
-      const then = `${kid as string} signs new session and ID tokens; ${others.join(", ")} only verify. Sessions live 14 days: retire the old key(s) 14 days after this is in place (keys retire-session-key <kid>).`;
-      await hand(
-        ctx,
-        values,
-        "SESSION_KEYS",
-        JSON.stringify([key, ...current.filter((k) => k !== key)]),
-        kid as string,
-        then,
-      );
+      const { current, key } = keyIn(ctx, values, kid as string);
+      if (current[0] === key) throw new UsageError(`${key.kid} already signs`);
+      const others = current.filter((k) => k !== key);
+      const then = `${key.kid} signs new session and ID tokens; ${others.map((k) => k.kid).join(", ")} only verify. Sessions live 14 days: retire the old key(s) 14 days after this is in place (keys retire-session-key <kid>).`;
+      await hand(ctx, values, "SESSION_KEYS", JSON.stringify([key, ...others]), key.kid, then);
     },
   },
   {
@@ -125,19 +124,11 @@ export const secretCommands: Command[] = [
     options,
     positionals: [1, 1],
     async run(ctx, [kid], values) {
-      const current = currentSessionKeys(ctx, values);
-      if (!current.some((k) => k.kid === kid)) throw new UsageError(`SESSION_KEYS has no key ${kid as string}`);
-      if (current[0]?.kid === kid) throw new UsageError(`${kid as string} is the signing key; promote another first`);
-      if (values.apply === true) await ctx.confirm(`Retire ${kid as string}? Sessions it signed stop verifying.`);
-      const then = `Sessions signed with ${kid as string} stop verifying once this is in place.`;
-      await hand(
-        ctx,
-        values,
-        "SESSION_KEYS",
-        JSON.stringify(current.filter((k) => k.kid !== kid)),
-        kid as string,
-        then,
-      );
+      const { current, key } = keyIn(ctx, values, kid as string);
+      if (current[0] === key) throw new UsageError(`${key.kid} is the signing key; promote another first`);
+      if (values.apply === true) await ctx.confirm(`Retire ${key.kid}? Sessions it signed stop verifying.`);
+      const then = `Sessions signed with ${key.kid} stop verifying once this is in place.`;
+      await hand(ctx, values, "SESSION_KEYS", JSON.stringify(current.filter((k) => k !== key)), key.kid, then);
     },
   },
   {
