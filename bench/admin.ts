@@ -19,6 +19,11 @@ const AFTER = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
   .scripts.admin as string;
 const COMMANDS = [["people", "list"], ["clients", "list"], ["status"]];
 
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => {
+    stopAll();
+    process.exit(1);
+  });
 const host = await benchFirestore();
 // Nothing else in the environment says where to work: the emulator host does, as for a script.
 const env = { ...process.env, FIRESTORE_EMULATOR_HOST: host, GCLOUD_PROJECT: "demo-bench-admin" };

@@ -219,7 +219,7 @@ async function main(): Promise<number> {
     removeLocation(root);
     await procs.stopAll();
     try {
-      state?.keepExport();
+      state?.afterStop();
     } catch (err) {
       console.error(`The emulators' export could not replace the last one: ${(err as Error).message}`);
     }

@@ -23,8 +23,8 @@ export interface LocalState {
   emulatorArgs: string[];
   /** Arguments of the Firestore stand-in. */
   standInArgs: string[];
-  /** After the emulators have stopped: a complete export replaces the last one. */
-  keepExport(): void;
+  /** After the emulators have stopped: a complete export replaces the last one; their temporary directory goes. */
+  afterStop(): void;
 }
 
 function swapIn(next: string, current: string): void {
@@ -56,6 +56,9 @@ export function localState(root: string, fresh: boolean): LocalState {
     tmp,
     emulatorArgs: [...(imported ? ["--import", firebase] : []), "--export-on-exit", next],
     standInArgs: ["--data", join(dir, "firestore-stand-in.json"), ...(fresh ? ["--fresh"] : [])],
-    keepExport: () => swapIn(next, firebase),
+    afterStop: () => {
+      rmSync(tmp, { recursive: true, force: true });
+      swapIn(next, firebase);
+    },
   };
 }
