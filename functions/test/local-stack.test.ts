@@ -144,8 +144,10 @@ describe("npm start, and the operator CLI beside it", () => {
       chosenBy: expect.stringMatching(/the running local stack/),
     });
     expect(status.stack.urls).toMatchObject({ service, hub: `http://127.0.0.1:${PORTS.HUB_PORT}` });
-    const people = await cliJson<Array<{ emails: string[] }>>(["people", "list"]);
-    expect(people.flatMap((p) => p.emails)).toContain("admin@example.test");
+    const people = await cli(["people", "list"]);
+    expect(people.stdout.split("\n")[0]).toMatch(/^ID\s+EMAIL OR PHONE\s+STATUS\s+ROLE\s+PROJECTS\s+NAME$/);
+    expect(people.stdout).toContain("admin@example.test");
+    expect(people.stderr).toBe("");
     const doctor = await cli(["doctor"]);
     expect(doctor.stdout).toContain(`mail (SMTP): 220`);
     expect({ code: doctor.code, out: doctor.stdout }).toEqual({

@@ -3,8 +3,6 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Context } from "./context";
 import { UsageError } from "./refusals";
 
-export { Refusal, UsageError } from "./refusals";
-
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 export type Values = Record<string, string | boolean | Array<string | boolean> | undefined>;
