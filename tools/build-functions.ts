@@ -38,7 +38,8 @@ function inputsHash(functions: string): string {
 const entry = (functions: string) => join(functions, "lib", "index.js");
 const output = (functions: string) =>
   existsSync(entry(functions)) && existsSync(join(functions, "lib", "ops", "admin.js"))
-    ? statSync(entry(functions)).mtimeMs
+    ? // Whole milliseconds: a copy that keeps the times (cp -p, cpSync) keeps no more than these.
+      Math.floor(statSync(entry(functions)).mtimeMs)
     : null;
 
 /** Builds when needed; `say` tells why. Throws when the build fails. Returns whether it built. */
