@@ -53,7 +53,8 @@ function cloneCheckout(): string {
   // The build the suite's stack made, with its stamp: the clone's stack need not build again.
   cpSync(join(ROOT, "functions", "lib"), join(dir, "functions", "lib"), { recursive: true, preserveTimestamps: true });
   mkdirSync(join(dir, ".stack"));
-  cpSync(join(ROOT, ".stack", "functions-build.json"), join(dir, ".stack", "functions-build.json"));
+  const stamp = join(ROOT, ".stack", "functions-build.json");
+  if (existsSync(stamp)) cpSync(stamp, join(dir, ".stack", "functions-build.json"));
   return dir;
 }
 
