@@ -230,11 +230,20 @@ const pages =
   /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
 const soak =
   /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
-// bench/cold-start.ts --first-read (npm run bench:cold-start) owns section 4b.
+// bench/cold-start.ts --first-read (npm run bench:cold-start) owns section 4b, bench/admin.ts section 7.
 const firstRead = /<!-- cold-start:start -->[\s\S]*<!-- cold-start:end -->/.exec(previous)?.[0];
+const admin = /<!-- admin:start -->[\s\S]*<!-- admin:end -->/.exec(previous)?.[0];
 writeFileSync(
   resultsPath,
-  header + lines.join("\n") + "\n" + (firstRead ? firstRead + "\n\n" : "") + pages + "\n\n" + soak + "\n",
+  header +
+    lines.join("\n") +
+    "\n" +
+    (firstRead ? firstRead + "\n\n" : "") +
+    pages +
+    "\n\n" +
+    (admin ? admin + "\n\n" : "") +
+    soak +
+    "\n",
 );
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);

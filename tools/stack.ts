@@ -1,15 +1,20 @@
 /**
- * `node tools/stack.ts start`: the whole local stack on the ports of local-stack.md, until Ctrl-C.
- * `node tools/stack.ts test`: the same stack on test ports, the whole suite against it, then stop.
+ * `node tools/stack.ts start [--fresh]`: the whole local stack on the ports of local-stack.md,
+ * until Ctrl-C, keeping its data in emulator-data/local/ between runs (--fresh: from the seed).
+ * `node tools/stack.ts test`: the same stack on test ports, always fresh, the whole suite against
+ * it, then stop.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSite } from "../site/build.ts";
+import { ensureFunctionsBuilt } from "./build-functions.ts";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
 import { officialFirestoreAvailable } from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
+import { removeLocation, writeLocation } from "./stack/location.ts";
+import { localState, type LocalState } from "./stack/persist.ts";
 import { idSitePort, profile, type Profile } from "./stack/ports.ts";
 import { portAnswers, portIsFree, Processes, waitFor } from "./stack/processes.ts";
 import { localTls } from "./stack/tls.ts";
@@ -53,14 +58,16 @@ async function httpOk(url: string, init?: RequestInit): Promise<boolean> {
   return res.status === 200;
 }
 
-async function startStack(p: Profile, procs: Processes): Promise<void> {
+/** `state`: where the dev stack keeps its data between runs; null for the test stack (always fresh). */
+async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<void> {
   const started = performance.now();
   const official = officialFirestoreAvailable();
   await ensureFree(p, official);
-  run("build", "npm", ["--prefix", "functions", "run", "build", "--silent"]);
+  const built = ensureFunctionsBuilt(root, (line) => console.log(`stack: ${line}`));
   // The code caches the platform's build makes, made here by this Node (the functions' own), so
   // that the emulator starts each function as an instance starts (functions/src/gcp-build.ts).
-  run("code cache", process.execPath, [join(root, "functions", "lib", "gcp-build.js")]);
+  if (built || !existsSync(join(root, "functions", "lib", "bundles", "sessions.cache")))
+    run("code cache", process.execPath, [join(root, "functions", "lib", "gcp-build.js")]);
   ensureLocalSecrets(root);
   writeFunctionsEnv(root, p);
   await buildSite({ projectId: p.projectId, authEmulator: `127.0.0.1:${p.auth}` });
@@ -72,6 +79,7 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
       join(root, "tools", "firestore-stand-in", "main.ts"),
       "--port",
       String(p.firestore),
+      ...(state?.standInArgs ?? []),
     ]);
     waits.push(waitFor("Firestore stand-in", () => portAnswers(p.firestore), 15000, fs));
   }
@@ -126,15 +134,25 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
   const emulators = procs.start(
     "emulators",
     bin("firebase"),
-    ["emulators:start", "--only", only, "--project", p.projectId, "--config", config],
+    ["emulators:start", "--only", only, "--project", p.projectId, "--config", config, ...(state?.emulatorArgs ?? [])],
     // Functions inherit this environment: that is how they find the stand-in Firestore.
     // A bridge's custom token reaches the identity host in its address; the request log keeps none.
     // NODE_ENV=production, as the platform runs functions: the emulator's functions runtime parses
     // bodies in an express app of its own, before ours, and express answers a body it cannot parse
     // (malformed JSON) with the stack trace and file paths unless its env is production.
+    // With an export on exit, the CLI alone is signalled: it exports, then stops what it started.
+    // Its hub is found by a file in the temporary directory named after the project alone: a
+    // stack that exports gets a directory of its own, so it never asks another checkout's hub.
     {
-      env: { ...env, NODE_ENV: "production", NO_UPDATE_NOTIFIER: "1", FIREBASE_CLI_EXPERIMENTS: "" },
+      env: {
+        ...env,
+        NODE_ENV: "production",
+        NO_UPDATE_NOTIFIER: "1",
+        FIREBASE_CLI_EXPERIMENTS: "",
+        ...(state === null ? {} : { TMPDIR: state.tmp }),
+      },
       stopSignal: "SIGINT",
+      ...(state === null ? {} : { leaderOnly: true, stopTimeoutMs: 60_000 }),
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
     },
   );
@@ -147,6 +165,7 @@ async function startStack(p: Profile, procs: Processes): Promise<void> {
     [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")],
     env,
   );
+  if (p.name === "dev") writeLocation(root, p, official ? "official" : "stand-in", PARENT_DOMAIN);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`
 Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "official emulator" : "stand-in"})
@@ -160,6 +179,11 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "of
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
   federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
 `);
+  if (state !== null) {
+    console.log(`Local data: kept in ${state.dir} between runs (\`npm start -- --fresh\` starts from the seed).
+Operator CLI: \`npm run admin -- status\` finds this stack (.stack/local-stack.json).
+`);
+  }
   if (p.name === "dev") {
     console.log(`In a browser: https://id.${PARENT_DOMAIN}/ (the sign-in page). \`npm run browser\` opens Chromium there, every
 *.${PARENT_DOMAIN} host sent to the https front; or map the hosts yourself and trust ${tls.caPath}
@@ -184,17 +208,25 @@ function printSummary(path: string): void {
 
 async function main(): Promise<number> {
   const mode = process.argv[2];
-  if (mode !== "start" && mode !== "test") {
-    console.error("usage: node tools/stack.ts start|test");
+  const options = mode === "start" ? process.argv.slice(3) : [];
+  if ((mode !== "start" && mode !== "test") || options.some((o) => o !== "--fresh")) {
+    console.error("usage: node tools/stack.ts start [--fresh] | test [jest arguments]");
     return 2;
   }
   const procs = new Processes();
+  const state = mode === "start" ? localState(root, options.includes("--fresh")) : null;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log("Stopping the stack…");
+    removeLocation(root);
     await procs.stopAll();
+    try {
+      state?.afterStop();
+    } catch (err) {
+      console.error(`The emulators' export could not replace the last one: ${(err as Error).message}`);
+    }
     process.exit(code);
   };
   process.on("SIGINT", () => void stop(130));
@@ -214,7 +246,7 @@ async function main(): Promise<number> {
   }
   const p = profile(mode === "start" ? "dev" : "test");
   try {
-    await startStack(p, procs);
+    await startStack(p, procs, state);
   } catch (err) {
     console.error(`\n${err instanceof Error ? err.message : String(err)}`);
     await stop(1);

@@ -189,11 +189,16 @@ const list = (value: string) =>
     .map((item) => item.trim().toLowerCase())
     .filter((item) => item !== "");
 
+/** APP_HOSTS as a list: the family's applications, each a host under the parent domain. */
+export function appHostList(): string[] {
+  return list(orDefault(params.appHosts.value(), "startpage,status,calendar,location"));
+}
+
 /** Reads every param once. A secret is only present in a function that declares it in index.ts. */
 export function readConfig(): Config {
   const domain = orDefault(params.parentDomain.value(), "example.test");
   const identity = orDefault(params.idUrl.value(), "https://id.example.test");
-  const hosts = list(orDefault(params.appHosts.value(), "startpage,status,calendar,location"));
+  const hosts = appHostList();
   const secret = (s: typeof params.smtpPassword) => process.env[s.name] ?? "";
   const host = params.smtpHost.value();
   return {

@@ -3,7 +3,8 @@
  * task (groups.ts), the secrets each may read, and what each may cost. Every app applies the
  * contract's cross-origin rules itself (http/cors). Why each value: docs/deploying.md ("The functions").
  */
-import { codePepper, federatedClientSecrets, idpSigningSecret, sessionKeys, smtpPassword } from "./params";
+import type { SecretParam } from "firebase-functions/params";
+import { codePepper, federatedClientSecrets, idpSigningSecret, inUse, sessionKeys, smtpPassword } from "./params";
 import type { GroupName } from "./groups";
 import { httpsFunction, taskFunction, type GroupOptions } from "./http/function";
 
@@ -17,17 +18,22 @@ const CONCURRENCY = 80;
 /** A fresh instance answers its first request in well under a second (bench/RESULTS.md §4b): none is kept warm. */
 const ALWAYS_ON = 0;
 
-const options = (maxInstances: number, secrets: GroupOptions["secrets"]): GroupOptions => ({
+/**
+ * `secrets`: every secret the function reads. It declares those the deployment uses (params.ts,
+ * `inUse`): SMTP_PASSWORD only with SMTP_USER set, FEDERATED_CLIENT_SECRETS only with
+ * FEDERATED_PROVIDERS, so a deploy never asks for a secret nothing will read.
+ */
+const options = (maxInstances: number, secrets: SecretParam[]): GroupOptions => ({
   memory: "256MiB",
   timeoutSeconds: TIMEOUT,
   concurrency: CONCURRENCY,
   minInstances: ALWAYS_ON,
   maxInstances,
-  secrets,
+  secrets: inUse(secrets),
 });
 
 /** The function of group `name`, served by that group's bundle (bundles.ts). */
-const group = (name: GroupName, maxInstances: number, secrets: GroupOptions["secrets"]) =>
+const group = (name: GroupName, maxInstances: number, secrets: SecretParam[]) =>
   httpsFunction(name, options(maxInstances, secrets));
 
 export const sessions = group("sessions", 20, [sessionKeys]);

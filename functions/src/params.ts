@@ -1,4 +1,4 @@
-import { defineSecret, defineString } from "firebase-functions/params";
+import { defineSecret, defineString, type SecretParam } from "firebase-functions/params";
 
 /** The large public mail providers: many organisations' people, no one organisation's domain. */
 const DEFAULT_EXEMPT_DOMAINS =
@@ -95,3 +95,23 @@ export const clientAddressHops = defineString("CLIENT_ADDRESS_HOPS", {
   description:
     "Proxies in front of the functions that append to X-Forwarded-For (Hosting's CDN and the platform's front end: 2); 0 ignores the header",
 });
+
+/**
+ * The secrets a deployment may not use at all, each with the setting that says it does: SMTP
+ * authentication, the federated bridge. A function declares such a secret, and so a deploy
+ * requires it to be set, only where that setting has a value when the manifest is read; the
+ * Firebase CLI reads it with `.env` and `.env.<project>` loaded, and the function's instances get
+ * the same settings. A secret not listed here is declared wherever a function names it.
+ */
+export const USED_ONLY_WITH: ReadonlyMap<SecretParam, string> = new Map([
+  [smtpPassword, "SMTP_USER"],
+  [federatedClientSecrets, "FEDERATED_PROVIDERS"],
+]);
+
+/** Of the secrets a function reads, those this deployment uses (see USED_ONLY_WITH). */
+export function inUse(secrets: SecretParam[], env: NodeJS.ProcessEnv = process.env): SecretParam[] {
+  return secrets.filter((secret) => {
+    const setting = USED_ONLY_WITH.get(secret);
+    return setting === undefined || (env[setting] ?? "").trim() !== "";
+  });
+}

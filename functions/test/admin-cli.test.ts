@@ -1,50 +1,19 @@
 /** The operator CLI (npm run admin), run as the operator runs it: the compiled entry, against the stack's emulators. */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initializeApp } from "firebase-admin/app";
-import { getFirestore } from "firebase-admin/firestore";
 import { parseKeyRing } from "../src/core/sessions/session-token";
 import { parsePepper } from "../src/core/email-codes/code-pepper";
 import { sha256 } from "../src/core/secrets";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
+import { admin, adminJson as json, freshProject } from "./support/operator-cli";
 import { accountWithPerson } from "./support/people";
 
-const ENTRY = join(__dirname, "..", "lib", "ops", "admin.js");
 const base = process.env.STACK_BASE_URL as string;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function admin(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [ENTRY, ...args], { env: { ...process.env, ...env } }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function json<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}): Promise<T> {
-  const run = await admin([...args, "--json"], env);
-  if (run.code !== 0) throw new Error(`admin ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
-  return JSON.parse(run.stdout) as T;
-}
 
 // The suite's own project is the default app: made first, before any other project's app.
 firestore();
-
-/** A project of its own on the emulators: an empty database, as a fresh deployment has. */
-function freshProject() {
-  const projectId = `demo-boot-${randomBytes(4).toString("hex")}`;
-  const db = getFirestore(initializeApp({ projectId }, projectId));
-  return { env: { GCLOUD_PROJECT: projectId }, db };
-}
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
@@ -57,7 +26,7 @@ describe("npm run admin", () => {
     it("lists every command, and answers --help for each with its usage", async () => {
       const overview = await admin(["--help"]);
       expect(overview.code).toBe(0);
-      const names = [...overview.stdout.matchAll(/^ {2}(\S+(?: [a-z-]+)?) {2,}/gm)].map((m) => m[1] as string);
+      const names = [...overview.stdout.matchAll(/^ {2}([a-z][\w-]*(?: [a-z-]+)?) {2,}/gm)].map((m) => m[1] as string);
       expect(names).toEqual(expect.arrayContaining(["people list", "bootstrap-admin", "clients register", "doctor"]));
       expect(names.length).toBeGreaterThanOrEqual(24);
       for (const name of names) {
@@ -69,6 +38,7 @@ describe("npm run admin", () => {
 
     it.each([
       [["frobnicate"], /unknown command/],
+      [["peple", "list"], /did you mean: npm run admin -- people list/],
       [["people", "show"], /missing arguments/],
       [["people", "show", "a", "b"], /unexpected argument/],
       [["people", "list", "--status", "maybe"], /--status must be one of/],
@@ -150,9 +120,9 @@ describe("npm run admin", () => {
       const { person } = await accountWithPerson({ status: "pending", projects: [] });
       const email = person.emails[0] as string;
       expect((await json<{ person: { status: string } }>(["people", "approve", email])).person.status).toBe("approved");
-      await json(["people", "grant", person.id, "alpha"]);
-      await json(["people", "grant", email, "beta"]);
-      const revoked = await json<{ person: { projects: string[] } }>(["people", "revoke", email, "alpha"]);
+      await json(["people", "grant", person.id, "alpha", "--force"]);
+      await json(["people", "grant", email, "beta", "--force"]);
+      const revoked = await json<{ person: { projects: string[] } }>(["people", "revoke", email, "alpha", "--yes"]);
       expect(revoked.person.projects).toEqual(["beta"]);
       const inBeta = await json<Array<{ id: string }>>([
         "people",
@@ -169,8 +139,8 @@ describe("npm run admin", () => {
       expect(made.person.role).toBe("admin");
       const admins = await json<Array<{ id: string }>>(["people", "list", "--role", "admin", "--in-project", "beta"]);
       expect(admins.map((p) => p.id)).toContain(person.id);
-      await json(["people", "unmake-admin", person.id]);
-      await json(["people", "reject", person.id]);
+      await json(["people", "unmake-admin", person.id, "--yes"]);
+      await json(["people", "reject", person.id, "--yes"]);
       const shown = await json<{ role: string; status: string; projects: string[] }>(["people", "show", email]);
       expect(shown).toMatchObject({ role: "user", status: "rejected", projects: ["beta"] });
       const stored = (await firestore().collection("people").doc(person.id).get()).data();
@@ -239,7 +209,7 @@ describe("npm run admin", () => {
         "optional",
       ]);
       await json(["clients", "add-redirect", clientId, "http://127.0.0.1:8765/cb"]);
-      await json(["clients", "remove-redirect", clientId, "https://a.test/cb"]);
+      await json(["clients", "remove-redirect", clientId, "https://a.test/cb", "--yes"]);
       await json(["clients", "set-pkce", clientId, "required"]);
       const rotated = await json<{
         clientSecret: string;
@@ -250,7 +220,7 @@ describe("npm run admin", () => {
       // The old secret works until two hours after the new one was made.
       const until = Date.parse(rotated.client.secrets[1]?.expiresAt ?? "");
       expect(until - Date.parse(rotated.client.secrets[0]?.createdAt ?? "")).toBe(2 * 3600_000);
-      await json(["clients", "disable", clientId]);
+      await json(["clients", "disable", clientId, "--yes"]);
       const shown = await json(["clients", "show", clientId]);
       expect(shown).toMatchObject({ redirectUris: ["http://127.0.0.1:8765/cb"], pkce: "required", disabled: true });
       expect(JSON.stringify(shown)).not.toContain(sha256(rotated.clientSecret));
@@ -260,9 +230,9 @@ describe("npm run admin", () => {
   });
 
   describe("api-keys", () => {
-    it("issues a key once, lists it by prefix without the key, and revokes it", async () => {
+    it("issues a key once, lists it by prefix without the key, and revokes it by its id", async () => {
       const label = unique("cli-key");
-      const { key, prefix } = await json<{ key: string; prefix: string }>(["api-keys", "issue", label]);
+      const { key, prefix, id } = await json<{ key: string; prefix: string; id: string }>(["api-keys", "issue", label]);
       const listed = await json<Array<{ label: string; revokedAt: string | null }>>([
         "api-keys",
         "list",
@@ -271,7 +241,7 @@ describe("npm run admin", () => {
       ]);
       expect(listed).toContainEqual(expect.objectContaining({ label, revokedAt: null }));
       expect(JSON.stringify(listed)).not.toContain(key);
-      expect((await json<{ revoked: number }>(["api-keys", "revoke", prefix])).revoked).toBeGreaterThanOrEqual(1);
+      expect((await json<{ revoked: number }>(["api-keys", "revoke", id, "--yes"])).revoked).toBe(1);
       const after = await json<Array<{ label: string; revokedAt: string | null }>>([
         "api-keys",
         "list",
@@ -285,19 +255,35 @@ describe("npm run admin", () => {
   describe("keys", () => {
     const dir = mkdtempSync(join(tmpdir(), "admin-keys-"));
 
-    it("puts a fresh session key first and keeps the current ones, then retires an old one", async () => {
+    it("publishes a fresh session key before it signs: second, then promoted first, then the old one retired", async () => {
       const file = join(dir, "session-keys");
       writeFileSync(file, TEST_SESSION_KEYS);
-      const run = await admin(["keys", "rotate-session-key", "--from-file", file]);
+      const run = await admin(["keys", "rotate-session-key", "--from-file", file, "--project", "some-project"]);
       expect(run.code).toBe(0);
-      expect(run.stderr).toContain("firebase functions:secrets:set SESSION_KEYS");
-      expect(run.stderr).toMatch(/14 days/);
-      const ring = parseKeyRing(run.stdout.trim());
-      expect([...ring.verifying.keys()]).toEqual([ring.signing.kid, "test-1"]);
+      expect(run.stderr).toContain("npx firebase functions:secrets:set SESSION_KEYS --project some-project");
+      expect(run.stderr).toMatch(/5 minutes/);
+      const published = parseKeyRing(run.stdout.trim());
+      const fresh = [...published.verifying.keys()][1] as string;
+      expect([published.signing.kid, ...published.verifying.keys()]).toEqual(["test-1", "test-1", fresh]);
       writeFileSync(file, `OTHER=1\nSESSION_KEYS='${run.stdout.trim()}'\n`);
-      const retired = await json<{ value: string }>(["keys", "retire-session-key", "test-1", "--from-file", file]);
-      expect([...parseKeyRing(retired.value).verifying.keys()]).toEqual([ring.signing.kid]);
-      const signing = await admin(["keys", "retire-session-key", ring.signing.kid, "--from-file", file]);
+      const out = join(dir, "promoted.json");
+      const promoted = await json<{ out: string; value?: string }>([
+        "keys",
+        "promote-session-key",
+        fresh,
+        "--from-file",
+        file,
+        "--out",
+        out,
+      ]);
+      expect(promoted).toMatchObject({ out });
+      expect(promoted.value).toBeUndefined();
+      const ring = parseKeyRing(readFileSync(out, "utf8").trim());
+      expect([ring.signing.kid, ...ring.verifying.keys()]).toEqual([fresh, fresh, "test-1"]);
+      expect(statSync(out).mode & 0o777).toBe(0o600);
+      const retired = await json<{ value: string }>(["keys", "retire-session-key", "test-1", "--from-file", out]);
+      expect([...parseKeyRing(retired.value).verifying.keys()]).toEqual([fresh]);
+      const signing = await admin(["keys", "retire-session-key", fresh, "--from-file", out]);
       expect(signing.code).toBe(2);
       expect(signing.stderr).toMatch(/signing key/);
     });
@@ -305,15 +291,15 @@ describe("npm run admin", () => {
     it("puts a fresh pepper key first and keeps the current ones, then retires an old one", async () => {
       const file = join(dir, "pepper");
       writeFileSync(file, TEST_CODE_PEPPER);
-      const rotated = await json<{ value: string; kid: string; command: string; retire: string }>([
+      const rotated = await json<{ value: string; kid: string; command: string; then: string }>([
         "keys",
         "rotate-code-pepper",
         "--from-file",
         file,
       ]);
       expect(parsePepper(rotated.value).map((k) => k.kid)).toEqual([rotated.kid, "test-pepper-1"]);
-      expect(rotated.command).toContain("firebase functions:secrets:set CODE_PEPPER");
-      expect(rotated.retire).toMatch(/24 hours/);
+      expect(rotated.command).toContain("npx firebase functions:secrets:set CODE_PEPPER");
+      expect(rotated.then).toMatch(/24 hours/);
       writeFileSync(file, rotated.value);
       const retired = await json<{ value: string }>([
         "keys",
@@ -341,15 +327,16 @@ describe("npm run admin", () => {
       expect(run.code).toBe(0);
       const report = JSON.parse(run.stdout) as {
         ok: boolean;
-        settings: Array<{ name: string; set: boolean }>;
-        checks: Array<{ name: string; ok: boolean }>;
+        checks: Array<{ name: string; ok: boolean; detail: string }>;
         allowedOrigins: string[];
-        hosting: Array<{ site: string; rewrites: unknown[] }>;
+        hosting: Array<{ site: string }>;
       };
       expect(report.ok).toBe(true);
-      expect(report.settings).toContainEqual({ name: "SESSION_KEYS", secret: true, set: true });
+      expect(report.checks).toContainEqual(
+        expect.objectContaining({ name: "SESSION_KEYS", ok: true, detail: "read: 1 key(s), signing with test-1" }),
+      );
       expect(report.checks.map((c) => c.name)).toEqual(
-        expect.arrayContaining(["firestore", "identity provider", "mail (SMTP)"]),
+        expect.arrayContaining(["firestore", "identity provider", "mail (SMTP)", "PARENT_DOMAIN", "ID_URL"]),
       );
       expect(report.allowedOrigins.length).toBeGreaterThan(0);
       expect(report.hosting.map((h) => h.site)).toContain("service");

@@ -28,30 +28,52 @@ function load(env: Record<string, string>, script: string): unknown {
 const loaded = `Object.keys(require.cache).filter((p) => /firebase-functions[\\\\/]lib[\\\\/]v2[\\\\/]providers[\\\\/]https|[\\\\/]routes[\\\\/]|firebase-admin|express/.test(p)).length`;
 
 describe("the deploy manifest", () => {
-  it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {
-    const endpoints = load(
-      {},
+  const secretsOf = (env: Record<string, string>) =>
+    load(
+      env,
       `console.log(JSON.stringify(Object.fromEntries(Object.entries(m).map(([k, f]) => [k, { https: "httpsTrigger" in f.__endpoint, task: "taskQueueTrigger" in f.__endpoint, secrets: (f.__endpoint.secretEnvironmentVariables || []).map((s) => s.key).sort(), region: f.__endpoint.region }]))))`,
     );
-    const https = (...secrets: string[]) => ({
-      https: true,
-      task: false,
-      secrets: secrets.sort(),
-      region: ["us-central1"],
-    });
+  const https = (...secrets: string[]) => ({
+    https: true,
+    task: false,
+    secrets: secrets.sort(),
+    region: ["us-central1"],
+  });
+  const task = (...secrets: string[]) => ({
+    https: false,
+    task: true,
+    secrets: secrets.sort(),
+    region: ["us-central1"],
+  });
+  const others = {
+    sessions: https("SESSION_KEYS"),
+    // It queues mail and never sends it: no SMTP password.
+    otp: https("SESSION_KEYS", "CODE_PEPPER"),
+    oidc: https("SESSION_KEYS"),
+    people: https("SESSION_KEYS"),
+    startpage: https("SESSION_KEYS"),
+    calendar: https("SESSION_KEYS"),
+    location: https("SESSION_KEYS"),
+    claims: https("IDP_SIGNING_SECRET"),
+  };
+
+  it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {
+    // As the Firebase CLI reads it at deploy: with the deployment's .env.<project> in the environment.
+    const endpoints = secretsOf({ SMTP_USER: "mailer", FEDERATED_PROVIDERS: '{"search":{}}' });
     expect(endpoints).toEqual({
-      sessions: https("SESSION_KEYS"),
-      // It queues mail and never sends it: no SMTP password.
-      otp: https("SESSION_KEYS", "CODE_PEPPER"),
+      ...others,
       bridge: https("SESSION_KEYS", "FEDERATED_CLIENT_SECRETS"),
-      oidc: https("SESSION_KEYS"),
-      people: https("SESSION_KEYS"),
-      startpage: https("SESSION_KEYS"),
-      calendar: https("SESSION_KEYS"),
-      location: https("SESSION_KEYS"),
       status: https("SESSION_KEYS", "SMTP_PASSWORD"),
-      claims: https("IDP_SIGNING_SECRET"),
-      mail: { https: false, task: true, secrets: ["CODE_PEPPER", "SMTP_PASSWORD"], region: ["us-central1"] },
+      mail: task("CODE_PEPPER", "SMTP_PASSWORD"),
+    });
+  });
+
+  it("declares no secret a deployment does not use: SMTP_PASSWORD without SMTP_USER, FEDERATED_CLIENT_SECRETS without FEDERATED_PROVIDERS", () => {
+    expect(secretsOf({ SMTP_USER: "", FEDERATED_PROVIDERS: " " })).toEqual({
+      ...others,
+      bridge: https("SESSION_KEYS"),
+      status: https("SESSION_KEYS"),
+      mail: task("CODE_PEPPER"),
     });
   });
 

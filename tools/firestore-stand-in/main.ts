@@ -2,7 +2,10 @@
  * Firestore stand-in for machines that cannot run the official emulator (it needs Java 21).
  *
  *   node tools/firestore-stand-in/main.ts [--port 8080] [--host 127.0.0.1] [--lock-timeout-ms 10000]
+ *                                         [--data <file> [--fresh]]
  *
+ * With --data, the documents are loaded from <file> at start (unless --fresh) and saved to it
+ * when the process is stopped (SIGINT or SIGTERM).
  * The port also comes from FIRESTORE_PORT. Clients use FIRESTORE_EMULATOR_HOST=<host>:<port>;
  * `DELETE http://<host>:<port>/emulator/v1/projects/<p>/databases/(default)/documents` clears
  * all documents and `GET /` answers "Ok", as on the official emulator.
@@ -30,6 +33,8 @@ try {
       port: { type: "string" },
       host: { type: "string", default: "127.0.0.1" },
       "lock-timeout-ms": { type: "string" },
+      data: { type: "string" },
+      fresh: { type: "boolean" },
     },
   }).values;
 } catch (error) {
@@ -40,14 +45,25 @@ const host = args.host ?? "127.0.0.1";
 const port = integer("--port", args.port ?? process.env.FIRESTORE_PORT, 8080);
 const lockTimeoutMs = integer("--lock-timeout-ms", args["lock-timeout-ms"], 10_000);
 
-const standIn = await startStandIn({ host, port, lockTimeoutMs }).catch((error: NodeJS.ErrnoException) => {
-  if (error.code === "EADDRINUSE") fail(`${host}:${port} is already in use`);
-  fail(`cannot listen on ${host}:${port}: ${error.message}`);
-});
-console.log(`firestore stand-in ready on ${standIn.host}:${standIn.port}`);
+const dataFile = args.data;
+const standIn = await startStandIn({ host, port, lockTimeoutMs, dataFile, fresh: args.fresh === true }).catch(
+  (error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE") fail(`${host}:${port} is already in use`);
+    fail(`cannot ${error.code === undefined ? "load its data" : "listen"} (${host}:${port}): ${error.message}`);
+  },
+);
+const from = dataFile === undefined || args.fresh ? "" : `, ${standIn.loaded} document(s) from ${dataFile}`;
+console.log(`firestore stand-in ready on ${standIn.host}:${standIn.port}${from}`);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.once(signal, () => {
+    if (dataFile !== undefined) {
+      try {
+        console.log(`firestore stand-in: saved ${standIn.save()} document(s) to ${dataFile}`);
+      } catch (error) {
+        console.error(`firestore stand-in: could not save to ${dataFile}: ${(error as Error).message}`);
+      }
+    }
     standIn.close().then(() => process.exit(0));
   });
 }

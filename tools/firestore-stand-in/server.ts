@@ -18,11 +18,28 @@ import { type Server as GrpcServer, ServerCredentials } from "@grpc/grpc-js";
 import { lookUpDocumentsInPlace } from "./documents.ts";
 import { httpHandler } from "./http.ts";
 import { countOperations } from "./operations.ts";
+import { loadState, saveState } from "./persist.ts";
 import { type GrpcHandler, serialiseTransactions } from "./transactions.ts";
 import { TxLock } from "./tx-lock.ts";
 
-export type StandInOptions = { host?: string; port?: number; lockTimeoutMs?: number };
-export type StandIn = { host: string; port: number; close(): Promise<void>; reset(): void };
+export type StandInOptions = {
+  host?: string;
+  port?: number;
+  lockTimeoutMs?: number;
+  /** Where the documents are kept between runs (persist.ts): loaded at start unless `fresh`. */
+  dataFile?: string;
+  fresh?: boolean;
+};
+export type StandIn = {
+  host: string;
+  port: number;
+  /** How many documents were loaded from the data file at start. */
+  loaded: number;
+  /** Writes every document to the data file (whole, or not at all); how many. */
+  save(): number;
+  close(): Promise<void>;
+  reset(): void;
+};
 
 const HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -32,6 +49,9 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   lookUpDocumentsInPlace();
   const library = new FirestoreServer();
   const reset = () => library.state.clear();
+  const { dataFile } = options;
+  const loaded = dataFile !== undefined && options.fresh !== true ? loadState(library.state, dataFile) : 0;
+  const save = () => (dataFile === undefined ? 0 : saveState(library.state, dataFile));
 
   // The library keeps its grpc-js server and that server's handler map private; both are what
   // the notes call leaning on internals, guarded by the exact pin and the store-contract tests.
@@ -91,7 +111,7 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
     });
     return closing;
   };
-  return { host, port, close, reset };
+  return { host, port, loaded, save, close, reset };
 }
 
 function routeByFirstBytes(socket: Socket, to: { http2: () => void; http1: () => void }): void {

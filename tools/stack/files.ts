@@ -13,7 +13,6 @@ export function ensureLocalSecrets(root: string): void {
   const named = (line: string) => line.slice(0, line.indexOf("="));
   const fixed = [
     "IDP_SIGNING_SECRET=dev-idp-signing-secret",
-    "SMTP_PASSWORD=unused-locally",
     `FEDERATED_CLIENT_SECRETS='${JSON.stringify(Object.fromEntries(LOCAL_FEDERATED_IDPS.map((idp) => [idp, LOCAL_FEDERATED_CLIENT.secret])))}'`,
   ];
   const fixedNames = new Set(fixed.map(named));

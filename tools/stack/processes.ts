@@ -3,7 +3,13 @@ import { createConnection, createServer } from "node:net";
 
 /** Every process a stack starts, so one signal can stop them all and free their ports. */
 export class Processes {
-  private readonly children: Array<{ name: string; child: ChildProcess; stopSignal: NodeJS.Signals }> = [];
+  private readonly children: Array<{
+    name: string;
+    child: ChildProcess;
+    stopSignal: NodeJS.Signals;
+    stopTimeoutMs: number;
+    leaderOnly: boolean;
+  }> = [];
   private readonly closers: Array<() => Promise<void>> = [];
 
   /** Something in this process to stop with the children (a server of the stack's own). */
@@ -19,6 +25,10 @@ export class Processes {
       env?: NodeJS.ProcessEnv;
       quiet?: boolean;
       stopSignal?: NodeJS.Signals;
+      /** How long it may take to stop (e.g. while it exports its data) before it is killed. */
+      stopTimeoutMs?: number;
+      /** Signal the process alone, which stops what it started itself; the group is swept after. */
+      leaderOnly?: boolean;
       redact?: (line: string) => string;
     } = {},
   ): ChildProcess {
@@ -37,23 +47,33 @@ export class Processes {
         .join("");
     child.stdout?.on("data", (c: Buffer) => process.stdout.write(prefix(c)));
     child.stderr?.on("data", (c: Buffer) => process.stderr.write(prefix(c)));
-    this.children.push({ name, child, stopSignal: options.stopSignal ?? "SIGTERM" });
+    this.children.push({
+      name,
+      child,
+      stopSignal: options.stopSignal ?? "SIGTERM",
+      stopTimeoutMs: options.stopTimeoutMs ?? 8000,
+      leaderOnly: options.leaderOnly ?? false,
+    });
     return child;
   }
 
-  /** Stops in reverse order of start; a process that ignores its signal for 8 s is killed. */
+  /**
+   * Stops in reverse order of start; a process that ignores its signal past its timeout (8 s
+   * unless given) is killed, and what is left of its process group with it.
+   */
   async stopAll(): Promise<void> {
     await Promise.all(this.closers.map((close) => close().catch(() => undefined)));
-    for (const { child, stopSignal } of [...this.children].reverse()) {
+    for (const { child, stopSignal, stopTimeoutMs, leaderOnly } of [...this.children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       try {
-        process.kill(-child.pid, stopSignal);
+        process.kill(leaderOnly ? child.pid : -child.pid, stopSignal);
       } catch {
         continue;
       }
-      const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 8000).unref());
-      if ((await Promise.race([exited, timer])) === "timeout") {
+      const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), stopTimeoutMs).unref());
+      const outcome = await Promise.race([exited, timer]);
+      if (outcome === "timeout" || leaderOnly) {
         try {
           process.kill(-child.pid, "SIGKILL");
         } catch {

@@ -109,7 +109,8 @@ export type ErrorCode =
   // people administration
   | "person_not_found"
   | "invalid_person_change"
-  | "person_conflict";
+  | "person_conflict"
+  | "last_admin";
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -215,6 +215,7 @@ export const errorTable = {
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },
   person_conflict: { status: 409, message: "An email or phone number is already on another person" },
+  last_admin: { status: 409, message: "The last approved administrator cannot be removed" },
 } as const satisfies Record<ErrorCode, ErrorRow>;
 
 /** Every `reason` a refusal can carry: what a client may branch on. */

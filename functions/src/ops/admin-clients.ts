@@ -4,6 +4,7 @@ import {
   addRedirectUri,
   createClient,
   disableClient,
+  enableClient,
   isClientId,
   isRedirectUri,
   listClients,
@@ -14,7 +15,10 @@ import {
   UnknownClientError,
 } from "../core/oidc/clients";
 import type { OidcClient, PkcePolicy } from "../store/oidc-clients";
-import { UsageError, many, one, parseDuration, type Command } from "./cli";
+import { many, one, parseDuration, type Command } from "./cli";
+import type { Context } from "./context";
+import { table } from "./output";
+import { UsageError } from "./refusals";
 
 function view(c: OidcClient) {
   return {
@@ -32,8 +36,14 @@ function view(c: OidcClient) {
   };
 }
 
-const line = (c: OidcClient) =>
-  `${c.clientId}  ${c.disabled ? "disabled" : "enabled"}  pkce ${c.pkce}  ${c.secrets.length} secret(s)  ${c.name}`;
+const columns = [
+  { header: "CLIENT ID", value: (c: OidcClient) => c.clientId },
+  { header: "STATUS", value: (c: OidcClient) => (c.disabled ? "disabled" : "enabled") },
+  { header: "PKCE", value: (c: OidcClient) => c.pkce },
+  { header: "SECRETS", value: (c: OidcClient) => String(c.secrets.length) },
+  { header: "REDIRECT URIS", value: (c: OidcClient) => String(c.redirectUris.length) },
+  { header: "NAME", value: (c: OidcClient) => c.name },
+];
 
 function describe(c: OidcClient): string {
   const v = view(c);
@@ -65,6 +75,14 @@ function pkce(value: string | undefined): PkcePolicy {
   throw new UsageError(`PKCE must be "required" or "optional", not "${value}"`);
 }
 
+/** Shows the client after a change, with when the change reaches every instance. */
+function changed(ctx: Context, client: OidcClient): void {
+  ctx.print(describe(client), view(client));
+  ctx.note("Instances that have the client cached see the change within 30 seconds.");
+}
+
+const backend = true;
+
 const secretNote =
   "The secret is shown this once; only its hash is stored. The client authenticates at /auth/oidc/token with it.";
 
@@ -76,6 +94,7 @@ export const clientCommands: Command[] = [
       "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--pkce required|optional]",
     options: { name: { type: "string" }, "redirect-uri": { type: "string", multiple: true }, pkce: { type: "string" } },
     positionals: [1, 1],
+    backend,
     async run(ctx, [id], values) {
       const name = one(values, "name");
       if (!name) throw new UsageError("clients register: --name is required");
@@ -99,19 +118,20 @@ export const clientCommands: Command[] = [
     summary: "allow one more redirect URI (matched exactly)",
     usage: "clients add-redirect <client_id> <uri>",
     positionals: [2, 2],
+    backend,
     async run(ctx, [id, uri]) {
-      const client = await addRedirectUri(ctx.deps(), clientId(id as string), redirectUri(uri as string));
-      ctx.print(describe(client), view(client));
+      changed(ctx, await addRedirectUri(ctx.deps(), clientId(id as string), redirectUri(uri as string)));
     },
   },
   {
     name: "clients remove-redirect",
-    summary: "stop allowing a redirect URI",
-    usage: "clients remove-redirect <client_id> <uri>",
+    summary: "stop allowing a redirect URI (asks first)",
+    usage: "clients remove-redirect <client_id> <uri> [--yes]",
     positionals: [2, 2],
+    backend,
     async run(ctx, [id, uri]) {
-      const client = await removeRedirectUri(ctx.deps(), clientId(id as string), uri as string);
-      ctx.print(describe(client), view(client));
+      await ctx.confirm(`Stop ${id as string} from redirecting to ${uri as string}?`);
+      changed(ctx, await removeRedirectUri(ctx.deps(), clientId(id as string), uri as string));
     },
   },
   {
@@ -119,22 +139,24 @@ export const clientCommands: Command[] = [
     summary: "require PKCE of a client, or let it omit the challenge",
     usage: "clients set-pkce <client_id> required|optional",
     positionals: [2, 2],
+    backend,
     async run(ctx, [id, policy]) {
       if (policy !== "required" && policy !== "optional")
         throw new UsageError('set-pkce takes "required" or "optional"');
-      const client = await setPkcePolicy(ctx.deps(), clientId(id as string), policy);
-      ctx.print(describe(client), view(client));
+      changed(ctx, await setPkcePolicy(ctx.deps(), clientId(id as string), policy));
     },
   },
   {
     name: "clients rotate-secret",
     summary: "a new secret, printed once; the old ones keep working for the overlap (default 24h)",
-    usage: "clients rotate-secret <client_id> [--overlap <duration, e.g. 24h, 30m, 0s>]",
+    usage: "clients rotate-secret <client_id> [--overlap <duration, e.g. 24h, 30m, 0s: asks first>] [--yes]",
     options: { overlap: { type: "string" } },
     positionals: [1, 1],
+    backend,
     async run(ctx, [id], values) {
       const overlap = one(values, "overlap");
       const overlapMs = overlap === undefined ? DEFAULT_ROTATION_OVERLAP_MS : parseDuration(overlap);
+      if (overlapMs === 0) await ctx.confirm(`End every current secret of ${id as string} now?`);
       const { clientSecret, client } = await rotateSecret(ctx.deps(), clientId(id as string), overlapMs);
       ctx.print(`client_id: ${client.clientId}\nclient_secret: ${clientSecret}`, {
         client: view(client),
@@ -147,13 +169,23 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients disable",
-    summary: "make a client unknown to the authorise and token endpoints",
-    usage: "clients disable <client_id>",
+    summary: "make a client unknown to the authorise and token endpoints (asks first)",
+    usage: "clients disable <client_id> [--yes]",
     positionals: [1, 1],
+    backend,
     async run(ctx, [id]) {
-      const client = await disableClient(ctx.deps(), clientId(id as string));
-      ctx.print(describe(client), view(client));
-      ctx.note("Instances that have the client cached stop accepting it within 30 seconds.");
+      await ctx.confirm(`Disable ${id as string}? Its sign-ins and token requests stop.`);
+      changed(ctx, await disableClient(ctx.deps(), clientId(id as string)));
+    },
+  },
+  {
+    name: "clients enable",
+    summary: "make a disabled client known again, as it was registered",
+    usage: "clients enable <client_id>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [id]) {
+      changed(ctx, await enableClient(ctx.deps(), clientId(id as string)));
     },
   },
   {
@@ -161,9 +193,10 @@ export const clientCommands: Command[] = [
     summary: "every registered client",
     usage: "clients list",
     positionals: [0, 0],
+    backend,
     async run(ctx) {
       const all = await listClients(ctx.deps());
-      ctx.print(all.length === 0 ? "(no clients)" : all.map(line).join("\n"), all.map(view));
+      ctx.print(table(all, columns, "(no clients)"), all.map(view));
     },
   },
   {
@@ -171,6 +204,7 @@ export const clientCommands: Command[] = [
     summary: "one client: redirect URIs, PKCE policy, secrets' dates (never the secrets)",
     usage: "clients show <client_id>",
     positionals: [1, 1],
+    backend,
     async run(ctx, [id]) {
       const client = await showClient(ctx.deps(), clientId(id as string));
       if (!client) throw new UnknownClientError(id as string);

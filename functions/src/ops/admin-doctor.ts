@@ -1,46 +1,32 @@
-/** `doctor`: what is set (names only), what answers, what the settings resolve to. */
+/**
+ * `doctor`: whether the deployment can work. Its settings (names only), its secrets read as the
+ * functions read them, its addresses against each other and against placeholders, whether
+ * Firestore, the identity provider and mail answer, and, only when asked, a test mail.
+ */
 import { existsSync, readFileSync } from "node:fs";
-import { connect as tcpConnect } from "node:net";
 import { join } from "node:path";
-import { connect as tlsConnect } from "node:tls";
-import { getAuth } from "firebase-admin/auth";
-import { readConfig } from "../config";
-import * as params from "../params";
+import { appHostList } from "../config";
+import { canonicalEmail } from "../core/email-address";
 import { errorText } from "../logger";
+import { cryptoRandom } from "../random";
+import * as params from "../params";
 import { ping } from "../store/db";
-import type { Command, Context } from "./cli";
+import { one, type Command } from "./cli";
+import type { Context } from "./context";
+import { checkAddresses } from "./doctor-addresses";
+import { readSecrets } from "./doctor-secrets";
+import { ROOT, shown } from "./local-stack";
+import { listening, probe, smtpAnswers, type Check } from "./probes";
+import { UsageError } from "./refusals";
+import { loadSettings } from "./settings";
 
-const FUNCTIONS_DIR = join(__dirname, "..", "..");
-const REPO_DIR = join(FUNCTIONS_DIR, "..");
-/** Without these the service cannot sign anyone in. */
-const REQUIRED = ["SESSION_KEYS", "CODE_PEPPER", "SMTP_HOST"];
-
-interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  required: boolean;
-}
-
-/** NAME=value lines of a dotenv-style file; values never leave this module except into process.env. */
-function envFile(path: string): Record<string, string> {
-  if (!existsSync(path)) return {};
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    const eq = line.indexOf("=");
-    if (eq <= 0 || line.trimStart().startsWith("#")) continue;
-    const raw = line.slice(eq + 1).trim();
-    out[line.slice(0, eq).trim()] = /^'.*'$/s.test(raw) || /^".*"$/s.test(raw) ? raw.slice(1, -1) : raw;
-  }
-  return out;
-}
-
-/** The files the Firebase CLI reads params (and, on the emulators, secrets) from, in its order. */
-function settingsFiles(ctx: Context): string[] {
-  const files = [".env", `.env.${ctx.target.projectId}`];
-  if (ctx.target.emulators) files.push(".env.local", ".secret.local");
-  return files.map((f) => join(FUNCTIONS_DIR, f));
-}
+const ALL_SECRETS = [
+  params.sessionKeys,
+  params.codePepper,
+  params.smtpPassword,
+  params.idpSigningSecret,
+  params.federatedClientSecrets,
+];
 
 function declared(): Array<{ name: string; secret: boolean }> {
   return Object.values(params)
@@ -48,134 +34,142 @@ function declared(): Array<{ name: string; secret: boolean }> {
     .map((p) => ({ name: p.name, secret: p.constructor.name.includes("Secret") }));
 }
 
-function smtpAnswers(host: string, port: number, secure: boolean): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = secure ? tlsConnect({ host, port, servername: host }) : tcpConnect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer from ${host}:${port} in 5 s`));
-    }, 5_000);
-    socket.once("data", (data) => {
-      clearTimeout(timer);
-      socket.end("QUIT\r\n");
-      const greeting = data.toString("utf8").split("\r\n")[0] ?? "";
-      if (greeting.startsWith("220")) resolve(greeting);
-      else reject(new Error(`unexpected greeting: ${greeting.slice(0, 80)}`));
-    });
-    socket.once("error", (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-  });
+function hostingSites() {
+  const file = join(ROOT, "firebase.json");
+  const hosting = existsSync(file)
+    ? ((JSON.parse(readFileSync(file, "utf8")) as { hosting?: unknown }).hosting ?? [])
+    : [];
+  type Site = { target?: string; site?: string; rewrites?: Array<{ function?: { functionId?: string } | string }> };
+  return (Array.isArray(hosting) ? (hosting as Site[]) : [hosting as Site]).map((h) => ({
+    site: h.target ?? h.site ?? "(default)",
+    functions: [
+      ...new Set(
+        (h.rewrites ?? []).map((r) => (typeof r.function === "string" ? r.function : (r.function?.functionId ?? ""))),
+      ),
+    ],
+  }));
 }
 
-/** Ten seconds for an answer: the client libraries would otherwise retry an unreachable host for a minute. */
-const PROBE_MS = 10_000;
-
-async function probe(name: string, required: boolean, work: () => Promise<string>): Promise<Check> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer in ${PROBE_MS / 1000} s`)), PROBE_MS);
+/** Firestore, the identity provider and mail; mail to `testTo` only when it is given. */
+async function services(ctx: Context, credentials: boolean, testTo: string | null): Promise<Check[]> {
+  const { target } = ctx;
+  const cannot = (name: string): Check => ({
+    name,
+    ok: false,
+    detail: "cannot check, because there are no credentials",
+    required: true,
   });
+  const backend = async (name: string, at: string | null, work: () => Promise<void>) => {
+    if (!credentials) return cannot(name);
+    return probe(name, async () => {
+      if (at !== null) await listening(at);
+      await work();
+      return `answers${at === null ? "" : ` at ${at}`}`;
+    });
+  };
+  let deps: ReturnType<Context["deps"]> | null = null;
   try {
-    return { name, ok: true, detail: await Promise.race([work(), late]), required };
+    deps = ctx.deps();
   } catch (err) {
-    return { name, ok: false, detail: errorText(err).split("\n")[0] ?? "", required };
-  } finally {
-    clearTimeout(timer);
+    return [{ name: "settings", ok: false, detail: errorText(err), required: true }];
   }
+  const { store, mailer, config } = deps;
+  const smtp = config.smtp;
+  const checks = await Promise.all([
+    backend("firestore", target.firestore, () => ping(store)),
+    backend("identity provider", target.auth, async () => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      await (require("firebase-admin/auth") as typeof import("firebase-admin/auth")).getAuth().listUsers(1);
+    }),
+    smtp === null
+      ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
+      : probe("mail (SMTP)", () => smtpAnswers(smtp.host, smtp.port, smtp.secure)),
+  ]);
+  if (testTo !== null && mailer !== null) {
+    const text = "The identity service's doctor sent this to check that its mail reaches people.";
+    checks.push(
+      await probe("test mail", async () => {
+        const messageId = `<doctor-${cryptoRandom.id()}@${ctx.config().parentDomain}>`;
+        await mailer.send({ to: testTo, subject: "Mail check", text, html: `<p>${text}</p>` }, { messageId });
+        return `accepted for delivery to ${testTo}`;
+      }),
+    );
+  }
+  return checks;
 }
 
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "which settings are set (names only), whether mail, the identity provider and Firestore answer",
-  usage: "doctor",
+  summary: "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail",
+  usage: "doctor [--send-test-mail <address>]",
+  options: { "send-test-mail": { type: "string" } },
   positionals: [0, 0],
-  async run(ctx) {
-    const files = settingsFiles(ctx);
-    for (const file of files) for (const [name, value] of Object.entries(envFile(file))) process.env[name] ??= value;
-    const settings = declared().map(({ name, secret }) => ({
-      name,
-      secret,
-      set: (process.env[name] ?? "") !== "",
-    }));
-    const checks: Check[] = settings
-      .filter((s) => REQUIRED.includes(s.name))
-      .map((s) => ({
-        name: s.name,
-        ok: s.set || (!ctx.target.emulators && s.secret),
-        // In production the secrets live in Secret Manager, which this does not read.
-        detail: s.set
-          ? "set"
-          : s.secret && !ctx.target.emulators
-            ? `check: firebase functions:secrets:get ${s.name}`
-            : "not set",
-        required: true,
-      }));
-    const config = readConfig();
-    const deps = ctx.deps();
-    const smtp = config.smtp;
-    checks.push(
-      ...(await Promise.all([
-        probe("firestore", true, async () => {
-          await ping(deps.store);
-          return "answers";
-        }),
-        probe("identity provider", true, async () => {
-          await getAuth().listUsers(1);
-          return "answers";
-        }),
-        smtp === null
-          ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
-          : probe("mail (SMTP)", true, () => smtpAnswers(smtp.host, smtp.port, smtp.secure)),
-      ])),
-    );
-    const firebaseJson = join(REPO_DIR, "firebase.json");
-    const hosting = existsSync(firebaseJson)
-      ? ((JSON.parse(readFileSync(firebaseJson, "utf8")) as { hosting?: unknown }).hosting ?? [])
-      : [];
-    const sites = (Array.isArray(hosting) ? hosting : [hosting]).map(
-      (h: {
-        target?: string;
-        site?: string;
-        rewrites?: Array<{ source?: string; function?: { functionId?: string } | string; destination?: string }>;
-      }) => ({
-        site: h.target ?? h.site ?? "(default)",
-        rewrites: (h.rewrites ?? []).map((r) => ({
-          source: r.source ?? "",
-          to: typeof r.function === "string" ? r.function : (r.function?.functionId ?? r.destination ?? ""),
-        })),
-      }),
-    );
-    const report = {
-      target: ctx.target,
-      settingsFiles: files.filter((f) => existsSync(f)),
+  async run(ctx, _args, values) {
+    const { target } = ctx;
+    const rawTo = one(values, "send-test-mail");
+    const testTo = rawTo === undefined ? null : canonicalEmail(rawTo);
+    if (rawTo !== undefined && testTo === null) throw new UsageError(`"${rawTo}" is not an email address`);
+    const files = loadSettings(target, true);
+    const used = params.inUse(ALL_SECRETS).map((s) => s.name);
+    const secrets = await readSecrets(target, used);
+    const settings = declared()
+      .filter((s) => !s.secret)
+      .map(({ name }) => ({ name, set: (process.env[name] ?? "") !== "" }));
+    let addressChecks: Check[] = [];
+    let resolved: Record<string, unknown> = {};
+    try {
+      const config = ctx.config();
+      const addresses = {
+        parentDomain: config.parentDomain,
+        serviceUrl: config.serviceUrl,
+        idUrl: config.idUrl,
+        appHosts: appHostList(),
+        allowedOrigins: config.allowedOrigins,
+        mailFrom: config.smtp?.from ?? null,
+        idpApiKey: params.idpApiKey.value(),
+      };
+      addressChecks = checkAddresses(addresses, !target.emulators);
+      resolved = addresses;
+    } catch (err) {
+      addressChecks = [{ name: "settings", ok: false, detail: errorText(err), required: true }];
+    }
+    const reachable = addressChecks.some((c) => c.name === "settings")
+      ? []
+      : await services(ctx, secrets.token, testTo);
+    const checks = [...secrets.checks, ...addressChecks, ...reachable];
+    const notUsed = ALL_SECRETS.map((s) => s.name).filter((n) => !used.includes(n));
+    const ok = checks.every((c) => c.ok || !c.required);
+    const sites = hostingSites();
+    const mark = (c: Check) => (c.ok ? "ok  " : c.required ? "FAIL" : "warn");
+    const text = [
+      `target: ${target.projectId} (${target.emulators ? "local emulators" : "a real project"}; chosen by ${target.chosenBy})`,
+      `settings files: ${files.length === 0 ? "(none)" : files.map(shown).join(", ")}`,
+      `params set: ${
+        settings
+          .filter((s) => s.set)
+          .map((s) => s.name)
+          .join(", ") || "(none: defaults)"
+      }`,
+      ...(notUsed.length > 0
+        ? [`secrets this deployment does not use (no function declares them): ${notUsed.join(", ")}`]
+        : []),
+      `hosting sites (firebase.json): ${sites.map((s) => `${s.site} (${s.functions.length} function(s))`).join(", ")}`,
+      "checks:",
+      ...checks.map((c) => `  ${mark(c)}  ${c.name}: ${c.detail}`),
+      ok ? "all required checks pass" : "something required is missing, wrong or unreachable",
+    ];
+    if (testTo === null) text.push("(no mail was sent; --send-test-mail <address> sends one)");
+    ctx.print(text.join("\n"), {
+      target,
+      settingsFiles: files,
       settings,
-      parentDomain: config.parentDomain,
-      serviceUrl: config.serviceUrl,
-      idUrl: config.idUrl,
-      allowedOrigins: config.allowedOrigins,
+      secretsInUse: used,
+      secretsNotUsed: notUsed,
+      ...resolved,
       hosting: sites,
       checks,
-      ok: checks.every((c) => c.ok || !c.required),
-    };
-    const text = [
-      `target: ${ctx.target.projectId}${ctx.target.emulators ? " (emulators)" : ""}`,
-      `settings (${report.settingsFiles.length} file(s) read; names only):`,
-      ...settings.map((s) => `  ${s.set ? "set    " : "not set"}  ${s.name}${s.secret ? " (secret)" : ""}`),
-      `parent domain: ${config.parentDomain}`,
-      `service: ${config.serviceUrl}   identity host: ${config.idUrl}`,
-      `CORS allowlist: ${config.allowedOrigins.join(" ")}`,
-      "hosting:",
-      ...sites.map(
-        (s) =>
-          `  ${s.site}: ${s.rewrites.length} rewrite(s)${s.rewrites.length ? ` (${[...new Set(s.rewrites.map((r) => r.to))].join(", ")})` : ""}`,
-      ),
-      "checks:",
-      ...checks.map((c) => `  ${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}`),
-      report.ok ? "all required checks pass" : "something required is missing or unreachable",
-    ].join("\n");
-    ctx.print(text, report);
-    if (!report.ok) process.exitCode = 1;
+      ok,
+    });
+    if (!ok) process.exitCode = 1;
   },
 };

@@ -1,7 +1,12 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
+import { appHostList } from "../config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
 import { changePerson, listPeople, type Person, type PersonChange } from "../core/people/people-admin";
-import { UsageError, one, type Command, type Context } from "./cli";
+import { one, type Command } from "./cli";
+import type { Context } from "./context";
+import { table } from "./output";
+import { Refusal, UsageError } from "./refusals";
+import { nearest } from "./suggest";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
 const ROLES = ["user", "admin"] as const;
@@ -22,34 +27,56 @@ function view(p: Person) {
   };
 }
 
-const line = (p: Person) =>
-  `${p.id}  ${p.emails[0] ?? p.phones[0] ?? "-"}  ${p.status}  ${p.role}  [${p.projects.join(",")}]  ${p.name}`;
+const reach = (p: Person) => p.emails[0] ?? p.phones[0] ?? "-";
+const line = (p: Person) => `${p.id}  ${reach(p)}  ${p.status}  ${p.role}  [${p.projects.join(",")}]  ${p.name}`;
 
 function describe(p: Person): string {
-  const v = view(p);
-  return Object.entries(v)
+  return Object.entries(view(p))
     .map(([k, value]) => `${k}: ${Array.isArray(value) ? value.join(", ") : String(value)}`)
     .join("\n");
 }
 
-/** A change computed from the person as the transaction reads them, printed with any provider sync errors. */
+/**
+ * A change computed from the person as the transaction reads them, printed with any provider sync
+ * errors. A change that takes something away is confirmed first (`ask`), naming the person.
+ */
 async function change(
   ctx: Context,
   who: string,
   what: string,
   fields: PersonChange | ((p: Person) => PersonChange),
+  ask?: (p: Person) => string,
 ): Promise<void> {
   const deps = ctx.deps();
   const person = await findPersonByIdOrEmail(deps, who);
+  if (ask) await ctx.confirm(ask(person));
   const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields);
   ctx.print(`${what}: ${line(after)}`, { person: view(after), providerSyncErrors });
   for (const e of providerSyncErrors) ctx.note(`warning: ${e.error} (account ${e.uid}, ${e.operation})`);
 }
 
-function project(value: string): string {
+const named = (p: Person) => `${p.name || reach(p)} (${p.id})`;
+
+function projectName(value: string): string {
   if (!/^(\*|[A-Za-z0-9._-]{1,100})$/.test(value)) throw new UsageError(`"${value}" is not a project name`);
   return value;
 }
+
+/** A project some app of the family declares (APP_HOSTS), or `*`; anything else only with --force. */
+function declaredProject(ctx: Context, value: string, force: boolean): string {
+  const project = projectName(value);
+  ctx.config();
+  const known = appHostList();
+  if (force || project === "*" || known.includes(project)) return project;
+  const guess = nearest([project], known);
+  throw new Refusal(
+    `no app declares the project "${project}" (APP_HOSTS: ${known.join(", ")})` +
+      `${guess === null ? "" : `; did you mean "${guess}"?`} --force grants it anyway`,
+  );
+}
+
+const who = { usage: "<id|email>", positionals: [1, 1] as [number, number] };
+const backend = true;
 
 export const peopleCommands: Command[] = [
   {
@@ -63,6 +90,7 @@ export const peopleCommands: Command[] = [
       limit: { type: "string" },
     },
     positionals: [0, 0],
+    backend,
     async run(ctx, _args, values) {
       const status = one(values, "status");
       const role = one(values, "role");
@@ -80,20 +108,29 @@ export const peopleCommands: Command[] = [
         {
           ...(status === undefined ? {} : { status: status as Person["status"] }),
           ...(role === undefined ? {} : { role: role as Person["role"] }),
-          ...(inProject === undefined ? {} : { project: project(inProject) }),
+          ...(inProject === undefined ? {} : { project: projectName(inProject) }),
         },
         limit,
       );
-      ctx.print(found.length === 0 ? "(nobody)" : found.map(line).join("\n"), found.map(view));
+      const columns = [
+        { header: "ID", value: (p: Person) => p.id },
+        { header: "EMAIL OR PHONE", value: reach },
+        { header: "STATUS", value: (p: Person) => p.status },
+        { header: "ROLE", value: (p: Person) => p.role },
+        { header: "PROJECTS", value: (p: Person) => p.projects.join(",") || "-" },
+        { header: "NAME", value: (p: Person) => p.name },
+      ];
+      ctx.print(table(found, columns, "(nobody)"), found.map(view));
     },
   },
   {
     name: "people show",
     summary: "one person, by id or email address",
     usage: "people show <id|email>",
-    positionals: [1, 1],
-    async run(ctx, [who]) {
-      const person = await findPersonByIdOrEmail(ctx.deps(), who as string);
+    positionals: who.positionals,
+    backend,
+    async run(ctx, [id]) {
+      const person = await findPersonByIdOrEmail(ctx.deps(), id as string);
       ctx.print(describe(person), view(person));
     },
   },
@@ -101,53 +138,72 @@ export const peopleCommands: Command[] = [
     name: "people approve",
     summary: "approve a person (pending or rejected)",
     usage: "people approve <id|email>",
-    positionals: [1, 1],
-    run: (ctx, [who]) => change(ctx, who as string, "approved", { status: "approved" }),
+    positionals: who.positionals,
+    backend,
+    run: (ctx, [id]) => change(ctx, id as string, "approved", { status: "approved" }),
   },
   {
     name: "people reject",
-    summary: "reject a person; their provider sessions are revoked",
-    usage: "people reject <id|email>",
-    positionals: [1, 1],
-    run: (ctx, [who]) => change(ctx, who as string, "rejected", { status: "rejected" }),
+    summary: "reject a person; their provider sessions are revoked (asks first)",
+    usage: "people reject <id|email> [--yes]",
+    positionals: who.positionals,
+    backend,
+    run: (ctx, [id]) =>
+      change(
+        ctx,
+        id as string,
+        "rejected",
+        { status: "rejected" },
+        (p) => `Reject ${named(p)}, ending their sessions?`,
+      ),
   },
   {
     name: "people grant",
-    summary: "give a person a project (* for every project)",
-    usage: "people grant <id|email> <project>",
+    summary: "give a person a project an app declares (* for every project)",
+    usage: "people grant <id|email> <project> [--force]",
+    options: { force: { type: "boolean" } },
     positionals: [2, 2],
-    run: (ctx, [who, p]) => {
-      const granted = project(p as string);
-      return change(ctx, who as string, `granted ${granted}`, (current) => ({
+    backend,
+    run: (ctx, [id, p], values) => {
+      const granted = declaredProject(ctx, p as string, values.force === true);
+      return change(ctx, id as string, `granted ${granted}`, (current) => ({
         projects: current.projects.includes(granted) ? current.projects : [...current.projects, granted],
       }));
     },
   },
   {
     name: "people revoke",
-    summary: "take a project away from a person",
-    usage: "people revoke <id|email> <project>",
+    summary: "take a project away from a person (asks first)",
+    usage: "people revoke <id|email> <project> [--yes]",
     positionals: [2, 2],
-    run: (ctx, [who, p]) => {
-      const revoked = project(p as string);
-      return change(ctx, who as string, `revoked ${revoked}`, (current) => ({
-        projects: current.projects.filter((x) => x !== revoked),
-      }));
+    backend,
+    run: (ctx, [id, p]) => {
+      const revoked = projectName(p as string);
+      return change(
+        ctx,
+        id as string,
+        `revoked ${revoked}`,
+        (current) => ({ projects: current.projects.filter((x) => x !== revoked) }),
+        (person) => `Take ${revoked} away from ${named(person)}?`,
+      );
     },
   },
   {
     name: "people make-admin",
     summary: "make a person an admin",
     usage: "people make-admin <id|email>",
-    positionals: [1, 1],
-    run: (ctx, [who]) => change(ctx, who as string, "admin", { role: "admin" }),
+    positionals: who.positionals,
+    backend,
+    run: (ctx, [id]) => change(ctx, id as string, "admin", { role: "admin" }),
   },
   {
     name: "people unmake-admin",
-    summary: "make an admin a user again",
-    usage: "people unmake-admin <id|email>",
-    positionals: [1, 1],
-    run: (ctx, [who]) => change(ctx, who as string, "no longer admin", { role: "user" }),
+    summary: "make an admin a user again; never the last admin (asks first)",
+    usage: "people unmake-admin <id|email> [--yes]",
+    positionals: who.positionals,
+    backend,
+    run: (ctx, [id]) =>
+      change(ctx, id as string, "no longer admin", { role: "user" }, (p) => `Make ${named(p)} a user again?`),
   },
   {
     name: "bootstrap-admin",
@@ -155,6 +211,7 @@ export const peopleCommands: Command[] = [
     usage: "bootstrap-admin <email> [--name <name>]",
     options: { name: { type: "string" } },
     positionals: [1, 1],
+    backend,
     async run(ctx, [email], values) {
       const { person, created } = await bootstrapAdmin(ctx.deps(), email as string, one(values, "name") ?? "");
       ctx.print(`${created ? "created" : "promoted"} the first admin: ${line(person)}`, {

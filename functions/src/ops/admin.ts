@@ -1,25 +1,38 @@
 /**
- * The operator CLI: `npm run admin -- <command> [--project <id>] [--json]`. Without --project it
- * works against the local emulators (the `npm start` stack, or the hosts already in the
- * environment); with it, against that project through Application Default Credentials.
+ * The operator CLI: `npm run admin -- <command> [arguments]`. Where it works (the local stack or a
+ * real project) and why: ops/target.ts, and `npm run admin -- status`.
  */
 import { AppError } from "../core/errors";
 import { AdminExistsError } from "../core/people/operator";
 import { ClientExistsError, UnknownClientError } from "../core/oidc/clients";
+import { rowFor } from "../http/errors";
 import { errorText } from "../logger";
-import { apiKeyCommands, secretCommands } from "./admin-keys";
+import { apiKeyCommands } from "./admin-api-keys";
 import { clientCommands } from "./admin-clients";
 import { doctorCommand } from "./admin-doctor";
+import { secretCommands } from "./admin-secrets";
 import { peopleCommands } from "./admin-people";
-import { UsageError, context, parse, type Command } from "./cli";
+import { statusCommands } from "./admin-status";
+import { GLOBAL_HELP, formatOf, one, parse, wantsJson, type Command } from "./cli";
+import { context, type Context } from "./context";
+import { findLocalStack } from "./local-stack";
+import { errorReport, type ErrorKind } from "./output";
+import { Refusal, UsageError } from "./refusals";
+import { nearest } from "./suggest";
+import { applyTarget, ensureReachable, readSavedTarget, resolveTarget } from "./target";
 
-const COMMANDS: Command[] = [...peopleCommands, ...clientCommands, ...apiKeyCommands, ...secretCommands, doctorCommand];
-
-const GLOBAL_HELP = "options of every command: --project <id> (a real project; default: the emulators), --json, --help";
+const COMMANDS: Command[] = [
+  ...statusCommands,
+  ...peopleCommands,
+  ...clientCommands,
+  ...apiKeyCommands,
+  ...secretCommands,
+  doctorCommand,
+];
 
 function overview(): string {
   return [
-    "usage: npm run admin -- <command> [arguments] [--project <id>] [--json]",
+    "usage: npm run admin -- <command> [arguments] [options]",
     "",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(26)} ${c.summary}`),
     "",
@@ -37,49 +50,90 @@ function find(argv: string[]): { command: Command; rest: string[] } | null {
   return null;
 }
 
-/** Refusals the operator can act on: their message (an AppError's detail, or its code), no stack. */
+/** What a failure says to the operator: a refusal's own words, never a stack. */
 function refusal(err: unknown): string {
-  if (err instanceof AppError) return err.detail ?? err.code;
-  if ([AdminExistsError, ClientExistsError, UnknownClientError].some((k) => err instanceof k))
+  if (err instanceof AppError) return err.detail ?? rowFor(err.code).message;
+  if ([Refusal, AdminExistsError, ClientExistsError, UnknownClientError].some((k) => err instanceof k))
     return (err as Error).message;
-  return errorText(err);
+  return errorText(err).split("\n")[0] ?? "failed";
+}
+
+/** Words that name no command: the commands of a group named alone, or the nearest name. */
+function unknown(json: boolean, argv: string[]): number {
+  const words = argv.filter((a) => !a.startsWith("-")).slice(0, 2);
+  const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)).map((c) => c.name);
+  const report: { kind: ErrorKind; message: string; suggestion?: string } = {
+    kind: "unknown_command",
+    message:
+      group.length === 0
+        ? `unknown command "${words.join(" ")}" (npm run admin -- --help lists them all)`
+        : `${words.length === 1 ? `"${words[0]}" needs a command` : `unknown command "${words.join(" ")}"`}: ${words[0]} ${group.map((n) => n.split(" ")[1]).join(", ")}`,
+  };
+  const guess = nearest(
+    words,
+    COMMANDS.map((c) => c.name),
+  );
+  if (guess !== null) report.suggestion = guess;
+  console.error(errorReport(json, report));
+  return 2;
 }
 
 export async function main(argv: string[]): Promise<number> {
+  const json = wantsJson(argv);
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     console.log(overview());
     return argv.length === 0 ? 2 : 0;
   }
   const found = find(argv);
-  if (!found) {
-    console.error(`unknown command "${argv.slice(0, 2).join(" ")}"\n\n${overview()}`);
-    return 2;
-  }
+  if (!found) return unknown(json, argv);
   const { command, rest } = found;
+  const fail = (code: number, kind: ErrorKind, message: string) => {
+    const named = kind === "usage" ? {} : { command: command.name };
+    console.error(
+      errorReport(json, { kind, message, ...named, ...(kind === "usage" ? { usage: command.usage } : {}) }),
+    );
+    return code;
+  };
+  let ctx: Context | null = null;
   try {
     const { help, values, positionals } = parse(command, rest);
     if (help) {
-      console.log(`usage: npm run admin -- ${command.usage}\n\n${command.summary}\n${GLOBAL_HELP}`);
+      console.log(`usage: npm run admin -- ${command.usage}\n\n${command.summary}\n\n${GLOBAL_HELP}`);
       return 0;
     }
-    await command.run(context(values), positionals, values);
+    const target = resolveTarget({
+      project: one(values, "project"),
+      local: values.local === true,
+      env: { ...process.env },
+      saved: readSavedTarget(),
+      stack: findLocalStack(),
+    });
+    applyTarget(target);
+    ctx = context(target, { json: formatOf(values) === "json", yes: values.yes === true });
+    if (command.backend) await ensureReachable(target);
+    await command.run(ctx, positionals, values);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`${err.message}\nusage: npm run admin -- ${command.usage}`);
-      return 2;
-    }
-    console.error(`${command.name}: ${refusal(err)}`);
-    return 1;
+    if (err instanceof UsageError) return fail(2, "usage", err.message);
+    return fail(1, "refused", refusal(err));
+  } finally {
+    await ctx?.close();
   }
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      console.error(errorText(err));
-      process.exit(1);
-    },
-  );
+/** The last resort: a failure outside any command's reach is still one line, and exit 1. */
+function lastResort(json: boolean) {
+  return (err: unknown) => {
+    console.error(errorReport(json, { kind: "refused", message: refusal(err) }));
+    process.exit(1);
+  };
 }
+
+export function run(argv: string[]): void {
+  const last = lastResort(wantsJson(argv));
+  process.on("unhandledRejection", last);
+  process.on("uncaughtException", last);
+  main(argv).then((code) => process.exit(code), last);
+}
+
+if (require.main === module) run(process.argv.slice(2));

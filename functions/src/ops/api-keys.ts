@@ -2,9 +2,6 @@
  * The former API-key tool, kept as an alias: `node lib/ops/api-keys.js issue|revoke|list …` is
  * `npm run admin -- api-keys issue|revoke|list …` (see ops/admin.ts).
  */
-import { main } from "./admin";
+import { run } from "./admin";
 
-main(["api-keys", ...process.argv.slice(2)]).then(
-  (code) => process.exit(code),
-  () => process.exit(1),
-);
+run(["api-keys", ...process.argv.slice(2)]);

@@ -121,6 +121,12 @@ export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean>
   return !snap.empty;
 }
 
+/** How many approved administrators there are, counting at most `atMost`, read in `tx`. */
+export async function approvedAdmins(db: Firestore, tx: Transaction, atMost: number): Promise<number> {
+  const query = db.collection(PEOPLE).where("role", "==", "admin").where("status", "==", "approved");
+  return (await tx.get(query.limit(atMost))).size;
+}
+
 /**
  * Read and written by every first-admin bootstrap (`personKeys/bootstrap:first-admin`): two at
  * once contend on this one document, so the second runs again and sees the first's admin. Read

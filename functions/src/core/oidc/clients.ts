@@ -158,6 +158,11 @@ export function disableClient(deps: StoreDeps, clientId: string): Promise<client
   return update(deps, clientId, (c) => ({ ...c, disabled: true }));
 }
 
+/** Undoes `disableClient`: the registration, its redirect URIs and its secrets as they were. */
+export function enableClient(deps: StoreDeps, clientId: string): Promise<clients.OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, disabled: false }));
+}
+
 /**
  * A new secret (returned once, stored as its hash). The secrets live until now keep working until
  * `overlapMs` from now, so the relying party can switch over; expired ones are dropped.

@@ -37,6 +37,9 @@ export interface SyncError {
   error: string;
 }
 
+/** An approved admin is who can approve anyone, at the endpoints and on the command line alike. */
+const approvedAdmin = (p: people.Person) => p.role === "admin" && p.status === "approved";
+
 function narrowed(before: people.Person, after: people.Person): boolean {
   const lostProject = before.projects.some((p) => !after.projects.includes(p));
   return after.status !== "approved" || (before.role === "admin" && after.role !== "admin") || lostProject;
@@ -44,9 +47,10 @@ function narrowed(before: people.Person, after: people.Person): boolean {
 
 /**
  * Applies an administrator's change in one transaction: every address and number it adds must
- * be free (409 otherwise, nothing written). When the change takes access away, the person's
- * provider sessions are revoked so no new session can be minted from an older ID token; a
- * failure there does not undo the change and is reported instead.
+ * be free, and the last approved administrator stays one (409 otherwise, nothing written). When
+ * the change takes access away, the person's provider sessions are revoked so no new session can
+ * be minted from an older ID token; a failure there does not undo the change and is reported
+ * instead.
  */
 export async function changePerson(
   deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction">,
@@ -61,6 +65,11 @@ export async function changePerson(
     // the projects then current, not to a copy read earlier).
     const fields = typeof change === "function" ? change(current) : change;
     const next: people.Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    // Read in the same transaction as the change: of two admins demoting each other at once, the
+    // second sees the first's change and is refused, so the service always keeps someone who can
+    // approve people.
+    if (approvedAdmin(current) && !approvedAdmin(next) && (await people.approvedAdmins(store, tx, 2)) < 2)
+      throw new AppError("last_admin");
     const claims: Array<[people.KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],

@@ -6,21 +6,42 @@ const PREFIX_LENGTH = 8;
 
 type KeyDeps = Pick<Deps, "store" | "clock">;
 
+/**
+ * A key's id: the start of its hash, enough to tell keys apart (two keys may share a prefix) and
+ * nothing to learn the key from.
+ */
+export const API_KEY_ID_LENGTH = 16;
+export const apiKeyId = (key: Pick<apiKeys.ApiKey, "hash">) => key.hash.slice(0, API_KEY_ID_LENGTH);
+
 /** Stores a key the operator chose (the local seed's `dev-api-key`, or one moved from elsewhere). */
-export async function registerApiKey(deps: KeyDeps, key: string, label: string): Promise<{ prefix: string }> {
+export async function registerApiKey(
+  deps: KeyDeps,
+  key: string,
+  label: string,
+): Promise<{ prefix: string; id: string }> {
   const prefix = key.slice(0, PREFIX_LENGTH);
-  await apiKeys.save(deps.store, { hash: sha256(key), prefix, label, createdAt: deps.clock.now(), revokedAt: null });
-  return { prefix };
+  const hash = sha256(key);
+  await apiKeys.save(deps.store, { hash, prefix, label, createdAt: deps.clock.now(), revokedAt: null });
+  return { prefix, id: apiKeyId({ hash }) };
 }
 
 /** Issues a new key (192 random bits). The key is shown once, here; only its hash is kept. */
 export async function issueApiKey(
   deps: KeyDeps & Pick<Deps, "random">,
   label: string,
-): Promise<{ key: string; prefix: string }> {
+): Promise<{ key: string; prefix: string; id: string }> {
   const key = `isk_${deps.random.token(24)}`;
-  const { prefix } = await registerApiKey(deps, key, label);
-  return { key, prefix };
+  return { key, ...(await registerApiKey(deps, key, label)) };
+}
+
+/** Revokes the one key with this id; null when no key has it. Revoking a revoked key changes nothing. */
+export async function revokeApiKeyById(deps: KeyDeps, id: string): Promise<apiKeys.ApiKey | null> {
+  if (!/^[0-9a-f]+$/.test(id) || id.length !== API_KEY_ID_LENGTH) return null;
+  const key = (await apiKeys.list(deps.store)).find((k) => apiKeyId(k) === id);
+  if (!key || key.revokedAt !== null) return key ?? null;
+  const at = deps.clock.now();
+  await apiKeys.revoke(deps.store, key.hash, at);
+  return { ...key, revokedAt: at };
 }
 
 /** Revokes every live key whose prefix matches; returns how many. */

@@ -1,0 +1,110 @@
+/** What a command runs with: its target, its dependencies (through buildDeps), and its output. */
+import { createInterface } from "node:readline/promises";
+import { systemClock } from "../clock";
+import type { Config } from "../config";
+import type { Deps } from "../deps";
+import { errorText, type Logger } from "../logger";
+import { Refusal, UsageError } from "./refusals";
+import { loadSettings } from "./settings";
+import type { Target } from "./target";
+
+export interface Context {
+  json: boolean;
+  target: Target;
+  /** The deployment's settings for the target (its env files), read and checked once. */
+  config(): Config;
+  /** The service's dependencies, as the functions build them; firebase-admin loads on first use. */
+  deps(): Deps;
+  /** The answer: `data` as JSON with --json, else `text`. */
+  print(text: string, data: unknown): void;
+  /** Guidance beside the answer: on stderr, so stdout stays the answer alone. */
+  note(text: string): void;
+  /** Goes on when confirmed (--yes, or "y" at the terminal); refuses otherwise. */
+  confirm(question: string): Promise<void>;
+  /**
+   * Lets the requests still in flight finish: the Firestore client rolls back a refused
+   * transaction without waiting, and an exit before that would hold its locks until they expire.
+   */
+  close(): Promise<void>;
+}
+
+const stderrLog: Logger = {
+  info: (m, f) => console.error(m, f ?? ""),
+  warn: (m, f) => console.error(m, f ?? ""),
+  error: (m, f) => console.error(m, f ?? ""),
+};
+
+async function ask(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function context(target: Target, options: { json: boolean; yes: boolean }): Context {
+  const { json } = options;
+  let config: Config | undefined;
+  let deps: Deps | undefined;
+  const ctx: Context = {
+    json,
+    target,
+    config() {
+      if (!config) {
+        const files = loadSettings(target, false);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { readConfig } = require("../config") as typeof import("../config");
+        try {
+          config = readConfig();
+        } catch (err) {
+          throw new Refusal(`the settings (${files.join(", ") || "defaults"}) are not valid: ${errorText(err)}`);
+        }
+      }
+      return config;
+    },
+    deps() {
+      if (!deps) {
+        // Loaded on first use: `--help`, `status` and the key commands never load firebase-admin.
+        /* eslint-disable @typescript-eslint/no-require-imports */
+        const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
+        const { getFirestore } = require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
+        const { getAuth } = require("firebase-admin/auth") as typeof import("firebase-admin/auth");
+        const { firebaseIdentity } = require("../adapters/identity") as typeof import("../adapters/identity");
+        const { smtpMailer } = require("../adapters/mailer") as typeof import("../adapters/mailer");
+        const { buildDeps } = require("../deps") as typeof import("../deps");
+        /* eslint-enable @typescript-eslint/no-require-imports */
+        const settings = ctx.config();
+        if (getApps().length === 0) initializeApp({ projectId: target.projectId });
+        deps = buildDeps(settings, {
+          store: getFirestore(),
+          identity: firebaseIdentity(() => getAuth()),
+          mailer: settings.smtp === null ? null : smtpMailer(settings.smtp),
+          clock: systemClock,
+          log: stderrLog,
+        });
+      }
+      return deps;
+    },
+    print(text, data) {
+      console.log(json ? JSON.stringify(data, null, 2) : text);
+    },
+    note(text) {
+      if (!json) console.error(text);
+    },
+    async confirm(question) {
+      if (options.yes) return;
+      if (!process.stdin.isTTY || !process.stderr.isTTY)
+        throw new UsageError(`${question.replace(/\?$/, "")}: confirm with --yes (there is no terminal to ask on)`);
+      if (!(await ask(question))) throw new Refusal("not confirmed; nothing changed");
+    },
+    async close() {
+      if (!deps) return;
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, 3_000)));
+      await Promise.race([deps.store.terminate().catch(() => undefined), bound]);
+      clearTimeout(timer);
+    },
+  };
+  return ctx;
+}
