@@ -4,6 +4,7 @@
  * request with a message naming the setting, never its value (it may be a secret).
  */
 import { z } from "zod";
+import { canonicalEmail } from "./core/email-address";
 import { isRedirectUriForm } from "./core/sessions/handoff-redirects";
 import { FEDERATED_IDPS, type Config, type FederatedConfig, type FederatedIdp, type HandoffApp } from "./core/settings";
 import * as params from "./params";
@@ -182,6 +183,20 @@ function orDefault(value: string, fallback: string): string {
 const smtpPortSchema = z.coerce.number().int().min(1).max(65535);
 const budgetSchema = z.coerce.number().int().min(1).max(1_000_000);
 const hopsSchema = z.coerce.number().int().min(0).max(10);
+const digestMinutesSchema = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(24 * 60);
+const flag = z.enum(["true", "false"]).transform((v) => v === "true");
+const addressList = z.array(
+  z
+    .string()
+    .transform(
+      (raw, ctx) =>
+        canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "must be email addresses" }), z.NEVER),
+    ),
+);
 
 const list = (value: string) =>
   value
@@ -254,5 +269,12 @@ export function readConfig(): Config {
       domainBudgetExempt: list(params.otpDomainBudgetExempt.value()),
     },
     clientAddressHops: check("CLIENT_ADDRESS_HOPS", hopsSchema, orDefault(params.clientAddressHops.value(), "2")),
+    review: {
+      digestWindowMs:
+        check("REVIEW_DIGEST_MINUTES", digestMinutesSchema, orDefault(params.reviewDigestMinutes.value(), "15")) *
+        60_000,
+      reviewers: check("REVIEWERS", addressList, list(params.reviewers.value())),
+      notifyRejected: check("NOTIFY_REJECTED", flag, orDefault(params.notifyRejected.value(), "false")),
+    },
   };
 }

@@ -16,7 +16,7 @@ import { clientCache } from "./core/oidc/clients";
 import { personCache } from "./core/people/person-cache";
 import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
 import { ttlCache } from "./core/ttl-cache";
-import { drainOutbox } from "./core/mail/outbox";
+import { mailRound } from "./core/people/review-notices";
 import type { Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
 import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
@@ -75,7 +75,7 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     clients: clientCache(clock),
     seen: ttlCache<true>(clock, SEEN_EVERY_MS, 10_000),
     mailer: adapters.mailer,
-    mailQueue: adapters.mailQueue ?? inProcessQueue(() => drainOutbox(deps), clock, log),
+    mailQueue: adapters.mailQueue ?? inProcessQueue(() => mailRound(deps), clock, log),
     pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),
   };
   return deps;

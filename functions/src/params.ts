@@ -95,6 +95,18 @@ export const clientAddressHops = defineString("CLIENT_ADDRESS_HOPS", {
   description:
     "Proxies in front of the functions that append to X-Forwarded-For (Hosting's CDN and the platform's front end: 2); 0 ignores the header",
 });
+export const reviewDigestMinutes = defineString("REVIEW_DIGEST_MINUTES", {
+  default: "15",
+  description: "At most one mail to each reviewer about people waiting for review in this many minutes",
+});
+export const reviewers = defineString("REVIEWERS", {
+  default: "",
+  description: "Comma-separated addresses told of people waiting for review; empty: every approved administrator",
+});
+export const notifyRejected = defineString("NOTIFY_REJECTED", {
+  default: "false",
+  description: "true: a person whose request is rejected is told so by mail (approvals always are)",
+});
 
 /**
  * The secrets a deployment may not use at all, each with the setting that says it does: SMTP

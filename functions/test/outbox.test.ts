@@ -64,8 +64,9 @@ describe("the mail outbox", () => {
     const to = `${unique("sealed")}@example.test`;
     const stored = await entry(await queued(deps, to));
     expect(JSON.stringify(stored)).not.toContain(to.split("@")[0]);
-    expect(unseal(deps.pepper!, stored.sealed)).toEqual(message(to));
-    const altered = { ...stored.sealed, data: stored.sealed.data.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
+    const sealed = stored.sealed!;
+    expect(unseal(deps.pepper!, sealed)).toEqual(message(to));
+    const altered = { ...sealed, data: sealed.data.replace(/^./, (c) => (c === "A" ? "B" : "A")) };
     expect(unseal(deps.pepper!, altered)).toBeNull();
   });
 

@@ -150,6 +150,7 @@ describe("data expiry", () => {
             id: entryId,
             kind: "code",
             sealed: { kid: "k", iv: "i", data: "d", tag: "t" },
+            about: null,
             state: "pending",
             attempts: 0,
             nextAttemptAt: at,

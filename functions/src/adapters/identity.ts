@@ -46,6 +46,7 @@ async function signInWithIdp(input: ProviderSignIn): Promise<SignIn> {
     phone: null,
     name: typeof body.displayName === "string" && body.displayName !== "" ? body.displayName : null,
     provider: input.providerId,
+    account: nonEmpty(body.screenName) ?? nonEmpty(body.federatedId) ?? nonEmpty(body.email),
   };
 }
 
@@ -67,8 +68,12 @@ function refused(err: unknown): boolean {
   return REFUSALS.has(code);
 }
 
+const nonEmpty = (value: unknown) => (typeof value === "string" && value !== "" ? value : null);
+
 function toSignIn(t: DecodedIdToken): VerifiedSignIn {
   const provider = typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown";
+  const identities = (t.firebase?.identities ?? {}) as Record<string, unknown>;
+  const held = identities[provider];
   return {
     authTime: new Date(t.auth_time * 1000),
     amr: methodsOf(t[METHODS_CLAIM], provider),
@@ -76,7 +81,8 @@ function toSignIn(t: DecodedIdToken): VerifiedSignIn {
     email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
     phone: typeof t.phone_number === "string" ? t.phone_number : null,
     name: typeof t.name === "string" ? t.name : null,
-    provider: typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown",
+    provider,
+    account: Array.isArray(held) ? nonEmpty(held[0]) : null,
   };
 }
 

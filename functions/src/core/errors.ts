@@ -61,6 +61,7 @@ export type ErrorCode =
   | "otp_address_locked"
   | "email_not_configured"
   | "otp_fields_required"
+  | "request_details_invalid"
   | "email_code_invalid"
   | "email_code_malformed"
   | "unknown_field"
@@ -109,8 +110,10 @@ export type ErrorCode =
   // people administration
   | "person_not_found"
   | "invalid_person_change"
+  | "invalid_people_query"
   | "person_conflict"
-  | "last_admin";
+  | "last_admin"
+  | "step_up_required";
 
 export class AppError extends Error {
   readonly code: ErrorCode;

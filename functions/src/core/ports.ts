@@ -16,6 +16,8 @@ export interface SignIn {
   phone: string | null;
   name: string | null;
   provider: string;
+  /** The account at the provider, as it names it (a handle, an id); null when it names none. */
+  account: string | null;
 }
 
 /** A sign-in a token of the provider proves, with when the person actually authenticated. */

@@ -34,6 +34,17 @@ export interface Config {
    * 0: the header is ignored and the socket's peer is the client.
    */
   clientAddressHops: number;
+  /** Who hears of people waiting for review, how often, and whether a person hears of a rejection. */
+  review: ReviewSettings;
+}
+
+export interface ReviewSettings {
+  /** At most one digest to the reviewers in this long (REVIEW_DIGEST_MINUTES). */
+  digestWindowMs: number;
+  /** The reviewers' addresses (REVIEWERS); empty: every approved administrator. */
+  reviewers: string[];
+  /** Whether a person is told their request was rejected (NOTIFY_REJECTED); never by default. */
+  notifyRejected: boolean;
 }
 
 export interface SendBudgets {

@@ -9,6 +9,8 @@ const person = (id: string): Person => ({
   emails: [],
   phones: [],
   name: id,
+  origin: null,
+  note: "",
   role: "user",
   projects: [],
   groups: [],

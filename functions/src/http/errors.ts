@@ -121,6 +121,11 @@ export const errorTable = {
     message: "email and otp required; purpose must be signin or request-access",
     reason: "fields_required",
   },
+  request_details_invalid: {
+    status: 400,
+    message: "name (at most 100 characters) and note (at most 500) are text, and go with purpose request-access",
+    reason: "details_invalid",
+  },
   email_code_invalid: { status: 400, message: "Invalid code", reason: "code_invalid" },
   email_code_malformed: { status: 400, message: "A code is six digits", reason: "code_malformed" },
   email_code_expired: { status: 400, message: "That code expired. Request a new one.", reason: "code_expired" },
@@ -214,8 +219,14 @@ export const errorTable = {
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },
+  invalid_people_query: { status: 400, message: "Invalid query" },
   person_conflict: { status: 409, message: "An email or phone number is already on another person" },
   last_admin: { status: 409, message: "The last approved administrator cannot be removed" },
+  step_up_required: {
+    status: 403,
+    message: "This widens someone's access: sign in again first (your sign-in is more than 5 minutes old)",
+    reason: "step_up_required",
+  },
 } as const satisfies Record<ErrorCode, ErrorRow>;
 
 /** Every `reason` a refusal can carry: what a client may branch on. */

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
 import { AppError, type ErrorCode } from "../core/errors";
 import { isUnavailable } from "../core/failures";
+import { escapeHtml } from "../core/text";
 import { errorText, type Logger } from "../logger";
 import { rowFor } from "./errors";
 
@@ -45,10 +46,6 @@ export function presentWith(presenter: Presenter): RequestHandler {
 /** The presenter of this response: its route's own (presentWith), else its group's. */
 export function presenterFor(group: Presenter): Presenter {
   return (res, code, detail) => ((res.locals.presenter as Presenter | undefined) ?? group)(res, code, detail);
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /**

@@ -1,7 +1,15 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
 import { appHostList } from "../config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
-import { changePerson, listPeople, type Person, type PersonChange } from "../core/people/people-admin";
+import { personHistory, type HistoryEntry } from "../core/people/history";
+import {
+  changePerson,
+  listPeople,
+  reindexPeople,
+  reviewQueue,
+  type Person,
+  type PersonChange,
+} from "../core/people/people-admin";
 import { one, type Command } from "./cli";
 import type { Context } from "./context";
 import { table } from "./output";
@@ -15,6 +23,8 @@ function view(p: Person) {
   return {
     id: p.id,
     name: p.name,
+    origin: p.origin,
+    note: p.note,
     emails: p.emails,
     phones: p.phones,
     status: p.status,
@@ -31,9 +41,31 @@ const reach = (p: Person) => p.emails[0] ?? p.phones[0] ?? "-";
 const line = (p: Person) => `${p.id}  ${reach(p)}  ${p.status}  ${p.role}  [${p.projects.join(",")}]  ${p.name}`;
 
 function describe(p: Person): string {
-  return Object.entries(view(p))
+  return Object.entries({ ...view(p), origin: proved(p) })
     .map(([k, value]) => `${k}: ${Array.isArray(value) ? value.join(", ") : String(value)}`)
     .join("\n");
+}
+
+/** What a person proved when they came, in words. */
+function proved(p: Person): string {
+  const o = p.origin;
+  if (o === null) return "added by an administrator";
+  if (o.via === "email") return `the address ${o.address}`;
+  const name = o.displayName === "" ? "" : ` (${o.displayName})`;
+  return `the ${o.provider} account ${o.account || "(unnamed)"}${name}${o.bridge === null ? "" : ` through the ${o.bridge} bridge`}`;
+}
+
+function actorText(by: HistoryEntry["by"]): string {
+  if (by.kind === "admin") return `admin ${by.email ?? by.personId}`;
+  if (by.kind === "operator") return `operator ${by.name}`;
+  return by.kind === "person" ? "the person" : "the service";
+}
+
+function changeText(changes: HistoryEntry["changes"]): string {
+  const shown = (v: unknown) => (v === null ? "-" : Array.isArray(v) ? `[${v.join(",")}]` : JSON.stringify(v));
+  return Object.entries(changes)
+    .map(([field, { from, to }]) => `${field} ${shown(from)} -> ${shown(to)}`)
+    .join("; ");
 }
 
 /**
@@ -50,7 +82,8 @@ async function change(
   const deps = ctx.deps();
   const person = await findPersonByIdOrEmail(deps, who);
   if (ask) await ctx.confirm(ask(person));
-  const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields);
+  const by = { actor: ctx.actor(), via: "cli" as const };
+  const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields, by);
   ctx.print(`${what}: ${line(after)}`, { person: view(after), providerSyncErrors });
   for (const e of providerSyncErrors) ctx.note(`warning: ${e.error} (account ${e.uid}, ${e.operation})`);
 }
@@ -121,6 +154,56 @@ export const peopleCommands: Command[] = [
         { header: "NAME", value: (p: Person) => p.name },
       ];
       ctx.print(table(found, columns, "(nobody)"), found.map(view));
+    },
+  },
+  {
+    name: "people queue",
+    summary: "who waits for review, oldest first, with what they proved and their note",
+    usage: "people queue [--limit <n>]",
+    options: { limit: { type: "string" } },
+    positionals: [0, 0],
+    backend,
+    async run(ctx, _args, values) {
+      const limit = Number(one(values, "limit") ?? "50");
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new UsageError("--limit must be 1 to 100");
+      const queue = await reviewQueue(ctx.deps(), limit, null);
+      const columns = [
+        { header: "ID", value: (p: Person) => p.id },
+        { header: "WAITING SINCE", value: (p: Person) => p.createdAt.toISOString().slice(0, 16).replace("T", " ") },
+        { header: "PROVED", value: proved },
+        { header: "NAME", value: (p: Person) => p.name },
+        { header: "NOTE", value: (p: Person) => p.note },
+      ];
+      const more = queue.waiting - queue.people.length;
+      ctx.print(
+        `${queue.waiting} waiting\n${table(queue.people, columns, "(nobody waits)")}${more > 0 ? `\n…and ${more} more (--limit)` : ""}`,
+        { waiting: queue.waiting, people: queue.people.map(view) },
+      );
+    },
+  },
+  {
+    name: "people history",
+    summary: "what was done to a person: who, when, how, and what changed (newest first)",
+    usage: "people history <id|email> [--limit <n>]",
+    options: { limit: { type: "string" } },
+    positionals: who.positionals,
+    backend,
+    async run(ctx, [id], values) {
+      const limit = Number(one(values, "limit") ?? "50");
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError("--limit must be 1 to 200");
+      const person = await findPersonByIdOrEmail(ctx.deps(), id as string);
+      const { entries } = await personHistory(ctx.deps(), person.id, limit, null);
+      const columns = [
+        { header: "WHEN", value: (e: HistoryEntry) => e.at.toISOString().slice(0, 19).replace("T", " ") },
+        { header: "BY", value: (e: HistoryEntry) => actorText(e.by) },
+        { header: "VIA", value: (e: HistoryEntry) => e.via },
+        { header: "EVENT", value: (e: HistoryEntry) => e.event },
+        { header: "CHANGES", value: (e: HistoryEntry) => changeText(e.changes) },
+      ];
+      ctx.print(
+        table(entries, columns, "(no history)"),
+        entries.map((e) => ({ ...e, at: e.at.toISOString() })),
+      );
     },
   },
   {
@@ -206,6 +289,17 @@ export const peopleCommands: Command[] = [
       change(ctx, id as string, "no longer admin", { role: "user" }, (p) => `Make ${named(p)} a user again?`),
   },
   {
+    name: "people reindex",
+    summary: "write what lists and searches find people by, where it is missing (after an upgrade)",
+    usage: "people reindex",
+    positionals: [0, 0],
+    backend,
+    async run(ctx) {
+      const updated = await reindexPeople(ctx.deps());
+      ctx.print(`reindexed ${updated} ${updated === 1 ? "person" : "people"}`, { updated });
+    },
+  },
+  {
     name: "bootstrap-admin",
     summary: "make the first admin (approved, every project); refused if any admin exists",
     usage: "bootstrap-admin <email> [--name <name>]",
@@ -213,7 +307,12 @@ export const peopleCommands: Command[] = [
     positionals: [1, 1],
     backend,
     async run(ctx, [email], values) {
-      const { person, created } = await bootstrapAdmin(ctx.deps(), email as string, one(values, "name") ?? "");
+      const { person, created } = await bootstrapAdmin(
+        ctx.deps(),
+        email as string,
+        one(values, "name") ?? "",
+        ctx.actor(),
+      );
       ctx.print(`${created ? "created" : "promoted"} the first admin: ${line(person)}`, {
         person: view(person),
         created,

@@ -12,6 +12,7 @@ import { clientCommands } from "./admin-clients";
 import { doctorCommand } from "./admin-doctor";
 import { secretCommands } from "./admin-secrets";
 import { peopleCommands } from "./admin-people";
+import { sessionCommands } from "./admin-sessions";
 import { statusCommands } from "./admin-status";
 import { GLOBAL_HELP, formatOf, one, parse, wantsJson, type Command } from "./cli";
 import { context, type Context } from "./context";
@@ -24,6 +25,7 @@ import { applyTarget, ensureReachable, readSavedTarget, resolveTarget } from "./
 const COMMANDS: Command[] = [
   ...statusCommands,
   ...peopleCommands,
+  ...sessionCommands,
   ...clientCommands,
   ...apiKeyCommands,
   ...secretCommands,

@@ -1,8 +1,10 @@
 /** What a command runs with: its target, its dependencies (through buildDeps), and its output. */
+import { hostname, userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
 import type { Config } from "../config";
 import type { Deps } from "../deps";
+import type { Actor } from "../core/people/history";
 import { errorText, type Logger } from "../logger";
 import { Refusal, UsageError } from "./refusals";
 import { loadSettings } from "./settings";
@@ -19,6 +21,8 @@ export interface Context {
   print(text: string, data: unknown): void;
   /** Guidance beside the answer: on stderr, so stdout stays the answer alone. */
   note(text: string): void;
+  /** Who is acting, as a person's history records a change made here: the operator's login and machine. */
+  actor(): Actor;
   /** Goes on when confirmed (--yes, or "y" at the terminal); refuses otherwise. */
   confirm(question: string): Promise<void>;
   /**
@@ -43,6 +47,14 @@ async function ask(question: string): Promise<boolean> {
   }
 }
 
+/** Waits for `work`, or `ms` at most. */
+async function within(ms: number, work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([work, bound]);
+  clearTimeout(timer);
+}
+
 export function context(target: Target, options: { json: boolean; yes: boolean }): Context {
   const { json } = options;
   let config: Config | undefined;
@@ -52,7 +64,9 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     target,
     config() {
       if (!config) {
-        const files = loadSettings(target, false);
+        // On the local stack its secrets too: a command that queues mail drains it here, and
+        // sealed mail needs CODE_PEPPER. A real project's secrets stay in Secret Manager.
+        const files = loadSettings(target, target.emulators);
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { readConfig } = require("../config") as typeof import("../config");
         try {
@@ -72,6 +86,7 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         const { getAuth } = require("firebase-admin/auth") as typeof import("firebase-admin/auth");
         const { firebaseIdentity } = require("../adapters/identity") as typeof import("../adapters/identity");
         const { smtpMailer } = require("../adapters/mailer") as typeof import("../adapters/mailer");
+        const { cloudTasksQueue } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
         const { buildDeps } = require("../deps") as typeof import("../deps");
         /* eslint-enable @typescript-eslint/no-require-imports */
         const settings = ctx.config();
@@ -82,6 +97,9 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
           mailer: settings.smtp === null ? null : smtpMailer(settings.smtp),
           clock: systemClock,
           log: stderrLog,
+          // Mail a command queues (an approval's notice) is sent by the deployment's `mail`
+          // function; on the local stack by this process, before it exits (close()).
+          ...(target.emulators ? {} : { mailQueue: cloudTasksQueue() }),
         });
       }
       return deps;
@@ -98,12 +116,19 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         throw new UsageError(`${question.replace(/\?$/, "")}: confirm with --yes (there is no terminal to ask on)`);
       if (!(await ask(question))) throw new Refusal("not confirmed; nothing changed");
     },
+    actor() {
+      return { kind: "operator", name: `${userInfo().username}@${hostname()}` };
+    },
     async close() {
       if (!deps) return;
-      let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, 3_000)));
-      await Promise.race([deps.store.terminate().catch(() => undefined), bound]);
-      clearTimeout(timer);
+      const store = deps.store;
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { inProcessDrainsIdle } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
+      await within(15_000, inProcessDrainsIdle());
+      await within(
+        3_000,
+        store.terminate().catch(() => undefined),
+      );
     },
   };
   return ctx;

@@ -11,6 +11,7 @@ import { registerApiKey } from "../core/startpage/api-keys";
 import { registerClient } from "../core/oidc/clients";
 import { cryptoRandom } from "../random";
 import * as people from "../store/people";
+import { changesBetween, recordEvent } from "../core/people/history";
 import { errorText } from "../logger";
 
 interface Seed {
@@ -27,12 +28,21 @@ async function seedAdmin(seed: Seed): Promise<string> {
     .getUserByEmail(email)
     .catch(() => auth.createUser({ email, password, displayName: name, emailVerified: true }));
   await auth.updateUser(user.uid, { password, emailVerified: true, disabled: false });
+  const deps = { store: db, clock: systemClock, random: cryptoRandom };
+  const by = { by: { kind: "service" as const }, via: "seed" as const };
   return db.runTransaction(async (tx) => {
     const existing = await people.findByEmail(db, email, tx);
     const fields = { name, role: "admin" as const, projects: ["*"], status: "approved" as const };
     if (existing) {
       const uids = existing.uids.includes(user.uid) ? existing.uids : [...existing.uids, user.uid];
-      people.replace(db, tx, existing, { ...existing, ...fields, uids, updatedAt: systemClock.now() });
+      const next = { ...existing, ...fields, uids, updatedAt: systemClock.now() };
+      people.replace(db, tx, existing, next);
+      recordEvent(deps, tx, {
+        personId: existing.id,
+        ...by,
+        event: "changed",
+        changes: changesBetween(existing, next),
+      });
       return existing.id;
     }
     const person = people.create(
@@ -42,6 +52,7 @@ async function seedAdmin(seed: Seed): Promise<string> {
       cryptoRandom.id(),
       systemClock.now(),
     );
+    recordEvent(deps, tx, { personId: person.id, ...by, event: "created", changes: changesBetween(null, person) });
     return person.id;
   });
 }
@@ -56,6 +67,8 @@ async function main(): Promise<void> {
   if (!path) throw new Error("usage: node lib/ops/seed.js <seed.json>");
   const seed = JSON.parse(readFileSync(path, "utf8")) as Seed;
   initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  // Data kept from an older version gets what lists and searches find people by.
+  await people.reindex(getFirestore());
   const personId = await seedAdmin(seed);
   const deps = { store: getFirestore(), clock: systemClock };
   for (const { key, label } of seed.apiKeys) await registerApiKey(deps, key, label);

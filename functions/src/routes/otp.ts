@@ -31,10 +31,12 @@ export function routes(deps: Deps): Router {
     res.json({ ok: true });
   });
 
-  const verifyBody = z.object({ email, otp, purpose }).strict();
+  // A request for access may carry a name and a note for the reviewer (checked and cleaned in core).
+  const details = z.unknown().optional();
+  const verifyBody = z.object({ email, otp, purpose, name: details, note: details }).strict();
   router.post("/auth/otp/verify", presentWith(checkErrors), async function checkCode(req: Request, res: Response) {
-    const input = await parseBody(req, verifyBody, "otp_fields_required");
-    await verifyCode(deps, input.email, input.otp, input.purpose);
+    const { name, note, ...input } = await parseBody(req, verifyBody, "otp_fields_required");
+    await verifyCode(deps, input.email, input.otp, input.purpose, { name, note });
     res.json({ valid: true });
   });
 

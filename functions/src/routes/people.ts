@@ -1,10 +1,21 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { changePerson, findPerson, listPeople, type Person } from "../core/people/people-admin";
+import {
+  changePerson,
+  findPeople,
+  findPerson,
+  reviewMany,
+  reviewQueue,
+  stepUp,
+  type Person,
+} from "../core/people/people-admin";
+import { personHistory, type Actor, type HistoryEntry } from "../core/people/history";
+import { endSessions, listSessions } from "../core/sessions/active-sessions";
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
+import { rowFor } from "../http/errors";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 
@@ -12,7 +23,7 @@ export const presenter = jsonErrors;
 
 const ADMIN = { admin: true, cookieOnly: true } as const;
 
-/** A person as administrators see it: the interface's fields plus every linked account. */
+/** A person as administrators see it: the interface's fields, every linked account, and what they asked with. */
 export function adminView(person: Person) {
   return {
     personId: person.id,
@@ -28,7 +39,13 @@ export function adminView(person: Person) {
     status: person.status,
     createdAt: person.createdAt.toISOString(),
     updatedAt: person.updatedAt.toISOString(),
+    origin: person.origin,
+    note: person.note,
   };
+}
+
+function historyView(entry: HistoryEntry) {
+  return { at: entry.at.toISOString(), by: entry.by, via: entry.via, event: entry.event, changes: entry.changes };
 }
 
 const status = z.enum(["pending", "approved", "rejected"]);
@@ -40,31 +57,100 @@ const email = z
 const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/);
 const label = z.string().trim().min(1).max(100);
 const unique = <T>(items: T[]) => [...new Set(items)];
+const personIdParam = (req: Request) => String(req.params.personId);
+
+/**
+ * A page's cursor, opaque to the caller: where the page ended, and in which order, so a cursor
+ * from one list is never read as another's.
+ */
+function cursorOf(next: string | null, list: string): string | null {
+  return next === null ? null : Buffer.from(JSON.stringify({ k: next, o: list })).toString("base64url");
+}
+
+function readCursor(cursor: string | undefined, list: string): string | null {
+  if (cursor === undefined) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    parsed = null;
+  }
+  const { k, o } = (typeof parsed === "object" && parsed !== null ? parsed : {}) as { k?: unknown; o?: unknown };
+  ensure(typeof k === "string" && o === list, "invalid_people_query", "cursor is not one this list gave");
+  return k;
+}
+
+/** Who acted, as the person's history records an administrator. */
+function actorOf(admin: Person): Actor {
+  return { kind: "admin", personId: admin.id, email: admin.emails[0] ?? null };
+}
 
 export function routes(deps: Deps): Router {
   const router = Router();
 
-  const listQuery = z.object({
-    email: email.optional(),
-    status: status.optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
-  });
+  const listQuery = z
+    .object({
+      email: email.optional(),
+      q: z.string().trim().min(1).max(100).optional(),
+      status: status.optional(),
+      role: z.enum(["user", "admin"]).optional(),
+      project: label.optional(),
+      order: z.enum(["newest", "oldest"]).default("newest"),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+      cursor: z.string().max(1000).optional(),
+    })
+    .strict();
   router.get("/auth/people", async function people(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
     const query = listQuery.safeParse(req.query);
     ensure(
       query.success,
-      "invalid_person_change",
-      "Invalid query: email must be an address, status one of pending, approved, rejected",
+      "invalid_people_query",
+      "Invalid query: email an address, q 1 to 100 characters, status pending, approved or rejected, role user or admin, order newest or oldest, limit 1 to 500",
     );
-    const { limit, ...filter } = query.data;
-    const found = await listPeople(deps, filter, limit);
-    res.json({ people: found.map(adminView) });
+    const { q, cursor, ...rest } = query.data;
+    const page = await findPeople(deps, { ...rest, search: q, after: readCursor(cursor, rest.order) });
+    res.json({ people: page.people.map(adminView), next: cursorOf(page.next, rest.order) });
+  });
+
+  const queueQuery = z
+    .object({ limit: z.coerce.number().int().min(1).max(100).default(25), cursor: z.string().max(1000).optional() })
+    .strict();
+  router.get("/auth/people/queue", async function queue(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const query = queueQuery.safeParse(req.query);
+    ensure(query.success, "invalid_people_query", "Invalid query: limit 1 to 100, and a cursor this list gave");
+    const page = await reviewQueue(deps, query.data.limit, readCursor(query.data.cursor, "queue"));
+    res.json({ waiting: page.waiting, people: page.people.map(adminView), next: cursorOf(page.next, "queue") });
+  });
+
+  const reviewBody = z
+    .object({
+      personIds: z.array(z.string().min(1).max(200)).min(1).max(100).transform(unique),
+      status: status.exclude(["pending"]),
+    })
+    .strict();
+  router.post("/auth/people/review", async function review(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const { personIds, status: decision } = await parseBody(req, reviewBody, "invalid_person_change");
+    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.authTime) };
+    const results = await reviewMany(deps, personIds, decision, by);
+    res.json({
+      results: results.map((r) =>
+        "error" in r
+          ? {
+              personId: r.personId,
+              error: r.detail ?? rowFor(r.error).message,
+              reason: rowFor(r.error).reason ?? r.error,
+            }
+          : { personId: r.personId, person: adminView(r.person), providerSyncErrors: r.providerSyncErrors },
+      ),
+    });
   });
 
   router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
-    res.json(adminView(await findPerson(deps, String(req.params.personId))));
+    res.json(adminView(await findPerson(deps, personIdParam(req))));
   });
 
   const changeBody = z
@@ -80,11 +166,45 @@ export function routes(deps: Deps): Router {
     .strict()
     .refine((c) => Object.keys(c).length > 0);
   router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
-    await requireAccess(deps, req, ADMIN);
+    const admin = await requireAccess(deps, req, ADMIN);
     const change = await parseBody(req, changeBody, "invalid_person_change");
-    const { person, providerSyncErrors } = await changePerson(deps, String(req.params.personId), change);
+    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.authTime) };
+    const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
+  });
+
+  const historyQuery = z
+    .object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().max(1000).optional() })
+    .strict();
+  router.get("/auth/people/:personId/history", async function history(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const query = historyQuery.safeParse(req.query);
+    ensure(query.success, "invalid_people_query", "Invalid query: limit 1 to 200, and a cursor this list gave");
+    const person = await findPerson(deps, personIdParam(req));
+    const before = readCursor(query.data.cursor, "history");
+    const page = await personHistory(deps, person.id, query.data.limit, before);
+    res.json({ entries: page.entries.map(historyView), next: cursorOf(page.next, "history") });
+  });
+
+  router.get("/auth/people/:personId/sessions", async function personSessions(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, personIdParam(req));
+    res.json({ sessions: await listSessions(deps, person, admin.sessionId) });
+  });
+
+  // Ending someone's sessions only ever narrows access: no step-up.
+  router.delete("/auth/people/:personId/sessions", async function endAll(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const by = { actor: actorOf(admin.person), via: "api" as const };
+    res.json({ ended: await endSessions(deps, personIdParam(req), { allBut: null }, by) });
+  });
+
+  router.delete("/auth/people/:personId/sessions/:sessionId", async function endOne(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const by = { actor: actorOf(admin.person), via: "api" as const };
+    const sessionIds = [String(req.params.sessionId)];
+    res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
   });
 
   return router;

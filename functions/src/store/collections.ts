@@ -7,6 +7,10 @@
  */
 export const COLLECTIONS = {
   people: null,
+  // The audit log of what was done to each person: kept as long as the service is.
+  personHistory: null,
+  // The reviewers' digest: when the last one went (core/people/review-notices).
+  reviewDigests: null,
   personKeys: null,
   apiKeys: null,
   oidcClients: null,

@@ -6,6 +6,8 @@ import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
  * decision, and sent by the drainer (core/mail/outbox). The message itself is sealed (encrypted
  * under a key derived from CODE_PEPPER): a code mail carries the code, and no stored record may.
+ * A notice (an approval) stores no message at all, only whom it is about: the drainer writes it
+ * when it sends it, so the function that decides it needs no key.
  *
  * - `pending`: to be sent once `nextAttemptAt` has come; a drainer that claims it pushes that
  *   time forward by its lease, so a claim that died with its drainer is taken up again.
@@ -27,9 +29,12 @@ export interface Sealed {
 
 export interface OutboxEntry {
   id: string;
-  /** What kind of mail, for the log: `code`, `notice`. */
+  /** What kind of mail, for the log (`code`, `lock-notice`, `digest`), and for a notice how to write it (`approval`). */
   kind: string;
-  sealed: Sealed;
+  /** The message, sealed; null for a notice, which is written when it is sent, from what it is `about`. */
+  sealed: Sealed | null;
+  /** What a notice is about (a person's id); null for a sealed message. */
+  about: string | null;
   state: OutboxState;
   attempts: number;
   nextAttemptAt: Date;
@@ -52,7 +57,8 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
   return {
     id,
     kind: String(d.kind),
-    sealed: d.sealed as Sealed,
+    sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
+    about: typeof d.about === "string" ? d.about : null,
     state: d.state as OutboxState,
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),

@@ -16,6 +16,26 @@ const KEYS: Collection = "personKeys";
 export type PersonStatus = "pending" | "approved" | "rejected";
 export type Role = "user" | "admin";
 
+/**
+ * What a person proved when they first came, for the reviewer who decides on them: an address
+ * (a request for access), or an account at a provider (a bridge sign-up, or a sign-in at the
+ * identity provider nobody recognised). Null for a person an
+ * administrator added.
+ */
+export type Origin =
+  | { via: "email"; address: string }
+  | {
+      via: "account";
+      /** The bridge it came through (`gaming`, `federated`); null for a sign-in at the identity provider itself. */
+      bridge: string | null;
+      /** The provider that holds the account (`gaming`, `google.com`, `oidc.codehost`, `phone`). */
+      provider: string;
+      /** The account at the provider, as the provider names it; "" when it named none. */
+      account: string;
+      /** The name the provider gave; "" when none. */
+      displayName: string;
+    };
+
 export interface Person {
   id: string;
   uids: string[];
@@ -28,6 +48,11 @@ export interface Person {
   status: PersonStatus;
   createdAt: Date;
   updatedAt: Date;
+  origin: Origin | null;
+  /** What they wrote to the reviewer when they asked for access (plain text, core/text); "" for nothing. */
+  note: string;
+  /** New and pending, and not yet named in a digest to the reviewers (core/people/review-notices). */
+  awaitingNotice?: boolean;
   /**
    * Sessions of this person ended early (by logout), each until it would have expired anyway.
    * Kept on the person so the read every session request already makes brings them along.
@@ -35,7 +60,8 @@ export interface Person {
   endedSessions?: Record<string, Date>;
 }
 
-export type NewPerson = Omit<Person, "id" | "createdAt" | "updatedAt" | "endedSessions">;
+export type NewPerson = Omit<Person, "id" | "createdAt" | "updatedAt" | "endedSessions" | "origin" | "note"> &
+  Partial<Pick<Person, "origin" | "note">>;
 export type KeyKind = "uid" | "email" | "phone";
 
 function fromDoc(id: string, d: DocumentData): Person {
@@ -51,7 +77,71 @@ function fromDoc(id: string, d: DocumentData): Person {
     status: d.status === "approved" || d.status === "rejected" ? d.status : "pending",
     createdAt: toDate(d.createdAt),
     updatedAt: toDate(d.updatedAt),
+    origin: originOf(d.origin),
+    note: typeof d.note === "string" ? d.note : "",
+    ...(d.awaitingNotice === true ? { awaitingNotice: true } : {}),
     ...endedSessionsOf(d.endedSessions),
+  };
+}
+
+function originOf(value: unknown): Origin | null {
+  if (typeof value !== "object" || value === null) return null;
+  const o = value as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === "string" ? v : "");
+  if (o.via === "email") return { via: "email", address: text(o.address) };
+  if (o.via === "account")
+    return {
+      via: "account",
+      bridge: typeof o.bridge === "string" ? o.bridge : null,
+      provider: text(o.provider),
+      account: text(o.account),
+      displayName: text(o.displayName),
+    };
+  return null;
+}
+
+/**
+ * The order people are listed in, and the cursor of a page: when they were created, then their
+ * id, as one string (ISO 8601 sorts as text). Unique, so a page that ends between two people made
+ * in the same millisecond still goes on at the right one.
+ */
+export function listKeyOf(person: Pick<Person, "id" | "createdAt">): string {
+  return `${person.createdAt.toISOString()}~${person.id}`;
+}
+
+/** How long a search term may be: a longer one is matched by its first this many characters. */
+export const TERM_MAX = 40;
+/** How many search terms one person is indexed under, at most. */
+const TERMS_MAX = 400;
+
+/** The words a person is found by: their name's words, and each address whole, its local part and its domain. */
+export function searchWords(person: Pick<Person, "name" | "emails">): string[] {
+  const words = person.name.toLowerCase().normalize("NFKC").split(/\s+/u);
+  for (const email of person.emails) words.push(email, ...email.split("@"));
+  return [...new Set(words.filter((w) => w !== ""))];
+}
+
+/**
+ * Every prefix of every search word (up to TERM_MAX characters): a query's first word is looked
+ * up with one array-contains, so "lov" finds Ada Lovelace and "ada@" finds ada@example.org.
+ */
+export function searchTerms(person: Pick<Person, "name" | "emails">): string[] {
+  const terms = new Set<string>();
+  for (const word of searchWords(person)) {
+    const chars = [...word].slice(0, TERM_MAX);
+    for (let n = 1; n <= chars.length; n++) terms.add(chars.slice(0, n).join(""));
+  }
+  return [...terms].slice(0, TERMS_MAX);
+}
+
+/** The stored document: the person, and what lists and searches find them by. */
+function toStored(person: Person): DocumentData {
+  const { id: _id, awaitingNotice, ...rest } = person;
+  return {
+    ...rest,
+    ...(awaitingNotice === true ? { awaitingNotice: true } : {}),
+    listKey: listKeyOf(person),
+    searchTerms: searchTerms(person),
   };
 }
 
@@ -115,6 +205,102 @@ export async function list(
   return snap.docs.map((d) => fromDoc(d.id, d.data()));
 }
 
+export interface PeopleFilter {
+  status?: PersonStatus;
+  role?: Role;
+  /** An address, canonical: the people holding it. */
+  email?: string;
+  /** A granted project. */
+  project?: string;
+  /** A search term (see searchTerms): lowercase, at most TERM_MAX characters. */
+  term?: string;
+}
+
+export type ListOrder = "oldest" | "newest";
+
+/**
+ * People matching `filter`, in list order (listKeyOf), from just after the list key `after`.
+ * One array-contains at most (Firestore's rule): an address, else a search term, else a project;
+ * the caller filters by the rest. Each combination has its composite index in
+ * firestore.indexes.json (test/people-queries.test.ts holds the two together).
+ */
+export async function listPage(
+  db: Firestore,
+  filter: PeopleFilter,
+  order: ListOrder,
+  limit: number,
+  after: string | null,
+): Promise<Person[]> {
+  let query: Query = db.collection(PEOPLE);
+  for (const clause of listClauses(filter)) query = query.where(clause.field, clause.op, clause.value);
+  // An address names one person at most: no order, and no index beyond the one for `emails`.
+  if (filter.email === undefined) {
+    // A range on the ordering field, not a cursor: the same page wherever the query runs.
+    if (after !== null) query = query.where("listKey", order === "oldest" ? ">" : "<", after);
+    query = query.orderBy("listKey", order === "oldest" ? "asc" : "desc");
+  }
+  const snap = await query.limit(limit).get();
+  return snap.docs.map((d) => fromDoc(d.id, d.data()));
+}
+
+interface Clause {
+  field: string;
+  op: "array-contains" | "==";
+  value: string;
+}
+
+/** The filters of a list query, in the order its composite index names them. */
+export function listClauses(filter: PeopleFilter): Clause[] {
+  const clauses: Clause[] = [];
+  if (filter.email !== undefined) clauses.push({ field: "emails", op: "array-contains", value: filter.email });
+  else if (filter.term !== undefined) clauses.push({ field: "searchTerms", op: "array-contains", value: filter.term });
+  else if (filter.project !== undefined)
+    clauses.push({ field: "projects", op: "array-contains", value: filter.project });
+  if (filter.status !== undefined) clauses.push({ field: "status", op: "==", value: filter.status });
+  if (filter.role !== undefined) clauses.push({ field: "role", op: "==", value: filter.role });
+  return clauses;
+}
+
+/** How many people have `status`: one aggregation read (per 1,000 counted). */
+export async function countByStatus(db: Firestore, status: PersonStatus): Promise<number> {
+  return (await db.collection(PEOPLE).where("status", "==", status).count().get()).data().count;
+}
+
+/** People not yet named in a digest to the reviewers, at most `limit`, read in `tx` when given. */
+export async function awaitingNotice(db: Firestore, limit: number, tx?: Transaction): Promise<Person[]> {
+  const query = db.collection(PEOPLE).where("awaitingNotice", "==", true).limit(limit);
+  const snap = tx ? await tx.get(query) : await query.get();
+  return snap.docs.map((d) => fromDoc(d.id, d.data()));
+}
+
+/** Marks people as named in a digest, in `tx`. */
+export function markNoticed(db: Firestore, tx: Transaction, personIds: string[]): void {
+  for (const id of personIds) tx.update(db.collection(PEOPLE).doc(id), { awaitingNotice: false });
+}
+
+/**
+ * Writes what lists and searches find people by (listKey, searchTerms) wherever it is missing or
+ * out of date: people stored before the service kept them. Reads every person once; idempotent.
+ */
+export async function reindex(db: Firestore): Promise<number> {
+  const snap = await db.collection(PEOPLE).get();
+  const stale = snap.docs.filter((d) => {
+    const person = fromDoc(d.id, d.data());
+    const terms = stringList(d.get("searchTerms"));
+    const wanted = searchTerms(person);
+    return d.get("listKey") !== listKeyOf(person) || terms.join("\n") !== wanted.join("\n");
+  });
+  for (let i = 0; i < stale.length; i += 400) {
+    const batch = db.batch();
+    for (const d of stale.slice(i, i + 400)) {
+      const person = fromDoc(d.id, d.data());
+      batch.update(d.ref, { listKey: listKeyOf(person), searchTerms: searchTerms(person) });
+    }
+    await batch.commit();
+  }
+  return stale.length;
+}
+
 /** Whether any person is an administrator, read in `tx`. */
 export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean> {
   const snap = await tx.get(db.collection(PEOPLE).where("role", "==", "admin").limit(1));
@@ -125,6 +311,12 @@ export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean>
 export async function approvedAdmins(db: Firestore, tx: Transaction, atMost: number): Promise<number> {
   const query = db.collection(PEOPLE).where("role", "==", "admin").where("status", "==", "approved");
   return (await tx.get(query.limit(atMost))).size;
+}
+
+/** The approved administrators, at most `atMost`, read in `tx`. */
+export async function approvedAdminList(db: Firestore, tx: Transaction, atMost: number): Promise<Person[]> {
+  const query = db.collection(PEOPLE).where("role", "==", "admin").where("status", "==", "approved");
+  return (await tx.get(query.limit(atMost))).docs.map((d) => fromDoc(d.id, d.data()));
 }
 
 /**
@@ -156,9 +348,8 @@ function releaseKeys(db: Firestore, tx: Transaction, kind: KeyKind, values: stri
 
 /** Creates the person and claims every uid, address and number on it, all in `tx`. */
 export function create(db: Firestore, tx: Transaction, input: NewPerson, personId: string, at: Date): Person {
-  const person: Person = { ...input, id: personId, createdAt: at, updatedAt: at };
-  const { id: _id, ...stored } = person;
-  tx.create(db.collection(PEOPLE).doc(personId), stored);
+  const person: Person = { origin: null, note: "", ...input, id: personId, createdAt: at, updatedAt: at };
+  tx.create(db.collection(PEOPLE).doc(personId), toStored(person));
   claimKeys(db, tx, personId, "uid", input.uids);
   claimKeys(db, tx, personId, "email", input.emails);
   claimKeys(db, tx, personId, "phone", input.phones);
@@ -170,8 +361,8 @@ export function create(db: Firestore, tx: Transaction, input: NewPerson, personI
  * numbers. The caller has checked (with keyHolder, in the same tx) that added keys are free.
  */
 export function replace(db: Firestore, tx: Transaction, before: Person, next: Person): void {
-  const { id, ...stored } = next;
-  tx.set(db.collection(PEOPLE).doc(id), stored);
+  const { id } = next;
+  tx.set(db.collection(PEOPLE).doc(id), toStored(next));
   const kinds: Array<[KeyKind, "uids" | "emails" | "phones"]> = [
     ["uid", "uids"],
     ["email", "emails"],

@@ -1,5 +1,5 @@
 /**
- * The `mail` task function's work: drain the mail outbox (core/mail/outbox), woken through its
- * task queue by whatever queued mail.
+ * The `mail` task function's work, woken through its task queue by whatever queued mail: the
+ * reviewers' digest when one is due, then the outbox (core/people/review-notices).
  */
-export { drainOutbox as run } from "../core/mail/outbox";
+export { mailRound as run } from "../core/people/review-notices";

@@ -12,6 +12,7 @@ import type { Group } from "../../src/http/serve";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { inProcessQueue } from "../../src/adapters/mail-queue";
 import { drainOutbox } from "../../src/core/mail/outbox";
+import { noticeRenderers } from "../../src/core/people/review-notices";
 import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";
@@ -63,6 +64,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Every test request comes from one loopback address; the budget tests set their own.
     sendBudgets: UNLIMITED_SENDS,
     clientAddressHops: 1,
+    review: { digestWindowMs: 15 * 60_000, reviewers: [], notifyRejected: false },
     ...overrides,
   };
 }
@@ -95,8 +97,12 @@ export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
     // Real SMTP to the stack's dev inbox, sent by the outbox's drainer in this process.
     mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp),
     // Drained at once after each send. No wake for later: a timer of a test whose clock jumped
-    // ahead would find every other test's mail out of time; retries are driven by hand.
-    mailQueue: overrides.mailQueue ?? inProcessQueue(() => drainOutbox(built), clock, silentLogger, { later: false }),
+    // ahead would find every other test's mail out of time; retries are driven by hand. The
+    // reviewers' digest is left to its own tests, on a database of their own: here every test's
+    // pending people would gather into digests to every test's administrators.
+    mailQueue:
+      overrides.mailQueue ??
+      inProcessQueue(() => drainOutbox(built, noticeRenderers(built)), clock, silentLogger, { later: false }),
     transaction: overrides.transaction,
     fetch: overrides.fetch,
     clock,

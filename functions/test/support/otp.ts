@@ -48,7 +48,8 @@ export function recordingRandom(): Random & { lastCode(): string } {
     ...cryptoRandom,
     int: (min, max) => {
       const n = cryptoRandom.int(min, max);
-      drawn.push(n);
+      // Codes are six digits (core/email-codes/rules); other draws (a budget's shard) are not codes.
+      if (min === 0 && max === 1_000_000) drawn.push(n);
       return n;
     },
     lastCode: () => String(drawn.at(-1)).padStart(6, "0"),

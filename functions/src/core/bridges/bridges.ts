@@ -9,6 +9,7 @@ import { gamingProtocol } from "./gaming";
 import { resolvePerson } from "../people/resolve-person";
 import { AMR } from "../sessions/amr";
 import { constantTimeEqual, sha256 } from "../secrets";
+import { cleanText, truncate } from "../text";
 
 /** From start to callback: time to sign in at the provider, and no more. */
 export const BRIDGE_STATE_LIFETIME_MS = 10 * MINUTE;
@@ -156,11 +157,8 @@ export function postedName(user: unknown): string | null {
   if (typeof name !== "object" || name === null) return null;
   const part = (value: unknown) => (typeof value === "string" ? value : "");
   const { firstName, lastName } = name as { firstName?: unknown; lastName?: unknown };
-  const text = `${part(firstName)} ${part(lastName)}`
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, " ")
-    .replace(/\s+/gu, " ")
-    .trim();
-  return text === "" ? null : [...text].slice(0, POSTED_NAME_MAX).join("");
+  const text = cleanText(`${part(firstName)} ${part(lastName)}`);
+  return text === "" ? null : truncate(text, POSTED_NAME_MAX);
 }
 
 /**
@@ -210,7 +208,7 @@ export async function completeBridge(
   const signIn = await protocol.finish(deps, query, state);
   // A name the provider signed comes first; one it only posted, for a new person only.
   const named = { ...signIn, name: signIn.name ?? state.postedName };
-  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named));
+  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named, provider));
   const customToken = await translateFailure(deps, ourSide("custom token"), () =>
     deps.identity.createCustomToken(signIn.uid, [AMR.federated]),
   );

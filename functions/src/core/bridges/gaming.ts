@@ -35,6 +35,6 @@ export const gamingProtocol: Protocol = {
         fetch: deps.fetch,
       }),
     );
-    return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming" };
+    return { uid: `gaming:${account}`, email: null, phone: null, name: null, provider: "gaming", account };
   },
 };

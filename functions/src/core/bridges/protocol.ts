@@ -6,7 +6,7 @@ import type { Failure } from "../failures";
 
 export type BridgeDeps = Pick<
   Deps,
-  "config" | "store" | "transaction" | "fetch" | "clock" | "random" | "log" | "identity"
+  "config" | "store" | "transaction" | "fetch" | "clock" | "random" | "log" | "identity" | "mailQueue"
 >;
 
 /**

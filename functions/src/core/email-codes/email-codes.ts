@@ -3,7 +3,8 @@ import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
 import * as budgets from "../../store/send-budgets";
 import * as people from "../../store/people";
-import { recordAccessRequest } from "../people/access-requests";
+import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
+import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
 import { addressIds, budgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
 import { canonicalEmail } from "../email-address";
@@ -180,11 +181,40 @@ export const CHECK_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = 
  * POST /auth/otp/verify: checks a code without consuming it. A correct `request-access` code
  * records the access request (core/access-requests).
  */
-export async function verifyCode(deps: CodeDeps, rawEmail: string, otp: string, purpose: Purpose): Promise<void> {
+export async function verifyCode(
+  deps: CodeDeps,
+  rawEmail: string,
+  otp: string,
+  purpose: Purpose,
+  given: { name?: unknown; note?: unknown } = {},
+): Promise<void> {
+  const details = requestDetails(purpose, given);
   const address = canonicalEmail(rawEmail);
   // An address that cannot hold a code cannot match one; nothing is read or counted.
   ensure(address, "email_code_invalid");
   const result = await checkCode(deps, address, purpose, otp, false);
   if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
-  if (purpose === "request-access") await recordAccessRequest(deps, address);
+  if (purpose === "request-access") await recordAccessRequest(deps, address, details);
+}
+
+/** The longest name and note a request for access may carry, in characters once cleaned. */
+export const REQUEST_NAME_MAX = 100;
+export const REQUEST_NOTE_MAX = 500;
+
+/**
+ * A request's name and note, cleaned as text (core/text): refused, before any code is checked,
+ * when too long or given with another purpose; a blank one is no name or note.
+ */
+function requestDetails(purpose: Purpose, given: { name?: unknown; note?: unknown }): RequestDetails {
+  const fields = Object.entries(given).filter(([, v]) => v !== undefined) as Array<[keyof RequestDetails, unknown]>;
+  if (fields.length === 0) return {};
+  ensure(purpose === "request-access", "request_details_invalid");
+  const details: RequestDetails = {};
+  for (const [key, value] of fields) {
+    ensure(typeof value === "string" && value.length <= 4096, "request_details_invalid");
+    const text = cleanText(value);
+    ensure(characters(text) <= (key === "name" ? REQUEST_NAME_MAX : REQUEST_NOTE_MAX), "request_details_invalid");
+    if (text !== "") details[key] = text;
+  }
+  return details;
 }

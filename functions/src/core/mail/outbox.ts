@@ -57,25 +57,64 @@ export function enqueueMail(
   message: MailMessage | null,
   options: { kind: string; deliverBy: Date; id?: string },
 ): string {
-  const now = deps.clock.now();
   const id = options.id ?? deps.random.id();
   const placeholder: MailMessage = { to: "", subject: "", text: "", html: "" };
-  outbox.add(deps.store, tx, {
+  add(deps, tx, {
     id,
     kind: options.kind,
     sealed: seal(ringOf(deps), deps.random, message ?? placeholder),
+    about: null,
     state: message === null ? "none" : "pending",
-    attempts: 0,
-    nextAttemptAt: now,
-    claim: null,
     deliverBy: options.deliverBy,
-    createdAt: now,
-    sentAt: null,
-    lastError: null,
-    forgetAfter: new Date(Math.max(options.deliverBy.getTime(), now.getTime()) + KEPT_MS),
   });
   return id;
 }
+
+/**
+ * Records a notice of `kind` about `about` (a person's id) for sending once `tx` commits. No
+ * message is stored: the drainer writes it when it sends it (a Renderer, see drainOutbox), from
+ * what is true then. Needs no key, so a function that decides a notice never holds CODE_PEPPER.
+ */
+export function enqueueNotice(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  options: { kind: string; about: string; deliverBy: Date },
+): string {
+  const id = deps.random.id();
+  add(deps, tx, {
+    id,
+    kind: options.kind,
+    sealed: null,
+    about: options.about,
+    state: "pending",
+    deliverBy: options.deliverBy,
+  });
+  return id;
+}
+
+function add(
+  deps: Pick<Deps, "store" | "clock">,
+  tx: Transaction,
+  entry: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy">,
+): void {
+  const now = deps.clock.now();
+  outbox.add(deps.store, tx, {
+    ...entry,
+    attempts: 0,
+    nextAttemptAt: now,
+    claim: null,
+    createdAt: now,
+    sentAt: null,
+    lastError: null,
+    forgetAfter: new Date(Math.max(entry.deliverBy.getTime(), now.getTime()) + KEPT_MS),
+  });
+}
+
+/**
+ * Writes a notice (an entry with no sealed message) as it is sent: the message, or null when
+ * there is nothing to send any more (the person is gone, or has no address).
+ */
+export type Renderer = (entry: outbox.OutboxEntry) => Promise<MailMessage | null>;
 
 /**
  * Asks for a drain, at once or at `at`, and never fails the caller: mail that is not woken for
@@ -99,12 +138,16 @@ export interface DrainReport {
  * Sends what is due, one at a time, and asks to be woken again for what is left or retried. What
  * is due, and what has run out of time, is judged as of the drain's start.
  */
-export async function drainOutbox(deps: DrainDeps, batch = DRAIN_BATCH): Promise<DrainReport> {
+export async function drainOutbox(
+  deps: DrainDeps,
+  renderers: Record<string, Renderer> = {},
+  batch = DRAIN_BATCH,
+): Promise<DrainReport> {
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
   const due = await outbox.due(deps.store, now, batch);
   for (const entry of due) {
-    const outcome = await deliver(deps, entry.id, now);
+    const outcome = await deliver(deps, entry.id, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
   // A full batch leaves more behind; a retry or a lapsing claim falls due later.
@@ -116,12 +159,20 @@ export async function drainOutbox(deps: DrainDeps, batch = DRAIN_BATCH): Promise
 type Outcome = "sent" | "retrying" | "failed" | "skipped";
 
 /** One entry: claimed, sent, and marked, each step in a transaction of its own. */
-export async function deliver(deps: DrainDeps, id: string, now: Date): Promise<Outcome> {
+export async function deliver(
+  deps: DrainDeps,
+  id: string,
+  now: Date,
+  renderers: Record<string, Renderer> = {},
+): Promise<Outcome> {
   const claimed = await claim(deps, id, now);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
-  const message = unseal(ringOf(deps), entry.sealed);
-  if (message === null) return settle(deps, entry, claimId, "unreadable", true);
+  const render = renderers[entry.kind];
+  const message =
+    entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : render === undefined ? null : await render(entry);
+  if (message === null)
+    return settle(deps, entry, claimId, entry.sealed === null ? "nothing_to_send" : "unreadable", true);
   if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
   try {
     await deps.mailer.send(message, { messageId: `<${entry.id}@${deps.config.parentDomain}>` });

@@ -1,38 +1,83 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
+import { wakeDrainer } from "../mail/outbox";
+import { changesBetween, recordEvent } from "./history";
 
 /** gRPC ALREADY_EXISTS: a concurrent request claimed the address first. */
 function lostClaimRace(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === 6;
 }
 
+/** What a request for access may carry for the reviewer, already cleaned (core/text). */
+export interface RequestDetails {
+  name?: string;
+  note?: string;
+}
+
 /**
  * A stranger has proved `address` (a correct `request-access` code): records the request as a
- * new pending person holding the address, for an administrator to review in GET /auth/people.
- * Idempotent: if any person already holds the address, nothing new is recorded. The address key
- * is claimed in the same transaction (store/people), so concurrent requests make one person.
+ * new pending person holding the address, with the name and note they gave, for a reviewer, and
+ * marks them for the reviewers' digest. Asked again while still pending, the request's name and
+ * note are updated; a person already reviewed is left alone. The address key is claimed in the
+ * same transaction (store/people), so concurrent requests make one person.
  */
 export async function recordAccessRequest(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
   address: string,
+  details: RequestDetails,
 ): Promise<void> {
   const { store } = deps;
+  let created = false;
   try {
     await deps.transaction(async (tx) => {
-      if ((await people.keyHolder(store, tx, "email", address)) !== null) return;
+      created = false;
+      const holderId = await people.keyHolder(store, tx, "email", address);
+      if (holderId !== null) return updateRequest(deps, tx, holderId, details);
       const request: people.NewPerson = {
         uids: [],
         emails: [address],
         phones: [],
-        name: "",
+        name: details.name ?? "",
         role: "user",
         projects: [],
         groups: [],
         status: "pending",
+        origin: { via: "email", address },
+        note: details.note ?? "",
+        awaitingNotice: true,
       };
-      people.create(store, tx, request, deps.random.id(), deps.clock.now());
+      const person = people.create(store, tx, request, deps.random.id(), deps.clock.now());
+      const changes = changesBetween(null, person);
+      recordEvent(deps, tx, {
+        personId: person.id,
+        by: { kind: "person" },
+        via: "request-access",
+        event: "created",
+        changes,
+      });
+      created = true;
     });
   } catch (err) {
     if (!lostClaimRace(err)) throw err;
   }
+  if (created) await wakeDrainer(deps);
+}
+
+async function updateRequest(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: people.Transaction,
+  personId: string,
+  details: RequestDetails,
+): Promise<void> {
+  const current = await people.findById(deps.store, personId, tx);
+  if (current === null || current.status !== "pending") return;
+  const next = {
+    ...current,
+    ...(details.name === undefined ? {} : { name: details.name }),
+    ...(details.note === undefined ? {} : { note: details.note }),
+  };
+  const changes = changesBetween(current, next);
+  if (Object.keys(changes).length === 0) return;
+  people.replace(deps.store, tx, current, { ...next, updatedAt: deps.clock.now() });
+  recordEvent(deps, tx, { personId, by: { kind: "person" }, via: "request-access", event: "changed", changes });
 }

@@ -2,6 +2,7 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { ensure } from "../errors";
+import { changesBetween, recordEvent, type Actor } from "./history";
 
 /** Raised when a first admin is asked for and the service already has one. */
 export class AdminExistsError extends Error {
@@ -34,6 +35,7 @@ export async function bootstrapAdmin(
   deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
   rawEmail: string,
   name: string,
+  by: Actor,
 ): Promise<{ person: people.Person; created: boolean }> {
   const email = canonicalEmail(rawEmail);
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
@@ -47,7 +49,15 @@ export async function bootstrapAdmin(
     writeLock(now);
     if (holder) {
       const next = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
+      delete next.awaitingNotice;
       people.replace(deps.store, tx, holder, next);
+      recordEvent(deps, tx, {
+        personId: holder.id,
+        by,
+        via: "cli",
+        event: "changed",
+        changes: changesBetween(holder, next),
+      });
       return { person: next, created: false };
     }
     const person = people.create(
@@ -57,6 +67,13 @@ export async function bootstrapAdmin(
       deps.random.id(),
       now,
     );
+    recordEvent(deps, tx, {
+      personId: person.id,
+      by,
+      via: "cli",
+      event: "created",
+      changes: changesBetween(null, person),
+    });
     return { person, created: true };
   });
 }

@@ -1,7 +1,11 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
-import { AppError, ensure } from "../errors";
+import { MINUTE } from "../../clock";
+import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
+import { wakeDrainer } from "../mail/outbox";
+import { changesBetween, recordEvent, type Actor, type Via } from "./history";
+import { queueReviewNotice } from "./review-notices";
 
 export type { Person } from "../../store/people";
 
@@ -12,6 +16,11 @@ export function listPeople(
   limit: number,
 ): Promise<people.Person[]> {
   return people.list(deps.store, filter, limit);
+}
+
+/** Writes what lists and searches find people by where it is missing (people stored by an older version). */
+export function reindexPeople(deps: Pick<Deps, "store">): Promise<number> {
+  return people.reindex(deps.store);
 }
 
 /** GET /auth/people/:personId. */
@@ -31,6 +40,11 @@ export interface PersonChange {
   phones?: string[];
 }
 
+type ChangeDeps = Pick<
+  Deps,
+  "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random" | "config" | "mailQueue"
+>;
+
 export interface SyncError {
   uid: string;
   operation: "revoke_sessions";
@@ -40,6 +54,24 @@ export interface SyncError {
 /** An approved admin is who can approve anyone, at the endpoints and on the command line alike. */
 const approvedAdmin = (p: people.Person) => p.role === "admin" && p.status === "approved";
 
+const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
+
+/**
+ * Whether a change widens what the person can do: approves them, makes them an administrator,
+ * grants a project or a group, or adds a way in (an address or number). Such a change needs a
+ * fresh sign-in of whoever makes it (step-up); one that only narrows never does.
+ */
+export function widened(before: people.Person, after: people.Person): boolean {
+  return (
+    (after.status === "approved" && before.status !== "approved") ||
+    (after.role === "admin" && before.role !== "admin") ||
+    added(before.projects, after.projects) ||
+    added(before.groups, after.groups) ||
+    added(before.emails, after.emails) ||
+    added(before.phones, after.phones)
+  );
+}
+
 function narrowed(before: people.Person, after: people.Person): boolean {
   const lostProject = before.projects.some((p) => !after.projects.includes(p));
   return after.status !== "approved" || (before.role === "admin" && after.role !== "admin") || lostProject;
@@ -47,17 +79,21 @@ function narrowed(before: people.Person, after: people.Person): boolean {
 
 /**
  * Applies an administrator's change in one transaction: every address and number it adds must
- * be free, and the last approved administrator stays one (409 otherwise, nothing written). When
+ * be free, and the last approved administrator stays one (409 otherwise, nothing written). The
+ * person's history records who made it, and what it changed; an approval (or, where turned on, a
+ * rejection) queues the person's notice in the same transaction (core/people/review-notices). When
  * the change takes access away, the person's provider sessions are revoked so no new session can
  * be minted from an older ID token; a failure there does not undo the change and is reported
  * instead.
  */
 export async function changePerson(
-  deps: Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction">,
+  deps: ChangeDeps,
   personId: string,
   change: PersonChange | ((current: people.Person) => PersonChange),
+  by: { actor: Actor; via: Via; allowed?: (before: people.Person, after: people.Person) => void },
 ): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
+  let noticed = false;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
@@ -65,6 +101,10 @@ export async function changePerson(
     // the projects then current, not to a copy read earlier).
     const fields = typeof change === "function" ? change(current) : change;
     const next: people.Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    // Reviewed before a digest named them: the reviewers need not hear of them any more.
+    if (next.status !== "pending") delete next.awaitingNotice;
+    // Judged on the person as this transaction reads them (a step-up asked of a widening change).
+    by.allowed?.(current, next);
     // Read in the same transaction as the change: of two admins demoting each other at once, the
     // second sees the first's change and is refused, so the service always keeps someone who can
     // approve people.
@@ -81,9 +121,18 @@ export async function changePerson(
       }
     }
     people.replace(store, tx, current, next);
+    recordEvent(deps, tx, {
+      personId,
+      by: by.actor,
+      via: by.via,
+      event: "changed",
+      changes: changesBetween(current, next),
+    });
+    noticed = queueReviewNotice(deps, tx, current, next);
     return { before: current, after: next };
   });
   deps.people.evict(personId);
+  if (noticed) await wakeDrainer(deps);
   const providerSyncErrors: SyncError[] = [];
   if (narrowed(before, after)) {
     await Promise.all(
@@ -102,4 +151,130 @@ export async function changePerson(
     );
   }
   return { person: after, providerSyncErrors };
+}
+
+/** A page of a list: the people on it, and the cursor of the next page (null: this is the last). */
+export interface PeoplePage {
+  people: people.Person[];
+  next: string | null;
+}
+
+export interface PeopleQuery {
+  status?: people.PersonStatus;
+  role?: people.Role;
+  project?: string;
+  /** An exact address (canonical). */
+  email?: string;
+  /** Words, each the start of a word of the name or of an address: "ada lov", "example.org". */
+  search?: string;
+  order: people.ListOrder;
+  limit: number;
+  /** Where the previous page ended (PeoplePage.next); null for the first page. */
+  after: string | null;
+}
+
+/** How many stored people one page may look through to fill itself when part of a query is filtered here. */
+const SCAN_PAGES = 5;
+
+/**
+ * A page of people by status, role, project, address and search words. Firestore answers one
+ * array-contains per query: the first search word's (store/people searchTerms) is asked of it,
+ * and the other words, and a project asked beside a search, are checked here, reading at most
+ * SCAN_PAGES pages' worth; a page filled short of `limit` still says where to go on.
+ */
+export async function findPeople(deps: Pick<Deps, "store">, query: PeopleQuery): Promise<PeoplePage> {
+  const words = (query.search ?? "").toLowerCase().normalize("NFKC").split(/\s+/u).filter(Boolean);
+  const term = words[0] === undefined ? undefined : [...words[0]].slice(0, people.TERM_MAX).join("");
+  const filter: people.PeopleFilter = {
+    status: query.status,
+    role: query.role,
+    email: query.email,
+    term: query.email === undefined ? term : undefined,
+    project: query.email === undefined && term === undefined ? query.project : undefined,
+  };
+  const matches = (p: people.Person) => {
+    if (query.project !== undefined && !p.projects.includes(query.project)) return false;
+    const own = people.searchWords(p);
+    return words.every((w) => own.some((o) => o.startsWith(w)));
+  };
+  const found: people.Person[] = [];
+  let after = query.after;
+  for (let scanned = 0; scanned < SCAN_PAGES * (query.limit + 1);) {
+    const batch = await people.listPage(deps.store, filter, query.order, query.limit + 1, after);
+    for (const p of batch) {
+      after = people.listKeyOf(p);
+      if (matches(p)) found.push(p);
+      if (found.length > query.limit) {
+        const shown = found.slice(0, query.limit);
+        return { people: shown, next: people.listKeyOf(shown[shown.length - 1] as people.Person) };
+      }
+    }
+    scanned += batch.length;
+    if (batch.length <= query.limit) return { people: found, next: null };
+  }
+  // Looked through enough for one answer: what was found, and where to look on from.
+  return { people: found, next: after };
+}
+
+/** The review queue: pending people, oldest first, a page at a time, with how many wait in all. */
+export async function reviewQueue(
+  deps: Pick<Deps, "store">,
+  limit: number,
+  after: string | null,
+): Promise<PeoplePage & { waiting: number }> {
+  const [page, waiting] = await Promise.all([
+    findPeople(deps, { status: "pending", order: "oldest", limit, after }),
+    people.countByStatus(deps.store, "pending"),
+  ]);
+  return { ...page, waiting };
+}
+
+/** How recent an administrator's sign-in must be for a change that widens access (step-up). */
+export const STEP_UP_MS = 5 * MINUTE;
+
+/**
+ * The step-up rule, for changePerson's `allowed`: a widening change (see widened) needs the
+ * administrator to have signed in within STEP_UP_MS; narrowing needs no more than the session.
+ */
+export function stepUp(deps: Pick<Deps, "clock">, signedInAt: Date) {
+  return (before: people.Person, after: people.Person): void => {
+    const recent = deps.clock.now().getTime() - signedInAt.getTime() <= STEP_UP_MS;
+    if (widened(before, after)) ensure(recent, "step_up_required");
+  };
+}
+
+export type ReviewResult =
+  | { personId: string; person: people.Person; providerSyncErrors: SyncError[] }
+  | { personId: string; error: ErrorCode; detail: string | undefined };
+
+/** How many reviews of one batch run at once. */
+const REVIEWS_AT_ONCE = 4;
+
+/**
+ * Approves or rejects several people, each exactly as one PATCH would (its own transaction,
+ * history and notice): one refused (gone, the last administrator) does not stop the others.
+ */
+export async function reviewMany(
+  deps: ChangeDeps,
+  personIds: string[],
+  status: "approved" | "rejected",
+  by: Parameters<typeof changePerson>[3],
+): Promise<ReviewResult[]> {
+  const results: ReviewResult[] = [];
+  for (let i = 0; i < personIds.length; i += REVIEWS_AT_ONCE) {
+    const chunk = personIds.slice(i, i + REVIEWS_AT_ONCE);
+    results.push(
+      ...(await Promise.all(
+        chunk.map(async (personId): Promise<ReviewResult> => {
+          try {
+            return { personId, ...(await changePerson(deps, personId, { status }, by)) };
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            return { personId, error: err.code, detail: err.detail };
+          }
+        }),
+      )),
+    );
+  }
+  return results;
 }

@@ -3,8 +3,10 @@ import type { SignIn } from "../ports";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
+import { wakeDrainer } from "../mail/outbox";
+import { changesBetween, recordEvent } from "./history";
 
-type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction">;
+type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">;
 
 /** gRPC ALREADY_EXISTS: another request claimed the same key first. */
 function lostClaimRace(err: unknown): boolean {
@@ -18,12 +20,15 @@ function lostClaimRace(err: unknown): boolean {
  * Known accounts cost one read. The rest runs in one transaction whose key claims (see
  * store/people) make two concurrent first sign-ins end in one person.
  */
-export async function resolvePerson(deps: ResolveDeps, signIn: SignIn): Promise<people.Person> {
+export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: string | null): Promise<people.Person> {
   for (let attempt = 0; ; attempt++) {
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
     try {
-      return await deps.transaction((tx) => linkOrCreate(deps, tx, signIn));
+      const person = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge));
+      // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices).
+      if (person.awaitingNotice === true) await wakeDrainer(deps);
+      return person;
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.
       if (attempt === 0 && lostClaimRace(err)) continue;
@@ -32,7 +37,12 @@ export async function resolvePerson(deps: ResolveDeps, signIn: SignIn): Promise<
   }
 }
 
-async function linkOrCreate(deps: ResolveDeps, tx: people.Transaction, signIn: SignIn): Promise<people.Person> {
+async function linkOrCreate(
+  deps: ResolveDeps,
+  tx: people.Transaction,
+  signIn: SignIn,
+  bridge: string | null,
+): Promise<people.Person> {
   const { store } = deps;
   const email = signIn.email === null ? null : canonicalEmail(signIn.email);
   const holderId =
@@ -41,18 +51,21 @@ async function linkOrCreate(deps: ResolveDeps, tx: people.Transaction, signIn: S
   if (holderId !== null) {
     const holder = await people.findById(store, holderId, tx);
     if (holder) {
-      if (!holder.uids.includes(signIn.uid)) {
-        people.replace(store, tx, holder, {
-          ...holder,
-          uids: [...holder.uids, signIn.uid],
-          updatedAt: deps.clock.now(),
-        });
-      }
-      return { ...holder, uids: holder.uids.includes(signIn.uid) ? holder.uids : [...holder.uids, signIn.uid] };
+      if (holder.uids.includes(signIn.uid)) return holder;
+      const linked = { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() };
+      people.replace(store, tx, holder, linked);
+      recordEvent(deps, tx, {
+        personId: holder.id,
+        by: { kind: "person" },
+        via: bridge === null ? "sign-in" : "bridge",
+        event: "changed",
+        changes: changesBetween(holder, linked),
+      });
+      return linked;
     }
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
-  return people.create(
+  const person = people.create(
     store,
     tx,
     {
@@ -65,8 +78,24 @@ async function linkOrCreate(deps: ResolveDeps, tx: people.Transaction, signIn: S
       projects: [],
       groups: [],
       status: "pending",
+      origin: {
+        via: "account",
+        bridge,
+        provider: signIn.provider,
+        account: signIn.account ?? "",
+        displayName: signIn.name ?? "",
+      },
+      awaitingNotice: true,
     },
     deps.random.id(),
     deps.clock.now(),
   );
+  recordEvent(deps, tx, {
+    personId: person.id,
+    by: { kind: "person" },
+    via: bridge === null ? "sign-in" : "bridge",
+    event: "created",
+    changes: changesBetween(null, person),
+  });
+  return person;
 }

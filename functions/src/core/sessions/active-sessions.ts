@@ -3,6 +3,7 @@ import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
+import { recordEvent, type Actor, type Via } from "../people/history";
 import { describeUserAgent } from "./user-agent";
 
 /**
@@ -88,9 +89,11 @@ export async function listSessions(
  * once, others within the person cache's lifetime. Returns how many were ended.
  */
 export async function endSessions(
-  deps: Pick<Deps, "store" | "clock" | "transaction" | "people">,
+  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random">,
   personId: string,
   which: { sessionIds: string[] } | { allBut: string | null },
+  /** Someone else ending them (an administrator, an operator): the person's history says who. */
+  by?: { actor: Actor; via: Via },
 ): Promise<number> {
   const ended = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
@@ -108,6 +111,14 @@ export async function endSessions(
       ...Object.fromEntries(chosen.map((s) => [s.sessionId, s.expiresAt])),
     });
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
+    if (by !== undefined && chosen.length > 0)
+      recordEvent(deps, tx, {
+        personId,
+        by: by.actor,
+        via: by.via,
+        event: "sessions-ended",
+        changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
+      });
     return chosen.length;
   });
   deps.people.evict(personId);

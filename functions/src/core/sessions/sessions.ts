@@ -27,7 +27,7 @@ export type VerifyOutcome =
  * is only ever minted from a token that is live at this moment.
  */
 export async function openSession(
-  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens" | "seen">,
+  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens" | "seen" | "mailQueue" | "log">,
   idToken: string,
   project: string,
   userAgent: string,
@@ -35,7 +35,7 @@ export async function openSession(
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
   ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
-  const person = await resolvePerson(deps, signIn);
+  const person = await resolvePerson(deps, signIn, null);
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as Refusal | null;
   if (reason) return { approved: false, reason };

@@ -1,0 +1,53 @@
+import type { Deps } from "../deps";
+import type { Person } from "../../store/people";
+import * as history from "../../store/person-history";
+import type { Transaction } from "../../store/db";
+
+export type { Actor, HistoryEntry, HistoryEvent, Via } from "../../store/person-history";
+
+/** The fields of a person whose changes the history keeps. */
+const TRACKED = ["status", "role", "projects", "groups", "name", "emails", "phones", "uids", "note"] as const;
+
+type Changes = history.HistoryEntry["changes"];
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Each tracked field that differs between `before` (null: the person is new) and `after`. */
+export function changesBetween(before: Person | null, after: Person): Changes {
+  const changes: Changes = {};
+  for (const field of TRACKED) {
+    const from = before === null ? null : before[field];
+    const to = after[field];
+    const empty = to === "" || (Array.isArray(to) && to.length === 0);
+    if (before === null ? !empty : !same(from, to)) changes[field] = { from, to };
+  }
+  return changes;
+}
+
+/** Records, in `tx`, an event in the person's history; a change that changed nothing is not one. */
+export function recordEvent(
+  deps: Pick<Deps, "store" | "random" | "clock">,
+  tx: Transaction,
+  entry: {
+    personId: string;
+    by: history.Actor;
+    via: history.Via;
+    event: history.HistoryEvent;
+    changes: Changes;
+  },
+): void {
+  if (entry.event === "changed" && Object.keys(entry.changes).length === 0) return;
+  history.add(deps.store, tx, { ...entry, id: deps.random.id(), at: deps.clock.now() });
+}
+
+/** One page of a person's history, newest first; `next` continues it, null at its start. */
+export async function personHistory(
+  deps: Pick<Deps, "store">,
+  personId: string,
+  limit: number,
+  before: string | null,
+): Promise<{ entries: history.HistoryEntry[]; next: string | null }> {
+  const entries = await history.page(deps.store, personId, limit + 1, before);
+  const shown = entries.slice(0, limit);
+  return { entries: shown, next: entries.length > limit ? (shown[shown.length - 1]?.key ?? null) : null };
+}
