@@ -39,6 +39,8 @@ export const calendar = httpsFunction("calendar", GROUPS.calendar, options(5, [s
 export const location = httpsFunction("location", GROUPS.location, options(5, [sessionKeys]));
 export const status = httpsFunction("status", GROUPS.status, options(2, [sessionKeys, smtpPassword]));
 export const claims = httpsFunction("claims", GROUPS.claims, options(10, [idpSigningSecret]));
+// Reads sessions (registration, the person's list) and mints custom tokens (sign-in).
+export const passkeys = httpsFunction("passkeys", GROUPS.passkeys, options(5, [sessionKeys]));
 /**
  * Drains the mail outbox (core/mail/outbox), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.

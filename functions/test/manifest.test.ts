@@ -45,6 +45,7 @@ describe("the deploy manifest", () => {
       location: https("SESSION_KEYS"),
       status: https("SESSION_KEYS", "SMTP_PASSWORD"),
       claims: https("IDP_SIGNING_SECRET"),
+      passkeys: https("SESSION_KEYS"),
       mail: { https: false, task: true, secrets: ["CODE_PEPPER", "SMTP_PASSWORD"], region: ["us-central1"] },
     });
   });

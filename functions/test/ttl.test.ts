@@ -17,6 +17,7 @@ import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
 import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
+import * as passkeyChallenges from "../src/store/passkey-challenges";
 import * as sendBudgets from "../src/store/send-budgets";
 
 const repo = join(__dirname, "..", "..");
@@ -202,6 +203,20 @@ describe("data expiry", () => {
           oidcCodes.markUsed(db, tx, redeemed, at, { hash: "t", expiresAt: later(3_600_000) });
         });
         return [`oidcCodes/${fresh}`, `oidcCodes/${redeemed}`];
+      },
+      passkeyChallenges: async () => {
+        const hash = id();
+        await passkeyChallenges.save(db, {
+          hash,
+          purpose: "sign-in",
+          personId: null,
+          sessionKey: null,
+          binding: "b",
+          createdAt: at,
+          expiresAt: later(300_000),
+          usedAt: null,
+        });
+        return [`passkeyChallenges/${hash}`];
       },
       oidcAccessTokens: async () => {
         const hash = id();

@@ -93,7 +93,7 @@ export async function requireAccess(
   deps: GateDeps,
   req: Request,
   need: Need,
-): Promise<{ person: Person; uid: string }> {
+): Promise<{ person: Person; uid: string; principal: Principal }> {
   const guard = unavailableGuard(deps);
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");
@@ -104,5 +104,5 @@ export async function requireAccess(
   ensure(person.status !== "rejected", "forbidden_rejected");
   if (need.project !== undefined) ensure(hasProject(person, need.project), "forbidden");
   if (need.admin) ensure(person.role === "admin", "forbidden");
-  return { person, uid: principal.uid };
+  return { person, uid: principal.uid, principal };
 }

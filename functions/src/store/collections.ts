@@ -25,6 +25,8 @@ export const COLLECTIONS = {
   oidcCodes: "forgetAfter",
   oidcAccessTokens: "expiresAt",
   clientThrottles: "forgetAfter",
+  passkeys: null,
+  passkeyChallenges: "expiresAt",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;
