@@ -5,67 +5,17 @@
  */
 import request from "supertest";
 import { decodeJwt } from "jose";
-import type { Response } from "supertest";
 import { MINUTE, SECOND } from "../src/clock";
 import { sha256 } from "../src/core/secrets";
-import * as passkeysGroup from "../src/routes/passkeys";
 import * as sessions from "../src/routes/sessions";
-import * as people from "../src/store/people";
 import { signInWithCustomToken } from "./support/auth";
 import { SoftwareAuthenticator, type SoftwarePasskey } from "./support/authenticator";
-import { appFor, firestore, testDeps, type TestDeps } from "./support/deps";
-import { accountWithPerson, cookieFrom, sessionCookieFor } from "./support/people";
+import { appFor, firestore, testDeps } from "./support/deps";
+import { newBrowser, passkeyWorld as world } from "./support/passkeys";
+import { cookieFrom, sessionCookieFor } from "./support/people";
 
 const db = firestore();
 
-/** One browser: its session cookie, and the passkey binding the sign-in options gave it. */
-interface Browser {
-  session: string;
-  binding: string | null;
-}
-
-function world(deps: TestDeps = testDeps()) {
-  const app = appFor(passkeysGroup, deps);
-  const post = (path: string, body: object, cookie = "") => request(app).post(path).set("Cookie", cookie).send(body);
-
-  /** An approved person signed in just now, with a session of their own in a browser. */
-  async function person(fields: Partial<people.NewPerson> = {}) {
-    const { account, person } = await accountWithPerson(fields);
-    const browser: Browser = { session: await sessionCookieFor(deps, account.uid, person.id, ["otp"]), binding: null };
-    return { account, person, browser };
-  }
-
-  async function registrationOptions(browser: Browser) {
-    const res = await post("/auth/passkeys/register/options", {}, browser.session);
-    expect(res.status).toBe(200);
-    return res.body.options;
-  }
-
-  /** Registers a passkey made by `authenticator` in this browser's session. */
-  async function register(browser: Browser, authenticator: SoftwareAuthenticator, lies = {}, name?: string) {
-    const credential = authenticator.create(await registrationOptions(browser), lies);
-    return post("/auth/passkeys/register/verify", { credential, ...(name ? { name } : {}) }, browser.session);
-  }
-
-  /** Sign-in options for this browser: it keeps the binding cookie they set. */
-  async function signInOptions(browser: Browser) {
-    const res = await post("/auth/passkeys/sign-in/options", {}, browser.binding ?? "");
-    expect(res.status).toBe(200);
-    browser.binding = /^__session=passkey\.[^;]+/.exec(String(res.headers["set-cookie"]?.[0]))?.[0] ?? null;
-    return res.body.options;
-  }
-
-  const verify = (browser: Browser, credential: object) =>
-    post("/auth/passkeys/sign-in/verify", { credential }, browser.binding ?? "");
-
-  async function signIn(browser: Browser, authenticator: SoftwareAuthenticator, lies = {}): Promise<Response> {
-    return verify(browser, authenticator.get(await signInOptions(browser), lies));
-  }
-
-  return { deps, app, post, person, registrationOptions, register, signInOptions, verify, signIn };
-}
-
-const newBrowser = (): Browser => ({ session: "", binding: null });
 const storedPasskeys = async (personId: string) =>
   (await db.collection("passkeys").where("personId", "==", personId).get()).docs.map((d) => ({
     id: d.id,
@@ -359,17 +309,8 @@ describe("POST /auth/passkeys/sign-in/options", () => {
 describe("POST /auth/passkeys/sign-in/verify", () => {
   const w = world();
 
-  /** A person with a passkey registered, and the authenticator that holds it. */
-  async function registered(fields: Partial<people.NewPerson> = {}, synced = false) {
-    const signedUp = await w.person(fields);
-    const authenticator = new SoftwareAuthenticator();
-    const res = await w.register(signedUp.browser, authenticator, { synced });
-    expect(res.status).toBe(201);
-    return { ...signedUp, authenticator, passkeyId: res.body.id as string };
-  }
-
   it("gives a custom token whose sign-in opens a session that says hwk and user, and records the use", async () => {
-    const { person, authenticator, passkeyId } = await registered();
+    const { person, authenticator, passkeyId } = await w.withPasskey();
     const browser = newBrowser();
     const res = await w.signIn(browser, authenticator);
     expect(res.status).toBe(200);
@@ -389,13 +330,13 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("names a synced passkey swk", async () => {
-    const { authenticator } = await registered({}, true);
+    const { authenticator } = await w.withPasskey({}, true);
     const res = await w.signIn(newBrowser(), authenticator);
     expect(decodeJwt(await signInWithCustomToken(res.body.customToken)).sign_in_methods).toEqual(["swk", "user"]);
   });
 
   it("refuses a replayed challenge", async () => {
-    const { authenticator } = await registered();
+    const { authenticator } = await w.withPasskey();
     const browser = newBrowser();
     const options = await w.signInOptions(browser);
     const first = await w.verify(browser, authenticator.get(options));
@@ -407,7 +348,7 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("gives one success of 20 concurrent verifies of one challenge, and records one use", async () => {
-    const { authenticator, passkeyId } = await registered();
+    const { authenticator, passkeyId } = await w.withPasskey();
     const browser = newBrowser();
     const options = await w.signInOptions(browser);
     const assertion = authenticator.get(options);
@@ -426,7 +367,7 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
     ["no user verification", { userVerified: false }],
     ["another person's user handle", { userHandle: Buffer.from("someone-else").toString("base64url") }],
   ])("refuses an assertion made with %s, and spends the challenge", async (_what, lies) => {
-    const { authenticator, passkeyId } = await registered();
+    const { authenticator, passkeyId } = await w.withPasskey();
     const browser = newBrowser();
     const options = await w.signInOptions(browser);
     const res = await w.verify(browser, authenticator.get(options, lies));
@@ -436,7 +377,7 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("refuses a counter that goes back, marks the passkey suspect, and refuses it from then on", async () => {
-    const { authenticator, passkeyId } = await registered();
+    const { authenticator, passkeyId } = await w.withPasskey();
     for (let i = 0; i < 3; i++) expect((await w.signIn(newBrowser(), authenticator)).status).toBe(200);
     // A clone of the key, made after its first use, still counts from 1.
     const clone = SoftwareAuthenticator.cloneOf({ ...(authenticator.passkeys[0] as SoftwarePasskey), counter: 1 });
@@ -449,13 +390,13 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("refuses a counter that stands still", async () => {
-    const { authenticator } = await registered();
+    const { authenticator } = await w.withPasskey();
     expect((await w.signIn(newBrowser(), authenticator, { counter: 7 })).status).toBe(200);
     expect((await w.signIn(newBrowser(), authenticator, { counter: 7 })).status).toBe(401);
   });
 
   it("refuses a removed passkey as it refuses one never registered", async () => {
-    const { authenticator, passkeyId, browser: owner } = await registered();
+    const { authenticator, passkeyId, browser: owner } = await w.withPasskey();
     expect((await request(w.app).delete(`/auth/passkeys/${passkeyId}`).set("Cookie", owner.session)).status).toBe(200);
     const removed = await w.signIn(newBrowser(), authenticator);
     const stranger = new SoftwareAuthenticator();
@@ -466,7 +407,7 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("refuses the challenge in another browser, without spending it for this one", async () => {
-    const { authenticator } = await registered();
+    const { authenticator } = await w.withPasskey();
     const browser = newBrowser();
     const assertion = authenticator.get(await w.signInOptions(browser));
     const elsewhere = newBrowser();
@@ -489,7 +430,7 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
   });
 
   it("mints the token for a pending person too: POST /auth/verify refuses them, as for every sign-in", async () => {
-    const { person, authenticator } = await registered();
+    const { person, authenticator } = await w.withPasskey();
     await db.collection("people").doc(person.id).update({ status: "pending" });
     const res = await w.signIn(newBrowser(), authenticator);
     const idToken = await signInWithCustomToken(res.body.customToken);

@@ -1,6 +1,7 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
 import { changePerson, listPeople, type Person, type PersonChange } from "../core/people/people-admin";
+import { removeAllPasskeys } from "../core/passkeys/passkeys";
 import { UsageError, one, type Command, type Context } from "./cli";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
@@ -148,6 +149,17 @@ export const peopleCommands: Command[] = [
     usage: "people unmake-admin <id|email>",
     positionals: [1, 1],
     run: (ctx, [who]) => change(ctx, who as string, "no longer admin", { role: "user" }),
+  },
+  {
+    name: "people remove-passkeys",
+    summary: "remove every passkey of a person (a lost device); they sign in by email code",
+    usage: "people remove-passkeys <id|email>",
+    positionals: [1, 1],
+    async run(ctx, [who]) {
+      const person = await findPersonByIdOrEmail(ctx.deps(), who as string);
+      const removed = await removeAllPasskeys(ctx.deps(), person.id);
+      ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
+    },
   },
   {
     name: "bootstrap-admin",

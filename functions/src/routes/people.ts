@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
 import { changePerson, findPerson, listPeople, type Person } from "../core/people/people-admin";
+import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
@@ -86,6 +87,30 @@ export function routes(deps: Deps): Router {
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
   });
+
+  // A person's passkeys, for an administrator: to see a suspect one, and to take them away
+  // (a lost or stolen device); the person then signs in by email code and adds new ones.
+  router.get("/auth/people/:personId/passkeys", async function personPasskeys(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, String(req.params.personId));
+    res.json({ passkeys: (await listPasskeys(deps, person.id)).map(passkeyView) });
+  });
+
+  router.delete("/auth/people/:personId/passkeys", async function removePersonPasskeys(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, String(req.params.personId));
+    res.json({ removed: await removeAllPasskeys(deps, person.id) });
+  });
+
+  router.delete(
+    "/auth/people/:personId/passkeys/:passkeyId",
+    async function removePersonPasskey(req: Request, res: Response) {
+      await requireAccess(deps, req, ADMIN);
+      const person = await findPerson(deps, String(req.params.personId));
+      await removePasskey(deps, person.id, String(req.params.passkeyId));
+      res.json({ removed: 1 });
+    },
+  );
 
   return router;
 }
