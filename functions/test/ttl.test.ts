@@ -192,6 +192,7 @@ describe("data expiry", () => {
           personId: "p",
           authTime: at,
           amr: [],
+          acr: null,
           createdAt: at,
           expiresAt: later(60_000),
           usedAt: null,
