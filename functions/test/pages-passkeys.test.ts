@@ -138,6 +138,33 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     expect(Number(claims.auth_time)).toBeGreaterThanOrEqual(asked);
   });
 
+  it("hands a person to a desktop app after a passkey sign-in, once they say yes", async () => {
+    t.name = "passkey-handoff";
+    const { person, credential } = await withPasskey();
+    await virtualAuthenticator(t.page, [credential]);
+    const { verifier, challenge } = pkce();
+    const q = new URLSearchParams({
+      app: "local-desktop",
+      redirect_uri: `${rp.url()}/handoff`,
+      state: "desk-state",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
+    await t.page.goto(`${ID_HOST}/handoff?${q}`);
+    await t.visitor.reaches("Sign in to continue to Local desktop app");
+    // The sign-in page offers the passkey in its autofill, and comes back here.
+    await t.visitor.press("Sign in");
+    await t.visitor.reaches("Continue to Local desktop app?");
+    await t.visitor.press("Continue to Local desktop app");
+    const back = await rp.arrivalAt("/handoff");
+    const res = await fetch(`${process.env.STACK_BASE_URL}/auth/exchange`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ code: back.searchParams.get("code"), code_verifier: verifier }),
+    });
+    expect(await res.json()).toMatchObject({ personId: person.id });
+  });
+
   it("makes a person signed in by email code step up with a passkey for acr_values=phr", async () => {
     t.name = "passkey-step-up";
     const relyingParty = await rp.client();

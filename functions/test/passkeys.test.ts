@@ -105,7 +105,8 @@ describe("POST /auth/passkeys/register/verify", () => {
 
   it("stores the credential id, public key, counter, transports, AAGUID, name and dates", async () => {
     const { person, account, browser } = await w.person();
-    const res = await w.register(browser, new SoftwareAuthenticator(), {}, "  Work laptop ");
+    const authenticator = new SoftwareAuthenticator();
+    const res = await w.register(browser, authenticator, {}, "  Work laptop ");
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ name: "Work laptop", lastUsedAt: null, synced: false, suspect: false });
     const [stored] = await storedPasskeys(person.id);
@@ -113,7 +114,7 @@ describe("POST /auth/passkeys/register/verify", () => {
       id: res.body.id,
       personId: person.id,
       uid: account.uid,
-      credentialId: res.body.credentialId,
+      credentialId: authenticator.passkeys[0]?.credentialId.toString("base64url"),
       publicKey: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/),
       counter: 0,
       transports: ["internal"],
@@ -123,7 +124,7 @@ describe("POST /auth/passkeys/register/verify", () => {
       lastUsedAt: null,
       suspectAt: null,
     });
-    expect(res.body.id).toBe(sha256(res.body.credentialId));
+    expect(res.body.id).toBe(sha256(authenticator.passkeys[0]?.credentialId.toString("base64url") as string));
   });
 
   it("names a passkey Passkey when the page gives no name, and refuses a name of control characters or too long", async () => {
@@ -494,7 +495,6 @@ describe("the person's passkeys: GET, PATCH and DELETE /auth/passkeys", () => {
       lastUsedAt: expect.any(String),
       synced: false,
       suspect: false,
-      credentialId: authenticator.passkeys[0]?.credentialId.toString("base64url"),
     });
     expect(res.body.passkeys[1].lastUsedAt).toBeNull();
   });

@@ -19,8 +19,6 @@ export function passkeyView(passkey: passkeys.Passkey) {
     synced: passkey.backupEligible,
     /** Refused since its signature counter went back (a cloned authenticator). */
     suspect: passkey.suspectAt !== null,
-    /** What the page tells the person's authenticator is still accepted (WebAuthn signals). */
-    credentialId: passkey.credentialId,
   };
 }
 
