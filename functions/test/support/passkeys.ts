@@ -18,7 +18,7 @@ export function passkeyWorld(deps: TestDeps = testDeps()) {
 
   /** An approved person signed in just now, with a session of their own in a browser. */
   async function person(fields: Partial<people.NewPerson> = {}) {
-    const { account, person } = await accountWithPerson(fields);
+    const { account, person } = await accountWithPerson(fields, deps.store);
     const browser: Browser = { session: await sessionCookieFor(deps, account.uid, person.id, ["otp"]), binding: null };
     return { account, person, browser };
   }
