@@ -5,14 +5,12 @@
  * alone and on a phone's screen.
  */
 import { signInWithCustomToken } from "./support/auth";
-import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
+import { openSessionIn, useBrowserWorld } from "./support/browser";
 import { auth, unique } from "./support/deps";
 import { codeFor } from "./support/inbox";
 import { personFor } from "./support/people";
 import { pkce, useRelyingParty } from "./support/relying-party";
 import { MODES, sessionCookie, useJourneys } from "./support/visitor";
-
-const base = process.env.STACK_BASE_URL as string;
 
 const world = useBrowserWorld();
 const rp = useRelyingParty();
@@ -71,14 +69,7 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     const email = `${unique("desk")}@example.test`;
     const person = await personFor({ uid: unique("uid"), email }, { name: "Desk Person" });
     const { verifier, challenge } = pkce();
-    const q = new URLSearchParams({
-      app: "local-desktop",
-      redirect_uri: `${rp.url()}/handoff`,
-      state: "desk-state",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-    });
-    await t.page.goto(`${ID_HOST}/handoff?${q}`);
+    await t.page.goto(rp.handoffUrl(challenge));
     await t.visitor.reaches("Sign in to continue to Local desktop app");
     await t.visitor.press("Sign in");
     await signInByCode(email);
@@ -87,12 +78,9 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     await t.visitor.press("Continue to Local desktop app");
     const back = await rp.arrivalAt("/handoff");
     expect(back.searchParams.get("state")).toBe("desk-state");
-    const res = await fetch(`${base}/auth/exchange`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ code: back.searchParams.get("code"), code_verifier: verifier }),
+    expect(await rp.exchange(back.searchParams.get("code"), verifier)).toMatchObject({
+      status: 200,
+      body: { personId: person.id, email },
     });
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ personId: person.id, email });
   });
 });

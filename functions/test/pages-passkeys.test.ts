@@ -51,6 +51,16 @@ async function withPasskey() {
 describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
   const t = useJourneys(world, mode);
 
+  /** From the sign-in page's email step to the account page, by a code from the mail. */
+  async function signInByCode(email: string): Promise<void> {
+    await t.visitor.fill("Email address", email);
+    await t.visitor.press("Email me a code");
+    await t.visitor.reaches("Check your email");
+    await t.visitor.fill("Code from the email", await codeFor(email));
+    await t.visitor.press("Sign in");
+    await t.visitor.reaches("Your account");
+  }
+
   const signInAs = async (uid: string) =>
     openSessionIn(t.page, await signInWithCustomToken(await auth().createCustomToken(uid)));
 
@@ -143,26 +153,17 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     const { person, credential } = await withPasskey();
     await virtualAuthenticator(t.page, [credential]);
     const { verifier, challenge } = pkce();
-    const q = new URLSearchParams({
-      app: "local-desktop",
-      redirect_uri: `${rp.url()}/handoff`,
-      state: "desk-state",
-      code_challenge: challenge,
-      code_challenge_method: "S256",
-    });
-    await t.page.goto(`${ID_HOST}/handoff?${q}`);
+    await t.page.goto(rp.handoffUrl(challenge));
     await t.visitor.reaches("Sign in to continue to Local desktop app");
     // The sign-in page offers the passkey in its autofill, and comes back here.
     await t.visitor.press("Sign in");
     await t.visitor.reaches("Continue to Local desktop app?");
     await t.visitor.press("Continue to Local desktop app");
     const back = await rp.arrivalAt("/handoff");
-    const res = await fetch(`${process.env.STACK_BASE_URL}/auth/exchange`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ code: back.searchParams.get("code"), code_verifier: verifier }),
+    expect(await rp.exchange(back.searchParams.get("code"), verifier)).toMatchObject({
+      status: 200,
+      body: { personId: person.id },
     });
-    expect(await res.json()).toMatchObject({ personId: person.id });
   });
 
   it("makes a person signed in by email code step up with a passkey for acr_values=phr", async () => {
@@ -171,12 +172,7 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     const { account, credential } = await withPasskey();
     await t.page.goto(`${ID_HOST}/`);
     await t.visitor.reaches("Sign in");
-    await t.visitor.fill("Email address", account.email);
-    await t.visitor.press("Email me a code");
-    await t.visitor.reaches("Check your email");
-    await t.visitor.fill("Code from the email", await codeFor(account.email));
-    await t.visitor.press("Sign in");
-    await t.visitor.reaches("Your account");
+    await signInByCode(account.email);
     expect(await sessionMethods(t.page)).toEqual(["otp"]);
 
     await virtualAuthenticator(t.page, [credential]);
@@ -260,12 +256,7 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     expect(await t.page.getByLabel("Email address").getAttribute("autocomplete")).toBe("username webauthn");
     for (const way of ["Sign in with a passkey", "Sign in with a gaming account", "Request access"])
       await t.visitor.control(way).waitFor();
-    await t.visitor.fill("Email address", account.email);
-    await t.visitor.press("Email me a code");
-    await t.visitor.reaches("Check your email");
-    await t.visitor.fill("Code from the email", await codeFor(account.email));
-    await t.visitor.press("Sign in");
-    await t.visitor.reaches("Your account");
+    await signInByCode(account.email);
   });
 
   it("leaves passkeys out of a browser without WebAuthn, and says so where only a passkey will do", async () => {

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { decodeJwt } from "jose";
 import { registerClient } from "../../src/core/oidc/clients";
+import { ID_HOST } from "./browser";
 import { testDeps, unique } from "./deps";
 
 const base = () => process.env.STACK_BASE_URL as string;
@@ -81,6 +82,28 @@ export function useRelyingParty() {
         ...extra,
       });
       return `${base()}/auth/oidc/authorize?${q}`;
+    },
+
+    /** The identity host's hand-off page for the local desktop app, coming back to this server's /handoff. */
+    handoffUrl(challenge: string): string {
+      const q = new URLSearchParams({
+        app: "local-desktop",
+        redirect_uri: `${url}/handoff`,
+        state: "desk-state",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      });
+      return `${ID_HOST}/handoff?${q}`;
+    },
+
+    /** What POST /auth/exchange answers the app for the code a hand-off brought, with its verifier. */
+    async exchange(code: string | null, verifier: string): Promise<{ status: number; body: Record<string, unknown> }> {
+      const res = await fetch(`${base()}/auth/exchange`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code, code_verifier: verifier }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
 
     /** The ID token's claims the code gives at the token endpoint. */
