@@ -34,7 +34,9 @@ const SESSION = { cookieOnly: true } as const;
 /** The session's approved person, its account, the session's key and when they signed in. */
 async function registrant(deps: Deps, req: Request): Promise<Registrant> {
   const { person, uid, principal } = await requireAccess(deps, req, SESSION);
-  return { person, uid, sessionKey: principal.sessionKey as string, authTime: principal.authTime };
+  // A session cookie always has a key; a registration is bound to it.
+  ensure(principal.sessionKey !== null, "unauthorized");
+  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime };
 }
 
 const base64url = z
