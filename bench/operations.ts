@@ -5,15 +5,19 @@
  * `functions/test/operations.test.ts` asserts the same bounds, and that the refresh and gated
  * paths make no call to the provider; this script reports the figures.
  *
- *   node bench/operations.ts          (after `npm run build` in functions/)
+ *   node bench/operations.ts [--write]   (after `npm run build` in functions/; `npm run bench:operations`
+ *                                        builds and writes section 3 of bench/RESULTS.md)
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
-import { service } from "./lib/functions.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { root, service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { BENCH_IDP_SIGNING_SECRET } from "./lib/service-deps.ts";
 import { bridgeStateCookie, idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
-import { auth, connect, createPeople, issueExchangeCode, registerSoakClient, SOAK_CLIENT } from "./soak/store.ts";
+import { assertion, storedPasskey } from "./lib/passkey.ts";
+import { auth, connect, createPeople, db, issueExchangeCode, registerSoakClient, SOAK_CLIENT } from "./soak/store.ts";
 
 export interface Operations {
   documentReads: number;
@@ -138,6 +142,24 @@ export async function runOperations(): Promise<Row[]> {
       post("/auth/otp/sign-in", { email: mailer.email, otp: code }),
     );
 
+    // A passkey sign-in, beside the code's: options (the challenge, and the browser's binding), then verify.
+    const keyHolder = await person();
+    const passkey = await storedPasskey(db(), keyHolder);
+    let offered: { status: number; body: any; setCookie: string[] } = { status: 0, body: null, setCookie: [] };
+    await count(
+      "POST /auth/passkeys/sign-in/options",
+      "1 write (the challenge)",
+      async () => (offered = await post("/auth/passkeys/sign-in/options", {})),
+    );
+    const binding = /^__session=passkey\.[^;]+/.exec(offered.setCookie[0] ?? "")?.[0] ?? "";
+    await count("POST /auth/passkeys/sign-in/verify, a registered passkey", "1 transaction", () =>
+      post(
+        "/auth/passkeys/sign-in/verify",
+        { credential: assertion(passkey, offered.body.options) },
+        { cookie: binding },
+      ),
+    );
+
     const redeemer = await person();
     const exchangeCode = await issueExchangeCode(redeemer.personId, redeemer.uid);
     await count("POST /auth/exchange", "1 transaction", () => post("/auth/exchange", { code: exchangeCode }));
@@ -256,8 +278,26 @@ export function operationsTable(rows: Row[]): string[] {
   ];
 }
 
+/**
+ * Puts a fresh table into section 3 of bench/RESULTS.md, leaving the rest as it is: the figures
+ * are counts, not timings, so they need no baseline from the same run.
+ */
+function writeSection(table: string[]): void {
+  const path = join(root, "bench", "RESULTS.md");
+  const lines = readFileSync(path, "utf8").split("\n");
+  const heading = lines.findIndex((l) => l.startsWith("## 3. "));
+  const first = lines.findIndex((l, i) => i > heading && l.startsWith("| Request |"));
+  if (heading < 0 || first < 0) throw new Error("bench/RESULTS.md has no section 3 table to replace");
+  let last = first;
+  while (lines[last + 1]?.startsWith("|")) last++;
+  lines.splice(first, last - first + 1, ...table);
+  writeFileSync(path, lines.join("\n"));
+  console.log("\nsection 3 written to bench/RESULTS.md");
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await runOperations();
-  for (const line of operationsTable(rows)) console.log(line);
+  const table = operationsTable(await runOperations());
+  for (const line of table) console.log(line);
+  if (process.argv.includes("--write")) writeSection(table);
   process.exit(0);
 }

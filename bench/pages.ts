@@ -28,20 +28,26 @@ const { chromium } = createRequire(join(root, "package.json"))("playwright-core"
 
 const BUDGET_BYTES = 80 * 1024;
 const ROUNDS = Number(process.env.PAGES_ROUNDS ?? 9);
-/** npm start's profile, every port moved by 300 so a running stack is left alone. */
-const PORTS = {
-  HOSTING_PORT: 5300,
-  FUNCTIONS_PORT: 5301,
-  AUTH_PORT: 9399,
-  FIRESTORE_PORT: 8380,
-  HUB_PORT: 4700,
-  LOGGING_PORT: 4800,
-  MAIL_SMTP_PORT: 1325,
-  MAIL_WEB_PORT: 1380,
-  GAMING_PROVIDER_PORT: 5310,
-  FEDERATED_PROVIDER_PORT: 5315,
-  HTTPS_PORT: 5343,
-};
+/**
+ * npm start's profile, every port moved by 300 so a running stack is left alone (and by
+ * PAGES_PORT_OFFSET more, where another bench may be running on the same machine).
+ */
+const OFFSET = Number(process.env.PAGES_PORT_OFFSET ?? 0);
+const PORTS = Object.fromEntries(
+  Object.entries({
+    HOSTING_PORT: 5300,
+    FUNCTIONS_PORT: 5301,
+    AUTH_PORT: 9399,
+    FIRESTORE_PORT: 8380,
+    HUB_PORT: 4700,
+    LOGGING_PORT: 4800,
+    MAIL_SMTP_PORT: 1325,
+    MAIL_WEB_PORT: 1380,
+    GAMING_PROVIDER_PORT: 5310,
+    FEDERATED_PROVIDER_PORT: 5315,
+    HTTPS_PORT: 5343,
+  }).map(([name, port]) => [name, port + OFFSET]),
+) as Record<string, number>;
 
 async function sdkBundle(variant: "minimal" | "default"): Promise<{ bytes: number; gzipBytes: number }> {
   const out = await esbuild.build({
@@ -180,24 +186,33 @@ export async function runPagesBench(): Promise<string[]> {
     say("## 6. The identity host's pages in a browser (`npm run bench:pages`, Debian's Chromium on the local stack)");
     say();
     say(
-      "| Page | scripts | JavaScript | gzipped | interactive, cold (ms, median) | range | warm (ms, median) | range |",
+      "| Page | scripts | JavaScript | gzipped | + when a passkey is used, gzipped | interactive, cold (ms, median) | range | warm (ms, median) | range |",
     );
-    say("|---|---|---|---|---|---|---|---|");
+    say("|---|---|---|---|---|---|---|---|---|");
     for (const p of PAGES) {
       const w = weights.find((x) => p.path.split("?")[0] === x.page);
       const t = timings.get(p.name) as { cold: number[]; warm: number[] };
       const size =
         w === undefined
-          ? ["0", "0 B", "0 B"]
-          : [String(w.scripts.length), `${(w.bytes / 1024).toFixed(1)} KB`, `${(w.gzipBytes / 1024).toFixed(1)} KB`];
+          ? ["0", "0 B", "0 B", "0 B"]
+          : [
+              String(w.scripts.length),
+              `${(w.bytes / 1024).toFixed(1)} KB`,
+              `${(w.gzipBytes / 1024).toFixed(1)} KB`,
+              w.lazyScripts.length === 0 ? "–" : `${(w.lazyGzipBytes / 1024).toFixed(1)} KB`,
+            ];
       say(
         `| ${p.name} | ${size.join(" | ")} | ${fmt(median(t.cold))} | ${range(t.cold)} | ${fmt(median(t.warm))} | ${range(t.warm)} |`,
       );
     }
     say();
-    const signIn = weights.find((w) => w.page === "/") as { gzipBytes: number };
+    const signIn = weights.find((w) => w.page === "/") as { gzipBytes: number; lazyGzipBytes: number };
+    const whole = signIn.gzipBytes + signIn.lazyGzipBytes;
     say(
-      `**Sign-in page: ${(signIn.gzipBytes / 1024).toFixed(1)} KB of JavaScript gzipped** (budget ≤ 80 KB, identity provider code included: ${signIn.gzipBytes <= BUDGET_BYTES ? "met" : "not met"}).`,
+      `**Sign-in page: ${(signIn.gzipBytes / 1024).toFixed(1)} KB of JavaScript gzipped, ${(whole / 1024).toFixed(1)} KB with the WebAuthn helpers it fetches when a passkey is used** (budget ≤ 80 KB, identity provider code included: ${whole <= BUDGET_BYTES ? "met" : "not met"}).`,
+    );
+    say(
+      "The WebAuthn helpers (`@simplewebauthn/browser`) are a chunk of their own, fetched only by a browser that can use a passkey: at once where it offers passkeys in the email field's autofill, else on the button.",
     );
     say(
       `Interactive is when the page first puts focus on a control, after it has asked the service what it needs (the session, the bridges); ${ROUNDS - 1} rounds after one that warms the functions.`,

@@ -36,6 +36,33 @@ export interface PageWeight {
   scripts: string[];
   bytes: number;
   gzipBytes: number;
+  /** What it loads only when needed (`import()`: the WebAuthn helpers once a passkey is wanted), raw and gzipped. */
+  lazyScripts: string[];
+  lazyBytes: number;
+  lazyGzipBytes: number;
+}
+
+type Outputs = Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>;
+
+/** The chunks `from` imports of `kind` (static or dynamic), and what those import statically in turn. */
+function reached(outputs: Outputs, from: string[], kind: "import-statement" | "dynamic-import"): string[] {
+  const found = new Set<string>();
+  const visit = (file: string, via: string) => {
+    for (const i of outputs[file]?.imports ?? []) {
+      if (i.external || i.kind !== via || found.has(i.path) || from.includes(i.path)) continue;
+      found.add(i.path);
+      visit(i.path, "import-statement");
+    }
+  };
+  for (const file of from) visit(file, kind);
+  return [...found];
+}
+
+function weigh(files: Buffer[]): { bytes: number; gzipBytes: number } {
+  return {
+    bytes: files.reduce((sum, s) => sum + s.length, 0),
+    gzipBytes: files.reduce((sum, s) => sum + gzipSync(s, { level: 9 }).length, 0),
+  };
 }
 
 /** KEY=value lines, values optionally in single or double quotes, as the Functions runtime reads them. */
@@ -132,21 +159,23 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
       .replace("{{body}}", body);
     if (entry !== null) {
       const main = outputFor(`site/src/pages/${entry}.ts`);
-      const chunks = (outputs[main]?.imports ?? [])
-        .filter((i) => i.kind === "import-statement" && !i.external)
-        .map((i) => i.path);
+      const chunks = reached(outputs, [main], "import-statement");
+      const statics = [main, ...chunks];
+      const lazy = reached(outputs, statics, "dynamic-import");
       // Preload the shared chunks and the config with the page's module: one round of requests, not a waterfall.
       const preload = [...chunks.map(pathOf), "/site-config.js"]
         .map((href) => `<link rel="modulepreload" href="${href}">`)
         .join("\n");
       html = html.replace("{{scripts}}", `${preload}\n<script type="module" src="${pathOf(main)}"></script>`);
-      const scripts = [main, ...chunks].map((f) => readFileSync(join(root, f)));
-      scripts.push(Buffer.from(configJs));
+      const scripts = [...statics.map((f) => readFileSync(join(root, f))), Buffer.from(configJs)];
+      const later = weigh(lazy.map((f) => readFileSync(join(root, f))));
       weights.push({
         page: page.path ?? "/404",
-        scripts: [...[main, ...chunks].map(pathOf), "/site-config.js"],
-        bytes: scripts.reduce((sum, s) => sum + s.length, 0),
-        gzipBytes: scripts.reduce((sum, s) => sum + gzipSync(s, { level: 9 }).length, 0),
+        scripts: [...statics.map(pathOf), "/site-config.js"],
+        ...weigh(scripts),
+        lazyScripts: lazy.map(pathOf),
+        lazyBytes: later.bytes,
+        lazyGzipBytes: later.gzipBytes,
       });
     } else {
       html = html.replace("{{scripts}}", "");
@@ -171,7 +200,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     const weights = await buildSite({ projectId, authEmulator: argument("auth-emulator"), outDir: argument("out") });
     for (const w of weights)
       console.log(
-        `site: ${w.page.padEnd(16)} ${(w.gzipBytes / 1024).toFixed(1)} KiB of script gzipped (${(w.bytes / 1024).toFixed(1)} KiB)`,
+        `site: ${w.page.padEnd(16)} ${(w.gzipBytes / 1024).toFixed(1)} KiB of script gzipped (${(w.bytes / 1024).toFixed(1)} KiB)${w.lazyScripts.length === 0 ? "" : `, and ${(w.lazyGzipBytes / 1024).toFixed(1)} KiB when needed`}`,
       );
   } catch (err) {
     console.error(`site: ${err instanceof Error ? err.message : String(err)}`);

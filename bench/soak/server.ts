@@ -1,5 +1,5 @@
 /**
- * The service under soak: the sessions, otp, startpage, people, claims, oidc and bridge groups, built as the functions
+ * The service under soak: the sessions, otp, passkeys, startpage, people, claims, oidc and bridge groups, built as the functions
  * build them (bench/servers/ours.ts, plus the groups it leaves out) with real dependencies:
  * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache.
  * One process, started once and never restarted: recovering from a fault is its job.
@@ -15,7 +15,9 @@ const { jsonErrors } = service<any>("http/presenters");
 const oidc = service<any>("routes/oidc");
 const bridge = service<any>("routes/bridge");
 const { consoleLogger } = service<any>("logger");
-const groups = ["sessions", "otp", "startpage", "people", "claims"].map((name) => service<any>(`routes/${name}`));
+const groups = ["sessions", "otp", "passkeys", "startpage", "people", "claims"].map((name) =>
+  service<any>(`routes/${name}`),
+);
 
 // Logged, not silenced: the log file is where the cause of an unexpected 5xx is found.
 const deps = serviceDeps({

@@ -21,6 +21,7 @@ export const GROUPS = {
   location: () => require("./routes/location") as Group,
   status: () => require("./routes/status") as Group,
   claims: () => require("./routes/claims") as Group,
+  passkeys: () => require("./routes/passkeys") as Group,
 } satisfies Record<keyof typeof PATHS, () => Group>;
 
 export type GroupName = keyof typeof GROUPS;

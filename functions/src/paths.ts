@@ -43,6 +43,7 @@ export const PATHS = {
   bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],
   oidc: [{ path: "/auth/oidc/**" }, { path: "/.well-known/openid-configuration" }],
   people: [{ path: "/auth/people" }, { path: "/auth/people/**" }],
+  passkeys: [{ path: "/auth/passkeys" }, { path: "/auth/passkeys/**" }],
   claims: [{ path: "/auth/idp/**" }],
   startpage: [
     { path: "/startpage", apps: ["startpage"] },

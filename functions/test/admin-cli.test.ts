@@ -8,6 +8,7 @@ import { parsePepper } from "../src/core/email-codes/code-pepper";
 import { sha256 } from "../src/core/secrets";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
 import { admin, adminJson as json, freshProject } from "./support/operator-cli";
+import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -145,6 +146,21 @@ describe("npm run admin", () => {
       expect(shown).toMatchObject({ role: "user", status: "rejected", projects: ["beta"] });
       const stored = (await firestore().collection("people").doc(person.id).get()).data();
       expect(stored).toMatchObject({ role: "user", status: "rejected", projects: ["beta"] });
+    });
+  });
+
+  describe("people remove-passkeys", () => {
+    it("removes every passkey of a person named by address, after which none signs in", async () => {
+      const w = passkeyWorld();
+      const { person, authenticator } = await w.withPasskey();
+      const out = await json<{ removed: number; person: { id: string } }>([
+        "people",
+        "remove-passkeys",
+        person.emails[0] as string,
+      ]);
+      expect(out).toMatchObject({ removed: 1, person: { id: person.id } });
+      expect((await w.signIn(newBrowser(), authenticator)).status).toBe(401);
+      expect((await json<{ removed: number }>(["people", "remove-passkeys", person.id])).removed).toBe(0);
     });
   });
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { GROUPS, type GroupName } from "../src/groups";
 import { APP_SITES, OWN_SITES, PATHS, type Route } from "../src/paths";
 import { COMMON_OPTIONS } from "../src/http/function";
+import { passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -41,6 +42,8 @@ describe("Hosting rewrites", () => {
     ["POST", "/auth/session/refresh"],
     ["POST", "/auth/otp/send"],
     ["GET", "/auth/handoff"],
+    ["GET", "/auth/passkeys"],
+    ["POST", "/auth/passkeys/sign-in/options"],
     ["GET", "/auth/people"],
     ["GET", "/auth/oidc/userinfo"],
     ["POST", "/auth/idp/claims"],
@@ -115,6 +118,37 @@ describe("Hosting rewrites", () => {
     const done = await fetch(back, { redirect: "manual", headers: { cookie: stateCookie } });
     expect(done.status).toBe(302);
     expect(new URL(done.headers.get("location") as string).searchParams.get("customToken")).toEqual(expect.any(String));
+  });
+
+  it("signs in with a passkey through Hosting, the binding cookie passing beside a session cookie", async () => {
+    const { authenticator } = await passkeyWorld().withPasskey();
+    const offered = await fetch(`${base}/auth/passkeys/sign-in/options`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(offered.status).toBe(200);
+    const binding = /^__session=passkey\.[^;]+/.exec(offered.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    expect(binding).toBeDefined();
+    const { options } = (await offered.json()) as { options: { challenge: string; rpId: string } };
+    const { account } = await accountWithPerson();
+    const verified = await fetch(`${base}/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ idToken: account.idToken, project: "account" }),
+    });
+    const session = /^__session=[^;]+/.exec(verified.headers.getSetCookie()[0] ?? "")?.[0] as string;
+    // The longer path's cookie first, as a browser sends them; Hosting forwards only the first.
+    const signedIn = await fetch(`${base}/auth/passkeys/sign-in/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: `${binding}; ${session}` },
+      body: JSON.stringify({ credential: authenticator.get(options as never) }),
+    });
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.json()).toEqual({ customToken: expect.any(String) });
+    expect(signedIn.headers.getSetCookie()[0]).toMatch(
+      /^__session=; Domain=example\.test; Path=\/auth\/passkeys\/sign-in;/,
+    );
   });
 
   it("opens a session through Hosting, which passes the cookie both ways, and gates with it", async () => {

@@ -55,6 +55,7 @@ describe("the deploy manifest", () => {
     calendar: https("SESSION_KEYS"),
     location: https("SESSION_KEYS"),
     claims: https("IDP_SIGNING_SECRET"),
+    passkeys: https("SESSION_KEYS"),
   };
 
   it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {

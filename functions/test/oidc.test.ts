@@ -86,10 +86,11 @@ describe("the OpenID Connect provider", () => {
         grant_types_supported: ["authorization_code"],
         code_challenge_methods_supported: ["S256"],
         prompt_values_supported: ["none", "login", "consent", "select_account"],
+        acr_values_supported: ["phr"],
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
       });
-      expect(res.body.claims_supported).toContain("auth_time");
+      expect(res.body.claims_supported).toEqual(expect.arrayContaining(["auth_time", "amr", "acr"]));
       const jwks = await request(app).get("/auth/oidc/jwks");
       expect(jwks.body.keys).toHaveLength(1);
       expect(jwks.body.keys[0]).toMatchObject({ kty: "RSA", alg: "RS256", use: "sig", kid: "test-1" });
@@ -311,6 +312,67 @@ describe("the OpenID Connect provider", () => {
     it("refuses a prompt given twice, at the client's redirect URI", async () => {
       const res = await request(app).get(`/auth/oidc/authorize?${authorizeQuery({ prompt: "none" })}&prompt=login`);
       expect(answer(res).get("error")).toBe("invalid_request");
+    });
+  });
+
+  describe("GET /auth/oidc/authorize with acr_values=phr: a phishing-resistant sign-in", () => {
+    const authorize = (overrides: Record<string, string | undefined>, cookie: string) =>
+      request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery(overrides)}`)
+        .set("Cookie", cookie);
+    const idTokenOf = async (res: request.Response, verifier: string) => {
+      const code = new URL(res.headers.location as string).searchParams.get("code") as string;
+      const tokens = await redeem(code, verifier);
+      const keys = createLocalJWKSet((await request(app).get("/auth/oidc/jwks")).body);
+      return (await jwtVerify(tokens.body.id_token, keys, { currentDate: deps.clock.now() })).payload;
+    };
+
+    it("issues a code to a session begun with a passkey, whose ID token says acr phr and the passkey's amr", async () => {
+      const { account, person } = await accountWithPerson();
+      const cookie = await sessionCookieFor(deps, account.uid, person.id, ["hwk", "user"]);
+      const pair = pkce();
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery({ acr_values: "urn:other phr" }, pair.challenge)}`)
+        .set("Cookie", cookie);
+      expect(new URL(res.headers.location as string).searchParams.get("code")).toEqual(expect.any(String));
+      expect(await idTokenOf(res, pair.verifier)).toMatchObject({ acr: "phr", amr: ["hwk", "user"] });
+    });
+
+    it("sends a session begun with an email code to step up with a passkey, and back with acr_values kept", async () => {
+      const { account, person } = await accountWithPerson();
+      const cookie = await sessionCookieFor(deps, account.uid, person.id, ["otp"]);
+      const res = await authorize({ acr_values: "phr" }, cookie);
+      expect(res.status).toBe(302);
+      const page = new URL(res.headers.location as string);
+      expect(`${page.origin}${page.pathname}`).toBe(`${ID_URL}/`);
+      expect(page.searchParams.get("require")).toBe("passkey");
+      expect(page.searchParams.has("prompt")).toBe(false);
+      expect(new URL(page.searchParams.get("redirect") as string).searchParams.get("acr_values")).toBe("phr");
+    });
+
+    it("tells the client login_required for prompt=none when the session was not a passkey's", async () => {
+      const { account, person } = await accountWithPerson();
+      const cookie = await sessionCookieFor(deps, account.uid, person.id, ["fed"]);
+      const res = await authorize({ acr_values: "phr", prompt: "none" }, cookie);
+      expect(new URL(res.headers.location as string).searchParams.get("error")).toBe("login_required");
+    });
+
+    it("passes over a class it does not know, and says no acr it was not asked for", async () => {
+      const { account, person } = await accountWithPerson();
+      const cookie = await sessionCookieFor(deps, account.uid, person.id, ["otp"]);
+      const pair = pkce();
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery({ acr_values: "urn:mace:incommon:iap:silver" }, pair.challenge)}`)
+        .set("Cookie", cookie);
+      expect((await idTokenOf(res, pair.verifier)).acr).toBeUndefined();
+    });
+
+    it("refuses acr_values given twice, at the client's redirect URI", async () => {
+      const { cookie } = await signedIn();
+      const res = await request(app)
+        .get(`/auth/oidc/authorize?${authorizeQuery()}&acr_values=phr&acr_values=phr`)
+        .set("Cookie", cookie);
+      expect(new URL(res.headers.location as string).searchParams.get("error")).toBe("invalid_request");
     });
   });
 

@@ -20,6 +20,7 @@ import { startFederatedProvider } from "./support/federated-provider";
 import { startGamingProvider } from "./support/gaming-provider";
 import { federatedConfig } from "../src/config";
 import { codeFor } from "./support/inbox";
+import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson, cookieFrom } from "./support/people";
 import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
 
@@ -159,6 +160,21 @@ describe("Firestore operations of email codes", () => {
     const code = await codeFor(email);
     const ops = await counted(() => request(app).post("/auth/otp/sign-in").send({ email, otp: code }).expect(200));
     expect(ops).toMatchObject({ transactions: 1, commits: 1 });
+  });
+});
+
+describe("Firestore operations of a passkey sign-in", () => {
+  it("options: one write (the challenge); verify: one transaction reading the challenge, the passkey and its person", async () => {
+    const w = passkeyWorld(depsOnCountedStore());
+    const { authenticator } = await w.withPasskey();
+    const browser = newBrowser();
+    let options: Record<string, unknown> = {};
+    const offered = await counted(async () => (options = await w.signInOptions(browser)));
+    expect(offered).toMatchObject({ documentReads: 0, transactions: 0, commits: 1, writes: 1 });
+    const verified = await counted(async () =>
+      expect((await w.verify(browser, authenticator.get(options as never))).status).toBe(200),
+    );
+    expect(verified).toMatchObject({ documentReads: 3, queries: 0, transactions: 1, commits: 1, writes: 2 });
   });
 });
 

@@ -4,6 +4,8 @@ import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
 import * as people from "../src/store/people";
 import { adminCookie } from "./support/admin";
+import { SoftwareAuthenticator } from "./support/authenticator";
+import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { randomPhone, signedUp, signInWithPassword } from "./support/auth";
 import { appFor, auth, firestore, testDeps, unique } from "./support/deps";
 import { accountWithPerson, cookieFrom, sessionCookieFor } from "./support/people";
@@ -218,5 +220,46 @@ describe("PATCH /auth/people/:personId", () => {
     const res = await patch(unique("nobody"), { status: "approved" });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "Person not found" });
+  });
+});
+
+describe("a person's passkeys, for an administrator: /auth/people/:personId/passkeys", () => {
+  const w = passkeyWorld(deps);
+
+  it("lists them, and removes them all, after which none signs in", async () => {
+    const { person, authenticator, browser } = await w.withPasskey();
+    await w.register(browser, new SoftwareAuthenticator(), {}, "Second");
+    const listed = await request(peopleApp).get(`/auth/people/${person.id}/passkeys`).set("Cookie", admin);
+    expect(listed.body.passkeys.map((p: { name: string }) => p.name)).toEqual(["Passkey", "Second"]);
+    const removed = await request(peopleApp).delete(`/auth/people/${person.id}/passkeys`).set("Cookie", admin);
+    expect([removed.status, removed.body]).toEqual([200, { removed: 2 }]);
+    expect((await w.signIn(newBrowser(), authenticator)).status).toBe(401);
+    const after = await request(peopleApp).get(`/auth/people/${person.id}/passkeys`).set("Cookie", admin);
+    expect(after.body).toEqual({ passkeys: [] });
+  });
+
+  it("removes one, and only a passkey of that person", async () => {
+    const { person, passkeyId } = await w.withPasskey();
+    const other = await w.withPasskey();
+    const wrong = await request(peopleApp)
+      .delete(`/auth/people/${person.id}/passkeys/${other.passkeyId}`)
+      .set("Cookie", admin);
+    expect([wrong.status, wrong.body]).toEqual([404, { error: "Passkey not found" }]);
+    const right = await request(peopleApp)
+      .delete(`/auth/people/${person.id}/passkeys/${passkeyId}`)
+      .set("Cookie", admin);
+    expect([right.status, right.body]).toEqual([200, { removed: 1 }]);
+    expect((await w.signIn(newBrowser(), other.authenticator)).status).toBe(200);
+  });
+
+  it("refuses anyone but an administrator, and answers 404 for a person who does not exist", async () => {
+    const { person, browser } = await w.withPasskey();
+    const self = await request(peopleApp).delete(`/auth/people/${person.id}/passkeys`).set("Cookie", browser.session);
+    expect(self.status).toBe(403);
+    expect((await db.collection("passkeys").where("personId", "==", person.id).get()).size).toBe(1);
+    const nobody = await request(peopleApp)
+      .delete(`/auth/people/${unique("nobody")}/passkeys`)
+      .set("Cookie", admin);
+    expect([nobody.status, nobody.body]).toEqual([404, { error: "Person not found" }]);
   });
 });

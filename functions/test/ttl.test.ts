@@ -18,6 +18,7 @@ import * as oidcTokens from "../src/store/oidc-tokens";
 import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
 import * as sessionRecords from "../src/store/sessions";
+import * as passkeyChallenges from "../src/store/passkey-challenges";
 import * as sendBudgets from "../src/store/send-budgets";
 
 const repo = join(__dirname, "..", "..");
@@ -209,6 +210,7 @@ describe("data expiry", () => {
           personId: "p",
           authTime: at,
           amr: [],
+          acr: null,
           createdAt: at,
           expiresAt: later(60_000),
           usedAt: null,
@@ -220,6 +222,20 @@ describe("data expiry", () => {
           oidcCodes.markUsed(db, tx, redeemed, at, { hash: "t", expiresAt: later(3_600_000) });
         });
         return [`oidcCodes/${fresh}`, `oidcCodes/${redeemed}`];
+      },
+      passkeyChallenges: async () => {
+        const hash = id();
+        await passkeyChallenges.save(db, {
+          hash,
+          purpose: "sign-in",
+          personId: null,
+          sessionKey: null,
+          binding: "b",
+          createdAt: at,
+          expiresAt: later(300_000),
+          usedAt: null,
+        });
+        return [`passkeyChallenges/${hash}`];
       },
       oidcAccessTokens: async () => {
         const hash = id();

@@ -16,7 +16,11 @@ export class Unreachable extends Error {
   }
 }
 
-export async function call(method: "GET" | "POST", path: string, body?: Record<string, unknown>): Promise<Answer> {
+export async function call(
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer> {
   let res: Response;
   try {
     res = await fetch(path, {

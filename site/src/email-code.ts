@@ -12,6 +12,10 @@ export interface EmailCodeJourney {
   title: string;
   intro: string;
   after?: () => Node[];
+  /** The address field's autocomplete; `email` unless the journey says (sign-in offers passkeys there). */
+  autocomplete?: string;
+  /** Runs each time the first step is on the page (after `after`'s nodes are in it). */
+  shown?: () => void;
   /** What the code step says was sent, and where. */
   codeHint(email: string): string;
   submitLabel: string;
@@ -33,7 +37,13 @@ export interface EmailStep {
 
 export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
   const alert = alertBox();
-  const email = field({ label: "Email address", name: "email", type: "email", autocomplete: "email", value: prefill });
+  const email = field({
+    label: "Email address",
+    name: "email",
+    type: "email",
+    autocomplete: journey.autocomplete ?? "email",
+    value: prefill,
+  });
   const submit = button("Email me a code", { type: "submit" });
   const form = h("form", { novalidate: true }, alert.element, email.element, submit);
   // A code that was just sent to this address is already in the mailbox: go and enter it.
@@ -61,6 +71,7 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
   });
   view(journey.title, paragraph(journey.intro), form, ...(journey.after?.() ?? []));
   email.input.focus();
+  journey.shown?.();
   return {
     started: () => !form.isConnected || email.input.value !== prefill,
     offer(notice) {

@@ -107,6 +107,17 @@ export type ErrorCode =
   | "idp_signature_invalid"
   | "idp_claims_fields"
 
+  // passkeys
+  | "passkey_fields_required"
+  | "passkey_name_invalid"
+  | "passkey_sign_in_too_old"
+  | "passkey_challenge_invalid"
+  | "passkey_registration_failed"
+  | "passkey_exists"
+  | "passkey_limit"
+  | "passkey_not_accepted"
+  | "passkey_not_found"
+
   // people administration
   | "person_not_found"
   | "invalid_person_change"

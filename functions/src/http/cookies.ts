@@ -46,12 +46,15 @@ function readCookies(req: Request, name: string): string[] {
  * The session cookie the request carries: none, one, or several. Several is refused wherever a
  * session is read: any sibling subdomain can set a `__session` of its own on the parent domain
  * ("cookie tossing"), and which of two the server would read first is the browser's ordering,
- * not the person's choice. The bridge's state value (path /auth/bridge) is not a session.
+ * not the person's choice. The bridge's state value (path /auth/bridge) and a passkey sign-in's
+ * binding (its own path) are not sessions.
  */
 export type SessionCookie = { value: string | null; several: boolean; all: string[] };
 
 export function readSessionCookie(req: Request): SessionCookie {
-  const all = readCookies(req, SESSION_COOKIE).filter((v) => !v.startsWith(BRIDGE_PREFIX));
+  const all = readCookies(req, SESSION_COOKIE).filter(
+    (v) => !v.startsWith(BRIDGE_PREFIX) && !v.startsWith(PASSKEY_PREFIX),
+  );
   return { value: all.length === 1 ? (all[0] as string) : null, several: all.length > 1, all };
 }
 
@@ -93,4 +96,36 @@ export function readBridgeStates(req: Request): string[] {
     .split(".")
     .filter((s) => s !== "")
     .slice(0, BRIDGE_STATES_KEPT);
+}
+
+/**
+ * A passkey sign-in's binding: a random value only this browser holds (HttpOnly: not even the
+ * page's script reads it), whose digest each sign-in challenge is stored with, so a challenge and
+ * the assertion over it are worth nothing in another browser. Named `__session` for the same
+ * reason as the bridge's state, and scoped to the passkey sign-in's own path, which the caller names.
+ */
+const PASSKEY_PREFIX = "passkey.";
+/** What a binding looks like (32 random bytes, base64url): anything else is not one of ours. */
+const BINDING = /^[A-Za-z0-9_-]{43}$/;
+
+export function setPasskeyBindingCookie(
+  res: Response,
+  parentDomain: string,
+  path: string,
+  binding: string,
+  lifetimeMs: number,
+): void {
+  res.cookie(SESSION_COOKIE, `${PASSKEY_PREFIX}${binding}`, { ...attributes(parentDomain), path, maxAge: lifetimeMs });
+}
+
+export function clearPasskeyBindingCookie(res: Response, parentDomain: string, path: string): void {
+  res.clearCookie(SESSION_COOKIE, { ...attributes(parentDomain), path });
+}
+
+/** The bindings this browser sent (one, unless a sibling host planted another). */
+export function readPasskeyBindings(req: Request): string[] {
+  return readCookies(req, SESSION_COOKIE)
+    .filter((v) => v.startsWith(PASSKEY_PREFIX))
+    .map((v) => v.slice(PASSKEY_PREFIX.length))
+    .filter((v) => BINDING.test(v));
 }

@@ -216,6 +216,26 @@ export const errorTable = {
   idp_signature_invalid: { status: 401, message: "Idp-Signature does not match" },
   idp_claims_fields: { status: 400, message: "uid is required; email must be a string and emailVerified a boolean" },
 
+  // passkeys
+  passkey_fields_required: { status: 400, message: "credential required" },
+  passkey_name_invalid: { status: 400, message: "name must be 1 to 60 characters" },
+  // A valid session, too old for this: sign in again (the contract's 401 means a new credential).
+  passkey_sign_in_too_old: {
+    status: 401,
+    message: "Sign in again to add a passkey: the sign-in must be from the last 5 minutes",
+    reason: "sign_in_too_old",
+  },
+  passkey_challenge_invalid: {
+    status: 400,
+    message: "This passkey request has expired or was not started here. Please start again.",
+  },
+  passkey_registration_failed: { status: 400, message: "The passkey could not be added" },
+  passkey_exists: { status: 409, message: "This passkey is already registered" },
+  passkey_limit: { status: 409, message: "This account holds as many passkeys as it may; remove one first" },
+  // Every refusal of an assertion alike: unknown, removed, suspect, another person's, or not verifying.
+  passkey_not_accepted: { status: 401, message: "That passkey wasn't accepted" },
+  passkey_not_found: { status: 404, message: "Passkey not found" },
+
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },

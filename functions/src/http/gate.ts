@@ -92,7 +92,7 @@ export async function requireAccess(
   deps: GateDeps,
   req: Request,
   need: Need,
-): Promise<{ person: Person; uid: string; authTime: Date; sessionId: string | null }> {
+): Promise<{ person: Person; uid: string; principal: Principal }> {
   const guard = unavailableGuard(deps);
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");
@@ -100,5 +100,5 @@ export async function requireAccess(
   ensure(!(person && sessionEnded(person, principal)), "unauthorized");
   ensureAccess(person, need, "gate");
   await noteSeen(deps, principal);
-  return { person, uid: principal.uid, authTime: principal.authTime, sessionId: principal.sessionKey };
+  return { person, uid: principal.uid, principal };
 }

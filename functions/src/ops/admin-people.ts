@@ -10,6 +10,7 @@ import {
   type Person,
   type PersonChange,
 } from "../core/people/people-admin";
+import { removeAllPasskeys } from "../core/passkeys/passkeys";
 import { one, type Command } from "./cli";
 import type { Context } from "./context";
 import { table } from "./output";
@@ -297,6 +298,20 @@ export const peopleCommands: Command[] = [
     async run(ctx) {
       const updated = await reindexPeople(ctx.deps());
       ctx.print(`reindexed ${updated} ${updated === 1 ? "person" : "people"}`, { updated });
+    },
+  },
+  {
+    name: "people remove-passkeys",
+    summary: "remove every passkey of a person (a lost device); they sign in by email code (asks first)",
+    usage: "people remove-passkeys <id|email> [--yes]",
+    positionals: who.positionals,
+    backend,
+    async run(ctx, [id]) {
+      const deps = ctx.deps();
+      const person = await findPersonByIdOrEmail(deps, id as string);
+      await ctx.confirm(`Remove every passkey of ${named(person)}?`);
+      const removed = await removeAllPasskeys(deps, person.id, { actor: ctx.actor(), via: "cli" });
+      ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
     },
   },
   {

@@ -6,6 +6,7 @@ import {
   checkAuthorizeRequest,
   issueAuthorizationCode,
   type AuthorizeRequest,
+  type AuthorizeTarget,
 } from "../core/oidc/authorize";
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
@@ -73,6 +74,50 @@ export function routes(deps: Deps): Router {
   });
 
   /**
+   * The request's parameters for a known client at its registered URI, each given once and
+   * checked; a refusal from here on goes back to the client: the address to send it to.
+   */
+  function requestOf(target: AuthorizeTarget, raw: Record<string, unknown>): AuthorizeRequest | { refusal: string } {
+    try {
+      return checkAuthorizeRequest(target, {
+        responseType: single(raw.response_type, "response_type"),
+        scope: single(raw.scope, "scope"),
+        state: single(raw.state, "state"),
+        nonce: single(raw.nonce, "nonce"),
+        codeChallenge: single(raw.code_challenge, "code_challenge"),
+        codeChallengeMethod: single(raw.code_challenge_method, "code_challenge_method"),
+        prompt: single(raw.prompt, "prompt"),
+        maxAge: single(raw.max_age, "max_age"),
+        acrValues: single(raw.acr_values, "acr_values"),
+        request: single(raw.request, "request"),
+        requestUri: single(raw.request_uri, "request_uri"),
+      });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const state = typeof raw.state === "string" ? raw.state : null;
+      return { refusal: redirectTo(target.redirectUri, { ...oauthFields(err.code, err.detail), state, iss: issuer }) };
+    }
+  }
+
+  /** The browser's session, as the authorise step weighs it; null when it holds none. */
+  async function sessionOf(req: Request) {
+    const { principal, person } = await cookieSession(deps, req);
+    if (principal === null || person === null) return null;
+    const { authTime, amr } = principal;
+    return { principal, person, authTime, amr, approved: person.status === "approved" };
+  }
+
+  /**
+   * The identity host's sign-in page, which signs the person in (afresh, when `prompt` says so;
+   * with a passkey only, when the class asked for needs one) and sends them back to this request.
+   */
+  function signInPage(step: { prompt: string | null; passkey: boolean }, raw: Record<string, unknown>): string {
+    const back = encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, raw));
+    const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
+    return `${deps.config.idUrl}/?redirect=${back}${prompt}${step.passkey ? "&require=passkey" : ""}`;
+  }
+
+  /**
    * The authorise endpoint, by GET (query) or POST (form), as OpenID Connect Core §3.1.2.1 asks.
    * Refusals about the client or its redirect URI are a page; the rest go back to the client.
    */
@@ -82,42 +127,10 @@ export function routes(deps: Deps): Router {
       single(raw.client_id, "client_id"),
       single(raw.redirect_uri, "redirect_uri"),
     );
-    const state = typeof raw.state === "string" ? raw.state : null;
-    let request: AuthorizeRequest;
-    try {
-      request = checkAuthorizeRequest(target, {
-        responseType: single(raw.response_type, "response_type"),
-        scope: single(raw.scope, "scope"),
-        state: single(raw.state, "state"),
-        nonce: single(raw.nonce, "nonce"),
-        codeChallenge: single(raw.code_challenge, "code_challenge"),
-        codeChallengeMethod: single(raw.code_challenge_method, "code_challenge_method"),
-        prompt: single(raw.prompt, "prompt"),
-        maxAge: single(raw.max_age, "max_age"),
-        request: single(raw.request, "request"),
-        requestUri: single(raw.request_uri, "request_uri"),
-      });
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      return void res.redirect(
-        302,
-        redirectTo(target.redirectUri, { ...oauthFields(err.code, err.detail), state, iss: issuer }),
-      );
-    }
-    const { principal, person } = await cookieSession(deps, req);
-    const session =
-      principal === null || person === null
-        ? null
-        : { principal, person, authTime: principal.authTime, approved: person.status === "approved" };
-    const step = authorizeStep(request, session, deps.clock.now());
-    if (step.kind === "sign-in") {
-      // The identity host signs the person in (afresh, when `prompt` says so) and sends them back to this request.
-      const prompt = step.prompt === null ? "" : `&prompt=${encodeURIComponent(step.prompt)}`;
-      return void res.redirect(
-        302,
-        `${deps.config.idUrl}/?redirect=${encodeURIComponent(returnUrl(new URL(deps.config.idUrl).origin, raw))}${prompt}`,
-      );
-    }
+    const request = requestOf(target, raw);
+    if ("refusal" in request) return void res.redirect(302, request.refusal);
+    const step = authorizeStep(request, await sessionOf(req), deps.clock.now());
+    if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));
     if (step.kind === "error") {
       // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
       return void res.redirect(

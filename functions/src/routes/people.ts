@@ -12,6 +12,7 @@ import {
 } from "../core/people/people-admin";
 import { personHistory, type Actor, type HistoryEntry } from "../core/people/history";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
+import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
@@ -133,7 +134,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/people/review", async function review(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const { personIds, status: decision } = await parseBody(req, reviewBody, "invalid_person_change");
-    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.authTime) };
+    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.principal.authTime) };
     const results = await reviewMany(deps, personIds, decision, by);
     res.json({
       results: results.map((r) =>
@@ -168,7 +169,7 @@ export function routes(deps: Deps): Router {
   router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const change = await parseBody(req, changeBody, "invalid_person_change");
-    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.authTime) };
+    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.principal.authTime) };
     const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
@@ -190,7 +191,7 @@ export function routes(deps: Deps): Router {
   router.get("/auth/people/:personId/sessions", async function personSessions(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const person = await findPerson(deps, personIdParam(req));
-    res.json({ sessions: await listSessions(deps, person, admin.sessionId) });
+    res.json({ sessions: await listSessions(deps, person, admin.principal.sessionKey) });
   });
 
   // Ending someone's sessions only ever narrows access: no step-up.
@@ -206,6 +207,31 @@ export function routes(deps: Deps): Router {
     const sessionIds = [String(req.params.sessionId)];
     res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
   });
+
+  // A person's passkeys, for an administrator: to see a suspect one, and to take them away
+  // (a lost or stolen device); the person then signs in by email code and adds new ones.
+  router.get("/auth/people/:personId/passkeys", async function personPasskeys(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, personIdParam(req));
+    res.json({ passkeys: (await listPasskeys(deps, person.id)).map(passkeyView) });
+  });
+
+  router.delete("/auth/people/:personId/passkeys", async function removePersonPasskeys(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, personIdParam(req));
+    res.json({ removed: await removeAllPasskeys(deps, person.id, { actor: actorOf(admin.person), via: "api" }) });
+  });
+
+  router.delete(
+    "/auth/people/:personId/passkeys/:passkeyId",
+    async function removePersonPasskey(req: Request, res: Response) {
+      const admin = await requireAccess(deps, req, ADMIN);
+      const person = await findPerson(deps, personIdParam(req));
+      const by = { actor: actorOf(admin.person), via: "api" as const };
+      await removePasskey(deps, person.id, String(req.params.passkeyId), by);
+      res.json({ removed: 1 });
+    },
+  );
 
   return router;
 }

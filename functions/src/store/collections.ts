@@ -31,6 +31,8 @@ export const COLLECTIONS = {
   clientThrottles: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",
+  passkeys: null,
+  passkeyChallenges: "expiresAt",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

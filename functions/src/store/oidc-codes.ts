@@ -19,6 +19,8 @@ export interface OidcCode {
   authTime: Date | null;
   /** How the person authenticated (RFC 8176), for the ID token's `amr`; empty when not known. */
   amr: string[];
+  /** The authentication context class the request asked for and the session met (the ID token's `acr`); null when none was asked. */
+  acr: string | null;
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
@@ -60,6 +62,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     personId: String(d.personId),
     authTime: optionalDate(d.authTime),
     amr: stringList(d.amr),
+    acr: typeof d.acr === "string" ? d.acr : null,
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),

@@ -5,6 +5,7 @@
 import { call, currentSession, type Person } from "../api";
 import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
 import { UNREACHABLE } from "../messages";
+import { passkeysSection } from "../account-passkeys";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -43,6 +44,8 @@ function signedIn(person: Person): void {
       ...row("Role", person.role === "admin" ? "Administrator" : "Member"),
       ...row("Projects", projects(person)),
     ),
+    passkeysSection(),
+    h("h2", {}, "Sign out"),
     signOut,
     status,
     h(

@@ -1,14 +1,16 @@
 /**
- * `/`: sign in by email code or a bridge, and the landing of a bridge sign-in
+ * `/`: sign in by email code, a passkey or a bridge, and the landing of a bridge sign-in
  * (`/?customToken=…&redirect=…`). Query: `redirect` (where to go afterwards, allowlisted),
  * `project` (the grant POST /auth/verify checks; `account` by default), `prompt` (from the
- * OpenID Connect provider: `login` asks for a fresh sign-in, `select_account` for a choice).
+ * OpenID Connect provider: `login` asks for a fresh sign-in, `select_account` for a choice),
+ * `require=passkey` (from the provider too: a passkey sign-in and nothing else).
  */
 import { call, currentSession, type Person } from "../api";
 import { bridgeButtons, listBridges, recallProject } from "../bridges";
 import { emailStep, type EmailCodeJourney } from "../email-code";
 import { failed, finishSignIn, pending, rejected, type Destination } from "../finish";
 import { says } from "../messages";
+import { passkeyOnly, withPasskeys } from "../passkeys";
 import { allowedRedirect, projectFrom } from "../redirect";
 import { button, h, linkButton, paragraph, view } from "../ui";
 
@@ -31,6 +33,10 @@ function requestAccessLink(): Node[] {
 }
 
 function journey(to: Destination): EmailCodeJourney {
+  return withPasskeys(emailCodeJourney(to), to);
+}
+
+function emailCodeJourney(to: Destination): EmailCodeJourney {
   return {
     purpose: "signin",
     title: "Sign in",
@@ -102,6 +108,8 @@ async function main(): Promise<void> {
     return finishSignIn(customToken, { redirect, project, restart });
   }
   const to: Destination = { redirect, project: projectFrom(here.searchParams.get("project")), restart };
+  // An app asked for a phishing-resistant sign-in: a passkey, whatever this browser holds.
+  if (here.searchParams.get("require") === "passkey") return passkeyOnly(to);
   void listBridges();
   // The form first, at once: the session is checked beside it, and a person who has begun typing
   // keeps what they typed. prompt=login: they must authenticate now, whatever this browser holds.

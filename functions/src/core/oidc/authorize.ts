@@ -5,6 +5,7 @@ import * as clients from "../../store/oidc-clients";
 import { ensure } from "../errors";
 import { isS256Challenge } from "../pkce";
 import { sha256 } from "../secrets";
+import { meetsAcr, requestedAcr } from "./acr";
 import { findClient } from "./clients";
 import { SCOPES } from "./scopes";
 
@@ -21,6 +22,8 @@ export interface AuthorizeParams {
   codeChallengeMethod?: string;
   prompt?: string;
   maxAge?: string;
+  /** `acr_values`: the authentication context classes asked for, in order of preference. */
+  acrValues?: string;
   /** Request objects (OpenID Connect Core §6): not supported, and refused rather than ignored. */
   request?: string;
   requestUri?: string;
@@ -43,6 +46,8 @@ export interface AuthorizeRequest {
   prompt: { none: boolean; login: boolean; selectAccount: boolean };
   /** `max_age` in seconds: how long ago the person may have authenticated; null for any time. */
   maxAgeSeconds: number | null;
+  /** The authentication context class the sign-in must meet (core/oidc/acr); null when none is asked. */
+  acr: string | null;
 }
 
 /**
@@ -131,37 +136,42 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
     codeChallenge: p.codeChallenge ?? null,
     prompt: parsePrompt(p.prompt),
     maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
+    acr: requestedAcr(p.acrValues),
   };
 }
 
 /**
  * What the authorise endpoint does next for a valid request:
- * - `sign-in`: send the browser to the identity host, asking it for `prompt` (null: its usual page).
+ * - `sign-in`: send the browser to the identity host, asking it for `prompt` (null: its usual page),
+ *   and with `passkey` for a passkey sign-in only (the class asked for needs one).
  * - `error`: tell the client at its redirect URI.
  * - `code`: issue one, for the session given.
- * A sign-in too old for `max_age` counts as none. With `prompt=none` nothing may be shown, so
- * where a page would be needed the client hears `login_required` instead.
+ * A sign-in too old for `max_age`, or one that does not meet the class asked for (an email code
+ * where `phr` is asked), counts as none. With `prompt=none` nothing may be shown, so where a page
+ * would be needed the client hears `login_required` instead.
  */
 export type AuthorizeStep<S> =
-  | { kind: "sign-in"; prompt: string | null }
+  | { kind: "sign-in"; prompt: string | null; passkey: boolean }
   | { kind: "error"; error: "login_required" | "access_denied" }
   | { kind: "code"; session: S };
 
-export function authorizeStep<S extends { authTime: Date; approved: boolean }>(
-  request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds">,
+export function authorizeStep<S extends { authTime: Date; amr: string[]; approved: boolean }>(
+  request: Pick<AuthorizeRequest, "prompt" | "maxAgeSeconds" | "acr">,
   session: S | null,
   now: Date,
 ): AuthorizeStep<S> {
-  const { prompt, maxAgeSeconds } = request;
+  const { prompt, maxAgeSeconds, acr } = request;
   // In whole seconds, as `auth_time` is carried and as a relying party checks it.
   const ageSeconds =
     session === null ? 0 : Math.floor(now.getTime() / 1000) - Math.floor(session.authTime.getTime() / 1000);
   const stale = session !== null && maxAgeSeconds !== null && ageSeconds > maxAgeSeconds;
-  if (session === null || stale || prompt.login || prompt.selectAccount) {
+  // A session that began another way steps up with a passkey; the email code is not enough here.
+  const weak = session !== null && acr !== null && !meetsAcr(session.amr, acr);
+  if (session === null || stale || weak || prompt.login || prompt.selectAccount) {
     if (prompt.none) return { kind: "error", error: "login_required" };
     // A sign-in the person already holds is not enough when it is too old or a new one was asked for.
     const pages = [...(prompt.login || stale ? ["login"] : []), ...(prompt.selectAccount ? ["select_account"] : [])];
-    return { kind: "sign-in", prompt: pages.length === 0 ? null : pages.join(" ") };
+    return { kind: "sign-in", prompt: pages.length === 0 ? null : pages.join(" "), passkey: acr !== null };
   }
   return session.approved ? { kind: "code", session } : { kind: "error", error: "access_denied" };
 }
@@ -186,6 +196,8 @@ export async function issueAuthorizationCode(
     personId: person.id,
     authTime: principal.authTime,
     amr: principal.amr,
+    // Only a session that meets the class asked for reaches here (authorizeStep).
+    acr: request.acr,
     createdAt: now,
     expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_MS),
     usedAt: null,

@@ -1,3 +1,4 @@
+import { ACR_VALUES_SUPPORTED } from "./acr";
 import { PROMPTS } from "./authorize";
 import { SCOPES } from "./scopes";
 
@@ -17,7 +18,21 @@ export function discovery(issuer: string): Record<string, unknown> {
     id_token_signing_alg_values_supported: ["RS256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
-    claims_supported: ["iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "email", "email_verified", "name"],
+    claims_supported: [
+      "iss",
+      "sub",
+      "aud",
+      "iat",
+      "exp",
+      "auth_time",
+      "amr",
+      "acr",
+      "nonce",
+      "email",
+      "email_verified",
+      "name",
+    ],
+    acr_values_supported: ACR_VALUES_SUPPORTED,
     prompt_values_supported: PROMPTS,
     authorization_response_iss_parameter_supported: true,
     request_parameter_supported: false,

@@ -147,6 +147,7 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
     ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
     ...(stored.authTime === null ? {} : { auth_time: Math.floor(stored.authTime.getTime() / 1000) }),
     ...(stored.amr.length === 0 ? {} : { amr: stored.amr }),
+    ...(stored.acr === null ? {} : { acr: stored.acr }),
     ...claimsFor(person, stored.scopes),
   });
   // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.

@@ -1,0 +1,99 @@
+/**
+ * A person's passkeys as they and the administrators see them: listed, renamed, removed. Nothing
+ * here loads the WebAuthn library, so the people function can use it without paying for it.
+ */
+import type { Deps } from "../deps";
+import * as passkeys from "../../store/passkeys";
+import { ensure } from "../errors";
+import { recordEvent, type Actor, type Via } from "../people/history";
+import type { Transaction } from "../../store/db";
+
+export type { Passkey } from "../../store/passkeys";
+
+/** A passkey as its owner (and an administrator) sees it; the public key and counter stay inside. */
+export function passkeyView(passkey: passkeys.Passkey) {
+  return {
+    id: passkey.id,
+    name: passkey.name,
+    createdAt: passkey.createdAt.toISOString(),
+    lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+    /** Backup eligible: a synced passkey, held by a passkey manager across devices. */
+    synced: passkey.backupEligible,
+    /** Refused since its signature counter went back (a cloned authenticator). */
+    suspect: passkey.suspectAt !== null,
+  };
+}
+
+export function listPasskeys(deps: Pick<Deps, "store">, personId: string): Promise<passkeys.Passkey[]> {
+  return passkeys.listByPerson(deps.store, personId);
+}
+
+/** PATCH /auth/passkeys/:passkeyId: only the person's own; another's is as unknown as none. */
+export async function renamePasskey(
+  deps: Pick<Deps, "store" | "transaction">,
+  personId: string,
+  passkeyId: string,
+  name: string,
+): Promise<passkeys.Passkey> {
+  return deps.transaction(async (tx) => {
+    const passkey = await passkeys.findById(deps.store, passkeyId, tx);
+    ensure(passkey && passkey.personId === personId, "passkey_not_found");
+    passkeys.rename(deps.store, tx, passkeyId, name);
+    return { ...passkey, name };
+  });
+}
+
+/**
+ * DELETE /auth/passkeys/:passkeyId (the person's own) and the administrators' removal: the
+ * document goes, so the credential is unknown from then on and any sign-in with it is refused.
+ */
+export async function removePasskey(
+  deps: Pick<Deps, "store" | "transaction" | "random" | "clock">,
+  personId: string,
+  passkeyId: string,
+  by?: RemovedBy,
+): Promise<void> {
+  await deps.transaction(async (tx) => {
+    const passkey = await passkeys.findById(deps.store, passkeyId, tx);
+    ensure(passkey && passkey.personId === personId, "passkey_not_found");
+    passkeys.remove(deps.store, tx, passkeyId);
+    if (by !== undefined) recordRemoval(deps, tx, personId, [passkey], by);
+  });
+}
+
+/** Someone else removing a person's passkeys (an administrator, an operator): the person's history says who. */
+type RemovedBy = { actor: Actor; via: Via };
+
+function recordRemoval(
+  deps: Pick<Deps, "store" | "random" | "clock">,
+  tx: Transaction,
+  personId: string,
+  removed: passkeys.Passkey[],
+  by: RemovedBy,
+): void {
+  const names = removed.map((p) => p.name);
+  recordEvent(deps, tx, {
+    personId,
+    by: by.actor,
+    via: by.via,
+    event: "passkeys-removed",
+    changes: { passkeys: { from: names, to: null } },
+  });
+}
+
+/**
+ * Every passkey of a person, removed in one transaction (an administrator's, say for a lost
+ * device or a suspect one): returns how many there were. The person signs in by email code after.
+ */
+export async function removeAllPasskeys(
+  deps: Pick<Deps, "store" | "transaction" | "random" | "clock">,
+  personId: string,
+  by: RemovedBy,
+): Promise<number> {
+  return deps.transaction(async (tx) => {
+    const held = await passkeys.listByPerson(deps.store, personId, tx);
+    for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
+    if (held.length > 0) recordRemoval(deps, tx, personId, held, by);
+    return held.length;
+  });
+}

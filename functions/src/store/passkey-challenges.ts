@@ -1,0 +1,44 @@
+import type { Collection } from "./collections";
+import { optionalDate, read, toDate, type Firestore, type Transaction } from "./db";
+
+/** `passkeyChallenges/{sha256(challenge)}`: each WebAuthn challenge the service has handed out. */
+const CHALLENGES: Collection = "passkeyChallenges";
+
+export type ChallengePurpose = "register" | "sign-in";
+
+export interface PasskeyChallenge {
+  hash: string;
+  purpose: ChallengePurpose;
+  /** Registration: the person and the session (its key) that asked; null for a sign-in. */
+  personId: string | null;
+  sessionKey: string | null;
+  /** Sign-in: sha256 of the browser's binding cookie; null for a registration. */
+  binding: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+export function save(db: Firestore, challenge: PasskeyChallenge): Promise<unknown> {
+  const { hash, ...stored } = challenge;
+  return db.collection(CHALLENGES).doc(hash).create(stored);
+}
+
+export async function findByHash(db: Firestore, hash: string, tx: Transaction): Promise<PasskeyChallenge | null> {
+  const d = await read(db, `${CHALLENGES}/${hash}`, tx);
+  if (!d) return null;
+  return {
+    hash,
+    purpose: d.purpose === "register" ? "register" : "sign-in",
+    personId: typeof d.personId === "string" ? d.personId : null,
+    sessionKey: typeof d.sessionKey === "string" ? d.sessionKey : null,
+    binding: typeof d.binding === "string" ? d.binding : null,
+    createdAt: toDate(d.createdAt),
+    expiresAt: toDate(d.expiresAt),
+    usedAt: optionalDate(d.usedAt),
+  };
+}
+
+export function markUsed(db: Firestore, tx: Transaction, hash: string, at: Date): void {
+  tx.update(db.collection(CHALLENGES).doc(hash), { usedAt: at });
+}
