@@ -11,6 +11,7 @@ import {
   type Person,
 } from "../core/people/people-admin";
 import { personHistory, type Actor, type HistoryEntry } from "../core/people/history";
+import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
 import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
 import { ensure } from "../core/errors";
@@ -25,7 +26,7 @@ export const presenter = jsonErrors;
 const ADMIN = { admin: true, cookieOnly: true } as const;
 
 /** A person as administrators see it: the interface's fields, every linked account, and what they asked with. */
-export function adminView(person: Person) {
+export function adminView(person: Person): AdminPersonView {
   return {
     personId: person.id,
     uid: person.uids[0] ?? null,
@@ -45,7 +46,7 @@ export function adminView(person: Person) {
   };
 }
 
-function historyView(entry: HistoryEntry) {
+function historyView(entry: HistoryEntry): HistoryEntryView {
   return { at: entry.at.toISOString(), by: entry.by, via: entry.via, event: entry.event, changes: entry.changes };
 }
 
