@@ -16,14 +16,25 @@ export interface EmailCodeJourney {
   autocomplete?: string;
   /** Runs each time the first step is on the page (after `after`'s nodes are in it). */
   shown?: () => void;
+  /**
+   * What the first step asks besides the address (a request's name and note): the same nodes each
+   * time the step is shown, so what was typed stays; `ready` checks them before a code is sent.
+   */
+  details?: { nodes: Node[]; ready(): boolean };
   /** What the code step says was sent, and where. */
   codeHint(email: string): string;
   submitLabel: string;
-  /** Checks the code with the service: the answer, when it is a refusal to show on the code step. */
-  useCode(email: string, code: string): Promise<Answer | null>;
+  /**
+   * Checks the code with the service: the answer, when it is a refusal to show on the code step,
+   * or a sentence of the journey's own to show there.
+   */
+  useCode(email: string, code: string): Promise<Answer | string | null>;
 }
 
-async function send(journey: EmailCodeJourney, email: string): Promise<Answer> {
+/** What the code step needs of a journey: also a step of another page's (confirming it's you), in place. */
+export type CodeJourney = Pick<EmailCodeJourney, "purpose" | "codeHint" | "submitLabel" | "useCode">;
+
+export async function send(journey: Pick<EmailCodeJourney, "purpose">, email: string): Promise<Answer> {
   return call("POST", "/auth/otp/send", { email, purpose: journey.purpose });
 }
 
@@ -45,7 +56,7 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
     value: prefill,
   });
   const submit = button("Email me a code", { type: "submit" });
-  const form = h("form", { novalidate: true }, alert.element, email.element, submit);
+  const form = h("form", { novalidate: true }, alert.element, email.element, ...(journey.details?.nodes ?? []), submit);
   // A code that was just sent to this address is already in the mailbox: go and enter it.
   const enterSentCode = (address: string) =>
     button("Enter the code we sent", { kind: "secondary", onclick: () => codeStep(journey, address) });
@@ -56,6 +67,7 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
       alert.show(null);
       if (!/^[^\s@]+@[^\s@]+$/.test(address)) return email.setError("Enter your email address, like name@example.com.");
       email.setError(null);
+      if (journey.details?.ready() === false) return;
       try {
         const answer = await send(journey, address);
         if (answer.status === 200) return codeStep(journey, address);
@@ -81,6 +93,21 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
 }
 
 export function codeStep(journey: EmailCodeJourney, email: string): void {
+  const other = button("Use a different email address", { kind: "link", onclick: () => emailStep(journey, email) });
+  const code = codeForm(journey, email, [other]);
+  view("Check your email", ...code.nodes);
+  code.focus();
+}
+
+/**
+ * The code step's form, its links (a new code, and `links`) and a word on missing mail: shown as
+ * a page of its own by codeStep, or inside another page where a code confirms who is there.
+ */
+export function codeForm(
+  journey: CodeJourney,
+  email: string,
+  links: Node[] = [],
+): { nodes: HTMLElement[]; focus(): void } {
   const alert = alertBox();
   const code = field({
     label: "Code from the email",
@@ -103,6 +130,7 @@ export function codeStep(journey: EmailCodeJourney, email: string): void {
       try {
         const refused = await journey.useCode(email, typed);
         if (refused === null) return;
+        if (typeof refused === "string") return alert.show(refused);
         const refusal = codeRefusal(refused);
         if (refusal) code.setError(refusal.field);
         else alert.show(sendRefusal(refused).alert ?? null);
@@ -128,12 +156,12 @@ export function codeStep(journey: EmailCodeJourney, email: string): void {
         }
       }),
   });
-  const other = button("Use a different email address", { kind: "link", onclick: () => emailStep(journey, email) });
-  view(
-    "Check your email",
-    form,
-    h("div", { class: "actions links" }, resend, other),
-    h("p", { class: "small" }, "No email after a minute? Check the address and your spam folder."),
-  );
-  code.input.focus();
+  return {
+    nodes: [
+      form,
+      h("div", { class: "actions links" }, resend, ...links),
+      h("p", { class: "small" }, "No email after a minute? Check the address and your spam folder."),
+    ],
+    focus: () => code.input.focus(),
+  };
 }

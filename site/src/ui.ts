@@ -38,20 +38,32 @@ export function view(title: string, ...content: Child[]): void {
   heading.focus();
 }
 
+/** Names the step anew (its heading and the tab's title), where what it shows has changed under it. */
+export function retitle(title: string): void {
+  const heading = main().querySelector("h1");
+  if (heading !== null) heading.textContent = title;
+  document.title = `${title} · ${SITE}`;
+}
+
+/** Words a screen reader says and the screen does not show: what a short control's label leaves to its place. */
+export function unseen(text: string): HTMLSpanElement {
+  return h("span", { class: "visually-hidden" }, text);
+}
+
 export function paragraph(...children: Child[]): HTMLParagraphElement {
   return h("p", {}, ...children);
 }
 
-export interface Field {
+export interface Field<Control extends HTMLInputElement | HTMLTextAreaElement = HTMLInputElement> {
   element: HTMLElement;
-  input: HTMLInputElement;
+  input: Control;
   /** Shows a refusal under the field (announced, and tied to it), or clears it. */
   setError(message: string | null): void;
 }
 
 let fieldCount = 0;
 
-export function field(options: {
+interface FieldOptions {
   label: string;
   name: string;
   type?: string;
@@ -59,10 +71,56 @@ export function field(options: {
   inputmode?: string;
   hint?: string;
   value?: string;
-}): Field {
-  const id = `f${++fieldCount}`;
+  /** Left empty, it is not asked for (the label says "optional"). */
+  optional?: boolean;
+  maxlength?: number;
+}
+
+/** A control with its label, hint and the place for its refusal, tied together for a screen reader. */
+function labelled<Control extends HTMLInputElement | HTMLTextAreaElement>(
+  id: string,
+  control: Control,
+  options: FieldOptions,
+  after: Node[] = [],
+): Field<Control> {
   const hintId = options.hint === undefined ? undefined : `${id}-hint`;
   const errorId = `${id}-error`;
+  const describedBy = () => [hintId, ...after.map((n) => (n instanceof HTMLElement ? n.id : ""))].filter(Boolean);
+  if (describedBy().length > 0) control.setAttribute("aria-describedby", describedBy().join(" "));
+  if (options.maxlength !== undefined) control.setAttribute("maxlength", String(options.maxlength));
+  const error = h("p", { id: errorId, class: "error", hidden: true });
+  const element = h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, options.label, options.optional ? h("span", { class: "optional" }, " (optional)") : null),
+    options.hint === undefined ? null : h("p", { id: hintId, class: "hint" }, options.hint),
+    control,
+    ...after,
+    error,
+  );
+  return {
+    element,
+    input: control,
+    setError(message) {
+      if (message === null) {
+        error.hidden = true;
+        error.textContent = "";
+        control.removeAttribute("aria-invalid");
+        control.setAttribute("aria-describedby", describedBy().join(" "));
+        if (describedBy().length === 0) control.removeAttribute("aria-describedby");
+        return;
+      }
+      error.textContent = message;
+      error.hidden = false;
+      control.setAttribute("aria-invalid", "true");
+      control.setAttribute("aria-describedby", [...describedBy(), errorId].join(" "));
+      control.focus();
+    },
+  };
+}
+
+export function field(options: FieldOptions): Field {
+  const id = `f${++fieldCount}`;
   const input = h("input", {
     id,
     name: options.name,
@@ -70,39 +128,50 @@ export function field(options: {
     autocomplete: options.autocomplete,
     inputmode: options.inputmode,
     value: options.value,
-    required: true,
-    "aria-describedby": hintId,
+    required: !options.optional,
     spellcheck: "false",
     autocapitalize: "off",
   });
-  const error = h("p", { id: errorId, class: "error", hidden: true });
-  const element = h(
-    "div",
-    { class: "field" },
-    h("label", { for: id }, options.label),
-    options.hint === undefined ? null : h("p", { id: hintId, class: "hint" }, options.hint),
-    input,
-    error,
-  );
-  return {
-    element,
-    input,
-    setError(message) {
-      if (message === null) {
-        error.hidden = true;
-        error.textContent = "";
-        input.removeAttribute("aria-invalid");
-        input.setAttribute("aria-describedby", hintId ?? "");
-        if (hintId === undefined) input.removeAttribute("aria-describedby");
-        return;
-      }
-      error.textContent = message;
-      error.hidden = false;
-      input.setAttribute("aria-invalid", "true");
-      input.setAttribute("aria-describedby", [hintId, errorId].filter(Boolean).join(" "));
-      input.focus();
-    },
+  return labelled(id, input, options);
+}
+
+/**
+ * A box for a few lines of text, with a visible count of the characters left; the count is
+ * announced once the person pauses, not at every key.
+ */
+export function textArea(options: FieldOptions & { maxlength: number }): Field<HTMLTextAreaElement> {
+  const id = `f${++fieldCount}`;
+  const area = h("textarea", { id, name: options.name, rows: "4", required: !options.optional });
+  const count = h("p", { id: `${id}-count`, class: "hint count", "aria-hidden": "true" });
+  const spoken = h("p", { class: "visually-hidden", "aria-live": "polite" });
+  const left = () => {
+    const n = options.maxlength - area.value.length;
+    return `${n} character${n === 1 ? "" : "s"} left`;
   };
+  count.textContent = left();
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  area.addEventListener("input", () => {
+    count.textContent = left();
+    clearTimeout(pause);
+    pause = setTimeout(() => (spoken.textContent = left()), 1000);
+  });
+  return labelled(id, area, options, [count, spoken]);
+}
+
+/** A drop-down list: `choices` are [value, what it says]. */
+export function choice(options: { label: string; name: string; choices: Array<[string, string]>; value?: string }): {
+  element: HTMLElement;
+  select: HTMLSelectElement;
+} {
+  const id = `f${++fieldCount}`;
+  const select = h(
+    "select",
+    { id, name: options.name },
+    ...options.choices.map(([value, label]) =>
+      h("option", { value, selected: value === (options.value ?? "") }, label),
+    ),
+  );
+  return { element: h("div", { class: "field" }, h("label", { for: id }, options.label), select), select };
 }
 
 /**
@@ -121,13 +190,13 @@ export function alertBox(): { element: HTMLElement; show(message: string | null,
 }
 
 export function button(
-  label: string,
+  label: string | Array<Node | string>,
   options: { kind?: "primary" | "secondary" | "link"; type?: "submit" | "button"; onclick?: () => void } = {},
 ): HTMLButtonElement {
   return h(
     "button",
     { type: options.type ?? "button", class: options.kind ?? "primary", onclick: options.onclick },
-    label,
+    ...(typeof label === "string" ? [label] : label),
   );
 }
 
@@ -146,14 +215,14 @@ export function linkButton(
  */
 export async function whileBusy(submit: HTMLButtonElement, label: string, work: () => Promise<void>): Promise<void> {
   if (submit.getAttribute("aria-busy") === "true") return;
-  const before = submit.textContent;
+  const before = [...submit.childNodes];
   submit.setAttribute("aria-busy", "true");
   submit.textContent = label;
   try {
     await work();
   } finally {
     submit.removeAttribute("aria-busy");
-    submit.textContent = before;
+    submit.replaceChildren(...before);
   }
 }
 
