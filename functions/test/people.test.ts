@@ -204,10 +204,30 @@ describe("PATCH /auth/people/:personId", () => {
     await expect(auth().verifyIdToken(account.idToken, true)).rejects.toMatchObject({ code: "auth/id-token-revoked" });
   });
 
-  it("keeps the change and lists the failure when the provider cannot be updated", async () => {
+  it("has nothing to end for an account the provider no longer holds", async () => {
     const { account, person } = await accountWithPerson({ projects: ["*"] });
     await auth().deleteUser(account.uid);
     const res = await patch(person.id, { status: "rejected" });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: "rejected", providerSyncErrors: [] });
+  });
+
+  it("keeps the change and lists the failure when the provider cannot be updated", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["*"] });
+    // The provider refusing is not something the emulator can be made to do: a stand-in refuses.
+    const refusing = appFor(
+      peopleRoutes,
+      testDeps({
+        identity: {
+          ...deps.identity,
+          revokeSessions: () => Promise.reject(new Error("the provider is unavailable")),
+        },
+      }),
+    );
+    const res = await request(refusing)
+      .patch(`/auth/people/${person.id}`)
+      .set("Cookie", admin)
+      .send({ status: "rejected" });
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("rejected");
     expect(res.body.providerSyncErrors).toEqual([

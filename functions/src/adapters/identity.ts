@@ -63,9 +63,12 @@ const REFUSALS = new Set([
   "auth/user-not-found",
 ]);
 
+function codeOf(err: unknown): string {
+  return typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
+}
+
 function refused(err: unknown): boolean {
-  const code = typeof err === "object" && err !== null && "code" in err ? String((err as { code: unknown }).code) : "";
-  return REFUSALS.has(code);
+  return REFUSALS.has(codeOf(err));
 }
 
 const nonEmpty = (value: unknown) => (typeof value === "string" && value !== "" ? value : null);
@@ -116,8 +119,7 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       try {
         user = await auth().getUserByEmail(email);
       } catch (err) {
-        if (!(typeof err === "object" && err !== null && (err as { code?: string }).code === "auth/user-not-found"))
-          throw err;
+        if (codeOf(err) !== "auth/user-not-found") throw err;
         return { uid: (await auth().createUser({ email, emailVerified: true })).uid, takenBack: false };
       }
       if (!user.emailVerified) {
@@ -136,7 +138,14 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       }
       return { uid: user.uid, takenBack: false };
     },
-    revokeSessions: (uid) => auth().revokeRefreshTokens(uid),
+    async revokeSessions(uid) {
+      try {
+        await auth().revokeRefreshTokens(uid);
+      } catch (err) {
+        // An account the provider no longer holds has no sessions left to end.
+        if (codeOf(err) !== "auth/user-not-found") throw err;
+      }
+    },
     signInWithProvider: signInWithIdp,
   };
 }
