@@ -7,6 +7,10 @@
  * provider's client SDK bundled for the one call the pages make instead, and the floor, a page
  * of the same host with no script at all.
  *
+ * The reviewer pages are measured as an administrator meets them: the seed's administrator's
+ * session is opened once (a password sign-in at the Auth emulator, then POST /auth/verify) and
+ * its cookie set in each fresh browser profile before the page is opened.
+ *
  * Starts its own stack (npm start's profile on ports 53xx), and writes its section of
  * bench/RESULTS.md; `npm run bench` keeps that section as it is.
  */
@@ -108,7 +112,37 @@ async function timeToInteractive(
   return page.evaluate(() => (window as unknown as { __interactive: number }).__interactive);
 }
 
-const PAGES: Array<{ name: string; path: string; scripted: boolean }> = [
+/** The seed's administrator (emulator-data/seed.json), signed in once: the cookie, and their person. */
+async function adminSession(): Promise<{ cookie: string; personId: string }> {
+  const seed = JSON.parse(readFileSync(join(root, "emulator-data", "seed.json"), "utf8")) as {
+    admin: { email: string; password: string };
+  };
+  const signIn = await fetch(
+    `http://127.0.0.1:${PORTS.AUTH_PORT}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=any`,
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...seed.admin, returnSecureToken: true }),
+    },
+  );
+  const { idToken } = (await signIn.json()) as { idToken: string };
+  // The identity host's site (the Hosting emulator puts the second site at its port + 5).
+  const idSite = `http://127.0.0.1:${PORTS.HOSTING_PORT + 5}`;
+  const verified = await fetch(`${idSite}/auth/verify`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ idToken, project: "account" }),
+  });
+  const cookie = /^__session=([^;]+)/.exec(verified.headers.getSetCookie()[0] ?? "")?.[1];
+  if (verified.status !== 200 || cookie === undefined) throw new Error(`POST /auth/verify answered ${verified.status}`);
+  const found = await fetch(`${idSite}/auth/people?email=${encodeURIComponent(seed.admin.email)}`, {
+    headers: { cookie: `__session=${cookie}` },
+  });
+  const { people } = (await found.json()) as { people: Array<{ personId: string }> };
+  return { cookie, personId: people[0]?.personId as string };
+}
+
+const PAGES: Array<{ name: string; path: string; scripted: boolean; admin?: boolean }> = [
   { name: "/ (sign in)", path: "/", scripted: true },
   { name: "/account (signed out)", path: "/account", scripted: true },
   { name: "/request-access", path: "/request-access", scripted: true },
@@ -117,6 +151,9 @@ const PAGES: Array<{ name: string; path: string; scripted: boolean }> = [
     path: `/handoff?app=local-desktop&redirect_uri=${encodeURIComponent("http://127.0.0.1:8766/handoff")}`,
     scripted: true,
   },
+  { name: "/review (administrator)", path: "/review", scripted: true, admin: true },
+  { name: "/people (administrator)", path: "/people", scripted: true, admin: true },
+  { name: "/person (administrator)", path: "/person?id=", scripted: true, admin: true },
   { name: "floor: a page with no script (404)", path: "/no-such-page", scripted: false },
 ];
 
@@ -153,6 +190,7 @@ export async function runPagesBench(): Promise<string[]> {
         `--host-resolver-rules=${rules}`,
       ],
     });
+    const admin = await adminSession();
     const timings = new Map<string, { cold: number[]; warm: number[] }>();
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -165,8 +203,20 @@ export async function runPagesBench(): Promise<string[]> {
               { once: true },
             );
           });
+          if (p.admin)
+            await context.addCookies([
+              {
+                name: "__session",
+                value: admin.cookie,
+                domain: ".example.test",
+                path: "/",
+                httpOnly: true,
+                secure: true,
+                sameSite: "Lax",
+              },
+            ]);
           const page = await context.newPage();
-          const url = `https://id.example.test${p.path}`;
+          const url = `https://id.example.test${p.path}${p.path.endsWith("?id=") ? admin.personId : ""}`;
           const cold = await timeToInteractive(page, url, p.scripted);
           const warm = await timeToInteractive(page, url, p.scripted);
           await context.close();
@@ -215,7 +265,7 @@ export async function runPagesBench(): Promise<string[]> {
       "The WebAuthn helpers (`@simplewebauthn/browser`) are a chunk of their own, fetched only by a browser that can use a passkey: at once where it offers passkeys in the email field's autofill, else on the button.",
     );
     say(
-      `Interactive is when the page first puts focus on a control, after it has asked the service what it needs (the session, the bridges); ${ROUNDS - 1} rounds after one that warms the functions.`,
+      `Interactive is when the page first puts focus on a control or its heading, after it has asked the service what it needs (the session, the bridges; for the reviewer pages, an administrator's session and the queue, the list or the person); ${ROUNDS - 1} rounds after one that warms the functions.`,
     );
     say();
     say(

@@ -21,6 +21,9 @@ export const PAGES: Page[] = [
   { path: "/account", title: "Your account", entry: "account", body: NEEDS_SCRIPT },
   { path: "/request-access", title: "Request access", entry: "request-access", body: NEEDS_SCRIPT },
   { path: "/handoff", title: "Continue to an app", entry: "handoff", body: NEEDS_SCRIPT },
+  { path: "/review", title: "Review requests", entry: "review", body: NEEDS_SCRIPT },
+  { path: "/people", title: "People", entry: "people", body: NEEDS_SCRIPT },
+  { path: "/person", title: "A person", entry: "person", body: NEEDS_SCRIPT },
   {
     path: null,
     title: "Page not found",

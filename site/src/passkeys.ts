@@ -13,7 +13,7 @@ import { alertBox, button, h, linkButton, paragraph, view, whileBusy } from "./u
 import { autofillSupported, ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
 
 /** What a passkey sign-in came to, when it did not sign the person in: null when there is nothing to say. */
-type Refusal = string | null;
+export type Refusal = string | null;
 
 /** Why POST /auth/passkeys/sign-in/verify refused, as the person should hear it. */
 export function passkeyRefusal(answer: Pick<Answer, "status">): string {
@@ -24,14 +24,14 @@ export function passkeyRefusal(answer: Pick<Answer, "status">): string {
 }
 
 /**
- * One passkey sign-in: options, the browser's ceremony, the service's verdict, and on success the
- * landing. `autofill`: the ceremony waits for the person to pick a passkey in the email field's
- * autofill, and a prompt they close says nothing.
+ * One passkey sign-in up to the service's custom token: options, the browser's ceremony, the
+ * service's verdict. `autofill`: the ceremony waits for the person to pick a passkey in the email
+ * field's autofill, and a prompt they close says nothing.
  */
-async function signIn(to: Destination, autofill: boolean): Promise<Refusal> {
+export async function passkeyToken(autofill: boolean): Promise<{ customToken: string } | { refusal: Refusal }> {
   try {
     const options = await call("POST", "/auth/passkeys/sign-in/options", {});
-    if (options.status !== 200) return autofill ? null : TRY_AGAIN;
+    if (options.status !== 200) return { refusal: autofill ? null : TRY_AGAIN };
     const { startAuthentication } = await webauthn();
     let credential;
     try {
@@ -41,19 +41,30 @@ async function signIn(to: Destination, autofill: boolean): Promise<Refusal> {
       });
     } catch (err) {
       const end = ceremonyEnd(err);
-      if (autofill || end === "superseded") return null;
-      return end === "cancelled"
-        ? "Signing in with a passkey was cancelled, or it took too long. Try again, or use your email address."
-        : "This browser couldn't use a passkey just now. Try again, or use your email address.";
+      if (autofill || end === "superseded") return { refusal: null };
+      return {
+        refusal:
+          end === "cancelled"
+            ? "Signing in with a passkey was cancelled, or it took too long. Try again, or use your email address."
+            : "This browser couldn't use a passkey just now. Try again, or use your email address.",
+      };
     }
     const answer = await call("POST", "/auth/passkeys/sign-in/verify", { credential });
-    if (answer.status !== 200 || typeof answer.body.customToken !== "string") return passkeyRefusal(answer);
-    await finishSignIn(answer.body.customToken, to);
-    return null;
+    if (answer.status !== 200 || typeof answer.body.customToken !== "string")
+      return { refusal: passkeyRefusal(answer) };
+    return { customToken: answer.body.customToken };
   } catch (err) {
     if (!(err instanceof Unreachable)) throw err;
-    return UNREACHABLE;
+    return { refusal: UNREACHABLE };
   }
+}
+
+/** A passkey sign-in, and on success the landing (finishSignIn) with its approval rules and redirect. */
+async function signIn(to: Destination, autofill: boolean): Promise<Refusal> {
+  const signedIn = await passkeyToken(autofill);
+  if ("refusal" in signedIn) return signedIn.refusal;
+  await finishSignIn(signedIn.customToken, to);
+  return null;
 }
 
 /** The button and the alert that tells the person what became of a passkey sign-in. */

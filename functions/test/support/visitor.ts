@@ -66,6 +66,41 @@ export class Visitor {
     }
   }
 
+  /** Ticks the checkbox labelled `label` (Space on the keyboard). */
+  async check(label: string | RegExp): Promise<void> {
+    const box = this.page.getByRole("checkbox", { name: label, exact: typeof label === "string" });
+    await box.waitFor();
+    if (this.mode === "keyboard") {
+      await this.tabTo(box);
+      await this.page.keyboard.press("Space");
+    } else if (this.mode === "phone") {
+      await box.tap();
+    } else {
+      await box.check();
+    }
+    if (!(await box.isChecked())) throw new Error(`${String(label)} did not become checked`);
+  }
+
+  /** Picks `option` in the drop-down list labelled `label` (arrow keys on the keyboard). */
+  async choose(label: string, option: string): Promise<void> {
+    const select = this.page.getByLabel(label, { exact: true });
+    await select.waitFor();
+    const chosen = () =>
+      select.evaluate(
+        (el) => (el as unknown as { selectedOptions: Array<{ label: string }> }).selectedOptions[0]?.label,
+      );
+    if (this.mode === "keyboard") {
+      await this.tabTo(select);
+      await this.page.keyboard.press("Home");
+      for (let presses = 0; presses < 20 && (await chosen()) !== option; presses++)
+        await this.page.keyboard.press("ArrowDown");
+    } else {
+      // A phone shows its own picker for a drop-down list, which a page cannot drive: the choice is made for it.
+      await select.selectOption({ label: option });
+    }
+    if ((await chosen()) !== option) throw new Error(`could not choose ${option} in ${label}`);
+  }
+
   async press(name: string | RegExp): Promise<void> {
     const target = this.control(name);
     await target.waitFor();

@@ -44,6 +44,7 @@ function signedIn(person: Person): void {
       ...row("Role", person.role === "admin" ? "Administrator" : "Member"),
       ...row("Projects", projects(person)),
     ),
+    person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
     passkeysSection(),
     h("h2", {}, "Sign out"),
     signOut,

@@ -1,0 +1,113 @@
+/**
+ * `/person?id=<personId>`: one person, for an administrator: what they proved when they came and
+ * their note; their status, role, projects and groups; their ways in; their sessions and
+ * passkeys; and their history. Every change is a PATCH of the person; one that widens access
+ * asks the administrator to confirm it's them first when their sign-in is over 5 minutes old,
+ * in place, and then goes ahead.
+ */
+import type { Person } from "../api";
+import { ask, forAdministrators, type Section } from "../admin";
+import { TRY_AGAIN } from "../messages";
+import { accessSections, type Change } from "../person-access";
+import { historySection } from "../person-history";
+import { passkeysSection, sessionsSection } from "../person-sessions";
+import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../people-words";
+import { confirmItsYou, stepUpAsked } from "../step-up";
+import { alertBox, h, linkButton, paragraph, retitle, view } from "../ui";
+
+const id = new URL(window.location.href).searchParams.get("id") ?? "";
+const path = `/auth/people/${encodeURIComponent(id)}`;
+
+function about(person: AdminPerson): HTMLElement {
+  return h(
+    "dl",
+    { class: "details" },
+    h("dt", {}, "Name"),
+    h("dd", {}, person.name === "" ? "None given" : person.name),
+    h("dt", {}, "Came"),
+    h(
+      "dd",
+      {},
+      proved(person.origin),
+      ", ",
+      h("time", { datetime: person.createdAt }, ago(person.createdAt, new Date())),
+      ` (${exactly(person.createdAt)})`,
+    ),
+    h("dt", {}, "Their note"),
+    // What they wrote, as text: never parsed as HTML.
+    h("dd", { class: person.note === "" ? "" : "note" }, person.note === "" ? "None" : person.note),
+  );
+}
+
+function notThere(title: string, words: string): void {
+  view(title, paragraph(words), linkButton("Find someone else", "/people", "primary"));
+}
+
+forAdministrators(async (me: Person) => {
+  if (id === "")
+    return notThere("Nobody was chosen", "This page shows one person: choose them from the list of people.");
+  const alert = alertBox();
+  const first = await ask(alert, "GET", path);
+  if (first === null) return view("We can't show this person right now", alert.element);
+  if (first.status === 404)
+    return notThere(
+      "There's nobody here",
+      "Nobody has this page: they may have been removed, or the link is cut short.",
+    );
+  if (first.status !== 200) return view("We can't show this person right now", paragraph(TRY_AGAIN));
+  let person = first.body as unknown as AdminPerson;
+  const summary = h("div", {});
+  const history = historySection(person.personId);
+
+  const change: Change = async (body, done, where: Section, near) => {
+    where.alert.show(null);
+    const act = () => ask(where.alert, "PATCH", path, body);
+    let answer = await act();
+    if (answer !== null && stepUpAsked(answer)) {
+      if (!(await confirmItsYou((panel) => near.after(panel), me))) {
+        where.said("Nothing was changed.");
+        return false;
+      }
+      answer = await act();
+    }
+    if (answer === null) return false;
+    if (answer.status === 200) {
+      person = answer.body as unknown as AdminPerson;
+      draw();
+      where.said(done);
+      const unsynced = syncErrorWords(answer.body.providerSyncErrors as Array<{ uid: string }>);
+      if (unsynced !== null) where.alert.show(unsynced);
+      void history.reload();
+      return true;
+    }
+    if (answer.status === 404) where.alert.show("This person is no longer there: they may have been removed.");
+    else if (answer.status === 409 || answer.status === 400)
+      where.alert.show(`Not changed: ${String(answer.body.error)}.`);
+    else where.alert.show(TRY_AGAIN);
+    return false;
+  };
+
+  const sections = accessSections(change);
+  function draw(): void {
+    retitle(whoIs(person));
+    summary.replaceChildren(about(person));
+    sections.draw(person);
+  }
+  const reloadHistory = () => void history.reload();
+  view(
+    whoIs(person),
+    h(
+      "p",
+      { class: "aside crumbs" },
+      h("a", { href: "/people" }, "All people"),
+      " · ",
+      h("a", { href: "/review" }, "Review requests"),
+    ),
+    summary,
+    ...sections.elements,
+    sessionsSection(person.personId, reloadHistory),
+    passkeysSection(person.personId, reloadHistory),
+    history.element,
+  );
+  draw();
+});

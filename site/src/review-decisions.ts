@@ -1,0 +1,70 @@
+/**
+ * Approving or rejecting people from the review queue, one or several at once
+ * (POST /auth/people/review), with what became of each in words. Those the service holds back
+ * for a fresh sign-in (approving widens access) are asked again once the reviewer has confirmed
+ * it's them, in place.
+ */
+import type { Person } from "./api";
+import { ask, type Notice } from "./admin";
+import { TRY_AGAIN } from "./messages";
+import { syncErrorWords, whoIs, type AdminPerson } from "./people-words";
+import { confirmItsYou } from "./step-up";
+
+export type Decision = "approved" | "rejected";
+
+type Result =
+  | { personId: string; person: AdminPerson; providerSyncErrors: Array<{ uid: string }> }
+  | { personId: string; error: string; reason: string };
+
+export interface Outcome {
+  /** `warning`: what the identity provider did not take, after a decision that was saved. */
+  each: Array<{ person: AdminPerson; words: string; warning: string | null; done: boolean }>;
+  /** For several at once: how many were done, and that each says why where one was not. */
+  summary: string | null;
+}
+
+/** What became of one person, in words. */
+export function resultWords(result: Result, decision: Decision): string {
+  if ("person" in result) return decision === "approved" ? "Approved." : "Rejected.";
+  if (result.reason === "step_up_required")
+    return "Not approved yet: confirm it's you first (you signed in more than 5 minutes ago), then approve again.";
+  if (result.reason === "person_not_found") return "Not done: this person is no longer there.";
+  return `Not done: ${result.error}`;
+}
+
+export async function review(
+  me: Person,
+  people: AdminPerson[],
+  decision: Decision,
+  place: (panel: HTMLElement) => void,
+  notice: Notice,
+): Promise<Outcome | null> {
+  const post = async (personIds: string[]): Promise<Result[] | null> => {
+    const answer = await ask(notice, "POST", "/auth/people/review", { personIds, status: decision });
+    if (answer === null) return null;
+    if (answer.status !== 200) return (notice.show(TRY_AGAIN), null);
+    return answer.body.results as Result[];
+  };
+  let results = await post(people.map((p) => p.personId));
+  if (results === null) return null;
+  const held = results.filter((r) => "reason" in r && r.reason === "step_up_required").map((r) => r.personId);
+  if (held.length > 0 && (await confirmItsYou(place, me))) {
+    const again = new Map((await post(held))?.map((r) => [r.personId, r]));
+    results = results.map((r) => again.get(r.personId) ?? r);
+  }
+  const each = results.flatMap((r) => {
+    const person = people.find((p) => p.personId === r.personId);
+    if (person === undefined) return [];
+    const warning = "person" in r ? syncErrorWords(r.providerSyncErrors) : null;
+    return [{ person, words: resultWords(r, decision), warning, done: "person" in r }];
+  });
+  const done = each.filter((e) => e.done).length;
+  const verb = decision === "approved" ? "Approved" : "Rejected";
+  const summary =
+    people.length === 1
+      ? null
+      : done === each.length
+        ? `${verb} ${done === 1 ? whoIs(each[0]?.person as AdminPerson) : `all ${done}`}.`
+        : `${verb} ${done} of ${each.length}. Each one that wasn't says why.`;
+  return { each, summary };
+}
