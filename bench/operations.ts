@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root, service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
-import { BENCH_IDP_SIGNING_SECRET } from "./lib/service-deps.ts";
+import { BENCH_IDP_SIGNING_SECRET, DISPATCH_DELAY_MS } from "./lib/service-deps.ts";
 import { bridgeStateCookie, idTokenFor, mailedCode, Recorder, sessionCookie } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { assertion, storedPasskey } from "./lib/passkey.ts";
@@ -57,6 +57,8 @@ export async function runOperations(): Promise<Row[]> {
     const rows: Row[] = [];
     /** One request, alone: the counts are reset before it and read once it has been answered. */
     const count = async (request: string, target: string, send: () => Promise<{ status: number }>) => {
+      // The mail task a previous request woke runs apart, and has finished by now.
+      await new Promise((resolve) => setTimeout(resolve, 4 * DISPATCH_DELAY_MS));
       await fetch(opsUrl, { method: "DELETE" });
       const { status } = await send();
       const ops = (await (await fetch(opsUrl)).json()) as Operations;
@@ -261,10 +263,66 @@ export async function runOperations(): Promise<Row[]> {
     };
     await federated("new", "1 transaction (the state); new person: 1 lookup + 1 transaction (≤ 2 reads + 1 commit)");
     await federated("known", "1 transaction (the state) + 1 read");
+
+    // The reviewers' queue with 1,000 people waiting, a page of 50 at a time, as the review page asks.
+    await reviewQueue(count, client, tokens);
     return rows;
   } finally {
     await env.stopAll();
   }
+}
+
+/** How many wait in the reviewers' queue, and how many one page shows (the review page's own). */
+const WAITING = 1000;
+const PAGE = 50;
+
+async function reviewQueue(
+  count: (request: string, target: string, send: () => Promise<{ status: number }>) => Promise<void>,
+  client: Recorder,
+  tokens: Tokens,
+): Promise<void> {
+  const tag = randomBytes(4).toString("hex");
+  const reviewer = {
+    personId: `ops-reviewer-${tag}`,
+    uid: `ops-reviewer-${tag}`,
+    email: `ops-reviewer-${tag}@example.test`,
+  };
+  await createPeople([{ ...reviewer, status: "approved", projects: ["*"], role: "admin" }]);
+  await createPeople(
+    Array.from({ length: WAITING }, (_, i) => ({
+      personId: `ops-waiting-${tag}-${String(i).padStart(4, "0")}`,
+      uid: `ops-waiting-${tag}-${i}`,
+      email: `ops-waiting-${tag}-${i}@example.test`,
+      status: "pending" as const,
+      projects: [],
+    })),
+  );
+  const now = new Date(performance.timeOrigin + performance.now());
+  const { token } = await tokens.issue(
+    { uid: reviewer.uid, personId: reviewer.personId, sessionId: reviewer.personId, authTime: now, amr: ["otp"] },
+    now,
+    14 * 24 * 3600 * 1000,
+  );
+  const cookie = `__session=${token}`;
+  // The reviewer's person is read once, before the pages: the pages' own cost is what is counted.
+  await client.call("GET", `/auth/people/queue?limit=1`, { headers: { cookie } });
+  let cursor: string | null = null;
+  let page = 0;
+  do {
+    page++;
+    const query: string = `limit=${PAGE}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`;
+    let answer: { status: number; body: unknown } = { status: 0, body: null };
+    const send = async () =>
+      (answer = await client.call("GET", `/auth/people/queue?${query}`, { headers: { cookie } }));
+    if (page === 1 || page === 10 || page === 20) {
+      await count(
+        `GET /auth/people/queue, page ${page} (${PAGE} a page, ${WAITING} and more waiting)`,
+        `1 query of ${PAGE + 1} documents + 1 count`,
+        send,
+      );
+    } else await send();
+    cursor = (answer.body as { next?: string | null } | null)?.next ?? null;
+  } while (cursor !== null && page < 100);
 }
 
 export function operationsTable(rows: Row[]): string[] {

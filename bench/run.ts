@@ -125,6 +125,8 @@ try {
   say(
     "paths are counted by `functions/test/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
   );
+  say("POST /auth/verify writes the new session's record; a session's first request to an instance writes when it was");
+  say("last used (for the account page's list of sessions), at most once every 10 minutes per session and instance.");
   say();
   say("## 4. Cold start: module load in a fresh process (one core)");
   say();

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { defaults } from "../tools/compiled.ts";
 import { PAGES, pageFile } from "./pages.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -84,18 +85,12 @@ export function siteSettings(options: BuildOptions): Record<string, unknown> {
     ...readEnvFile(join(root, "functions", ".env")),
     ...readEnvFile(join(root, "functions", `.env.${options.projectId}`)),
   };
-  const value = (name: string, fallback: string) => (env[name] ?? "").trim() || fallback;
-  const domain = value("PARENT_DOMAIN", "example.test");
-  const idUrl = new URL(value("ID_URL", "https://id.example.test")).origin;
-  const hosts = value("APP_HOSTS", "startpage,status,calendar,location")
-    .split(",")
-    .map((h) => h.trim())
-    .filter((h) => h !== "");
-  // The same seven origins the functions allow (config.ts originsFor): the apex, www, this host, the apps.
-  const allowedOrigins = [
-    ...new Set([`https://${domain}`, `https://www.${domain}`, idUrl, ...hosts.map((h) => `https://${h}.${domain}`)]),
-  ];
-  const apiKey = value("IDP_API_KEY", "");
+  // The functions' own defaults, and their rule for the origins allowed to call.
+  const { DEFAULTS, listOf, originsFor } = defaults();
+  const value = (name: string) => (env[name] ?? "").trim() || (DEFAULTS[name] ?? "");
+  const idUrl = new URL(value("ID_URL")).origin;
+  const allowedOrigins = originsFor(value("PARENT_DOMAIN"), idUrl, listOf(value("APP_HOSTS")));
+  const apiKey = value("IDP_API_KEY");
   if (apiKey === "")
     throw new Error(
       `IDP_API_KEY is not set for ${options.projectId} (functions/.env.${options.projectId}): the sign-in pages need the identity provider's web API key`,

@@ -40,8 +40,8 @@ export function partOf(file: string): string {
   if (["index.ts", "main.ts", "gcp-build.ts", "rehearsal-firestore.ts"].includes(rel)) return "index";
   if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
-  if (rel === "config.ts" || rel === "params.ts") return "config";
-  if (rel === "clock.ts" || rel === "random.ts" || rel === "logger.ts" || rel === "bundles.ts") return "base";
+  if (rel === "config.ts" || rel === "params.ts" || first === "settings") return "config";
+  if (["clock.ts", "random.ts", "logger.ts", "bundles.ts", "defaults.ts"].includes(rel)) return "base";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
 }
@@ -132,11 +132,11 @@ const LABELS: Record<string, string> = {
   routes: "routes/<br/>one file per group",
   http: "http/<br/>express plumbing, the gate,<br/>presenters and the error table",
   deps: "deps.ts<br/>buildDeps",
-  config: "config.ts, params.ts<br/>settings, read and checked",
+  config: "config.ts, params.ts, settings/<br/>settings, read and checked",
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
-  base: "clock, random, logger,<br/>the bundle loader",
+  base: "clock, random, logger,<br/>the bundle loader, the defaults",
 };
 
 /** The picture: parts as boxes, one arrow per pair of parts that import each other's files. */

@@ -9,30 +9,22 @@
  * build is brought up to date first when it is older than the sources.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PAGES } from "../site/pages.ts";
+import { compiled } from "./compiled.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const compiled = join(root, "functions", "lib", "paths.js");
-const source = join(root, "functions", "src", "paths.ts");
-if (!existsSync(compiled) || statSync(compiled).mtimeMs < statSync(source).mtimeMs) {
-  const build = spawnSync("npm", ["--prefix", join(root, "functions"), "run", "build", "--silent"], {
-    stdio: "inherit",
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
-}
 /** functions/src/paths.ts, as built. */
 interface Route {
   path: string;
   apps?: readonly string[];
 }
-const { PATHS, sitesOf } = createRequire(import.meta.url)(compiled) as {
+const { PATHS, sitesOf } = compiled<{
   PATHS: Record<string, readonly Route[]>;
   sitesOf(route: Route): string[];
-};
+}>("paths");
 /** HOSTING_CONFIG names another file (the test plants a stale one in a copy). */
 const file = process.env.HOSTING_CONFIG ?? join(root, "firebase.json");
 /** Every function runs in one region (functions/src/http/function.ts, COMMON_OPTIONS). */

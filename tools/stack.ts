@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSite } from "../site/build.ts";
 import { ensureFunctionsBuilt } from "./build-functions.ts";
+import { defaults } from "./compiled.ts";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
 import { officialFirestoreAvailable } from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
@@ -20,9 +21,6 @@ import { portAnswers, portIsFree, Processes, waitFor } from "./stack/processes.t
 import { localTls } from "./stack/tls.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-/** The local stack's parent domain and app hosts: the functions' defaults (functions/src/config.ts). */
-const PARENT_DOMAIN = "example.test";
-const APP_HOSTS = ["startpage", "status", "calendar", "location"];
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
 function run(what: string, command: string, args: string[], env: Record<string, string> = {}, cwd = root): void {
@@ -68,6 +66,10 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   // that the emulator starts each function as an instance starts (functions/src/gcp-build.ts).
   if (built || !existsSync(join(root, "functions", "lib", "bundles", "sessions.cache")))
     run("code cache", process.execPath, [join(root, "functions", "lib", "gcp-build.js")]);
+  // The local stack's parent domain and app hosts: the functions' defaults (functions/src/defaults.ts), as built.
+  const { DEFAULTS, listOf } = defaults();
+  const PARENT_DOMAIN = DEFAULTS.PARENT_DOMAIN;
+  const APP_HOSTS = listOf(DEFAULTS.APP_HOSTS);
   ensureLocalSecrets(root);
   writeFunctionsEnv(root, p);
   await buildSite({ projectId: p.projectId, authEmulator: `127.0.0.1:${p.auth}` });

@@ -77,6 +77,7 @@ export interface NewPerson {
   email: string;
   status: "approved" | "pending" | "rejected";
   projects: string[];
+  role?: "user" | "admin";
 }
 
 /** Creates people and their key claims with the service's own store code, a batch at a time. */
@@ -90,7 +91,7 @@ export async function createPeople(list: NewPerson[]): Promise<void> {
         emails: [p.email],
         phones: [],
         name: "Soak Person",
-        role: "user",
+        role: p.role ?? "user",
         projects: p.projects,
         groups: [],
         status: p.status,

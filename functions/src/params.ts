@@ -1,70 +1,62 @@
 import { defineSecret, defineString, type SecretParam } from "firebase-functions/params";
+import { DEFAULTS, type Setting } from "./defaults";
 
-/** The large public mail providers: many organisations' people, no one organisation's domain. */
-const DEFAULT_EXEMPT_DOMAINS =
-  "gmail.com,googlemail.com,outlook.com,hotmail.com,live.com,msn.com,yahoo.com,icloud.com,me.com,mac.com,aol.com,proton.me,protonmail.com,gmx.com,gmx.de,gmx.net,web.de,yandex.com,yandex.ru,mail.ru,qq.com,163.com,126.com,zoho.com,fastmail.com";
+/** A setting of the service, with its default from defaults.ts. */
+const setting = (name: Setting, description?: string) =>
+  defineString(name, { default: DEFAULTS[name], ...(description === undefined ? {} : { description }) });
 
 /**
  * Every setting the service reads, declared once. Code never reads these params directly:
  * `readConfig()` (config.ts) turns them into a plain `Config` once per instance, and tests build
  * their own. This module is all the deploy manifest (index.ts) loads of the settings.
  */
-export const parentDomain = defineString("PARENT_DOMAIN", {
-  default: "example.test",
-  description: "Parent domain of every host; the session cookie's Domain",
-});
-export const serviceUrl = defineString("SERVICE_URL", {
-  default: "https://example.test",
-  description: "Origin of the service itself ({base_url}); the issuer of its OpenID Connect provider",
-});
-export const idUrl = defineString("ID_URL", {
-  default: "https://id.example.test",
-  description: "Origin of the identity host that issues ID tokens",
-});
+export const parentDomain = setting("PARENT_DOMAIN", "Parent domain of every host; the session cookie's Domain");
+export const serviceUrl = setting(
+  "SERVICE_URL",
+  "Origin of the service itself ({base_url}); the issuer of its OpenID Connect provider",
+);
+export const idUrl = setting("ID_URL", "Origin of the identity host that issues ID tokens");
 // A comma-separated string, not defineList: the CLI writes lists as CSV, the runtime reads JSON.
-export const appHosts = defineString("APP_HOSTS", {
-  default: "startpage,status,calendar,location",
-  description: "Comma-separated application host names under the parent domain, allowed to call with credentials",
-});
-export const smtpHost = defineString("SMTP_HOST", { default: "", description: "SMTP server; empty disables mail" });
-export const smtpPort = defineString("SMTP_PORT", { default: "587" });
-export const smtpSecure = defineString("SMTP_SECURE", { default: "false", description: "true for implicit TLS (465)" });
-export const smtpUser = defineString("SMTP_USER", { default: "" });
-export const mailFrom = defineString("MAIL_FROM", { default: "Sign-in <no-reply@example.test>" });
+export const appHosts = setting(
+  "APP_HOSTS",
+  "Comma-separated application host names under the parent domain, allowed to call with credentials",
+);
+export const smtpHost = setting("SMTP_HOST", "SMTP server; empty disables mail");
+export const smtpPort = setting("SMTP_PORT");
+export const smtpSecure = setting("SMTP_SECURE", "true for implicit TLS (465)");
+export const smtpUser = setting("SMTP_USER");
+export const mailFrom = setting("MAIL_FROM");
 
-export const gamingOpenIdEndpoint = defineString("GAMING_OPENID_ENDPOINT", {
-  default: "",
-  description: "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
-});
+export const gamingOpenIdEndpoint = setting(
+  "GAMING_OPENID_ENDPOINT",
+  "OpenID 2.0 endpoint of the gaming bridge's provider; empty leaves the bridge unavailable",
+);
 
-export const federatedProviders = defineString("FEDERATED_PROVIDERS", {
-  default: "",
-  description:
-    'The `federated` bridge\'s providers, as JSON: { "<idp>": { "issuer", "clientId", "providerId", "scope"? } } for idp search, professional, codehost, devicemaker or native; empty leaves the bridge unavailable',
-});
-export const idpApiKey = defineString("IDP_API_KEY", {
-  default: "",
-  description:
-    "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
-});
+export const federatedProviders = setting(
+  "FEDERATED_PROVIDERS",
+  'The `federated` bridge\'s providers, as JSON: { "<idp>": { "issuer", "clientId", "providerId", "scope"? } } for idp search, professional, codehost, devicemaker or native; empty leaves the bridge unavailable',
+);
+export const idpApiKey = setting(
+  "IDP_API_KEY",
+  "The identity provider's web API key, with which the federated bridge signs people in at the identity provider",
+);
 
-export const calendarIcsUrl = defineString("CALENDAR_ICS_URL", {
-  default: "",
-  description: "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
-});
-export const defaultLocation = defineString("DEFAULT_LOCATION", {
-  default: "",
-  description: "Where GET /location says people are when the calendar says nothing (empty: null)",
-});
-export const claimNamespace = defineString("CLAIM_NAMESPACE", {
-  default: "identity",
-  description: "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
-});
-export const handoffAppsParam = defineString("HANDOFF_APPS", {
-  default: "",
-  description:
-    'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
-});
+export const calendarIcsUrl = setting(
+  "CALENDAR_ICS_URL",
+  "The shared calendar the calendar and location endpoints read (iCalendar over https); empty: none",
+);
+export const defaultLocation = setting(
+  "DEFAULT_LOCATION",
+  "Where GET /location says people are when the calendar says nothing (empty: null)",
+);
+export const claimNamespace = setting(
+  "CLAIM_NAMESPACE",
+  "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",
+);
+export const handoffAppsParam = setting(
+  "HANDOFF_APPS",
+  'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
+);
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");
@@ -74,39 +66,38 @@ export const idpSigningSecret = defineSecret("IDP_SIGNING_SECRET");
 /** JSON object of the federated bridge's client secrets, one per idp: { "<idp>": "<secret>" }. */
 export const federatedClientSecrets = defineSecret("FEDERATED_CLIENT_SECRETS");
 
-export const otpSendsPerClientHour = defineString("OTP_SENDS_PER_CLIENT_HOUR", {
-  default: "20",
-  description: "Email-code sends one client network (IPv4 address, IPv6 /64) may make in an hour",
-});
-export const otpSendsPerMinute = defineString("OTP_SENDS_PER_MINUTE", {
-  default: "600",
-  description: "Email-code sends the whole service makes in a minute",
-});
-export const otpSendsPerDomainHour = defineString("OTP_SENDS_PER_DOMAIN_HOUR", {
-  default: "200",
-  description: "Email-code sends to the addresses of one mail domain in an hour (exempt domains aside)",
-});
-export const otpDomainBudgetExempt = defineString("OTP_DOMAIN_BUDGET_EXEMPT", {
-  default: DEFAULT_EXEMPT_DOMAINS,
-  description: "Comma-separated mail domains without a domain budget: public mail providers no one organisation owns",
-});
-export const clientAddressHops = defineString("CLIENT_ADDRESS_HOPS", {
-  default: "2",
-  description:
-    "Proxies in front of the functions that append to X-Forwarded-For (Hosting's CDN and the platform's front end: 2); 0 ignores the header",
-});
-export const reviewDigestMinutes = defineString("REVIEW_DIGEST_MINUTES", {
-  default: "15",
-  description: "At most one mail to each reviewer about people waiting for review in this many minutes",
-});
-export const reviewers = defineString("REVIEWERS", {
-  default: "",
-  description: "Comma-separated addresses told of people waiting for review; empty: every approved administrator",
-});
-export const notifyRejected = defineString("NOTIFY_REJECTED", {
-  default: "false",
-  description: "true: a person whose request is rejected is told so by mail (approvals always are)",
-});
+export const otpSendsPerClientHour = setting(
+  "OTP_SENDS_PER_CLIENT_HOUR",
+  "Email-code sends one client network (IPv4 address, IPv6 /64) may make in an hour",
+);
+export const otpSendsPerMinute = setting(
+  "OTP_SENDS_PER_MINUTE",
+  "Email-code sends the whole service makes in a minute",
+);
+export const otpSendsPerDomainHour = setting(
+  "OTP_SENDS_PER_DOMAIN_HOUR",
+  "Email-code sends to the addresses of one mail domain in an hour (exempt domains aside)",
+);
+export const otpDomainBudgetExempt = setting(
+  "OTP_DOMAIN_BUDGET_EXEMPT",
+  "Comma-separated mail domains without a domain budget: public mail providers no one organisation owns",
+);
+export const clientAddressHops = setting(
+  "CLIENT_ADDRESS_HOPS",
+  "Proxies in front of the functions that append to X-Forwarded-For (Hosting's CDN and the platform's front end: 2); 0 ignores the header",
+);
+export const reviewDigestMinutes = setting(
+  "REVIEW_DIGEST_MINUTES",
+  "At most one mail to each reviewer about people waiting for review in this many minutes",
+);
+export const reviewers = setting(
+  "REVIEWERS",
+  "Comma-separated addresses told of people waiting for review; empty: every approved administrator",
+);
+export const notifyRejected = setting(
+  "NOTIFY_REJECTED",
+  "true: a person whose request is rejected is told so by mail (approvals always are)",
+);
 
 /**
  * The secrets a deployment may not use at all, each with the setting that says it does: SMTP

@@ -157,10 +157,14 @@ describe("npm run admin", () => {
         "people",
         "remove-passkeys",
         person.emails[0] as string,
+        "--yes",
       ]);
       expect(out).toMatchObject({ removed: 1, person: { id: person.id } });
       expect((await w.signIn(newBrowser(), authenticator)).status).toBe(401);
-      expect((await json<{ removed: number }>(["people", "remove-passkeys", person.id])).removed).toBe(0);
+      expect((await json<{ removed: number }>(["people", "remove-passkeys", person.id, "--yes"])).removed).toBe(0);
+      const unconfirmed = await admin(["people", "remove-passkeys", person.id]);
+      expect(unconfirmed.code).toBe(2);
+      expect(unconfirmed.stderr).toContain("confirm with --yes");
     });
   });
 

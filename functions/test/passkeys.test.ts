@@ -96,7 +96,10 @@ describe("POST /auth/passkeys/register/options", () => {
     expect((await w.post("/auth/passkeys/register/options", {})).status).toBe(401);
     const { browser } = await w.person();
     const res = await w.post("/auth/passkeys/register/options", { userVerification: "discouraged" }, browser.session);
-    expect([res.status, res.body]).toEqual([400, { error: "Unknown field: userVerification" }]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      { error: "Unknown field: userVerification", reason: "unknown_field" },
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { defaults } from "../compiled.ts";
 import { idSitePort, type Profile } from "./ports.ts";
 
 /**
@@ -88,7 +89,7 @@ export function writeFunctionsEnv(root: string, p: Profile): void {
     `SMTP_PORT=${p.smtp}`,
     "SMTP_SECURE=false",
     "SMTP_USER=",
-    "MAIL_FROM=Sign-in <no-reply@example.test>",
+    `MAIL_FROM=${defaults().DEFAULTS.MAIL_FROM}`,
     // The OpenID Connect issuer is where a relying party reaches this stack: the Hosting emulator.
     `SERVICE_URL=http://127.0.0.1:${p.hosting}`,
     // The gaming bridge signs in against the stack's own OpenID 2.0 provider.

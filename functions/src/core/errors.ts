@@ -124,7 +124,12 @@ export type ErrorCode =
   | "invalid_people_query"
   | "person_conflict"
   | "last_admin"
-  | "step_up_required";
+  | "step_up_required"
+  | "admin_exists"
+
+  // OpenID Connect clients, as the operator registers them
+  | "client_exists"
+  | "client_not_found";
 
 export class AppError extends Error {
   readonly code: ErrorCode;

@@ -242,6 +242,15 @@ export const errorTable = {
   invalid_people_query: { status: 400, message: "Invalid query" },
   person_conflict: { status: 409, message: "An email or phone number is already on another person" },
   last_admin: { status: 409, message: "The last approved administrator cannot be removed" },
+  admin_exists: {
+    status: 409,
+    message: "an admin already exists: bootstrap-admin only makes the first one (use `people make-admin`)",
+  },
+  client_exists: {
+    status: 409,
+    message: "That OpenID Connect client is already registered (rotate its secret instead)",
+  },
+  client_not_found: { status: 404, message: "No such OpenID Connect client" },
   step_up_required: {
     status: 403,
     message: "This widens someone's access: sign in again first (your sign-in is more than 5 minutes old)",

@@ -12,7 +12,7 @@ import {
   rotateSecret,
   setPkcePolicy,
   showClient,
-  UnknownClientError,
+  unknownClient,
 } from "../core/oidc/clients";
 import type { OidcClient, PkcePolicy } from "../store/oidc-clients";
 import { many, one, parseDuration, type Command } from "./cli";
@@ -207,7 +207,7 @@ export const clientCommands: Command[] = [
     backend,
     async run(ctx, [id]) {
       const client = await showClient(ctx.deps(), clientId(id as string));
-      if (!client) throw new UnknownClientError(id as string);
+      if (!client) throw unknownClient(id as string);
       ctx.print(describe(client), view(client));
     },
   },

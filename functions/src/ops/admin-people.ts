@@ -63,7 +63,8 @@ function actorText(by: HistoryEntry["by"]): string {
 }
 
 function changeText(changes: HistoryEntry["changes"]): string {
-  const shown = (v: unknown) => (v === null ? "-" : Array.isArray(v) ? `[${v.join(",")}]` : JSON.stringify(v));
+  const shown = (v: unknown) =>
+    v === null ? "-" : Array.isArray(v) ? `[${v.join(",")}]` : v === "" ? '""' : String(v);
   return Object.entries(changes)
     .map(([field, { from, to }]) => `${field} ${shown(from)} -> ${shown(to)}`)
     .join("; ");

@@ -3,8 +3,6 @@
  * real project) and why: ops/target.ts, and `npm run admin -- status`.
  */
 import { AppError } from "../core/errors";
-import { AdminExistsError } from "../core/people/operator";
-import { ClientExistsError, UnknownClientError } from "../core/oidc/clients";
 import { rowFor } from "../http/errors";
 import { errorText } from "../logger";
 import { apiKeyCommands } from "./admin-api-keys";
@@ -55,8 +53,7 @@ function find(argv: string[]): { command: Command; rest: string[] } | null {
 /** What a failure says to the operator: a refusal's own words, never a stack. */
 function refusal(err: unknown): string {
   if (err instanceof AppError) return err.detail ?? rowFor(err.code).message;
-  if ([Refusal, AdminExistsError, ClientExistsError, UnknownClientError].some((k) => err instanceof k))
-    return (err as Error).message;
+  if (err instanceof Refusal) return err.message;
   return errorText(err).split("\n")[0] ?? "failed";
 }
 

@@ -6,6 +6,7 @@ import { call, currentSession, type Person } from "../api";
 import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
 import { UNREACHABLE } from "../messages";
 import { passkeysSection } from "../account-passkeys";
+import { sessionsSection } from "../account-sessions";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -46,13 +47,14 @@ function signedIn(person: Person): void {
     ),
     person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
     passkeysSection(),
+    sessionsSection(),
     h("h2", {}, "Sign out"),
     signOut,
     status,
     h(
       "p",
       { class: "small" },
-      "Signing out here signs you out of every site of this service in this browser. Other browsers and devices stay signed in.",
+      "Signing out here signs you out of every site of this service in this browser. To sign out other browsers and devices, use Where you're signed in, above.",
     ),
   );
 }

@@ -1,5 +1,6 @@
 import { HOUR, type Clock } from "../../clock";
 import type { Deps } from "../deps";
+import { AppError } from "../errors";
 import * as clients from "../../store/oidc-clients";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
@@ -70,12 +71,6 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
   });
 }
 
-export class ClientExistsError extends Error {
-  constructor(clientId: string) {
-    super(`an OpenID Connect client "${clientId}" is already registered (rotate its secret instead)`);
-  }
-}
-
 /** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
@@ -93,7 +88,11 @@ export async function createClient(
     await clients.create(deps.store, stored);
   } catch (err) {
     // gRPC ALREADY_EXISTS: the id is taken; a registration is never overwritten from here.
-    if ((err as { code?: unknown }).code === 6) throw new ClientExistsError(client.clientId);
+    if ((err as { code?: unknown }).code === 6)
+      throw new AppError(
+        "client_exists",
+        `an OpenID Connect client "${client.clientId}" is already registered (rotate its secret instead)`,
+      );
     throw err;
   }
   return { clientSecret, client: stored };
@@ -123,17 +122,16 @@ async function update(
 ): Promise<clients.OidcClient> {
   return deps.transaction(async (tx) => {
     const client = await clients.findById(deps.store, clientId, tx);
-    if (!client) throw new UnknownClientError(clientId);
+    if (!client) throw unknownClient(clientId);
     const next = change(client, deps.clock.now());
     await clients.save(deps.store, next, tx);
     return next;
   });
 }
 
-export class UnknownClientError extends Error {
-  constructor(clientId: string) {
-    super(`no OpenID Connect client "${clientId}"`);
-  }
+/** The refusal for a client id nobody registered, naming it. */
+export function unknownClient(clientId: string): AppError {
+  return new AppError("client_not_found", `no OpenID Connect client "${clientId}"`);
 }
 
 export function addRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<clients.OidcClient> {

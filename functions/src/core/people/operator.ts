@@ -1,15 +1,8 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
-import { ensure } from "../errors";
+import { AppError, ensure } from "../errors";
 import { changesBetween, recordEvent, type Actor } from "./history";
-
-/** Raised when a first admin is asked for and the service already has one. */
-export class AdminExistsError extends Error {
-  constructor() {
-    super("an admin already exists: bootstrap-admin only makes the first one (use `people make-admin`)");
-  }
-}
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
 export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<people.Person> {
@@ -41,7 +34,8 @@ export async function bootstrapAdmin(
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
   return deps.transaction(async (tx) => {
     const writeLock = await people.readBootstrapLock(deps.store, tx);
-    if (await people.anyAdmin(deps.store, tx)) throw new AdminExistsError();
+    // A first admin is asked for and the service already has one.
+    if (await people.anyAdmin(deps.store, tx)) throw new AppError("admin_exists");
     const fields = { role: "admin" as const, projects: ["*"], status: "approved" as const };
     const holderId = await people.keyHolder(deps.store, tx, "email", email);
     const holder = holderId === null ? null : await people.findById(deps.store, holderId, tx);
