@@ -54,6 +54,9 @@ const request = {
   state: null,
   nonce: "bench-nonce",
   codeChallenge: process.env.CODE_CHALLENGE,
+  prompt: { none: false, login: false, selectAccount: false },
+  maxAgeSeconds: null,
+  acr: null,
 };
 
 async function mint(n: number): Promise<string[]> {

@@ -71,6 +71,23 @@ describe("store contract", () => {
     expect(stored.docs.map((d) => `${d.id}:${d.get("used")}`).sort()).toEqual(["a:true", "c:true", "e:true"]);
   });
 
+  it("one getAll reads documents of several collections, each in the order asked", async () => {
+    const codes = collection("together-codes");
+    const limits = collection("together-limits");
+    await Promise.all([codes.doc("a").set({ n: 1 }), limits.doc("a").set({ n: 2 }), limits.doc("z").set({ n: 3 })]);
+    const seen = await db.runTransaction(async (tx) => {
+      const snaps = await tx.getAll(codes.doc("b"), codes.doc("a"), limits.doc("z"), limits.doc("a"), limits.doc("b"));
+      return snaps.map((snap) => `${snap.ref.parent.id}/${snap.id}:${snap.get("n") ?? "-"}`);
+    });
+    expect(seen).toEqual([
+      `${codes.id}/b:-`,
+      `${codes.id}/a:1`,
+      `${limits.id}/z:3`,
+      `${limits.id}/a:2`,
+      `${limits.id}/b:-`,
+    ]);
+  });
+
   it("20 concurrent batch transactions over overlapping documents use each document once", async () => {
     const codes = collection("overlap");
     await Promise.all(range(10).map((i) => codes.doc(`c${i}`).set({ usedBy: null })));

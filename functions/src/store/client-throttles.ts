@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, toDate, type Firestore, type Reading, type Transaction } from "./db";
 
 /**
  * `clientThrottles/{id}`: failed client authentications at the token endpoint, per client id and
@@ -18,17 +18,20 @@ function ref(db: Firestore, id: string) {
   return db.collection(THROTTLES).doc(id);
 }
 
-export async function findAll(db: Firestore, ids: string[], tx: Transaction): Promise<Throttle[]> {
-  if (ids.length === 0) return [];
-  const snaps = await tx.getAll(...ids.map((id) => ref(db, id)));
-  return snaps.map((snap) => {
-    const failures = snap.get("failures") as unknown;
-    return {
-      id: snap.id,
-      failures: Array.isArray(failures) ? failures.map(toDate) : [],
-      refusedUntil: optionalDate(snap.get("refusedUntil")),
-    };
-  });
+/** The throttles of `ids` (a record with no failures for each that is not there): to read in a transaction. */
+export function byId(db: Firestore, ids: string[]): Reading<Throttle[]> {
+  return {
+    refs: ids.map((id) => ref(db, id)),
+    from: (snaps) =>
+      snaps.map((snap) => {
+        const failures = snap.get("failures") as unknown;
+        return {
+          id: snap.id,
+          failures: Array.isArray(failures) ? failures.map(toDate) : [],
+          refusedUntil: optionalDate(snap.get("refusedUntil")),
+        };
+      }),
+  };
 }
 
 export function save(db: Firestore, tx: Transaction, throttle: Throttle, forgetAfter: Date): void {

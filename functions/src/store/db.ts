@@ -1,4 +1,11 @@
-import { Timestamp, type DocumentData, type Firestore, type Transaction } from "firebase-admin/firestore";
+import {
+  Timestamp,
+  type DocumentData,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type Firestore,
+  type Transaction,
+} from "firebase-admin/firestore";
 
 export type { Firestore, Transaction };
 
@@ -40,6 +47,30 @@ export async function read(db: Firestore, path: string, tx?: Transaction): Promi
 }
 
 /** Firestore's own read-write transactions (retried on contention), as the rules' TransactionRunner. */
+/** Documents a transaction reads, and what their snapshots say, in the order of `refs`. */
+export interface Reading<T> {
+  refs: DocumentReference[];
+  from(snaps: DocumentSnapshot[]): T;
+}
+
+/**
+ * Several readings in one round trip (one getAll, whatever their collections), each given back
+ * what its own documents say: reads a transaction needs together cost one call, not one each.
+ */
+export async function readTogether<T extends unknown[]>(
+  tx: Transaction,
+  ...readings: { [K in keyof T]: Reading<T[K]> }
+): Promise<T> {
+  const refs = readings.flatMap((r) => r.refs);
+  const snaps = refs.length === 0 ? [] : await tx.getAll(...refs);
+  let at = 0;
+  return readings.map((r) => {
+    const mine = snaps.slice(at, at + r.refs.length);
+    at += r.refs.length;
+    return r.from(mine);
+  }) as T;
+}
+
 export function transactionRunner(db: Firestore): <T>(work: (tx: Transaction) => Promise<T>) => Promise<T> {
   return (work) => db.runTransaction(work);
 }

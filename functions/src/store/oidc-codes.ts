@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
 import type { DocumentData } from "firebase-admin/firestore";
-import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, stringList, toDate, type Firestore, type Reading, type Transaction } from "./db";
 
 /** `oidcCodes/{sha256(code)}`: authorization codes; the code itself is never stored. */
 const OIDC_CODES: Collection = "oidcCodes";
@@ -38,16 +38,16 @@ export function save(db: Firestore, code: OidcCode): Promise<unknown> {
 }
 
 /** The codes behind these hashes, in order (null where none is stored), read in the transaction. */
-export async function findManyByHash(
-  db: Firestore,
-  hashes: string[],
-  tx: Transaction,
-): Promise<Array<OidcCode | null>> {
-  const snaps = await tx.getAll(...hashes.map((hash) => db.collection(OIDC_CODES).doc(hash)));
-  return snaps.map((snap, i) => {
-    const d = snap.data();
-    return d === undefined ? null : fromStored(hashes[i] as string, d);
-  });
+/** The codes of `hashes`, null for each that is not there: to read in a transaction (readTogether). */
+export function byHash(db: Firestore, hashes: string[]): Reading<Array<OidcCode | null>> {
+  return {
+    refs: hashes.map((hash) => db.collection(OIDC_CODES).doc(hash)),
+    from: (snaps) =>
+      snaps.map((snap, i) => {
+        const d = snap.data();
+        return d === undefined ? null : fromStored(hashes[i] as string, d);
+      }),
+  };
 }
 
 function fromStored(hash: string, d: DocumentData): OidcCode {

@@ -1,6 +1,6 @@
 import { HOUR } from "../../clock";
 import type { Deps } from "../deps";
-import type { Transaction } from "../../store/db";
+import { readTogether, type Transaction } from "../../store/db";
 import * as codes from "../../store/oidc-codes";
 import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
@@ -35,7 +35,7 @@ export async function authenticateClient(
   const matched = secretMatches(client, secret, deps.clock.now());
   if (client && matched) return client;
   await deps.transaction(async (tx) => {
-    const [throttle] = await throttles.findAll(deps.store, [throttleId(clientId, caller)], tx);
+    const [[throttle]] = await readTogether(tx, throttles.byId(deps.store, [throttleId(clientId, caller)]));
     const now = deps.clock.now();
     const until = refusedUntil(throttle as throttles.Throttle, now);
     // A refused attempt is not counted: nothing can make a running refusal longer.
@@ -158,14 +158,15 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Per
 /** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
 function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   return deps.transaction(async (tx) => {
-    const [found, throttled] = await Promise.all([
-      codes.findManyByHash(
+    // The codes and their callers' throttles in one round trip.
+    const [found, throttled] = await readTogether(
+      tx,
+      codes.byHash(
         deps.store,
         batch.map((r) => r.hash),
-        tx,
       ),
-      throttles.findAll(deps.store, [...new Set(batch.map((r) => r.throttleId))], tx),
-    ]);
+      throttles.byId(deps.store, [...new Set(batch.map((r) => r.throttleId))]),
+    );
     const throttleOf = new Map(throttled.map((t) => [t.id, t]));
     // The people behind unused codes, through the per-instance cache every gated request uses:
     // read before anything is written, so a person who may not sign in gets no token stored.
