@@ -3,19 +3,13 @@
  * last used, to rename or remove; and a button to add one (which the service allows within five
  * minutes of signing in: otherwise the person is asked to sign in again first).
  */
+import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
 import { call, Unreachable, type Answer } from "./api";
 import { TRY_AGAIN, UNREACHABLE } from "./messages";
 import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "./ui";
 import { ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
 
-interface Passkey {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  synced: boolean;
-  suspect: boolean;
-}
+type Passkey = PasskeyView;
 
 const DAY = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 

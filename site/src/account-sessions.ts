@@ -4,20 +4,10 @@
  * others to sign out, and all of them at once. Ending one is the service's own server-side end, as
  * logout's: the other browser is refused at its next request.
  */
+import type { SessionView } from "../../functions/src/core/sessions/session-view";
 import { call, Unreachable } from "./api";
 import { TRY_AGAIN, UNREACHABLE } from "./messages";
 import { alertBox, button, h, paragraph, whileBusy } from "./ui";
-
-export interface SessionView {
-  sessionId: string;
-  current: boolean;
-  openedAt: string;
-  signedInAt: string;
-  methods: string[];
-  lastSeenAt: string;
-  browser: string;
-  system: string;
-}
 
 /** How a sign-in was made, in words, from its RFC 8176 methods. */
 export function howSignedIn(methods: string[]): string {

@@ -4,28 +4,12 @@
  * for a lost or stolen device, after a question). Both only take access away, so neither asks
  * the administrator to confirm it's them.
  */
+import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
+import type { SessionView } from "../../functions/src/core/sessions/session-view";
 import { ask, section, type Section } from "./admin";
 import { TRY_AGAIN } from "./messages";
 import { ago } from "./people-words";
 import { button, h, paragraph, unseen, whileBusy } from "./ui";
-
-interface SessionView {
-  sessionId: string;
-  current: boolean;
-  signedInAt: string;
-  methods: string[];
-  lastSeenAt: string;
-  browser: string;
-  system: string;
-}
-
-interface PasskeyView {
-  id: string;
-  name: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  suspect: boolean;
-}
 
 const METHODS: Record<string, string> = {
   otp: "an email code",

@@ -8,18 +8,19 @@ import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
 import type { Transaction } from "../../store/db";
 
+import type { PasskeyView } from "./passkey-view";
+
 export type { Passkey } from "../../store/passkeys";
+export type { PasskeyView };
 
 /** A passkey as its owner (and an administrator) sees it; the public key and counter stay inside. */
-export function passkeyView(passkey: passkeys.Passkey) {
+export function passkeyView(passkey: passkeys.Passkey): PasskeyView {
   return {
     id: passkey.id,
     name: passkey.name,
     createdAt: passkey.createdAt.toISOString(),
     lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
-    /** Backup eligible: a synced passkey, held by a passkey manager across devices. */
     synced: passkey.backupEligible,
-    /** Refused since its signature counter went back (a cloned authenticator). */
     suspect: passkey.suspectAt !== null,
   };
 }

@@ -5,6 +5,9 @@ import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
 import { describeUserAgent } from "./user-agent";
+import type { SessionView } from "./session-view";
+
+export type { SessionView };
 
 /**
  * A person's sessions as they can see and end them: each session POST /auth/verify opens is
@@ -47,19 +50,6 @@ export async function noteSeen(
   if (sessionId === null || deps.seen.get(sessionId) !== undefined) return;
   deps.seen.set(sessionId, true);
   await sessions.touch(deps.store, sessionId, deps.clock.now()).catch(() => undefined);
-}
-
-export interface SessionView {
-  sessionId: string;
-  /** The session of the browser that asked. */
-  current: boolean;
-  openedAt: string;
-  /** When and how the person authenticated to open it. */
-  signedInAt: string;
-  methods: string[];
-  lastSeenAt: string;
-  browser: string;
-  system: string;
 }
 
 /** The person's live sessions, most recently seen first, the asking browser's marked. */
