@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { read, toDate, optionalDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, optionalString, read, toDate, type Firestore, type Transaction } from "./db";
 
 /** `bridgeStates/{sha256(state)}`: the state itself only travels in the cookie and to the provider. */
 const BRIDGE_STATES: Collection = "bridgeStates";
@@ -46,10 +46,10 @@ export async function findByHash(db: Firestore, hash: string, tx: Transaction): 
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),
-    idp: typeof d.idp === "string" ? d.idp : null,
-    codeVerifier: typeof d.codeVerifier === "string" ? d.codeVerifier : null,
-    nonce: typeof d.nonce === "string" ? d.nonce : null,
-    postedName: typeof d.postedName === "string" ? d.postedName : null,
+    idp: optionalString(d.idp),
+    codeVerifier: optionalString(d.codeVerifier),
+    nonce: optionalString(d.nonce),
+    postedName: optionalString(d.postedName),
   };
 }
 

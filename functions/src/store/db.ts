@@ -35,6 +35,11 @@ export function isDocumentId(id: string): boolean {
   );
 }
 
+/** A stored string, or null for a field that is absent or of another type. */
+export function optionalString(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
 export function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }

@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { toDate, type Firestore, type Transaction } from "./db";
+import { optionalString, toDate, type Firestore, type Transaction } from "./db";
 
 /** A code that can still be checked, or what destroyed it (a destroyed code keeps no hash). */
 export type CodeState = "ready" | "expired" | "exhausted";
@@ -41,7 +41,7 @@ export async function findFirst(db: Firestore, addressIds: string[], tx: Transac
   return {
     addressId: snap.id,
     kid: String(d.kid),
-    hash: typeof d.hash === "string" ? d.hash : null,
+    hash: optionalString(d.hash),
     state: STATES.includes(d.state) ? d.state : "expired",
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     sendId: String(d.sendId),

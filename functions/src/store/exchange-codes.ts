@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { read, toDate, optionalDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, optionalString, read, toDate, type Firestore, type Transaction } from "./db";
 
 /** `exchangeCodes/{sha256(code)}`: the code itself is never stored. */
 const EXCHANGE_CODES: Collection = "exchangeCodes";
@@ -40,9 +40,9 @@ export async function findByHash(db: Firestore, hash: string, tx?: Transaction):
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     redeemedAt: optionalDate(d.redeemedAt),
-    app: typeof d.app === "string" ? d.app : null,
-    redirectUri: typeof d.redirectUri === "string" ? d.redirectUri : null,
-    codeChallenge: typeof d.codeChallenge === "string" ? d.codeChallenge : null,
+    app: optionalString(d.app),
+    redirectUri: optionalString(d.redirectUri),
+    codeChallenge: optionalString(d.codeChallenge),
   };
 }
 

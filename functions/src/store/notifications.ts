@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
 import type { Query } from "firebase-admin/firestore";
-import { read, stringList, toDate, optionalDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, optionalString, read, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `notifications/{id}`: a start-page notice, for everyone (`audience: ["*"]`) or named people. */
 const NOTIFICATIONS: Collection = "notifications";
@@ -50,7 +50,7 @@ export async function listFor(
       id: doc.id,
       title: String(d.title),
       body: String(d.body),
-      link: typeof d.link === "string" ? d.link : null,
+      link: optionalString(d.link),
       level: d.level === "warning" || d.level === "critical" ? d.level : "info",
       audience: stringList(d.audience),
       createdAt: toDate(d.createdAt),

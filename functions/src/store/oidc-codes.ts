@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
 import type { DocumentData } from "firebase-admin/firestore";
-import { optionalDate, stringList, toDate, type Firestore, type Reading, type Transaction } from "./db";
+import { optionalDate, optionalString, stringList, toDate, type Firestore, type Reading, type Transaction } from "./db";
 
 /** `oidcCodes/{sha256(code)}`: authorization codes; the code itself is never stored. */
 const OIDC_CODES: Collection = "oidcCodes";
@@ -55,18 +55,18 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     hash,
     clientId: String(d.clientId),
     redirectUri: String(d.redirectUri),
-    codeChallenge: typeof d.codeChallenge === "string" ? d.codeChallenge : null,
-    nonce: typeof d.nonce === "string" ? d.nonce : null,
+    codeChallenge: optionalString(d.codeChallenge),
+    nonce: optionalString(d.nonce),
     scopes: stringList(d.scopes),
     uid: String(d.uid),
     personId: String(d.personId),
     authTime: optionalDate(d.authTime),
     amr: stringList(d.amr),
-    acr: typeof d.acr === "string" ? d.acr : null,
+    acr: optionalString(d.acr),
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),
-    accessTokenHash: typeof d.accessTokenHash === "string" ? d.accessTokenHash : null,
+    accessTokenHash: optionalString(d.accessTokenHash),
   };
 }
 

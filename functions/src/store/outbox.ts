@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
 import type { DocumentData } from "firebase-admin/firestore";
-import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, optionalString, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
@@ -58,15 +58,15 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     id,
     kind: String(d.kind),
     sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
-    about: typeof d.about === "string" ? d.about : null,
+    about: optionalString(d.about),
     state: d.state as OutboxState,
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),
-    claim: typeof d.claim === "string" ? d.claim : null,
+    claim: optionalString(d.claim),
     deliverBy: toDate(d.deliverBy),
     createdAt: toDate(d.createdAt),
     sentAt: optionalDate(d.sentAt),
-    lastError: typeof d.lastError === "string" ? d.lastError : null,
+    lastError: optionalString(d.lastError),
     forgetAfter: toDate(d.forgetAfter),
   };
 }

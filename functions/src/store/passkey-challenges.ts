@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { optionalDate, read, toDate, type Firestore, type Transaction } from "./db";
+import { optionalDate, optionalString, read, toDate, type Firestore, type Transaction } from "./db";
 
 /** `passkeyChallenges/{sha256(challenge)}`: each WebAuthn challenge the service has handed out. */
 const CHALLENGES: Collection = "passkeyChallenges";
@@ -30,9 +30,9 @@ export async function findByHash(db: Firestore, hash: string, tx: Transaction): 
   return {
     hash,
     purpose: d.purpose === "register" ? "register" : "sign-in",
-    personId: typeof d.personId === "string" ? d.personId : null,
-    sessionKey: typeof d.sessionKey === "string" ? d.sessionKey : null,
-    binding: typeof d.binding === "string" ? d.binding : null,
+    personId: optionalString(d.personId),
+    sessionKey: optionalString(d.sessionKey),
+    binding: optionalString(d.binding),
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),

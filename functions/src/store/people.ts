@@ -1,7 +1,7 @@
 import type { Collection } from "./collections";
 import type { DocumentData, Query } from "firebase-admin/firestore";
 import { Timestamp } from "firebase-admin/firestore";
-import { isDocumentId, toDate, stringList, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 export type { Transaction };
 
@@ -92,7 +92,7 @@ function originOf(value: unknown): Origin | null {
   if (o.via === "account")
     return {
       via: "account",
-      bridge: typeof o.bridge === "string" ? o.bridge : null,
+      bridge: optionalString(o.bridge),
       provider: text(o.provider),
       account: text(o.account),
       displayName: text(o.displayName),

@@ -1,6 +1,6 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { toDate, type Firestore, type Transaction } from "./db";
+import { optionalString, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * `personHistory/{id}`: what was done to a person, by whom, when and how; written in the same
@@ -38,8 +38,7 @@ export interface HistoryEntry {
 
 function actorOf(value: unknown): Actor {
   const a = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
-  if (a.kind === "admin")
-    return { kind: "admin", personId: String(a.personId), email: typeof a.email === "string" ? a.email : null };
+  if (a.kind === "admin") return { kind: "admin", personId: String(a.personId), email: optionalString(a.email) };
   if (a.kind === "operator") return { kind: "operator", name: String(a.name) };
   return a.kind === "person" ? { kind: "person" } : { kind: "service" };
 }
