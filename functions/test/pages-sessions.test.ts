@@ -6,7 +6,7 @@
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { signInWithCustomToken } from "./support/auth";
-import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
+import { ID_HOST, openSessionIn, settledSignIns, stillSignedIn, useBrowserWorld } from "./support/browser";
 import { auth } from "./support/deps";
 import { accountWithPerson } from "./support/people";
 import { MODES, useJourneys } from "./support/visitor";
@@ -25,26 +25,6 @@ async function anotherBrowser(uid: string): Promise<{ context: BrowserContext; p
     await signInWithCustomToken(await auth().createCustomToken(uid, { sign_in_methods: ["otp"] })),
   );
   return { context, page };
-}
-
-/** Whether that browser is still signed in, as its account page finds at its next request. */
-async function stillSignedIn(page: Page): Promise<boolean> {
-  await page.goto(`${ID_HOST}/account`);
-  const heading = page.getByRole("heading", { level: 1 });
-  await heading.filter({ hasText: /Your account|You're not signed in/ }).waitFor();
-  return (await heading.textContent()) === "Your account";
-}
-
-/**
- * Which of `pages` are still signed in, once those ended are refused: at once on the instance that
- * ended them, within the person cache's 10 seconds on any other (the emulator may start several).
- */
-async function settledSignIns(pages: Page[], ended: number): Promise<boolean[]> {
-  for (let waited = 0; ; waited += 1000) {
-    const still = await Promise.all(pages.map(stillSignedIn));
-    if (still.filter((s) => !s).length >= ended || waited >= 15_000) return still;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }
 
 describe.each(MODES)("where a person is signed in, %s", (mode) => {

@@ -5,7 +5,7 @@
  * host a small stand-in app, and any other host (a foreign site) a blank page of its own, from
  * which a test's scripts can run. Chromium's resolver sends each of those names to the front.
  */
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Hosts outside the parent domain, for a foreign site. */
@@ -57,11 +57,7 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
  * of a sign-in: an ID token for the account, posted to POST /auth/verify from the identity host.
  * For journeys that need someone already signed in, without walking through a sign-in first.
  */
-export async function openSessionIn(
-  page: import("playwright-core").Page,
-  idToken: string,
-  project = "account",
-): Promise<void> {
+export async function openSessionIn(page: Page, idToken: string, project = "account"): Promise<void> {
   if (!page.url().startsWith(ID_HOST)) await page.goto(`${ID_HOST}/account`);
   const status = await page.evaluate(
     async ({ token, project }) =>
@@ -75,6 +71,26 @@ export async function openSessionIn(
     { token: idToken, project },
   );
   if (status !== 200) throw new Error(`POST /auth/verify answered ${status}`);
+}
+
+/** Whether that browser is still signed in, as its account page finds at its next request. */
+export async function stillSignedIn(page: Page): Promise<boolean> {
+  await page.goto(`${ID_HOST}/account`);
+  const heading = page.getByRole("heading", { level: 1 });
+  await heading.filter({ hasText: /Your account|You're not signed in/ }).waitFor();
+  return (await heading.textContent()) === "Your account";
+}
+
+/**
+ * Which of `pages` are still signed in, once those ended are refused: at once on the instance that
+ * ended them, within the person cache's 10 seconds on any other (the emulator may start several).
+ */
+export async function settledSignIns(pages: Array<Page>, ended: number): Promise<boolean[]> {
+  for (let waited = 0; ; waited += 1000) {
+    const still = await Promise.all(pages.map(stillSignedIn));
+    if (still.filter((s) => !s).length >= ended || waited >= 15_000) return still;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }
 
 /** The browser of this test file: started before its tests, closed after them. */
