@@ -9,21 +9,8 @@ import type { SessionView } from "../../functions/src/core/sessions/session-view
 import { ask, section, type Section } from "./admin";
 import { TRY_AGAIN } from "./messages";
 import { ago } from "./people-words";
+import { deviceName, howSignedIn, roughly } from "./session-words";
 import { button, h, paragraph, unseen, whileBusy } from "./ui";
-
-const METHODS: Record<string, string> = {
-  otp: "an email code",
-  fed: "another provider",
-  hwk: "a passkey",
-  swk: "a passkey",
-  pwd: "a password",
-  sms: "a text message",
-};
-
-export function methodWords(methods: string[]): string {
-  const words = [...new Set(methods.map((m) => METHODS[m]).filter(Boolean))];
-  return words.length === 0 ? "" : ` with ${words.join(" and ")}`;
-}
 
 /** A section whose list is read from `path`, and drawn again after each change in it. */
 function listed<T>(where: Section, path: string, key: string, draw: (items: T[]) => Node[]): () => Promise<void> {
@@ -51,7 +38,8 @@ export function sessionsSection(personId: string, changed: () => void): HTMLElem
   const load = listed<SessionView>(where, `${base}/sessions`, "sessions", (sessions) => {
     if (sessions.length === 0) return [paragraph("None: they're not signed in anywhere.")];
     const rows = sessions.map((s) => {
-      const what = `${s.browser} on ${s.system}`;
+      const what = deviceName(s);
+      const how = howSignedIn(s.methods);
       const one = button(["End", unseen(` the session of ${what}`)], { kind: "link" });
       one.addEventListener(
         "click",
@@ -70,7 +58,7 @@ export function sessionsSection(personId: string, changed: () => void): HTMLElem
         h(
           "p",
           { class: "small" },
-          `Signed in ${ago(s.signedInAt, now())}${methodWords(s.methods)} · last seen ${ago(s.lastSeenAt, now())}`,
+          `Signed in ${ago(s.signedInAt, now())}${how === "" ? "" : ` ${how}`} · last used ${roughly(s.lastSeenAt, now().getTime())}`,
         ),
         one,
       );

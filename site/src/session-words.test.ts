@@ -1,4 +1,4 @@
-import { deviceName, howSignedIn, roughly } from "./account-sessions";
+import { deviceName, howSignedIn, roughly } from "./session-words";
 
 describe("howSignedIn: a session's methods in words", () => {
   it.each([
