@@ -12,7 +12,14 @@ import { buildSite } from "../site/build.ts";
 import { ensureFunctionsBuilt } from "./build-functions.ts";
 import { defaults } from "./compiled.ts";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
-import { officialFirestoreAvailable } from "./stack/firestore.ts";
+import {
+  chooseFirestore,
+  firestoreAnswers,
+  firestoreExport,
+  flavour,
+  gcloudArgs,
+  type FirestoreChoice,
+} from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
 import { removeLocation, writeLocation } from "./stack/location.ts";
 import { localState, type LocalState } from "./stack/persist.ts";
@@ -28,7 +35,7 @@ function run(what: string, command: string, args: string[], env: Record<string, 
   if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status ?? result.signal})`);
 }
 
-async function ensureFree(p: Profile, official: boolean): Promise<void> {
+async function ensureFree(p: Profile): Promise<void> {
   const ports = [
     p.hosting,
     idSitePort(p),
@@ -45,8 +52,7 @@ async function ensureFree(p: Profile, official: boolean): Promise<void> {
   ];
   const taken: number[] = [];
   for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
-  if (taken.length > 0)
-    throw new Error(`port(s) ${taken.join(", ")} already in use${official ? "" : " (is another stack running?)"}`);
+  if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use (is another stack running?)`);
 }
 
 /** A 200, not merely an answer: Hosting says 404 while the functions are still being loaded. */
@@ -56,11 +62,51 @@ async function httpOk(url: string, init?: RequestInit): Promise<boolean> {
   return res.status === 200;
 }
 
+/**
+ * The Firestore emulator the Firebase CLI does not start: the gcloud component, seeded from the
+ * last export and exported again once everything started after it has stopped; or the stand-in,
+ * which loads and saves its own file.
+ */
+function startFirestore(
+  procs: Processes,
+  choice: FirestoreChoice,
+  p: Profile,
+  state: LocalState | null,
+): Promise<void> {
+  if (choice.kind === "gcloud") {
+    const child = procs.start("firestore", choice.command, gcloudArgs(p.firestore, p.projectId, state?.firestoreSeed), {
+      quiet: true,
+      ...(state === null
+        ? {}
+        : {
+            beforeStop: async () => {
+              try {
+                await firestoreExport(p.firestore, p.projectId, state.firestoreNext);
+              } catch (err) {
+                // The last complete export stays; this one is not taken.
+                rmSync(state.firestoreNext, { recursive: true, force: true });
+                throw err;
+              }
+            },
+          }),
+    });
+    // The JVM takes about 8 s to answer; 60 s leaves room for a busy machine.
+    return waitFor("Firestore emulator", () => firestoreAnswers(p.firestore), 60000, child);
+  }
+  const child = procs.start("firestore", process.execPath, [
+    join(root, "tools", "firestore-stand-in", "main.ts"),
+    "--port",
+    String(p.firestore),
+    ...(state?.standInArgs ?? []),
+  ]);
+  return waitFor("Firestore stand-in", () => portAnswers(p.firestore), 15000, child);
+}
+
 /** `state`: where the dev stack keeps its data between runs; null for the test stack (always fresh). */
 async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<void> {
   const started = performance.now();
-  const official = officialFirestoreAvailable();
-  await ensureFree(p, official);
+  const firestore = chooseFirestore();
+  await ensureFree(p);
   const built = ensureFunctionsBuilt(root, (line) => console.log(`stack: ${line}`));
   // The code caches the platform's build makes, made here by this Node (the functions' own), so
   // that the emulator starts each function as an instance starts (functions/src/gcp-build.ts).
@@ -76,15 +122,7 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   const env = stackEnv(p);
 
   const waits: Array<Promise<void>> = [];
-  if (!official) {
-    const fs = procs.start("firestore", process.execPath, [
-      join(root, "tools", "firestore-stand-in", "main.ts"),
-      "--port",
-      String(p.firestore),
-      ...(state?.standInArgs ?? []),
-    ]);
-    waits.push(waitFor("Firestore stand-in", () => portAnswers(p.firestore), 15000, fs));
-  }
+  if (firestore.kind !== "firebase-tools") waits.push(startFirestore(procs, firestore, p, state));
   const mail = procs.start(
     "maildev",
     bin("maildev"),
@@ -131,13 +169,13 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
       }),
   );
 
-  const only = official ? "auth,functions,hosting,firestore" : "auth,functions,hosting";
+  const only = firestore.kind === "firebase-tools" ? "auth,functions,hosting,firestore" : "auth,functions,hosting";
   const config = firebaseConfigFor(root, p);
   const emulators = procs.start(
     "emulators",
     bin("firebase"),
     ["emulators:start", "--only", only, "--project", p.projectId, "--config", config, ...(state?.emulatorArgs ?? [])],
-    // Functions inherit this environment: that is how they find the stand-in Firestore.
+    // Functions inherit this environment: that is how they find a Firestore the CLI did not start.
     // A bridge's custom token reaches the identity host in its address; the request log keeps none.
     // NODE_ENV=production, as the platform runs functions: the emulator's functions runtime parses
     // bodies in an express app of its own, before ours, and express answers a body it cannot parse
@@ -167,10 +205,10 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
     [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")],
     env,
   );
-  if (p.name === "dev") writeLocation(root, p, official ? "official" : "stand-in", PARENT_DOMAIN);
+  if (p.name === "dev") writeLocation(root, p, { kind: flavour(firestore), why: firestore.why }, PARENT_DOMAIN);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`
-Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${official ? "official emulator" : "stand-in"})
+Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${flavour(firestore)} emulator, ${firestore.why})
   service ({base_url})      ${env.STACK_BASE_URL}
   identity host ({id_url})  ${env.STACK_ID_URL}
   functions                 http://127.0.0.1:${p.functions}

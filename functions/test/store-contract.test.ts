@@ -186,17 +186,20 @@ describe("store contract", () => {
     expect((await other.get()).exists).toBe(false);
   });
 
+  // Each document once: Firestore refuses a batch that writes one document twice (INVALID_ARGUMENT).
   it("a batch whose create() fails applies none of its writes", async () => {
     const existing = collection("batch").doc("existing");
+    const taken = collection("batch").doc("taken");
     const fresh = collection("batch").doc("fresh");
-    await existing.set({ v: 1 });
+    await Promise.all([existing.set({ v: 1 }), taken.set({ v: 1 })]);
     const batch = db.batch();
     batch.set(fresh, { v: 1 });
     batch.update(existing, { v: 2 });
-    batch.create(existing, { v: 3 });
+    batch.create(taken, { v: 3 });
     await expect(batch.commit()).rejects.toMatchObject({ code: 6 });
     expect((await fresh.get()).exists).toBe(false);
     expect((await existing.get()).data()).toEqual({ v: 1 });
+    expect((await taken.get()).data()).toEqual({ v: 1 });
   });
 
   describe("queries we rely on", () => {

@@ -27,14 +27,20 @@ export function stackUrls(p: Profile, parentDomain: string): Record<string, stri
   };
 }
 
-export function writeLocation(root: string, p: Profile, firestore: "stand-in" | "official", parentDomain: string) {
+export function writeLocation(
+  root: string,
+  p: Profile,
+  firestore: { kind: "stand-in" | "official"; why: string },
+  parentDomain: string,
+) {
   const file = locationFile(root);
   mkdirSync(dirname(file), { recursive: true });
   const location = {
     project: p.projectId,
     pid: process.pid,
     startedAt: new Date().toISOString(),
-    firestore,
+    firestore: firestore.kind,
+    firestoreWhy: firestore.why,
     ports: {
       hosting: p.hosting,
       idSite: idSitePort(p),

@@ -1,17 +1,21 @@
 /**
  * Where `npm start` keeps the local stack's data between runs: `emulator-data/local/` (beside the
- * committed seed, and not committed itself). The Auth emulator (and the official Firestore
+ * committed seed, and not committed itself). The Auth emulator (and firebase-tools' own Firestore
  * emulator, where it runs) are exported by the Firebase CLI on exit and imported at start; the
+ * gcloud component's Firestore emulator is exported by the stack through the emulator's export
+ * endpoint once the Firebase CLI has stopped, and seeded from that export at start; the
  * Firestore stand-in saves and loads its own file. `npm start -- --fresh` imports nothing, so the
  * stack starts from the seed; `npm test` never reads or writes any of it.
  *
- * Nothing is half-written: the stand-in writes a temporary file and renames it; the Firebase
- * CLI's export goes to `firebase.next/`, which replaces `firebase/` only once it is complete.
+ * Nothing is half-written: the stand-in writes a temporary file and renames it; each export goes
+ * to a `.next/` folder, which replaces the last one only once it is complete. A stop cut short
+ * leaves the `.next/` folder behind, and the next start removes it unread.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exportMetadata } from "./firestore.ts";
 
 const METADATA = "firebase-export-metadata.json";
 
@@ -23,12 +27,17 @@ export interface LocalState {
   emulatorArgs: string[];
   /** Arguments of the Firestore stand-in. */
   standInArgs: string[];
+  /** The gcloud component's start: the last complete export to seed from (none when fresh). */
+  firestoreSeed: string | undefined;
+  /** An empty folder for the gcloud component's export on stop; it replaces the last one in afterStop. */
+  firestoreNext: string;
   /** After the emulators have stopped: a complete export replaces the last one; their temporary directory goes. */
   afterStop(): void;
 }
 
-function swapIn(next: string, current: string): void {
-  if (!existsSync(join(next, METADATA))) return;
+/** `next` replaces `current` when `complete(next)` holds; otherwise the last one stays. */
+function swapIn(next: string, current: string, complete: (dir: string) => boolean): void {
+  if (!complete(next)) return;
   const old = `${current}.old`;
   rmSync(old, { recursive: true, force: true });
   if (existsSync(current)) renameSync(current, old);
@@ -40,10 +49,15 @@ export function localState(root: string, fresh: boolean): LocalState {
   const dir = join(root, "emulator-data", "local");
   const firebase = join(dir, "firebase");
   const next = join(dir, "firebase.next");
+  const firestore = join(dir, "firestore");
+  const firestoreNext = join(dir, "firestore.next");
   mkdirSync(dir, { recursive: true });
-  // A stop that was cut short between the two renames above left the last export as `.old`.
-  if (!existsSync(firebase) && existsSync(`${firebase}.old`)) renameSync(`${firebase}.old`, firebase);
-  rmSync(next, { recursive: true, force: true });
+  for (const current of [firebase, firestore]) {
+    // A stop that was cut short between the two renames above left the last export as `.old`.
+    if (!existsSync(current) && existsSync(`${current}.old`)) renameSync(`${current}.old`, current);
+    rmSync(`${current}.next`, { recursive: true, force: true });
+  }
+  mkdirSync(firestoreNext);
   // The Firebase CLI exports into a temporary folder in its working directory first.
   for (const name of readdirSync(root))
     if (name.startsWith("firebase-export-")) rmSync(join(root, name), { recursive: true, force: true });
@@ -56,9 +70,13 @@ export function localState(root: string, fresh: boolean): LocalState {
     tmp,
     emulatorArgs: [...(imported ? ["--import", firebase] : []), "--export-on-exit", next],
     standInArgs: ["--data", join(dir, "firestore-stand-in.json"), ...(fresh ? ["--fresh"] : [])],
+    firestoreSeed: !fresh && existsSync(exportMetadata(firestore)) ? exportMetadata(firestore) : undefined,
+    firestoreNext,
     afterStop: () => {
       rmSync(tmp, { recursive: true, force: true });
-      swapIn(next, firebase);
+      swapIn(next, firebase, (d) => existsSync(join(d, METADATA)));
+      swapIn(firestoreNext, firestore, (d) => existsSync(exportMetadata(d)));
+      rmSync(firestoreNext, { recursive: true, force: true });
     },
   };
 }

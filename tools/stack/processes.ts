@@ -9,6 +9,7 @@ export class Processes {
     stopSignal: NodeJS.Signals;
     stopTimeoutMs: number;
     leaderOnly: boolean;
+    beforeStop?: () => Promise<void>;
   }> = [];
   private readonly closers: Array<() => Promise<void>> = [];
 
@@ -30,6 +31,8 @@ export class Processes {
       /** Signal the process alone, which stops what it started itself; the group is swept after. */
       leaderOnly?: boolean;
       redact?: (line: string) => string;
+      /** Runs once everything started after it has stopped, before its own signal (e.g. an export). */
+      beforeStop?: () => Promise<void>;
     } = {},
   ): ChildProcess {
     const child = spawn(command, args, {
@@ -53,6 +56,7 @@ export class Processes {
       stopSignal: options.stopSignal ?? "SIGTERM",
       stopTimeoutMs: options.stopTimeoutMs ?? 8000,
       leaderOnly: options.leaderOnly ?? false,
+      beforeStop: options.beforeStop,
     });
     return child;
   }
@@ -63,8 +67,9 @@ export class Processes {
    */
   async stopAll(): Promise<void> {
     await Promise.all(this.closers.map((close) => close().catch(() => undefined)));
-    for (const { child, stopSignal, stopTimeoutMs, leaderOnly } of [...this.children].reverse()) {
+    for (const { child, stopSignal, stopTimeoutMs, leaderOnly, beforeStop } of [...this.children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) continue;
+      await beforeStop?.().catch((err: Error) => console.error(err.message));
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       try {
         process.kill(leaderOnly ? child.pid : -child.pid, stopSignal);

@@ -27,7 +27,7 @@ export const statusCommands: Command[] = [
         const { stack } = target;
         lines.push(
           "",
-          `local stack: running since ${stack.startedAt} (process ${stack.pid}), Firestore: ${stack.firestore}`,
+          `local stack: running since ${stack.startedAt} (process ${stack.pid}), Firestore: ${stack.firestore}${stack.firestoreWhy === undefined ? "" : ` (${stack.firestoreWhy})`}`,
           ...Object.entries(stack.urls).map(([what, url]) => `  ${what.padEnd(22)} ${url}`),
         );
       }

@@ -20,6 +20,8 @@ const stackSchema = z.object({
   pid: z.number().int().positive(),
   startedAt: z.string(),
   firestore: z.enum(["stand-in", "official"]),
+  /** Which copy of the emulator, and why that one (tools/stack/firestore.ts). */
+  firestoreWhy: z.string().optional(),
   ports: z.object({ firestore: port, auth: port, hub: port, hosting: port }).catchall(port),
   /** Every address the stack serves, by what it is: printed as they are by `status`. */
   urls: z.record(z.string(), z.string()),
