@@ -17,7 +17,7 @@ import {
   firestoreAnswers,
   firestoreExport,
   flavour,
-  gcloudArgs,
+  officialArgs,
   type FirestoreChoice,
 } from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
@@ -74,22 +74,27 @@ function startFirestore(
   state: LocalState | null,
 ): Promise<void> {
   if (choice.kind === "gcloud") {
-    const child = procs.start("firestore", choice.command, gcloudArgs(p.firestore, p.projectId, state?.firestoreSeed), {
-      quiet: true,
-      ...(state === null
-        ? {}
-        : {
-            beforeStop: async () => {
-              try {
-                await firestoreExport(p.firestore, p.projectId, state.firestoreNext);
-              } catch (err) {
-                // The last complete export stays; this one is not taken.
-                rmSync(state.firestoreNext, { recursive: true, force: true });
-                throw err;
-              }
-            },
-          }),
-    });
+    const child = procs.start(
+      "firestore",
+      choice.launch.command,
+      officialArgs(choice.launch, p.firestore, p.projectId, state?.firestoreSeed),
+      {
+        quiet: true,
+        ...(state === null
+          ? {}
+          : {
+              beforeStop: async () => {
+                try {
+                  await firestoreExport(p.firestore, p.projectId, state.firestoreNext);
+                } catch (err) {
+                  // The last complete export stays; this one is not taken.
+                  rmSync(state.firestoreNext, { recursive: true, force: true });
+                  throw err;
+                }
+              },
+            }),
+      },
+    );
     // The JVM takes about 8 s to answer; 60 s leaves room for a busy machine.
     return waitFor("Firestore emulator", () => firestoreAnswers(p.firestore), 60000, child);
   }
@@ -103,7 +108,7 @@ function startFirestore(
 }
 
 /** `state`: where the dev stack keeps its data between runs; null for the test stack (always fresh). */
-async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<void> {
+async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<FirestoreChoice> {
   const started = performance.now();
   const firestore = chooseFirestore();
   await ensureFree(p);
@@ -230,6 +235,7 @@ Operator CLI: \`npm run admin -- status\` finds this stack (.stack/local-stack.j
 (docs/local-stack.md, "Trying it in a browser").
 `);
   }
+  return firestore;
 }
 
 /** One plain closing line, whatever the runner printed above it. */
@@ -285,8 +291,9 @@ async function main(): Promise<number> {
     run("format", join(root, "functions", "node_modules", ".bin", "prettier"), ["--check", ".", "--log-level", "warn"]);
   }
   const p = profile(mode === "start" ? "dev" : "test");
+  let firestore: FirestoreChoice;
   try {
-    await startStack(p, procs, state);
+    firestore = await startStack(p, procs, state);
   } catch (err) {
     console.error(`\n${err instanceof Error ? err.message : String(err)}`);
     await stop(1);
@@ -305,7 +312,12 @@ async function main(): Promise<number> {
     ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)],
     {
       stdio: "inherit",
-      env: { ...process.env, ...stackEnv(p) },
+      // Tests that stop or freeze an emulator of their own start the kind the stack runs.
+      env: {
+        ...process.env,
+        ...stackEnv(p),
+        ...(firestore.kind === "stand-in" ? {} : { FIRESTORE_LAUNCH: JSON.stringify(firestore.launch) }),
+      },
     },
   );
   const code = await new Promise<number>((resolve) => jest.on("exit", (c) => resolve(c ?? 1)));

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { systemClock } from "../src/clock";
 import { GROUPS, TASKS } from "../src/groups";
 import { sessionTokens } from "../src/core/sessions/session-token";
-import { freePort, startStandIn, stopped } from "./support/stand-in";
+import { freePort, startStandIn, stopped } from "./support/own-firestore";
 
 const functionsDir = join(__dirname, "..");
 const bundlesDir = join(functionsDir, "lib", "bundles");

@@ -5,7 +5,7 @@ import { SIGNATURE_TOLERANCE_S } from "../src/core/claims/idp-claims";
 import { appFor, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { accountWithPerson, personFor } from "./support/people";
 import { signedUp } from "./support/auth";
-import { firestoreAt, freePort, retire, startStandIn, stopped } from "./support/stand-in";
+import { firestoreAt, freePort, retire, startOwnFirestore, stopped } from "./support/own-firestore";
 
 const SECRET = testConfig().idpSigningSecret;
 const NS = "urn:identity:";
@@ -174,10 +174,10 @@ describe("POST /auth/idp/claims", () => {
 
   it("answers no claims, within its deadline, when the person lookup cannot be made", async () => {
     const port = await freePort();
-    const standIn = await startStandIn(port);
+    const emulator = await startOwnFirestore(port);
     const store = firestoreAt(`127.0.0.1:${port}`);
     try {
-      await stopped(standIn);
+      await stopped(emulator);
       const deps = testDeps({ store });
       const body = JSON.stringify({ uid: "anyone" });
       // Without its own deadline the lookup would outlast the request's, which answers 503.
@@ -187,5 +187,5 @@ describe("POST /auth/idp/claims", () => {
     } finally {
       await retire(store, port, 1);
     }
-  });
+  }, 60_000);
 });

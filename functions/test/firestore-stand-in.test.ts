@@ -1,7 +1,7 @@
 /** The stand-in launcher itself (tools/firestore-stand-in), on an instance of this test's own. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
+import { firestoreAt, freePort, startStandIn, stopped } from "./support/own-firestore";
 
 describe("Firestore stand-in", () => {
   let port: number;

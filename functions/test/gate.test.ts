@@ -6,7 +6,7 @@ import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
 import { appFor, testDeps } from "./support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "./support/people";
-import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
+import { firestoreAt, freePort, signal, startOwnFirestore, stopped } from "./support/own-firestore";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
 describe("gated endpoints", () => {
@@ -102,24 +102,24 @@ describe("gated endpoints", () => {
 
 describe("gated endpoints when the person lookup is unavailable", () => {
   const clients: Firestore[] = [];
-  const standIns: ChildProcess[] = [];
-  const own = async (): Promise<{ port: number; db: Firestore; standIn: ChildProcess }> => {
+  const emulators: ChildProcess[] = [];
+  const own = async (): Promise<{ port: number; db: Firestore; emulator: ChildProcess }> => {
     const port = await freePort();
-    const standIn = await startStandIn(port);
+    const emulator = await startOwnFirestore(port);
     const db = firestoreAt(`127.0.0.1:${port}`);
-    standIns.push(standIn);
+    emulators.push(emulator);
     clients.push(db);
-    return { port, db, standIn };
+    return { port, db, emulator };
   };
 
   // Clients first, so no retry of theirs outlives the test file.
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.terminate()));
-    await Promise.all(standIns.map((c) => stopped(c)));
+    await Promise.all(emulators.map((c) => stopped(c)));
   });
 
   it("answer 503 Authorization unavailable once the Firestore emulator stops, and recover when it is back", async () => {
-    const { port, db, standIn } = await own();
+    const { port, db, emulator } = await own();
     const deps = testDeps({ store: db });
     deps.people.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
@@ -128,7 +128,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
 
-    await stopped(standIn);
+    await stopped(emulator);
     const down = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ error: "Authorization unavailable" });
@@ -136,14 +136,14 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     expect(down.headers["set-cookie"]).toBeUndefined();
 
     // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
-    standIns.push(await startStandIn(port));
+    emulators.push(await startOwnFirestore(port));
     await personFor(account, { name: "", projects: ["startpage"] }, db, "down-test");
     const back = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(back.status).toBe(200);
-  }, 40_000);
+  }, 90_000);
 
   it("answer 503 within the request deadline when Firestore freezes after the gate let them in", async () => {
-    const { db, standIn } = await own();
+    const { db, emulator } = await own();
     const deps = testDeps({ store: db });
     const app = appFor(startpage, deps, { deadlineMs: 2000 });
     const account = await signedUp();
@@ -151,34 +151,34 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     // The person is cached now, so the gate needs no read; the notifications query will hang.
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
-    process.kill(standIn.pid as number, "SIGSTOP");
+    signal(emulator, "SIGSTOP");
     try {
       const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
       expect(frozen.status).toBe(503);
       expect(frozen.body).toEqual({ error: "Service unavailable" });
       expect(Number(frozen.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     } finally {
-      process.kill(standIn.pid as number, "SIGCONT");
+      signal(emulator, "SIGCONT");
     }
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
-  }, 40_000);
+  }, 90_000);
 
   it("answer 503 Authorization unavailable, with Retry-After, when Firestore freezes before the person is known", async () => {
-    const { db, standIn } = await own();
+    const { db, emulator } = await own();
     const deps = testDeps({ store: db });
     deps.people.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
     const account = await signedUp();
     const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "frozen-lookup");
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
-    process.kill(standIn.pid as number, "SIGSTOP");
+    signal(emulator, "SIGSTOP");
     try {
       const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
       expect(frozen.status).toBe(503);
       expect(frozen.body).toEqual({ error: "Authorization unavailable" });
       expect(Number(frozen.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     } finally {
-      process.kill(standIn.pid as number, "SIGCONT");
+      signal(emulator, "SIGCONT");
     }
-  }, 40_000);
+  }, 90_000);
 });

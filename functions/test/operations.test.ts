@@ -22,7 +22,7 @@ import { federatedConfig } from "../src/config";
 import { codeFor } from "./support/inbox";
 import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson, cookieFrom } from "./support/people";
-import { firestoreAt, freePort, startStandIn, stopped } from "./support/stand-in";
+import { firestoreAt, freePort, startStandIn, stopped } from "./support/own-firestore";
 
 interface Operations {
   documentReads: number;

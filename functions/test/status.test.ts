@@ -5,7 +5,7 @@ import { OUTBOX_STALE_SECONDS } from "../src/core/status/health";
 import { appFor, testConfig, testDeps } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";
 import type { ChildProcess } from "node:child_process";
-import { firestoreAt, freePort, retire, startStandIn, stopped } from "./support/stand-in";
+import { firestoreAt, freePort, retire, startOwnFirestore, stopped } from "./support/own-firestore";
 
 async function statusReader(deps = testDeps()) {
   const { account, person } = await accountWithPerson({ projects: ["status"] }, deps.store);
@@ -73,14 +73,14 @@ describe("GET /status", () => {
 
   it("reports Firestore down once its emulator stops, without leaking details", async () => {
     const port = await freePort();
-    const standIn = await startStandIn(port);
+    const emulator = await startOwnFirestore(port);
     const store = firestoreAt(`127.0.0.1:${port}`);
-    let running: ChildProcess | null = standIn;
+    let running: ChildProcess | null = emulator;
     try {
       // The person lives in the store that is about to stop; the cache keeps them once read.
       const { app: probeApp, cookie } = await statusReader(testDeps({ store }));
       expect((await request(probeApp).get("/status").set("Cookie", cookie)).body.checks.firestore.ok).toBe(true);
-      await stopped(standIn);
+      await stopped(emulator);
       running = null;
       const res = await request(probeApp).get("/status").set("Cookie", cookie);
       expect(res.status).toBe(200);
@@ -99,7 +99,7 @@ describe("GET /status", () => {
         await retire(store, port, 1);
       }
     }
-  });
+  }, 60_000);
 
   it("needs the status project", async () => {
     const deps = testDeps();

@@ -1,12 +1,15 @@
 /**
- * What our code relies on from Firestore, checked against whichever emulator
- * FIRESTORE_EMULATOR_HOST points at (the official one or tools/firestore-stand-in). The stand-in
- * leans on internals of @firestore-emulator/server, so these tests are its alarm.
+ * What our code relies on from Firestore, checked against the emulator the stack runs
+ * (FIRESTORE_EMULATOR_HOST) and, where that is Google's, against a stand-in of this file's own
+ * too (tools/firestore-stand-in), so that one run proves both. The stand-in leans on internals of
+ * @firestore-emulator/server, so these tests are its alarm.
  */
+import type { ChildProcess } from "node:child_process";
 import { initializeApp } from "firebase-admin/app";
 import { FieldValue, type Firestore, type QuerySnapshot, Timestamp, getFirestore } from "firebase-admin/firestore";
 import { systemClock } from "../src/clock";
 import { cryptoRandom } from "../src/random";
+import { firestoreAt, freePort, startStandIn, stopped } from "./support/own-firestore";
 
 const project = process.env.GCLOUD_PROJECT ?? "";
 const runId = cryptoRandom.token(6);
@@ -18,13 +21,31 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 // The official emulator resolves contention by aborting; let the SDK retry past its default 5.
 const contended = { maxAttempts: 50 };
 
-// Each run writes under its own collection prefix, so nothing here needs a reset (which would
-// also wipe the seed data other test files use).
-beforeAll(() => {
-  db = getFirestore(initializeApp({ projectId: project }, `contract-${runId}`));
-});
+/** Google's emulator runs the stack where tools/stack.ts says how it launched it. */
+const emulators = [
+  ["the stack's emulator", false],
+  ...(process.env.FIRESTORE_LAUNCH ? [["a stand-in of its own", true] as const] : []),
+] as const;
 
-describe("store contract", () => {
+describe.each(emulators)("store contract, on %s", (_, ownStandIn) => {
+  let standIn: ChildProcess | null = null;
+  // Each run writes under its own collection prefix, so nothing here needs a reset (which would
+  // also wipe the seed data other test files use).
+  beforeAll(async () => {
+    if (!ownStandIn) {
+      db = getFirestore(initializeApp({ projectId: project }, `contract-${runId}`));
+      return;
+    }
+    const port = await freePort();
+    standIn = await startStandIn(port);
+    db = firestoreAt(`127.0.0.1:${port}`);
+  });
+  afterAll(async () => {
+    if (standIn === null) return;
+    await db.terminate();
+    await stopped(standIn);
+  });
+
   it("20 concurrent read-increment-write transactions end at exactly 20", async () => {
     const counter = collection("counters").doc("c");
     await counter.set({ n: 0 });

@@ -1,5 +1,5 @@
 /**
- * Firestore stand-in for machines that cannot run the official emulator (it needs Java 21).
+ * Firestore stand-in for machines where no copy of Google's emulator is found (tools/stack/firestore.ts).
  *
  *   node tools/firestore-stand-in/main.ts [--port 8080] [--host 127.0.0.1] [--lock-timeout-ms 10000]
  *                                         [--data <file> [--fresh]]

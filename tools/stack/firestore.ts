@@ -13,9 +13,15 @@ import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
+/** How to start Google's emulator as a process of one's own: the command and its first arguments. */
+export interface Launch {
+  command: string;
+  prefix: string[];
+}
+
 export type FirestoreChoice =
-  | { kind: "firebase-tools"; why: string }
-  | { kind: "gcloud"; command: string; why: string }
+  | { kind: "firebase-tools"; launch: Launch; why: string }
+  | { kind: "gcloud"; launch: Launch; why: string }
   | { kind: "stand-in"; why: string };
 
 /** "official" where Google's emulator runs, whichever copy; the location file and `status` say it. */
@@ -32,11 +38,11 @@ function javaMajor(): number | null {
   return match ? Number(match[1]) : null;
 }
 
-function firebaseToolsJar(): boolean {
+function firebaseToolsJar(): string | null {
   const cache = join(homedir(), ".cache", "firebase", "emulators");
-  return (
-    existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("cloud-firestore-emulator") && f.endsWith(".jar"))
-  );
+  if (!existsSync(cache)) return null;
+  const jar = readdirSync(cache).find((f) => f.startsWith("cloud-firestore-emulator") && f.endsWith(".jar"));
+  return jar === undefined ? null : join(cache, jar);
 }
 
 /** The gcloud component's launcher: the Debian package's path first, then the SDK root gcloud names. */
@@ -55,10 +61,20 @@ export function chooseFirestore(env: NodeJS.ProcessEnv = process.env): Firestore
   if (env.FIRESTORE_STAND_IN === "1") return { kind: "stand-in", why: "FIRESTORE_STAND_IN=1 asks for it" };
   const java = javaMajor();
   if (java === null) return { kind: "stand-in", why: "no Java on this machine for the official emulator" };
-  if (java >= 21 && firebaseToolsJar())
-    return { kind: "firebase-tools", why: `firebase-tools' own copy, on Java ${java}` };
+  const jar = java >= 21 ? firebaseToolsJar() : null;
+  if (jar !== null)
+    return {
+      kind: "firebase-tools",
+      launch: { command: "java", prefix: ["-Duser.language=en", "-jar", jar] },
+      why: `firebase-tools' own copy, on Java ${java}`,
+    };
   const command = gcloudComponent();
-  if (command !== null) return { kind: "gcloud", command, why: `the gcloud component at ${command}, on Java ${java}` };
+  if (command !== null)
+    return {
+      kind: "gcloud",
+      launch: { command, prefix: ["start"] },
+      why: `the gcloud component at ${command}, on Java ${java}`,
+    };
   return {
     kind: "stand-in",
     why: `neither firebase-tools' copy (Java 21 and its jar) nor the gcloud component (${COMPONENT}) is here`,
@@ -66,12 +82,12 @@ export function chooseFirestore(env: NodeJS.ProcessEnv = process.env): Firestore
 }
 
 /**
- * The arguments of the gcloud component for one emulator on `port`: `seed` is an export's
- * `.overall_export_metadata` file to start from (firestoreExport writes them).
+ * The arguments of Google's emulator, started as a process of one's own on `port`: `seed` is an
+ * export's `.overall_export_metadata` file to start from (firestoreExport writes them).
  */
-export function gcloudArgs(port: number, projectId: string, seed?: string): string[] {
+export function officialArgs(launch: Launch, port: number, projectId: string, seed?: string): string[] {
   return [
-    "start",
+    ...launch.prefix,
     "--host=127.0.0.1",
     `--port=${port}`,
     `--project_id=${projectId}`,
@@ -103,4 +119,21 @@ export async function firestoreExport(port: number, projectId: string, dir: stri
     signal: AbortSignal.timeout(60_000),
   });
   if (!res.ok) throw new Error(`the Firestore emulator's export answered ${res.status}: ${await res.text()}`);
+}
+
+/**
+ * A Firestore emulator as a process of one's own on `port` (the soak, the benches, tests that stop
+ * or freeze their emulator): Google's where the choice found it, otherwise the stand-in.
+ */
+export function firestoreProcess(
+  choice: FirestoreChoice,
+  port: number,
+  projectId: string,
+): { command: string; args: string[] } {
+  if (choice.kind === "stand-in")
+    return {
+      command: process.execPath,
+      args: [join(import.meta.dirname, "..", "firestore-stand-in", "main.ts"), "--port", String(port)],
+    };
+  return { command: choice.launch.command, args: officialArgs(choice.launch, port, projectId) };
 }

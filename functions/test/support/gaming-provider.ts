@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { stopped } from "./stand-in";
+import { stopped } from "./own-firestore";
 
 const MAIN = join(__dirname, "..", "..", "..", "tools", "gaming-provider.ts");
 

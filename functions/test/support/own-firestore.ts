@@ -1,0 +1,134 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Firestore } from "firebase-admin/firestore";
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const MAIN = join(__dirname, "..", "..", "..", "tools", "firestore-stand-in", "main.ts");
+
+/**
+ * How the stack starts Google's emulator (tools/stack.ts sets FIRESTORE_LAUNCH where it runs one):
+ * the command and its first arguments, to which the host, the port and the project are added.
+ */
+const launch = (): { command: string; prefix: string[] } | null =>
+  process.env.FIRESTORE_LAUNCH ? JSON.parse(process.env.FIRESTORE_LAUNCH) : null;
+
+async function answersOk(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
+    return (await res.text()).trim() === "Ok";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A Firestore emulator of the test's own on `port`, of the kind the stack runs (Google's where it
+ * runs one, otherwise the stand-in): for tests that stop or freeze their emulator. Its own process
+ * group, since Google's launcher runs the JVM as a child: `signal` and `stopped` reach both.
+ */
+export async function startOwnFirestore(port: number): Promise<ChildProcess> {
+  const official = launch();
+  if (official === null) return startStandIn(port);
+  const args = [...official.prefix, "--host=127.0.0.1", `--port=${port}`, `--project_id=${process.env.GCLOUD_PROJECT}`];
+  const child = spawn(official.command, args, { stdio: "ignore", detached: true });
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  for (let waited = 0; !(await answersOk(port)); waited += 200) {
+    if (exited) throw new Error(`the Firestore emulator exited before it answered on ${port}`);
+    if (waited > 60_000) throw new Error(`the Firestore emulator did not answer on ${port} within 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return child;
+}
+
+/** SIGSTOP or SIGCONT to an emulator and everything it started. */
+export function signal(child: ChildProcess, sig: "SIGSTOP" | "SIGCONT"): void {
+  process.kill(-(child.pid as number), sig);
+}
+
+/** A Firestore stand-in of the test's own, on `port` (its own process group, like Google's above). */
+export function startStandIn(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN, "--port", String(port)], {
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve(child));
+    child.once("exit", (code) => reject(new Error(`stand-in exited ${code}`)));
+  });
+}
+
+const groupAlive = (pid: number): boolean => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Stops a child and, when it leads a process group of its own (the emulators above), everything
+ * it started, and resolves once all of it has gone (so its port is free again): Google's launcher
+ * leaves its JVM running when it alone is told to stop.
+ */
+export async function stopped(child: ChildProcess): Promise<void> {
+  const pid = child.pid as number;
+  if (!groupAlive(pid)) {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    return new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  }
+  process.kill(-pid, "SIGCONT");
+  process.kill(-pid, "SIGTERM");
+  for (let waited = 0; groupAlive(pid); waited += 100) {
+    if (waited === 15_000) process.kill(-pid, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A Firestore client bound to another emulator: the SDK reads the emulator host when it is built. */
+export function firestoreAt(host: string): Firestore {
+  const saved = process.env.FIRESTORE_EMULATOR_HOST;
+  process.env.FIRESTORE_EMULATOR_HOST = host;
+  try {
+    return new Firestore({ projectId: process.env.GCLOUD_PROJECT });
+  } finally {
+    process.env.FIRESTORE_EMULATOR_HOST = saved;
+  }
+}
+
+/**
+ * Closes a client whose emulator was stopped while a query of its was in flight. The SDK retries
+ * such a query in the background, and a retry that wakes after `terminate()` rejects where nobody
+ * listens; so the emulator comes back on the same port and the client is closed only once the
+ * retried queries have reached it.
+ */
+export async function retire(db: Firestore, port: number, pendingQueries: number): Promise<void> {
+  const standIn = await startStandIn(port);
+  try {
+    for (let waited = 0; ; waited += 100) {
+      const ops = (await (await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`)).json()) as {
+        queries: number;
+      };
+      if (ops.queries >= pendingQueries) break;
+      if (waited > 60_000) throw new Error(`the client's ${pendingQueries} pending queries never came back`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await db.terminate();
+  } finally {
+    await stopped(standIn);
+  }
+}
