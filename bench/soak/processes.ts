@@ -1,8 +1,10 @@
 /**
  * The soak's own child processes. Each runs in its own process group, so a signal reaches what
- * it started too, and its output goes to a log file rather than the terminal (the soak prints a
- * report, not the emulators' chatter). Every process started here is stopped at exit, even when
- * the soak itself fails or is interrupted.
+ * it started too (the official Firestore emulator's launcher is a shell script that runs the JVM
+ * as its child: SIGSTOP, SIGCONT and SIGTERM must reach the JVM), and its output goes to a log
+ * file rather than the terminal (the soak prints a report, not the emulators' chatter). A process
+ * counts as running while anything in its group does. Every process started here is stopped at
+ * exit, even when the soak itself fails or is interrupted.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { openSync } from "node:fs";
@@ -32,12 +34,24 @@ export function start(
   });
   const proc = { name, child, log };
   running.add(proc);
-  child.once("exit", () => running.delete(proc));
   return proc;
 }
 
+/** Whether anything in the process group is left: the launcher may be gone while what it ran is not. */
 function alive(proc: Proc): boolean {
-  return proc.child.exitCode === null && proc.child.signalCode === null && proc.child.pid !== undefined;
+  if (proc.child.pid === undefined) return false;
+  try {
+    process.kill(-proc.child.pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gone(proc: Proc, ms: number): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (alive(proc) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return !alive(proc);
 }
 
 /** Sends `signal` to the process group; false when it is already gone. */
@@ -51,17 +65,20 @@ export function signal(proc: Proc, sig: NodeJS.Signals): boolean {
   }
 }
 
-/** Stops one process and waits until it has exited; SIGKILL after `graceMs`. A frozen one is thawed first. */
+/**
+ * Stops one process and waits until nothing of its group is left (so its port is free again);
+ * SIGKILL after `graceMs`. A frozen one is thawed first.
+ */
 export async function stop(proc: Proc, sig: NodeJS.Signals = "SIGTERM", graceMs = 8000): Promise<void> {
-  if (!alive(proc)) return;
-  const exited = new Promise<void>((resolve) => proc.child.once("exit", () => resolve()));
-  signal(proc, "SIGCONT");
-  signal(proc, sig);
-  const timer = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), graceMs).unref());
-  if ((await Promise.race([exited, timer])) === "timeout") {
-    signal(proc, "SIGKILL");
-    await exited;
+  if (alive(proc)) {
+    signal(proc, "SIGCONT");
+    signal(proc, sig);
+    if (!(await gone(proc, graceMs))) {
+      signal(proc, "SIGKILL");
+      await gone(proc, 5000);
+    }
   }
+  running.delete(proc);
 }
 
 export async function stopAll(): Promise<void> {
