@@ -1,8 +1,9 @@
 /**
  * The real components the service depends on, started by the soak on free loopback ports
- * (never those of `npm start` or `npm test`, so it runs beside either): the Firestore stand-in,
- * maildev, the Auth emulator and the gaming bridge's OpenID 2.0 provider. Faults are real process actions on them: SIGSTOP/SIGCONT,
- * SIGTERM and a fresh start on the same port.
+ * (never those of `npm start` or `npm test`, so it runs beside either): a Firestore emulator
+ * (Google's or the stand-in, as the run's choice names), maildev, the Auth emulator and the
+ * gaming bridge's OpenID 2.0 provider. Faults are real process actions on them: SIGSTOP/SIGCONT,
+ * SIGTERM and a fresh start on the same port, sent to each one's whole process group.
  */
 import { SOAK_BUDGETS } from "./context.ts";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
@@ -15,7 +16,8 @@ import {
   type FederatedProvider,
 } from "../../tools/federated-provider.ts";
 import { startGamingProvider, type GamingProvider } from "../../tools/gaming-provider.ts";
-import { portAnswers, waitFor } from "../../tools/stack/processes.ts";
+import { firestoreAnswers, firestoreProcess, flavour, type FirestoreChoice } from "../../tools/stack/firestore.ts";
+import { waitFor } from "../../tools/stack/processes.ts";
 import { root } from "../lib/functions.ts";
 import { freePort } from "../lib/procs.ts";
 import { signal, start, stop, stopAll, type Proc } from "./processes.ts";
@@ -41,8 +43,12 @@ async function answers(url: string): Promise<boolean> {
   return res.status < 500;
 }
 
+/** Google's emulator is a JVM that answers about 8 s after it starts, later on a busy machine. */
+const FIRESTORE_START_MS = 60_000;
+
 export class Environment {
-  readonly dir = mkdtempSync(join(tmpdir(), "soak-"));
+  readonly firestoreChoice: FirestoreChoice;
+  readonly dir: string;
   readonly ports = { firestore: 0, smtp: 0, mailWeb: 0, auth: 0, hub: 0, logging: 0 };
   /** How many times Firestore has started: its data does not survive a restart. */
   epoch = 0;
@@ -53,6 +59,16 @@ export class Environment {
   gaming: GamingProvider | undefined;
   /** The OpenID Connect provider behind the federated bridge (idp `search`), in this process. */
   federated: FederatedProvider | undefined;
+
+  constructor(choice: FirestoreChoice) {
+    this.firestoreChoice = choice;
+    this.dir = mkdtempSync(join(tmpdir(), `soak-${flavour(choice)}-`));
+  }
+
+  /** What the report calls the Firestore process the faults act on. */
+  get firestoreName(): string {
+    return flavour(this.firestoreChoice) === "official" ? "the official emulator (its JVM)" : "the stand-in";
+  }
 
   get firestoreHost(): string {
     return `127.0.0.1:${this.ports.firestore}`;
@@ -72,14 +88,11 @@ export class Environment {
   }
 
   async startFirestore(): Promise<void> {
-    const proc = start(
-      "firestore",
-      process.execPath,
-      [join(root, "tools", "firestore-stand-in", "main.ts"), "--port", String(this.ports.firestore)],
-      { logDir: this.dir },
-    );
+    const { command, args } = firestoreProcess(this.firestoreChoice, this.ports.firestore, PROJECT);
+    const proc = start("firestore", command, args, { logDir: this.dir });
     this.firestore = proc;
-    await waitFor("Firestore stand-in", () => portAnswers(this.ports.firestore), 15_000, proc.child);
+    const what = `Firestore (${flavour(this.firestoreChoice)})`;
+    await waitFor(what, () => firestoreAnswers(this.ports.firestore), FIRESTORE_START_MS, proc.child);
     this.epoch++;
   }
 

@@ -44,7 +44,7 @@ const until = async (s: Schedule, atMs: number) => pause(Math.max(0, atMs - s.no
 async function freeze(s: Schedule, ms: number): Promise<Window> {
   const w: Window = {
     name: "Firestore frozen",
-    action: `SIGSTOP the stand-in, SIGCONT ${ms / 1000} s later`,
+    action: `SIGSTOP ${s.env.firestoreName}, SIGCONT ${ms / 1000} s later`,
     start: s.now(),
     end: 0,
     notes: [],
@@ -59,7 +59,7 @@ async function freeze(s: Schedule, ms: number): Promise<Window> {
 async function restart(s: Schedule, ms: number): Promise<Window> {
   const w: Window = {
     name: "Firestore restarted",
-    action: `SIGTERM the stand-in, a new one on the same port ${ms / 1000} s later, fixture re-seeded`,
+    action: `SIGTERM ${s.env.firestoreName}, a new one on the same port ${ms / 1000} s later, fixture re-seeded`,
     start: s.now(),
     end: 0,
     notes: [],

@@ -1,6 +1,7 @@
 /**
- * The soak's section of bench/RESULTS.md: what was sent, what was answered (overall and inside
- * each fault window) and every invariant with its numbers. Only the text between the soak's
+ * The soak's section of bench/RESULTS.md: each run (one per Firestore emulator) side by side,
+ * then what was sent and answered in each (overall and inside each fault window) and every
+ * invariant with its numbers, a column per run. Only the text between the soak's
  * markers is replaced; the rest of the file belongs to bench/run.ts.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,9 +13,11 @@ import { windowOf } from "./invariants.ts";
 const START = "<!-- soak:start -->";
 const END = "<!-- soak:end -->";
 
+/** One run of the battery, on one Firestore emulator. */
 export interface RunFacts {
-  command: string;
-  date: string;
+  firestore: "official" | "stand-in";
+  /** Why this emulator: the choice's own words. */
+  why: string;
   plannedSeconds: number;
   seconds: number;
   users: number;
@@ -23,7 +26,17 @@ export interface RunFacts {
   skipped: Map<string, number>;
 }
 
+export interface Run {
+  facts: RunFacts;
+  exchanges: Exchange[];
+  windows: Window[];
+  checks: Check[];
+}
+
 const s = (ms: number) => (ms / 1000).toFixed(1);
+const cell = (text: string) => text.replaceAll("|", "\\|");
+const NAMES = { official: "Official emulator", "stand-in": "Stand-in" } as const;
+const ON = { official: "Google's official Cloud Firestore emulator", "stand-in": "the Firestore stand-in" } as const;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -50,17 +63,73 @@ function byEndpoint(list: Exchange[]): Map<string, Exchange[]> {
   return new Map([...map.entries()].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Window[], checks: Check[]): string {
-  const failed = checks.filter((c) => !c.pass).length;
+const failedOf = (run: Run) => run.checks.filter((c) => !c.pass).length;
+const verdict = (run: Run) =>
+  failedOf(run) === 0
+    ? `all invariants held (${run.checks.length} checked)`
+    : `${failedOf(run)} of ${run.checks.length} invariants FAILED`;
+
+/** The figures of every run in one table, a column each. */
+function sideBySide(runs: Run[]): string[] {
+  const head = `| | ${runs.map((r) => NAMES[r.facts.firestore]).join(" | ")} |`;
+  const rule = `|---|${runs.map(() => "---|").join("")}`;
+  const row = (label: string, value: (r: Run) => string) =>
+    `| ${label} | ${runs.map((r) => cell(value(r))).join(" | ")} |`;
   const lines = [
-    "## Reliability soak (`npm run soak`)",
+    head,
+    rule,
+    row("Why this emulator", (r) => r.facts.why),
+    row("Load", (r) => `${s(r.facts.seconds * 1000)} s (planned ${r.facts.plannedSeconds} s)`),
+    row("Requests", (r) => `${r.exchanges.length} (${(r.exchanges.length / r.facts.seconds).toFixed(1)} a second)`),
+    row("Answers ≥ 500 or none", (r) => String(r.exchanges.filter((e) => e.status >= 500 || e.status === 0).length)),
+    row("Invariants", (r) => `${r.checks.length - failedOf(r)} of ${r.checks.length} held`),
     "",
-    `Run on ${facts.date} with \`${facts.command}\`: ${s(facts.seconds * 1000)} s of mixed load (planned ${facts.plannedSeconds} s) from ${facts.users} virtual users over ${facts.people} fixture people, ` +
-      "against the service's sessions, otp, oidc, bridge, startpage, people and claims apps in one process that was never restarted, with a real Firestore stand-in, maildev and Auth emulator on loopback.",
+    `Per endpoint: requests sent, then p50 / p99 / max in ms.`,
     "",
-    `**${failed === 0 ? "All invariants held" : `${failed} of ${checks.length} invariants FAILED`}** (${checks.length} checked).`,
+    `| Endpoint | ${runs.map((r) => NAMES[r.facts.firestore]).join(" | ")} |`,
+    rule,
+  ];
+  const endpoints = [...new Set(runs.flatMap((r) => r.exchanges.map((e) => e.endpoint)))].sort();
+  for (const endpoint of endpoints)
+    lines.push(
+      `| ${endpoint} | ${runs
+        .map((r) => {
+          const ms = r.exchanges.filter((e) => e.endpoint === endpoint).map((e) => e.end - e.start);
+          return ms.length === 0
+            ? "–"
+            : `${ms.length}: ${percentile(ms, 50).toFixed(0)} / ${percentile(ms, 99).toFixed(0)} / ${Math.max(...ms).toFixed(0)}`;
+        })
+        .join(" | ")} |`,
+    );
+  return lines;
+}
+
+/** Every invariant once, with each run's result and numbers beside it. */
+function invariants(runs: Run[]): string[] {
+  const names = [...new Set(runs.flatMap((r) => r.checks.map((c) => c.name)))];
+  const lines = [
+    `| Invariant | ${runs.map((r) => NAMES[r.facts.firestore]).join(" | ")} |`,
+    `|---|${runs.map(() => "---|").join("")}`,
+  ];
+  for (const name of names)
+    lines.push(
+      `| ${cell(name)} | ${runs
+        .map((r) => {
+          const c = r.checks.find((x) => x.name === name);
+          return c === undefined ? "not checked" : `${c.pass ? "PASS" : "**FAIL**"}: ${cell(c.numbers)}`;
+        })
+        .join(" | ")} |`,
+    );
+  return lines;
+}
+
+/** One run's answers, overall and in each fault window. */
+function details(run: Run): string[] {
+  const { facts, exchanges, windows } = run;
+  const lines = [
+    `### On ${ON[facts.firestore]}`,
     "",
-    "### Sent and answered",
+    `${s(facts.seconds * 1000)} s of load, ${exchanges.length} requests; ${verdict(run)}.`,
     "",
     "| Endpoint | Sent | Answers by status (errors seen) | p50 ms | p99 ms | max ms |",
     "|---|---|---|---|---|---|",
@@ -71,14 +140,7 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
       `| ${endpoint} | ${list.length} | ${answers(list)} | ${percentile(ms, 50).toFixed(0)} | ${percentile(ms, 99).toFixed(0)} | ${Math.max(...ms).toFixed(0)} |`,
     );
   }
-  lines.push(
-    `| **total** | ${exchanges.length} | | | | |`,
-    "",
-    "### Fault windows",
-    "",
-    `A request belongs to a window when it overlaps it or the ${GRACE_MS / 1000} s after it.`,
-    "",
-  );
+  lines.push(`| **total** | ${exchanges.length} | | | | |`, "");
   for (const w of windows) {
     const inside = exchanges.filter((e) => windowOf(e, windows) === w);
     lines.push(
@@ -88,18 +150,44 @@ export function renderReport(facts: RunFacts, exchanges: Exchange[], windows: Wi
     for (const [endpoint, list] of byEndpoint(inside)) lines.push(`- ${endpoint}: ${answers(list)}`);
     lines.push("");
   }
-  lines.push("### Invariants", "", "| Invariant | Result | Numbers |", "|---|---|---|");
-  for (const c of checks)
-    lines.push(`| ${c.name} | ${c.pass ? "PASS" : "**FAIL**"} | ${c.numbers.replaceAll("|", "\\|")} |`);
   const helpers = Object.entries(facts.helpers)
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
   const skipped = [...facts.skipped.entries()].map(([what, n]) => `${n}× ${what}`).join("; ");
   lines.push(
-    "",
     `Harness calls besides the service (not judged): ${helpers}. Scenario steps the harness could not complete: ${skipped || "none"}.`,
+    "",
   );
-  return lines.join("\n");
+  return lines;
+}
+
+export function renderReport(meta: { command: string; date: string }, runs: Run[]): string {
+  const first = runs[0]?.facts;
+  const order = runs.map((r) => ON[r.facts.firestore]).join(", then on ");
+  const lines = [
+    "## Reliability soak (`npm run soak`)",
+    "",
+    `Run on ${meta.date} with \`${meta.command}\`: the battery on ${order}, one run after the other, each with a fresh service, maildev and Auth emulator on loopback. ` +
+      `Each run: mixed load for a planned ${first?.plannedSeconds ?? 0} s from ${first?.users ?? 0} virtual users over ${first?.people ?? 0} fixture people, ` +
+      "against the service's sessions, otp, oidc, bridge, startpage, people and claims apps in one process that was never restarted, while the faults below act on its Firestore, mail server and gaming provider.",
+    "",
+    `**${runs.map((r) => `${NAMES[r.facts.firestore]}: ${verdict(r)}`).join(". ")}.**`,
+    "",
+    "### Side by side",
+    "",
+    ...sideBySide(runs),
+    "",
+    "### Invariants",
+    "",
+    ...invariants(runs),
+    "",
+    "### Sent and answered, and fault windows",
+    "",
+    `A request belongs to a fault window when it overlaps it or the ${GRACE_MS / 1000} s after it.`,
+    "",
+    ...runs.flatMap(details),
+  ];
+  return lines.join("\n").trimEnd();
 }
 
 /** Replaces the soak's section of RESULTS.md, adding the markers at the end when absent. */

@@ -10,14 +10,23 @@ import { requireFromFunctions, service } from "../lib/functions.ts";
 type Doc = Record<string, any>;
 let app: any;
 
-/** Points firebase-admin at the emulators; call before any other function here. */
+let apps = 0;
+
+/** Points firebase-admin at the emulators; call before any other function here, and again for another run's. */
 export function connect(project: string, firestoreHost: string, authHost: string): void {
   process.env.GCLOUD_PROJECT = project;
   process.env.FIRESTORE_EMULATOR_HOST = firestoreHost;
   process.env.FIREBASE_AUTH_EMULATOR_HOST = authHost;
   process.env.METADATA_SERVER_DETECTION = "none";
   const { initializeApp } = requireFromFunctions("firebase-admin/app");
-  app = initializeApp({ projectId: project }, "soak");
+  app = initializeApp({ projectId: project }, `soak-${++apps}`);
+}
+
+/** Closes the harness's clients of a run's emulators, before they stop. */
+export async function disconnect(): Promise<void> {
+  const { deleteApp } = requireFromFunctions("firebase-admin/app");
+  if (app) await within(10_000, deleteApp(app)).catch(() => undefined);
+  app = undefined;
 }
 
 export function db(): any {
