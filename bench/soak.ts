@@ -10,6 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { chooseFirestore, flavour, type FirestoreChoice } from "../tools/stack/firestore.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
@@ -59,6 +60,7 @@ process.on("SIGINT", () => {
 
 async function soak(choice: FirestoreChoice, current: Environment): Promise<Run> {
   const name = flavour(choice);
+  const loadBefore = loadavg()[0] ?? 0;
   console.log(`soak [${name}]: ${choice.why}`);
   console.log(`soak [${name}]: starting Firestore, maildev and the Auth emulator (logs in ${current.dir})`);
   await current.startAll();
@@ -145,6 +147,7 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
       seconds,
       users: USERS,
       people: PEOPLE,
+      load: [loadBefore, loadavg()[0] ?? 0],
       helpers: recorder.helpers,
       skipped: ctx.skipped,
     },

@@ -22,6 +22,8 @@ export interface RunFacts {
   seconds: number;
   users: number;
   people: number;
+  /** The machine's 1-minute load average as the run began and ended (the soak shares the machine). */
+  load: [number, number];
   helpers: Record<string, number>;
   skipped: Map<string, number>;
 }
@@ -82,6 +84,10 @@ function sideBySide(runs: Run[]): string[] {
     row("Load", (r) => `${s(r.facts.seconds * 1000)} s (planned ${r.facts.plannedSeconds} s)`),
     row("Requests", (r) => `${r.exchanges.length} (${(r.exchanges.length / r.facts.seconds).toFixed(1)} a second)`),
     row("Answers ≥ 500 or none", (r) => String(r.exchanges.filter((e) => e.status >= 500 || e.status === 0).length)),
+    row(
+      "Machine load (1-min average, start → end)",
+      (r) => `${r.facts.load[0].toFixed(1)} → ${r.facts.load[1].toFixed(1)}`,
+    ),
     row("Invariants", (r) => `${r.checks.length - failedOf(r)} of ${r.checks.length} held`),
     "",
     `Per endpoint: requests sent, then p50 / p99 / max in ms.`,
