@@ -5,10 +5,11 @@
  * (`npm run bench` keeps it).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib/functions.ts";
 import { benchFirestore, stopAll } from "./lib/procs.ts";
+import { writeSection } from "./lib/results.ts";
 import { median, range } from "./lib/stats.ts";
 
 const ROUNDS = 5;
@@ -94,12 +95,6 @@ lines.push(
 );
 console.log(lines.join("\n"));
 
-const path = join(root, "bench", "RESULTS.md");
-const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
-const section = `<!-- admin:start -->\n${lines.join("\n")}\n<!-- admin:end -->`;
-const next = /<!-- admin:start -->[\s\S]*<!-- admin:end -->/.test(previous)
-  ? previous.replace(/<!-- admin:start -->[\s\S]*<!-- admin:end -->/, section)
-  : previous.replace("<!-- soak:start -->", `${section}\n\n<!-- soak:start -->`);
-writeFileSync(path, next);
+writeSection("admin", lines, "soak");
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);

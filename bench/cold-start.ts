@@ -11,11 +11,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installed, upload, weigh, type Weight } from "./lib/deploy-size.ts";
-import { functionsDir, root, service } from "./lib/functions.ts";
+import { functionsDir, service } from "./lib/functions.ts";
+import { writeSection } from "./lib/results.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { benchFirestore, freePort, startPinned, stopAll } from "./lib/procs.ts";
 import { fmt, median, range } from "./lib/stats.ts";
@@ -362,13 +363,7 @@ export function firstRequestSection(
 
 /** Replaces this bench's section of RESULTS.md (`npm run bench` keeps it), adding it before the pages' when absent. */
 function writeColdStartSection(lines: string[]): void {
-  const path = join(root, "bench", "RESULTS.md");
-  const previous = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const section = `<!-- cold-start:start -->\n${lines.join("\n")}\n<!-- cold-start:end -->`;
-  const next = /<!-- cold-start:start -->[\s\S]*<!-- cold-start:end -->/.test(previous)
-    ? previous.replace(/<!-- cold-start:start -->[\s\S]*<!-- cold-start:end -->/, section)
-    : previous.replace("<!-- pages:start -->", `${section}\n\n<!-- pages:start -->`);
-  writeFileSync(path, next);
+  writeSection("cold-start", lines, "pages");
   console.log("\nwritten to bench/RESULTS.md");
 }
 

@@ -15,13 +15,14 @@
  * bench/RESULTS.md; `npm run bench` keeps that section as it is.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { buildSite } from "../site/build.ts";
 import { root } from "./lib/functions.ts";
+import { writeSection } from "./lib/results.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
 const requireFromFunctions = createRequire(join(root, "functions", "package.json"));
@@ -300,13 +301,7 @@ export async function runPagesBench(): Promise<string[]> {
 
 if (import.meta.main) {
   const lines = await runPagesBench();
-  const resultsPath = join(root, "bench", "RESULTS.md");
-  const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
-  const section = `<!-- pages:start -->\n${lines.join("\n")}\n<!-- pages:end -->`;
-  const next = /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.test(previous)
-    ? previous.replace(/<!-- pages:start -->[\s\S]*<!-- pages:end -->/, section)
-    : previous.replace("<!-- soak:start -->", `${section}\n\n<!-- soak:start -->`);
-  writeFileSync(resultsPath, next);
+  writeSection("pages", lines, "soak");
   console.log("\nwritten to bench/RESULTS.md");
   process.exit(0);
 }

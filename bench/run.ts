@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib/functions.ts";
+import { RESULTS_PATH, sectionOf } from "./lib/results.ts";
 import { GATED_AND_SESSIONS, runColdStart } from "./cold-start.ts";
 import { RS256, type runVerifyBench } from "./verify.ts";
 import { runHttpBench } from "./http.ts";
@@ -225,27 +226,24 @@ Produced by \`npm run bench\` (bench/run.ts) on ${started.toISOString().slice(0,
 ratio against a baseline measured in the same run.
 
 `;
-// The pages (bench/pages.ts), the soak (bench/soak.ts) and the first read (bench/cold-start.ts) own their sections of the file; keep them as they are.
-const resultsPath = join(root, "bench", "RESULTS.md");
-const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
-const pages =
-  /<!-- pages:start -->[\s\S]*<!-- pages:end -->/.exec(previous)?.[0] ?? "<!-- pages:start -->\n<!-- pages:end -->";
-const soak =
-  /<!-- soak:start -->[\s\S]*<!-- soak:end -->/.exec(previous)?.[0] ?? "<!-- soak:start -->\n<!-- soak:end -->";
-// bench/cold-start.ts --first-read (npm run bench:cold-start) owns section 4b, bench/admin.ts section 7.
-const firstRead = /<!-- cold-start:start -->[\s\S]*<!-- cold-start:end -->/.exec(previous)?.[0];
-const admin = /<!-- admin:start -->[\s\S]*<!-- admin:end -->/.exec(previous)?.[0];
+// The pages (bench/pages.ts), the soak (bench/soak.ts), the first read (bench/cold-start.ts
+// --first-read, section 4b), the operator CLI (bench/admin.ts, section 7) and contention
+// (bench/contention.ts, section 8) own their sections of the file; keep them as they are.
+const previous = existsSync(RESULTS_PATH) ? readFileSync(RESULTS_PATH, "utf8") : "";
+const kept = (name: string, always = false) => {
+  const found = sectionOf(previous, name) ?? (always ? `<!-- ${name}:start -->\n<!-- ${name}:end -->` : null);
+  return found === null ? "" : `${found}\n\n`;
+};
 writeFileSync(
-  resultsPath,
+  RESULTS_PATH,
   header +
     lines.join("\n") +
     "\n" +
-    (firstRead ? firstRead + "\n\n" : "") +
-    pages +
-    "\n\n" +
-    (admin ? admin + "\n\n" : "") +
-    soak +
-    "\n",
+    kept("cold-start") +
+    kept("pages", true) +
+    kept("admin") +
+    kept("contention") +
+    kept("soak", true).replace(/\n$/, ""),
 );
 console.log("\nwritten to bench/RESULTS.md");
 process.exit(0);
