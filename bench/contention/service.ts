@@ -1,0 +1,180 @@
+/**
+ * The service as a function instance runs it, in this process: the email-code, sessions and
+ * people groups in one express app on loopback, built by the service's own createApp and
+ * buildDeps, with its settings read by its own readConfig from the environment the runner gives
+ * (every setting at its default, as a deploy that sets none resolves them, SMTP to the dev inbox).
+ * Beside the production adapters, two things are the bench's: the mail task runs in this process,
+ * dispatched as its task queue dispatches it (taskQueue below), and every transaction is counted
+ * (how many ran, how many attempts the client library made, how many failed). The log goes to a file.
+ */
+import { appendFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { requireFromFunctions, service } from "../lib/functions.ts";
+import { DISPATCH_DELAY_MS } from "../lib/service-deps.ts";
+
+const express = requireFromFunctions("express");
+const { initializeApp } = requireFromFunctions("firebase-admin/app");
+const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
+const { getAuth } = requireFromFunctions("firebase-admin/auth");
+const { buildDeps } = service<any>("deps");
+const { readConfig } = service<any>("config");
+const { systemClock } = service<any>("clock");
+const { firebaseIdentity } = service<any>("adapters/identity");
+const { smtpMailer } = service<any>("adapters/mailer");
+const { mailRound } = service<any>("core/people/review-notices");
+const { AppError } = service<any>("core/errors");
+const { createApp } = service<any>("http/app");
+const { jsonErrors } = service<any>("http/presenters");
+const groups = ["otp", "sessions", "people"].map((name) => service<any>(`routes/${name}`));
+
+export interface TransactionCounts {
+  /** In flight now. */
+  running: number;
+  runs: number;
+  /** Times the client library ran a transaction's work: one per run, plus one per retry. */
+  attempts: number;
+  /** Runs that ended in an error other than a refusal of the service's own (ABORTED after its retries, a deadline). */
+  failed: number;
+}
+
+/** The `mail` function's queue as index.ts configures it: maxConcurrentDispatches 5, maxAttempts 5. */
+const DISPATCHES_AT_ONCE = 5;
+const TASK_ATTEMPTS = 5;
+
+export interface TaskQueue {
+  wake(at?: Date): Promise<void>;
+  /** A task running, waiting for a slot, about to be dispatched or to be retried (wakes for later aside). */
+  busy(): boolean;
+}
+
+/**
+ * Cloud Tasks in this process: a wake for now is a task dispatched a moment later (as the queue
+ * takes about that long), a wake for later one task per second asked for; at most five run at
+ * once, the rest wait; a task that fails is tried again after 1 s, 2 s, 4 s, up to five attempts.
+ */
+export function taskQueue(
+  run: () => Promise<unknown>,
+  log: { error: (m: string, f?: Record<string, unknown>) => void },
+): TaskQueue {
+  let running = 0;
+  /** Tasks dispatched or retried soon, and tasks waiting for a slot, by their attempt. */
+  let soon = 0;
+  const waiting: number[] = [];
+  const later = new Set<number>();
+  const dispatch = () => {
+    for (let attempt = waiting.shift(); attempt !== undefined; attempt = waiting.shift()) {
+      if (running >= DISPATCHES_AT_ONCE) return void waiting.unshift(attempt);
+      running++;
+      run()
+        .catch((err: unknown) => {
+          log.error("the mail task failed", { attempt, error: err instanceof Error ? err.message : String(err) });
+          if (attempt < TASK_ATTEMPTS) after(1000 * 2 ** (attempt - 1), attempt + 1);
+        })
+        .finally(() => {
+          running--;
+          dispatch();
+        });
+    }
+  };
+  const after = (ms: number, attempt: number) => {
+    soon++;
+    setTimeout(() => {
+      soon--;
+      waiting.push(attempt);
+      dispatch();
+    }, ms).unref();
+  };
+  return {
+    async wake(at) {
+      if (at === undefined) return after(DISPATCH_DELAY_MS, 1);
+      const second = Math.ceil(at.getTime() / 1000);
+      if (later.has(second)) return;
+      later.add(second);
+      const timer = setTimeout(
+        () => {
+          later.delete(second);
+          waiting.push(1);
+          dispatch();
+        },
+        Math.max(0, second * 1000 - systemClock.now().getTime()),
+      );
+      timer.unref();
+    },
+    busy: () => running > 0 || soon > 0 || waiting.length > 0,
+  };
+}
+
+export interface Service {
+  base: string;
+  deps: any;
+  store: any;
+  counts: TransactionCounts;
+  mailTasks: TaskQueue;
+  /** Log lines by severity and message (an "unhandled error" is a 500). */
+  logged: Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** A logger that writes JSON lines to `path` and counts them by severity and message. */
+function fileLogger(path: string, logged: Record<string, number>) {
+  const write = (severity: string) => (message: string, fields?: Record<string, unknown>) => {
+    const key = `${severity} ${message}`;
+    logged[key] = (logged[key] ?? 0) + 1;
+    appendFileSync(path, `${JSON.stringify({ severity, message, ...fields })}\n`);
+  };
+  return { info: write("INFO"), warn: write("WARNING"), error: write("ERROR") };
+}
+
+export async function startService(logPath: string): Promise<Service> {
+  initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  const store = getFirestore();
+  const config = readConfig();
+  const logged: Record<string, number> = {};
+  const log = fileLogger(logPath, logged);
+  const counts: TransactionCounts = { running: 0, runs: 0, attempts: 0, failed: 0 };
+  const transaction = <T>(work: (tx: unknown) => Promise<T>): Promise<T> => {
+    counts.running++;
+    counts.runs++;
+    let refused = false;
+    return store
+      .runTransaction(async (tx: unknown) => {
+        counts.attempts++;
+        try {
+          return await work(tx);
+        } catch (err) {
+          refused = err instanceof AppError;
+          throw err;
+        }
+      })
+      .catch((err: unknown) => {
+        if (!refused) counts.failed++;
+        throw err;
+      })
+      .finally(() => counts.running--);
+  };
+  const mailTasks = taskQueue(() => mailRound(deps), log);
+  const deps = buildDeps(config, {
+    store,
+    identity: firebaseIdentity(getAuth()),
+    mailer: smtpMailer(config.smtp),
+    mailQueue: mailTasks,
+    transaction,
+    log,
+  });
+  // Every group presents refusals with jsonErrors, so one app serves them all.
+  const router = express.Router();
+  for (const group of groups) router.use(group.routes(deps));
+  const app = createApp(router, { presenter: jsonErrors, allowedOrigins: config.allowedOrigins, log });
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    deps,
+    store,
+    counts,
+    mailTasks,
+    logged,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
