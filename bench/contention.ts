@@ -10,7 +10,7 @@
  *   CONTENTION_FIRESTORE=stand-in|official  one emulator only  } either one leaves
  *   CONTENTION_SCENARIOS=1a,3b              some scenarios only } RESULTS.md as it is
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -115,6 +115,13 @@ async function runOn(name: string, choice: FirestoreChoice): Promise<Phase> {
   }
 }
 
+/** The code measured: the commit, and whether the functions' sources differed from it when built. */
+function measured(): string {
+  const git = (...args: string[]) => spawnSync("git", args, { cwd: root, encoding: "utf8" }).stdout.trim();
+  const changed = git("status", "--porcelain", "--", "functions/src") !== "";
+  return `${git("rev-parse", "--short", "HEAD")}${changed ? " with uncommitted changes in functions/src" : ""}`;
+}
+
 const choice = chooseFirestore();
 const wanted = process.env.CONTENTION_FIRESTORE;
 const runs: Array<[string, FirestoreChoice]> = [
@@ -144,7 +151,7 @@ const settings = Object.fromEntries(
     DEFAULTS[k] as string,
   ]),
 );
-const lines = section(phases, { found: choice.kind !== "stand-in", why: choice.why }, settings, minutes);
+const lines = section(phases, { found: choice.kind !== "stand-in", why: choice.why }, settings, minutes, measured());
 console.log(`\n${lines.join("\n")}`);
 // A run of some scenarios, or of one emulator, is for trying things out: the section stays as it was.
 const partial = wanted !== undefined || (process.env.CONTENTION_SCENARIOS ?? "") !== "";

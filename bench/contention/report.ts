@@ -42,6 +42,7 @@ export function section(
   official: { found: boolean; why: string },
   settings: Record<string, string>,
   minutes: number,
+  code: string,
 ): string[] {
   const ids = [...new Set(phases.flatMap((p) => p.results.map((r) => r.id)))].sort();
   const rows: string[] = [];
@@ -110,7 +111,7 @@ export function section(
     "",
     `Service log (warnings and errors): ${logged.join("; ")}.`,
     "",
-    `The whole run took ${minutes.toFixed(1)} min on this 2-core machine (shared).`,
+    `Measured on ${code}, ${new Date().toISOString().slice(0, 10)}; the whole run took ${minutes.toFixed(1)} min on this 2-core machine (shared).`,
     "",
   ];
 }
