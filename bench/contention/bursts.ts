@@ -60,7 +60,7 @@ export const BURSTS: Burst[] = [
     address: (i) => `person@d${i}.example`,
     ip: (i) => `10.33.${i}.9`,
     expected: SENDS,
-    because: "no budget is reached",
+    because: "no budget reached",
   },
 ];
 
@@ -92,7 +92,7 @@ export async function sendBurst(ctx: Context, b: Burst): Promise<Result> {
   const first = firstUnavailable(answers);
   return {
     ...summary(
-      { id: b.id, title: `${SENDS} sends, ${WIDTH} at a time: ${b.title}`, expected: `${b.expected} (${b.because})` },
+      { id: b.id, title: `${SENDS} sends, ${WIDTH} at a time: ${b.title}`, expected: `${b.expected}, ${b.because}` },
       answers,
       ok,
       ok === b.expected,
