@@ -485,6 +485,8 @@ describe("the person's passkeys: GET, PATCH and DELETE /auth/passkeys", () => {
     const { browser } = await w.person();
     const authenticator = new SoftwareAuthenticator();
     await w.register(browser, authenticator, {}, "Phone");
+    // A second later: the order is the order they were added in, not the order a query returns.
+    w.deps.clock.advance(SECOND);
     await w.register(browser, new SoftwareAuthenticator(), {}, "Laptop");
     await w.signIn(newBrowser(), authenticator);
     await w.register((await w.person()).browser, new SoftwareAuthenticator(), {}, "Someone else's");

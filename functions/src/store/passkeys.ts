@@ -72,7 +72,10 @@ export async function listByPerson(db: Firestore, personId: string, tx?: Transac
   // Equality only, so no composite index: the few a person holds are ordered here.
   const query = db.collection(PASSKEYS).where("personId", "==", personId);
   const snap = tx ? await tx.get(query) : await query.get();
-  return snap.docs.map((d) => fromDoc(d.id, d.data())).sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+  // Two made in the same millisecond keep one order, whatever order the query returned them in.
+  return snap.docs
+    .map((d) => fromDoc(d.id, d.data()))
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export function recordUse(
