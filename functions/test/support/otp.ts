@@ -13,9 +13,20 @@ import { personFor } from "./people";
 export const db = firestore();
 export const RUNS = 20;
 
-export function fresh(overrides: Partial<Deps> = {}): { deps: TestDeps; app: Express } {
+/**
+ * A race on one record contends for it, as in production: transactions abort and retry with the
+ * SDK's backoff (a second, then longer), so one round of 50 takes seconds.
+ */
+export const RACE_ROUND_MS = 30_000;
+
+/**
+ * The email-code group on test deps. `racing`: requests are answered only once their work is
+ * done (no request deadline short of the test's own), so no transaction outlives its round, and
+ * every answer is the one that work decided.
+ */
+export function fresh(overrides: Partial<Deps> = {}, racing = false): { deps: TestDeps; app: Express } {
   const deps = testDeps(overrides);
-  return { deps, app: appFor(otp, deps) };
+  return { deps, app: appFor(otp, deps, racing ? { deadlineMs: RACE_ROUND_MS } : {}) };
 }
 export const post = (app: Express, path: string, body: unknown) =>
   request(app)
