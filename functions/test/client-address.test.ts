@@ -9,14 +9,15 @@ import { strangerAddress } from "./support/otp";
 
 const base = process.env.STACK_BASE_URL as string;
 
-/** Each client budget record of the stack, and how many sends it holds. */
+/** How many sends the stack's ledger holds for each client (by its keyed hash). */
 async function clientBudgets(): Promise<Map<string, number>> {
-  const snaps = await firestore().collection("sendBudgets").get();
-  return new Map(
-    snaps.docs
-      .filter((doc) => doc.id.startsWith("client:"))
-      .map((doc) => [doc.id, (doc.get("sends") as unknown[] | undefined)?.length ?? 0]),
-  );
+  const snaps = await firestore().collection("sends").get();
+  const counts = new Map<string, number>();
+  for (const doc of snaps.docs) {
+    const client = doc.get("client") as string | undefined;
+    if (client !== undefined) counts.set(client, (counts.get(client) ?? 0) + 1);
+  }
+  return counts;
 }
 
 describe("POST /auth/otp/send through Hosting", () => {

@@ -7,6 +7,7 @@ import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { codeFor, codeIn, settledCount, waitForMail } from "./support/inbox";
 import { personFor } from "./support/people";
 import {
+  RACE_ROUND_MS,
   RUNS,
   fresh,
   send,
@@ -198,22 +199,26 @@ describe("POST /auth/otp/send", () => {
     expect(await storedCode(email)).toBeNull();
   });
 
-  it("sends exactly one code and one mail when 30 sends for one address race", async () => {
-    const { app } = fresh();
-    for (let run = 0; run < RUNS; run++) {
-      const email = await personAddress();
-      const variants = [email, email.toUpperCase(), ` ${email} `];
-      const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(app, { email: variants[i % 3] })));
-      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-      expect(
-        answers.filter((a) => a.status === 429 && a.body.error === "A code was just sent. Please wait a minute."),
-      ).toHaveLength(29);
-      expect((await storedLimits(email))?.sends).toHaveLength(1);
-      expect(await storedCode(email)).toMatchObject({ state: "ready", attempts: 0 });
-      await waitForMail(email);
-      expect(await settledCount(email)).toBe(1);
-    }
-  });
+  it(
+    "sends exactly one code and one mail when 30 sends for one address race",
+    async () => {
+      const { app } = fresh({}, true);
+      for (let run = 0; run < RUNS; run++) {
+        const email = await personAddress();
+        const variants = [email, email.toUpperCase(), ` ${email} `];
+        const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => send(app, { email: variants[i % 3] })));
+        expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+        expect(
+          answers.filter((a) => a.status === 429 && a.body.error === "A code was just sent. Please wait a minute."),
+        ).toHaveLength(29);
+        expect((await storedLimits(email))?.sends).toHaveLength(1);
+        expect(await storedCode(email)).toMatchObject({ state: "ready", attempts: 0 });
+        await waitForMail(email);
+        expect(await settledCount(email)).toBe(1);
+      }
+    },
+    RUNS * RACE_ROUND_MS,
+  );
 
   it("keeps honouring a code hashed with a key still in the pepper ring, and moves the address to the new key", async () => {
     const rotatedPepper = `test-pepper-2:the-next-pepper-secret-0123456789,${TEST_CODE_PEPPER}`;
@@ -364,6 +369,47 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       expect((await sendFrom(app, network(), `${unique("p")}@public.example`, "request-access")).status).toBe(200);
     deps.clock.advance(HOUR);
     expect((await sendFrom(app, network(), to(), "request-access")).status).toBe(200);
+  });
+
+  it("stops counting a code once it is used, and gives its client room for one more unused code", async () => {
+    const { app } = budgeted({ perClientPerHour: 2 });
+    const from = network();
+    const tag = unique("office");
+    const first = `${tag}+1@example.test`;
+    expect((await sendFrom(app, from, first, "request-access")).status).toBe(200);
+    const used = await verify(app, { email: first, otp: await codeFor(first), purpose: "request-access" });
+    expect(used.status).toBe(200);
+    const statuses = [];
+    for (let i = 2; i <= 5; i++)
+      statuses.push((await sendFrom(app, from, `${tag}+${i}@example.test`, "request-access")).status);
+    // Unused, the first would leave room for one more; used, it is not counted and earns one.
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it("counts an unused code against its client for the whole hour", async () => {
+    const { app, deps } = budgeted({ perClientPerHour: 1 });
+    const from = network();
+    expect((await sendFrom(app, from, strangerAddress())).status).toBe(200);
+    deps.clock.advance(HOUR - SECOND);
+    const refused = await sendFrom(app, from, strangerAddress());
+    expect(refused.status).toBe(429);
+    expect(refused.body.reason).toBe("client_budget");
+    expect(refused.headers["retry-after"]).toBe("1");
+    deps.clock.advance(SECOND);
+    expect((await sendFrom(app, from, strangerAddress())).status).toBe(200);
+  });
+
+  it("never runs dry for an office whose people use their codes: bursts at once from one network to one domain", async () => {
+    const { app } = budgeted({ perClientPerHour: 5, perDomainPerHour: 5 });
+    const from = network();
+    const domain = `${unique("corp")}.example`;
+    for (let round = 0; round < 4; round++) {
+      const staff = Array.from({ length: 5 }, () => `${unique("staff")}@${domain}`);
+      const answers = await Promise.all(staff.map((email) => sendFrom(app, from, email, "request-access")));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+      for (const email of staff)
+        expect((await verify(app, { email, otp: await codeFor(email), purpose: "request-access" })).status).toBe(200);
+    }
   });
 
   it("lets exactly the budget through when 30 sends from one client race", async () => {

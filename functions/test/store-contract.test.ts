@@ -6,7 +6,14 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { initializeApp } from "firebase-admin/app";
-import { FieldValue, type Firestore, type QuerySnapshot, Timestamp, getFirestore } from "firebase-admin/firestore";
+import {
+  AggregateField,
+  FieldValue,
+  type Firestore,
+  type QuerySnapshot,
+  Timestamp,
+  getFirestore,
+} from "firebase-admin/firestore";
 import { systemClock } from "../src/clock";
 import { cryptoRandom } from "../src/random";
 import { firestoreAt, freePort, startStandIn, stopped } from "./support/own-firestore";
@@ -128,6 +135,41 @@ describe.each(emulators)("store contract, on %s", (_, ownStandIn) => {
     expect(all).toHaveLength(10);
     expect(new Set(all).size).toBe(10);
     for (const doc of (await codes.get()).docs) expect(taken[doc.get("usedBy") as number]).toContain(doc.id);
+  });
+
+  it("stamps creates made one after another in that order, and counts and sums over two ranges", async () => {
+    const ledger = collection("ledger");
+    for (let i = 0; i < 5; i++)
+      await ledger
+        .doc(`r${i}`)
+        .create({ k: "a", at: Timestamp.fromMillis(1000 + i), seq: FieldValue.serverTimestamp(), used: i % 2 });
+    const stamps = await Promise.all(
+      range(5).map(async (i) => (await ledger.doc(`r${i}`).get()).get("seq") as Timestamp),
+    );
+    for (let i = 1; i < 5; i++) expect(stamps[i]!.toMillis()).toBeGreaterThanOrEqual(stamps[i - 1]!.toMillis());
+    const within = await ledger
+      .where("k", "==", "a")
+      .where("at", ">", Timestamp.fromMillis(1000))
+      .where("seq", "<=", stamps[4])
+      .aggregate({ sent: AggregateField.count(), used: AggregateField.sum("used") })
+      .get();
+    // r1 to r4 (r0 is outside the window), of which r1 and r3 were used.
+    expect(within.data()).toEqual({ sent: 4, used: 2 });
+  });
+
+  it("20 concurrent creates, once written, take 20 different places when ranked by their stamp and then their id", async () => {
+    const ledger = collection("ranks");
+    const ids = range(20).map((i) => `r${String(i).padStart(2, "0")}`);
+    await Promise.all(ids.map((id) => ledger.doc(id).create({ k: "a", seq: FieldValue.serverTimestamp() })));
+    const ranks = await Promise.all(
+      ids.map(async (id) => {
+        const seq = (await ledger.doc(id).get()).get("seq") as Timestamp;
+        const earlier = (await ledger.where("k", "==", "a").where("seq", "<", seq).count().get()).data().count;
+        const alike = (await ledger.where("k", "==", "a").where("seq", "==", seq).get()).docs.filter((d) => d.id < id);
+        return earlier + alike.length;
+      }),
+    );
+    expect([...ranks].sort((a, b) => a - b)).toEqual(range(20));
   });
 
   it("ids that name Object properties are ordinary documents", async () => {

@@ -19,7 +19,7 @@ import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
 import * as sessionRecords from "../src/store/sessions";
 import * as passkeyChallenges from "../src/store/passkey-challenges";
-import * as sendBudgets from "../src/store/send-budgets";
+import * as sends from "../src/store/sends";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -114,12 +114,10 @@ describe("data expiry", () => {
         });
         return [`emailCodeLimits/${addressId}`];
       },
-      sendBudgets: async () => {
-        const budget = { id: `client:${id()}`, sends: [at] };
-        await db.runTransaction(async (tx) => {
-          sendBudgets.save(db, tx, budget, later(3_600_000));
-        });
-        return [`sendBudgets/${budget.id}`];
+      sends: async () => {
+        const sendId = id();
+        await sends.record(db, sendId, { client: "c", service: "s" }, at, later(3_600_000));
+        return [`sends/${sendId}`];
       },
       clientThrottles: async () => {
         const throttleId = id();

@@ -19,7 +19,8 @@ export const COLLECTIONS = {
   projectAccess: null,
   emailCodes: "expiresAt",
   emailCodeLimits: "forgetAfter",
-  sendBudgets: "forgetAfter",
+  // One record per send let through the budgets beyond its address, kept for the longest window.
+  sends: "forgetAfter",
   // Kept a week past its last chance of delivery, for the log's sake (core/mail/outbox).
   outbox: "forgetAfter",
   exchangeCodes: "expiresAt",

@@ -28,8 +28,10 @@ function ref(db: Firestore, addressId: string) {
 }
 
 /** The records of one address under each key of the ring (more than one only during a rotation). */
-export async function findAll(db: Firestore, addressIds: string[], tx: Transaction): Promise<CodeLimits[]> {
-  const snaps = await tx.getAll(...addressIds.map((id) => ref(db, id)));
+/** The records of `addressIds` (one address under each pepper key); read outside a transaction when `tx` is absent. */
+export async function findAll(db: Firestore, addressIds: string[], tx?: Transaction): Promise<CodeLimits[]> {
+  const refs = addressIds.map((id) => ref(db, id));
+  const snaps = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
   return snaps
     .filter((s) => s.exists)
     .map((s) => {

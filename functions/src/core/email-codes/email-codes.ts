@@ -1,18 +1,19 @@
+import { HOUR } from "../../clock";
 import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
-import * as budgets from "../../store/send-budgets";
+import * as sends from "../../store/sends";
 import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
 import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
-import { addressIds, budgetId, codeHash, codeMatches, type PepperKey } from "./code-pepper";
+import { addressIds, codeHash, codeMatches, type PepperKey } from "./code-pepper";
+import { admitSend, withdrawSend } from "./send-budgets";
 import { canonicalEmail } from "../email-address";
 import {
   afterFailure,
   afterSend,
   afterSuccess,
-  budgetRefusal,
   CODE_LIFETIME_MS,
   combine,
   decideCheck,
@@ -22,14 +23,11 @@ import {
   nextSendAt,
   noticeDue,
   sendRefusal,
-  sendBudgets,
-  serviceShards,
   sixDigits,
   type SendOrigin,
   type CheckResult,
   type LimitState,
   type Purpose,
-  withinWindow,
 } from "./rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { enqueueMail, wakeDrainer } from "../mail/outbox";
@@ -47,8 +45,11 @@ function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
 }
 
 /**
- * POST /auth/otp/send. Decides, records and queues in one transaction: the limits, the new code,
- * and its mail in the outbox (core/mail/outbox), sealed. Then wakes the drainer, which sends it.
+ * POST /auth/otp/send. The address's own limits are read first, so that a send they refuse gets
+ * the contract's answer and costs nothing; then the budgets beyond the address let the send
+ * through or refuse it (send-budgets.ts); then one transaction decides the address's limits
+ * exactly and records the new code and its mail in the outbox (core/mail/outbox), sealed. Then
+ * it wakes the drainer, which sends it.
  * An address on no account takes the same path with the same reads, writes and wake, and its
  * outbox record holds nothing to send; the answer depends on no mail server, so neither its
  * status nor its timing tells the two apart, whether the mail server is up, frozen or gone.
@@ -62,7 +63,19 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
   const code = sixDigits(deps.random);
   const mail = deliver ? codeMail(address, code, purpose, deps.config.idUrl) : null;
-  await issue(deps, ring, address, purpose, code, from, mail);
+  const now = deps.clock.now();
+  const ids = addressIds(ring, address);
+  const state = combine(await limits.findAll(deps.store, ids));
+  const refusal = sendRefusal(state, now);
+  if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
+  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, from);
+  try {
+    await issue(deps, ring, address, purpose, code, sendId, mail);
+  } catch (err) {
+    // Refused by the address's limits after all (a send racing it won), or not recorded: no code went.
+    await withdrawSend(deps, sendId).catch(() => undefined);
+    throw err;
+  }
   await wakeDrainer(deps);
 }
 
@@ -72,38 +85,25 @@ async function issue(
   address: string,
   purpose: Purpose,
   code: string,
-  from: SendOrigin,
+  sendId: string,
   mail: MailMessage | null,
 ): Promise<void> {
   const { store } = deps;
   const ids = addressIds(ring, address);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
-  const { shards } = serviceShards(deps.config.sendBudgets.perServicePerMinute);
-  const budgetList = sendBudgets(from, address, deps.config.sendBudgets, deps.random.int(0, shards));
-  const budgetIds = budgetList.map((b) => `${b.scope}:${budgetId(key, b.scope, b.subject)}`);
   await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
-    const counted = await budgets.findAll(store, budgetIds, tx);
     const state = combine(found);
     // Counted in the transaction that issues the code: of concurrent sends, one wins and the rest see it.
-    // The address's own limits first (the contract's answers), then the budgets beyond it, in order.
     const refusal = sendRefusal(state, now);
     if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
-    budgetList.forEach((budget, i) => {
-      const retryAt = budgetRefusal((counted[i] as budgets.Budget).sends, now, budget.windowMs, budget.limit);
-      if (retryAt) throw limitReached(budget.refusal, now, retryAt);
-    });
-    budgetList.forEach((budget, i) => {
-      const sends = [...withinWindow((counted[i] as budgets.Budget).sends, now, budget.windowMs), now];
-      budgets.save(store, tx, { id: budgetIds[i] as string, sends }, new Date(now.getTime() + budget.windowMs));
-    });
     const next = afterSend(state, now);
     limits.save(store, tx, id, key.kid, next, forgetAfter(next), found);
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.
     const hash = codeHash(key, purpose, address, code);
     const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-    const sendId = enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt });
+    enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt, id: sendId });
     codes.replace(
       store,
       tx,
@@ -146,6 +146,8 @@ export async function checkCode(
       () => stored !== null && codeMatches(ring, stored, purpose, address, code),
     );
     if (live !== null) {
+      // A used code stops counting against the budgets of where it was asked from and sent to.
+      if (decision.result === "valid") sends.markUsed(store, tx, live.sendId, new Date(now.getTime() + HOUR));
       if (decision.code === "attempt") codes.recordAttempt(store, tx, live.addressId, live.attempts + 1);
       if (decision.code === "expire" || decision.code === "exhaust")
         codes.destroy(store, tx, live.addressId, decision.code === "expire" ? "expired" : "exhausted");

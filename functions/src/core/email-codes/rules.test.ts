@@ -4,9 +4,10 @@ import {
   afterFailure,
   afterSend,
   afterSuccess,
-  budgetRefusal,
-  serviceShards,
-  withinWindow,
+  admits,
+  sendBudgets,
+  USED_ALLOWANCE_FACTOR,
+  type SendBudget,
   ATTEMPTS_PER_CODE,
   combine,
   decideCheck,
@@ -229,27 +230,55 @@ describe("decideCheck", () => {
 });
 
 describe("send budgets", () => {
-  const now = new Date("2026-05-01T12:00:00Z");
-  const ago = (ms: number) => new Date(now.getTime() - ms);
+  const settings = {
+    perClientPerHour: 20,
+    perServicePerMinute: 600,
+    perDomainPerHour: 200,
+    domainBudgetExempt: ["mail.example"],
+  };
+  const origin = { client: "192.0.2.7", network: "192.0.2.0/24", edge: null };
+  const budget = (scope: string) =>
+    sendBudgets(origin, "ada@corp.example", settings).find((b) => b.scope === scope) as SendBudget;
 
-  it("allow sends below the limit and name when the next one is allowed at it", () => {
-    expect(budgetRefusal([ago(10 * MINUTE)], now, HOUR, 2)).toBeNull();
-    expect(budgetRefusal([ago(50 * MINUTE), ago(10 * MINUTE)], now, HOUR, 2)).toEqual(
-      new Date(now.getTime() + 10 * MINUTE),
-    );
-    // A send exactly a window old has left it.
-    expect(budgetRefusal([ago(HOUR), ago(10 * MINUTE)], now, HOUR, 2)).toBeNull();
-  });
-
-  it("do not believe a send stamped a whole window ahead of now", () => {
-    expect(withinWindow([new Date(now.getTime() + 30 * SECOND), new Date(now.getTime() + HOUR)], now, HOUR)).toEqual([
-      new Date(now.getTime() + 30 * SECOND),
+  it("count a send against its client, its network, the recipient's domain and the service, in that order", () => {
+    expect(sendBudgets(origin, "ada@corp.example", settings).map((b) => [b.scope, b.windowMs, b.limit])).toEqual([
+      ["client", HOUR, 20],
+      ["network", MINUTE, 30],
+      ["domain", HOUR, 200],
+      ["service", MINUTE, 600],
     ]);
+    // An edge of its own when the caller did not come through the CDN; no domain budget for an exempt provider.
+    expect(
+      sendBudgets({ ...origin, edge: "198.51.100.0/24" }, "ada@mail.example", settings).map((b) => b.scope),
+    ).toEqual(["client", "network", "edge", "service"]);
   });
 
-  it("keep small service budgets on one exact shard and spread large ones", () => {
-    expect(serviceShards(3)).toEqual({ shards: 1, perShard: 3 });
-    expect(serviceShards(600)).toEqual({ shards: 10, perShard: 60 });
-    expect(serviceShards(1_000_000).shards).toBe(20);
+  it("let a send through while fewer unused codes than the limit came before it in the window", () => {
+    expect(admits(budget("client"), { sent: 19, used: 0 })).toBe(true);
+    expect(admits(budget("client"), { sent: 20, used: 0 })).toBe(false);
+  });
+
+  it("stop counting a used code, and give room for one more unused code per use", () => {
+    // 30 used and 20 still being typed: the office has room for 50 unused codes.
+    expect(admits(budget("client"), { sent: 50, used: 30 })).toBe(true);
+    expect(admits(budget("client"), { sent: 80, used: 30 })).toBe(false);
+    expect(admits(budget("client"), { sent: 79, used: 30 })).toBe(true);
+  });
+
+  it("cap the room used codes earn at ten times the limit", () => {
+    const cap = (USED_ALLOWANCE_FACTOR + 1) * 20;
+    expect(admits(budget("client"), { sent: 10_000 + cap - 1, used: 10_000 })).toBe(true);
+    expect(admits(budget("client"), { sent: 10_000 + cap, used: 10_000 })).toBe(false);
+  });
+
+  it("count every send against the service, used or not", () => {
+    expect(admits(budget("service"), { sent: 599, used: 599 })).toBe(true);
+    expect(admits(budget("service"), { sent: 600, used: 600 })).toBe(false);
+  });
+
+  it("hold a network to 5% and an edge to 25% of the service's minute, at least one", () => {
+    expect(budget("network").limit).toBe(30);
+    const tiny = { ...settings, perServicePerMinute: 3 };
+    expect(sendBudgets({ ...origin, edge: "e" }, "a@b.example", tiny).map((b) => b.limit)).toEqual([20, 1, 1, 200, 3]);
   });
 });

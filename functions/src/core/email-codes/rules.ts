@@ -2,6 +2,7 @@ import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
 import type { Random } from "../../random";
 import type { LimitState } from "../../store/email-code-limits";
 import type { CodeState } from "../../store/email-codes";
+import type { BudgetScope, Tally } from "../../store/sends";
 
 /** The contract's numbers for email codes, and the decisions made from them, free of I/O. */
 export const CODE_LIFETIME_MS = 10 * MINUTE;
@@ -173,22 +174,6 @@ export function decideCheck(
     : { result: "invalid", code: "attempt", failed: true };
 }
 
-/**
- * A budget of sends over a sliding window: the sends inside it, refused at `limit`. Returns
- * when the next send would be allowed (the moment enough sends have left the window), or null
- * when this one is allowed now.
- */
-export function budgetRefusal(sends: Date[], now: Date, windowMs: number, limit: number): Date | null {
-  const inside = withinWindow(sends, now, windowMs).sort((a, b) => a.getTime() - b.getTime());
-  if (inside.length < limit) return null;
-  return new Date((inside[inside.length - limit] as Date).getTime() + windowMs);
-}
-
-/** Sends inside the window that ends now. One stamped ahead of now by a whole window is no clock skew, and is not believed. */
-export function withinWindow(sends: Date[], now: Date, windowMs: number): Date[] {
-  return sends.filter((at) => Math.abs(now.getTime() - at.getTime()) < windowMs);
-}
-
 /** Where a send came from, as http/origin derives it from the request. */
 export interface SendOrigin {
   /** An IPv4 address or an IPv6 /64. */
@@ -210,16 +195,31 @@ export const NETWORK_SHARE = 0.05;
  * and writes the client entries itself, gets no more than this however it names its clients.
  */
 export const EDGE_SHARE = 0.25;
+/**
+ * A code used from a client, a network, an edge or a domain buys it room for one more unused
+ * code in that budget's window, up to this many times its base: people who type their codes are
+ * never held back by the ones still typing, while a sprayer (whose codes go unused) earns
+ * nothing, and one who uses codes of its own to earn room is capped.
+ */
+export const USED_ALLOWANCE_FACTOR = 9;
 
 export type BudgetRefusal = "otp_client_budget" | "otp_domain_budget" | "otp_service_budget";
 
+export type { BudgetScope, Tally };
+
 /** One budget a send counts against: what it counts (before keying), over what window, up to what. */
 export interface SendBudget {
-  scope: "client" | "network" | "edge" | "domain" | "service";
-  /** The value counted: a client, a network, a domain, or a service shard's number. */
+  scope: BudgetScope;
+  /** The value counted: a client, a network, an edge, a domain, or "all" for the service. */
   subject: string;
   windowMs: number;
+  /** How many unused codes it may hold, before any allowance for used ones. */
   limit: number;
+  /**
+   * Whether a used code stops counting (and earns room): every budget of where a send came
+   * from or went; not the service's, which bounds the mail it sends whoever reads it.
+   */
+  chargesUnusedOnly: boolean;
   refusal: BudgetRefusal;
 }
 
@@ -234,64 +234,42 @@ const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perM
 
 /**
  * Every budget one send counts against beyond the address's own limits, in the order they are
- * checked: the client, its network, the edge it came through, the recipient's domain, and one
- * shard of the service. `shard` is drawn by the caller (serviceShards).
+ * checked: the client, its network, the edge it came through, the recipient's domain, and the
+ * service.
  */
-export function sendBudgets(
-  origin: SendOrigin,
-  address: string,
-  settings: BudgetSettings,
-  shard: number,
-): SendBudget[] {
+export function sendBudgets(origin: SendOrigin, address: string, settings: BudgetSettings): SendBudget[] {
   const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
   const domain = address.slice(address.lastIndexOf("@") + 1);
+  const ours = (scope: BudgetScope, subject: string, windowMs: number, limit: number, refusal: BudgetRefusal) =>
+    ({ scope, subject, windowMs, limit, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
   const budgets: SendBudget[] = [
-    { scope: "client", subject: origin.client, windowMs: HOUR, limit: perClientPerHour, refusal: "otp_client_budget" },
+    ours("client", origin.client, HOUR, perClientPerHour, "otp_client_budget"),
+    ours("network", origin.network, MINUTE, shareOf(perServicePerMinute, NETWORK_SHARE), "otp_client_budget"),
   ];
-  const networkLimit = shareOf(perServicePerMinute, NETWORK_SHARE);
-  budgets.push({
-    scope: "network",
-    subject: origin.network,
-    windowMs: MINUTE,
-    limit: networkLimit,
-    refusal: "otp_client_budget",
-  });
-  if (origin.edge !== null) {
-    const edgeLimit = shareOf(perServicePerMinute, EDGE_SHARE);
-    budgets.push({
-      scope: "edge",
-      subject: origin.edge,
-      windowMs: MINUTE,
-      limit: edgeLimit,
-      refusal: "otp_client_budget",
-    });
-  }
+  if (origin.edge !== null)
+    budgets.push(ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "otp_client_budget"));
   if (!settings.domainBudgetExempt.includes(domain))
-    budgets.push({
-      scope: "domain",
-      subject: domain,
-      windowMs: HOUR,
-      limit: perDomainPerHour,
-      refusal: "otp_domain_budget",
-    });
-  const { perShard } = serviceShards(perServicePerMinute);
+    budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "otp_domain_budget"));
   budgets.push({
     scope: "service",
-    subject: String(shard),
+    subject: "all",
     windowMs: MINUTE,
-    limit: perShard,
+    limit: perServicePerMinute,
+    chargesUnusedOnly: false,
     refusal: "otp_service_budget",
   });
   return budgets;
 }
 
 /**
- * The service's per-minute budget is counted on shards, so no single document takes every send
- * (Firestore sustains about one write a second per document). Each shard holds an equal share;
- * a send draws one at random. Small budgets keep one shard and are exact.
+ * Whether a send is let through one budget, from the sends recorded before it in the budget's
+ * window (`ahead`): of those still counted (all of them for the service; the unused ones for the
+ * others) there must be fewer than the budget's limit, raised by one for each used code up to
+ * USED_ALLOWANCE_FACTOR times the limit. Decided by the send's place in the order sends were
+ * recorded, so of any number racing for the last places exactly those places are taken.
  */
-export const SENDS_PER_SHARD = 60;
-export function serviceShards(perMinute: number): { shards: number; perShard: number } {
-  const shards = Math.max(1, Math.min(20, Math.floor(perMinute / SENDS_PER_SHARD)));
-  return { shards, perShard: Math.ceil(perMinute / shards) };
+export function admits(budget: SendBudget, ahead: Tally): boolean {
+  if (!budget.chargesUnusedOnly) return ahead.sent < budget.limit;
+  const allowance = budget.limit + Math.min(ahead.used, USED_ALLOWANCE_FACTOR * budget.limit);
+  return ahead.sent - ahead.used < allowance;
 }

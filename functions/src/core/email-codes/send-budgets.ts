@@ -1,0 +1,116 @@
+import type { Deps } from "../deps";
+import * as sends from "../../store/sends";
+import { limitReached, type AppError } from "../errors";
+import { budgetId, type PepperKey } from "./code-pepper";
+import { admits, RESEND_INTERVAL_MS, sendBudgets, type SendBudget, type SendOrigin } from "./rules";
+
+type BudgetDeps = Pick<Deps, "store" | "clock" | "random" | "config">;
+
+const since = (now: Date, budget: SendBudget) => new Date(now.getTime() - budget.windowMs);
+
+/** How many times a send near a budget's last places counts again, and how long it waits between. */
+const RECOUNTS = 5;
+const RECOUNT_PAUSE_MS = 100;
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** A tally that includes the send asking: the others. */
+const others = (t: sends.Tally): sends.Tally => ({ sent: t.sent - 1, used: t.used });
+
+/**
+ * Lets one send through the budgets beyond its address (rules.sendBudgets), or refuses it with
+ * the first budget it would break (429, with Retry-After). Resolves to the send's id: its record
+ * in the ledger (store/sends), its outbox record and its code's `sendId`. The caller withdraws it
+ * if the code is not issued after all.
+ *
+ * The send is recorded first; then each budget counts every send recorded in its window, this one
+ * included, and lets it through only if the others leave room. Nothing is read in a transaction
+ * and no document is shared: concurrent sends from one office write records of their own, so
+ * they neither wait for each other nor abort. A query made after a write sees every write made
+ * before it, so of sends let through, the last to count saw all the others: no budget ever lets
+ * through more than its allowance, however many race (the bound is exact).
+ *
+ * Near a budget's last places, sends racing for them each see the others and would all give way.
+ * So they take them in the order the store stamped them in: a send stamped after the last place
+ * is refused at once and withdrawn, and one stamped within the places counts again, a few times,
+ * until the ones behind it are gone. What that can cost is a refusal for a send that stood within
+ * the places, never a place too many.
+ */
+export async function admitSend(
+  deps: BudgetDeps,
+  key: PepperKey,
+  addressId: string,
+  address: string,
+  from: SendOrigin,
+): Promise<string> {
+  const { store } = deps;
+  const now = deps.clock.now();
+  const budgets = sendBudgets(from, address, deps.config.sendBudgets);
+  // Keyed: the ledger holds no client address, network or domain in the clear.
+  const keys = Object.fromEntries(budgets.map((b) => [b.scope, budgetId(key, b.scope, b.subject)]));
+  const id = deps.random.id();
+  const longest = Math.max(...budgets.map((b) => b.windowMs));
+  await sends.record(store, id, { ...keys, address: addressId }, now, new Date(now.getTime() + longest));
+  let refusal: AppError | null;
+  try {
+    refusal = await decide(store, id, now, addressId, budgets, (b) => keys[b.scope] as string);
+  } catch (err) {
+    await sends.withdraw(store, id).catch(() => undefined);
+    throw err;
+  }
+  if (refusal === null) return id;
+  await sends.withdraw(store, id);
+  throw refusal;
+}
+
+async function decide(
+  store: BudgetDeps["store"],
+  id: string,
+  now: Date,
+  addressId: string,
+  budgets: SendBudget[],
+  keyOf: (b: SendBudget) => string,
+): Promise<AppError | null> {
+  let seq: sends.Stamp | null = null;
+  const ahead = async (scope: SendBudget["scope"] | "address", key: string, from: Date) => {
+    seq ??= await sends.seqOf(store, id);
+    if (seq === null) throw new Error("a send's record was gone before it was counted");
+    return sends.tallyBefore(store, scope, key, from, id, seq);
+  };
+  const lastMinute = new Date(now.getTime() - RESEND_INTERVAL_MS);
+  const [sameAddress, ...totals] = await Promise.all([
+    sends.tally(store, "address", addressId, lastMinute),
+    ...budgets.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))),
+  ]);
+  // Of sends racing for one address, only the first goes on to the transaction that decides the
+  // address's limits (which would refuse the others one at a time, contending for its record):
+  // the others hear at once what that transaction would tell them.
+  if ((sameAddress as sends.Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
+    return limitReached("otp_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
+  let over = budgets.filter((b, i) => !admits(b, others(totals[i] as sends.Tally)));
+  for (let round = 0; over.length > 0; round++) {
+    const places = await Promise.all(over.map((b) => ahead(b.scope, keyOf(b), since(now, b))));
+    const behind = over.find((b, i) => !admits(b, places[i] as sends.Tally));
+    if (behind !== undefined || round === RECOUNTS)
+      return refused(store, now, behind ?? (over[0] as SendBudget), keyOf);
+    await pause(RECOUNT_PAUSE_MS);
+    const recounted = await Promise.all(over.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))));
+    over = over.filter((b, i) => !admits(b, others(recounted[i] as sends.Tally)));
+  }
+  return null;
+}
+
+/** The refusal of `budget`: room comes back as the oldest send it counts leaves its window (sooner, if a code is used). */
+async function refused(
+  store: BudgetDeps["store"],
+  now: Date,
+  budget: SendBudget,
+  keyOf: (b: SendBudget) => string,
+): Promise<AppError> {
+  const oldest = await sends.oldestSince(store, budget.scope, keyOf(budget), since(now, budget));
+  return limitReached(budget.refusal, now, new Date((oldest ?? now).getTime() + budget.windowMs));
+}
+
+/** A send let through whose code was not issued (the address's own limits refused it): it counts against nothing. */
+export async function withdrawSend(deps: Pick<Deps, "store">, sendId: string): Promise<void> {
+  await sends.withdraw(deps.store, sendId);
+}
