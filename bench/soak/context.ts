@@ -9,6 +9,8 @@ import type { Exchange, Recorder } from "./client.ts";
 export interface CodeTrace {
   address: string;
   epoch: number;
+  /** The send answered 200 that issued it. */
+  sent: Exchange;
   wrong: Exchange[];
   right: Exchange[];
 }

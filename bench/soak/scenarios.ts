@@ -6,7 +6,7 @@
  * federated providers, the identity provider's claims callback, several of them fired concurrently at one
  * code or account on purpose.
  */
-import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie } from "./client.ts";
+import { bridgeStateCookie, idTokenFor, mailedCode, NO_ANSWER_MS, sessionCookie, type Exchange } from "./client.ts";
 import type { FixturePerson } from "./fixture.ts";
 import type { CodeTrace, LoadContext } from "./context.ts";
 import { createHash, createHmac, randomBytes } from "node:crypto";
@@ -99,14 +99,15 @@ async function codeMailedTo(ctx: LoadContext, address: string, sentAt: number): 
   return code;
 }
 
-async function send(ctx: LoadContext, user: User, address: string, purpose?: string): Promise<number> {
+/** The send's exchange when it was answered 200, else null. */
+async function send(ctx: LoadContext, user: User, address: string, purpose?: string): Promise<Exchange | null> {
   const res = await ctx.recorder.call("POST", "/auth/otp/send", {
     body: purpose ? { email: address, purpose } : { email: address },
     key: address,
     note: purpose ?? "signin",
     network: user.network,
   });
-  return res.status;
+  return res.status === 200 ? res.exchange : null;
 }
 
 /** Wrong guesses (some fired together), then the right code: checked, and spent by sign-in, sometimes twice at once. */
@@ -119,10 +120,11 @@ async function emailCodeSignIn(ctx: LoadContext, user: User): Promise<void> {
     ? pick(user.own)
     : (byAge[Math.floor(Math.random() * Math.min(3, byAge.length))] as FixturePerson);
   const address = p.email;
-  if ((await send(ctx, user, address)) !== 200) return;
+  const sent = await send(ctx, user, address);
+  if (sent === null) return;
   user.lastSent.set(address, ctx.recorder.now());
   const code = await codeMailedTo(ctx, address, ctx.recorder.now());
-  const trace: CodeTrace = { address, epoch: ctx.epoch(), wrong: [], right: [] };
+  const trace: CodeTrace = { address, epoch: ctx.epoch(), sent, wrong: [], right: [] };
   ctx.codes.push(trace);
   const wrong = pick([0, 0, 1, 2, 3, 5, 7]);
   const guess = (n: number) =>
@@ -171,7 +173,7 @@ async function sequential<T>(count: number, step: (n: number) => Promise<T>): Pr
 /** A sign-in code for an address nobody holds: answered like any other, then a guess at it. */
 async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
   const address = `soak-stranger-${user.index}-${user.made++}@example.test`;
-  if ((await send(ctx, user, address)) !== 200) return;
+  if ((await send(ctx, user, address)) === null) return;
   await ctx.recorder.call("POST", "/auth/otp/verify", {
     body: { email: address, otp: "000000" },
     key: address,
@@ -182,13 +184,14 @@ async function strangerCode(ctx: LoadContext, user: User): Promise<void> {
 /** A stranger confirms an address for an access request, from two tabs at once: one pending person. */
 async function requestAccess(ctx: LoadContext, user: User): Promise<void> {
   const address = `soak-request-${user.index}-${user.made++}@example.test`;
-  if ((await send(ctx, user, address, "request-access")) !== 200) return;
+  const sent = await send(ctx, user, address, "request-access");
+  if (sent === null) return;
   const code = await codeMailedTo(ctx, address, ctx.recorder.now());
   const body = { email: address, otp: code, purpose: "request-access" };
   const checks = await Promise.all(
     [0, 1].map(() => ctx.recorder.call("POST", "/auth/otp/verify", { body, key: address, note: "request-access" })),
   );
-  ctx.codes.push({ address, epoch: ctx.epoch(), wrong: [], right: checks.map((c) => c.exchange) });
+  ctx.codes.push({ address, epoch: ctx.epoch(), sent, wrong: [], right: checks.map((c) => c.exchange) });
 }
 
 /** A code issued for one of the user's people, redeemed once or by several requests at once. */
