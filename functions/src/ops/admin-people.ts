@@ -84,8 +84,7 @@ async function change(
   const deps = ctx.deps();
   const person = await findPersonByIdOrEmail(deps, who);
   if (ask) await ctx.confirm(ask(person));
-  const by = { actor: ctx.actor(), via: "cli" as const };
-  const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields, by);
+  const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields, { operator: ctx.actor() });
   ctx.print(`${what}: ${line(after)}`, { person: view(after), providerSyncErrors });
   for (const e of providerSyncErrors) ctx.note(`warning: ${e.error} (account ${e.uid}, ${e.operation})`);
 }

@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
 import type { Config } from "../config";
 import type { Deps } from "../deps";
-import type { Actor } from "../core/people/history";
+import type { Operator } from "../core/people/history";
 import { errorText, type Logger } from "../logger";
 import { Refusal, UsageError } from "./refusals";
 import { loadSettings } from "./settings";
@@ -22,7 +22,7 @@ export interface Context {
   /** Guidance beside the answer: on stderr, so stdout stays the answer alone. */
   note(text: string): void;
   /** Who is acting, as a person's history records a change made here: the operator's login and machine. */
-  actor(): Actor;
+  actor(): Operator;
   /** Goes on when confirmed (--yes, or "y" at the terminal); refuses otherwise. */
   confirm(question: string): Promise<void>;
   /**

@@ -2,15 +2,15 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
 import {
+  adminActor,
   changePerson,
   findPeople,
   findPerson,
   reviewMany,
   reviewQueue,
-  stepUp,
   type Person,
 } from "../core/people/people-admin";
-import { personHistory, type Actor, type HistoryEntry } from "../core/people/history";
+import { personHistory, type HistoryEntry } from "../core/people/history";
 import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
 import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
@@ -82,11 +82,6 @@ function readCursor(cursor: string | undefined, list: string): string | null {
   return k;
 }
 
-/** Who acted, as the person's history records an administrator. */
-function actorOf(admin: Person): Actor {
-  return { kind: "admin", personId: admin.id, email: admin.emails[0] ?? null };
-}
-
 export function routes(deps: Deps): Router {
   const router = Router();
 
@@ -135,7 +130,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/people/review", async function review(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const { personIds, status: decision } = await parseBody(req, reviewBody, "invalid_person_change");
-    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.principal.authTime) };
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
     const results = await reviewMany(deps, personIds, decision, by);
     res.json({
       results: results.map((r) =>
@@ -170,7 +165,7 @@ export function routes(deps: Deps): Router {
   router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const change = await parseBody(req, changeBody, "invalid_person_change");
-    const by = { actor: actorOf(admin.person), via: "api" as const, allowed: stepUp(deps, admin.principal.authTime) };
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
     const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
@@ -198,13 +193,13 @@ export function routes(deps: Deps): Router {
   // Ending someone's sessions only ever narrows access: no step-up.
   router.delete("/auth/people/:personId/sessions", async function endAll(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: actorOf(admin.person), via: "api" as const };
+    const by = { actor: adminActor(admin.person), via: "api" as const };
     res.json({ ended: await endSessions(deps, personIdParam(req), { allBut: null }, by) });
   });
 
   router.delete("/auth/people/:personId/sessions/:sessionId", async function endOne(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: actorOf(admin.person), via: "api" as const };
+    const by = { actor: adminActor(admin.person), via: "api" as const };
     const sessionIds = [String(req.params.sessionId)];
     res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
   });
@@ -220,7 +215,7 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/people/:personId/passkeys", async function removePersonPasskeys(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const person = await findPerson(deps, personIdParam(req));
-    res.json({ removed: await removeAllPasskeys(deps, person.id, { actor: actorOf(admin.person), via: "api" }) });
+    res.json({ removed: await removeAllPasskeys(deps, person.id, { actor: adminActor(admin.person), via: "api" }) });
   });
 
   router.delete(
@@ -228,7 +223,7 @@ export function routes(deps: Deps): Router {
     async function removePersonPasskey(req: Request, res: Response) {
       const admin = await requireAccess(deps, req, ADMIN);
       const person = await findPerson(deps, personIdParam(req));
-      const by = { actor: actorOf(admin.person), via: "api" as const };
+      const by = { actor: adminActor(admin.person), via: "api" as const };
       await removePasskey(deps, person.id, String(req.params.passkeyId), by);
       res.json({ removed: 1 });
     },

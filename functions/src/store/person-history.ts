@@ -11,10 +11,10 @@ const HISTORY: Collection = "personHistory";
 
 /** Who acted: an administrator (through the API), an operator (the CLI), the person themself, or the service. */
 export type Actor =
-  | { kind: "admin"; personId: string; email: string | null }
-  | { kind: "operator"; name: string }
-  | { kind: "person" }
-  | { kind: "service" };
+  { kind: "admin"; personId: string; email: string | null } | Operator | { kind: "person" } | { kind: "service" };
+
+/** An operator on the command line, by login and machine. */
+export type Operator = { kind: "operator"; name: string };
 
 export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review";
 

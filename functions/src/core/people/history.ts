@@ -3,7 +3,7 @@ import type { Person } from "../../store/people";
 import * as history from "../../store/person-history";
 import type { Transaction } from "../../store/db";
 
-export type { Actor, HistoryEntry, HistoryEvent, Via } from "../../store/person-history";
+export type { Actor, HistoryEntry, HistoryEvent, Operator, Via } from "../../store/person-history";
 
 /** The fields of a person whose changes the history keeps. */
 const TRACKED = ["status", "role", "projects", "groups", "name", "emails", "phones", "uids", "note"] as const;

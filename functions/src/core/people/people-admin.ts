@@ -4,12 +4,12 @@ import { MINUTE } from "../../clock";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent, type Actor, type Via } from "./history";
+import { changesBetween, recordEvent, type Actor, type Operator, type Via } from "./history";
 import { queueReviewNotice } from "./review-notices";
 
 export type { Person } from "../../store/people";
 
-/** GET /auth/people (and the operator's `people list`): people by address, status, role or granted project, at most `limit`. */
+/** The operator's `people list`: people by address, status, role or granted project, at most `limit` (GET /auth/people pages with findPeople). */
 export function listPeople(
   deps: Pick<Deps, "store">,
   filter: { email?: string; status?: people.PersonStatus; role?: people.Role; project?: string },
@@ -78,8 +78,27 @@ function narrowed(before: people.Person, after: people.Person): boolean {
 }
 
 /**
- * Applies an administrator's change in one transaction: every address and number it adds must
- * be free, and the last approved administrator stays one (409 otherwise, nothing written). The
+ * Who changes a person: an administrator through the API, with when they last proved it was them
+ * (a change that widens access needs that within STEP_UP_MS); or an operator on the command line,
+ * who holds the project's own credentials and is named as `login@machine`.
+ */
+export type ChangedBy = { admin: people.Person; signedInAt: Date } | { operator: Operator };
+
+/** An administrator as a person's history records them. */
+export function adminActor(admin: people.Person): Actor {
+  return { kind: "admin", personId: admin.id, email: admin.emails[0] ?? null };
+}
+
+/** Who acted and through what, as the person's history records it. */
+function recordedAs(by: ChangedBy): { actor: Actor; via: Via } {
+  return "operator" in by ? { actor: by.operator, via: "cli" } : { actor: adminActor(by.admin), via: "api" };
+}
+
+/**
+ * Applies an administrator's change in one transaction: a change that widens access needs an
+ * administrator's recent sign-in (step-up; an operator needs none), every address and number it
+ * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
+ * written). The
  * person's history records who made it, and what it changed; an approval (or, where turned on, a
  * rejection) queues the person's notice in the same transaction (core/people/review-notices). When
  * the change takes access away, the person's provider sessions are revoked so no new session can
@@ -90,9 +109,10 @@ export async function changePerson(
   deps: ChangeDeps,
   personId: string,
   change: PersonChange | ((current: people.Person) => PersonChange),
-  by: { actor: Actor; via: Via; allowed?: (before: people.Person, after: people.Person) => void },
+  by: ChangedBy,
 ): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
+  const { actor, via } = recordedAs(by);
   let noticed = false;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
@@ -103,8 +123,9 @@ export async function changePerson(
     const next: people.Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     // Reviewed before a digest named them: the reviewers need not hear of them any more.
     if (next.status !== "pending") delete next.awaitingNotice;
-    // Judged on the person as this transaction reads them (a step-up asked of a widening change).
-    by.allowed?.(current, next);
+    // Judged on the person as this transaction reads them: a stolen session, or one left open on
+    // a shared machine, cannot widen anyone's access without its owner signing in again.
+    if ("admin" in by && widened(current, next)) ensure(recentEnough(deps, by.signedInAt), "step_up_required");
     // Read in the same transaction as the change: of two admins demoting each other at once, the
     // second sees the first's change and is refused, so the service always keeps someone who can
     // approve people.
@@ -123,8 +144,8 @@ export async function changePerson(
     people.replace(store, tx, current, next);
     recordEvent(deps, tx, {
       personId,
-      by: by.actor,
-      via: by.via,
+      by: actor,
+      via,
       event: "changed",
       changes: changesBetween(current, next),
     });
@@ -232,15 +253,9 @@ export async function reviewQueue(
 /** How recent an administrator's sign-in must be for a change that widens access (step-up). */
 export const STEP_UP_MS = 5 * MINUTE;
 
-/**
- * The step-up rule, for changePerson's `allowed`: a widening change (see widened) needs the
- * administrator to have signed in within STEP_UP_MS; narrowing needs no more than the session.
- */
-export function stepUp(deps: Pick<Deps, "clock">, signedInAt: Date) {
-  return (before: people.Person, after: people.Person): void => {
-    const recent = deps.clock.now().getTime() - signedInAt.getTime() <= STEP_UP_MS;
-    if (widened(before, after)) ensure(recent, "step_up_required");
-  };
+/** Whether a sign-in at `signedInAt` is recent enough for a change that widens access. */
+function recentEnough(deps: Pick<Deps, "clock">, signedInAt: Date): boolean {
+  return deps.clock.now().getTime() - signedInAt.getTime() <= STEP_UP_MS;
 }
 
 export type ReviewResult =

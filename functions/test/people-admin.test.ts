@@ -1,0 +1,75 @@
+/**
+ * The rules of changing a person, asked of the core directly (no route, no session): whoever
+ * calls changePerson gets them, so a new caller cannot leave one out.
+ */
+import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { MINUTE } from "../src/clock";
+import { AppError } from "../src/core/errors";
+import { personHistory } from "../src/core/people/history";
+import { changePerson, STEP_UP_MS } from "../src/core/people/people-admin";
+import * as people from "../src/store/people";
+import { testDeps, unique } from "./support/deps";
+import { personFor } from "./support/people";
+
+const stranger = () => ({ uid: unique("uid"), email: `${unique("p")}@example.test` });
+
+async function world() {
+  const deps = testDeps();
+  const admin = await personFor(stranger(), { role: "admin", projects: ["*"] }, deps.store);
+  const person = await personFor(stranger(), { status: "pending", projects: ["status"] }, deps.store);
+  const now = () => deps.clock.now();
+  const signedInAgo = (ms: number) => ({ admin, signedInAt: new Date(now().getTime() - ms) });
+  const stored = async () => (await people.findById(deps.store, person.id)) as people.Person;
+  const entries = async () => (await personHistory(deps, person.id, 50, null)).entries;
+  return { deps, admin, person, signedInAgo, stored, entries };
+}
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (err: unknown) => (err instanceof AppError ? err.code : err),
+  );
+
+describe("changePerson", () => {
+  // An approval queues the person's notice and wakes the drainer: let it finish inside the file.
+  afterEach(() => inProcessDrainsIdle());
+
+  it("refuses an administrator whose sign-in is older than the step-up window any change that widens access, and writes nothing", async () => {
+    const w = await world();
+    const stale = w.signedInAgo(STEP_UP_MS + 1);
+    const before = await w.entries();
+    for (const change of [
+      { status: "approved" as const },
+      { role: "admin" as const },
+      { projects: ["status", "startpage"] },
+      { groups: ["ops"] },
+      { emails: [...w.person.emails, `${unique("extra")}@example.test`] },
+      { phones: ["+15550100999"] },
+    ])
+      expect(await refusal(changePerson(w.deps, w.person.id, change, stale))).toBe("step_up_required");
+    expect(await w.stored()).toMatchObject({ status: "pending", role: "user", projects: ["status"], groups: [] });
+    expect(await w.entries()).toEqual(before);
+  });
+
+  it("lets the same administrator narrow access without a fresh sign-in", async () => {
+    const w = await world();
+    const stale = w.signedInAgo(60 * MINUTE);
+    const { person } = await changePerson(w.deps, w.person.id, { status: "rejected", projects: [] }, stale);
+    expect(person).toMatchObject({ status: "rejected", projects: [] });
+  });
+
+  it("lets an administrator widen access within the window, to the millisecond", async () => {
+    const w = await world();
+    const { person } = await changePerson(w.deps, w.person.id, { status: "approved" }, w.signedInAgo(STEP_UP_MS));
+    expect(person.status).toBe("approved");
+    expect((await w.entries())[0]).toMatchObject({ by: { kind: "admin", personId: w.admin.id }, via: "api" });
+  });
+
+  it("asks no sign-in of an operator on the command line, and records them as such", async () => {
+    const w = await world();
+    const operator = { kind: "operator" as const, name: "ops@console" };
+    const { person } = await changePerson(w.deps, w.person.id, { status: "approved", role: "admin" }, { operator });
+    expect(person).toMatchObject({ status: "approved", role: "admin" });
+    expect((await w.entries())[0]).toMatchObject({ by: operator, via: "cli" });
+  });
+});
