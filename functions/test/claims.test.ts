@@ -155,6 +155,10 @@ describe("POST /auth/idp/claims", () => {
         expect(res.status).toBe(400);
         expect(res.body).toEqual({ error: "uid is required; email must be a string and emailVerified a boolean" });
       }
+      // A field we do not know, beside a good uid: named, since the two ends disagree on the body.
+      const extra = JSON.stringify({ uid: "a", tenant: "t1" });
+      const named = await ask(deps, extra, signature(extra, t));
+      expect([named.status, named.body]).toEqual([400, { error: "Unknown field: tenant", reason: "unknown_field" }]);
       const form = "uid=a";
       const res = await request(appFor(claims, deps))
         .post("/auth/idp/claims")

@@ -111,7 +111,12 @@ export async function readForm(req: Request): Promise<Record<string, string>> {
  * value silently dropped.
  */
 export async function parseBody<T>(req: Request, schema: ZodType<T>, invalid: ErrorCode): Promise<T> {
-  const result = schema.safeParse(await readJson(req));
+  return checkBody(await readJson(req), schema, invalid);
+}
+
+/** A body already read (one whose signature had to hold first), checked as parseBody checks one. */
+export function checkBody<T>(body: unknown, schema: ZodType<T>, invalid: ErrorCode): T {
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   const unknown = result.error.issues.flatMap((issue) => (issue.code === "unrecognized_keys" ? issue.keys : []));
   if (unknown.length > 0) throw new AppError("unknown_field", `Unknown field: ${unknown.slice(0, 5).join(", ")}`);

@@ -1,9 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/claims/idp-claims";
-import { AppError } from "../core/errors";
 import type { Deps } from "../core/deps";
-import { parseJsonBody, rawBody } from "../http/body";
+import { checkBody, parseJsonBody, rawBody } from "../http/body";
 import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -26,9 +25,8 @@ export function routes(deps: Deps): Router {
     const raw = await rawBody(req);
     // Nothing of the request is read or parsed until its signature holds.
     verifyIdpSignature(secrets, req.get("idp-signature"), raw, deps.clock.now());
-    const body = claimsBody.safeParse(parseJsonBody(req, raw));
-    if (!body.success) throw new AppError("idp_claims_fields");
-    res.json({ claims: await claimsFor(deps, deps.config.claimNamespace, body.data) });
+    const body = checkBody(parseJsonBody(req, raw), claimsBody, "idp_claims_fields");
+    res.json({ claims: await claimsFor(deps, deps.config.claimNamespace, body) });
   });
 
   return router;
