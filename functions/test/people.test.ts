@@ -1,4 +1,5 @@
 import request from "supertest";
+import { SECOND } from "../src/clock";
 import * as peopleRoutes from "../src/routes/people";
 import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
@@ -248,6 +249,8 @@ describe("a person's passkeys, for an administrator: /auth/people/:personId/pass
 
   it("lists them, and removes them all, after which none signs in", async () => {
     const { person, authenticator, browser } = await w.withPasskey();
+    // A second later: listed in the order they were added, not the order a query returns.
+    w.deps.clock.advance(SECOND);
     await w.register(browser, new SoftwareAuthenticator(), {}, "Second");
     const listed = await request(peopleApp).get(`/auth/people/${person.id}/passkeys`).set("Cookie", admin);
     expect(listed.body.passkeys.map((p: { name: string }) => p.name)).toEqual(["Passkey", "Second"]);
