@@ -5,8 +5,8 @@
  * with its source map beside it. The groups are those of the registry (src/groups.ts): a group
  * added there is bundled here and rehearsed by the platform's build (src/gcp-build.ts).
  *
- * esbuild: it bundles the TypeScript sources as they are, CommonJS for Node 24, minified; ten
- * bundles take a few seconds.
+ * esbuild: it bundles the TypeScript sources as they are, CommonJS for Node 24, minified; the
+ * twelve bundles take a few seconds.
  */
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -50,7 +50,7 @@ export type ErrorCode =
   | "invalid_notification"
   | "invalid_query"
 
-  // email codes (the otp presenter adds `valid: false` to the verify endpoint's)
+  // email codes (checkErrors, the verify endpoint's presenter, adds `valid: false` to its 400s)
   | "email_invalid"
   | "otp_purpose_invalid"
   | "otp_resend_too_soon"

@@ -86,7 +86,7 @@ export const errorTable = {
   },
   invalid_query: { status: 400, message: "Invalid request parameters" },
 
-  // email codes (the otp presenter adds `valid: false` to the verify endpoint's)
+  // email codes (checkErrors, the verify endpoint's presenter, adds `valid: false` to its 400s)
   email_invalid: { status: 400, message: "A valid email is required", reason: "email_invalid" },
   otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access", reason: "purpose_invalid" },
   otp_resend_too_soon: {

@@ -65,10 +65,6 @@ export const htmlErrors: Presenter = (res, code, detail) => {
     );
 };
 
-/**
- * RFC 6749 §5.2: `{ error, error_description }`, never cached. Refusals that are not the
- * provider's own (a body too large, a path that does not exist) get the nearest OAuth code.
- */
 /** A refusal as OAuth names it: `error` and `error_description` (RFC 6749 §4.1.2.1, §5.2). */
 export function oauthFields(code: ErrorCode, detail?: string): { error: string; error_description: string } {
   const { status, message, oauth } = rowFor(code);
@@ -77,6 +73,10 @@ export function oauthFields(code: ErrorCode, detail?: string): { error: string; 
   return { error, error_description: detail ?? message };
 }
 
+/**
+ * RFC 6749 §5.2: `{ error, error_description }`, never cached. Refusals that are not the
+ * provider's own (a body too large, a path that does not exist) get the nearest OAuth code.
+ */
 export const oauthErrors: Presenter = (res, code, detail) => {
   const { status } = rowFor(code);
   const { error, error_description } = oauthFields(code, detail);

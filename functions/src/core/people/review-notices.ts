@@ -105,7 +105,7 @@ export function digestMail(to: string, waiting: people.Person[], total: number, 
 
 /**
  * Queues, in `tx`, what the person is told of a review that moved them from `before` to `after`:
- * a notice about them, written when it is sent (NOTICE_RENDERERS), so no key is needed here.
+ * a notice about them, written when it is sent (noticeRenderers), so no key is needed here.
  */
 export function queueReviewNotice(
   deps: Pick<Deps, "store" | "clock" | "random" | "config">,
