@@ -128,6 +128,13 @@ try {
   );
   say("POST /auth/verify writes the new session's record; a session's first request to an instance writes when it was");
   say("last used (for the account page's list of sessions), at most once every 10 minutes per session and instance.");
+  say(
+    "A delivered send writes its record in the send ledger, then its address's limits, its code and its outbox record:",
+  );
+  say("4 documents, none written by another send; before the ledger it wrote 7 (a client, a network, a domain and a");
+  say(
+    "service shard's budget document besides), each shared by every send from there. A right code marks its send used.",
+  );
   say();
   say("## 4. Cold start: module load in a fresh process (one core)");
   say();
