@@ -4,7 +4,7 @@ import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
 import { personHistory, type HistoryEntry } from "../core/people/history";
 import {
   changePerson,
-  listPeople,
+  findPeople,
   reindexPeople,
   reviewQueue,
   type Person,
@@ -137,15 +137,15 @@ export const peopleCommands: Command[] = [
       // Not --project: that names the Firebase project every command runs against. People granted
       // that project by name; admins and `*` grants reach every project without being listed here.
       const inProject = one(values, "in-project");
-      const found = await listPeople(
-        ctx.deps(),
-        {
-          ...(status === undefined ? {} : { status: status as Person["status"] }),
-          ...(role === undefined ? {} : { role: role as Person["role"] }),
-          ...(inProject === undefined ? {} : { project: projectName(inProject) }),
-        },
+      // The one lister the API's list uses too, oldest first, one page of `limit`.
+      const { people: found } = await findPeople(ctx.deps(), {
+        ...(status === undefined ? {} : { status: status as Person["status"] }),
+        ...(role === undefined ? {} : { role: role as Person["role"] }),
+        ...(inProject === undefined ? {} : { project: projectName(inProject) }),
+        order: "oldest",
         limit,
-      );
+        after: null,
+      });
       const columns = [
         { header: "ID", value: (p: Person) => p.id },
         { header: "EMAIL OR PHONE", value: reach },

@@ -190,21 +190,6 @@ export function findByPhone(db: Firestore, phone: string, tx?: Transaction): Pro
   return first(db.collection(PEOPLE).where("phones", "array-contains", phone), tx);
 }
 
-export async function list(
-  db: Firestore,
-  filter: { email?: string; status?: PersonStatus; role?: Role; project?: string },
-  limit: number,
-): Promise<Person[]> {
-  let query: Query = db.collection(PEOPLE);
-  // Equality and one array-contains: answered by merging single-field indexes, no composite index.
-  if (filter.email) query = query.where("emails", "array-contains", filter.email);
-  else if (filter.project) query = query.where("projects", "array-contains", filter.project);
-  if (filter.status) query = query.where("status", "==", filter.status);
-  if (filter.role) query = query.where("role", "==", filter.role);
-  const snap = await query.limit(limit).get();
-  return snap.docs.map((d) => fromDoc(d.id, d.data()));
-}
-
 export interface PeopleFilter {
   status?: PersonStatus;
   role?: Role;
@@ -305,12 +290,6 @@ export async function reindex(db: Firestore): Promise<number> {
 export async function anyAdmin(db: Firestore, tx: Transaction): Promise<boolean> {
   const snap = await tx.get(db.collection(PEOPLE).where("role", "==", "admin").limit(1));
   return !snap.empty;
-}
-
-/** How many approved administrators there are, counting at most `atMost`, read in `tx`. */
-export async function approvedAdmins(db: Firestore, tx: Transaction, atMost: number): Promise<number> {
-  const query = db.collection(PEOPLE).where("role", "==", "admin").where("status", "==", "approved");
-  return (await tx.get(query.limit(atMost))).size;
 }
 
 /** The approved administrators, at most `atMost`, read in `tx`. */

@@ -9,15 +9,6 @@ import { queueReviewNotice } from "./review-notices";
 
 export type { Person } from "../../store/people";
 
-/** The operator's `people list`: people by address, status, role or granted project, at most `limit` (GET /auth/people pages with findPeople). */
-export function listPeople(
-  deps: Pick<Deps, "store">,
-  filter: { email?: string; status?: people.PersonStatus; role?: people.Role; project?: string },
-  limit: number,
-): Promise<people.Person[]> {
-  return people.list(deps.store, filter, limit);
-}
-
 /** Writes what lists and searches find people by where it is missing (people stored by an older version). */
 export function reindexPeople(deps: Pick<Deps, "store">): Promise<number> {
   return people.reindex(deps.store);
@@ -129,7 +120,7 @@ export async function changePerson(
     // Read in the same transaction as the change: of two admins demoting each other at once, the
     // second sees the first's change and is refused, so the service always keeps someone who can
     // approve people.
-    if (approvedAdmin(current) && !approvedAdmin(next) && (await people.approvedAdmins(store, tx, 2)) < 2)
+    if (approvedAdmin(current) && !approvedAdmin(next) && (await people.approvedAdminList(store, tx, 2)).length < 2)
       throw new AppError("last_admin");
     const claims: Array<[people.KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
