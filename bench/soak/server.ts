@@ -1,13 +1,16 @@
 /**
  * The service under soak: the sessions, otp, passkeys, startpage, people, claims, oidc and bridge groups, built as the functions
  * build them (bench/servers/ours.ts, plus the groups it leaves out) with real dependencies:
- * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache.
+ * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache, and
+ * the mail task dispatched as its Cloud Tasks queue dispatches it (five at once, a failed one
+ * retried), since on real transaction semantics concurrent drains contend for the same entries.
  * One process, started once and never restarted: recovering from a fault is its job.
  * env: PORT, SESSION_KEYS, CODE_PEPPER, SMTP_PORT, GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST,
  * FIREBASE_AUTH_EMULATOR_HOST, GAMING_OPENID_ENDPOINT, FEDERATED_PROVIDERS, FEDERATED_CLIENT_SECRETS.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps } from "../lib/service-deps.ts";
+import { taskQueue } from "../contention/service.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -15,6 +18,7 @@ const { jsonErrors } = service<any>("http/presenters");
 const oidc = service<any>("routes/oidc");
 const bridge = service<any>("routes/bridge");
 const { consoleLogger } = service<any>("logger");
+const { mailRound } = service<any>("core/people/review-notices");
 const groups = ["sessions", "otp", "passkeys", "startpage", "people", "claims"].map((name) =>
   service<any>(`routes/${name}`),
 );
@@ -29,6 +33,7 @@ const deps = serviceDeps({
   federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" },
   sendBudgets: JSON.parse(process.env.SEND_BUDGETS as string),
 });
+deps.mailQueue = taskQueue(() => mailRound(deps), consoleLogger);
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.
 const router = express.Router();
