@@ -132,7 +132,7 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
   if (process.env.SOAK_DUMP)
     writeFileSync(
       process.env.SOAK_DUMP.replace(/(\.json)?$/, `-${name}$1`),
-      JSON.stringify({ windows, exchanges: recorder.exchanges }),
+      JSON.stringify({ windows, exchanges: recorder.exchanges, mailWaits: ctx.mailWaits }),
     );
   const failed = checks.filter((c) => !c.pass);
   console.log(

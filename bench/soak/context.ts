@@ -27,6 +27,9 @@ export interface ExchangeTrace {
 export interface MailWait {
   address: string;
   sentAt: number;
+  /** The Firestore its mail was queued in, and the one running when the wait ended. */
+  epoch: number;
+  endEpoch: number;
   /** null: it never came within the wait. */
   arrivedAt: number | null;
 }

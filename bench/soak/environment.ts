@@ -116,6 +116,10 @@ export class Environment {
       String(this.ports.mailWeb),
       "--ip",
       "127.0.0.1",
+      // On disk, and read back when it starts again: mail the server accepted just before it was
+      // stopped is in the inbox afterwards, as with any mail server, not lost with its memory.
+      "--mail-directory",
+      join(this.dir, "mail"),
       "--silent",
     ];
     const proc = start("maildev", process.execPath, [bin, ...args], { logDir: this.dir });

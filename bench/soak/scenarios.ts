@@ -93,8 +93,10 @@ const MAIL_WAIT_MS = 120_000;
 
 /** The code mailed to `address` by a send answered at `sentAt`, recorded for the invariants. */
 async function codeMailedTo(ctx: LoadContext, address: string, sentAt: number): Promise<string> {
+  const epoch = ctx.epoch();
   const code = await mailedCode(ctx.recorder, ctx.mailUrl, address, MAIL_WAIT_MS);
-  ctx.mailWaits.push({ address, sentAt, arrivedAt: code === null ? null : ctx.recorder.now() });
+  const arrivedAt = code === null ? null : ctx.recorder.now();
+  ctx.mailWaits.push({ address, sentAt, epoch, endEpoch: ctx.epoch(), arrivedAt });
   if (code === null) throw new Error("a sent code never reached the inbox");
   return code;
 }
