@@ -19,7 +19,7 @@ import { Recorder } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { runFaults } from "./soak/faults.ts";
 import { createFixture, fixture } from "./soak/fixture.ts";
-import { logChecks, type Check } from "./soak/invariants.ts";
+import { logChecks, notRecovered, type Check } from "./soak/invariants.ts";
 import type { LoadContext } from "./soak/context.ts";
 import { Control, pause, startLoad } from "./soak/load.ts";
 import { renderReport, writeSection, type Run } from "./soak/report.ts";
@@ -99,6 +99,7 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
     control,
     people,
     now: () => recorder.now(),
+    recoveredSince: (from) => notRecovered(recorder.exchanges, from).length === 0,
     beforeRestart: async () =>
       void checks.push(
         ...(await storedChecks("before the restart", current.epoch, ctx.exchanges, ctx.authorizations, ctx.bridges)),

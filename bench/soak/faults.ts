@@ -8,8 +8,9 @@
  *   65%             maildev stopped (SIGTERM), started again on the same ports
  *   85%             the gaming bridge's provider holds every check_authentication unanswered
  *
- * Each fault starts after 20 s of quiet load, in which recovery must show; after the restart,
- * also after the service's OIDC client cache has forgotten what it read in the empty store.
+ * Each fault starts after at least 20 s of quiet load and once recovery shows (every main
+ * endpoint succeeding again), waiting at most RECOVERY_MS for it; after the restart, also after
+ * the service's OIDC client cache has forgotten what it read in the empty store.
  */
 import type { Environment } from "./environment.ts";
 import { reseed, type FixturePerson } from "./fixture.ts";
@@ -38,6 +39,8 @@ export interface Schedule {
   now: () => number;
   /** Runs with the load paused and drained, just before the restart wipes the stored state. */
   beforeRestart: () => Promise<void>;
+  /** Whether every main endpoint has succeeded in a request begun at `from` (ms) or later. */
+  recoveredSince: (from: number) => boolean;
 }
 
 /** Long enough for the gate's 4 s deadline to matter, short enough for a quick run. */
@@ -124,14 +127,25 @@ async function hang(s: Schedule, ms: number): Promise<Window> {
 
 /** Load between two windows, and after the last: recovery must show in it. */
 const QUIET_MS = 20_000;
+/**
+ * How long after a window's grace the schedule waits for every main endpoint to succeed again
+ * before it goes on regardless (and the recovery invariant fails): on the official emulator the
+ * load makes fewer requests a second, and the rarest endpoint needs the time to come round.
+ */
+export const RECOVERY_MS = 60_000;
 
 export async function runFaults(s: Schedule): Promise<Window[]> {
   const total = s.seconds * 1000;
   const ms = faultSeconds(s.seconds) * 1000;
   const windows: Window[] = [];
   // A fault starts at its share of the run, but never before the previous one has had its quiet time.
-  const next = (share: number, quietMs = QUIET_MS) =>
-    until(s, Math.max(share * total, (windows.at(-1)?.end ?? 0) + quietMs));
+  const next = async (share: number, quietMs = QUIET_MS) => {
+    const last = windows.at(-1);
+    await until(s, Math.max(share * total, (last?.end ?? 0) + quietMs));
+    if (last === undefined) return;
+    const from = last.end + GRACE_MS;
+    while (!s.recoveredSince(from) && s.now() < from + RECOVERY_MS) await pause(250);
+  };
   await next(0.15);
   windows.push(await freeze(s, ms));
   await next(0.4);
