@@ -44,6 +44,8 @@ export interface Result {
   checks: Check[];
   /** From the first request to the stored state settled. */
   wallMs: number;
+  /** Figures the scenario's paragraph under the table reads (scale-report.ts). */
+  facts?: Record<string, number>;
 }
 
 export const check = (what: string, ok: boolean, detail: string, bug = true): Check => ({ what, ok, bug, detail });

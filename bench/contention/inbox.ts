@@ -44,11 +44,33 @@ export class Inbox {
     let code: string | undefined;
     await until(async () => {
       const mail = (await this.to(address))[0];
-      code = mail === undefined ? undefined : /: ([0-9]{6})\n/.exec(mail.text)?.[1];
+      code = mail === undefined ? undefined : codeIn(mail);
       return code !== undefined;
     }, ms);
     if (code === undefined) throw new Error(`no code reached ${address} within ${ms / 1000} s`);
     return code;
+  }
+
+  /**
+   * The code mailed to each of `addresses`, waiting up to `ms` for them all, and how many mails
+   * came to them in all (one each, unless a code went twice). An address whose mail did not come
+   * is left out.
+   */
+  async codesFor(addresses: string[], ms: number): Promise<{ codes: Map<string, string>; mails: number }> {
+    const wanted = new Set(addresses);
+    let codes = new Map<string, string>();
+    let mails = 0;
+    await until(async () => {
+      const delivered = (await this.mails()).filter((m) => m.to.some((to) => wanted.has(to)));
+      codes = new Map();
+      for (const m of delivered) {
+        const code = codeIn(m);
+        for (const to of m.to) if (wanted.has(to) && code !== undefined && !codes.has(to)) codes.set(to, code);
+      }
+      mails = delivered.length;
+      return codes.size === wanted.size;
+    }, ms);
+    return { codes, mails };
   }
 
   /** Waits up to `ms` until at least `count` mails are in; returns them. */
@@ -58,6 +80,8 @@ export class Inbox {
     return mails;
   }
 }
+
+const codeIn = (mail: Mail): string | undefined => /: ([0-9]{6})\n/.exec(mail.text)?.[1];
 
 /** The Message-IDs that came more than once, each with how many times. */
 export function duplicates(mails: Mail[]): string[] {

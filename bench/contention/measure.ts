@@ -109,15 +109,23 @@ export function race(count: number, send: (i: number) => Promise<Answer>): Promi
   return Promise.all(Array.from({ length: count }, (_, i) => send(i)));
 }
 
-/** `count` requests, `width` in flight at a time (each starts when one is answered). */
-export async function burst(count: number, width: number, send: (i: number) => Promise<Answer>): Promise<Answer[]> {
-  const answers: Answer[] = new Array(count);
+/**
+ * `count` requests, `width` in flight at a time (each starts when one is answered); none starts
+ * after `stopAt` (ms on the run's clock), so the answers may be fewer than `count`.
+ */
+export async function burst(
+  count: number,
+  width: number,
+  send: (i: number) => Promise<Answer>,
+  stopAt = Infinity,
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < count; i = next++) answers[i] = await send(i);
+    for (let i = next++; i < count && now() < stopAt; i = next++) answers[i] = await send(i);
   };
   await Promise.all(Array.from({ length: Math.min(width, count) }, worker));
-  return answers;
+  return answers.filter((a) => a !== undefined);
 }
 
 /** Resolves once `done()` holds, checked every 100 ms; false when `ms` passed first. */

@@ -13,7 +13,7 @@ import { requireFromFunctions, service } from "../lib/functions.ts";
 import { DISPATCH_DELAY_MS } from "../lib/service-deps.ts";
 
 const express = requireFromFunctions("express");
-const { initializeApp } = requireFromFunctions("firebase-admin/app");
+const { getApps, initializeApp } = requireFromFunctions("firebase-admin/app");
 const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
 const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const { buildDeps } = service<any>("deps");
@@ -125,10 +125,27 @@ function fileLogger(path: string, logged: Record<string, number>) {
   return { info: write("INFO"), warn: write("WARNING"), error: write("ERROR") };
 }
 
-export async function startService(logPath: string): Promise<Service> {
-  initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+/** The service's settings as readConfig reads them, with `settings` in place of the environment's. */
+function configWith(settings: Record<string, string>): any {
+  const saved = Object.keys(settings).map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, settings);
+  try {
+    return readConfig();
+  } finally {
+    for (const [k, v] of saved)
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  }
+}
+
+/**
+ * The service on a port of its own. `settings` replace the environment's for this one (a second
+ * service beside the first, on the same store, with a budget raised, say).
+ */
+export async function startService(logPath: string, settings: Record<string, string> = {}): Promise<Service> {
+  if (getApps().length === 0) initializeApp({ projectId: process.env.GCLOUD_PROJECT });
   const store = getFirestore();
-  const config = readConfig();
+  const config = configWith(settings);
   const logged: Record<string, number> = {};
   const log = fileLogger(logPath, logged);
   const counts: TransactionCounts = { running: 0, runs: 0, attempts: 0, failed: 0 };
