@@ -1,5 +1,6 @@
 /** Section 8 of bench/RESULTS.md: every scenario on each emulator, side by side, and what broke. */
 import type { Result } from "./context.ts";
+import { scaleNotes } from "./scale-report.ts";
 
 export interface Phase {
   /** "official" or "stand-in". */
@@ -103,7 +104,9 @@ export function section(
     "edge's share). Each emulator runs alone, in turn, the same workload on fresh data, after a warm-up of ten",
     "sends.",
     "The mail task runs in the same process, dispatched as its task queue dispatches it (at most five at once,",
-    "a failed one tried again after 1, 2, 4 s, five attempts).",
+    "a failed one tried again after 1, 2, 4 s, five attempts). The send budgets at scale (6 to 9) come last, on",
+    "the same store, in the order 7, 6, 9, 8; the send ledger keeps every send of the run (a record is",
+    "forgotten an hour on).",
     official.found
       ? `Google's emulator: ${official.why}. The stand-in: one global FIFO transaction lock, never aborts.`
       : `**No official emulator on this machine** (${official.why}): the stand-in alone (one global FIFO transaction lock, never aborts).`,
@@ -119,6 +122,7 @@ export function section(
     "|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
+    ...scaleNotes(phases),
     "Checks that did not hold (the rest held: no 500, every request answered, and the stored state as",
     "expected: one code spent, five guesses compared, one send, no 200 without its code, budgets kept, one",
     "history entry and one notice per approval, each mail once):",

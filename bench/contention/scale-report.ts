@@ -1,0 +1,134 @@
+/** The paragraphs under section 8's table for the send budgets at scale (6 to 9), from each run's figures. */
+import type { Result } from "./context.ts";
+import type { Phase } from "./report.ts";
+
+const n = (x: number | undefined, digits = 0) =>
+  x === undefined || !Number.isFinite(x)
+    ? "–"
+    : x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+/** `official: …; stand-in: …` for the phases that ran scenario `id`. */
+function perPhase(
+  phases: Phase[],
+  id: string,
+  say: (r: Result, f: Record<string, number>, p: Phase) => string,
+): string {
+  const parts = phases.flatMap((p) => {
+    const r = p.results.find((x) => x.id === id);
+    return r?.facts === undefined ? [] : [`${p.name}: ${say(r, r.facts, p)}`];
+  });
+  return parts.join("; ");
+}
+
+const refusals = (r: Result) =>
+  Object.entries(r.statuses)
+    .filter(([k]) => k.startsWith("429"))
+    .map(([k, v]) => `${k.slice(4)} ×${n(v)}`)
+    .join(", ") || "none";
+
+function monday(phases: Phase[]): string {
+  const figures = perPhase(
+    phases,
+    "6",
+    (r, f) =>
+      `${n(r.successes)} of ${n(r.requests)} codes sent and ${n(f.signedIn)} signed in, in ${n(f.elapsedS)} s ` +
+      `(${n(f.sendsPerS, 1)} sends/s; send p50 ${n(r.p50)} ms, p99 ${n(r.p99)} ms; sign-in p50 ${n(f.signInP50)} ms), ` +
+      `refused: ${refusals(r)}; busiest service minute ${n(f.busiest)} sends; of the time, ${n(f.askingS)} s ` +
+      `asking, ${n(f.mailS)} s waiting for the mails, ${n(f.signingInS)} s signing in`,
+  );
+  return (
+    "**6, Monday morning.** A thousand people behind one office address (one client, one network) at one " +
+    "company domain ask ten at a time, and each signs in with the mailed code before the next ten ask, as fast " +
+    "as it goes. A used code stops counting against the client (20 an hour), network (30 a minute) and domain " +
+    "(200 an hour) budgets and earns one more place, so at most ten unused codes ever count against them, " +
+    "and none of these budgets should refuse anyone; the service's minute (600) counts every send, used or " +
+    `not, and would refuse only sends past 600 in a minute. ${figures}.`
+  );
+}
+
+function spray(phases: Phase[]): string {
+  const figures = perPhase(
+    phases,
+    "7",
+    (r, f) =>
+      `${n(f.sends)} sends in ${n(f.elapsedS)} s (${n(r.rate, 1)}/s, so 10,000 would take ` +
+      `${n(10_000 / r.rate / 60, 1)} min; p50 ${n(r.p50)} ms), ${n(f.accepted)} let through (overshoot ` +
+      `${n(f.overshoot)}), refused: ${refusals(r)}; ${n(f.recorded)} sends of the client in the ledger, ` +
+      `${n(f.codes)} codes issued`,
+  );
+  return (
+    "**7, spray from one network.** One client address asks for sign-in codes for addresses on no account " +
+    "(no mail goes, the answer is the same 200) at one domain, twenty at a time; none of the codes is ever " +
+    "used, so the client's budget of 20 an hour holds it: exactly 20 let through, never more. It sends up " +
+    "to 10,000 but starts none after 60 s, which bounds the run; every send past the twentieth takes the " +
+    `same refusal path. ${figures}.`
+  );
+}
+
+function distributed(phases: Phase[]): string {
+  const figures = perPhase(
+    phases,
+    "8",
+    (r, f) =>
+      `${n(f.accepted)} of ${n(f.sends)} let through in ${n(f.elapsedS)} s (${n(r.rate, 1)}/s), refused: ` +
+      `${refusals(r)}; busiest minute ${n(f.byLedger)} sends in the ledger, ${n(f.byAnswers)} by the answers' times`,
+  );
+  return (
+    "**8, distributed spray.** Sends from 500 networks (a /24 each, three sends from each) to addresses on no " +
+    "account at 250 domains, twenty at a time, for up to 90 s, starting with the service's minute " +
+    "empty: no client, network or domain budget comes near its limit, so only the service's minute (600) " +
+    "holds it. The busiest minute is counted over the ledger, every send recorded at the time the service " +
+    "counted it (the bound the budget keeps), and over the times of the answers, which follow by up to a " +
+    `request's latency. ${figures}.`
+  );
+}
+
+function rates(phases: Phase[]): string {
+  const figures = perPhase(phases, "9a", (_, first, phase) => {
+    const steps = phase.results.filter((r) => r.id.startsWith("9") && r.facts !== undefined);
+    const best = steps.reduce((a, b) => (count200(b) > count200(a) ? b : a));
+    const fail = steps.find(
+      (r) => r.statuses["503 deadline"] !== undefined || r.statuses["503 contention"] !== undefined,
+    );
+    const cpu = steps
+      .map(
+        (r) =>
+          `${n(r.facts?.offered)}/s, the machine ${n((r.facts?.machineBusy ?? 0) * 100)}% busy, ` +
+          `service and load ${n(r.facts?.serviceCores, 2)} cores, emulator ${n(r.facts?.firestoreCores, 2)}`,
+      )
+      .join("; ");
+    const unavailable = (r: Result) => (r.statuses["503 deadline"] ?? 0) + (r.statuses["503 contention"] ?? 0);
+    return (
+      `at most ${n(count200(best), 1)} sends/s answered 200, at ${n(best.facts?.offered)}/s offered ` +
+      `(p50 ${n(best.p50)} ms, p99 ${n(best.p99)} ms); ` +
+      (fail === undefined
+        ? "no 503 at any step run; "
+        : `the first 503 at ${n(fail.facts?.offered)}/s offered (${n(unavailable(fail))} of its ${n(fail.requests)} sends); `) +
+      `${steps.length < 7 ? `no step above ${n(steps.at(-1)?.facts?.offered)}/s (saturated)` : "every step run"}; ` +
+      `busiest minute ${n(first.busiest)} sends; CPU per step: ${cpu}`
+    );
+  });
+  return (
+    "**9, service-wide at rising rates.** Sends from a network of their own each to addresses on no account " +
+    "at 500 domains, offered at 2, 5, 10, 20, 30, 40 and 50 a second, 15 s a step, on a second service with " +
+    "OTP_SENDS_PER_MINUTE=3000 (50 a second, five times the default) and a CODE_PEPPER of its own, so no " +
+    "budget is reached and only the machine limits the rate. A step starts once the previous one's answers " +
+    "are in and its work done; none starts after a step in which fewer than half the sends succeeded. The goal: no 503 below the configured budget. On this shared 2-core machine " +
+    "the service, the load and the emulator share two cores with whatever else runs; `per s` in the table is " +
+    `answers a second. ${figures}.`
+  );
+}
+
+/** Sends answered 200, a second, over the step. */
+const count200 = (r: Result) => ((r.statuses["200"] ?? 0) / Math.max(1, r.requests)) * r.rate;
+
+export function scaleNotes(phases: Phase[]): string[] {
+  const ran = (id: string) => phases.some((p) => p.results.some((r) => r.id === id && r.facts !== undefined));
+  const paragraphs = [
+    ran("6") ? monday(phases) : null,
+    ran("7") ? spray(phases) : null,
+    ran("8") ? distributed(phases) : null,
+    ran("9a") ? rates(phases) : null,
+  ];
+  return paragraphs.flatMap((p) => (p === null ? [] : [p, ""]));
+}
