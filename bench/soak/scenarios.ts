@@ -45,7 +45,11 @@ async function idToken(ctx: LoadContext, user: User, p: FixturePerson): Promise<
 }
 
 async function verify(ctx: LoadContext, user: User, uid: string, token: string, note?: string): Promise<void> {
-  const res = await ctx.recorder.call("POST", "/auth/verify", { body: { idToken: token, project: "startpage" }, note });
+  const res = await ctx.recorder.call("POST", "/auth/verify", {
+    body: { idToken: token, project: "startpage" },
+    key: uid,
+    note,
+  });
   const cookie = sessionCookie(res.setCookie);
   if (res.status === 200 && res.body?.approved === true && cookie) user.cookies.set(uid, cookie);
 }
