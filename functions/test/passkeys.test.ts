@@ -13,6 +13,7 @@ import { SoftwareAuthenticator, type SoftwarePasskey } from "./support/authentic
 import { appFor, firestore, testDeps } from "./support/deps";
 import { newBrowser, passkeyWorld as world } from "./support/passkeys";
 import { cookieFrom, sessionCookieFor } from "./support/people";
+import { expectRaced } from "./support/race";
 
 const db = firestore();
 
@@ -357,8 +358,11 @@ describe("POST /auth/passkeys/sign-in/verify", () => {
     const options = await w.signInOptions(browser);
     const assertion = authenticator.get(options);
     const answers = await Promise.all(Array.from({ length: 20 }, () => w.verify(browser, assertion)));
-    const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([200, ...Array<number>(19).fill(400)]);
+    expectRaced(
+      answers,
+      (a) => a.status === 200,
+      (a) => a.status === 400,
+    );
     const challenge = (await db.collection("passkeyChallenges").doc(sha256(options.challenge)).get()).data();
     expect(challenge?.usedAt).not.toBeNull();
     expect((await db.collection("passkeys").doc(passkeyId).get()).data()?.counter).toBe(1);

@@ -253,8 +253,12 @@ describe("POST /auth/verify", () => {
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => verify({ idToken: account.idToken, project: "startpage" })),
     );
-    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
-    expect(answers.every((a) => a.body.reason === "pending")).toBe(true);
+    // Every one decided is the one person, pending (a sign-in that outlasted the contention retries is told to retry).
+    const decided = answers.filter((a) => a.status !== 503);
+    expect(decided.length).toBeGreaterThan(answers.length / 2);
+    expect(decided.map((a) => [a.status, a.body.reason])).toEqual(Array(decided.length).fill([200, "pending"]));
+    for (const a of answers.filter((a) => a.status === 503))
+      expect(Number(a.headers["retry-after"])).toBeGreaterThan(0);
     const stored = await db.collection("people").where("uids", "array-contains", account.uid).get();
     expect(stored.size).toBe(1);
     const byEmail = await db.collection("people").where("emails", "array-contains", account.email).get();
