@@ -42,7 +42,12 @@ export const PATHS = {
   otp: [{ path: "/auth/otp/**" }],
   bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],
   oidc: [{ path: "/auth/oidc/**" }, { path: "/.well-known/openid-configuration" }],
-  people: [{ path: "/auth/people" }, { path: "/auth/people/**" }],
+  people: [
+    { path: "/auth/people" },
+    { path: "/auth/people/**" },
+    { path: "/auth/account" },
+    { path: "/auth/account/**" },
+  ],
   passkeys: [{ path: "/auth/passkeys" }, { path: "/auth/passkeys/**" }],
   claims: [{ path: "/auth/idp/**" }],
   startpage: [

@@ -20,6 +20,7 @@ import * as outbox from "../src/store/outbox";
 import * as sessionRecords from "../src/store/sessions";
 import * as passkeyChallenges from "../src/store/passkey-challenges";
 import * as sends from "../src/store/sends";
+import * as personalData from "../src/store/personal-data";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -125,6 +126,13 @@ describe("data expiry", () => {
           clientThrottles.save(db, tx, { id: throttleId, failures: [at], refusedUntil: null }, later(600_000));
         });
         return [`clientThrottles/${throttleId}`];
+      },
+      erasures: async () => {
+        const personId = id();
+        await db.runTransaction(async (tx) =>
+          personalData.beginErasure(db, tx, personId, ["u"], at, later(30 * 86_400_000)),
+        );
+        return [`erasures/${personId}`];
       },
       sessions: async () => {
         const sessionId = id();

@@ -124,6 +124,7 @@ const VIA: Record<HistoryEntry["via"], string> = {
   bridge: " by signing in through a bridge",
   "sign-in": " by signing in",
   seed: " when the service was set up",
+  account: " on their account page",
 };
 
 /** Who did it, and how: "admin@example.test", "Ops (operator) on the command line", "They did, by requesting access". */
@@ -139,6 +140,8 @@ export function byWhom(entry: Pick<HistoryEntry, "by" | "via">): string {
 export function whatHappened(entry: Pick<HistoryEntry, "event" | "changes">): string[] {
   const lines = Object.entries(entry.changes).map(([field, c]) => changeWords(field, c.from, c.to));
   if (entry.event === "created") return ["Came to the service", ...lines];
+  if (entry.event === "exported") return ["A copy of everything kept about them was taken"];
+  if (entry.event === "erased") return ["Deleted, with everything kept about them"];
   return lines.length > 0 ? lines : ["Nothing changed"];
 }
 

@@ -1,5 +1,5 @@
 import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
-import type { Identity, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
+import type { Identity, ProviderAccount, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
 import { METHODS_CLAIM, methodsOf } from "../core/sessions/amr";
 import { cryptoRandom } from "../random";
 
@@ -147,5 +147,44 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
       }
     },
     signInWithProvider: signInWithIdp,
+    async describeAccounts(uids) {
+      const found: ProviderAccount[] = [];
+      // The provider looks up at most 100 accounts at a time.
+      for (let i = 0; i < uids.length; i += 100) {
+        const { users } = await auth().getUsers(uids.slice(i, i + 100).map((uid) => ({ uid })));
+        found.push(...users.map(accountOf));
+      }
+      return found;
+    },
+    async deleteAccounts(uids) {
+      const failed: string[] = [];
+      for (let i = 0; i < uids.length; i += 1000) {
+        const chunk = uids.slice(i, i + 1000);
+        const result = await auth().deleteUsers(chunk);
+        // An account the provider no longer holds is as deleted as it can be.
+        for (const e of result.errors)
+          if (e.error.code !== "auth/user-not-found") failed.push(chunk[e.index] as string);
+      }
+      return failed;
+    },
+  };
+}
+
+function accountOf(user: UserRecord): ProviderAccount {
+  return {
+    uid: user.uid,
+    email: user.email ?? null,
+    emailVerified: user.emailVerified,
+    phone: user.phoneNumber ?? null,
+    displayName: user.displayName ?? null,
+    providers: user.providerData.map((p) => ({
+      provider: p.providerId,
+      account: nonEmpty(p.uid),
+      email: p.email ?? null,
+    })),
+    createdAt:
+      nonEmpty(user.metadata.creationTime) === null ? null : new Date(user.metadata.creationTime).toISOString(),
+    lastSignInAt:
+      nonEmpty(user.metadata.lastSignInTime) === null ? null : new Date(user.metadata.lastSignInTime).toISOString(),
   };
 }

@@ -48,6 +48,23 @@ export interface Identity {
    * sign-in page would: the account linked to that provider account, created when there is none.
    */
   signInWithProvider(input: ProviderSignIn): Promise<SignIn>;
+  /** What the provider holds of these accounts (those it still has), for a person's copy of their data. */
+  describeAccounts(uids: string[]): Promise<ProviderAccount[]>;
+  /** Deletes these accounts (one already gone counts as deleted); gives back those it could not delete. */
+  deleteAccounts(uids: string[]): Promise<string[]>;
+}
+
+/** An account at the identity provider, as a person's copy of their data shows it (no credential). */
+export interface ProviderAccount {
+  uid: string;
+  email: string | null;
+  emailVerified: boolean;
+  phone: string | null;
+  displayName: string | null;
+  /** The sign-ins linked to it: the provider, and the account there as it names it. */
+  providers: Array<{ provider: string; account: string | null; email: string | null }>;
+  createdAt: string | null;
+  lastSignInAt: string | null;
 }
 
 export interface ProviderSignIn {

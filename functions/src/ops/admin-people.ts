@@ -11,10 +11,12 @@ import {
   type PersonChange,
 } from "../core/people/people-admin";
 import { removeAllPasskeys } from "../core/passkeys/passkeys";
+import { erasePerson, exportPersonData } from "../core/account/own-data";
 import { one, type Command } from "./cli";
 import type { Context } from "./context";
 import { table } from "./output";
 import { Refusal, UsageError } from "./refusals";
+import { AppError } from "../core/errors";
 import { nearest } from "./suggest";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
@@ -312,6 +314,44 @@ export const peopleCommands: Command[] = [
       await ctx.confirm(`Remove every passkey of ${named(person)}?`);
       const removed = await removeAllPasskeys(deps, person.id, { actor: ctx.actor(), via: "cli" });
       ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
+    },
+  },
+  {
+    name: "people export",
+    summary: "print everything kept about a person as one JSON document (their copy, GDPR Art. 15 and 20)",
+    usage: "people export <id|email>",
+    positionals: who.positionals,
+    backend,
+    async run(ctx, [id]) {
+      const deps = ctx.deps();
+      const person = await findPersonByIdOrEmail(deps, id as string);
+      const data = await exportPersonData(deps, person.id, { operator: ctx.actor() });
+      ctx.print(JSON.stringify(data, null, 2), data);
+    },
+  },
+  {
+    name: "people erase",
+    summary: "delete a person and everything kept about them, their provider accounts too (asks first)",
+    usage: "people erase <id|email> [--yes]",
+    positionals: who.positionals,
+    backend,
+    async run(ctx, [id]) {
+      const deps = ctx.deps();
+      const who = id as string;
+      const person = await findPersonByIdOrEmail(deps, who).catch(async (err: unknown) => {
+        // An erasure that stopped half-way (its person already gone) is finished by its id.
+        if (who.includes("@") || !(err instanceof AppError)) throw err;
+        const { providerSyncErrors } = await erasePerson(deps, who, { operator: ctx.actor() });
+        ctx.print(`finished erasing ${who}`, { erased: who, providerSyncErrors });
+        return null;
+      });
+      if (person === null) return;
+      await ctx.confirm(
+        `Erase ${named(person)}? Their sessions end; their ${person.uids.length} account(s) at the identity provider, passkeys, history and requests are deleted; only a record that someone was erased is kept. This cannot be undone.`,
+      );
+      const { providerSyncErrors } = await erasePerson(deps, person.id, { operator: ctx.actor() });
+      ctx.print(`erased ${person.id}`, { erased: person.id, providerSyncErrors });
+      for (const e of providerSyncErrors) ctx.note(`account ${e.uid}: ${e.error}`);
     },
   },
   {

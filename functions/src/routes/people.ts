@@ -11,6 +11,8 @@ import {
   type Person,
 } from "../core/people/people-admin";
 import { personHistory, type HistoryEntry } from "../core/people/history";
+import { erasePerson, exportPersonData, NAME_MAX, renameSelf, type PersonData } from "../core/account/own-data";
+import { personView } from "../core/people/access";
 import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
 import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
@@ -19,11 +21,22 @@ import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
 import { rowFor } from "../http/errors";
 import { requireAccess } from "../http/gate";
+import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
 
 const ADMIN = { admin: true, cookieOnly: true } as const;
+/** The signed-in person's own account: their session cookie, no project or role needed. */
+const SELF = { cookieOnly: true } as const;
+
+/** A person's copy of their data, as a file the browser saves. */
+function sendData(res: Response, data: PersonData): void {
+  const day = data.exportedAt.slice(0, 10);
+  res.setHeader("Content-Disposition", `attachment; filename="account-data-${day}.json"`);
+  res.setHeader("Cache-Control", "no-store");
+  res.type("application/json").send(JSON.stringify(data, null, 2));
+}
 
 /** A person as administrators see it: the interface's fields, every linked account, and what they asked with. */
 export function adminView(person: Person): AdminPersonView {
@@ -145,6 +158,26 @@ export function routes(deps: Deps): Router {
     });
   });
 
+  // The signed-in person's own account: their name, their copy of their data, and its erasure.
+  const renameBody = z.object({ name: z.string().max(NAME_MAX * 4) }).strict();
+  router.patch("/auth/account", async function renameOwn(req: Request, res: Response) {
+    const { person, uid } = await requireAccess(deps, req, SELF);
+    const { name } = await parseBody(req, renameBody, "invalid_person_change");
+    res.json(personView(await renameSelf(deps, person.id, name), uid));
+  });
+
+  router.get("/auth/account/data", async function ownData(req: Request, res: Response) {
+    const { person, principal } = await requireAccess(deps, req, SELF);
+    sendData(res, await exportPersonData(deps, person.id, { self: person, signedInAt: principal.authTime }));
+  });
+
+  router.delete("/auth/account", async function eraseOwn(req: Request, res: Response) {
+    const { person, principal } = await requireAccess(deps, req, SELF);
+    const { providerSyncErrors } = await erasePerson(deps, person.id, { self: person, signedInAt: principal.authTime });
+    clearSessionCookie(res, deps.config.parentDomain);
+    res.json({ erased: true, providerSyncErrors });
+  });
+
   router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);
     res.json(adminView(await findPerson(deps, personIdParam(req))));
@@ -169,6 +202,20 @@ export function routes(deps: Deps): Router {
     const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
+  });
+
+  router.get("/auth/people/:personId/data", async function personData(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    sendData(res, await exportPersonData(deps, personIdParam(req), by));
+  });
+
+  // Irreversible: an administrator's recent sign-in, as for a change that widens access.
+  router.delete("/auth/people/:personId", async function erase(req: Request, res: Response) {
+    const admin = await requireAccess(deps, req, ADMIN);
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    const { providerSyncErrors } = await erasePerson(deps, personIdParam(req), by);
+    res.json({ erased: true, providerSyncErrors });
   });
 
   const historyQuery = z

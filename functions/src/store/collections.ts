@@ -34,6 +34,8 @@ export const COLLECTIONS = {
   sessions: "expiresAt",
   passkeys: null,
   passkeyChallenges: "expiresAt",
+  // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
+  erasures: "forgetAfter",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

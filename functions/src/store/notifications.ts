@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import type { Query } from "firebase-admin/firestore";
+import type { DocumentData, Query } from "firebase-admin/firestore";
 import { optionalDate, optionalString, read, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /** `notifications/{id}`: a start-page notice, for everyone (`audience: ["*"]`) or named people. */
@@ -44,18 +44,25 @@ export async function listFor(
   let query: Query = db.collection(NOTIFICATIONS).where("audience", "array-contains-any", [EVERYONE, personId]);
   if (before !== null) query = query.where("sortKey", "<", before);
   const snap = await query.orderBy("sortKey", "desc").limit(limit).get();
-  return snap.docs.map((doc) => {
-    const d = doc.data();
-    return {
-      id: doc.id,
-      title: String(d.title),
-      body: String(d.body),
-      link: optionalString(d.link),
-      level: d.level === "warning" || d.level === "critical" ? d.level : "info",
-      audience: stringList(d.audience),
-      createdAt: toDate(d.createdAt),
-    };
-  });
+  return snap.docs.map((doc) => fromData(doc.id, doc.data()));
+}
+
+function fromData(id: string, d: DocumentData): Notification {
+  return {
+    id,
+    title: String(d.title),
+    body: String(d.body),
+    link: optionalString(d.link),
+    level: d.level === "warning" || d.level === "critical" ? d.level : "info",
+    audience: stringList(d.audience),
+    createdAt: toDate(d.createdAt),
+  };
+}
+
+/** The notices addressed to the person by name (not those for everyone). */
+export async function addressedTo(db: Firestore, personId: string): Promise<Notification[]> {
+  const snap = await db.collection(NOTIFICATIONS).where("audience", "array-contains", personId).get();
+  return snap.docs.map((doc) => fromData(doc.id, doc.data()));
 }
 
 export async function readState(db: Firestore, personId: string, tx?: Transaction): Promise<ReadState> {

@@ -376,3 +376,11 @@ export function moveAccount(
   tx.update(db.collection(PEOPLE).doc(to.id), { uids: [...to.uids, uid], updatedAt: at });
   tx.set(db.collection(KEYS).doc(keyId("uid", uid)), { personId: to.id });
 }
+
+/** Deletes the person, in `tx`, and lets go of every uid, address and number they held. */
+export function remove(db: Firestore, tx: Transaction, person: Person): void {
+  tx.delete(db.collection(PEOPLE).doc(person.id));
+  releaseKeys(db, tx, "uid", person.uids);
+  releaseKeys(db, tx, "email", person.emails);
+  releaseKeys(db, tx, "phone", person.phones);
+}

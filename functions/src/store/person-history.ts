@@ -16,10 +16,10 @@ export type Actor =
 /** An operator on the command line, by login and machine. */
 export type Operator = { kind: "operator"; name: string };
 
-export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review";
+export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
 
 /** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
-export type HistoryEvent = "created" | "changed" | "sessions-ended" | "passkeys-removed";
+export type HistoryEvent = "created" | "changed" | "sessions-ended" | "passkeys-removed" | "exported" | "erased";
 
 export type FieldValue = string | string[];
 

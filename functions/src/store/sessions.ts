@@ -73,3 +73,9 @@ export async function exists(db: Firestore, sessionId: string, tx: Transaction):
 export function markEnded(db: Firestore, tx: Transaction, sessionId: string, at: Date): void {
   tx.update(ref(db, sessionId), { endedAt: at });
 }
+
+/** Every session record of the person's, live, ended or expired (until its TTL removes it), newest first. */
+export async function listByPerson(db: Firestore, personId: string): Promise<SessionRecord[]> {
+  const snap = await db.collection(SESSIONS).where("personId", "==", personId).get();
+  return snap.docs.map((d) => fromData(d.id, d.data())).sort((a, b) => b.openedAt.getTime() - a.openedAt.getTime());
+}

@@ -35,8 +35,8 @@ export interface HistoryEntryView {
     | { kind: "operator"; name: string }
     | { kind: "person" }
     | { kind: "service" };
-  via: "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review";
-  event: "created" | "changed" | "sessions-ended" | "passkeys-removed";
+  via: "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
+  event: "created" | "changed" | "sessions-ended" | "passkeys-removed" | "exported" | "erased";
   /** Each field the event changed: what it was, and what it became. */
   changes: Record<string, { from: string | string[] | null; to: string | string[] | null }>;
 }

@@ -38,12 +38,12 @@ type ChangeDeps = Pick<
 
 export interface SyncError {
   uid: string;
-  operation: "revoke_sessions";
+  operation: "revoke_sessions" | "delete_account";
   error: string;
 }
 
 /** An approved admin is who can approve anyone, at the endpoints and on the command line alike. */
-const approvedAdmin = (p: people.Person) => p.role === "admin" && p.status === "approved";
+export const approvedAdmin = (p: people.Person) => p.role === "admin" && p.status === "approved";
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
 
@@ -245,7 +245,7 @@ export async function reviewQueue(
 export const STEP_UP_MS = 5 * MINUTE;
 
 /** Whether a sign-in at `signedInAt` is recent enough for a change that widens access. */
-function recentEnough(deps: Pick<Deps, "clock">, signedInAt: Date): boolean {
+export function recentEnough(deps: Pick<Deps, "clock">, signedInAt: Date): boolean {
   return deps.clock.now().getTime() - signedInAt.getTime() <= STEP_UP_MS;
 }
 

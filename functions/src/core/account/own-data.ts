@@ -1,0 +1,247 @@
+/**
+ * What the service keeps about a person, for them: their copy of it (an export, GDPR Art. 15 and
+ * 20), its erasure (Art. 17), and their own name. The person themself, an administrator and an
+ * operator on the command line each may; the first two only within STEP_UP_MS of signing in, which
+ * these functions check themselves (a caller cannot leave it out). Each is recorded in the
+ * person's history, naming who did it; an erasure leaves that one entry and nothing else.
+ */
+import type { Deps } from "../deps";
+import * as people from "../../store/people";
+import * as history from "../../store/person-history";
+import * as sessions from "../../store/sessions";
+import * as passkeys from "../../store/passkeys";
+import * as projectAccess from "../../store/project-access";
+import * as notifications from "../../store/notifications";
+import * as personal from "../../store/personal-data";
+import { DAY } from "../../clock";
+import { errorText } from "../../logger";
+import { AppError, ensure } from "../errors";
+import type { ProviderAccount } from "../ports";
+import { cleanText, characters } from "../text";
+import { describeUserAgent } from "../sessions/user-agent";
+import { passkeyView, type PasskeyView } from "../passkeys/passkeys";
+import { recordEvent, type Actor, type Via } from "../people/history";
+import type { HistoryEntryView } from "../people/admin-view";
+import { adminActor, approvedAdmin, recentEnough, type ChangedBy, type SyncError } from "../people/people-admin";
+
+/** Who acts on a person's data: the person (signed in when), or whoever may change them. */
+export type ActingOn = { self: people.Person; signedInAt: Date } | ChangedBy;
+
+type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
+
+/** What the history records of who acted, and through what. */
+function recordedAs(by: ActingOn): { by: Actor; via: Via } {
+  if ("self" in by) return { by: { kind: "person" }, via: "account" };
+  if ("admin" in by) return { by: adminActor(by.admin), via: "api" };
+  return { by: by.operator, via: "cli" };
+}
+
+/** A person's copy, or their erasure, needs a recent sign-in of whoever asks at a page. */
+function ensureRecent(deps: Pick<Deps, "clock">, by: ActingOn): void {
+  if ("operator" in by) return;
+  ensure(
+    recentEnough(deps, by.signedInAt),
+    "step_up_required",
+    "Confirm it's you: sign in again first (your sign-in is more than 5 minutes old)",
+  );
+}
+
+/** One JSON document of everything the service keeps about a person; never a secret. */
+export interface PersonData {
+  format: "person-data/1";
+  exportedAt: string;
+  person: {
+    personId: string;
+    name: string;
+    emails: string[];
+    phones: string[];
+    uids: string[];
+    status: people.PersonStatus;
+    role: people.Role;
+    projects: string[];
+    groups: string[];
+    createdAt: string;
+    updatedAt: string;
+    /** How they first came, and what they wrote when they asked for access. */
+    origin: people.Origin | null;
+    note: string;
+  };
+  /** Their accounts at the identity provider. */
+  accounts: ProviderAccount[];
+  sessions: Array<{
+    sessionId: string;
+    openedAt: string;
+    signedInAt: string;
+    methods: string[];
+    lastSeenAt: string;
+    expiresAt: string;
+    endedAt: string | null;
+    userAgent: string;
+    browser: string;
+    system: string;
+  }>;
+  passkeys: Array<PasskeyView & { transports: string[]; authenticator: string }>;
+  history: HistoryEntryView[];
+  /** Start-page notices addressed to them by name, and which notices they have read. */
+  notifications: Array<{ id: string; title: string; body: string; link: string | null; createdAt: string }>;
+  notificationsRead: { readIds: string[]; allReadAt: string | null };
+  projectAccess: Array<{ project: string; lastAt: string; count: number }>;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+/** The person's whole history, oldest first. */
+async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promise<history.HistoryEntry[]> {
+  const entries: history.HistoryEntry[] = [];
+  let before: string | null = null;
+  for (;;) {
+    const page = await history.page(deps.store, personId, 500, before);
+    entries.push(...page);
+    if (page.length < 500) return entries.reverse();
+    before = page[page.length - 1]?.key ?? null;
+  }
+}
+
+/** Everything kept about the person, as one document (`people export`, GET /auth/account/data). */
+export async function exportPersonData(deps: OwnDataDeps, personId: string, by: ActingOn): Promise<PersonData> {
+  ensureRecent(deps, by);
+  const person = await deps.transaction(async (tx) => {
+    const current = await people.findById(deps.store, personId, tx);
+    ensure(current, "person_not_found");
+    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "exported", changes: {} });
+    return current;
+  });
+  const [accounts, opened, keys, entries, addressed, reads, reached] = await Promise.all([
+    deps.identity.describeAccounts(person.uids),
+    sessions.listByPerson(deps.store, person.id),
+    passkeys.listByPerson(deps.store, person.id),
+    wholeHistory(deps, person.id),
+    notifications.addressedTo(deps.store, person.id),
+    notifications.readState(deps.store, person.id),
+    projectAccess.listByPerson(deps.store, person.id),
+  ]);
+  return {
+    format: "person-data/1",
+    exportedAt: iso(deps.clock.now()),
+    person: {
+      personId: person.id,
+      name: person.name,
+      emails: person.emails,
+      phones: person.phones,
+      uids: person.uids,
+      status: person.status,
+      role: person.role,
+      projects: person.projects,
+      groups: person.groups,
+      createdAt: iso(person.createdAt),
+      updatedAt: iso(person.updatedAt),
+      origin: person.origin,
+      note: person.note,
+    },
+    accounts,
+    sessions: opened.map((s) => ({
+      sessionId: s.sessionId,
+      openedAt: iso(s.openedAt),
+      signedInAt: iso(s.authTime),
+      methods: s.amr,
+      lastSeenAt: iso(s.lastSeenAt),
+      expiresAt: iso(s.expiresAt),
+      endedAt: s.endedAt === null ? null : iso(s.endedAt),
+      userAgent: s.userAgent,
+      ...describeUserAgent(s.userAgent),
+    })),
+    passkeys: keys.map((k) => ({ ...passkeyView(k), transports: k.transports, authenticator: k.aaguid })),
+    history: entries.map((e) => ({ at: iso(e.at), by: e.by, via: e.via, event: e.event, changes: e.changes })),
+    notifications: addressed.map((n) => ({
+      id: n.id,
+      title: n.title,
+      body: n.body,
+      link: n.link,
+      createdAt: iso(n.createdAt),
+    })),
+    notificationsRead: { readIds: reads.readIds, allReadAt: reads.allReadAt === null ? null : iso(reads.allReadAt) },
+    projectAccess: reached.map((r) => ({ project: r.project, lastAt: iso(r.lastAt), count: r.count })),
+  };
+}
+
+/** How long an erasure that could not finish keeps the ids of the provider accounts it has still to delete. */
+const ERASURE_KEPT_MS = 30 * DAY;
+
+/**
+ * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
+ * transaction takes them away: their document and every uid, address and number they held (so
+ * each is free for anyone, a stranger's request for access included), with the accounts at the
+ * identity provider noted to delete and one history entry that they were erased, by whom. Their
+ * sessions end with it (a session of a person who is gone is refused). Then everything else that
+ * names them is deleted, and their provider accounts. The last approved administrator cannot be
+ * erased (409). An erasure that stopped half-way (Firestore or the provider failed) is finished by
+ * asking again; an account the provider would not delete is named in `providerSyncErrors`.
+ */
+export async function erasePerson(
+  deps: OwnDataDeps,
+  personId: string,
+  by: ActingOn,
+): Promise<{ providerSyncErrors: SyncError[] }> {
+  ensureRecent(deps, by);
+  const now = deps.clock.now();
+  const uids = await deps.transaction(async (tx) => {
+    const person = await people.findById(deps.store, personId, tx);
+    if (person === null) return null;
+    if (approvedAdmin(person) && (await people.approvedAdminList(deps.store, tx, 2)).length < 2)
+      throw new AppError("last_admin");
+    people.remove(deps.store, tx, person);
+    personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
+    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "erased", changes: {} });
+    return person.uids;
+  });
+  deps.people.evict(personId);
+  // Gone already: an erasure that stopped half-way is finished; otherwise there is no such person.
+  const pending = uids === null ? await personal.erasureOf(deps.store, personId) : { uids };
+  ensure(pending, "person_not_found");
+  let failed: string[];
+  try {
+    failed = await deps.identity.deleteAccounts(pending.uids);
+  } catch (err) {
+    deps.log.warn("deleting provider accounts failed", { error: errorText(err) });
+    failed = pending.uids;
+  }
+  await personal.sweepPerson(deps.store, personId);
+  if (failed.length === 0) await personal.endErasure(deps.store, personId);
+  return {
+    providerSyncErrors: failed.map((uid) => ({
+      uid,
+      operation: "delete_account",
+      error: "The identity provider did not delete the account; erase the person again to retry",
+    })),
+  };
+}
+
+/** The longest name a person may give themself, in characters. */
+export const NAME_MAX = 200;
+
+/** The person renames themself (PATCH /auth/account): plain text, recorded in their history. */
+export async function renameSelf(
+  deps: Pick<Deps, "store" | "clock" | "people" | "transaction" | "random">,
+  personId: string,
+  raw: string,
+): Promise<people.Person> {
+  const name = cleanText(raw);
+  ensure(characters(name) <= NAME_MAX, "invalid_person_change", `name is at most ${NAME_MAX} characters`);
+  const person = await deps.transaction(async (tx) => {
+    const current = await people.findById(deps.store, personId, tx);
+    ensure(current, "person_not_found");
+    if (current.name === name) return current;
+    const next = { ...current, name, updatedAt: deps.clock.now() };
+    people.replace(deps.store, tx, current, next);
+    recordEvent(deps, tx, {
+      personId,
+      by: { kind: "person" },
+      via: "account",
+      event: "changed",
+      changes: { name: { from: current.name, to: name } },
+    });
+    return next;
+  });
+  deps.people.evict(personId);
+  return person;
+}

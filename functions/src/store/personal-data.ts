@@ -1,0 +1,126 @@
+import type { Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
+import { FieldPath, FieldValue } from "firebase-admin/firestore";
+import type { Collection } from "./collections";
+import { stringList, toDate, type Firestore, type Transaction } from "./db";
+
+/**
+ * What the service keeps about a person beyond their own document, found by their id: for their
+ * copy of it (an export) and for erasing it. Each collection that names a person is listed here
+ * with the field that names them; test/erasure.test.ts scans every collection after an erasure,
+ * so a collection that keeps a person and is missing here fails it.
+ */
+const SESSIONS: Collection = "sessions";
+const PASSKEYS: Collection = "passkeys";
+const PASSKEY_CHALLENGES: Collection = "passkeyChallenges";
+const EXCHANGE_CODES: Collection = "exchangeCodes";
+const OIDC_CODES: Collection = "oidcCodes";
+const OIDC_TOKENS: Collection = "oidcAccessTokens";
+const PROJECT_ACCESS: Collection = "projectAccess";
+const OUTBOX: Collection = "outbox";
+const HISTORY: Collection = "personHistory";
+const NOTIFICATIONS: Collection = "notifications";
+const READS: Collection = "startpageReads";
+/**
+ * `erasures/{personId}`: an erasure begun and not yet finished, with the accounts at the identity
+ * provider still to delete (the person's document, which named them, is gone). Deleted once the
+ * erasure is done; a TTL field (`forgetAfter`) bounds how long a stuck one keeps the accounts' ids.
+ */
+const ERASURES: Collection = "erasures";
+
+/** How many documents one sweep deletes per batch (Firestore allows 500 writes in one). */
+const SWEEP_BATCH = 400;
+
+/** The records that name a person in a field of theirs, each a query by that field. */
+function naming(db: Firestore, personId: string): Query[] {
+  return [
+    db.collection(SESSIONS).where("personId", "==", personId),
+    db.collection(PASSKEYS).where("personId", "==", personId),
+    db.collection(PASSKEY_CHALLENGES).where("personId", "==", personId),
+    db.collection(EXCHANGE_CODES).where("personId", "==", personId),
+    db.collection(OIDC_CODES).where("personId", "==", personId),
+    db.collection(OIDC_TOKENS).where("personId", "==", personId),
+    db.collection(PROJECT_ACCESS).where("personId", "==", personId),
+    // Mail about them not yet written (an approval, a notice): nothing to send once they are gone.
+    db.collection(OUTBOX).where("about", "==", personId),
+  ];
+}
+
+/** Deletes every document `query` finds, a batch at a time. */
+async function sweep(db: Firestore, query: Query): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const snap = await query.limit(SWEEP_BATCH).get();
+    if (snap.empty) return deleted;
+    const batch = db.batch();
+    for (const d of snap.docs) batch.delete(d.ref);
+    await batch.commit();
+    deleted += snap.size;
+  }
+}
+
+/** What names the person outside their document, all of it, for an erasure; idempotent. */
+export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
+  let deleted = 0;
+  for (const query of naming(db, personId)) deleted += await sweep(db, query);
+  // Their history goes but for the entry that they were erased (it names no personal data).
+  const history = db.collection(HISTORY).where("personId", "==", personId).where("event", "!=", "erased");
+  deleted += await sweep(db, history);
+  // Where they acted on others (as an administrator), the others' history keeps that someone did,
+  // not who: their id names nobody once they are gone, their address would.
+  let after: QueryDocumentSnapshot | null = null;
+  for (;;) {
+    let query = db.collection(HISTORY).where("by.personId", "==", personId).orderBy(FieldPath.documentId());
+    if (after !== null) query = query.startAfter(after);
+    const snap = await query.limit(SWEEP_BATCH).get();
+    const named = snap.docs.filter((d) => d.get("by.email") !== null);
+    if (named.length > 0) {
+      const batch = db.batch();
+      for (const d of named) batch.update(d.ref, { "by.email": null });
+      await batch.commit();
+    }
+    if (snap.size < SWEEP_BATCH) break;
+    after = snap.docs[snap.docs.length - 1] ?? null;
+  }
+  // Start-page notices addressed to them by name: they leave the audience; a notice for nobody goes.
+  for (;;) {
+    const snap = await db
+      .collection(NOTIFICATIONS)
+      .where("audience", "array-contains", personId)
+      .limit(SWEEP_BATCH)
+      .get();
+    if (snap.empty) break;
+    const batch = db.batch();
+    for (const d of snap.docs) {
+      const rest = stringList(d.get("audience")).filter((id) => id !== personId);
+      if (rest.length === 0) batch.delete(d.ref);
+      else batch.update(d.ref, { audience: FieldValue.arrayRemove(personId) });
+    }
+    await batch.commit();
+    deleted += snap.size;
+  }
+  return deleted;
+}
+
+/** Begins an erasure, in `tx`: the accounts still to delete at the identity provider. */
+export function beginErasure(
+  db: Firestore,
+  tx: Transaction,
+  personId: string,
+  uids: string[],
+  at: Date,
+  forgetAfter: Date,
+): void {
+  tx.set(db.collection(ERASURES).doc(personId), { uids, startedAt: at, forgetAfter });
+  tx.delete(db.collection(READS).doc(personId));
+}
+
+/** An erasure begun and not finished: the accounts still to delete; null when there is none. */
+export async function erasureOf(db: Firestore, personId: string): Promise<{ uids: string[]; startedAt: Date } | null> {
+  const snap = await db.collection(ERASURES).doc(personId).get();
+  return snap.exists ? { uids: stringList(snap.get("uids")), startedAt: toDate(snap.get("startedAt")) } : null;
+}
+
+/** The erasure is done. */
+export async function endErasure(db: Firestore, personId: string): Promise<void> {
+  await db.collection(ERASURES).doc(personId).delete();
+}

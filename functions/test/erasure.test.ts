@@ -1,0 +1,183 @@
+/**
+ * Erasure, proved by looking: a person with something in every corner the service keeps is erased
+ * by the operator's `people erase`, then every collection of the database and the identity
+ * provider are scanned for anything of theirs. On a project of its own, so the scan sees every
+ * document there is.
+ */
+import { getAuth } from "firebase-admin/auth";
+import { getApp } from "firebase-admin/app";
+import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { firebaseIdentity } from "../src/adapters/identity";
+import { changePerson } from "../src/core/people/people-admin";
+import { issueExchangeCode } from "../src/core/sessions/exchange-codes";
+import * as notifications from "../src/store/notifications";
+import * as passkeys from "../src/store/passkeys";
+import * as projectAccess from "../src/store/project-access";
+import * as sessions from "../src/store/sessions";
+import type { Firestore } from "firebase-admin/firestore";
+import { randomPhone } from "./support/auth";
+import { testDeps, unique } from "./support/deps";
+import { admin, freshProject } from "./support/operator-cli";
+import { personFor } from "./support/people";
+
+jest.setTimeout(120_000);
+
+/** Every document of every collection (and the collections under them), as its path and its data in text. */
+async function everything(db: Firestore): Promise<Array<{ path: string; text: string }>> {
+  const found: Array<{ path: string; text: string }> = [];
+  const walk = async (collections: FirebaseFirestore.CollectionReference[]) => {
+    for (const collection of collections) {
+      for (const doc of (await collection.get()).docs) {
+        found.push({ path: doc.ref.path, text: `${doc.ref.path} ${JSON.stringify(doc.data())}` });
+        await walk(await doc.ref.listCollections());
+      }
+    }
+  };
+  await walk(await db.listCollections());
+  return found;
+}
+
+describe("people erase", () => {
+  afterEach(() => inProcessDrainsIdle());
+
+  it("leaves no document or field with the person's address, number, uid, name or note, and no account at the provider", async () => {
+    const { env, db, projectId } = freshProject();
+    const auth = getAuth(getApp(projectId));
+    const deps = testDeps({ store: db, identity: firebaseIdentity(auth) });
+    const now = () => deps.clock.now();
+    const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
+
+    const email = `${unique("erin")}@example.test`;
+    const phone = randomPhone();
+    const name = `Erin ${unique("Name")}`;
+    const note = `Please let me in, ${unique("note")}`;
+    const account = await auth.createUser({ email, emailVerified: true, phoneNumber: phone, displayName: name });
+    const other = await auth.createUser({ email: `${unique("other")}@example.test` });
+    const keeper = await personFor(
+      { uid: unique("uid"), email: `${unique("keeper")}@example.test` },
+      { role: "admin", projects: ["*"] },
+      db,
+    );
+    const erin = await personFor(
+      { uid: account.uid, email },
+      { status: "pending", phones: [phone], name, note, origin: { via: "email", address: email } },
+      db,
+    );
+    const someone = await personFor({ uid: other.uid, email: other.email as string }, {}, db);
+
+    // Approved and made an administrator (history, and the approval's notice in the outbox)...
+    await changePerson(deps, erin.id, { status: "approved", role: "admin", projects: ["*"] }, operator);
+    // ...who then changes someone else (that history names who did it).
+    const approvedErin = { ...erin, status: "approved" as const, role: "admin" as const };
+    await changePerson(deps, someone.id, { projects: ["status"] }, { admin: approvedErin, signedInAt: now() });
+    // A session, a passkey, a project reached, notices addressed to them, an exchange code.
+    await sessions.record(db, {
+      sessionId: unique("s"),
+      personId: erin.id,
+      uid: account.uid,
+      openedAt: now(),
+      authTime: now(),
+      amr: ["otp"],
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+      lastSeenAt: now(),
+      expiresAt: new Date(now().getTime() + 86_400_000),
+      endedAt: null,
+    });
+    await db.runTransaction(async (tx) =>
+      passkeys.create(db, tx, {
+        id: unique("pk"),
+        personId: erin.id,
+        uid: account.uid,
+        credentialId: unique("cred"),
+        publicKey: "pQECAyYgASFYIA",
+        counter: 0,
+        transports: ["internal"],
+        aaguid: "00000000-0000-0000-0000-000000000000",
+        backupEligible: true,
+        backedUp: true,
+        name: `${name}'s phone`,
+        createdAt: now(),
+        lastUsedAt: null,
+        suspectAt: null,
+      }),
+    );
+    await projectAccess.record(db, erin.id, "startpage", now());
+    const notice = (id: string, audience: string[]) =>
+      notifications.create(db, {
+        id,
+        title: "Hello",
+        body: "A notice",
+        link: null,
+        level: "info",
+        audience,
+        createdAt: now(),
+      });
+    await notice(`${now().getTime()}-a`, [erin.id]);
+    await notice(`${now().getTime()}-b`, [erin.id, someone.id]);
+    await db.runTransaction(async (tx) =>
+      notifications.saveReadState(db, tx, erin.id, { readIds: ["x"], allReadAt: null }),
+    );
+    await issueExchangeCode(deps, erin.id, account.uid);
+    await inProcessDrainsIdle();
+
+    const theirs = [email, phone, account.uid, name, note, encodeURIComponent(email), encodeURIComponent(phone)];
+    const holding = (docs: Array<{ path: string; text: string }>) =>
+      docs.filter((d) => theirs.some((t) => d.text.includes(t))).map((d) => d.path);
+    // Before, the scan finds them in every collection that keeps something of a person: it can fail.
+    const before = await everything(db);
+    const keeping = new Set(
+      before
+        .filter((d) => d.text.includes(erin.id) || theirs.some((t) => d.text.includes(t)))
+        .map((d) => d.path.split("/")[0]),
+    );
+    expect([...keeping].sort()).toEqual(
+      [
+        "exchangeCodes",
+        "notifications",
+        "outbox",
+        "passkeys",
+        "people",
+        "personHistory",
+        "personKeys",
+        "projectAccess",
+        "sessions",
+        "startpageReads",
+      ].sort(),
+    );
+    expect(holding(before).length).toBeGreaterThan(0);
+
+    const run = await admin(["people", "erase", email, "--yes", "--json"], env);
+    expect(run).toMatchObject({ code: 0 });
+    expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, providerSyncErrors: [] });
+
+    const after = await everything(db);
+    expect(holding(after)).toEqual([]);
+    // What is left of them: one entry that they were erased, and by whom; and where they acted on
+    // someone else, that an administrator did, by an id that names nobody now.
+    const data = (d: { path: string; text: string }) => JSON.parse(d.text.slice(d.path.length + 1));
+    const left = after.filter((d) => d.text.includes(erin.id)).map(data);
+    expect(left).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ personId: erin.id, event: "erased", via: "cli", changes: {} }),
+        expect.objectContaining({ personId: someone.id, by: { kind: "admin", personId: erin.id, email: null } }),
+      ]),
+    );
+    expect(left).toHaveLength(2);
+    expect(after.filter((d) => d.path.startsWith("notifications/"))).toHaveLength(1);
+    expect(after.find((d) => d.path === `people/${keeper.id}`)).toBeDefined();
+    expect(after.find((d) => d.path === `people/${someone.id}`)).toBeDefined();
+
+    // Nor at the identity provider; the other account stays.
+    expect((await auth.getUsers([{ uid: account.uid }, { email }, { phoneNumber: phone }])).users).toEqual([]);
+    expect((await auth.getUsers([{ uid: other.uid }])).users).toHaveLength(1);
+  });
+
+  it("refuses to erase the last approved administrator, and changes nothing", async () => {
+    const { env, db } = freshProject();
+    expect((await admin(["bootstrap-admin", "boss@example.test"], env)).code).toBe(0);
+    const run = await admin(["people", "erase", "boss@example.test", "--yes"], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/last approved administrator/);
+    expect((await db.collection("people").where("emails", "array-contains", "boss@example.test").get()).size).toBe(1);
+  });
+});
