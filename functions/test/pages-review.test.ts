@@ -323,6 +323,35 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
     await said(t.page, "Now a member: no longer an administrator.");
   });
 
+  it("deletes a person on their page after saying what goes, confirming it's the administrator first", async () => {
+    t.name = "review-erase";
+    const { account: admin } = await reviewer("Eve Eraser");
+    const target = await personFor(
+      { uid: unique("u"), email: `${unique("gone")}@example.test` },
+      { name: `Gale ${unique("G")}` },
+    );
+    await openSessionAs(t.page, admin.uid);
+    await signedInMinutesAgo(t.context, t.page, 6);
+    await t.page.goto(`${ID_HOST}/person?id=${target.id}`);
+    await t.visitor.reaches(target.name);
+    await t.visitor.press("Delete this person…");
+    await t.page.getByRole("heading", { level: 3, name: `Delete ${target.name}?` }).waitFor();
+    await t.visitor.audit();
+    await t.visitor.press("Delete this person");
+    await t.page.getByRole("heading", { level: 2, name: "Confirm it's you" }).waitFor();
+    await t.page.getByText(/Deleting someone can't be undone/).waitFor();
+    expect(await people.findById(db, target.id)).not.toBeNull();
+    await t.visitor.screenshot("review-erase-step-up");
+    const seen = await mailCount(admin.email);
+    await t.visitor.press("Email me a code");
+    await t.visitor.fill("Code from the email", codeIn(await mailAfter(admin.email, seen, hasCode)));
+    await t.visitor.press("Confirm");
+    await t.visitor.reaches("Deleted");
+    expect(await people.findById(db, target.id)).toBeNull();
+    const left = await db.collection("personHistory").where("personId", "==", target.id).get();
+    expect(left.docs.map((d) => [d.get("event"), d.get("by.personId")])).toEqual([["erased", expect.any(String)]]);
+  });
+
   it("sends a signed-out visitor to sign in, then finds people by name, status, role and project, and changes one", async () => {
     t.name = "review-people";
     const { account: admin } = await reviewer("Pat People");

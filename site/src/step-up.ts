@@ -40,7 +40,11 @@ async function reopen(customToken: string): Promise<string | null> {
  * Asks the administrator to confirm it's them, in a panel `place` puts on the page: true once a
  * fresh session is open, false when they cancel (or another request for it takes its place).
  */
-export function confirmItsYou(place: (panel: HTMLElement) => void, me: Person): Promise<boolean> {
+export function confirmItsYou(
+  place: (panel: HTMLElement) => void,
+  me: Person,
+  why = "This gives someone more access, and you signed in more than 5 minutes ago.",
+): Promise<boolean> {
   open?.settle(false);
   return new Promise((resolve) => {
     const heading = h("h2", { id: "confirm-its-you", tabindex: "-1" }, "Confirm it's you");
@@ -50,9 +54,7 @@ export function confirmItsYou(place: (panel: HTMLElement) => void, me: Person): 
       "section",
       { class: "step-up", "aria-labelledby": "confirm-its-you" },
       heading,
-      paragraph(
-        "This gives someone more access, and you signed in more than 5 minutes ago. Confirm it's you, and we'll carry on.",
-      ),
+      paragraph(`${why} Confirm it's you, and we'll carry on.`),
       alert.element,
       body,
     );

@@ -191,7 +191,11 @@ export function alertBox(): { element: HTMLElement; show(message: string | null,
 
 export function button(
   label: string | Array<Node | string>,
-  options: { kind?: "primary" | "secondary" | "link"; type?: "submit" | "button"; onclick?: () => void } = {},
+  options: {
+    kind?: "primary" | "secondary" | "link" | "danger";
+    type?: "submit" | "button";
+    onclick?: () => void;
+  } = {},
 ): HTMLButtonElement {
   return h(
     "button",

@@ -7,6 +7,7 @@ import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
 import { UNREACHABLE } from "../messages";
 import { passkeysSection } from "../account-passkeys";
 import { sessionsSection } from "../account-sessions";
+import { dataSection, deleteSection, nameSection } from "../account-data";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -34,18 +35,22 @@ function signedIn(person: Person): void {
     });
   });
   const status = h("p", { role: "status" });
+  const shownName = h("dd", {}, person.name === "" ? "Not given" : person.name);
+  const renamed = (p: Person) => void (shownName.textContent = p.name === "" ? "Not given" : p.name);
   view(
     "Your account",
     h(
       "dl",
       { class: "details" },
-      ...row("Name", person.name === "" ? "Not given" : person.name),
+      h("dt", {}, "Name"),
+      shownName,
       ...row("Email", person.email ?? "None"),
       ...row("Status", "Approved"),
       ...row("Role", person.role === "admin" ? "Administrator" : "Member"),
       ...row("Projects", projects(person)),
     ),
     person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
+    nameSection(person, renamed),
     passkeysSection(),
     sessionsSection(),
     h("h2", {}, "Sign out"),
@@ -56,6 +61,17 @@ function signedIn(person: Person): void {
       { class: "small" },
       "Signing out here signs you out of every site of this service in this browser. To sign out other browsers and devices, use Where you're signed in, above.",
     ),
+    dataSection(person),
+    deleteSection(person, accountDeleted),
+  );
+}
+
+function accountDeleted(): void {
+  view(
+    "Your account is deleted",
+    paragraph("We've deleted your account and everything we kept about you, and signed you out everywhere."),
+    paragraph("If you want to come back, you can ask for access again."),
+    linkButton("Ask for access", "/request-access", "secondary"),
   );
 }
 

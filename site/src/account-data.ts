@@ -1,0 +1,189 @@
+/**
+ * A person's own data, on `/account`: their name to change; a copy of everything the service
+ * keeps about them, as one JSON file; and deleting their account, after a confirmation that says
+ * what goes. A copy and a deletion ask them to confirm it's them when they signed in more than
+ * 5 minutes ago, in place, and then go ahead.
+ */
+import { call, Unreachable, type Answer, type Person } from "./api";
+import { TRY_AGAIN, UNREACHABLE } from "./messages";
+import { confirmItsYou, stepUpAsked } from "./step-up";
+import { alertBox, button, field, h, paragraph, whileBusy } from "./ui";
+
+const NAME_MAX = 200;
+const STALE = "You signed in more than 5 minutes ago.";
+
+/** A section's call: the answer, or null once its alert says the service could not be reached. */
+async function ask(
+  alert: ReturnType<typeof alertBox>,
+  method: "GET" | "PATCH" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer | null> {
+  try {
+    return await call(method, path, body);
+  } catch (err) {
+    if (!(err instanceof Unreachable)) throw err;
+    alert.show(UNREACHABLE);
+    return null;
+  }
+}
+
+/** Asks, and once more after the person confirms it's them when the service asks for that first. */
+async function askConfirmed(
+  alert: ReturnType<typeof alertBox>,
+  near: HTMLElement,
+  me: Person,
+  method: "GET" | "DELETE",
+  path: string,
+): Promise<Answer | null | "cancelled"> {
+  const answer = await ask(alert, method, path);
+  if (answer === null || !stepUpAsked(answer)) return answer;
+  if (!(await confirmItsYou((panel) => near.after(panel), me, STALE))) return "cancelled";
+  return ask(alert, method, path);
+}
+
+export function nameSection(me: Person, renamed: (person: Person) => void): HTMLElement {
+  const heading = h("h2", { id: "your-name" }, "Your name");
+  const alert = alertBox();
+  const name = field({
+    label: "Name",
+    name: "name",
+    autocomplete: "name",
+    value: me.name,
+    maxlength: NAME_MAX,
+    optional: true,
+  });
+  name.input.setAttribute("spellcheck", "true");
+  name.input.setAttribute("autocapitalize", "words");
+  const save = button("Save name", { kind: "secondary", type: "submit" });
+  const status = h("p", { role: "status", class: "small" });
+  const form = h("form", { novalidate: true }, alert.element, name.element, save, status);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    alert.show(null);
+    name.setError(null);
+    status.textContent = "";
+    void whileBusy(save, "Saving…", async () => {
+      const answer = await ask(alert, "PATCH", "/auth/account", { name: name.input.value });
+      if (answer === null) return;
+      if (answer.status === 400) return name.setError(`Your name can be up to ${NAME_MAX} characters.`);
+      if (answer.status !== 200) return alert.show(TRY_AGAIN);
+      const person = answer.body as unknown as Person;
+      name.input.value = person.name;
+      renamed(person);
+      status.textContent = person.name === "" ? "Your name is removed." : `Saved: ${person.name}.`;
+    });
+  });
+  return h(
+    "section",
+    { "aria-labelledby": "your-name" },
+    heading,
+    paragraph("How you're named to the people who review requests and to the sites you sign in to."),
+    form,
+  );
+}
+
+/** Saves `data` as a file, as a download link the page clicks for the person. */
+function saveFile(data: Record<string, unknown>): string {
+  const day = typeof data.exportedAt === "string" ? data.exportedAt.slice(0, 10) : "today";
+  const filename = `account-data-${day}.json`;
+  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: "application/json" }));
+  const link = h("a", { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  return filename;
+}
+
+export function dataSection(me: Person): HTMLElement {
+  const heading = h("h2", { id: "your-data" }, "Your data");
+  const alert = alertBox();
+  const status = h("p", { role: "status", class: "small" });
+  const download = button("Download my data", { kind: "secondary" });
+  download.addEventListener("click", () => {
+    alert.show(null);
+    status.textContent = "";
+    void whileBusy(download, "Preparing your file…", async () => {
+      const answer = await askConfirmed(alert, download, me, "GET", "/auth/account/data");
+      if (answer === null) return;
+      if (answer === "cancelled") return void (status.textContent = "Nothing was downloaded.");
+      if (answer.status !== 200) return alert.show(TRY_AGAIN);
+      status.textContent = `Downloaded ${saveFile(answer.body)}.`;
+    });
+  });
+  return h(
+    "section",
+    { "aria-labelledby": "your-data" },
+    heading,
+    paragraph(
+      "One file with everything we keep about you: your details, your accounts, where you've signed in, your passkeys, and every change to your account and who made it.",
+    ),
+    alert.element,
+    download,
+    status,
+  );
+}
+
+/** What deleting an account takes away, said before it is done. */
+const WHAT_GOES = [
+  "You're signed out everywhere, on every site of this service.",
+  "Your sign-in accounts, passkeys, details and history are deleted.",
+  "Your address is free: to come back, you'd ask for access afresh.",
+  "This can't be undone.",
+];
+
+export function deleteSection(me: Person, deleted: () => void): HTMLElement {
+  const heading = h("h2", { id: "delete-account" }, "Delete your account");
+  const alert = alertBox();
+  const start = button("Delete my account…", { kind: "secondary" });
+  const confirmHeading = h("h3", { id: "confirm-delete", tabindex: "-1" }, "Delete your account?");
+  const yes = button("Delete my account", { kind: "danger" });
+  const no = button("Keep my account", { kind: "link" });
+  const confirm = h(
+    "div",
+    { class: "confirm-delete", hidden: true, role: "group", "aria-labelledby": "confirm-delete" },
+    confirmHeading,
+    h("ul", {}, ...WHAT_GOES.map((line) => h("li", {}, line))),
+    h("div", { class: "actions" }, yes, no),
+  );
+  const status = h("p", { role: "status", class: "small" });
+  start.addEventListener("click", () => {
+    alert.show(null);
+    status.textContent = "";
+    confirm.hidden = false;
+    start.hidden = true;
+    confirmHeading.focus();
+  });
+  const close = (said: string) => {
+    confirm.hidden = true;
+    start.hidden = false;
+    status.textContent = said;
+    start.focus();
+  };
+  no.addEventListener("click", () => close("Your account is kept."));
+  yes.addEventListener("click", () => {
+    alert.show(null);
+    void whileBusy(yes, "Deleting…", async () => {
+      const answer = await askConfirmed(alert, confirm, me, "DELETE", "/auth/account");
+      if (answer === null) return;
+      if (answer === "cancelled") return close("Your account is kept.");
+      if (answer.status === 200) return deleted();
+      if (answer.status === 409)
+        return alert.show(
+          "You're the last administrator: make someone else an administrator before you delete your account.",
+        );
+      alert.show(TRY_AGAIN);
+    });
+  });
+  return h(
+    "section",
+    { "aria-labelledby": "delete-account" },
+    heading,
+    paragraph("Delete your account and everything we keep about you."),
+    alert.element,
+    start,
+    confirm,
+    status,
+  );
+}
