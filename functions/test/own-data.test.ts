@@ -33,6 +33,9 @@ async function someone(fields: Partial<people.NewPerson> = {}) {
   return { account, person, cookie };
 }
 
+/** A fresh session cookie of `person`'s first account. */
+const someoneCookie = (person: people.Person) => sessionCookieFor(deps, person.uids[0] as string, person.id, ["otp"]);
+
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
@@ -197,6 +200,19 @@ describe("an administrator on /auth/people/:personId", () => {
         by: expect.objectContaining({ personId: admin.person.id }),
       }),
     ]);
+    // And in the administrator's own history, naming the person by id.
+    const own = await db.collection("personHistory").where("personId", "==", admin.person.id).get();
+    expect(own.docs.map((d) => d.data())).toEqual([
+      expect.objectContaining({ event: "exported-someone", changes: { person: { from: null, to: person.id } } }),
+    ]);
+    // The person's own copy names an administrator by role, not by address.
+    const mine = await request(app)
+      .get("/auth/account/data")
+      .set("Cookie", await someoneCookie(person));
+    const exports = JSON.parse(mine.text).history.filter((e: { event: string }) => e.event === "exported");
+    expect(exports.map((e: { by: unknown }) => e.by)).toEqual(
+      expect.arrayContaining([{ kind: "admin", personId: admin.person.id, email: null }, { kind: "person" }]),
+    );
   });
 
   it("deletes a person (DELETE), after a fresh sign-in only; 404 once gone", async () => {
@@ -223,6 +239,17 @@ describe("an administrator on /auth/people/:personId", () => {
       .query({ email: person.emails[0] })
       .set("Cookie", await admin.cookie());
     expect(found.body.people).toEqual([]);
+  });
+
+  it("answers 404 for an id that names nobody, or cannot name anyone", async () => {
+    const admin = await anAdmin();
+    for (const id of ["nobody-here", "a%2Fb", "..", "__x__"]) {
+      const res = await request(app)
+        .delete(`/auth/people/${id}`)
+        .set("Origin", ID_URL)
+        .set("Cookie", await admin.cookie());
+      expect([id, res.status, res.body.error]).toEqual([id, 404, "Person not found"]);
+    }
   });
 
   it("is refused to someone who is not an administrator", async () => {

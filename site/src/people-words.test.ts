@@ -58,6 +58,10 @@ describe("the history in words", () => {
   });
 
   it("starts a person's history with their coming", () => {
+    expect(whatHappened({ event: "erased", changes: {} })).toEqual(["Deleted, with everything kept about them"]);
+    expect(whatHappened({ event: "exported-someone", changes: { person: { from: null, to: "p1" } } })).toEqual([
+      "Took a copy of someone's data (person p1)",
+    ]);
     expect(whatHappened({ event: "created", changes: { status: { from: null, to: "pending" } } })).toEqual([
       "Came to the service",
       "Status: Waiting for review",

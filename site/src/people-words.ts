@@ -136,12 +136,21 @@ export function byWhom(entry: Pick<HistoryEntry, "by" | "via">): string {
   return `The service${how}`;
 }
 
+/** The person an administrator's own entry is about, by id (they may be gone). */
+function personNamed(entry: Pick<HistoryEntry, "changes">): string {
+  const to = entry.changes.person?.to;
+  return typeof to === "string" ? `person ${to}` : "a person";
+}
+
 /** What the entry records, a line a change. */
 export function whatHappened(entry: Pick<HistoryEntry, "event" | "changes">): string[] {
   const lines = Object.entries(entry.changes).map(([field, c]) => changeWords(field, c.from, c.to));
   if (entry.event === "created") return ["Came to the service", ...lines];
   if (entry.event === "exported") return ["A copy of everything kept about them was taken"];
   if (entry.event === "erased") return ["Deleted, with everything kept about them"];
+  if (entry.event === "exported-someone") return [`Took a copy of someone's data (${personNamed(entry)})`];
+  if (entry.event === "erased-someone")
+    return [`Deleted someone, with everything kept about them (${personNamed(entry)})`];
   return lines.length > 0 ? lines : ["Nothing changed"];
 }
 

@@ -215,6 +215,8 @@ export function routes(deps: Deps): Router {
     const admin = await requireAccess(deps, req, ADMIN);
     const by = { admin: admin.person, signedInAt: admin.principal.authTime };
     const { providerSyncErrors } = await erasePerson(deps, personIdParam(req), by);
+    // An administrator who erased themself is signed out here, as the account page's deletion does.
+    if (personIdParam(req) === admin.person.id) clearSessionCookie(res, deps.config.parentDomain);
     res.json({ erased: true, providerSyncErrors });
   });
 

@@ -19,7 +19,16 @@ export type Operator = { kind: "operator"; name: string };
 export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
 
 /** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
-export type HistoryEvent = "created" | "changed" | "sessions-ended" | "passkeys-removed" | "exported" | "erased";
+export type HistoryEvent =
+  | "created"
+  | "changed"
+  | "sessions-ended"
+  | "passkeys-removed"
+  | "exported"
+  | "erased"
+  // In an administrator's own history: they took a copy of someone's data, or erased someone.
+  | "exported-someone"
+  | "erased-someone";
 
 export type FieldValue = string | string[];
 

@@ -1,7 +1,7 @@
 import type { Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * What the service keeps about a person beyond their own document, found by their id: for their
@@ -116,6 +116,7 @@ export function beginErasure(
 
 /** An erasure begun and not finished: the accounts still to delete; null when there is none. */
 export async function erasureOf(db: Firestore, personId: string): Promise<{ uids: string[]; startedAt: Date } | null> {
+  if (!isDocumentId(personId)) return null;
   const snap = await db.collection(ERASURES).doc(personId).get();
   return snap.exists ? { uids: stringList(snap.get("uids")), startedAt: toDate(snap.get("startedAt")) } : null;
 }

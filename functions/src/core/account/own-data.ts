@@ -21,6 +21,7 @@ import { cleanText, characters } from "../text";
 import { describeUserAgent } from "../sessions/user-agent";
 import { passkeyView, type PasskeyView } from "../passkeys/passkeys";
 import { recordEvent, type Actor, type Via } from "../people/history";
+import type { Transaction } from "../../store/db";
 import type { HistoryEntryView } from "../people/admin-view";
 import { adminActor, approvedAdmin, recentEnough, type ChangedBy, type SyncError } from "../people/people-admin";
 
@@ -34,6 +35,27 @@ function recordedAs(by: ActingOn): { by: Actor; via: Via } {
   if ("self" in by) return { by: { kind: "person" }, via: "account" };
   if ("admin" in by) return { by: adminActor(by.admin), via: "api" };
   return { by: by.operator, via: "cli" };
+}
+
+/**
+ * Records, in `tx`, what was done to the person in their history, and, when an administrator did
+ * it to someone else, in the administrator's own history too (naming the person by id only).
+ */
+function recordBoth(
+  deps: Pick<Deps, "store" | "random" | "clock">,
+  tx: Transaction,
+  personId: string,
+  by: ActingOn,
+  event: "exported" | "erased",
+): void {
+  recordEvent(deps, tx, { personId, ...recordedAs(by), event, changes: {} });
+  if ("admin" in by && by.admin.id !== personId)
+    recordEvent(deps, tx, {
+      personId: by.admin.id,
+      ...recordedAs(by),
+      event: event === "exported" ? "exported-someone" : "erased-someone",
+      changes: { person: { from: null, to: personId } },
+    });
 }
 
 /** A person's copy, or their erasure, needs a recent sign-in of whoever asks at a page. */
@@ -90,6 +112,14 @@ export interface PersonData {
 
 const iso = (d: Date) => d.toISOString();
 
+/**
+ * Who acted, as the copy shows it: to the person themself an administrator is named by role, not
+ * by address (another person's data, GDPR Art. 15(4)); to an administrator or operator, in full.
+ */
+function shownTo(reader: ActingOn, actor: Actor): Actor {
+  return "self" in reader && actor.kind === "admin" ? { ...actor, email: null } : actor;
+}
+
 /** The person's whole history, oldest first. */
 async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promise<history.HistoryEntry[]> {
   const entries: history.HistoryEntry[] = [];
@@ -108,7 +138,7 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
   const person = await deps.transaction(async (tx) => {
     const current = await people.findById(deps.store, personId, tx);
     ensure(current, "person_not_found");
-    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "exported", changes: {} });
+    recordBoth(deps, tx, personId, by, "exported");
     return current;
   });
   const [accounts, opened, keys, entries, addressed, reads, reached] = await Promise.all([
@@ -151,7 +181,13 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
       ...describeUserAgent(s.userAgent),
     })),
     passkeys: keys.map((k) => ({ ...passkeyView(k), transports: k.transports, authenticator: k.aaguid })),
-    history: entries.map((e) => ({ at: iso(e.at), by: e.by, via: e.via, event: e.event, changes: e.changes })),
+    history: entries.map((e) => ({
+      at: iso(e.at),
+      by: shownTo(by, e.by),
+      via: e.via,
+      event: e.event,
+      changes: e.changes,
+    })),
     notifications: addressed.map((n) => ({
       id: n.id,
       title: n.title,
@@ -191,7 +227,7 @@ export async function erasePerson(
       throw new AppError("last_admin");
     people.remove(deps.store, tx, person);
     personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
-    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "erased", changes: {} });
+    recordBoth(deps, tx, personId, by, "erased");
     return person.uids;
   });
   deps.people.evict(personId);

@@ -36,7 +36,15 @@ export interface HistoryEntryView {
     | { kind: "person" }
     | { kind: "service" };
   via: "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
-  event: "created" | "changed" | "sessions-ended" | "passkeys-removed" | "exported" | "erased";
+  event:
+    | "created"
+    | "changed"
+    | "sessions-ended"
+    | "passkeys-removed"
+    | "exported"
+    | "erased"
+    | "exported-someone"
+    | "erased-someone";
   /** Each field the event changed: what it was, and what it became. */
   changes: Record<string, { from: string | string[] | null; to: string | string[] | null }>;
 }
