@@ -172,6 +172,28 @@ describe("people erase", () => {
     expect((await auth.getUsers([{ uid: other.uid }])).users).toHaveLength(1);
   });
 
+  it("people export prints the person's copy as JSON, and their history records the operator took it", async () => {
+    const { env, db, projectId } = freshProject();
+    const auth = getAuth(getApp(projectId));
+    const email = `${unique("exp")}@example.test`;
+    const account = await auth.createUser({ email, emailVerified: true, displayName: "Exa Port" });
+    const person = await personFor({ uid: account.uid, email }, { name: "Exa Port", note: "hello" }, db);
+    const run = await admin(["people", "export", email], env);
+    expect(run.code).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data).toMatchObject({
+      format: "person-data/1",
+      person: { personId: person.id, emails: [email], name: "Exa Port", note: "hello" },
+      accounts: [expect.objectContaining({ uid: account.uid, email })],
+      history: [
+        expect.objectContaining({ event: "exported", by: { kind: "operator", name: expect.any(String) }, via: "cli" }),
+      ],
+    });
+    const missing = await admin(["people", "export", "nobody@example.test"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no person has the address/);
+  });
+
   it("refuses to erase the last approved administrator, and changes nothing", async () => {
     const { env, db } = freshProject();
     expect((await admin(["bootstrap-admin", "boss@example.test"], env)).code).toBe(0);
