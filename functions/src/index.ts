@@ -40,7 +40,8 @@ export const sessions = group("sessions", 20, [sessionKeys]);
 // Queues code mail in the outbox and wakes `mail`; it never talks to the mail server itself.
 export const otp = group("otp", 5, [sessionKeys, codePepper]);
 export const bridge = group("bridge", 5, [sessionKeys, federatedClientSecrets]);
-export const oidc = group("oidc", 10, [sessionKeys]);
+// CODE_PEPPER keys the token endpoint's throttle records (core/oidc/client-throttle).
+export const oidc = group("oidc", 10, [sessionKeys, codePepper]);
 export const people = group("people", 3, [sessionKeys]);
 export const startpage = group("startpage", 10, [sessionKeys]);
 export const calendar = group("calendar", 5, [sessionKeys]);

@@ -49,7 +49,8 @@ describe("the deploy manifest", () => {
     sessions: https("SESSION_KEYS"),
     // It queues mail and never sends it: no SMTP password.
     otp: https("SESSION_KEYS", "CODE_PEPPER"),
-    oidc: https("SESSION_KEYS"),
+    // CODE_PEPPER keys the token endpoint's throttle records.
+    oidc: https("SESSION_KEYS", "CODE_PEPPER"),
     people: https("SESSION_KEYS"),
     startpage: https("SESSION_KEYS"),
     calendar: https("SESSION_KEYS"),

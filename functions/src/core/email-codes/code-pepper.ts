@@ -46,6 +46,11 @@ export function budgetId(key: PepperKey, scope: string, subject: string): string
   return hmac(key, `send-budget-${scope}`, subject);
 }
 
+/** The token endpoint's throttle record of one client id and caller: keyed, so it names neither. */
+export function throttleKeyId(key: PepperKey, clientId: string, caller: string): string {
+  return hmac(key, "oidc-client-throttle", clientId, caller);
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { throttleKeyId, type PepperKey } from "../email-codes/code-pepper";
 import { MINUTE } from "../../clock";
 import type { Throttle } from "../../store/client-throttles";
 
@@ -13,8 +14,15 @@ export const FAILURES_ALLOWED = 10;
 export const FAILURE_WINDOW_MS = 10 * MINUTE;
 export const REFUSAL_MS = 10 * MINUTE;
 
-/** The record of one client id and caller: a digest of both, so neither is stored. */
-export function throttleId(clientId: string, caller: string): string {
+/**
+ * The record of one client id and caller: a keyed hash of both under CODE_PEPPER's current key,
+ * so neither is stored and the caller's address cannot be found by trying every address. Where
+ * the function has no pepper (a bench, a test without one), a plain digest. A rotation of the
+ * pepper starts every throttle afresh: at most ten more guesses per caller, once per rotation.
+ */
+export function throttleId(pepper: PepperKey[] | null, clientId: string, caller: string): string {
+  const key = pepper?.[0];
+  if (key !== undefined) return throttleKeyId(key, clientId, caller);
   return createHash("sha256").update(`client-throttle\u0000${clientId}\u0000${caller}`, "utf8").digest("hex");
 }
 

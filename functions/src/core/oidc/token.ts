@@ -25,7 +25,7 @@ export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
  * own transaction, so the throttle costs the success path no round trip.
  */
 export async function authenticateClient(
-  deps: Pick<Deps, "store" | "clients" | "clock" | "transaction">,
+  deps: Pick<Deps, "store" | "clients" | "clock" | "transaction" | "pepper">,
   clientId: string,
   secret: string,
   caller: string,
@@ -35,7 +35,10 @@ export async function authenticateClient(
   const matched = secretMatches(client, secret, deps.clock.now());
   if (client && matched) return client;
   await deps.transaction(async (tx) => {
-    const [[throttle]] = await readTogether(tx, throttles.byId(deps.store, [throttleId(clientId, caller)]));
+    const [[throttle]] = await readTogether(
+      tx,
+      throttles.byId(deps.store, [throttleId(deps.pepper, clientId, caller)]),
+    );
     const now = deps.clock.now();
     const until = refusedUntil(throttle as throttles.Throttle, now);
     // A refused attempt is not counted: nothing can make a running refusal longer.
@@ -211,7 +214,7 @@ export type Redeemer = (input: {
  * on its way and handed out only once it has landed.
  */
 export function authorizationCodeRedeemer(
-  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction" | "pepper">,
 ): Redeemer {
   const decideGrouped = groupCommit(
     (batch: Redemption[]) => decideAll(deps, batch),
@@ -226,7 +229,7 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(accessToken);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
-      throttleId: throttleId(input.client.clientId, input.caller),
+      throttleId: throttleId(deps.pepper, input.client.clientId, input.caller),
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,
