@@ -1,11 +1,11 @@
 /**
  * Plain sentences for every refusal a page can meet. Pages branch on the status and on the
  * refusal's `reason`, as any client of the contract does, never on its message (which is for
- * people, and may change). `Reason` is the service's own list of them (http/errors.ts), a type
+ * people, and may change). `Reason` is the service's own list of them (core/errors.ts), a type
  * only: a page naming a reason the service does not give does not compile, and nothing of the
  * service's table is bundled.
  */
-import type { Reason } from "../../functions/src/http/errors";
+import type { Reason } from "../../functions/src/core/errors";
 import type { Answer } from "./api";
 
 export function says(answer: Answer, reason: Reason): boolean {

@@ -3,7 +3,7 @@ import { AppError, type ErrorCode } from "../core/errors";
 import { isUnavailable } from "../core/failures";
 import { escapeHtml } from "../core/text";
 import { errorText, type Logger } from "../logger";
-import { rowFor } from "./errors";
+import { rowFor } from "../core/errors";
 
 /**
  * How one endpoint family answers a refusal: JSON, JSON with the email-code verify's `valid`,

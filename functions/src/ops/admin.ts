@@ -3,7 +3,7 @@
  * real project) and why: ops/target.ts, and `npm run admin -- status`.
  */
 import { AppError } from "../core/errors";
-import { rowFor } from "../http/errors";
+import { rowFor } from "../core/errors";
 import { errorText } from "../logger";
 import { apiKeyCommands } from "./admin-api-keys";
 import { clientCommands } from "./admin-clients";

@@ -19,7 +19,7 @@ import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
-import { rowFor } from "../http/errors";
+import { rowFor } from "../core/errors";
 import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
