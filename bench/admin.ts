@@ -1,14 +1,15 @@
 /**
  * `npm run bench:admin`: how long an operator waits for one `npm run admin` command, before and
  * after the CLI stopped building the functions on every call. Each command runs as its script
- * runs it, against a Firestore stand-in, rounds interleaved; writes section 7 of bench/RESULTS.md
- * (`npm run bench` keeps it).
+ * runs it, against the Firestore the stack would choose (Google's emulator where found;
+ * FIRESTORE_STAND_IN=1 for the stand-in), rounds interleaved; writes section 7 of
+ * bench/RESULTS.md (`npm run bench` keeps it).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { root } from "./lib/functions.ts";
-import { benchFirestore, stopAll } from "./lib/procs.ts";
+import { benchFirestore, machineLoad, stopAll } from "./lib/procs.ts";
 import { writeSection } from "./lib/results.ts";
 import { median, range } from "./lib/stats.ts";
 
@@ -31,9 +32,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     rmSync(BEFORE_LIB, { recursive: true, force: true });
     process.exit(1);
   });
-const host = await benchFirestore();
+const PROJECT = "demo-bench-admin";
+const loadAtStart = machineLoad();
+const started = performance.now();
+const firestore = await benchFirestore(PROJECT);
 // Nothing else in the environment says where to work: the emulator host does, as for a script.
-const env = { ...process.env, FIRESTORE_EMULATOR_HOST: host, GCLOUD_PROJECT: "demo-bench-admin" };
+const env = { ...process.env, FIRESTORE_EMULATOR_HOST: firestore.host, GCLOUD_PROJECT: PROJECT };
 
 function timed(command: string): number {
   const started = performance.now();
@@ -68,10 +72,11 @@ rmSync(BEFORE_LIB, { recursive: true, force: true });
 
 const at = (what: string) => median(rows.find((r) => r.what.startsWith(what))?.ms ?? [NaN]);
 const lines = [
-  "## 7. The operator CLI, per command (`npm run bench:admin`)",
+  `## 7. The operator CLI, per command (\`npm run bench:admin\`, on ${firestore.kind === "official" ? "Google's Firestore emulator" : "the Firestore stand-in"})`,
   "",
-  `Each command as the operator runs it, against a Firestore stand-in, ${ROUNDS} rounds interleaved. Before: the`,
-  "script built the functions on every call (`npm --prefix functions run build` then the compiled CLI).",
+  `Each command as the operator runs it, ${ROUNDS} rounds interleaved, against ${firestore.what}, on core 1`,
+  `(${((performance.now() - started) / 60_000).toFixed(0)} min; the machine's load average ${loadAtStart} at the start, ${machineLoad()} at the end).`,
+  "Before: the script built the functions on every call (`npm --prefix functions run build` then the compiled CLI).",
   "After: `npm run admin` builds only when the sources changed (tools/build-functions.ts), then runs the CLI",
   "in the same process with Node's compile cache.",
   "",

@@ -18,7 +18,7 @@ import { installed, upload, weigh, type Weight } from "./lib/deploy-size.ts";
 import { functionsDir, service } from "./lib/functions.ts";
 import { writeSection } from "./lib/results.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
-import { benchFirestore, freePort, startPinned, stopAll } from "./lib/procs.ts";
+import { benchFirestore, freePort, machineLoad, startPinned, stopAll, type BenchFirestore } from "./lib/procs.ts";
 import { fmt, median, range } from "./lib/stats.ts";
 
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 7);
@@ -158,7 +158,7 @@ async function benchSession(): Promise<{ env: Record<string, string>; cookie: st
 
 /**
  * The first request of each function whole (the instance's start, the app built, the request
- * with its first Firestore read, over gRPC against the Firestore stand-in, answered), three ways
+ * with its first Firestore read, over gRPC against the bench's Firestore, answered), three ways
  * interleaved: today's unbundled modules with Node's compile cache (filled by one run of the same
  * request, so it holds every module the request loads); the function's bundle as deployed,
  * compiled afresh; and the bundle with the code cache of the platform's build.
@@ -210,7 +210,7 @@ export async function runFirstRequests(
  * The first Firestore read of a fresh process, through firebase-admin as the functions make it:
  * `load` is the SDK's modules (firebase-admin/app and /firestore), `read` the first `get()` after
  * them (client, channel, credentials, one round trip). Over gRPC (the SDK's default) against the
- * Firestore stand-in, and over REST (`preferRest: true`) against a stub that answers the same
+ * bench's Firestore (Google's emulator where found, else the stand-in), and over REST (`preferRest: true`) against a stub that answers the same
  * lookup at once: neither local emulator serves Firestore's REST surface here, so the REST figure
  * is the client's side of the read, a lower bound.
  */
@@ -305,6 +305,7 @@ export function deploySizes(): Record<string, { upload: Weight; installed: Weigh
 
 /** Section 4b of RESULTS.md: the first request whole, its Firestore part, and the deploy's weight. */
 export function firstRequestSection(
+  firestore: BenchFirestore,
   whole: Record<string, number[]>,
   reads: Record<string, number[]>,
   sizes: ReturnType<typeof deploySizes>,
@@ -326,11 +327,11 @@ export function firstRequestSection(
   const rest = m(reads, "first read, rest");
   const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
   return [
-    "## 4b. A fresh instance's first request, whole (`npm run bench:cold-start`, one core)",
+    `## 4b. A fresh instance's first request, whole (\`npm run bench:cold-start\`, one core, on ${firestore.kind === "official" ? "Google's Firestore emulator" : "the Firestore stand-in"})`,
     "",
     "A fresh process on one core: the instance's start, then one request through the function's handler over loopback",
     "(a session cookie for a person nobody holds; the otp function's code check), its app built and its first Firestore",
-    "read made (gRPC, against the stand-in), until the answer. Three ways, interleaved: today's unbundled modules from lib/",
+    `read made (gRPC, against ${firestore.what}, on the other core), until the answer. Three ways, interleaved: today's unbundled modules from lib/`,
     "with Node's compile cache (filled by a first run of the same request); the function's bundle as deployed, with no",
     "node_modules, compiled afresh; and the bundle with the code cache the platform's build makes (`gcp-build`, run there",
     "with this Node).",
@@ -369,10 +370,18 @@ function writeColdStartSection(lines: string[]): void {
 
 if (import.meta.url === `file://${process.argv[1]}` && process.argv.includes("--first-read")) {
   try {
-    const host = await benchFirestore();
-    const { rows: whole, codeCaches } = await runFirstRequests(host);
-    const reads = await runFirstRead(host);
-    const lines = firstRequestSection(whole, reads, deploySizes(), codeCaches);
+    const [loadAtStart, started] = [machineLoad(), performance.now()];
+    const firestore = await benchFirestore();
+    const { rows: whole, codeCaches } = await runFirstRequests(firestore.host);
+    const reads = await runFirstRead(firestore.host);
+    const lines = firstRequestSection(firestore, whole, reads, deploySizes(), codeCaches);
+    const minutes = ((performance.now() - started) / 60_000).toFixed(0);
+    lines.splice(
+      2,
+      0,
+      `${minutes} min on this machine (2 cores, shared; load average ${loadAtStart} at the start, ${machineLoad()} at the end).`,
+      "",
+    );
     for (const line of lines) console.log(line);
     writeColdStartSection(lines);
   } finally {

@@ -3,7 +3,8 @@
  * the same authorization-code flow (PKCE S256, client_secret_basic, an RS256 ID token from a
  * 2048-bit key, scopes openid email profile), in the same run. Both servers on core 0, load from
  * this process; each request redeems a code minted for it beforehand, outside the measurement.
- * Ours keeps codes and tokens in Firestore (the stand-in, on the other core) and decides each
+ * Ours keeps codes and tokens in Firestore (the bench's: Google's emulator where found, else the
+ * stand-in; on the other core) and decides each
  * redemption in a transaction. The peer runs twice: with its codes in its own process memory (its
  * development store, nothing durable), and on the same Firestore through its adapter interface.
  */
@@ -32,8 +33,10 @@ export interface CpuUse {
   msPerRequest: number;
   /** Share of its core the server used while the round ran. */
   serverBusy: number;
-  /** Share of a core the Firestore stand-in used meanwhile (null if it is not ours to watch). */
+  /** Share of a core the Firestore used meanwhile: the stand-in, or the official emulator's JVM (null if it is not ours to watch). */
   firestoreBusy: number | null;
+  /** Firestore's CPU per token request, in ms (null as above). */
+  firestoreMsPerRequest: number | null;
 }
 
 export interface OidcBench {
@@ -118,19 +121,25 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     if (res.status !== 200 || typeof body.id_token !== "string")
       throw new Error(`${name} answered ${res.status}: ${JSON.stringify(body)}`);
   }
-  const standIn = firestorePid();
+  const firestoreWorker = firestorePid();
   const run = async (name: string, n: number): Promise<{ result: LoadResult; cpu: CpuUse }> => {
     const base = servers[name] as string;
     const bodies = (await mint(base, n)).map(form);
     const pid = pids[name] as number;
-    const [server0, firestore0, t0] = [cpuSeconds(pid), standIn === null ? 0 : cpuSeconds(standIn), performance.now()];
+    const [server0, firestore0, t0] = [
+      cpuSeconds(pid),
+      firestoreWorker === null ? 0 : cpuSeconds(firestoreWorker),
+      performance.now(),
+    ];
     const result = await loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
     const seconds = (performance.now() - t0) / 1000;
     const server = cpuSeconds(pid) - server0;
+    const used = firestoreWorker === null ? null : cpuSeconds(firestoreWorker) - firestore0;
     const cpu = {
       msPerRequest: (server * 1000) / n,
       serverBusy: server / seconds,
-      firestoreBusy: standIn === null ? null : (cpuSeconds(standIn) - firestore0) / seconds,
+      firestoreBusy: used === null ? null : used / seconds,
+      firestoreMsPerRequest: used === null ? null : (used * 1000) / n,
     };
     return { result, cpu };
   };
@@ -165,7 +174,7 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.GCLOUD_PROJECT ??= "demo-bench";
   process.env.METADATA_SERVER_DETECTION = "none";
-  const { rows, cpu, redeemed } = await runOidcBench(await benchFirestore());
+  const { rows, cpu, redeemed } = await runOidcBench((await benchFirestore()).host);
   for (const [name, results] of Object.entries(rows)) {
     const use = cpu[name] ?? [];
     const rounds = results.map(

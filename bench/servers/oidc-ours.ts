@@ -1,7 +1,8 @@
 /**
  * Our side of target 5: the service's oidc group, built as its function builds it, on the
- * Firestore stand-in. `POST /bench/mint?n=N` makes N authorization codes through the service's
- * own issuance (core/oidc), as its authorise endpoint does for a signed-in person, and returns them.
+ * bench's Firestore (Google's emulator where found, else the stand-in). `POST /bench/mint?n=N`
+ * makes N authorization codes through the service's own issuance (core/oidc), as its authorise
+ * endpoint does for a signed-in person, and returns them.
  * env: PORT, SESSION_KEYS, CLIENT_SECRET, CODE_CHALLENGE, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
