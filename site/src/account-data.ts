@@ -4,29 +4,13 @@
  * what goes. A copy and a deletion ask them to confirm it's them when they signed in more than
  * 5 minutes ago, in place, and then go ahead.
  */
-import { call, Unreachable, type Answer, type Person } from "./api";
-import { TRY_AGAIN, UNREACHABLE } from "./messages";
+import { ask, type Answer, type Person } from "./api";
+import { TRY_AGAIN } from "./messages";
 import { confirmItsYou, stepUpAsked } from "./step-up";
 import { alertBox, button, field, h, paragraph, whileBusy } from "./ui";
 
 const NAME_MAX = 200;
 const STALE = "You signed in more than 5 minutes ago.";
-
-/** A section's call: the answer, or null once its alert says the service could not be reached. */
-async function ask(
-  alert: ReturnType<typeof alertBox>,
-  method: "GET" | "PATCH" | "DELETE",
-  path: string,
-  body?: Record<string, unknown>,
-): Promise<Answer | null> {
-  try {
-    return await call(method, path, body);
-  } catch (err) {
-    if (!(err instanceof Unreachable)) throw err;
-    alert.show(UNREACHABLE);
-    return null;
-  }
-}
 
 /** Asks, and once more after the person confirms it's them when the service asks for that first. */
 async function askConfirmed(

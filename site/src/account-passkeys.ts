@@ -4,8 +4,8 @@
  * minutes of signing in: otherwise the person is asked to sign in again first).
  */
 import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
-import { call, Unreachable, type Answer } from "./api";
-import { TRY_AGAIN, UNREACHABLE } from "./messages";
+import { ask, type Answer } from "./api";
+import { TRY_AGAIN } from "./messages";
 import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "./ui";
 import { ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
 
@@ -73,19 +73,8 @@ export function passkeysSection(): HTMLElement {
     status,
   );
 
-  /** Runs a request of this section; the answer, or null once an unreachable service is said. */
-  async function ask(method: "GET" | "POST" | "PATCH" | "DELETE", path: string, body?: Record<string, unknown>) {
-    try {
-      return await call(method, path, body);
-    } catch (err) {
-      if (!(err instanceof Unreachable)) throw err;
-      alert.show(UNREACHABLE);
-      return null;
-    }
-  }
-
   async function refresh(): Promise<Passkey[]> {
-    const answer = await ask("GET", "/auth/passkeys");
+    const answer = await ask(alert, "GET", "/auth/passkeys");
     if (answer === null) return [];
     if (answer.status !== 200) {
       alert.show("We couldn't show your passkeys just now. Please reload the page.");
@@ -152,7 +141,7 @@ export function passkeysSection(): HTMLElement {
       void whileBusy(save, "Saving…", async () => {
         const chosen = name.input.value.trim();
         if (chosen === "" || chosen.length > 60) return name.setError("Give it a name of up to 60 characters.");
-        const answer = await ask("PATCH", `/auth/passkeys/${encodeURIComponent(passkey.id)}`, { name: chosen });
+        const answer = await ask(alert, "PATCH", `/auth/passkeys/${encodeURIComponent(passkey.id)}`, { name: chosen });
         if (answer === null) return;
         if (answer.status === 400) return name.setError("Give it a name of up to 60 characters, letters and symbols.");
         if (answer.status !== 200) return alert.show(TRY_AGAIN);
@@ -174,7 +163,7 @@ export function passkeysSection(): HTMLElement {
     const remove = button("Remove passkey", { kind: "primary" });
     remove.addEventListener("click", () => {
       void whileBusy(remove, "Removing…", async () => {
-        const answer = await ask("DELETE", `/auth/passkeys/${encodeURIComponent(passkey.id)}`);
+        const answer = await ask(alert, "DELETE", `/auth/passkeys/${encodeURIComponent(passkey.id)}`);
         if (answer === null) return;
         if (answer.status !== 200 && answer.status !== 404) return alert.show(TRY_AGAIN);
         await refresh();
@@ -197,7 +186,7 @@ export function passkeysSection(): HTMLElement {
     alert.show(null);
     status.textContent = "";
     void whileBusy(add, "Waiting for your passkey…", async () => {
-      const options = await ask("POST", "/auth/passkeys/register/options", {});
+      const options = await ask(alert, "POST", "/auth/passkeys/register/options", {});
       if (options === null) return;
       if (options.status !== 200) {
         const refusal = addRefusal(options);
@@ -219,7 +208,7 @@ export function passkeysSection(): HTMLElement {
         );
       }
       const name = suggestedName(platformName());
-      const answer = await ask("POST", "/auth/passkeys/register/verify", { credential, name });
+      const answer = await ask(alert, "POST", "/auth/passkeys/register/verify", { credential, name });
       if (answer === null) return;
       if (answer.status !== 201) {
         const refusal = addRefusal(answer);

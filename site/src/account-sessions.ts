@@ -5,8 +5,8 @@
  * logout's: the other browser is refused at its next request.
  */
 import type { SessionView } from "../../functions/src/core/sessions/session-view";
-import { call, Unreachable } from "./api";
-import { TRY_AGAIN, UNREACHABLE } from "./messages";
+import { ask } from "./api";
+import { TRY_AGAIN } from "./messages";
 import { deviceName, howSignedIn, roughly } from "./session-words";
 import { alertBox, button, h, paragraph, whileBusy } from "./ui";
 
@@ -30,18 +30,8 @@ export function sessionsSection(): HTMLElement {
     status,
   );
 
-  async function ask(method: "GET" | "POST" | "DELETE", path: string) {
-    try {
-      return await call(method, path);
-    } catch (err) {
-      if (!(err instanceof Unreachable)) throw err;
-      alert.show(UNREACHABLE);
-      return null;
-    }
-  }
-
   async function refresh(): Promise<void> {
-    const answer = await ask("GET", "/auth/sessions");
+    const answer = await ask(alert, "GET", "/auth/sessions");
     if (answer === null) return;
     if (answer.status !== 200)
       return alert.show("We couldn't show where you're signed in just now. Please reload the page.");
@@ -71,7 +61,7 @@ export function sessionsSection(): HTMLElement {
     end.addEventListener("click", () => {
       void whileBusy(end, "Signing out…", async () => {
         alert.show(null);
-        const answer = await ask("DELETE", `/auth/sessions/${encodeURIComponent(session.sessionId)}`);
+        const answer = await ask(alert, "DELETE", `/auth/sessions/${encodeURIComponent(session.sessionId)}`);
         if (answer === null) return;
         // Already gone (ended elsewhere, or expired): the list is redrawn either way.
         if (answer.status !== 200 && answer.status !== 404) return alert.show(TRY_AGAIN);
@@ -87,7 +77,7 @@ export function sessionsSection(): HTMLElement {
   others.addEventListener("click", () => {
     void whileBusy(others, "Signing out…", async () => {
       alert.show(null);
-      const answer = await ask("POST", "/auth/sessions/end-others");
+      const answer = await ask(alert, "POST", "/auth/sessions/end-others");
       if (answer === null) return;
       if (answer.status !== 200) return alert.show(TRY_AGAIN);
       const ended = Number(answer.body.ended);

@@ -4,8 +4,7 @@
  * that turns an answer no page can use (no service, an ended sign-in, a role taken away) into
  * words in the place that asked.
  */
-import { call, currentSession, Unreachable, type Answer, type Person } from "./api";
-import { UNREACHABLE } from "./messages";
+import { ask, currentSession, type Answer, type Notice, type Person } from "./api";
 import { alertBox, button, h, linkButton, paragraph, view } from "./ui";
 
 /** The sign-in page, coming back here afterwards. */
@@ -38,29 +37,18 @@ export async function forAdministrators(page: (me: Person) => void | Promise<voi
   await page(session.person);
 }
 
-/** Where a page shows what became of a request: an alert that can hold a way on. */
-export interface Notice {
-  show(message: string | null, ...actions: Node[]): void;
-}
-
 /**
  * Asks a people endpoint. The answer, for the page to read; or null once `notice` says why there
  * is nothing to read: the service unreachable, the sign-in ended, or no longer an administrator.
  */
-export async function ask(
+export async function askAdmin(
   notice: Notice,
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   body?: Record<string, unknown>,
 ): Promise<Answer | null> {
-  let answer: Answer;
-  try {
-    answer = await call(method, path, body);
-  } catch (err) {
-    if (!(err instanceof Unreachable)) throw err;
-    notice.show(UNREACHABLE);
-    return null;
-  }
+  const answer = await ask(notice, method, path, body);
+  if (answer === null) return null;
   if (answer.status === 401) {
     notice.show(
       "Your sign-in has ended. Sign in again to go on.",

@@ -2,6 +2,8 @@
  * The service's endpoints, reached on this host's own origin (Hosting rewrites them to the
  * functions), so the session cookie goes with every call and no cross-origin rule is involved.
  */
+import { UNREACHABLE } from "./messages";
+
 export interface Answer {
   status: number;
   body: Record<string, unknown>;
@@ -45,6 +47,27 @@ export async function call(
     body: typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {},
     retryAfter: Number.isFinite(retry) && retry > 0 ? retry : null,
   };
+}
+
+/** Where a page says what became of a request: an alert that can hold a way on. */
+export interface Notice {
+  show(message: string | null, ...actions: Node[]): void;
+}
+
+/** Calls the service: the answer, or null once `notice` has said the service could not be reached. */
+export async function ask(
+  notice: Notice,
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer | null> {
+  try {
+    return await call(method, path, body);
+  } catch (err) {
+    if (!(err instanceof Unreachable)) throw err;
+    notice.show(UNREACHABLE);
+    return null;
+  }
 }
 
 /** The person behind this browser's session, as POST /auth/session/refresh answers: the service's own type. */

@@ -2,7 +2,7 @@
  * A person's page, what was done to them: their history, newest first (who, when, how, what
  * changed, in words), a page at a time; read again after each change the page makes.
  */
-import { ask, section } from "./admin";
+import { askAdmin, section } from "./admin";
 import { TRY_AGAIN } from "./messages";
 import { ago, byWhom, exactly, whatHappened, type HistoryEntry } from "./people-words";
 import { button, h, whileBusy } from "./ui";
@@ -32,7 +32,7 @@ export function historySection(personId: string): { element: HTMLElement; reload
 
   async function load(fresh: boolean): Promise<void> {
     const cursor = fresh || next === null ? "" : `&cursor=${encodeURIComponent(next)}`;
-    const answer = await ask(
+    const answer = await askAdmin(
       where.alert,
       "GET",
       `/auth/people/${encodeURIComponent(personId)}/history?limit=${PAGE}${cursor}`,

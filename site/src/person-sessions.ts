@@ -6,7 +6,7 @@
  */
 import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
 import type { SessionView } from "../../functions/src/core/sessions/session-view";
-import { ask, section, type Section } from "./admin";
+import { askAdmin, section, type Section } from "./admin";
 import { TRY_AGAIN } from "./messages";
 import { ago } from "./people-words";
 import { deviceName, howSignedIn, roughly } from "./session-words";
@@ -15,7 +15,7 @@ import { button, h, paragraph, unseen, whileBusy } from "./ui";
 /** A section whose list is read from `path`, and drawn again after each change in it. */
 function listed<T>(where: Section, path: string, key: string, draw: (items: T[]) => Node[]): () => Promise<void> {
   return async () => {
-    const answer = await ask(where.alert, "GET", path);
+    const answer = await askAdmin(where.alert, "GET", path);
     if (answer === null) return;
     if (answer.status !== 200) return where.alert.show(TRY_AGAIN);
     where.body.replaceChildren(...draw(answer.body[key] as T[]));
@@ -27,7 +27,7 @@ export function sessionsSection(personId: string, changed: () => void): HTMLElem
   const where = section("sessions", "Sessions", paragraph("The browsers and apps they're signed in to now."));
   const now = () => new Date();
   const end = async (path: string, words: (ended: number) => string) => {
-    const answer = await ask(where.alert, "DELETE", path);
+    const answer = await askAdmin(where.alert, "DELETE", path);
     if (answer === null) return;
     if (answer.status !== 200)
       return where.alert.show(answer.status === 404 ? "That session had already ended." : TRY_AGAIN);
@@ -105,7 +105,7 @@ export function passkeysSection(personId: string, changed: () => void): HTMLElem
         "click",
         () =>
           void whileBusy(yes, "Removing…", async () => {
-            const answer = await ask(where.alert, "DELETE", `${base}/${encodeURIComponent(passkey.id)}`);
+            const answer = await askAdmin(where.alert, "DELETE", `${base}/${encodeURIComponent(passkey.id)}`);
             if (answer === null) return;
             if (answer.status !== 200 && answer.status !== 404) return where.alert.show(TRY_AGAIN);
             await load();

@@ -5,7 +5,8 @@
  * it's them, in place.
  */
 import type { Person } from "./api";
-import { ask, type Notice } from "./admin";
+import { askAdmin } from "./admin";
+import type { Notice } from "./api";
 import { TRY_AGAIN } from "./messages";
 import { syncErrorWords, whoIs, type AdminPerson } from "./people-words";
 import { confirmItsYou } from "./step-up";
@@ -40,7 +41,7 @@ export async function review(
   notice: Notice,
 ): Promise<Outcome | null> {
   const post = async (personIds: string[]): Promise<Result[] | null> => {
-    const answer = await ask(notice, "POST", "/auth/people/review", { personIds, status: decision });
+    const answer = await askAdmin(notice, "POST", "/auth/people/review", { personIds, status: decision });
     if (answer === null) return null;
     if (answer.status !== 200) return (notice.show(TRY_AGAIN), null);
     return answer.body.results as Result[];

@@ -3,7 +3,7 @@
  * and by status, role and project; newest or oldest first, a page at a time ("Show more"), each
  * linking to their page. The search is kept in the address, so Back from a person returns to it.
  */
-import { ask, forAdministrators, personPage } from "../admin";
+import { askAdmin, forAdministrators, personPage } from "../admin";
 import { projectName, ROLE_WORDS, STATUS_WORDS, whoIs, type AdminPerson } from "../people-words";
 import { alertBox, button, choice, field, h, paragraph, view, whileBusy } from "../ui";
 
@@ -88,7 +88,11 @@ forAdministrators(() => {
   async function load(fresh: boolean): Promise<void> {
     alert.show(null);
     const cursor = fresh || next === null ? "" : `&cursor=${encodeURIComponent(next)}`;
-    const answer = await ask(alert, "GET", `/auth/people?${query}${query === "" ? "" : "&"}limit=${PAGE}${cursor}`);
+    const answer = await askAdmin(
+      alert,
+      "GET",
+      `/auth/people?${query}${query === "" ? "" : "&"}limit=${PAGE}${cursor}`,
+    );
     if (answer === null) return;
     if (answer.status === 400)
       return alert.show("That search can't be made. Check the project's name, and try fewer words.");

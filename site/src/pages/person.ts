@@ -6,7 +6,7 @@
  * in place, and then goes ahead.
  */
 import type { Person } from "../api";
-import { ask, forAdministrators, type Section } from "../admin";
+import { askAdmin, forAdministrators, type Section } from "../admin";
 import { TRY_AGAIN } from "../messages";
 import { accessSections, type Change } from "../person-access";
 import { historySection } from "../person-history";
@@ -47,7 +47,7 @@ forAdministrators(async (me: Person) => {
   if (id === "")
     return notThere("Nobody was chosen", "This page shows one person: choose them from the list of people.");
   const alert = alertBox();
-  const first = await ask(alert, "GET", path);
+  const first = await askAdmin(alert, "GET", path);
   if (first === null) return view("We can't show this person right now", alert.element);
   if (first.status === 404)
     return notThere(
@@ -61,7 +61,7 @@ forAdministrators(async (me: Person) => {
 
   const change: Change = async (body, done, where: Section, near) => {
     where.alert.show(null);
-    const act = () => ask(where.alert, "PATCH", path, body);
+    const act = () => askAdmin(where.alert, "PATCH", path, body);
     let answer = await act();
     if (answer !== null && stepUpAsked(answer)) {
       if (!(await confirmItsYou((panel) => near.after(panel), me))) {
@@ -128,7 +128,7 @@ forAdministrators(async (me: Person) => {
     yes.addEventListener("click", () => {
       alert.show(null);
       void whileBusy(yes, "Deleting…", async () => {
-        const act = () => ask(alert, "DELETE", path);
+        const act = () => askAdmin(alert, "DELETE", path);
         let answer = await act();
         if (answer !== null && stepUpAsked(answer)) {
           const why = "Deleting someone can't be undone, and you signed in more than 5 minutes ago.";

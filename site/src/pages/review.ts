@@ -5,7 +5,7 @@
  * administrators' page: anyone else is told so, and a signed-out visitor is sent to sign in.
  */
 import type { Person } from "../api";
-import { ask, forAdministrators, personPage } from "../admin";
+import { askAdmin, forAdministrators, personPage } from "../admin";
 import { ago, exactly, proved, whoIs, type AdminPerson } from "../people-words";
 import { review, type Decision } from "../review-decisions";
 import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../ui";
@@ -18,7 +18,7 @@ function title(waiting: number): string {
 
 forAdministrators(async (me: Person) => {
   const alert = alertBox();
-  const first = await ask(alert, "GET", `/auth/people/queue?limit=${PAGE}`);
+  const first = await askAdmin(alert, "GET", `/auth/people/queue?limit=${PAGE}`);
   if (first?.status !== 200) {
     view("We can't show the requests right now", alert.element);
     if (first !== null) alert.show("Something went wrong on our side. Please reload the page in a moment.");
@@ -56,7 +56,7 @@ forAdministrators(async (me: Person) => {
 
   /** The count in the heading, asked again: other reviewers may be deciding too. */
   async function recount(): Promise<void> {
-    const answer = await ask(alert, "GET", "/auth/people/queue?limit=1");
+    const answer = await askAdmin(alert, "GET", "/auth/people/queue?limit=1");
     if (answer?.status === 200) waiting = answer.body.waiting as number;
     retitle(title(waiting));
   }
@@ -142,7 +142,7 @@ forAdministrators(async (me: Person) => {
 
   more.addEventListener("click", () => {
     void whileBusy(more, "Loading…", async () => {
-      const answer = await ask(
+      const answer = await askAdmin(
         alert,
         "GET",
         `/auth/people/queue?limit=${PAGE}&cursor=${encodeURIComponent(next ?? "")}`,
