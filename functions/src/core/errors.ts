@@ -107,6 +107,9 @@ export type ErrorCode =
   | "idp_signature_invalid"
   | "idp_claims_fields"
 
+  // security notices
+  | "notice_choice_invalid"
+
   // passkeys
   | "passkey_fields_required"
   | "passkey_name_invalid"

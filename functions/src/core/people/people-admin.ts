@@ -6,6 +6,7 @@ import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent, type Actor, type Operator, type Via } from "./history";
 import { queueReviewNotice } from "./review-notices";
+import { BY_OPERATOR, byAdmin, personChangeEvent, planNotice, queueNotice, wakeForNotice } from "./security-notices";
 
 export type { Person } from "../../store/people";
 
@@ -73,7 +74,7 @@ function narrowed(before: people.Person, after: people.Person): boolean {
  * (a change that widens access needs that within STEP_UP_MS); or an operator on the command line,
  * who holds the project's own credentials and is named as `login@machine`.
  */
-export type ChangedBy = { admin: people.Person; signedInAt: Date } | { operator: Operator };
+export type ChangedBy = { admin: people.Person; signedInAt: Date; from?: string } | { operator: Operator };
 
 /** An administrator as a person's history records them. */
 export function adminActor(admin: people.Person): Actor {
@@ -105,8 +106,13 @@ export async function changePerson(
   const { store } = deps;
   const { actor, via } = recordedAs(by);
   let noticed = false;
+  let wakeAt: Date | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
-    const current = await people.findById(store, personId, tx);
+    // The person's notice places of this hour are read with the person, before any write.
+    const [current, plan] = await Promise.all([
+      people.findById(store, personId, tx),
+      deps.config.notices.waysIn || deps.config.notices.access ? planNotice(deps, personId, tx) : null,
+    ]);
     ensure(current, "person_not_found");
     // A function computes the change from the person as read in this transaction (a grant adds to
     // the projects then current, not to a copy read earlier).
@@ -141,10 +147,14 @@ export async function changePerson(
       changes: changesBetween(current, next),
     });
     noticed = queueReviewNotice(deps, tx, current, next);
+    const from = "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
+    const event = personChangeEvent(deps.config.notices, current, next, from);
+    wakeAt = event === null || plan === null ? null : await queueNotice(deps, tx, plan, event);
     return { before: current, after: next };
   });
   deps.people.evict(personId);
   if (noticed) await wakeDrainer(deps);
+  await wakeForNotice(deps, wakeAt);
   const providerSyncErrors: SyncError[] = [];
   if (narrowed(before, after)) {
     await Promise.all(

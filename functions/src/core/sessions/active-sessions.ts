@@ -4,6 +4,7 @@ import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
+import { planNotice, queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 
@@ -79,17 +80,23 @@ export async function listSessions(
  * once, others within the person cache's lifetime. Returns how many were ended.
  */
 export async function endSessions(
-  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random">,
+  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random" | "config" | "mailQueue" | "log">,
   personId: string,
   which: { sessionIds: string[] } | { allBut: string | null },
-  /** Someone else ending them (an administrator, an operator): the person's history says who. */
-  by?: { actor: Actor; via: Via },
+  /**
+   * Someone else ending them (an administrator, an operator): the person's history says who, and
+   * the person is told (`from`: who, from where).
+   */
+  by?: { actor: Actor; via: Via; from: string },
 ): Promise<number> {
-  const ended = await deps.transaction(async (tx) => {
+  const { ended, wakeAt } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
-    const person = await people.findById(deps.store, personId, tx);
+    const [person, live, plan] = await Promise.all([
+      people.findById(deps.store, personId, tx),
+      sessions.findLive(deps.store, personId, now, tx),
+      by !== undefined && deps.config.notices.access ? planNotice(deps, personId, tx) : null,
+    ]);
     ensure(person, "person_not_found");
-    const live = await sessions.findLive(deps.store, personId, now, tx);
     const chosen =
       "sessionIds" in which
         ? live.filter((s) => which.sessionIds.includes(s.sessionId))
@@ -109,8 +116,13 @@ export async function endSessions(
         event: "sessions-ended",
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
-    return chosen.length;
+    const told =
+      plan === null || by === undefined || chosen.length === 0
+        ? null
+        : await queueNotice(deps, tx, plan, sessionsEndedEvent(chosen.length, by.from));
+    return { ended: chosen.length, wakeAt: told };
   });
   deps.people.evict(personId);
+  await wakeForNotice(deps, wakeAt);
   return ended;
 }
