@@ -52,7 +52,7 @@ export function routes(deps: Deps): Router {
   // (http/cors) refuses its PATCH before this runs.
   router.get("/auth/session/notices", async function ownNotices(req: Request, res: Response) {
     const { person } = await signedInPerson(req);
-    res.json(noticeChoices(person));
+    res.json(await noticeChoices(deps, person.id));
   });
 
   const noticesBody = z.object({ newBrowser: z.boolean() }).strict();

@@ -108,11 +108,7 @@ export async function changePerson(
   let noticed = false;
   let wakeAt: Date | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
-    // The person's notice places of this hour are read with the person, before any write.
-    const [current, plan] = await Promise.all([
-      people.findById(store, personId, tx),
-      deps.config.notices.waysIn || deps.config.notices.access ? planNotice(deps, personId, tx) : null,
-    ]);
+    const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
     // A function computes the change from the person as read in this transaction (a grant adds to
     // the projects then current, not to a copy read earlier).
@@ -138,6 +134,10 @@ export async function changePerson(
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
+    // What the person is told of it, and their notice places of this hour: read before any write.
+    const from = "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
+    const event = personChangeEvent(deps.config.notices, current, next, from);
+    const plan = event === null ? null : await planNotice(deps, personId, tx);
     people.replace(store, tx, current, next);
     recordEvent(deps, tx, {
       personId,
@@ -147,8 +147,6 @@ export async function changePerson(
       changes: changesBetween(current, next),
     });
     noticed = queueReviewNotice(deps, tx, current, next);
-    const from = "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
-    const event = personChangeEvent(deps.config.notices, current, next, from);
     wakeAt = event === null || plan === null ? null : await queueNotice(deps, tx, plan, event);
     return { before: current, after: next };
   });

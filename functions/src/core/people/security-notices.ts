@@ -56,7 +56,8 @@ type QueueDeps = Pick<Deps, "store" | "clock" | "random">;
 
 function slotsOf(personId: string, at: Date): { notices: string[]; summary: string; ends: Date } {
   const hour = Math.floor(at.getTime() / HOUR);
-  const name = (n: string) => `notice-${personId}-${hour}-${n}`;
+  // A person's id is a document id of theirs; encoded, it is safe in one of the outbox's too.
+  const name = (n: string) => `notice-${encodeURIComponent(personId)}-${hour}-${n}`;
   const notices = Array.from({ length: NOTICES_PER_HOUR }, (_, i) => name(String(i + 1)));
   return { notices, summary: name("more"), ends: new Date((hour + 1) * HOUR) };
 }
@@ -140,8 +141,9 @@ const placeTaken = (err: unknown) => typeof err === "object" && err !== null && 
 
 /**
  * Queues the notice of an action that has no transaction of its own (POST /auth/verify): one
- * lookup and one write, and on losing a place to a concurrent action, the next place. Never
- * fails the action: a notice that cannot be queued is logged and dropped.
+ * lookup and one write (no lookup for a browser only to remember), and on losing a place to a
+ * concurrent action, the next place. Never fails the action: a notice that cannot be queued is
+ * logged and dropped.
  */
 export async function queueNoticeAlone(
   deps: QueueDeps & Pick<Deps, "mailQueue" | "log">,
@@ -149,8 +151,11 @@ export async function queueNoticeAlone(
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    for (let attempt = 0; attempt <= NOTICES_PER_HOUR + 1; attempt++) {
-      const write = decide(deps, await planNotice(deps, personId), event);
+    // A browser only to remember takes no place: nothing to read first.
+    const unplanned: NoticePlan = { personId, at: deps.clock.now(), taken: new Set() };
+    for (let attempt = 0; attempt <= 2 * (NOTICES_PER_HOUR + 1); attempt++) {
+      const plan = event.quiet === true ? unplanned : await planNotice(deps, personId);
+      const write = decide(deps, plan, event);
       try {
         if ("fold" in write) return void (await outbox.fold(deps.store, null, write.fold, write.kind));
         await outbox.addAlone(deps.store, write.add);
@@ -244,9 +249,13 @@ export function personChangeEvent(
   return { kind, lines: told, from, alsoTo };
 }
 
-/** Which notices the person may choose, as they have chosen: only those of new browsers. */
-export function noticeChoices(person: people.Person): { newBrowser: boolean } {
-  return { newBrowser: person.newBrowserNotices !== false };
+/**
+ * Which notices the person may choose, as they have chosen: only those of new browsers. Read from
+ * the store, not the person cache: a choice just made on another instance shows at once.
+ */
+export async function noticeChoices(deps: Pick<Deps, "store">, personId: string): Promise<{ newBrowser: boolean }> {
+  const person = await people.findById(deps.store, personId);
+  return { newBrowser: person?.newBrowserNotices !== false };
 }
 
 /**

@@ -91,17 +91,17 @@ export async function endSessions(
 ): Promise<number> {
   const { ended, wakeAt } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
-    const [person, live, plan] = await Promise.all([
-      people.findById(deps.store, personId, tx),
-      sessions.findLive(deps.store, personId, now, tx),
-      by !== undefined && deps.config.notices.access ? planNotice(deps, personId, tx) : null,
-    ]);
+    const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
+    const live = await sessions.findLive(deps.store, personId, now, tx);
     const chosen =
       "sessionIds" in which
         ? live.filter((s) => which.sessionIds.includes(s.sessionId))
         : live.filter((s) => s.sessionId !== which.allBut);
     if ("sessionIds" in which) ensure(chosen.length === which.sessionIds.length, "session_not_found");
+    // Someone else ended them: the person's notice places of this hour, read before any write.
+    const told = by !== undefined && chosen.length > 0 && deps.config.notices.access;
+    const plan = told ? await planNotice(deps, personId, tx) : null;
     const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
     people.setEndedSessions(deps.store, tx, personId, {
       ...Object.fromEntries(kept),
@@ -116,11 +116,11 @@ export async function endSessions(
         event: "sessions-ended",
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
-    const told =
-      plan === null || by === undefined || chosen.length === 0
+    const wakeAt =
+      plan === null || by === undefined
         ? null
         : await queueNotice(deps, tx, plan, sessionsEndedEvent(chosen.length, by.from));
-    return { ended: chosen.length, wakeAt: told };
+    return { ended: chosen.length, wakeAt };
   });
   deps.people.evict(personId);
   await wakeForNotice(deps, wakeAt);

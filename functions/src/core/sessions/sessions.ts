@@ -63,8 +63,10 @@ export async function openSession(
   };
   const session = await deps.tokens.issue(claims, deps.clock.now(), SESSION_LIFETIME_MS);
   // Recorded before the cookie is set: a session the person cannot see in their list never exists.
-  await recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent);
-  const browser = await noteBrowser(deps, person, browserId, userAgent);
+  const [, browser] = await Promise.all([
+    recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent),
+    noteBrowser(deps, person, browserId, userAgent),
+  ]);
   return { approved: true, person, uid: signIn.uid, ...session, browserId: browser };
 }
 
