@@ -1,5 +1,6 @@
 /**
- * `/account`: who is signed in in this browser, their standing and projects, and signing out.
+ * `/account`: who is signed in in this browser, their standing and projects, their passkeys and
+ * sessions, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
 import { call, currentSession, type Person } from "../api";
@@ -7,6 +8,7 @@ import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
 import { UNREACHABLE } from "../messages";
 import { passkeysSection } from "../account-passkeys";
 import { sessionsSection } from "../account-sessions";
+import { noticesSection } from "../account-notices";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -48,6 +50,7 @@ function signedIn(person: Person): void {
     person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
     passkeysSection(),
     sessionsSection(),
+    noticesSection(),
     h("h2", {}, "Sign out"),
     signOut,
     status,
