@@ -108,7 +108,7 @@ export async function runOperations(): Promise<Row[]> {
     let verified: { status: number; setCookie: string[] } = { status: 0, setCookie: [] };
     await count(
       "POST /auth/verify, a known approved person (cookie set)",
-      "≤ 2 reads",
+      "≤ 2 reads; a first browser remembered: + 1 write (its outbox entry)",
       async () => (verified = await post("/auth/verify", { idToken: knownToken, project: "startpage" })),
     );
     if (!sessionCookie(verified.setCookie)) throw new Error("POST /auth/verify set no cookie for an approved person");

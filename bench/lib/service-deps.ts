@@ -91,6 +91,7 @@ export function serviceDeps(settings: BenchSettings): any {
     // The load's client stands in for the CDN: its X-Forwarded-For names the network it sends from.
     clientAddressHops: 1,
     review: { digestWindowMs: 15 * 60_000, reviewers: [], notifyRejected: false },
+    notices: { newBrowser: true, waysIn: true, access: true },
   };
   // The mail task, as the platform runs it: a function of its own, woken a moment after the
   // request that asked (a Cloud Tasks dispatch), so its reads are never counted as the request's.

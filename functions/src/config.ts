@@ -98,5 +98,10 @@ export function readConfig(): Config {
       reviewers: check("REVIEWERS", addressList, listOf(params.reviewers.value())),
       notifyRejected: check("NOTIFY_REJECTED", flag, read(params.notifyRejected)),
     },
+    notices: {
+      newBrowser: check("NOTIFY_NEW_BROWSER", flag, read(params.notifyNewBrowser)),
+      waysIn: check("NOTIFY_WAYS_IN", flag, read(params.notifyWaysIn)),
+      access: check("NOTIFY_ACCESS_CHANGED", flag, read(params.notifyAccessChanged)),
+    },
   };
 }

@@ -31,6 +31,9 @@ export const DEFAULTS = {
   REVIEW_DIGEST_MINUTES: "15",
   REVIEWERS: "",
   NOTIFY_REJECTED: "false",
+  NOTIFY_NEW_BROWSER: "true",
+  NOTIFY_WAYS_IN: "true",
+  NOTIFY_ACCESS_CHANGED: "true",
 } as const;
 
 export type Setting = keyof typeof DEFAULTS;

@@ -98,6 +98,18 @@ export const notifyRejected = setting(
   "NOTIFY_REJECTED",
   "true: a person whose request is rejected is told so by mail (approvals always are)",
 );
+export const notifyNewBrowser = setting(
+  "NOTIFY_NEW_BROWSER",
+  "true: a person is mailed when they sign in from a browser not seen before (each person may turn it off)",
+);
+export const notifyWaysIn = setting(
+  "NOTIFY_WAYS_IN",
+  "true: a person is mailed when a passkey, an address or a number of theirs is added or removed",
+);
+export const notifyAccessChanged = setting(
+  "NOTIFY_ACCESS_CHANGED",
+  "true: a person is mailed when someone else changes their role, status, projects or groups, or ends their sessions",
+);
 
 /**
  * The secrets a deployment may not use at all, each with the setting that says it does: SMTP

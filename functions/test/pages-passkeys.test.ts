@@ -11,7 +11,7 @@ import { signInWithCustomToken } from "./support/auth";
 import type { SoftwarePasskey } from "./support/authenticator";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
 import { auth, firestore } from "./support/deps";
-import { codeFor } from "./support/inbox";
+import { codeIn, waitForSubject } from "./support/inbox";
 import { passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
 import { pkce, useRelyingParty } from "./support/relying-party";
@@ -56,7 +56,8 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     await t.visitor.fill("Email address", email);
     await t.visitor.press("Email me a code");
     await t.visitor.reaches("Check your email");
-    await t.visitor.fill("Code from the email", await codeFor(email));
+    // The code's mail, not the notice of the passkey the person was given (an earlier mail).
+    await t.visitor.fill("Code from the email", codeIn(await waitForSubject(email, "Your sign-in code")));
     await t.visitor.press("Sign in");
     await t.visitor.reaches("Your account");
   }
@@ -81,6 +82,9 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
       .getByRole("status")
       .filter({ hasText: /^Passkey added as / })
       .waitFor();
+    // The person is told, by mail, whoever added it.
+    const notice = await waitForSubject(account.email, "A way into your account changed");
+    expect(notice.text).toMatch(/A passkey was added: “[^”]+”\./);
     const [added] = await storedPasskeys(person.id);
     expect(added).toMatchObject({
       uid: account.uid,

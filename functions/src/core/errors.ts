@@ -223,6 +223,9 @@ export const errorTable = {
   idp_signature_invalid: { status: 401, message: "Idp-Signature does not match" },
   idp_claims_fields: { status: 400, message: "uid is required; email must be a string and emailVerified a boolean" },
 
+  // security notices
+  notice_choice_invalid: { status: 400, message: "newBrowser must be true or false" },
+
   // passkeys
   passkey_fields_required: { status: 400, message: "credential required" },
   passkey_name_invalid: { status: 400, message: "name must be 1 to 60 characters" },

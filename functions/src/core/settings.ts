@@ -36,6 +36,17 @@ export interface Config {
   clientAddressHops: number;
   /** Who hears of people waiting for review, how often, and whether a person hears of a rejection. */
   review: ReviewSettings;
+  /** Which security notices people are mailed (NOTIFY_*), each on by default. */
+  notices: NoticeSettings;
+}
+
+export interface NoticeSettings {
+  /** A sign-in from a browser not seen before for the person (NOTIFY_NEW_BROWSER); each person may also turn it off. */
+  newBrowser: boolean;
+  /** A passkey, an address or a number added or removed (NOTIFY_WAYS_IN). */
+  waysIn: boolean;
+  /** Role, status, projects or groups changed, or sessions ended, by someone else (NOTIFY_ACCESS_CHANGED). */
+  access: boolean;
 }
 
 export interface ReviewSettings {

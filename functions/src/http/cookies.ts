@@ -53,7 +53,7 @@ export type SessionCookie = { value: string | null; several: boolean; all: strin
 
 export function readSessionCookie(req: Request): SessionCookie {
   const all = readCookies(req, SESSION_COOKIE).filter(
-    (v) => !v.startsWith(BRIDGE_PREFIX) && !v.startsWith(PASSKEY_PREFIX),
+    (v) => !v.startsWith(BRIDGE_PREFIX) && !v.startsWith(PASSKEY_PREFIX) && !v.startsWith(BROWSER_PREFIX),
   );
   return { value: all.length === 1 ? (all[0] as string) : null, several: all.length > 1, all };
 }
@@ -128,4 +128,36 @@ export function readPasskeyBindings(req: Request): string[] {
     .filter((v) => v.startsWith(PASSKEY_PREFIX))
     .map((v) => v.slice(PASSKEY_PREFIX.length))
     .filter((v) => BINDING.test(v));
+}
+
+/**
+ * The browser's identifier: a random value (32 bytes) this browser keeps for 400 days, the most a
+ * browser keeps any cookie, renewed at each sign-in. The person's record remembers its digest,
+ * never the value (core/people/security-notices), to tell a sign-in from a browser not seen
+ * before. HttpOnly, so no page's script reads it; on the parent domain, as every host of the
+ * family signs in through its own POST /auth/verify and one browser is one browser to all of
+ * them; sent only to that path. Named `__session` for the same reason as the bridge's state
+ * (Hosting passes no other cookie to a function), and its longer path is sent, and so passed,
+ * first. A value planted by a sibling host is worth nothing: it is not the digest of any
+ * browser of the person's, so at worst a sign-in is told of as new.
+ */
+const BROWSER_PREFIX = "browser.";
+export const BROWSER_PATH = "/auth/verify";
+export const BROWSER_LIFETIME_MS = 400 * 24 * 60 * 60 * 1000;
+
+export function setBrowserCookie(res: Response, parentDomain: string, browserId: string): void {
+  res.cookie(SESSION_COOKIE, `${BROWSER_PREFIX}${browserId}`, {
+    ...attributes(parentDomain),
+    path: BROWSER_PATH,
+    maxAge: BROWSER_LIFETIME_MS,
+  });
+}
+
+/** This browser's identifier; null when it has none, or sent more than one (then it is treated as new). */
+export function readBrowserId(req: Request): string | null {
+  const ids = readCookies(req, SESSION_COOKIE)
+    .filter((v) => v.startsWith(BROWSER_PREFIX))
+    .map((v) => v.slice(BROWSER_PREFIX.length))
+    .filter((v) => BINDING.test(v));
+  return ids.length === 1 ? (ids[0] as string) : null;
 }

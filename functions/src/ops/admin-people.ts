@@ -12,6 +12,7 @@ import {
 } from "../core/people/people-admin";
 import { removeAllPasskeys } from "../core/passkeys/passkeys";
 import { erasePerson, exportPersonData } from "../core/account/own-data";
+import { BY_OPERATOR } from "../core/people/security-notices";
 import { one, type Command } from "./cli";
 import type { Context } from "./context";
 import { table } from "./output";
@@ -312,7 +313,7 @@ export const peopleCommands: Command[] = [
       const deps = ctx.deps();
       const person = await findPersonByIdOrEmail(deps, id as string);
       await ctx.confirm(`Remove every passkey of ${named(person)}?`);
-      const removed = await removeAllPasskeys(deps, person.id, { actor: ctx.actor(), via: "cli" });
+      const removed = await removeAllPasskeys(deps, person.id, { actor: ctx.actor(), via: "cli", from: BY_OPERATOR });
       ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
     },
   },

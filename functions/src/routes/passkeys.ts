@@ -11,6 +11,7 @@ import { parseBody } from "../http/body";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
+import { nameUserAgent } from "../core/sessions/user-agent";
 
 export const presenter = jsonErrors;
 
@@ -36,7 +37,8 @@ async function registrant(deps: Deps, req: Request): Promise<Registrant> {
   const { person, uid, principal } = await requireAccess(deps, req, SESSION);
   // A session cookie always has a key; a registration is bound to it.
   ensure(principal.sessionKey !== null, "unauthorized");
-  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime };
+  const from = nameUserAgent(req.get("user-agent") ?? "");
+  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, from };
 }
 
 const base64url = z
@@ -140,7 +142,9 @@ export function routes(deps: Deps): Router {
 
   router.delete(PATHS.one, async function remove(req: Request, res: Response) {
     const { person } = await requireAccess(deps, req, SESSION);
-    await removePasskey(deps, person.id, String(req.params.passkeyId));
+    await removePasskey(deps, person.id, String(req.params.passkeyId), {
+      from: nameUserAgent(req.get("user-agent") ?? ""),
+    });
     res.json({ ok: true });
   });
 

@@ -23,6 +23,11 @@ import { rowFor } from "../core/errors";
 import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
+import { byAdmin } from "../core/people/security-notices";
+import { nameUserAgent } from "../core/sessions/user-agent";
+
+/** The browser and system an administrator's request came from, for the person's notice. */
+const browserOf = (req: Request) => nameUserAgent(req.get("user-agent") ?? "");
 
 export const presenter = jsonErrors;
 
@@ -143,7 +148,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/people/review", async function review(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const { personIds, status: decision } = await parseBody(req, reviewBody, "invalid_person_change");
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime, from: browserOf(req) };
     const results = await reviewMany(deps, personIds, decision, by);
     res.json({
       results: results.map((r) =>
@@ -198,7 +203,7 @@ export function routes(deps: Deps): Router {
   router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const change = await parseBody(req, changeBody, "invalid_person_change");
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    const by = { admin: admin.person, signedInAt: admin.principal.authTime, from: browserOf(req) };
     const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
@@ -242,13 +247,13 @@ export function routes(deps: Deps): Router {
   // Ending someone's sessions only ever narrows access: no step-up.
   router.delete("/auth/people/:personId/sessions", async function endAll(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: adminActor(admin.person), via: "api" as const };
+    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
     res.json({ ended: await endSessions(deps, personIdParam(req), { allBut: null }, by) });
   });
 
   router.delete("/auth/people/:personId/sessions/:sessionId", async function endOne(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: adminActor(admin.person), via: "api" as const };
+    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
     const sessionIds = [String(req.params.sessionId)];
     res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
   });
@@ -264,7 +269,8 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/people/:personId/passkeys", async function removePersonPasskeys(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const person = await findPerson(deps, personIdParam(req));
-    res.json({ removed: await removeAllPasskeys(deps, person.id, { actor: adminActor(admin.person), via: "api" }) });
+    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
+    res.json({ removed: await removeAllPasskeys(deps, person.id, by) });
   });
 
   router.delete(
@@ -272,7 +278,7 @@ export function routes(deps: Deps): Router {
     async function removePersonPasskey(req: Request, res: Response) {
       const admin = await requireAccess(deps, req, ADMIN);
       const person = await findPerson(deps, personIdParam(req));
-      const by = { actor: adminActor(admin.person), via: "api" as const };
+      const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
       await removePasskey(deps, person.id, String(req.params.passkeyId), by);
       res.json({ removed: 1 });
     },

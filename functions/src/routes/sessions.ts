@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { ensureAccess, personView } from "../core/people/access";
+import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
 import { ensure } from "../core/errors";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
@@ -9,7 +10,13 @@ import { endSession, openSession, recordProjectAccess } from "../core/sessions/s
 import { endSessions, listSessions, noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
-import { clearSessionCookie, readSessionCookie, setSessionCookie } from "../http/cookies";
+import {
+  clearSessionCookie,
+  readBrowserId,
+  readSessionCookie,
+  setBrowserCookie,
+  setSessionCookie,
+} from "../http/cookies";
 import { cookieSession, unavailableGuard } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 
@@ -32,11 +39,28 @@ export function routes(deps: Deps): Router {
   const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName }).strict();
   router.post("/auth/verify", async function verify(req: Request, res: Response) {
     const { idToken, project } = await parseBody(req, verifyBody, "verify_fields_required");
-    const outcome = await openSession(deps, idToken, project, req.get("user-agent") ?? "");
+    const outcome = await openSession(deps, idToken, project, req.get("user-agent") ?? "", readBrowserId(req));
     // Refusals are success-shaped by contract: callers test `approved`, not the status.
     if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
     setSessionCookie(res, deps.config.parentDomain, outcome);
+    setBrowserCookie(res, deps.config.parentDomain, outcome.browserId);
     res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
+  });
+
+  // The signed-in person's choice of notices: only those of sign-ins from new browsers can be
+  // turned off (core/people/security-notices). A foreign page cannot change it: the origin rule
+  // (http/cors) refuses its PATCH before this runs.
+  router.get("/auth/session/notices", async function ownNotices(req: Request, res: Response) {
+    const { person } = await signedInPerson(req);
+    res.json(await noticeChoices(deps, person.id));
+  });
+
+  const noticesBody = z.object({ newBrowser: z.boolean() }).strict();
+  router.patch("/auth/session/notices", async function chooseNotices(req: Request, res: Response) {
+    const { person } = await signedInPerson(req);
+    const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
+    await chooseNewBrowserNotices(deps, person.id, newBrowser);
+    res.json({ newBrowser });
   });
 
   router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {

@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
-import type { DocumentData } from "firebase-admin/firestore";
-import { optionalDate, optionalString, toDate, type Firestore, type Transaction } from "./db";
+import { FieldValue, type DocumentData } from "firebase-admin/firestore";
+import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
@@ -27,6 +27,29 @@ export interface Sealed {
   tag: string;
 }
 
+/**
+ * What a security notice tells (core/people/security-notices), kept beside whom it is about so the
+ * drainer can write it when it sends it. Nothing in it opens anything: lines of plain text, a
+ * browser's name, and the digest (never the identifier) of the browser to remember.
+ */
+export interface OutboxNotice {
+  /** `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of the rest of an hour. */
+  kind: string;
+  /** What happened, a line each. */
+  lines: string[];
+  at: Date;
+  /** The browser and system that did it ("Firefox on Windows"), or who did it where there was none. */
+  from: string;
+  /** Addresses told besides the person's own: one just taken off them. */
+  alsoTo: string[];
+  /** The digest of a browser to remember as the person's once this notice is written; null for none. */
+  learn: string | null;
+  /** Nothing to tell, only a browser to remember: the first one a person signs in from. */
+  quiet: boolean;
+  /** A summary's count of the notices folded into it, by kind. */
+  folded: Record<string, number>;
+}
+
 export interface OutboxEntry {
   id: string;
   /** What kind of mail, for the log (`code`, `lock-notice`, `digest`), and for a notice how to write it (`approval`). */
@@ -35,6 +58,8 @@ export interface OutboxEntry {
   sealed: Sealed | null;
   /** What a notice is about (a person's id); null for a sealed message. */
   about: string | null;
+  /** What a security notice tells; null for every other kind. */
+  notice?: OutboxNotice | null;
   state: OutboxState;
   attempts: number;
   nextAttemptAt: Date;
@@ -59,6 +84,7 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     kind: String(d.kind),
     sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
     about: optionalString(d.about),
+    notice: noticeOf(d.notice),
     state: d.state as OutboxState,
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),
@@ -71,9 +97,45 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
   };
 }
 
+function noticeOf(value: unknown): OutboxNotice | null {
+  if (typeof value !== "object" || value === null) return null;
+  const n = value as Record<string, unknown>;
+  const counts = typeof n.folded === "object" && n.folded !== null ? (n.folded as Record<string, unknown>) : {};
+  return {
+    kind: String(n.kind),
+    lines: stringList(n.lines),
+    at: toDate(n.at),
+    from: typeof n.from === "string" ? n.from : "",
+    alsoTo: stringList(n.alsoTo),
+    learn: optionalString(n.learn),
+    quiet: n.quiet === true,
+    folded: Object.fromEntries(Object.entries(counts).filter((e): e is [string, number] => typeof e[1] === "number")),
+  };
+}
+
 export function add(db: Firestore, tx: Transaction, entry: OutboxEntry): void {
   const { id, ...stored } = entry;
   tx.create(ref(db, id), stored);
+}
+
+/** Adds the entry outside any transaction; fails (gRPC ALREADY_EXISTS) when its id is taken. */
+export async function addAlone(db: Firestore, entry: OutboxEntry): Promise<void> {
+  const { id, ...stored } = entry;
+  await ref(db, id).create(stored);
+}
+
+/** Which of `ids` name an entry now: one lookup, however many. */
+export async function existing(db: Firestore, ids: string[], tx?: Transaction): Promise<Set<string>> {
+  const refs = ids.map((id) => ref(db, id));
+  const snaps = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
+  return new Set(snaps.filter((s) => s.exists).map((s) => s.id));
+}
+
+/** Counts one more notice of `kind` into the summary `id` (which exists). */
+export async function fold(db: Firestore, tx: Transaction | null, id: string, kind: string): Promise<void> {
+  const change = { [`notice.folded.${kind}`]: FieldValue.increment(1) };
+  if (tx === null) await ref(db, id).update(change);
+  else tx.update(ref(db, id), change);
 }
 
 export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<OutboxEntry | null> {

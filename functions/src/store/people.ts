@@ -1,6 +1,6 @@
 import type { Collection } from "./collections";
 import type { DocumentData, Query } from "firebase-admin/firestore";
-import { Timestamp } from "firebase-admin/firestore";
+import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 export type { Transaction };
@@ -58,9 +58,21 @@ export interface Person {
    * Kept on the person so the read every session request already makes brings them along.
    */
   endedSessions?: Record<string, Date>;
+  /**
+   * The browsers this person has signed in from, each by the digest of its identifier cookie (the
+   * identifier itself is never stored), with when it was learned: at most KNOWN_BROWSERS_KEPT,
+   * newest kept (core/people/security-notices). Kept on the person so POST /auth/verify, which
+   * reads them already, decides "a browser not seen before" without another read.
+   */
+  knownBrowsers?: Record<string, Date>;
+  /** Present, and false, only when the person turned off the notices of sign-ins from new browsers. */
+  newBrowserNotices?: false;
 }
 
-export type NewPerson = Omit<Person, "id" | "createdAt" | "updatedAt" | "endedSessions" | "origin" | "note"> &
+export type NewPerson = Omit<
+  Person,
+  "id" | "createdAt" | "updatedAt" | "endedSessions" | "origin" | "note" | "knownBrowsers" | "newBrowserNotices"
+> &
   Partial<Pick<Person, "origin" | "note">>;
 export type KeyKind = "uid" | "email" | "phone";
 
@@ -81,6 +93,8 @@ function fromDoc(id: string, d: DocumentData): Person {
     note: typeof d.note === "string" ? d.note : "",
     ...(d.awaitingNotice === true ? { awaitingNotice: true } : {}),
     ...endedSessionsOf(d.endedSessions),
+    ...knownBrowsersOf(d.knownBrowsers),
+    ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
   };
 }
 
@@ -151,6 +165,27 @@ function endedSessionsOf(value: unknown): { endedSessions?: Record<string, Date>
     (entry): entry is [string, Timestamp] => entry[1] instanceof Timestamp,
   );
   return entries.length === 0 ? {} : { endedSessions: Object.fromEntries(entries.map(([k, t]) => [k, t.toDate()])) };
+}
+
+function knownBrowsersOf(value: unknown): { knownBrowsers?: Record<string, Date> } {
+  if (typeof value !== "object" || value === null) return {};
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    (entry): entry is [string, Timestamp] => entry[1] instanceof Timestamp,
+  );
+  return entries.length === 0 ? {} : { knownBrowsers: Object.fromEntries(entries.map(([k, t]) => [k, t.toDate()])) };
+}
+
+/** Writes the browsers the person is known to sign in from (the whole set: the caller read it in `tx` and bounded it). */
+export function setKnownBrowsers(db: Firestore, tx: Transaction, personId: string, known: Record<string, Date>): void {
+  tx.update(db.collection(PEOPLE).doc(personId), { knownBrowsers: known });
+}
+
+/** Turns the notices of sign-ins from new browsers on or off for the person (one write, no read). */
+export async function setNewBrowserNotices(db: Firestore, personId: string, on: boolean): Promise<void> {
+  await db
+    .collection(PEOPLE)
+    .doc(personId)
+    .update({ newBrowserNotices: on ? FieldValue.delete() : false });
 }
 
 /** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */

@@ -65,6 +65,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     sendBudgets: UNLIMITED_SENDS,
     clientAddressHops: 1,
     review: { digestWindowMs: 15 * 60_000, reviewers: [], notifyRejected: false },
+    notices: { newBrowser: true, waysIn: true, access: true },
     ...overrides,
   };
 }

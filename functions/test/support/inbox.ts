@@ -48,6 +48,19 @@ export async function waitForMail(address: string, count = 1, inboxUrl = stackIn
   }
 }
 
+/**
+ * The mail to `address` with `subject`, once it has come: for mail another process sends (the
+ * stack's own `mail` task, woken through its task queue), which takes longer than this one's.
+ */
+export async function waitForSubject(address: string, subject: string, withinMs = 30_000): Promise<Mail> {
+  for (let waited = 0; waited < withinMs; waited += 250) {
+    const found = (await mailTo(address)).find((m) => m.subject === subject);
+    if (found) return found;
+    await pause(250);
+  }
+  throw new Error(`no mail "${subject}" to ${address}`);
+}
+
 /** The code in the `nth` mail (1-based) to `address`. */
 export async function codeFor(address: string, nth = 1, inboxUrl = stackInbox()): Promise<string> {
   const mail = (await waitForMail(address, nth, inboxUrl))[nth - 1] as Mail;

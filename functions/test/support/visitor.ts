@@ -66,8 +66,8 @@ export class Visitor {
     }
   }
 
-  /** Ticks the checkbox labelled `label` (Space on the keyboard). */
-  async check(label: string | RegExp): Promise<void> {
+  /** Ticks (or with `to` false, unticks) the checkbox labelled `label` (Space on the keyboard). */
+  async check(label: string | RegExp, to = true): Promise<void> {
     const box = this.page.getByRole("checkbox", { name: label, exact: typeof label === "string" });
     await box.waitFor();
     if (this.mode === "keyboard") {
@@ -76,9 +76,10 @@ export class Visitor {
     } else if (this.mode === "phone") {
       await box.tap();
     } else {
-      await box.check();
+      await box.setChecked(to);
     }
-    if (!(await box.isChecked())) throw new Error(`${String(label)} did not become checked`);
+    if ((await box.isChecked()) !== to)
+      throw new Error(`${String(label)} did not become ${to ? "checked" : "unchecked"}`);
   }
 
   /** Picks `option` in the drop-down list labelled `label` (arrow keys on the keyboard). */

@@ -1,5 +1,6 @@
 /**
- * `/account`: who is signed in in this browser, their standing and projects, and signing out.
+ * `/account`: who is signed in in this browser, their standing and projects, their passkeys and
+ * sessions, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
 import { call, currentSession, type Person } from "../api";
@@ -8,6 +9,7 @@ import { UNREACHABLE } from "../messages";
 import { passkeysSection } from "../account-passkeys";
 import { sessionsSection } from "../account-sessions";
 import { dataSection, deleteSection, nameSection } from "../account-data";
+import { noticesSection } from "../account-notices";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -53,6 +55,7 @@ function signedIn(person: Person): void {
     nameSection(person, renamed),
     passkeysSection(),
     sessionsSection(),
+    noticesSection(),
     h("h2", {}, "Sign out"),
     signOut,
     status,

@@ -87,6 +87,8 @@ export interface PersonData {
     /** How they first came, and what they wrote when they asked for access. */
     origin: people.Origin | null;
     note: string;
+    /** Their choice of mail: whether sign-ins from browsers not seen before are mailed. */
+    notices: { newBrowser: boolean };
   };
   /** Their accounts at the identity provider. */
   accounts: ProviderAccount[];
@@ -167,6 +169,7 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
       updatedAt: iso(person.updatedAt),
       origin: person.origin,
       note: person.note,
+      notices: { newBrowser: person.newBrowserNotices !== false },
     },
     accounts,
     sessions: opened.map((s) => ({

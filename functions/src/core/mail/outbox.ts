@@ -78,36 +78,63 @@ export function enqueueMail(
 export function enqueueNotice(
   deps: Pick<Deps, "store" | "clock" | "random">,
   tx: Transaction,
-  options: { kind: string; about: string; deliverBy: Date },
+  options: NoticeOptions,
 ): string {
-  const id = deps.random.id();
-  add(deps, tx, {
-    id,
+  const entry = noticeEntry(deps, options);
+  outbox.add(deps.store, tx, entry);
+  return entry.id;
+}
+
+export interface NoticeOptions {
+  kind: string;
+  about: string;
+  deliverBy: Date;
+  /** A name of the caller's choosing (a per-person slot, see core/people/security-notices); random otherwise. */
+  id?: string;
+  /** What a security notice tells. */
+  notice?: outbox.OutboxNotice;
+  /** Not sent before then (a summary waits for the end of its hour); now otherwise. */
+  notBefore?: Date;
+}
+
+/** A notice's entry as it is first stored, for the caller to write in its transaction or alone. */
+export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: NoticeOptions): outbox.OutboxEntry {
+  return entry(deps, {
+    id: options.id ?? deps.random.id(),
     kind: options.kind,
     sealed: null,
     about: options.about,
+    ...(options.notice === undefined ? {} : { notice: options.notice }),
     state: "pending",
     deliverBy: options.deliverBy,
+    ...(options.notBefore === undefined ? {} : { nextAttemptAt: options.notBefore }),
   });
-  return id;
 }
 
 function add(
   deps: Pick<Deps, "store" | "clock">,
   tx: Transaction,
-  entry: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy">,
+  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy">,
 ): void {
+  outbox.add(deps.store, tx, entry(deps, fields));
+}
+
+function entry(
+  deps: Pick<Deps, "clock">,
+  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice"> &
+    Partial<Pick<outbox.OutboxEntry, "nextAttemptAt">>,
+): outbox.OutboxEntry {
   const now = deps.clock.now();
-  outbox.add(deps.store, tx, {
-    ...entry,
+  return {
     attempts: 0,
     nextAttemptAt: now,
+    ...fields,
     claim: null,
     createdAt: now,
     sentAt: null,
     lastError: null,
-    forgetAfter: new Date(Math.max(entry.deliverBy.getTime(), now.getTime()) + KEPT_MS),
-  });
+    forgetAfter: new Date(Math.max(fields.deliverBy.getTime(), now.getTime()) + KEPT_MS),
+  };
 }
 
 /**
@@ -171,8 +198,8 @@ export async function deliver(
   const render = renderers[entry.kind];
   const message =
     entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : render === undefined ? null : await render(entry);
-  if (message === null)
-    return settle(deps, entry, claimId, entry.sealed === null ? "nothing_to_send" : "unreadable", true);
+  if (message === null && entry.sealed === null) return settleUnneeded(deps, entry, claimId);
+  if (message === null) return settle(deps, entry, claimId, "unreadable", true);
   if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
   try {
     await deps.mailer.send(message, { messageId: `<${entry.id}@${deps.config.parentDomain}>` });
@@ -211,6 +238,21 @@ async function claim(
     outbox.update(deps.store, tx, id, { claim: claimId, attempts, nextAttemptAt: new Date(now.getTime() + LEASE_MS) });
     return { entry: { ...entry, attempts }, claimId };
   });
+}
+
+/**
+ * A notice with nothing to say any more (the person is gone or has no address, the approval was
+ * undone, or it only had a browser to remember): done, as `none`, with nothing sent and nothing
+ * gone wrong.
+ */
+async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+  await deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, entry.id, tx);
+    if (current?.state !== "pending" || current.claim !== claimId) return;
+    outbox.update(deps.store, tx, entry.id, { state: "none", claim: null });
+  });
+  deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
+  return "skipped";
 }
 
 /** A failed attempt: retried after the backoff, or given up when it cannot succeed or is out of time. */

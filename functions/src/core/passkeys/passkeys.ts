@@ -7,6 +7,7 @@ import * as passkeys from "../../store/passkeys";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
 import type { Transaction } from "../../store/db";
+import { passkeysEvent, planNotice, queueNotice, wakeForNotice } from "../people/security-notices";
 
 import type { PasskeyView } from "./passkey-view";
 
@@ -49,21 +50,31 @@ export async function renamePasskey(
  * document goes, so the credential is unknown from then on and any sign-in with it is refused.
  */
 export async function removePasskey(
-  deps: Pick<Deps, "store" | "transaction" | "random" | "clock">,
+  deps: RemovalDeps,
   personId: string,
   passkeyId: string,
-  by?: RemovedBy,
+  by: RemovedBy | { from: string },
 ): Promise<void> {
-  await deps.transaction(async (tx) => {
-    const passkey = await passkeys.findById(deps.store, passkeyId, tx);
+  const wakeAt = await deps.transaction(async (tx) => {
+    const [passkey, plan] = await Promise.all([
+      passkeys.findById(deps.store, passkeyId, tx),
+      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
+    ]);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
     passkeys.remove(deps.store, tx, passkeyId);
-    if (by !== undefined) recordRemoval(deps, tx, personId, [passkey], by);
+    if ("actor" in by) recordRemoval(deps, tx, personId, [passkey], by);
+    return plan === null ? null : queueNotice(deps, tx, plan, passkeysEvent("removed", [passkey.name], by.from));
   });
+  await wakeForNotice(deps, wakeAt);
 }
 
-/** Someone else removing a person's passkeys (an administrator, an operator): the person's history says who. */
-type RemovedBy = { actor: Actor; via: Via };
+type RemovalDeps = Pick<Deps, "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log">;
+
+/**
+ * Someone else removing a person's passkeys (an administrator, an operator): the person's history
+ * says who, and their notice who and from where.
+ */
+type RemovedBy = { actor: Actor; via: Via; from: string };
 
 function recordRemoval(
   deps: Pick<Deps, "store" | "random" | "clock">,
@@ -86,15 +97,22 @@ function recordRemoval(
  * Every passkey of a person, removed in one transaction (an administrator's, say for a lost
  * device or a suspect one): returns how many there were. The person signs in by email code after.
  */
-export async function removeAllPasskeys(
-  deps: Pick<Deps, "store" | "transaction" | "random" | "clock">,
-  personId: string,
-  by: RemovedBy,
-): Promise<number> {
-  return deps.transaction(async (tx) => {
-    const held = await passkeys.listByPerson(deps.store, personId, tx);
+export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: RemovedBy): Promise<number> {
+  const { removed, wakeAt } = await deps.transaction(async (tx) => {
+    const [held, plan] = await Promise.all([
+      passkeys.listByPerson(deps.store, personId, tx),
+      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
+    ]);
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
-    if (held.length > 0) recordRemoval(deps, tx, personId, held, by);
-    return held.length;
+    if (held.length === 0) return { removed: 0, wakeAt: null };
+    recordRemoval(deps, tx, personId, held, by);
+    const event = passkeysEvent(
+      "removed",
+      held.map((p) => p.name),
+      by.from,
+    );
+    return { removed: held.length, wakeAt: plan === null ? null : await queueNotice(deps, tx, plan, event) };
   });
+  await wakeForNotice(deps, wakeAt);
+  return removed;
 }

@@ -15,11 +15,12 @@ import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
+import { passkeysEvent, planNotice, queueNotice, wakeForNotice } from "../people/security-notices";
 import { RECENT_SIGN_IN_MS } from "../sessions/sessions";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 
-type RegistrationDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log">;
+type RegistrationDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "mailQueue">;
 
 /** Who is adding a passkey: the session's person, its account, the session's key and its sign-in time. */
 export interface Registrant {
@@ -27,6 +28,8 @@ export interface Registrant {
   uid: string;
   sessionKey: string;
   authTime: Date;
+  /** The browser and system it is added from ("Firefox on Linux"), for the person's notice. */
+  from: string;
 }
 
 /** The transports a browser may report (WebAuthn §5.8.4); anything else is dropped. */
@@ -80,7 +83,7 @@ export async function registrationOptions(
   });
 }
 
-type Outcome = { passkey: passkeys.Passkey } | { refused: ErrorCode };
+type Outcome = { passkey: passkeys.Passkey; wakeAt: Date | null } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/register/verify: the challenge must be this session's, unused and under
@@ -104,11 +107,12 @@ export async function registerPasskey(
   const id = sha256(response.id);
   const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
     // Every read first, as a transaction must.
-    const [stored, current, held, taken] = await Promise.all([
+    const [stored, current, held, taken, plan] = await Promise.all([
       challenges.findByHash(store, hash, tx),
       people.findById(store, personId, tx),
       passkeys.listByPerson(store, personId, tx),
       passkeys.findById(store, id, tx),
+      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
     ]);
     const now = deps.clock.now();
     const ours =
@@ -141,9 +145,13 @@ export async function registerPasskey(
       suspectAt: null,
     };
     passkeys.create(store, tx, passkey);
-    return { passkey };
+    // The person hears of it, by mail, whoever added it: a stolen session that plants a passkey is told of.
+    const wakeAt =
+      plan === null ? null : await queueNotice(deps, tx, plan, passkeysEvent("added", [passkey.name], registrant.from));
+    return { passkey, wakeAt };
   });
   if ("refused" in outcome) throw new AppError(outcome.refused);
+  await wakeForNotice(deps, outcome.wakeAt);
   return outcome.passkey;
 }
 

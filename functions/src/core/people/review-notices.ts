@@ -31,28 +31,13 @@ import {
 import type { OutboxEntry } from "../../store/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
+import { composeMail as mail, link, plain } from "../mail/compose";
+import { securityNoticeRenderers } from "./security-notices";
 
 /** How many of the waiting one digest names; the rest it counts. */
 export const DIGEST_NAMES = 50;
 
 type NoticeDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
-
-function mail(to: string, subject: string, paragraphs: Array<{ text: string; html: string }>): MailMessage {
-  const text = `${paragraphs.map((p) => p.text).join("\n\n")}\n`;
-  const html = [
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>`,
-    `<body style="font-family:sans-serif;line-height:1.5">`,
-    ...paragraphs.map((p) => `<p>${p.html}</p>`),
-    `</body></html>`,
-  ].join("\n");
-  return { to, subject, text, html };
-}
-
-const plain = (text: string) => ({ text, html: escapeHtml(text) });
-const link = (label: string, url: string) => ({
-  text: `${label}: ${url}`,
-  html: `<a href="${escapeHtml(url)}">${escapeHtml(label)}</a>`,
-});
 
 /** The approval notice: they can sign in now. The link opens the sign-in page and does nothing more. */
 export function approvalMail(to: string, idUrl: string): MailMessage {
@@ -125,12 +110,16 @@ export function queueReviewNotice(
  * The notices about a person, written as they are sent: to their address then, and only while
  * what they tell is still true (an approval undone before it went is not sent).
  */
-export function noticeRenderers(deps: Pick<Deps, "store" | "config">): Record<string, Renderer> {
+export function noticeRenderers(
+  deps: Pick<Deps, "store" | "config" | "transaction" | "clock">,
+): Record<string, Renderer> {
   const about = async (entry: OutboxEntry, status: people.PersonStatus) => {
     const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
     return person?.status === status ? (person.emails[0] ?? null) : null;
   };
   return {
+    // The person's security notices (core/people/security-notices) are written the same way.
+    ...securityNoticeRenderers(deps),
     async approval(entry) {
       const to = await about(entry, "approved");
       return to === null ? null : approvalMail(to, deps.config.idUrl);

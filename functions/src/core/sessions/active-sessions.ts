@@ -4,6 +4,7 @@ import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
+import { planNotice, queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 
@@ -79,13 +80,16 @@ export async function listSessions(
  * once, others within the person cache's lifetime. Returns how many were ended.
  */
 export async function endSessions(
-  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random">,
+  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random" | "config" | "mailQueue" | "log">,
   personId: string,
   which: { sessionIds: string[] } | { allBut: string | null },
-  /** Someone else ending them (an administrator, an operator): the person's history says who. */
-  by?: { actor: Actor; via: Via },
+  /**
+   * Someone else ending them (an administrator, an operator): the person's history says who, and
+   * the person is told (`from`: who, from where).
+   */
+  by?: { actor: Actor; via: Via; from: string },
 ): Promise<number> {
-  const ended = await deps.transaction(async (tx) => {
+  const { ended, wakeAt } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
@@ -95,6 +99,9 @@ export async function endSessions(
         ? live.filter((s) => which.sessionIds.includes(s.sessionId))
         : live.filter((s) => s.sessionId !== which.allBut);
     if ("sessionIds" in which) ensure(chosen.length === which.sessionIds.length, "session_not_found");
+    // Someone else ended them: the person's notice places of this hour, read before any write.
+    const told = by !== undefined && chosen.length > 0 && deps.config.notices.access;
+    const plan = told ? await planNotice(deps, personId, tx) : null;
     const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
     people.setEndedSessions(deps.store, tx, personId, {
       ...Object.fromEntries(kept),
@@ -109,8 +116,13 @@ export async function endSessions(
         event: "sessions-ended",
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
-    return chosen.length;
+    const wakeAt =
+      plan === null || by === undefined
+        ? null
+        : await queueNotice(deps, tx, plan, sessionsEndedEvent(chosen.length, by.from));
+    return { ended: chosen.length, wakeAt };
   });
   deps.people.evict(personId);
+  await wakeForNotice(deps, wakeAt);
   return ended;
 }

@@ -8,6 +8,8 @@ import { decideAccess, type Refusal } from "../people/access";
 import { AppError, ensure } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
+import { newBrowserEvent, queueNoticeAlone } from "../people/security-notices";
+import { nameUserAgent } from "./user-agent";
 
 export const SESSION_LIFETIME_MS = 14 * DAY;
 /**
@@ -18,7 +20,16 @@ export const SESSION_LIFETIME_MS = 14 * DAY;
 export const RECENT_SIGN_IN_MS = 5 * MINUTE;
 
 export type VerifyOutcome =
-  | { approved: true; person: people.Person; uid: string; token: string; issuedAt: Date; expiresAt: Date }
+  | {
+      approved: true;
+      person: people.Person;
+      uid: string;
+      token: string;
+      issuedAt: Date;
+      expiresAt: Date;
+      /** The browser's identifier, for its cookie: the one it sent, or a new one. */
+      browserId: string;
+    }
   | { approved: false; reason: Refusal };
 
 /**
@@ -27,10 +38,14 @@ export type VerifyOutcome =
  * is only ever minted from a token that is live at this moment.
  */
 export async function openSession(
-  deps: Pick<Deps, "identity" | "store" | "transaction" | "clock" | "random" | "tokens" | "seen" | "mailQueue" | "log">,
+  deps: Pick<
+    Deps,
+    "identity" | "store" | "transaction" | "clock" | "random" | "tokens" | "seen" | "mailQueue" | "log" | "config"
+  >,
   idToken: string,
   project: string,
   userAgent: string,
+  browserId: string | null,
 ): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
@@ -48,8 +63,35 @@ export async function openSession(
   };
   const session = await deps.tokens.issue(claims, deps.clock.now(), SESSION_LIFETIME_MS);
   // Recorded before the cookie is set: a session the person cannot see in their list never exists.
-  await recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent);
-  return { approved: true, person, uid: signIn.uid, ...session };
+  const [, browser] = await Promise.all([
+    recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent),
+    noteBrowser(deps, person, browserId, userAgent),
+  ]);
+  return { approved: true, person, uid: signIn.uid, ...session, browserId: browser };
+}
+
+/**
+ * The browser a session is opened in: known to the person when the digest of its identifier is
+ * on their record (read already, so deciding costs nothing); otherwise the person is told, and
+ * the browser remembered when the notice is written (off this path: its one write here is the
+ * notice's outbox entry). Their first browser is remembered without a mail, and so is every new
+ * one while they have turned these notices off; with NOTIFY_NEW_BROWSER off nothing is written.
+ * Whatever goes wrong here is logged and the session still opens.
+ */
+async function noteBrowser(
+  deps: Pick<Deps, "store" | "clock" | "random" | "config" | "mailQueue" | "log">,
+  person: people.Person,
+  browserId: string | null,
+  userAgent: string,
+): Promise<string> {
+  const id = browserId ?? deps.random.token(32);
+  // Only the digest is stored: the record never holds what the cookie holds.
+  const digest = sha256(id);
+  const known = person.knownBrowsers ?? {};
+  if (known[digest] !== undefined || !deps.config.notices.newBrowser) return id;
+  const quiet = Object.keys(known).length === 0 || person.newBrowserNotices === false;
+  await queueNoticeAlone(deps, person.id, newBrowserEvent(nameUserAgent(userAgent), digest, quiet));
+  return id;
 }
 
 /** Who a session cookie speaks for: the current token format first, then the provider's older cookie. */

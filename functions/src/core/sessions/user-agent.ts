@@ -25,3 +25,9 @@ export function describeUserAgent(userAgent: string): { browser: string; system:
   const pick = (table: Array<[RegExp, string]>) => table.find(([pattern]) => pattern.test(userAgent))?.[1] ?? "Unknown";
   return { browser: pick(BROWSERS), system: pick(SYSTEMS) };
 }
+
+/** "Firefox on Windows", as a notice names the browser that did something. */
+export function nameUserAgent(userAgent: string): string {
+  const { browser, system } = describeUserAgent(userAgent);
+  return `${browser} on ${system}`;
+}

@@ -1,0 +1,97 @@
+import fc from "fast-check";
+import type { Person } from "../../store/people";
+import type { OutboxNotice } from "../../store/outbox";
+import { passkeysEvent, personChangeEvent, securityMail } from "./security-notices";
+
+const ALL_ON = { newBrowser: true, waysIn: true, access: true };
+const at = new Date("2026-11-26T17:40:12Z");
+
+function person(fields: Partial<Person> = {}): Person {
+  return {
+    id: "p1",
+    uids: ["u1"],
+    emails: ["ada@example.test"],
+    phones: [],
+    name: "Ada",
+    role: "user",
+    projects: ["startpage"],
+    groups: [],
+    status: "approved",
+    createdAt: at,
+    updatedAt: at,
+    origin: null,
+    note: "",
+    ...fields,
+  };
+}
+
+function notice(fields: Partial<OutboxNotice> = {}): OutboxNotice {
+  return {
+    kind: "waysIn",
+    lines: [],
+    at,
+    from: "Firefox on Windows",
+    alsoTo: [],
+    learn: null,
+    quiet: false,
+    folded: {},
+    ...fields,
+  };
+}
+
+describe("personChangeEvent", () => {
+  it("tells ways in first, mails a removed address too, and adds what access changed", () => {
+    const before = person({ emails: ["ada@example.test", "old@example.test"] });
+    const after = person({ emails: ["ada@example.test"], projects: ["startpage", "calendar"], role: "admin" });
+    expect(personChangeEvent(ALL_ON, before, after, "an operator, on the command line")).toEqual({
+      kind: "waysIn",
+      lines: [
+        "Address removed: old@example.test.",
+        "Your role changed from user to admin.",
+        "Access given to project: calendar.",
+      ],
+      from: "an operator, on the command line",
+      alsoTo: ["old@example.test"],
+    });
+  });
+
+  it("tells nothing of a decision on a pending person (the review's notices do), nor of a name", () => {
+    expect(personChangeEvent(ALL_ON, person({ status: "pending" }), person(), "x")).toBeNull();
+    expect(personChangeEvent(ALL_ON, person(), person({ name: "Ada L." }), "x")).toBeNull();
+  });
+
+  it("leaves out each kind the operator turned off, and tells nothing when nothing is left", () => {
+    const before = person({ phones: ["+15555550100"] });
+    const after = person({ phones: [], projects: [] });
+    const noWays = personChangeEvent({ ...ALL_ON, waysIn: false }, before, after, "x");
+    expect(noWays).toMatchObject({ kind: "access", lines: ["Access taken away from project: startpage."], alsoTo: [] });
+    const noAccess = personChangeEvent({ ...ALL_ON, access: false }, before, after, "x");
+    expect(noAccess).toMatchObject({ kind: "waysIn", lines: ["Phone number removed: +15555550100."] });
+    expect(personChangeEvent({ ...ALL_ON, waysIn: false, access: false }, before, after, "x")).toBeNull();
+  });
+});
+
+describe("securityMail", () => {
+  it("has one link, to the account page, and escapes whatever a person named", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (name) => {
+        const event = passkeysEvent("added", [name], "Firefox on Windows");
+        const mail = securityMail("ada@example.test", notice({ lines: event.lines }), "https://id.example.test");
+        const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
+        expect(links).toEqual(["https://id.example.test/account"]);
+        expect(mail.html).not.toMatch(/<(?!\/?(?:p|a|html|head|meta|title|body|!doctype)\b)/i);
+        expect(mail.text).toContain("When: 2026-11-26 17:40 UTC");
+      }),
+    );
+  });
+
+  it("writes a summary of what was folded into it, by kind", () => {
+    const mail = securityMail(
+      "ada@example.test",
+      notice({ kind: "summary", folded: { newBrowser: 17, waysIn: 1 } }),
+      "https://id.example.test",
+    );
+    expect(mail.subject).toBe("More changes to your account");
+    expect(mail.text).toContain("17 sign-ins from new browsers, 1 change to your ways in");
+  });
+});

@@ -1,0 +1,299 @@
+/**
+ * Security notices (core/people/security-notices) over HTTP, mailed through the outbox to the
+ * stack's dev inbox: a sign-in from a browser not seen before, a way in changed, access changed
+ * by someone else; at most NOTICES_PER_HOUR a person an hour and the rest in one summary; sent
+ * once whatever the drains do; the person's choice and the operator's settings.
+ */
+import request from "supertest";
+import { HOUR } from "../src/clock";
+import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { smtpMailer } from "../src/adapters/mailer";
+import { deliver, LEASE_MS } from "../src/core/mail/outbox";
+import { NOTICES_PER_HOUR } from "../src/core/people/security-notices";
+import { noticeRenderers } from "../src/core/people/review-notices";
+import type { Mailer } from "../src/core/ports";
+import type { Deps } from "../src/deps";
+import * as peopleRoutes from "../src/routes/people";
+import * as sessions from "../src/routes/sessions";
+import * as outbox from "../src/store/outbox";
+import * as people from "../src/store/people";
+import { randomPhone, signedUp, type Account } from "./support/auth";
+import { appFor, firestore, ID_URL, testConfig, testDeps, type TestDeps } from "./support/deps";
+import { mailTo, settledCount, waitForMail } from "./support/inbox";
+import { passkeyWorld } from "./support/passkeys";
+import { accountWithPerson, personFor, sessionCookieFor } from "./support/people";
+import { SoftwareAuthenticator } from "./support/authenticator";
+
+const db = firestore();
+const FIREFOX = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+const realMailer = () => smtpMailer(testConfig().smtp!);
+/** A queue that wakes nobody: the test drains by hand. */
+const quiet = { wake: async () => {} };
+
+function browserCookie(setCookie: string[] | string | undefined): string | null {
+  const list = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
+  return list.map((c) => /^__session=browser\.[^;]+/.exec(c)?.[0]).find((c) => c !== undefined) ?? null;
+}
+
+/** POST /auth/verify from a browser: with its identifier cookie, or none (a browser never seen). */
+function signIn(deps: Deps, account: Account, browser: string | null = null, userAgent = FIREFOX) {
+  const req = request(appFor(sessions, deps)).post("/auth/verify").set("User-Agent", userAgent);
+  if (browser !== null) req.set("Cookie", browser);
+  return req.send({ idToken: account.idToken, project: "startpage" });
+}
+
+/** An approved person who has signed in from one browser already (their first, learned without a mail). */
+async function knownPerson(deps: TestDeps) {
+  const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+  const first = await signIn(deps, account);
+  expect(first.body.approved).toBe(true);
+  await inProcessDrainsIdle();
+  const known = await people.findById(db, person.id);
+  expect(Object.keys(known!.knownBrowsers ?? {})).toHaveLength(1);
+  expect(await settledCount(account.email)).toBe(0);
+  return { account, person, browser: browserCookie(first.headers["set-cookie"]) as string };
+}
+
+/** The person has signed in from another browser already: a new one is told of. */
+const seenElsewhere = (personId: string, at: Date) =>
+  db
+    .collection("people")
+    .doc(personId)
+    .update({ knownBrowsers: { elsewhere: at } });
+
+const notices = (fragment: string) => mailTo(fragment);
+const entriesAbout = async (personId: string) =>
+  (await db.collection("outbox").where("about", "==", personId).get()).docs.map((d) => ({ id: d.id, ...d.data() }));
+
+describe("a sign-in from a browser not seen before", () => {
+  it("sets a long-lived identifier cookie for POST /auth/verify alone, and stores only its digest", async () => {
+    const deps = testDeps();
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const res = await signIn(deps, account);
+    const set = (res.headers["set-cookie"] as unknown as string[]).find((c) => c.startsWith("__session=browser."));
+    expect(set).toMatch(/Max-Age=34560000/);
+    expect(set).toMatch(/Path=\/auth\/verify/);
+    expect(set).toMatch(/Domain=example\.test/);
+    expect(set).toMatch(/HttpOnly/);
+    expect(set).toMatch(/Secure/);
+    expect(set).toMatch(/SameSite=Lax/);
+    await inProcessDrainsIdle();
+    const id = /^__session=browser\.([^;]+)/.exec(set!)![1]!;
+    const stored = JSON.stringify((await db.collection("people").doc(person.id).get()).data());
+    expect(stored).not.toContain(id);
+  });
+
+  it("mails the person, naming the browser and linking to the account page; the same browser again mails nothing", async () => {
+    const deps = testDeps();
+    const { account } = await knownPerson(deps);
+    const second = await signIn(deps, account, null, FIREFOX);
+    expect(second.body.approved).toBe(true);
+    const [mail] = await waitForMail(account.email);
+    expect(mail!.subject).toBe("New sign-in to your account");
+    expect(mail!.text).toContain("From: Firefox on Windows");
+    expect(mail!.text).toContain(`Review your account: ${ID_URL}/account\n`);
+    const links = [...mail!.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
+    expect(links).toEqual([`${ID_URL}/account`]);
+    const again = await signIn(deps, account, browserCookie(second.headers["set-cookie"]));
+    expect(again.body.approved).toBe(true);
+    expect(await settledCount(account.email)).toBe(1);
+  });
+
+  it(`mails at most ${NOTICES_PER_HOUR} for a burst of 20 sign-ins from new browsers, and folds the rest into one summary at the hour's end`, async () => {
+    const deps = testDeps();
+    const { account, person } = await knownPerson(deps);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => signIn(deps, account)));
+    expect(answers.map((r) => r.body.approved)).toEqual(Array(20).fill(true));
+    expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
+    const hour = Math.floor(deps.clock.now().getTime() / HOUR);
+    const summary = (await outbox.findById(db, `notice-${person.id}-${hour}-more`))!;
+    expect(summary.state).toBe("pending");
+    // Every sign-in is told of: each by a mail of its own, or counted in the summary.
+    expect(summary.notice!.folded.newBrowser).toBe(20 - NOTICES_PER_HOUR);
+    deps.clock.set(new Date((hour + 1) * HOUR));
+    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    const mails = await notices(account.email);
+    expect(mails).toHaveLength(NOTICES_PER_HOUR + 1);
+    const last = mails.find((m) => m.subject === "More changes to your account")!;
+    expect(last.text).toContain(`${20 - NOTICES_PER_HOUR} sign-ins from new browsers`);
+  });
+
+  it("sends a notice once across a crash between sending and marking sent: one message, by its Message-ID", async () => {
+    const crashed = testDeps({
+      mailQueue: quiet,
+      mailer: {
+        check: async () => {},
+        // The server takes the mail; the drainer dies before it can record so (it never returns).
+        send: async (m, options) => {
+          await realMailer().send(m, options);
+          await new Promise(() => {});
+        },
+      } satisfies Mailer,
+    });
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    await seenElsewhere(person.id, crashed.clock.now());
+    expect((await signIn(crashed, account)).body.approved).toBe(true);
+    const [entry] = await entriesAbout(person.id);
+    void deliver(crashed, entry!.id, crashed.clock.now(), noticeRenderers(crashed));
+    await waitForMail(account.email);
+    const survivor = testDeps({ mailQueue: quiet });
+    survivor.clock.set(new Date(crashed.clock.now().getTime() + LEASE_MS));
+    const retries = await Promise.all(
+      Array.from({ length: 5 }, () => deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))),
+    );
+    expect(retries.filter((r) => r === "sent")).toHaveLength(1);
+    expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("skipped");
+    await inProcessDrainsIdle();
+    const mails = await mailTo(account.email);
+    expect(mails).toHaveLength(2);
+    expect(new Set(mails.map((m) => m.headers["message-id"]))).toEqual(new Set([`<${entry!.id}@example.test>`]));
+    expect((await outbox.findById(db, entry!.id))!.state).toBe("sent");
+  });
+});
+
+describe("GET and PATCH /auth/session/notices", () => {
+  it("turns off the notices of new browsers, and only them: a passkey added is still mailed", async () => {
+    const deps = testDeps();
+    const { account, person } = await knownPerson(deps);
+    const app = appFor(sessions, deps);
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await request(app).get("/auth/session/notices").set("Cookie", cookie)).body).toEqual({ newBrowser: true });
+    const off = await request(app)
+      .patch("/auth/session/notices")
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie)
+      .send({ newBrowser: false });
+    expect(off.status).toBe(200);
+    expect((await request(app).get("/auth/session/notices").set("Cookie", cookie)).body).toEqual({ newBrowser: false });
+    const elsewhere = await signIn(deps, account);
+    expect(elsewhere.body.approved).toBe(true);
+    expect(await settledCount(account.email)).toBe(0);
+    // Still remembered, so turning them on again does not tell of this browser.
+    expect(Object.keys((await people.findById(db, person.id))!.knownBrowsers ?? {})).toHaveLength(2);
+
+    const w = passkeyWorld(deps);
+    const browser = { session: await sessionCookieFor(deps, account.uid, person.id, ["otp"]), binding: null };
+    expect((await w.register(browser, new SoftwareAuthenticator(), {}, "Work laptop")).status).toBe(201);
+    const [mail] = await waitForMail(account.email);
+    expect(mail!.subject).toBe("A way into your account changed");
+    expect(mail!.text).toContain("A passkey was added: “Work laptop”.");
+  });
+
+  it("refuses a foreign page, a browser with no session, and a body it does not take", async () => {
+    const deps = testDeps();
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const app = appFor(sessions, deps);
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const foreign = await request(app)
+      .patch("/auth/session/notices")
+      .set("Origin", "https://evil.test")
+      .set("Cookie", cookie)
+      .send({ newBrowser: false });
+    expect(foreign.status).toBe(403);
+    const anonymous = await request(app)
+      .patch("/auth/session/notices")
+      .set("Origin", ID_URL)
+      .send({ newBrowser: false });
+    expect(anonymous.status).toBe(401);
+    const wrong = await request(app)
+      .patch("/auth/session/notices")
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie)
+      .send({ waysIn: false });
+    expect(wrong.status).toBe(400);
+    expect((await people.findById(db, person.id))!.newBrowserNotices).toBeUndefined();
+  });
+});
+
+describe("ways in and access changed by an administrator", () => {
+  async function admin(deps: TestDeps) {
+    const account = await signedUp();
+    const person = await personFor(account, { role: "admin", projects: ["*"] });
+    return sessionCookieFor(deps, account.uid, person.id);
+  }
+
+  it("mails a removed address too, and says what changed and who changed it", async () => {
+    const deps = testDeps();
+    const cookie = await admin(deps);
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    const old = `old-${account.email}`;
+    await db.runTransaction(async (tx) => {
+      const current = (await people.findById(db, person.id, tx))!;
+      people.replace(db, tx, current, { ...current, emails: [...current.emails, old] });
+    });
+    const res = await request(appFor(peopleRoutes, deps))
+      .patch(`/auth/people/${person.id}`)
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie)
+      .set("User-Agent", FIREFOX)
+      .send({ emails: [account.email], projects: ["startpage", "calendar"] });
+    expect(res.status).toBe(200);
+    const [mail] = await waitForMail(old);
+    expect(mail!.envelope.to.map((t) => t.address).sort()).toEqual([account.email, old].sort());
+    expect(mail!.subject).toBe("A way into your account changed");
+    expect(mail!.text).toContain(`Address removed: ${old}.`);
+    expect(mail!.text).toContain("Access given to project: calendar.");
+    expect(mail!.text).toContain("From: an administrator, from Firefox on Windows");
+    expect(await settledCount(account.email)).toBe(1);
+  });
+
+  it("mails the person when an administrator ends their sessions", async () => {
+    const deps = testDeps();
+    const cookie = await admin(deps);
+    const { account, person } = await knownPerson(deps);
+    const res = await request(appFor(peopleRoutes, deps))
+      .delete(`/auth/people/${person.id}/sessions`)
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie);
+    expect(res.body.ended).toBe(1);
+    const [mail] = await waitForMail(account.email);
+    expect(mail!.subject).toBe("Your access changed");
+    expect(mail!.text).toContain("One of your sessions was ended");
+  });
+});
+
+describe("the operator's NOTIFY_* settings", () => {
+  it("each turned off stops its kind, and writes nothing for it", async () => {
+    const off = (notices: Partial<TestDeps["config"]["notices"]>) =>
+      testDeps({ config: testConfig({ notices: { newBrowser: true, waysIn: true, access: true, ...notices } }) });
+    const { account, person } = await accountWithPerson({ projects: ["startpage"] });
+    await seenElsewhere(person.id, testDeps().clock.now());
+
+    expect((await signIn(off({ newBrowser: false }), account)).body.approved).toBe(true);
+    await inProcessDrainsIdle();
+    expect(await entriesAbout(person.id)).toEqual([]);
+
+    const noWays = off({ waysIn: false });
+    const adminCookie = await (async () => {
+      const a = await signedUp();
+      const p = await personFor(a, { role: "admin", projects: ["*"] });
+      return sessionCookieFor(noWays, a.uid, p.id);
+    })();
+    const patch = (deps: TestDeps, body: object) =>
+      request(appFor(peopleRoutes, deps))
+        .patch(`/auth/people/${person.id}`)
+        .set("Origin", ID_URL)
+        .set("Cookie", adminCookie)
+        .send(body);
+    expect((await patch(noWays, { phones: [randomPhone()] })).status).toBe(200);
+    await inProcessDrainsIdle();
+    expect(await entriesAbout(person.id)).toEqual([]);
+
+    const noAccess = off({ access: false });
+    expect((await patch(noAccess, { projects: ["startpage", "calendar"] })).status).toBe(200);
+    const ended = await request(appFor(peopleRoutes, noAccess))
+      .delete(`/auth/people/${person.id}/sessions`)
+      .set("Origin", ID_URL)
+      .set("Cookie", adminCookie);
+    expect(ended.status).toBe(200);
+    await inProcessDrainsIdle();
+    expect(await entriesAbout(person.id)).toEqual([]);
+    expect(await settledCount(account.email)).toBe(0);
+
+    // And on, the same change is told.
+    expect((await patch(testDeps(), { projects: ["startpage"] })).status).toBe(200);
+    const [mail] = await waitForMail(account.email);
+    expect(mail!.subject).toBe("Your access changed");
+    expect(mail!.text).toContain("Access taken away from project: calendar.");
+  });
+});
