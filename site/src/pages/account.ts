@@ -3,13 +3,13 @@
  * sessions, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
-import { call, currentSession, type Person } from "../api";
-import { button, h, linkButton, paragraph, view, whileBusy } from "../ui";
-import { UNREACHABLE } from "../messages";
-import { passkeysSection } from "../account-passkeys";
-import { sessionsSection } from "../account-sessions";
-import { dataSection, deleteSection, nameSection } from "../account-data";
-import { noticesSection } from "../account-notices";
+import { call, currentSession, type Person } from "../shared/api";
+import { button, h, linkButton, paragraph, view, whileBusy } from "../shared/ui";
+import { UNREACHABLE } from "../shared/messages";
+import { passkeysSection } from "../account/passkeys";
+import { sessionsSection } from "../account/sessions";
+import { dataSection, deleteSection, nameSection } from "../account/data";
+import { noticesSection } from "../account/notices";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 

@@ -5,9 +5,9 @@
  * single-use exchange code for the app's registered redirect URI, which the app redeems at
  * POST /auth/exchange with its PKCE verifier.
  */
-import { call, currentSession, Unreachable, type Person } from "../api";
-import { TRY_AGAIN, UNREACHABLE } from "../messages";
-import { button, h, linkButton, paragraph, view, whileBusy, working } from "../ui";
+import { call, currentSession, Unreachable, type Person } from "../shared/api";
+import { TRY_AGAIN, UNREACHABLE } from "../shared/messages";
+import { button, h, linkButton, paragraph, view, whileBusy, working } from "../shared/ui";
 
 const here = new URL(window.location.href);
 const q = here.searchParams;

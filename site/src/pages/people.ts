@@ -3,9 +3,9 @@
  * and by status, role and project; newest or oldest first, a page at a time ("Show more"), each
  * linking to their page. The search is kept in the address, so Back from a person returns to it.
  */
-import { askAdmin, forAdministrators, personPage } from "../admin";
-import { projectName, ROLE_WORDS, STATUS_WORDS, whoIs, type AdminPerson } from "../people-words";
-import { alertBox, button, choice, field, h, paragraph, view, whileBusy } from "../ui";
+import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
+import { projectName, ROLE_WORDS, STATUS_WORDS, whoIs, type AdminPerson } from "../reviewers/people-words";
+import { alertBox, button, choice, field, h, paragraph, view, whileBusy } from "../shared/ui";
 
 const PAGE = 25;
 

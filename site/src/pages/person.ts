@@ -5,15 +5,15 @@
  * asks the administrator to confirm it's them first when their sign-in is over 5 minutes old,
  * in place, and then goes ahead.
  */
-import type { Person } from "../api";
-import { askAdmin, forAdministrators, type Section } from "../admin";
-import { TRY_AGAIN } from "../messages";
-import { accessSections, type Change } from "../person-access";
-import { historySection } from "../person-history";
-import { passkeysSection, sessionsSection } from "../person-sessions";
-import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../people-words";
-import { confirmItsYou, stepUpAsked } from "../step-up";
-import { alertBox, button, h, linkButton, paragraph, retitle, view, whileBusy } from "../ui";
+import type { Person } from "../shared/api";
+import { askAdmin, forAdministrators, type Section } from "../reviewers/door";
+import { TRY_AGAIN } from "../shared/messages";
+import { accessSections, type Change } from "../reviewers/person-access";
+import { historySection } from "../reviewers/person-history";
+import { passkeysSection, sessionsSection } from "../reviewers/person-sessions";
+import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../reviewers/people-words";
+import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { alertBox, button, h, linkButton, paragraph, retitle, view, whileBusy } from "../shared/ui";
 
 const id = new URL(window.location.href).searchParams.get("id") ?? "";
 const path = `/auth/people/${encodeURIComponent(id)}`;

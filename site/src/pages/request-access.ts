@@ -3,10 +3,10 @@
  * code, and may say who they are and why they ask (a name, a note for the reviewer, sent with
  * the code); the service records the request for a reviewer, and the page says what happens next.
  */
-import { call } from "../api";
-import { emailStep, type EmailCodeJourney } from "../email-code";
-import { says } from "../messages";
-import { field, h, linkButton, paragraph, textArea, view } from "../ui";
+import { call } from "../shared/api";
+import { emailStep, type EmailCodeJourney } from "../sign-in/email-code";
+import { says } from "../shared/messages";
+import { field, h, linkButton, paragraph, textArea, view } from "../shared/ui";
 
 const here = new URL(window.location.href);
 const signIn = `/${here.searchParams.has("redirect") ? `?redirect=${encodeURIComponent(here.searchParams.get("redirect") as string)}` : ""}`;

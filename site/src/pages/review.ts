@@ -4,11 +4,11 @@
  * or select several and decide them at once; what became of each is said beside it. The
  * administrators' page: anyone else is told so, and a signed-out visitor is sent to sign in.
  */
-import type { Person } from "../api";
-import { askAdmin, forAdministrators, personPage } from "../admin";
-import { ago, exactly, proved, whoIs, type AdminPerson } from "../people-words";
-import { review, type Decision } from "../review-decisions";
-import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../ui";
+import type { Person } from "../shared/api";
+import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
+import { ago, exactly, proved, whoIs, type AdminPerson } from "../reviewers/people-words";
+import { review, type Decision } from "../reviewers/review-decisions";
+import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../shared/ui";
 
 const PAGE = 25;
 

@@ -5,14 +5,14 @@
  * OpenID Connect provider: `login` asks for a fresh sign-in, `select_account` for a choice),
  * `require=passkey` (from the provider too: a passkey sign-in and nothing else).
  */
-import { call, currentSession, type Person } from "../api";
-import { bridgeButtons, listBridges, recallProject } from "../bridges";
-import { emailStep, type EmailCodeJourney } from "../email-code";
-import { failed, finishSignIn, pending, rejected, type Destination } from "../finish";
-import { says } from "../messages";
-import { passkeyOnly, withPasskeys } from "../passkeys";
-import { allowedRedirect, projectFrom } from "../redirect";
-import { button, h, linkButton, paragraph, view } from "../ui";
+import { call, currentSession, type Person } from "../shared/api";
+import { bridgeButtons, listBridges, recallProject } from "../sign-in/bridges";
+import { emailStep, type EmailCodeJourney } from "../sign-in/email-code";
+import { failed, finishSignIn, pending, rejected, type Destination } from "../sign-in/finish";
+import { says } from "../shared/messages";
+import { passkeyOnly, withPasskeys } from "../sign-in/passkeys";
+import { allowedRedirect, projectFrom } from "../sign-in/redirect";
+import { button, h, linkButton, paragraph, view } from "../shared/ui";
 
 const here = new URL(window.location.href);
 const customToken = here.searchParams.get("customToken");

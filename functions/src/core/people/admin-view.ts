@@ -1,7 +1,7 @@
 /**
  * A person, and an entry of their history, as the people administration endpoints return them
  * (routes/people.ts): types of their own with nothing imported, so the identity host's reviewer
- * pages take them from here (as site/src/api.ts takes PersonView) instead of keeping a copy.
+ * pages take them from here (as site/src/shared/api.ts takes PersonView) instead of keeping a copy.
  */
 export interface AdminPersonView {
   personId: string;

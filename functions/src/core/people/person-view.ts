@@ -1,7 +1,7 @@
 /**
  * The person as the sign-in endpoints return it (POST /auth/verify, POST /auth/session/refresh;
  * the exchange without `groups`): the contract's Person resource. A type of its own with nothing
- * imported, so the identity host's pages take it from here (site/src/api.ts) instead of a copy.
+ * imported, so the identity host's pages take it from here (site/src/shared/api.ts) instead of a copy.
  */
 export interface PersonView {
   uid: string;

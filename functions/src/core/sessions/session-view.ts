@@ -1,7 +1,7 @@
 /**
  * A live session as the person (GET /auth/sessions) and the administrators
  * (GET /auth/people/:personId/sessions) see it: a type of its own with nothing imported, so the
- * identity host's pages take it from here (as site/src/api.ts takes PersonView) instead of a copy.
+ * identity host's pages take it from here (as site/src/shared/api.ts takes PersonView) instead of a copy.
  */
 export interface SessionView {
   sessionId: string;

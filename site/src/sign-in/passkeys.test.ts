@@ -1,4 +1,4 @@
-import { describe as describePasskey, suggestedName } from "./account-passkeys";
+import { describe as describePasskey, suggestedName } from "../account/passkeys";
 import { giveUp, passkeyRefusal } from "./passkeys";
 import { ceremonyEnd } from "./webauthn";
 

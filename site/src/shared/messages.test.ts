@@ -1,6 +1,6 @@
 import fc from "fast-check";
-import type { ErrorCode } from "../../functions/src/core/errors";
-import { errorTable } from "../../functions/src/core/errors";
+import type { ErrorCode } from "../../../functions/src/core/errors";
+import { errorTable } from "../../../functions/src/core/errors";
 import type { Answer } from "./api";
 import { codeRefusal, normaliseCode, sendRefusal, TRY_AGAIN, waitFor } from "./messages";
 

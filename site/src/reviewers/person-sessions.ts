@@ -4,13 +4,13 @@
  * for a lost or stolen device, after a question). Both only take access away, so neither asks
  * the administrator to confirm it's them.
  */
-import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
-import type { SessionView } from "../../functions/src/core/sessions/session-view";
-import { askAdmin, section, type Section } from "./admin";
-import { TRY_AGAIN } from "./messages";
+import type { PasskeyView } from "../../../functions/src/core/passkeys/passkey-view";
+import type { SessionView } from "../../../functions/src/core/sessions/session-view";
+import { askAdmin, section, type Section } from "./door";
+import { TRY_AGAIN } from "../shared/messages";
 import { ago } from "./people-words";
-import { deviceName, howSignedIn, roughly } from "./session-words";
-import { button, h, paragraph, unseen, whileBusy } from "./ui";
+import { deviceName, howSignedIn, roughly } from "../shared/session-words";
+import { button, h, paragraph, unseen, whileBusy } from "../shared/ui";
 
 /** A section whose list is read from `path`, and drawn again after each change in it. */
 function listed<T>(where: Section, path: string, key: string, draw: (items: T[]) => Node[]): () => Promise<void> {

@@ -4,10 +4,10 @@
  * from), and their accounts at the identity provider. Every change is a PATCH of the person,
  * made by the page's `change`, which says what became of it.
  */
-import { section, type Section } from "./admin";
+import { section, type Section } from "./door";
 import { listEditor } from "./list-editor";
 import { projectName, ROLE_WORDS, STATUS_WORDS, type AdminPerson } from "./people-words";
-import { button, h, paragraph, whileBusy } from "./ui";
+import { button, h, paragraph, whileBusy } from "../shared/ui";
 
 /**
  * Sends a change of the person; true once the service took it (the page is redrawn then). `near`:

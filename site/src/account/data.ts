@@ -4,10 +4,10 @@
  * what goes. A copy and a deletion ask them to confirm it's them when they signed in more than
  * 5 minutes ago, in place, and then go ahead.
  */
-import { ask, type Answer, type Person } from "./api";
-import { TRY_AGAIN } from "./messages";
-import { confirmItsYou, stepUpAsked } from "./step-up";
-import { alertBox, button, field, h, paragraph, whileBusy } from "./ui";
+import { ask, type Answer, type Person } from "../shared/api";
+import { TRY_AGAIN } from "../shared/messages";
+import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { alertBox, button, field, h, paragraph, whileBusy } from "../shared/ui";
 
 const NAME_MAX = 200;
 const STALE = "You signed in more than 5 minutes ago.";

@@ -4,8 +4,8 @@
  * that turns an answer no page can use (no service, an ended sign-in, a role taken away) into
  * words in the place that asked.
  */
-import { ask, currentSession, type Answer, type Notice, type Person } from "./api";
-import { alertBox, button, h, linkButton, paragraph, view } from "./ui";
+import { ask, currentSession, type Answer, type Notice, type Person } from "../shared/api";
+import { alertBox, button, h, linkButton, paragraph, view } from "../shared/ui";
 
 /** The sign-in page, coming back here afterwards. */
 export function signInHere(): string {

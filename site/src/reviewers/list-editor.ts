@@ -3,7 +3,7 @@
  * a Remove button, and a field to add one. The service takes the whole list back (PATCH replaces
  * arrays); `save` sends it and says whether it was taken.
  */
-import { button, field, h, unseen, whileBusy } from "./ui";
+import { button, field, h, unseen, whileBusy } from "../shared/ui";
 
 export interface ListEditor {
   /** The list's name, for a screen reader ("Projects"), and the noun of one item ("project"). */

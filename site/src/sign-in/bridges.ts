@@ -3,8 +3,8 @@
  * federated bridge has configured. A bridge ends back on this page with a custom token in the
  * address; what the sign-in was for (its project) waits in this tab's session storage.
  */
-import { call } from "./api";
-import { h } from "./ui";
+import { call } from "../shared/api";
+import { h } from "../shared/ui";
 
 interface Listing {
   id: string;

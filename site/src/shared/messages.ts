@@ -5,7 +5,7 @@
  * only: a page naming a reason the service does not give does not compile, and nothing of the
  * service's table is bundled.
  */
-import type { Reason } from "../../functions/src/core/errors";
+import type { Reason } from "../../../functions/src/core/errors";
 import type { Answer } from "./api";
 
 export function says(answer: Answer, reason: Reason): boolean {

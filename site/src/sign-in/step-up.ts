@@ -6,12 +6,12 @@
  * administrator's address (the sign-in page's code step), or their passkey; a new session with a
  * fresh sign-in time (POST /auth/verify); and the change again, by the caller.
  */
-import { call, Unreachable, type Answer, type Person } from "./api";
+import { call, Unreachable, type Answer, type Person } from "../shared/api";
 import { codeForm, send, type CodeJourney } from "./email-code";
 import { idTokenFor } from "./identity-provider";
-import { justSent, says, sendRefusal, TRY_AGAIN, UNREACHABLE } from "./messages";
+import { justSent, says, sendRefusal, TRY_AGAIN, UNREACHABLE } from "../shared/messages";
 import { passkeyToken } from "./passkeys";
-import { alertBox, button, h, linkButton, paragraph, whileBusy } from "./ui";
+import { alertBox, button, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "./webauthn";
 
 /** Whether the service asked for a fresh sign-in before doing what was asked. */

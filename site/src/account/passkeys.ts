@@ -3,11 +3,11 @@
  * last used, to rename or remove; and a button to add one (which the service allows within five
  * minutes of signing in: otherwise the person is asked to sign in again first).
  */
-import type { PasskeyView } from "../../functions/src/core/passkeys/passkey-view";
-import { ask, type Answer } from "./api";
-import { TRY_AGAIN } from "./messages";
-import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "./ui";
-import { ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
+import type { PasskeyView } from "../../../functions/src/core/passkeys/passkey-view";
+import { ask, type Answer } from "../shared/api";
+import { TRY_AGAIN } from "../shared/messages";
+import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "../shared/ui";
+import { ceremonyEnd, passkeysSupported, webauthn } from "../sign-in/webauthn";
 
 type Passkey = PasskeyView;
 

@@ -3,9 +3,9 @@
  * new browsers can be turned off. The others (a passkey, an address or a number changed, access
  * changed by someone else) always come, and the section says so.
  */
-import { ask } from "./api";
-import { TRY_AGAIN } from "./messages";
-import { alertBox, h } from "./ui";
+import { ask } from "../shared/api";
+import { TRY_AGAIN } from "../shared/messages";
+import { alertBox, h } from "../shared/ui";
 
 export function noticesSection(): HTMLElement {
   const alert = alertBox();

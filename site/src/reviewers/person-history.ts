@@ -2,10 +2,10 @@
  * A person's page, what was done to them: their history, newest first (who, when, how, what
  * changed, in words), a page at a time; read again after each change the page makes.
  */
-import { askAdmin, section } from "./admin";
-import { TRY_AGAIN } from "./messages";
+import { askAdmin, section } from "./door";
+import { TRY_AGAIN } from "../shared/messages";
 import { ago, byWhom, exactly, whatHappened, type HistoryEntry } from "./people-words";
-import { button, h, whileBusy } from "./ui";
+import { button, h, whileBusy } from "../shared/ui";
 
 const PAGE = 20;
 

@@ -4,10 +4,10 @@
  * the browser goes where it was going. Every refusal on the way gets a page saying why and what
  * the person can do.
  */
-import { call, Unreachable } from "./api";
+import { call, Unreachable } from "../shared/api";
 import { idTokenFor } from "./identity-provider";
-import { TRY_AGAIN, UNREACHABLE } from "./messages";
-import { button, h, linkButton, paragraph, view, working } from "./ui";
+import { TRY_AGAIN, UNREACHABLE } from "../shared/messages";
+import { button, h, linkButton, paragraph, view, working } from "../shared/ui";
 
 export interface Destination {
   /** Where to go once signed in: already checked against the allowlist. */

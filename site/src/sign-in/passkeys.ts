@@ -5,11 +5,11 @@
  * with its approval rules and redirect. And the page an OpenID Connect client's `acr_values=phr`
  * leads to (`?require=passkey`): a passkey sign-in, and nothing else.
  */
-import { call, Unreachable, type Answer } from "./api";
+import { call, Unreachable, type Answer } from "../shared/api";
 import type { EmailCodeJourney } from "./email-code";
 import { finishSignIn, type Destination } from "./finish";
-import { TRY_AGAIN, UNREACHABLE } from "./messages";
-import { alertBox, button, h, linkButton, paragraph, view, whileBusy } from "./ui";
+import { TRY_AGAIN, UNREACHABLE } from "../shared/messages";
+import { alertBox, button, h, linkButton, paragraph, view, whileBusy } from "../shared/ui";
 import { autofillSupported, ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
 
 /** What a passkey sign-in came to, when it did not sign the person in: null when there is nothing to say. */

@@ -4,11 +4,11 @@
  * others to sign out, and all of them at once. Ending one is the service's own server-side end, as
  * logout's: the other browser is refused at its next request.
  */
-import type { SessionView } from "../../functions/src/core/sessions/session-view";
-import { ask } from "./api";
-import { TRY_AGAIN } from "./messages";
-import { deviceName, howSignedIn, roughly } from "./session-words";
-import { alertBox, button, h, paragraph, whileBusy } from "./ui";
+import type { SessionView } from "../../../functions/src/core/sessions/session-view";
+import { ask } from "../shared/api";
+import { TRY_AGAIN } from "../shared/messages";
+import { deviceName, howSignedIn, roughly } from "../shared/session-words";
+import { alertBox, button, h, paragraph, whileBusy } from "../shared/ui";
 
 const WHEN = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 

@@ -4,12 +4,12 @@
  * for a fresh sign-in (approving widens access) are asked again once the reviewer has confirmed
  * it's them, in place.
  */
-import type { Person } from "./api";
-import { askAdmin } from "./admin";
-import type { Notice } from "./api";
-import { TRY_AGAIN } from "./messages";
+import type { Person } from "../shared/api";
+import { askAdmin } from "./door";
+import type { Notice } from "../shared/api";
+import { TRY_AGAIN } from "../shared/messages";
 import { syncErrorWords, whoIs, type AdminPerson } from "./people-words";
-import { confirmItsYou } from "./step-up";
+import { confirmItsYou } from "../sign-in/step-up";
 
 export type Decision = "approved" | "rejected";
 

@@ -4,7 +4,7 @@
  * plain text only: whatever a person or a provider wrote is shown as text by the pages, never
  * parsed as HTML.
  */
-import type { AdminPersonView, HistoryEntryView } from "../../functions/src/core/people/admin-view";
+import type { AdminPersonView, HistoryEntryView } from "../../../functions/src/core/people/admin-view";
 
 export type AdminPerson = AdminPersonView;
 export type HistoryEntry = HistoryEntryView;

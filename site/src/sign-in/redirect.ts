@@ -1,4 +1,4 @@
-import { siteConfig } from "./site-config";
+import { siteConfig } from "../shared/site-config";
 
 /**
  * Where a sign-in may send the browser afterwards: the bridge start's rule, applied here to the

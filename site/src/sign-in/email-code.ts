@@ -2,9 +2,9 @@
  * The two steps every email-code journey takes: an address, then the code mailed to it. Sign-in
  * and access requests differ only in their words and in what a correct code leads to.
  */
-import { call, Unreachable, type Answer } from "./api";
-import { codeRefusal, justSent, normaliseCode, sendRefusal, UNREACHABLE } from "./messages";
-import { alertBox, button, field, h, paragraph, view, whileBusy } from "./ui";
+import { call, Unreachable, type Answer } from "../shared/api";
+import { codeRefusal, justSent, normaliseCode, sendRefusal, UNREACHABLE } from "../shared/messages";
+import { alertBox, button, field, h, paragraph, view, whileBusy } from "../shared/ui";
 
 export interface EmailCodeJourney {
   purpose: "signin" | "request-access";

@@ -1,4 +1,4 @@
-import { siteConfig } from "./site-config";
+import { siteConfig } from "../shared/site-config";
 
 export type Exchanged = { kind: "ok"; idToken: string } | { kind: "expired" } | { kind: "unreachable" };
 

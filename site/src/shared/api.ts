@@ -71,8 +71,8 @@ export async function ask(
 }
 
 /** The person behind this browser's session, as POST /auth/session/refresh answers: the service's own type. */
-export type { PersonView as Person } from "../../functions/src/core/people/person-view";
-import type { PersonView as Person } from "../../functions/src/core/people/person-view";
+export type { PersonView as Person } from "../../../functions/src/core/people/person-view";
+import type { PersonView as Person } from "../../../functions/src/core/people/person-view";
 
 export type Session = { kind: "signed-in"; person: Person } | { kind: "signed-out" } | { kind: "unavailable" };
 

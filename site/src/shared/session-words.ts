@@ -2,7 +2,7 @@
  * A session in words, as the account page and a person's page for administrators both say it:
  * how the person signed in, roughly when it was last used, and the browser it is.
  */
-import type { SessionView } from "../../functions/src/core/sessions/session-view";
+import type { SessionView } from "../../../functions/src/core/sessions/session-view";
 
 /** How a sign-in was made, in words, from its RFC 8176 methods. */
 export function howSignedIn(methods: string[]): string {
