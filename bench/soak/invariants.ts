@@ -34,7 +34,7 @@ const { sendBudgets: budgetsOf, USED_ALLOWANCE_FACTOR } = service<{
 const { clientNetwork, widerNetwork } = service<{
   clientNetwork(address: string): string;
   widerNetwork(address: string): string;
-}>("http/origin");
+}>("http/caller");
 
 export interface Check {
   name: string;

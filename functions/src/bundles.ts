@@ -19,11 +19,11 @@ export const BUNDLES_DIR = join(__dirname, "bundles");
 export const bundleFile = (name: string): string => join(BUNDLES_DIR, `${name}.js`);
 export const codeCacheFile = (name: string): string => join(BUNDLES_DIR, `${name}.cache`);
 
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** What a bundle exports (the virtual entry bundle.mts writes for each group). */
 export interface BundleExports {
-  handler: Handler;
+  handler: NodeHandler;
   /** Run once by the platform's build before it keeps V8's code of the bundle (http/rehearsal.ts). */
   rehearse: () => Promise<void>;
 }
@@ -61,7 +61,7 @@ export function runBundle(name: string, cachedData?: Buffer): { exports: BundleE
  * An instance's start: its function's bundle with the build's code cache. Without one, or with
  * one V8 refuses (another Node, other V8 flags), it compiles as any script does and says so once.
  */
-export function startBundle(name: string): Handler {
+export function startBundle(name: string): NodeHandler {
   const cache = codeCacheFile(name);
   const cachedData = existsSync(cache) ? readFileSync(cache) : undefined;
   const bundle = runBundle(name, cachedData);

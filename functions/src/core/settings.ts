@@ -30,7 +30,7 @@ export interface Config {
   sendBudgets: SendBudgets;
   /**
    * How many proxies in front of the functions append the address they were reached from to
-   * `X-Forwarded-For` (http/origin): the client is the entry the outermost of them appended.
+   * `X-Forwarded-For` (http/caller): the client is the entry the outermost of them appended.
    * 0: the header is ignored and the socket's peer is the client.
    */
   clientAddressHops: number;

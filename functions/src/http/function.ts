@@ -1,6 +1,6 @@
 import { onRequest, type HttpsFunction, type HttpsOptions } from "firebase-functions/v2/https";
 import { onTaskDispatched, type TaskQueueFunction } from "firebase-functions/v2/tasks";
-import { startBundle, type Handler } from "../bundles";
+import { startBundle, type NodeHandler } from "../bundles";
 
 /**
  * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
@@ -21,7 +21,7 @@ export type GroupOptions = Required<
  * Should anything call the handler here, it serves the same way, from the bundle.
  */
 export function httpsFunction(name: string, options: GroupOptions): HttpsFunction {
-  let handler: Handler | undefined;
+  let handler: NodeHandler | undefined;
   return onRequest({ ...COMMON_OPTIONS, ...options }, (req, res) => {
     handler ??= startBundle(name);
     handler(req, res);

@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { ensureAccess, type Need as AccessNeed } from "../core/people/access";
+import { ensureAccess, type AccessNeed } from "../core/people/access";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
@@ -11,7 +11,7 @@ import { readSessionCookie } from "./cookies";
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
 
-export interface Need extends AccessNeed {
+export interface GateNeed extends AccessNeed {
   /** People administration takes the session cookie only, never a bearer token. */
   cookieOnly?: boolean;
 }
@@ -59,7 +59,7 @@ export async function cookieSession(
   return { principal, person };
 }
 
-async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guard): Promise<Principal | null> {
+async function principalOf(deps: GateDeps, req: Request, need: GateNeed, guard: Guard): Promise<Principal | null> {
   const { value: cookie, several } = readSessionCookie(req);
   ensure(!several, "unauthorized");
   if (cookie !== null) {
@@ -91,7 +91,7 @@ async function principalOf(deps: GateDeps, req: Request, need: Need, guard: Guar
 export async function requireAccess(
   deps: GateDeps,
   req: Request,
-  need: Need,
+  need: GateNeed,
 ): Promise<{ person: Person; uid: string; principal: Principal }> {
   const guard = unavailableGuard(deps);
   const principal = await principalOf(deps, req, need, guard);

@@ -5,7 +5,7 @@ import { consoleLogger } from "../logger";
 import { createApp } from "./app";
 import { jsonErrors, type Presenter } from "./presenters";
 
-export type Handler = (req: Request, res: Response) => void;
+export type AppHandler = (req: Request, res: Response) => void;
 
 /** An endpoint group (routes/<name>.ts): its routes, built around the dependencies, and its presenter. */
 export interface Group {
@@ -18,8 +18,8 @@ export interface Group {
  * first request, when the settings and secrets are read. A group that cannot be built (a missing
  * secret, say) answers 500 without internals and is tried again next time.
  */
-export function serve(name: string, group: Group): Handler {
-  let app: Handler | undefined;
+export function serve(name: string, group: Group): AppHandler {
+  let app: AppHandler | undefined;
   // Under the Functions emulator every answer names the function that gave it, so a test can see
   // where Hosting sent a path (test/hosting.test.ts); deployed functions say nothing of themselves.
   const emulated = process.env.FUNCTIONS_EMULATOR === "true";

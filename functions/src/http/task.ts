@@ -3,7 +3,7 @@ import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import type { Deps } from "../core/deps";
 import { productionDeps } from "../deps";
 import { consoleLogger, errorText } from "../logger";
-import type { Handler } from "./serve";
+import type { AppHandler } from "./serve";
 
 /** A task-queue function's work (tasks/<name>.ts), given the production dependencies. */
 export interface Task {
@@ -18,7 +18,7 @@ export interface Task {
  * it; an express app of its own gives it them wherever else the bundle is served (the build's
  * rehearsal serves it from a plain HTTP server).
  */
-export function taskHandler(name: string, task: Task): Handler {
+export function taskHandler(name: string, task: Task): AppHandler {
   const dispatched = onTaskDispatched(async () => {
     try {
       await task.run(productionDeps());

@@ -11,7 +11,7 @@ import { constantTimeEqual } from "../core/secrets";
 import type { Deps } from "../core/deps";
 import { readForm } from "../http/body";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
-import { requestHost } from "../http/origin";
+import { requestHost } from "../http/caller";
 import { htmlErrors } from "../http/presenters";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */

@@ -16,7 +16,7 @@ import type { Deps } from "../core/deps";
 import { basicCredentials } from "../http/basic";
 import { isForm, readForm } from "../http/body";
 import { bearerToken, cookieSession } from "../http/gate";
-import { requestOrigin } from "../http/origin";
+import { callerOf } from "../http/caller";
 import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
@@ -166,7 +166,7 @@ export function routes(deps: Deps): Router {
     const clientId = basic?.id ?? form.client_id;
     const secret = basic?.secret ?? form.client_secret;
     ensure(clientId && secret, "oauth_invalid_client");
-    const caller = requestOrigin(req, deps.config.clientAddressHops).client;
+    const caller = callerOf(req, deps.config.clientAddressHops).client;
     const client = await authenticateClient(deps, clientId, secret, caller);
     ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
     ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");

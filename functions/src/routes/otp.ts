@@ -6,7 +6,7 @@ import { requestCode, verifyCode } from "../core/email-codes/email-codes";
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody, readJson } from "../http/body";
-import { requestOrigin } from "../http/origin";
+import { callerOf } from "../http/caller";
 import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -24,7 +24,7 @@ export function routes(deps: Deps): Router {
     const { email: address } = await parseBody(req, sendBody, "email_invalid");
     const chosen = purpose.safeParse((await readJson(req)).purpose);
     ensure(chosen.success, "otp_purpose_invalid");
-    await requestCode(deps, address, chosen.data, requestOrigin(req, deps.config.clientAddressHops));
+    await requestCode(deps, address, chosen.data, callerOf(req, deps.config.clientAddressHops));
     // Also the answer for a sign-in code to an address on no account (no mail goes): the same
     // status, body, headers, limits and timing, so the answer never tells who has an account.
     // The mail itself leaves through the outbox, so no answer waits on the mail server.
@@ -34,7 +34,7 @@ export function routes(deps: Deps): Router {
   // A request for access may carry a name and a note for the reviewer (checked and cleaned in core).
   const details = z.unknown().optional();
   const verifyBody = z.object({ email, otp, purpose, name: details, note: details }).strict();
-  router.post("/auth/otp/verify", presentWith(checkErrors), async function checkCode(req: Request, res: Response) {
+  router.post("/auth/otp/verify", presentWith(checkErrors), async function verify(req: Request, res: Response) {
     const { name, note, ...input } = await parseBody(req, verifyBody, "otp_fields_required");
     await verifyCode(deps, input.email, input.otp, input.purpose, { name, note });
     res.json({ valid: true });

@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from "express";
 import { checkHealth } from "../core/status/health";
 import type { Deps } from "../core/deps";
 import { requireAccess } from "../http/gate";
-import { requestOrigin } from "../http/origin";
+import { callerOf } from "../http/caller";
 import { jsonErrors } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -15,7 +15,7 @@ export function routes(deps: Deps): Router {
   // CLIENT_ADDRESS_HOPS against the address they know is theirs.
   router.get("/status", async function status(req: Request, res: Response) {
     await requireAccess(deps, req, { project: "status" });
-    const { client, network } = requestOrigin(req, deps.config.clientAddressHops);
+    const { client, network } = callerOf(req, deps.config.clientAddressHops);
     res.json({ ...(await checkHealth(deps)), caller: { client, network } });
   });
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { ErrorCode } from "../../../functions/src/core/errors";
 import { errorTable } from "../../../functions/src/core/errors";
 import type { Answer } from "./api";
-import { codeRefusal, normaliseCode, sendRefusal, TRY_AGAIN, waitFor } from "./messages";
+import { codeRefusal, normaliseCode, sendRefusalWords, TRY_AGAIN, waitFor } from "./messages";
 
 /** What the service answers for `code`, as the catalogue has it (its message, and its reason where it has one). */
 function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
@@ -45,24 +45,24 @@ describe("waitFor", () => {
   });
 });
 
-describe("sendRefusal", () => {
+describe("sendRefusalWords", () => {
   it("says how long to wait, from Retry-After, for each limit", () => {
-    expect(sendRefusal(refusal("otp_resend_too_soon", 42)).alert).toBe(
+    expect(sendRefusalWords(refusal("otp_resend_too_soon", 42)).alert).toBe(
       "We've just sent a code to this address. You can ask for another in 42 seconds.",
     );
-    expect(sendRefusal(refusal("otp_hourly_limit", 1500)).alert).toBe(
+    expect(sendRefusalWords(refusal("otp_hourly_limit", 1500)).alert).toBe(
       "You've asked for several codes in the last hour. You can ask for another in 25 minutes.",
     );
-    expect(sendRefusal(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(
+    expect(sendRefusalWords(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(
       /locked for now\. You can ask for a new code in 20 hours\.$/,
     );
-    expect(sendRefusal(refusal("otp_client_budget", 1800)).alert).toBe(
+    expect(sendRefusalWords(refusal("otp_client_budget", 1800)).alert).toBe(
       "Many codes have been asked for from your network lately. You can ask for another in 30 minutes.",
     );
-    expect(sendRefusal(refusal("otp_service_budget", 30)).alert).toBe(
+    expect(sendRefusalWords(refusal("otp_service_budget", 30)).alert).toBe(
       "A lot of people are asking for codes right now. Please try again in 30 seconds.",
     );
-    expect(sendRefusal(refusal("otp_domain_budget", 1200)).alert).toBe(
+    expect(sendRefusalWords(refusal("otp_domain_budget", 1200)).alert).toBe(
       "Many codes have been asked for addresses like yours lately. You can ask for another in 20 minutes.",
     );
   });
@@ -70,16 +70,18 @@ describe("sendRefusal", () => {
   it("tells refusals apart by their reason, never by their words", () => {
     const reworded = refusal("otp_resend_too_soon", 30);
     reworded.body.error = "Slow down a little";
-    expect(sendRefusal(reworded).alert).toMatch(/^We've just sent a code to this address/);
+    expect(sendRefusalWords(reworded).alert).toMatch(/^We've just sent a code to this address/);
     const unexplained = refusal("otp_resend_too_soon", 30);
     delete unexplained.body.reason;
-    expect(sendRefusal(unexplained).alert).toMatch(/^You've asked for several codes/);
+    expect(sendRefusalWords(unexplained).alert).toMatch(/^You've asked for several codes/);
   });
 
   it("puts a malformed address on the field, and the rest in a notice", () => {
-    expect(sendRefusal(refusal("email_invalid")).field).toMatch(/like name@example\.com/);
-    expect(sendRefusal(refusal("email_not_configured")).alert).toMatch(/isn't available right now/);
-    expect(sendRefusal({ status: 500, body: { error: "Internal error" }, retryAfter: null }).alert).toBe(TRY_AGAIN);
+    expect(sendRefusalWords(refusal("email_invalid")).field).toMatch(/like name@example\.com/);
+    expect(sendRefusalWords(refusal("email_not_configured")).alert).toMatch(/isn't available right now/);
+    expect(sendRefusalWords({ status: 500, body: { error: "Internal error" }, retryAfter: null }).alert).toBe(
+      TRY_AGAIN,
+    );
   });
 });
 

@@ -30,7 +30,7 @@ export function justSent(answer: Answer): boolean {
 }
 
 /** Why POST /auth/otp/send refused: `field` for the address itself, `alert` for the rest. */
-export function sendRefusal(answer: Answer): { field?: string; alert?: string } {
+export function sendRefusalWords(answer: Answer): { field?: string; alert?: string } {
   const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);
   if (answer.status === 400) return { field: "Enter your email address, like name@example.com." };
   if (answer.status === 429) {

@@ -3,7 +3,7 @@
  * and access requests differ only in their words and in what a correct code leads to.
  */
 import { call, Unreachable, type Answer } from "../shared/api";
-import { codeRefusal, justSent, normaliseCode, sendRefusal, UNREACHABLE } from "../shared/messages";
+import { codeRefusal, justSent, normaliseCode, sendRefusalWords, UNREACHABLE } from "../shared/messages";
 import { alertBox, button, field, h, paragraph, view, whileBusy } from "../shared/ui";
 
 export interface EmailCodeJourney {
@@ -71,7 +71,7 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
       try {
         const answer = await send(journey, address);
         if (answer.status === 200) return codeStep(journey, address);
-        const refusal = sendRefusal(answer);
+        const refusal = sendRefusalWords(answer);
         if (refusal.field) email.setError(refusal.field);
         else if (justSent(answer)) alert.show(refusal.alert ?? null, enterSentCode(address));
         else alert.show(refusal.alert ?? null);
@@ -133,7 +133,7 @@ export function codeForm(
         if (typeof refused === "string") return alert.show(refused);
         const refusal = codeRefusal(refused);
         if (refusal) code.setError(refusal.field);
-        else alert.show(sendRefusal(refused).alert ?? null);
+        else alert.show(sendRefusalWords(refused).alert ?? null);
       } catch (err) {
         if (!(err instanceof Unreachable)) throw err;
         alert.show(UNREACHABLE);
@@ -149,7 +149,7 @@ export function codeForm(
           alert.show(
             answer.status === 200
               ? "We've sent a new code. Use the newest email."
-              : (sendRefusal(answer).alert ?? sendRefusal(answer).field ?? null),
+              : (sendRefusalWords(answer).alert ?? sendRefusalWords(answer).field ?? null),
           );
         } catch {
           alert.show(UNREACHABLE);

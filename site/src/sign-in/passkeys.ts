@@ -13,7 +13,7 @@ import { alertBox, button, h, linkButton, paragraph, view, whileBusy } from "../
 import { autofillSupported, ceremonyEnd, passkeysSupported, webauthn } from "./webauthn";
 
 /** What a passkey sign-in came to, when it did not sign the person in: null when there is nothing to say. */
-export type Refusal = string | null;
+export type RefusalWords = string | null;
 
 /** Why POST /auth/passkeys/sign-in/verify refused, as the person should hear it. */
 export function passkeyRefusal(answer: Pick<Answer, "status">): string {
@@ -28,7 +28,7 @@ export function passkeyRefusal(answer: Pick<Answer, "status">): string {
  * service's verdict. `autofill`: the ceremony waits for the person to pick a passkey in the email
  * field's autofill, and a prompt they close says nothing.
  */
-export async function passkeyToken(autofill: boolean): Promise<{ customToken: string } | { refusal: Refusal }> {
+export async function passkeyToken(autofill: boolean): Promise<{ customToken: string } | { refusal: RefusalWords }> {
   try {
     const options = await call("POST", "/auth/passkeys/sign-in/options", {});
     if (options.status !== 200) return { refusal: autofill ? null : TRY_AGAIN };
@@ -60,7 +60,7 @@ export async function passkeyToken(autofill: boolean): Promise<{ customToken: st
 }
 
 /** A passkey sign-in, and on success the landing (finishSignIn) with its approval rules and redirect. */
-async function signIn(to: Destination, autofill: boolean): Promise<Refusal> {
+async function signIn(to: Destination, autofill: boolean): Promise<RefusalWords> {
   const signedIn = await passkeyToken(autofill);
   if ("refusal" in signedIn) return signedIn.refusal;
   await finishSignIn(signedIn.customToken, to);

@@ -9,7 +9,7 @@
 import { call, Unreachable, type Answer, type Person } from "../shared/api";
 import { codeForm, send, type CodeJourney } from "./email-code";
 import { idTokenFor } from "./identity-provider";
-import { justSent, says, sendRefusal, TRY_AGAIN, UNREACHABLE } from "../shared/messages";
+import { justSent, says, sendRefusalWords, TRY_AGAIN, UNREACHABLE } from "../shared/messages";
 import { passkeyToken } from "./passkeys";
 import { alertBox, button, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "./webauthn";
@@ -106,10 +106,10 @@ export function confirmItsYou(
             if (answer.status === 200) return enterCode(email);
             if (justSent(answer))
               return alert.show(
-                sendRefusal(answer).alert ?? null,
+                sendRefusalWords(answer).alert ?? null,
                 button("Enter the code we sent", { kind: "secondary", onclick: () => enterCode(email) }),
               );
-            alert.show(sendRefusal(answer).alert ?? TRY_AGAIN);
+            alert.show(sendRefusalWords(answer).alert ?? TRY_AGAIN);
           } catch (err) {
             if (!(err instanceof Unreachable)) throw err;
             alert.show(UNREACHABLE);

@@ -24,7 +24,7 @@ import {
   noticeDue,
   sendRefusal,
   sixDigits,
-  type SendOrigin,
+  type Caller,
   type CheckResult,
   type LimitState,
   type Purpose,
@@ -54,7 +54,7 @@ function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
  * outbox record holds nothing to send; the answer depends on no mail server, so neither its
  * status nor its timing tells the two apart, whether the mail server is up, frozen or gone.
  */
-export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose, from: SendOrigin): Promise<void> {
+export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Purpose, from: Caller): Promise<void> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
   ensure(deps.config.smtp !== null, "email_not_configured");

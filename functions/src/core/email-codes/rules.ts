@@ -174,13 +174,16 @@ export function decideCheck(
     : { result: "invalid", code: "attempt", failed: true };
 }
 
-/** Where a send came from, as http/origin derives it from the request. */
-export interface SendOrigin {
-  /** An IPv4 address or an IPv6 /64. */
+/** Where a request came from (a send, a token request), as http/caller derives it from the request. */
+export interface Caller {
+  /** The client: an IPv4 address, or an IPv6 address's /64 (the block one subscriber is given). */
   client: string;
-  /** Its IPv4 /24 or IPv6 /48. */
+  /** The client's wider network: an IPv4 /24, an IPv6 /48. */
   network: string;
-  /** The network that reached the platform's front end, when that is not the client's; else null. */
+  /**
+   * The wider network of whoever reached the platform's own front end, when that is not the
+   * client: a CDN's edge, or a caller that went around the CDN straight to the function.
+   */
   edge: string | null;
 }
 
@@ -237,7 +240,7 @@ const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perM
  * checked: the client, its network, the edge it came through, the recipient's domain, and the
  * service.
  */
-export function sendBudgets(origin: SendOrigin, address: string, settings: BudgetSettings): SendBudget[] {
+export function sendBudgets(origin: Caller, address: string, settings: BudgetSettings): SendBudget[] {
   const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
   const domain = address.slice(address.lastIndexOf("@") + 1);
   const ours = (scope: BudgetScope, subject: string, windowMs: number, limit: number, refusal: BudgetRefusal) =>

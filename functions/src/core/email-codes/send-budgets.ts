@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import * as sends from "../../store/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "./code-pepper";
-import { admits, RESEND_INTERVAL_MS, sendBudgets, type SendBudget, type SendOrigin } from "./rules";
+import { admits, RESEND_INTERVAL_MS, sendBudgets, type SendBudget, type Caller } from "./rules";
 
 type BudgetDeps = Pick<Deps, "store" | "clock" | "random" | "config">;
 
@@ -40,7 +40,7 @@ export async function admitSend(
   key: PepperKey,
   addressId: string,
   address: string,
-  from: SendOrigin,
+  from: Caller,
 ): Promise<string> {
   const { store } = deps;
   const now = deps.clock.now();

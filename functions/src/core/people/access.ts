@@ -3,10 +3,10 @@ import { AppError, type ErrorCode } from "../errors";
 import type { PersonView } from "./person-view";
 
 /** Why an approved sign-in still opens no session; the contract's `reason` vocabulary. */
-export type Refusal = "pending" | "rejected" | "no_project_access";
+export type ApprovalRefusal = "pending" | "rejected" | "no_project_access";
 
 /** Why a person may not do what they ask, wherever it is asked: the one vocabulary of access. */
-export type AccessRefusal = "no_person" | Refusal | "not_admin";
+export type AccessRefusal = "no_person" | ApprovalRefusal | "not_admin";
 
 export function hasProject(person: Pick<Person, "role" | "projects">, project: string): boolean {
   return person.role === "admin" || person.projects.includes("*") || person.projects.includes(project);
@@ -20,7 +20,7 @@ export function hasProject(person: Pick<Person, "role" | "projects">, project: s
 export const ACCOUNT_PROJECT = "account";
 
 /** What is asked of a person: a project's grant, the admin role, or neither (approval alone). */
-export interface Need {
+export interface AccessNeed {
   project?: string;
   admin?: boolean;
 }
@@ -31,7 +31,7 @@ export interface Need {
  */
 export function decideAccess(
   person: Pick<Person, "status" | "role" | "projects"> | null,
-  need: Need = {},
+  need: AccessNeed = {},
 ): AccessRefusal | null {
   if (person === null) return "no_person";
   if (person.status === "pending") return "pending";
@@ -62,7 +62,7 @@ export const ACCESS_REFUSALS = {
 /** Refuses, in `place`'s words, a person who may not have what `need` asks; narrows to the person when allowed. */
 export function ensureAccess<P extends Pick<Person, "status" | "role" | "projects">>(
   person: P | null,
-  need: Need,
+  need: AccessNeed,
   place: keyof typeof ACCESS_REFUSALS,
 ): asserts person is P {
   const refusal = decideAccess(person, need);

@@ -4,7 +4,7 @@ import * as people from "../../store/people";
 import * as projectAccess from "../../store/project-access";
 import * as sessionRecords from "../../store/sessions";
 import { recordSession } from "./active-sessions";
-import { decideAccess, type Refusal } from "../people/access";
+import { decideAccess, type ApprovalRefusal } from "../people/access";
 import { AppError, ensure } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
@@ -30,7 +30,7 @@ export type VerifyOutcome =
       /** The browser's identifier, for its cookie: the one it sent, or a new one. */
       browserId: string;
     }
-  | { approved: false; reason: Refusal };
+  | { approved: false; reason: ApprovalRefusal };
 
 /**
  * POST /auth/verify: an ID token becomes a session for an approved person with the grant.
@@ -52,7 +52,7 @@ export async function openSession(
   ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
   const person = await resolvePerson(deps, signIn, null);
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
-  const reason = decideAccess(person, { project }) as Refusal | null;
+  const reason = decideAccess(person, { project }) as ApprovalRefusal | null;
   if (reason) return { approved: false, reason };
   const claims = {
     uid: signIn.uid,

@@ -1,5 +1,8 @@
 import { isIP } from "node:net";
 import type { Request } from "express";
+import type { Caller } from "../core/email-codes/rules";
+
+export type { Caller };
 
 /**
  * The host a browser addressed: Firebase Hosting (and its emulator) hands a rewritten request to
@@ -12,19 +15,6 @@ export function requestHost(req: Request): string | undefined {
   return first !== undefined && first !== "" ? first : req.headers.host;
 }
 
-/** Where a request came from, as the send budgets count it (core/email-codes: SendOrigin). */
-export interface RequestOrigin {
-  /** The client: an IPv4 address, or an IPv6 address's /64 (the block one subscriber is given). */
-  client: string;
-  /** The client's wider network: an IPv4 /24, an IPv6 /48. */
-  network: string;
-  /**
-   * The wider network of whoever reached the platform's own front end, when that is not the
-   * client: a CDN's edge, or a caller that went around the CDN straight to the function.
-   */
-  edge: string | null;
-}
-
 /**
  * The client address, taken from the `X-Forwarded-For` entries the trusted proxies appended:
  * each of the `hops` proxies in front of the function appends the address it was reached from,
@@ -33,7 +23,7 @@ export interface RequestOrigin {
  * request skipped one (a caller reaching the function's own address), and the leftmost entry,
  * which a trusted proxy wrote, is the caller. `hops` 0 ignores the header: the socket's peer.
  */
-export function requestOrigin(req: Request, hops: number): RequestOrigin {
+export function callerOf(req: Request, hops: number): Caller {
   const socket = req.socket.remoteAddress ?? "unknown";
   const raw = req.headers["x-forwarded-for"];
   const entries = (Array.isArray(raw) ? raw.join(",") : (raw ?? ""))
