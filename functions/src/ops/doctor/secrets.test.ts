@@ -1,4 +1,4 @@
-import { secretAnswer } from "./doctor-secrets";
+import { secretAnswer } from "./secrets";
 
 describe("what Secret Manager's answer means", () => {
   it("decodes a value it was given", () => {

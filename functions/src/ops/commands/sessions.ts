@@ -1,10 +1,10 @@
 /** `sessions …`: a person's sessions, as the account page shows them, and ending them. */
-import { findPersonByIdOrEmail } from "../core/people/operator";
-import { BY_OPERATOR } from "../core/people/security-notices";
-import { endSessions, listSessions, type SessionView } from "../core/sessions/active-sessions";
-import type { Command } from "./cli";
-import { table } from "./output";
-import { UsageError } from "./refusals";
+import { findPersonByIdOrEmail } from "../../core/people/operator";
+import { BY_OPERATOR } from "../../core/people/security-notices";
+import { endSessions, listSessions, type SessionView } from "../../core/sessions/active-sessions";
+import type { Command } from "../cli";
+import { table } from "../output";
+import { UsageError } from "../refusals";
 
 const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 

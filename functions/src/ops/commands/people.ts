@@ -1,7 +1,7 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
-import { appHostList } from "../config";
-import { bootstrapAdmin, findPersonByIdOrEmail } from "../core/people/operator";
-import { personHistory, type HistoryEntry } from "../core/people/history";
+import { appHostList } from "../../config";
+import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
+import { personHistory, type HistoryEntry } from "../../core/people/history";
 import {
   changePerson,
   findPeople,
@@ -9,16 +9,16 @@ import {
   reviewQueue,
   type Person,
   type PersonChange,
-} from "../core/people/people-admin";
-import { removeAllPasskeys } from "../core/passkeys/passkeys";
-import { erasePerson, exportPersonData } from "../core/account/own-data";
-import { BY_OPERATOR } from "../core/people/security-notices";
-import { one, type Command } from "./cli";
-import type { Context } from "./context";
-import { table } from "./output";
-import { Refusal, UsageError } from "./refusals";
-import { AppError } from "../core/errors";
-import { nearest } from "./suggest";
+} from "../../core/people/people-admin";
+import { removeAllPasskeys } from "../../core/passkeys/passkeys";
+import { erasePerson, exportPersonData } from "../../core/account/own-data";
+import { BY_OPERATOR } from "../../core/people/security-notices";
+import { one, type Command } from "../cli";
+import type { Context } from "../context";
+import { table } from "../output";
+import { Refusal, UsageError } from "../refusals";
+import { AppError } from "../../core/errors";
+import { nearest } from "../suggest";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
 const ROLES = ["user", "admin"] as const;

@@ -13,12 +13,12 @@ import {
   setPkcePolicy,
   showClient,
   unknownClient,
-} from "../core/oidc/clients";
-import type { OidcClient, PkcePolicy } from "../store/oidc-clients";
-import { many, one, parseDuration, type Command } from "./cli";
-import type { Context } from "./context";
-import { table } from "./output";
-import { UsageError } from "./refusals";
+} from "../../core/oidc/clients";
+import type { OidcClient, PkcePolicy } from "../../store/oidc-clients";
+import { many, one, parseDuration, type Command } from "../cli";
+import type { Context } from "../context";
+import { table } from "../output";
+import { UsageError } from "../refusals";
 
 function view(c: OidcClient) {
   return {

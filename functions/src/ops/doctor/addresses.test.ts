@@ -1,4 +1,4 @@
-import { checkAddresses, isPlaceholder, type Addresses } from "./doctor-addresses";
+import { checkAddresses, isPlaceholder, type Addresses } from "./addresses";
 
 const real: Addresses = {
   parentDomain: "family.dev",

@@ -4,14 +4,14 @@
  * A value is checked as the functions check it and never leaves this module but into the process
  * environment (where the functions' own config reader finds it).
  */
-import { federatedConfig } from "../config";
-import { parsePepper } from "../core/email-codes/code-pepper";
-import { parseKeyRing } from "../core/sessions/session-token";
-import { errorText } from "../logger";
-import * as params from "../params";
-import { accessToken, noCredentials } from "./credentials";
-import type { Check } from "./probes";
-import type { Target } from "./target";
+import { federatedConfig } from "../../config";
+import { parsePepper } from "../../core/email-codes/code-pepper";
+import { parseKeyRing } from "../../core/sessions/session-token";
+import { errorText } from "../../logger";
+import * as params from "../../params";
+import { accessToken, noCredentials } from "../credentials";
+import type { Check } from "../probes";
+import type { Target } from "../target";
 
 /** What Secret Manager's answer means for the operator. */
 export function secretAnswer(

@@ -1,11 +1,11 @@
 /** `status` (where the CLI works, and why) and `use` (this checkout's default target). */
 import { existsSync } from "node:fs";
-import type { Command } from "./cli";
-import { shown } from "./local-stack";
-import { table } from "./output";
-import { UsageError } from "./refusals";
-import { settingsFiles } from "./settings";
-import { projectId, saveTarget, SAVED_TARGET } from "./target";
+import type { Command } from "../cli";
+import { shown } from "../local-stack";
+import { table } from "../output";
+import { UsageError } from "../refusals";
+import { settingsFiles } from "../settings";
+import { projectId, saveTarget, SAVED_TARGET } from "../target";
 
 export const statusCommands: Command[] = [
   {

@@ -3,13 +3,13 @@
  * docs/operating.md: a session key is published (second in the ring) before it signs (first).
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { systemClock } from "../clock";
-import { parsePepper } from "../core/email-codes/code-pepper";
-import { parseKeyRing } from "../core/sessions/session-token";
-import { one, type Command, type Values } from "./cli";
-import type { Context } from "./context";
-import { UsageError } from "./refusals";
-import { currentValue, reloadLocalFunctions, setLocalSecret, within, writePrivately } from "./secret-values";
+import { systemClock } from "../../clock";
+import { parsePepper } from "../../core/email-codes/code-pepper";
+import { parseKeyRing } from "../../core/sessions/session-token";
+import { one, type Command, type Values } from "../cli";
+import type { Context } from "../context";
+import { UsageError } from "../refusals";
+import { currentValue, reloadLocalFunctions, setLocalSecret, within, writePrivately } from "../secret-values";
 
 type Name = "SESSION_KEYS" | "CODE_PEPPER";
 type Jwk = { kid: string; [key: string]: unknown };

@@ -2,7 +2,7 @@
  * The deployment's addresses, checked against each other and against the placeholders a fresh
  * checkout carries: a pure decision, so its unit test can try every case.
  */
-import type { Check } from "./probes";
+import type { Check } from "../probes";
 
 export interface Addresses {
   parentDomain: string;

@@ -5,20 +5,20 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { appHostList } from "../config";
-import { canonicalEmail } from "../core/email-address";
-import { errorText } from "../logger";
-import { cryptoRandom } from "../random";
-import * as params from "../params";
-import { ping } from "../store/db";
-import { one, type Command } from "./cli";
-import type { Context } from "./context";
-import { checkAddresses } from "./doctor-addresses";
-import { readSecrets } from "./doctor-secrets";
-import { ROOT, shown } from "./local-stack";
-import { listening, probe, smtpAnswers, type Check } from "./probes";
-import { UsageError } from "./refusals";
-import { loadSettings } from "./settings";
+import { appHostList } from "../../config";
+import { canonicalEmail } from "../../core/email-address";
+import { errorText } from "../../logger";
+import { cryptoRandom } from "../../random";
+import * as params from "../../params";
+import { ping } from "../../store/db";
+import { one, type Command } from "../cli";
+import type { Context } from "../context";
+import { checkAddresses } from "../doctor/addresses";
+import { readSecrets } from "../doctor/secrets";
+import { ROOT, shown } from "../local-stack";
+import { listening, probe, smtpAnswers, type Check } from "../probes";
+import { UsageError } from "../refusals";
+import { loadSettings } from "../settings";
 
 const ALL_SECRETS = [
   params.sessionKeys,

@@ -6,11 +6,11 @@ import {
   listApiKeys,
   revokeApiKey,
   revokeApiKeyById,
-} from "../core/startpage/api-keys";
-import type { ApiKey } from "../store/api-keys";
-import { one, type Command } from "./cli";
-import { table } from "./output";
-import { Refusal, UsageError } from "./refusals";
+} from "../../core/startpage/api-keys";
+import type { ApiKey } from "../../store/api-keys";
+import { one, type Command } from "../cli";
+import { table } from "../output";
+import { Refusal, UsageError } from "../refusals";
 
 function view(k: ApiKey) {
   return {
