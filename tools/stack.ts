@@ -238,18 +238,46 @@ Operator CLI: \`npm run admin -- status\` finds this stack (.stack/local-stack.j
   return firestore;
 }
 
-/** One plain closing line, whatever the runner printed above it. */
-function printSummary(path: string): void {
+interface JestResults {
+  success: boolean;
+  numTotalTests: number;
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numRuntimeErrorTestSuites: number;
+}
+
+/** One plain closing line, whatever the runner printed above it; the results, when written. */
+function printSummary(path: string): JestResults | null {
   try {
-    const r = JSON.parse(readFileSync(path, "utf8")) as {
-      numPassedTests: number;
-      numFailedTests: number;
-      numPendingTests: number;
-    };
+    const r = JSON.parse(readFileSync(path, "utf8")) as JestResults;
     console.log(`\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests} skipped`);
+    return r;
   } catch {
     console.log("\nTests: no results were written");
+    return null;
   }
+}
+
+/**
+ * The run's exit code: jest's own verdict, from the results it wrote (every suite ran, no test
+ * failed). Where the process's exit says otherwise (a signal, or an exit code that something in
+ * the process set after the last test), that is said, and the results decide; with no results,
+ * the process's exit does.
+ */
+function verdict(results: JestResults | null, exit: { code: number | null; signal: NodeJS.Signals | null }): number {
+  const processCode = exit.code ?? 1;
+  if (results === null) return processCode === 0 ? 1 : processCode;
+  const passed =
+    results.success &&
+    results.numFailedTests === 0 &&
+    results.numRuntimeErrorTestSuites === 0 &&
+    results.numTotalTests > 0;
+  if (passed !== (processCode === 0))
+    console.log(
+      `The test runner exited with ${exit.signal ?? `code ${exit.code}`}, and its results say ${passed ? "every test passed" : "some did not"}: the results decide.`,
+    );
+  return passed ? 0 : processCode === 0 ? 1 : processCode;
 }
 
 async function main(): Promise<number> {
@@ -320,8 +348,10 @@ async function main(): Promise<number> {
       },
     },
   );
-  const code = await new Promise<number>((resolve) => jest.on("exit", (c) => resolve(c ?? 1)));
-  printSummary(results);
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    jest.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const code = verdict(printSummary(results), exit);
   await stop(code);
   return code;
 }
