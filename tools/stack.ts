@@ -50,8 +50,15 @@ async function ensureFree(p: Profile): Promise<void> {
     p.federated,
     p.https,
   ];
-  const taken: number[] = [];
-  for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+  // A stack stopped a moment ago may still be letting go of a port (the Firestore emulator's JVM
+  // outlives its launcher by a few seconds): wait up to ten seconds before saying it is taken.
+  let taken: number[] = [];
+  for (let waited = 0; ; waited += 500) {
+    taken = [];
+    for (const port of ports) if (!(await portIsFree(port))) taken.push(port);
+    if (taken.length === 0 || waited >= 10_000) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   if (taken.length > 0) throw new Error(`port(s) ${taken.join(", ")} already in use (is another stack running?)`);
 }
 
