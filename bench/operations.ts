@@ -112,6 +112,11 @@ export async function runOperations(): Promise<Row[]> {
       async () => (verified = await post("/auth/verify", { idToken: knownToken, project: "startpage" })),
     );
     if (!sessionCookie(verified.setCookie)) throw new Error("POST /auth/verify set no cookie for an approved person");
+    await count(
+      "POST /auth/verify, the same person from a browser not seen before (mailed a notice)",
+      "as above + 1 write (the notice's outbox entry); nothing read for it",
+      () => post("/auth/verify", { idToken: knownToken, project: "startpage" }),
+    );
 
     const cold = await person();
     await count("POST /auth/session/refresh, person not yet cached on this instance", "≤ 1 read", () =>

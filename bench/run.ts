@@ -178,6 +178,12 @@ try {
     );
     say("last used (for the account page's list of sessions), at most once every 10 minutes per session and instance.");
     say(
+      "From a browser the person has not signed in from, it writes one more document, the notice's outbox entry, and",
+    );
+    say(
+      "reads nothing for it: whether the notice is mailed or folded into a summary is decided by the mail drainer, apart.",
+    );
+    say(
       "A delivered send writes its record in the send ledger, then its address's limits, its code and its outbox record:",
     );
     say("4 documents, none written by another send; before the ledger it wrote 7 (a client, a network, a domain and a");

@@ -133,6 +133,7 @@ describe("people erase", () => {
     expect([...keeping].sort()).toEqual(
       [
         "exchangeCodes",
+        "noticeWindows",
         "notifications",
         "outbox",
         "passkeys",

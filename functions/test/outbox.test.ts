@@ -7,7 +7,7 @@
  */
 import { MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { deliver, enqueueMail, LEASE_MS } from "../src/core/mail/outbox";
+import { deliver, enqueueMail, enqueueNotice, LEASE_MS } from "../src/core/mail/outbox";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import * as outbox from "../src/store/outbox";
@@ -174,5 +174,31 @@ describe("the mail outbox", () => {
     expect(await deliver(deps, id, deps.clock.now())).toBe("skipped");
     expect(await entry(id)).toMatchObject({ state: "none", attempts: 0 });
     expect(mailer.sends).toBe(0);
+  });
+
+  it("tries a notice again after the backoff when it cannot be written, and writes it then", async () => {
+    const mailer = counting(realMailer());
+    const log = recordingLogger();
+    const deps = testDeps({ mailer, mailQueue: quiet, log });
+    const to = `${unique("w")}@example.test`;
+    const deliverBy = new Date(deps.clock.now().getTime() + 10 * MINUTE);
+    const id = await deps.transaction(async (tx) =>
+      enqueueNotice(deps, tx, { kind: "test-notice", about: to, deliverBy }),
+    );
+    let busy = true;
+    const renderers = {
+      "test-notice": async (e: outbox.OutboxEntry) => {
+        if (busy) throw new Error("too much contention");
+        return message(e.about!);
+      },
+    };
+    expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("retrying");
+    expect(await entry(id)).toMatchObject({ state: "pending", attempts: 1, claim: null, lastError: "unwritten" });
+    expect(log.lines.join("\n")).toMatch(/mail not written/);
+    expect(mailer.sends).toBe(0);
+    busy = false;
+    deps.clock.set((await entry(id)).nextAttemptAt);
+    expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("sent");
+    expect(await settledCount(to)).toBe(1);
   });
 });

@@ -4,12 +4,13 @@
  * by someone else; at most NOTICES_PER_HOUR a person an hour and the rest in one summary; sent
  * once whatever the drains do; the person's choice and the operator's settings.
  */
+import type { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { HOUR } from "../src/clock";
 import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { smtpMailer } from "../src/adapters/mailer";
 import { deliver, LEASE_MS } from "../src/core/mail/outbox";
-import { NOTICES_PER_HOUR } from "../src/core/people/security-notices";
+import { newBrowserEvent, NOTICES_PER_HOUR, queueNoticeAlone } from "../src/core/people/security-notices";
 import { noticeRenderers } from "../src/core/people/review-notices";
 import type { Mailer } from "../src/core/ports";
 import type { Deps } from "../src/deps";
@@ -62,6 +63,9 @@ const seenElsewhere = (personId: string, at: Date) =>
     .update({ knownBrowsers: { elsewhere: at } });
 
 const notices = (fragment: string) => mailTo(fragment);
+/** The summary the person's notices past the limit wait in (store/notice-windows). */
+const waitingSummary = async (personId: string): Promise<string | null> =>
+  ((await db.collection("noticeWindows").doc(personId).get()).get("summary") as string | null) ?? null;
 const entriesAbout = async (personId: string) =>
   (await db.collection("outbox").where("about", "==", personId).get()).docs.map((d) => ({ id: d.id, ...d.data() }));
 
@@ -99,23 +103,60 @@ describe("a sign-in from a browser not seen before", () => {
     expect(await settledCount(account.email)).toBe(1);
   });
 
-  it(`mails at most ${NOTICES_PER_HOUR} for a burst of 20 sign-ins from new browsers, and folds the rest into one summary at the hour's end`, async () => {
+  it(`mails at most ${NOTICES_PER_HOUR} for a burst of 20 sign-ins from new browsers, and folds the rest into one summary an hour after the first`, async () => {
     const deps = testDeps();
     const { account, person } = await knownPerson(deps);
     const answers = await Promise.all(Array.from({ length: 20 }, () => signIn(deps, account)));
     expect(answers.map((r) => r.body.approved)).toEqual(Array(20).fill(true));
+    await inProcessDrainsIdle();
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
-    const hour = Math.floor(deps.clock.now().getTime() / HOUR);
-    const summary = (await outbox.findById(db, `notice-${person.id}-${hour}-more`))!;
+    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
     expect(summary.state).toBe("pending");
+    // Due when the earliest of the three places is an hour old.
+    const places = (await db.collection("noticeWindows").doc(person.id).get()).get("sent") as Record<string, Timestamp>;
+    expect(Object.keys(places)).toHaveLength(NOTICES_PER_HOUR);
+    const earliest = Math.min(...Object.values(places).map((at) => at.toMillis()));
+    expect(summary.nextAttemptAt).toEqual(new Date(earliest + HOUR));
     // Every sign-in is told of: each by a mail of its own, or counted in the summary.
     expect(summary.notice!.folded.newBrowser).toBe(20 - NOTICES_PER_HOUR);
-    deps.clock.set(new Date((hour + 1) * HOUR));
+    const entries = await entriesAbout(person.id);
+    expect(entries.filter((e) => (e as { state?: string }).state === "folded")).toHaveLength(20 - NOTICES_PER_HOUR);
+    deps.clock.set(summary.nextAttemptAt);
     expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
     const mails = await notices(account.email);
     expect(mails).toHaveLength(NOTICES_PER_HOUR + 1);
     const last = mails.find((m) => m.subject === "More changes to your account")!;
     expect(last.text).toContain(`${20 - NOTICES_PER_HOUR} sign-ins from new browsers`);
+  });
+
+  it(`counts the limit over any 60 minutes, not a clock hour: notices either side of the hour mail ${NOTICES_PER_HOUR}`, async () => {
+    const deps = testDeps();
+    const { account, person } = await knownPerson(deps);
+    const tell = async (at: Date) => {
+      deps.clock.set(at);
+      for (let i = 0; i < NOTICES_PER_HOUR; i++)
+        await queueNoticeAlone(
+          deps,
+          person.id,
+          newBrowserEvent("Firefox on Windows", `browser-${at.getTime()}-${i}`, false),
+        );
+      await inProcessDrainsIdle();
+    };
+    const hour = Math.floor(deps.clock.now().getTime() / HOUR) + 1;
+    await tell(new Date(hour * HOUR - 60_000));
+    await tell(new Date(hour * HOUR + 60_000));
+    expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
+    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
+    expect(summary.notice!.folded.newBrowser).toBe(NOTICES_PER_HOUR);
+    // Due when the first of the places is an hour old, not at the top of the next hour.
+    expect(summary.nextAttemptAt).toEqual(new Date((hour + 1) * HOUR - 60_000));
+    // The summary takes a place of its own; the first three have lapsed, so the next is mailed alone.
+    deps.clock.set(summary.nextAttemptAt);
+    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    await queueNoticeAlone(deps, person.id, newBrowserEvent("Firefox on Windows", "one-more", false));
+    await inProcessDrainsIdle();
+    expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR + 2);
+    expect(await waitingSummary(person.id)).toBeNull();
   });
 
   it("sends a notice once across a crash between sending and marking sent: one message, by its Message-ID", async () => {
@@ -235,6 +276,34 @@ describe("ways in and access changed by an administrator", () => {
     expect(mail!.text).toContain("Access given to project: calendar.");
     expect(mail!.text).toContain("From: an administrator, from Firefox on Windows");
     expect(await settledCount(account.email)).toBe(1);
+  });
+
+  it("tells a removed address in the summary too, when its notice is past the limit", async () => {
+    const deps = testDeps();
+    const cookie = await admin(deps);
+    const { account, person } = await knownPerson(deps);
+    const old = `old-${account.email}`;
+    await db.runTransaction(async (tx) => {
+      const current = (await people.findById(db, person.id, tx))!;
+      people.replace(db, tx, current, { ...current, emails: [...current.emails, old] });
+    });
+    for (let i = 0; i < NOTICES_PER_HOUR; i++) await signIn(deps, account);
+    await inProcessDrainsIdle();
+    const res = await request(appFor(peopleRoutes, deps))
+      .patch(`/auth/people/${person.id}`)
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie)
+      .send({ emails: [account.email] });
+    expect(res.status).toBe(200);
+    await inProcessDrainsIdle();
+    expect(await mailTo(old)).toEqual([]);
+    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
+    expect(summary.notice!.folded).toEqual({ waysIn: 1 });
+    deps.clock.set(summary.nextAttemptAt);
+    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    const [mail] = await waitForMail(old);
+    expect(mail!.envelope.to.map((t) => t.address).sort()).toEqual([account.email, old].sort());
+    expect(mail!.text).toContain("1 change to your ways in");
   });
 
   it("mails the person when an administrator ends their sessions", async () => {

@@ -21,6 +21,7 @@ import * as sessionRecords from "../src/store/sessions";
 import * as passkeyChallenges from "../src/store/passkey-challenges";
 import * as sends from "../src/store/sends";
 import * as personalData from "../src/store/personal-data";
+import * as noticeWindows from "../src/store/notice-windows";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -133,6 +134,14 @@ describe("data expiry", () => {
           personalData.beginErasure(db, tx, personId, ["u"], at, later(30 * 86_400_000)),
         );
         return [`erasures/${personId}`];
+      },
+      noticeWindows: async () => {
+        const personId = id();
+        await db.runTransaction(async (tx) => {
+          const window = await noticeWindows.find(db, tx, personId);
+          noticeWindows.save(db, tx, { ...window, sent: { [id()]: at } }, later(2 * 86_400_000));
+        });
+        return [`noticeWindows/${personId}`];
       },
       sessions: async () => {
         const sessionId = id();

@@ -36,6 +36,8 @@ export const COLLECTIONS = {
   passkeyChallenges: "expiresAt",
   // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
   erasures: "forgetAfter",
+  // The security notices a person was sent in the last hour (core/people/security-notices).
+  noticeWindows: "forgetAfter",
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

@@ -14,10 +14,11 @@ import { optionalDate, optionalString, stringList, toDate, type Firestore, type 
  * - `sent`, `failed`: done; kept until `forgetAfter` for the log's sake.
  * - `none`: recorded where nothing is to be sent, so a send to an address on no account writes
  *   what a send to a person's address writes; never drained.
+ * - `folded`: a security notice past a person's limit, told in a summary (another entry) instead.
  */
 const OUTBOX: Collection = "outbox";
 
-export type OutboxState = "pending" | "sent" | "failed" | "none";
+export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
 
 export interface Sealed {
   kid: string;
@@ -33,7 +34,7 @@ export interface Sealed {
  * browser's name, and the digest (never the identifier) of the browser to remember.
  */
 export interface OutboxNotice {
-  /** `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of the rest of an hour. */
+  /** `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of those past the limit. */
   kind: string;
   /** What happened, a line each. */
   lines: string[];
@@ -118,24 +119,18 @@ export function add(db: Firestore, tx: Transaction, entry: OutboxEntry): void {
   tx.create(ref(db, id), stored);
 }
 
-/** Adds the entry outside any transaction; fails (gRPC ALREADY_EXISTS) when its id is taken. */
+/** Adds the entry outside any transaction. */
 export async function addAlone(db: Firestore, entry: OutboxEntry): Promise<void> {
   const { id, ...stored } = entry;
   await ref(db, id).create(stored);
 }
 
-/** Which of `ids` name an entry now: one lookup, however many. */
-export async function existing(db: Firestore, ids: string[], tx?: Transaction): Promise<Set<string>> {
-  const refs = ids.map((id) => ref(db, id));
-  const snaps = tx ? await tx.getAll(...refs) : await db.getAll(...refs);
-  return new Set(snaps.filter((s) => s.exists).map((s) => s.id));
-}
-
-/** Counts one more notice of `kind` into the summary `id` (which exists). */
-export async function fold(db: Firestore, tx: Transaction | null, id: string, kind: string): Promise<void> {
-  const change = { [`notice.folded.${kind}`]: FieldValue.increment(1) };
-  if (tx === null) await ref(db, id).update(change);
-  else tx.update(ref(db, id), change);
+/** Counts one more notice of `kind` into the summary `id` (which exists), and whom it also tells. */
+export function fold(db: Firestore, tx: Transaction, id: string, kind: string, alsoTo: string[]): void {
+  tx.update(ref(db, id), {
+    [`notice.folded.${kind}`]: FieldValue.increment(1),
+    ...(alsoTo.length === 0 ? {} : { "notice.alsoTo": FieldValue.arrayUnion(...alsoTo) }),
+  });
 }
 
 export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<OutboxEntry | null> {

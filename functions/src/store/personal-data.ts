@@ -20,6 +20,7 @@ const OUTBOX: Collection = "outbox";
 const HISTORY: Collection = "personHistory";
 const NOTIFICATIONS: Collection = "notifications";
 const READS: Collection = "startpageReads";
+const NOTICE_WINDOWS: Collection = "noticeWindows";
 /**
  * `erasures/{personId}`: an erasure begun and not yet finished, with the accounts at the identity
  * provider still to delete (the person's document, which named them, is gone). Deleted once the
@@ -112,6 +113,7 @@ export function beginErasure(
 ): void {
   tx.set(db.collection(ERASURES).doc(personId), { uids, startedAt: at, forgetAfter });
   tx.delete(db.collection(READS).doc(personId));
+  tx.delete(db.collection(NOTICE_WINDOWS).doc(personId));
 }
 
 /** An erasure begun and not finished: the accounts still to delete; null when there is none. */

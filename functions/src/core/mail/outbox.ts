@@ -139,9 +139,11 @@ function entry(
 
 /**
  * Writes a notice (an entry with no sealed message) as it is sent: the message, or null when
- * there is nothing to send any more (the person is gone, or has no address).
+ * there is nothing to send any more (the person is gone, or has no address, or the renderer has
+ * settled the entry itself). `claim` is the drainer's hold on the entry, for a renderer that
+ * settles it in a transaction of its own.
  */
-export type Renderer = (entry: outbox.OutboxEntry) => Promise<MailMessage | null>;
+export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null>;
 
 /**
  * Asks for a drain, at once or at `at`, and never fails the caller: mail that is not woken for
@@ -195,9 +197,14 @@ export async function deliver(
   const claimed = await claim(deps, id, now);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
-  const render = renderers[entry.kind];
-  const message =
-    entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : render === undefined ? null : await render(entry);
+  let message: MailMessage | null;
+  try {
+    message = entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
+  } catch (err) {
+    // A store that could not be read or was too busy: tried again after the backoff.
+    deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
+    return settle(deps, entry, claimId, "unwritten", false);
+  }
   if (message === null && entry.sealed === null) return settleUnneeded(deps, entry, claimId);
   if (message === null) return settle(deps, entry, claimId, "unreadable", true);
   if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
@@ -217,6 +224,15 @@ export async function deliver(
   });
   deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
   return "sent";
+}
+
+function renderOf(
+  renderers: Record<string, Renderer>,
+  entry: outbox.OutboxEntry,
+  claimId: string,
+): Promise<MailMessage | null> {
+  const render = renderers[entry.kind];
+  return render === undefined ? Promise.resolve(null) : render(entry, claimId);
 }
 
 async function claim(
@@ -246,12 +262,14 @@ async function claim(
  * gone wrong.
  */
 async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
-  await deps.transaction(async (tx) => {
+  const settled = await deps.transaction(async (tx) => {
     const current = await outbox.findById(deps.store, entry.id, tx);
-    if (current?.state !== "pending" || current.claim !== claimId) return;
+    // Settled already: by its renderer (a notice folded into a summary), or by another drainer.
+    if (current?.state !== "pending" || current.claim !== claimId) return false;
     outbox.update(deps.store, tx, entry.id, { state: "none", claim: null });
+    return true;
   });
-  deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
+  if (settled) deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
   return "skipped";
 }
 

@@ -7,7 +7,7 @@ import * as passkeys from "../../store/passkeys";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, planNotice, queueNotice, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
 
 import type { PasskeyView } from "./passkey-view";
 
@@ -55,17 +55,16 @@ export async function removePasskey(
   passkeyId: string,
   by: RemovedBy | { from: string },
 ): Promise<void> {
-  const wakeAt = await deps.transaction(async (tx) => {
-    const [passkey, plan] = await Promise.all([
-      passkeys.findById(deps.store, passkeyId, tx),
-      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
-    ]);
+  const told = await deps.transaction(async (tx) => {
+    const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
     passkeys.remove(deps.store, tx, passkeyId);
     if ("actor" in by) recordRemoval(deps, tx, personId, [passkey], by);
-    return plan === null ? null : queueNotice(deps, tx, plan, passkeysEvent("removed", [passkey.name], by.from));
+    return deps.config.notices.waysIn
+      ? queueNotice(deps, tx, personId, passkeysEvent("removed", [passkey.name], by.from))
+      : null;
   });
-  await wakeForNotice(deps, wakeAt);
+  await wakeForNotice(deps, told);
 }
 
 type RemovalDeps = Pick<Deps, "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log">;
@@ -98,21 +97,18 @@ function recordRemoval(
  * device or a suspect one): returns how many there were. The person signs in by email code after.
  */
 export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: RemovedBy): Promise<number> {
-  const { removed, wakeAt } = await deps.transaction(async (tx) => {
-    const [held, plan] = await Promise.all([
-      passkeys.listByPerson(deps.store, personId, tx),
-      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
-    ]);
+  const { removed, told } = await deps.transaction(async (tx) => {
+    const held = await passkeys.listByPerson(deps.store, personId, tx);
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
-    if (held.length === 0) return { removed: 0, wakeAt: null };
+    if (held.length === 0) return { removed: 0, told: null };
     recordRemoval(deps, tx, personId, held, by);
     const event = passkeysEvent(
       "removed",
       held.map((p) => p.name),
       by.from,
     );
-    return { removed: held.length, wakeAt: plan === null ? null : await queueNotice(deps, tx, plan, event) };
+    return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, personId, event) : null };
   });
-  await wakeForNotice(deps, wakeAt);
+  await wakeForNotice(deps, told);
   return removed;
 }

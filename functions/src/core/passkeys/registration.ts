@@ -15,7 +15,7 @@ import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, planNotice, queueNotice, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
 import { RECENT_SIGN_IN_MS } from "../sessions/sessions";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
@@ -83,7 +83,7 @@ export async function registrationOptions(
   });
 }
 
-type Outcome = { passkey: passkeys.Passkey; wakeAt: Date | null } | { refused: ErrorCode };
+type Outcome = { passkey: passkeys.Passkey; told: string | null } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/register/verify: the challenge must be this session's, unused and under
@@ -107,12 +107,11 @@ export async function registerPasskey(
   const id = sha256(response.id);
   const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
     // Every read first, as a transaction must.
-    const [stored, current, held, taken, plan] = await Promise.all([
+    const [stored, current, held, taken] = await Promise.all([
       challenges.findByHash(store, hash, tx),
       people.findById(store, personId, tx),
       passkeys.listByPerson(store, personId, tx),
       passkeys.findById(store, id, tx),
-      deps.config.notices.waysIn ? planNotice(deps, personId, tx) : null,
     ]);
     const now = deps.clock.now();
     const ours =
@@ -146,12 +145,13 @@ export async function registerPasskey(
     };
     passkeys.create(store, tx, passkey);
     // The person hears of it, by mail, whoever added it: a stolen session that plants a passkey is told of.
-    const wakeAt =
-      plan === null ? null : await queueNotice(deps, tx, plan, passkeysEvent("added", [passkey.name], registrant.from));
-    return { passkey, wakeAt };
+    const told = deps.config.notices.waysIn
+      ? queueNotice(deps, tx, personId, passkeysEvent("added", [passkey.name], registrant.from))
+      : null;
+    return { passkey, told };
   });
   if ("refused" in outcome) throw new AppError(outcome.refused);
-  await wakeForNotice(deps, outcome.wakeAt);
+  await wakeForNotice(deps, outcome.told);
   return outcome.passkey;
 }
 

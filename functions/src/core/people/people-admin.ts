@@ -6,7 +6,7 @@ import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent, type Actor, type Operator, type Via } from "./history";
 import { queueReviewNotice } from "./review-notices";
-import { BY_OPERATOR, byAdmin, personChangeEvent, planNotice, queueNotice, wakeForNotice } from "./security-notices";
+import { BY_OPERATOR, byAdmin, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
 
 export type { Person } from "../../store/people";
 
@@ -106,7 +106,7 @@ export async function changePerson(
   const { store } = deps;
   const { actor, via } = recordedAs(by);
   let noticed = false;
-  let wakeAt: Date | null = null;
+  let told: string | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
@@ -134,10 +134,9 @@ export async function changePerson(
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
-    // What the person is told of it, and their notice places of this hour: read before any write.
+    // What the person is told of it.
     const from = "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
     const event = personChangeEvent(deps.config.notices, current, next, from);
-    const plan = event === null ? null : await planNotice(deps, personId, tx);
     people.replace(store, tx, current, next);
     recordEvent(deps, tx, {
       personId,
@@ -147,12 +146,12 @@ export async function changePerson(
       changes: changesBetween(current, next),
     });
     noticed = queueReviewNotice(deps, tx, current, next);
-    wakeAt = event === null || plan === null ? null : await queueNotice(deps, tx, plan, event);
+    told = event === null ? null : queueNotice(deps, tx, personId, event);
     return { before: current, after: next };
   });
   deps.people.evict(personId);
   if (noticed) await wakeDrainer(deps);
-  await wakeForNotice(deps, wakeAt);
+  await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   if (narrowed(before, after)) {
     await Promise.all(

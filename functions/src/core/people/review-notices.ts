@@ -111,7 +111,7 @@ export function queueReviewNotice(
  * what they tell is still true (an approval undone before it went is not sent).
  */
 export function noticeRenderers(
-  deps: Pick<Deps, "store" | "config" | "transaction" | "clock">,
+  deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random">,
 ): Record<string, Renderer> {
   const about = async (entry: OutboxEntry, status: people.PersonStatus) => {
     const person = entry.about === null ? null : await people.findById(deps.store, entry.about);

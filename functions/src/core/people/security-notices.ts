@@ -13,15 +13,18 @@
  * theirs did it), and links to the account page, where "Sign out everywhere else" is; never a
  * credential. Each kind can be turned off by the operator (NOTIFY_*).
  *
- * At most NOTICES_PER_HOUR a person in a clock hour, and the rest of that hour folded into one
- * summary sent when it ends. Decided without a shared document: the person's notices of an hour
- * are outbox entries with names of their own (`notice-<person>-<hour>-1` … `-more`), so the first
- * free name is the next notice, and of two actions racing for one name one creates it.
+ * At most NOTICES_PER_HOUR are sent a person in any 60 minutes; the rest are folded into one
+ * summary, sent when the earliest of those is an hour old (taking a place itself), to the person
+ * and every address a folded notice was also for. The action that has something to tell writes
+ * one outbox entry and reads nothing for it; the place is decided by the mail drainer as it
+ * sends (`placeNotice`), in a transaction on the person's window (store/notice-windows), so a
+ * burst of sign-ins costs each one write and never contends.
  */
-import { HOUR } from "../../clock";
+import { DAY, HOUR } from "../../clock";
 import { errorText } from "../../logger";
 import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
+import * as windows from "../../store/notice-windows";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
@@ -51,99 +54,37 @@ export interface SecurityEvent {
   quiet?: boolean;
 }
 
-type PlanDeps = Pick<Deps, "store" | "clock">;
 type QueueDeps = Pick<Deps, "store" | "clock" | "random">;
 
-function slotsOf(personId: string, at: Date): { notices: string[]; summary: string; ends: Date } {
-  const hour = Math.floor(at.getTime() / HOUR);
-  // A person's id is a document id of theirs; encoded, it is safe in one of the outbox's too.
-  const name = (n: string) => `notice-${encodeURIComponent(personId)}-${hour}-${n}`;
-  const notices = Array.from({ length: NOTICES_PER_HOUR }, (_, i) => name(String(i + 1)));
-  return { notices, summary: name("more"), ends: new Date((hour + 1) * HOUR) };
-}
-
-/** Which of the person's places of this hour are taken, read (in `tx`, before its first write) with one lookup. */
-export interface NoticePlan {
-  personId: string;
-  at: Date;
-  taken: Set<string>;
-}
-
-export async function planNotice(deps: PlanDeps, personId: string, tx?: Transaction): Promise<NoticePlan> {
+function entryOf(deps: QueueDeps, personId: string, event: SecurityEvent): outbox.OutboxEntry {
   const at = deps.clock.now();
-  const { notices, summary } = slotsOf(personId, at);
-  return { personId, at, taken: await outbox.existing(deps.store, [...notices, summary], tx) };
-}
-
-type Write = { add: outbox.OutboxEntry; wakeAt: Date } | { fold: string; kind: NoticeKind };
-
-function decide(deps: Pick<Deps, "clock" | "random">, plan: NoticePlan, event: SecurityEvent): Write {
-  const slots = slotsOf(plan.personId, plan.at);
   const notice: outbox.OutboxNotice = {
     kind: event.kind,
     lines: event.lines,
-    at: plan.at,
+    at,
     from: event.from,
     alsoTo: event.alsoTo ?? [],
     learn: event.learn ?? null,
     quiet: event.quiet ?? false,
     folded: {},
   };
-  const about = plan.personId;
-  const deliverBy = new Date(plan.at.getTime() + NOTICE_DELIVER_WITHIN_MS);
-  if (notice.quiet)
-    return { add: noticeEntry(deps, { kind: SECURITY_NOTICE, about, deliverBy, notice }), wakeAt: plan.at };
-  const free = slots.notices.find((id) => !plan.taken.has(id));
-  if (free !== undefined)
-    return { add: noticeEntry(deps, { id: free, kind: SECURITY_NOTICE, about, deliverBy, notice }), wakeAt: plan.at };
-  if (plan.taken.has(slots.summary)) return { fold: slots.summary, kind: event.kind };
-  // The hour's first one past the limit: a summary, sent when the hour ends, that the rest fold into.
-  const summary: outbox.OutboxNotice = {
-    ...notice,
-    kind: "summary",
-    lines: [],
-    alsoTo: [],
-    folded: { [event.kind]: 1 },
-  };
-  const entry = noticeEntry(deps, {
-    id: slots.summary,
-    kind: SECURITY_NOTICE,
-    about,
-    deliverBy: new Date(slots.ends.getTime() + NOTICE_DELIVER_WITHIN_MS),
-    notBefore: slots.ends,
-    notice: summary,
-  });
-  return { add: entry, wakeAt: slots.ends };
+  const deliverBy = new Date(at.getTime() + NOTICE_DELIVER_WITHIN_MS);
+  return noticeEntry(deps, { kind: SECURITY_NOTICE, about: personId, deliverBy, notice });
 }
 
 /**
- * Queues the notice in `tx`, the action's own transaction (which read `plan` before its first
- * write): one outbox write. Returns when to wake the drainer once `tx` has committed (null: not
- * needed, the notice was folded into a summary already waiting).
+ * Queues the notice in `tx`, the action's own transaction: one outbox write, nothing read.
+ * Returns its entry's id, for waking the drainer once `tx` has committed (wakeForNotice).
  */
-export async function queueNotice(
-  deps: QueueDeps,
-  tx: Transaction,
-  plan: NoticePlan,
-  event: SecurityEvent,
-): Promise<Date | null> {
-  const write = decide(deps, plan, event);
-  if ("fold" in write) {
-    await outbox.fold(deps.store, tx, write.fold, write.kind);
-    return null;
-  }
-  outbox.add(deps.store, tx, write.add);
-  return write.wakeAt;
+export function queueNotice(deps: QueueDeps, tx: Transaction, personId: string, event: SecurityEvent): string {
+  const entry = entryOf(deps, personId, event);
+  outbox.add(deps.store, tx, entry);
+  return entry.id;
 }
-
-/** gRPC ALREADY_EXISTS: another action took the place first. */
-const placeTaken = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === 6;
 
 /**
  * Queues the notice of an action that has no transaction of its own (POST /auth/verify): one
- * lookup and one write (no lookup for a browser only to remember), and on losing a place to a
- * concurrent action, the next place. Never fails the action: a notice that cannot be queued is
- * logged and dropped.
+ * write, nothing read. Never fails the action: a notice that cannot be queued is logged and dropped.
  */
 export async function queueNoticeAlone(
   deps: QueueDeps & Pick<Deps, "mailQueue" | "log">,
@@ -151,31 +92,16 @@ export async function queueNoticeAlone(
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    // A browser only to remember takes no place: nothing to read first.
-    const unplanned: NoticePlan = { personId, at: deps.clock.now(), taken: new Set() };
-    for (let attempt = 0; attempt <= 2 * (NOTICES_PER_HOUR + 1); attempt++) {
-      const plan = event.quiet === true ? unplanned : await planNotice(deps, personId);
-      const write = decide(deps, plan, event);
-      try {
-        if ("fold" in write) return void (await outbox.fold(deps.store, null, write.fold, write.kind));
-        await outbox.addAlone(deps.store, write.add);
-        return void (await wakeDrainer(
-          deps,
-          write.wakeAt.getTime() > deps.clock.now().getTime() ? write.wakeAt : undefined,
-        ));
-      } catch (err) {
-        if (!placeTaken(err)) throw err;
-      }
-    }
+    await outbox.addAlone(deps.store, entryOf(deps, personId, event));
   } catch (err) {
-    deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
+    return deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
   }
+  await wakeDrainer(deps);
 }
 
-/** Wakes the drainer for what queueNotice queued, once its transaction has committed. */
-export async function wakeForNotice(deps: Pick<Deps, "mailQueue" | "log" | "clock">, at: Date | null): Promise<void> {
-  if (at === null) return;
-  await wakeDrainer(deps, at.getTime() > deps.clock.now().getTime() ? at : undefined);
+/** Wakes the drainer for what queueNotice queued (its id; null: nothing was), once its transaction has committed. */
+export async function wakeForNotice(deps: Pick<Deps, "mailQueue" | "log">, queued: string | null): Promise<void> {
+  if (queued !== null) await wakeDrainer(deps);
 }
 
 // What each event says. Plain text; the mail escapes it.
@@ -299,7 +225,7 @@ export function securityMail(to: string, notice: outbox.OutboxNotice, idUrl: str
     const counts = Object.entries(notice.folded).map(([kind, n]) => FOLDED[kind]?.(n) ?? `${n} more`);
     return composeMail(to, SUBJECTS.summary as string, [
       plain(
-        `More happened to your account at ${host} in the hour after ${when(notice.at)} than we send one email each for: ${counts.join(", ")}.`,
+        `Since ${when(notice.at)}, more happened to your account at ${host} than we send one email each for: ${counts.join(", ")}.`,
       ),
       plain("Your account page lists your sessions, passkeys and addresses as they are now."),
       account,
@@ -318,42 +244,94 @@ export function securityMail(to: string, notice: outbox.OutboxNotice, idUrl: str
   return composeMail(to, SUBJECTS[notice.kind] ?? "Your account changed", paragraphs);
 }
 
+type PlaceDeps = Pick<Deps, "store" | "transaction" | "clock" | "random">;
+
+/** How long a person's window is kept untouched: past its places' hour and any summary's day of delivery. */
+const WINDOW_KEPT_MS = 2 * DAY;
+
 /**
- * Remembers `digest` as one of the person's browsers (the newest KNOWN_BROWSERS_KEPT kept), in a
- * transaction of the drainer's, off the sign-in's path. Returns the person as it reads them.
+ * Decides, as the drainer sends a notice and in one transaction of its own (off every action's
+ * path), whether it is sent now or folded into the summary: sent when fewer than
+ * NOTICES_PER_HOUR took a place in the last 60 minutes and no summary is waiting; otherwise
+ * counted into the waiting summary, or into a new one due when the earliest place is an hour
+ * old. A summary, when its time comes, takes a place too. The browser a notice names is
+ * remembered as the person's here as well (the newest KNOWN_BROWSERS_KEPT kept).
+ *
+ * Returns the person and what to tell them (a summary's counts as they stand), or null when
+ * nothing is to be sent: folded, only a browser to remember, the person gone, or the entry
+ * settled by another drainer. A retry after a crash finds its place taken already, by itself.
  */
-async function learnBrowser(
-  deps: Pick<Deps, "store" | "transaction" | "clock">,
-  personId: string,
-  digest: string,
-): Promise<people.Person | null> {
+export async function placeNotice(
+  deps: PlaceDeps,
+  entry: outbox.OutboxEntry,
+  claim: string,
+): Promise<{ person: people.Person; notice: outbox.OutboxNotice } | null> {
+  const { store } = deps;
+  const personId = entry.about;
+  if (personId === null) return null;
   return deps.transaction(async (tx) => {
-    const person = await people.findById(deps.store, personId, tx);
-    if (person === null || person.knownBrowsers?.[digest] !== undefined) return person;
-    const known = { ...person.knownBrowsers, [digest]: deps.clock.now() };
-    const kept = Object.entries(known)
-      .sort(([, a], [, b]) => b.getTime() - a.getTime())
-      .slice(0, KNOWN_BROWSERS_KEPT);
-    people.setKnownBrowsers(deps.store, tx, personId, Object.fromEntries(kept));
-    return person;
+    const [current, person, window] = await Promise.all([
+      outbox.findById(store, entry.id, tx),
+      people.findById(store, personId, tx),
+      windows.find(store, tx, personId),
+    ]);
+    const waiting =
+      window.summary === null || window.summary === entry.id ? null : await outbox.findById(store, window.summary, tx);
+    const notice = current?.notice ?? null;
+    if (current?.state !== "pending" || current.claim !== claim || notice === null || person === null) return null;
+    const now = deps.clock.now();
+    if (notice.learn !== null) remember(deps, tx, person, notice.learn, now);
+    // Turned off since it was queued: the browser is remembered, and nothing said.
+    if (notice.quiet || (notice.kind === "newBrowser" && person.newBrowserNotices === false)) return null;
+    if (window.sent[entry.id] !== undefined) return { person, notice };
+    const recent = Object.entries(window.sent).filter(([, at]) => now.getTime() - at.getTime() < HOUR);
+    const forgetAfter = new Date(now.getTime() + WINDOW_KEPT_MS);
+    const open = waiting?.state === "pending" ? waiting : null;
+    if (notice.kind === "summary" || (open === null && recent.length < NOTICES_PER_HOUR)) {
+      const sent = { ...Object.fromEntries(recent), [entry.id]: now };
+      windows.save(store, tx, { personId, sent, summary: open?.id ?? null }, forgetAfter);
+      return { person, notice };
+    }
+    if (open !== null) outbox.fold(store, tx, open.id, notice.kind, notice.alsoTo);
+    else {
+      // The first past the limit: a summary, due when the earliest place is an hour old.
+      const due = new Date(Math.min(...recent.map(([, at]) => at.getTime())) + HOUR);
+      const summary = noticeEntry(deps, {
+        kind: SECURITY_NOTICE,
+        about: personId,
+        deliverBy: new Date(due.getTime() + NOTICE_DELIVER_WITHIN_MS),
+        notBefore: due,
+        notice: { ...notice, kind: "summary", lines: [], learn: null, folded: { [notice.kind]: 1 } },
+      });
+      outbox.add(store, tx, summary);
+      windows.save(store, tx, { personId, sent: Object.fromEntries(recent), summary: summary.id }, forgetAfter);
+    }
+    outbox.update(store, tx, entry.id, { state: "folded", claim: null });
+    return null;
   });
 }
 
-/** The security notices, written as they are sent: to the person's address then, and any address taken off them. */
-export function securityNoticeRenderers(
-  deps: Pick<Deps, "store" | "transaction" | "clock" | "config">,
-): Record<string, Renderer> {
+/** Remembers `digest` as one of the person's browsers, in `tx`: the newest KNOWN_BROWSERS_KEPT are kept. */
+function remember(deps: Pick<Deps, "store">, tx: Transaction, person: people.Person, digest: string, now: Date): void {
+  if (person.knownBrowsers?.[digest] !== undefined) return;
+  const known = { ...person.knownBrowsers, [digest]: now };
+  const kept = Object.entries(known)
+    .sort(([, a], [, b]) => b.getTime() - a.getTime())
+    .slice(0, KNOWN_BROWSERS_KEPT);
+  people.setKnownBrowsers(deps.store, tx, person.id, Object.fromEntries(kept));
+}
+
+/**
+ * The security notices, written as they are sent (placeNotice): to the person's address then,
+ * and every address taken off them that the notice, or a notice folded into it, is for.
+ */
+export function securityNoticeRenderers(deps: PlaceDeps & Pick<Deps, "config">): Record<string, Renderer> {
   return {
-    async [SECURITY_NOTICE](entry) {
-      const notice = entry.notice ?? null;
-      if (notice === null || entry.about === null) return null;
-      const person =
-        notice.learn === null
-          ? await people.findById(deps.store, entry.about)
-          : await learnBrowser(deps, entry.about, notice.learn);
-      if (person === null || notice.quiet) return null;
-      const to = [...new Set([...person.emails.slice(0, 1), ...notice.alsoTo])];
-      return to.length === 0 ? null : securityMail(to.join(", "), notice, deps.config.idUrl);
+    async [SECURITY_NOTICE](entry, claim) {
+      const placed = await placeNotice(deps, entry, claim);
+      if (placed === null) return null;
+      const to = [...new Set([...placed.person.emails.slice(0, 1), ...placed.notice.alsoTo])];
+      return to.length === 0 ? null : securityMail(to.join(", "), placed.notice, deps.config.idUrl);
     },
   };
 }

@@ -4,7 +4,7 @@ import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent, type Actor, type Via } from "../people/history";
-import { planNotice, queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
+import { queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 
@@ -89,7 +89,7 @@ export async function endSessions(
    */
   by?: { actor: Actor; via: Via; from: string },
 ): Promise<number> {
-  const { ended, wakeAt } = await deps.transaction(async (tx) => {
+  const { ended, told } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
@@ -99,9 +99,6 @@ export async function endSessions(
         ? live.filter((s) => which.sessionIds.includes(s.sessionId))
         : live.filter((s) => s.sessionId !== which.allBut);
     if ("sessionIds" in which) ensure(chosen.length === which.sessionIds.length, "session_not_found");
-    // Someone else ended them: the person's notice places of this hour, read before any write.
-    const told = by !== undefined && chosen.length > 0 && deps.config.notices.access;
-    const plan = told ? await planNotice(deps, personId, tx) : null;
     const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
     people.setEndedSessions(deps.store, tx, personId, {
       ...Object.fromEntries(kept),
@@ -116,13 +113,14 @@ export async function endSessions(
         event: "sessions-ended",
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
-    const wakeAt =
-      plan === null || by === undefined
-        ? null
-        : await queueNotice(deps, tx, plan, sessionsEndedEvent(chosen.length, by.from));
-    return { ended: chosen.length, wakeAt };
+    // Someone else ended them: the person is told.
+    const told =
+      by !== undefined && chosen.length > 0 && deps.config.notices.access
+        ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, by.from))
+        : null;
+    return { ended: chosen.length, told };
   });
   deps.people.evict(personId);
-  await wakeForNotice(deps, wakeAt);
+  await wakeForNotice(deps, told);
   return ended;
 }
