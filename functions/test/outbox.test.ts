@@ -201,4 +201,27 @@ describe("the mail outbox", () => {
     expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("sent");
     expect(await settledCount(to)).toBe(1);
   });
+
+  it("gives a notice that lost a race for what it writes back at once, its attempt not counted", async () => {
+    const deps = testDeps({ mailer: counting(realMailer()), mailQueue: quiet });
+    const to = `${unique("r")}@example.test`;
+    const deliverBy = new Date(deps.clock.now().getTime() + 10 * MINUTE);
+    const id = await deps.transaction(async (tx) =>
+      enqueueNotice(deps, tx, { kind: "test-notice", about: to, deliverBy }),
+    );
+    let races = 2;
+    const renderers = {
+      "test-notice": async (e: outbox.OutboxEntry) => {
+        if (races-- > 0) throw Object.assign(new Error("10 ABORTED: too much contention"), { code: 10 });
+        return message(e.about!);
+      },
+    };
+    expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("retrying");
+    expect(await entry(id)).toMatchObject({ state: "pending", attempts: 0, claim: null, lastError: null });
+    expect((await entry(id)).nextAttemptAt).toEqual(deps.clock.now());
+    expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("retrying");
+    expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("sent");
+    expect(await entry(id)).toMatchObject({ state: "sent", attempts: 1 });
+    expect(await settledCount(to)).toBe(1);
+  });
 });

@@ -179,9 +179,11 @@ export async function drainOutbox(
     const outcome = await deliver(deps, entry.id, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
-  // A full batch leaves more behind; a retry or a lapsing claim falls due later.
+  // A full batch, or an entry given back to be tried at once, leaves more due now; a retry or a
+  // lapsing claim falls due later.
   const next = await outbox.nextDue(deps.store);
-  if (next !== null) await wakeDrainer(deps, due.length === batch ? undefined : next);
+  if (next !== null)
+    await wakeDrainer(deps, due.length === batch || next.getTime() <= now.getTime() ? undefined : next);
   return report;
 }
 
@@ -201,7 +203,9 @@ export async function deliver(
   try {
     message = entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
   } catch (err) {
-    // A store that could not be read or was too busy: tried again after the backoff.
+    // Another drain's transaction on the same documents won (a person's notices sent at once).
+    if (contended(err)) return release(deps, entry, claimId);
+    // A store that could not be read: tried again after the backoff.
     deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
     return settle(deps, entry, claimId, "unwritten", false);
   }
@@ -254,6 +258,23 @@ async function claim(
     outbox.update(deps.store, tx, id, { claim: claimId, attempts, nextAttemptAt: new Date(now.getTime() + LEASE_MS) });
     return { entry: { ...entry, attempts }, claimId };
   });
+}
+
+/** gRPC ABORTED: a transaction that lost to others on the same documents more often than Firestore retries. */
+const contended = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === 10;
+
+/**
+ * A notice that lost a race for what it writes: due again at once, for the next drain, and its
+ * attempt not counted (it failed nothing). Each round of a race has a winner, so it ends.
+ */
+async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+  await deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, entry.id, tx);
+    if (current?.state !== "pending" || current.claim !== claimId) return;
+    const again = { claim: null, attempts: entry.attempts - 1, nextAttemptAt: deps.clock.now() };
+    outbox.update(deps.store, tx, entry.id, again);
+  });
+  return "retrying";
 }
 
 /**
