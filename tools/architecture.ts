@@ -31,7 +31,8 @@ const LAYERS: Array<{ part: string; rank: number }> = [
   { part: "core/*", rank: 6 },
   { part: "core", rank: 7 },
   { part: "store", rank: 8 },
-  { part: "base", rank: 9 },
+  { part: "model", rank: 9 },
+  { part: "base", rank: 10 },
 ];
 
 export function partOf(file: string): string {
@@ -42,6 +43,7 @@ export function partOf(file: string): string {
   if (rel === "deps.ts") return "deps";
   if (rel === "config.ts" || rel === "params.ts" || first === "settings") return "config";
   if (["clock.ts", "random.ts", "logger.ts", "bundles.ts", "defaults.ts"].includes(rel)) return "base";
+  if (first === "core" && second === "model") return "model";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
 }
@@ -136,6 +138,7 @@ const LABELS: Record<string, string> = {
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
+  model: "core/model/<br/>the domain's records:<br/>a person, their history, an address's limits",
   base: "clock, random, logger,<br/>the bundle loader, the defaults",
 };
 

@@ -14,6 +14,7 @@ import * as people from "../src/store/people";
 import { signedUp } from "./support/auth";
 import { appFor, auth, firestore, ID_URL, testDeps } from "./support/deps";
 import { personFor, sessionCookieFor } from "./support/people";
+import { type NewPerson, type Person } from "../src/core/model/person";
 
 const deps = testDeps();
 const app = appFor(peopleRoutes, deps);
@@ -21,7 +22,7 @@ const sessionsApp = appFor(sessionRoutes, deps);
 const db = firestore();
 
 /** A person with an account at the provider, and a session cookie signed in `ago` milliseconds before now. */
-async function someone(fields: Partial<people.NewPerson> = {}) {
+async function someone(fields: Partial<NewPerson> = {}) {
   const account = await signedUp({ name: "Ada" });
   const person = await personFor(account, { name: "Ada", ...fields });
   const cookie = async (ago = 0) => {
@@ -34,7 +35,7 @@ async function someone(fields: Partial<people.NewPerson> = {}) {
 }
 
 /** A fresh session cookie of `person`'s first account. */
-const someoneCookie = (person: people.Person) => sessionCookieFor(deps, person.uids[0] as string, person.id, ["otp"]);
+const someoneCookie = (person: Person) => sessionCookieFor(deps, person.uids[0] as string, person.id, ["otp"]);
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(

@@ -10,13 +10,14 @@ import { codeFor } from "./support/inbox";
 import { otherThan } from "./support/otp";
 import { personFor } from "./support/people";
 import { MODES, sessionCookie, useJourneys } from "./support/visitor";
+import { type NewPerson } from "../src/core/model/person";
 
 const db = firestore();
 
 const world = useBrowserWorld();
 
 /** A person the service knows by this address, with no account at the identity provider yet. */
-async function known(fields: Partial<people.NewPerson> = {}): Promise<string> {
+async function known(fields: Partial<NewPerson> = {}): Promise<string> {
   const email = `${unique("page")}@example.test`;
   await personFor({ uid: unique("uid"), email }, { name: "Page Person", projects: ["startpage"], ...fields });
   return email;

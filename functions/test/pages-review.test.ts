@@ -18,6 +18,7 @@ import { auth, firestore, ID_URL, PARENT_DOMAIN, unique } from "./support/deps";
 import { codeIn, mailTo, type Mail } from "./support/inbox";
 import { accountWithPerson, cookieFrom, personFor } from "./support/people";
 import { MODES, sessionCookie, useJourneys, Visitor, type Mode } from "./support/visitor";
+import { type Person } from "../src/core/model/person";
 
 const db = firestore();
 const world = useBrowserWorld();
@@ -220,7 +221,7 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
     const { account } = await reviewer();
     await emptyQueue();
     const tag = unique("w");
-    const waiting = async (name: string, origin: people.Person["origin"], note = "") =>
+    const waiting = async (name: string, origin: Person["origin"], note = "") =>
       personFor({ uid: unique("u"), email: `${unique("w")}@example.test` }, { status: "pending", name, origin, note });
     const [ann, ben, cat, dev] = [
       await waiting(`Ann ${tag}`, { via: "email", address: "ann@example.org" }, "From the design team."),

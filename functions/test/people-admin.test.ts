@@ -10,6 +10,7 @@ import { changePerson, STEP_UP_MS } from "../src/core/people/people-admin";
 import * as people from "../src/store/people";
 import { testDeps, unique } from "./support/deps";
 import { personFor } from "./support/people";
+import { type Person } from "../src/core/model/person";
 
 const stranger = () => ({ uid: unique("uid"), email: `${unique("p")}@example.test` });
 
@@ -19,7 +20,7 @@ async function world() {
   const person = await personFor(stranger(), { status: "pending", projects: ["status"] }, deps.store);
   const now = () => deps.clock.now();
   const signedInAgo = (ms: number) => ({ admin, signedInAt: new Date(now().getTime() - ms) });
-  const stored = async () => (await people.findById(deps.store, person.id)) as people.Person;
+  const stored = async () => (await people.findById(deps.store, person.id)) as Person;
   const entries = async () => (await personHistory(deps, person.id, 50, null)).entries;
   return { deps, admin, person, signedInAgo, stored, entries };
 }

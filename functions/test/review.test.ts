@@ -26,6 +26,7 @@ import { recordingRandom } from "./support/otp";
 import { cookieFrom, personFor, sessionCookieFor } from "./support/people";
 import { smtpMailer } from "../src/adapters/mailer";
 import type { Mailer } from "../src/core/ports";
+import { type Person } from "../src/core/model/person";
 
 const { db } = freshProject();
 
@@ -49,7 +50,7 @@ function worldDeps(overrides: Partial<Deps> = {}, { digests = false } = {}): Tes
 const deps = worldDeps();
 const peopleApp = appFor(peopleRoutes, deps);
 
-async function adminSession(d: TestDeps = deps): Promise<{ cookie: string; person: people.Person }> {
+async function adminSession(d: TestDeps = deps): Promise<{ cookie: string; person: Person }> {
   const account = await signedUp();
   const person = await personFor(account, { role: "admin", projects: ["*"], name: "Reviewer" }, db);
   return { cookie: await sessionCookieFor(d, account.uid, person.id), person };
@@ -68,7 +69,7 @@ async function requestAccess(
     .send({ email, otp: random.lastCode(), purpose: "request-access", ...details });
 }
 
-const held = async (email: string) => (await people.findByEmail(db, email)) as people.Person;
+const held = async (email: string) => (await people.findByEmail(db, email)) as Person;
 const history = (cookie: string, personId: string) =>
   request(peopleApp).get(`/auth/people/${personId}/history`).set("Cookie", cookie);
 
@@ -556,7 +557,7 @@ describe("notices", () => {
       name: '<img src=x onerror="alert(1)">',
       emails: ["evil@example.test"],
       origin: { via: "email" as const, address: "evil@example.test" },
-    } as people.Person;
+    } as Person;
     const mail = digestMail("rev@example.test", [person], 1, ID_URL);
     expect(mail.html).not.toContain("<img");
     expect(mail.html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");

@@ -4,7 +4,7 @@
  * services deps.ts builds for them (session tokens, the person and client caches).
  */
 import type { OidcClient } from "../store/oidc-clients";
-import type { Person } from "../store/people";
+import type { Person } from "./model/person";
 import type { Transaction } from "../store/db";
 import type { TtlCache } from "./ttl-cache";
 

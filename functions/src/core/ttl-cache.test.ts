@@ -1,5 +1,5 @@
 import { manualClock } from "../../test/support/fakes";
-import type { Person } from "../store/people";
+import type { Person } from "./model/person";
 import { personCache } from "./people/person-cache";
 import { ttlCache } from "./ttl-cache";
 

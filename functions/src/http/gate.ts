@@ -5,7 +5,7 @@ import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
 import { noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
-import type { Person } from "../core/people/people-admin";
+import type { Person } from "../core/model/person";
 import { readSessionCookie } from "./cookies";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */

@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
 import type { Config } from "../config";
 import type { Deps } from "../deps";
-import type { Operator } from "../core/people/history";
+import type { Operator } from "../core/model/history";
 import { errorText, type Logger } from "../logger";
 import { Refusal, UsageError } from "./refusals";
 import { loadSettings } from "./settings";

@@ -1,16 +1,10 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import {
-  adminActor,
-  changePerson,
-  findPeople,
-  findPerson,
-  reviewMany,
-  reviewQueue,
-  type Person,
-} from "../core/people/people-admin";
-import { personHistory, type HistoryEntry } from "../core/people/history";
+import { adminActor, changePerson, findPeople, findPerson, reviewMany, reviewQueue } from "../core/people/people-admin";
+import { personHistory } from "../core/people/history";
+import type { HistoryEntry } from "../core/model/history";
+import type { Person } from "../core/model/person";
 import { erasePerson, exportPersonData, NAME_MAX, renameSelf, type PersonData } from "../core/account/own-data";
 import { personView } from "../core/people/access";
 import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";

@@ -1,16 +1,6 @@
 import type { Collection } from "./collections";
 import { optionalDate, toDate, type Firestore, type Transaction } from "./db";
-
-/** What an address has used: its sends in the last hour, its run of failed checks and of locks. */
-export interface LimitState {
-  sends: Date[];
-  failures: number;
-  lockedUntil: Date | null;
-  /** Locks in a row without a right code between them (each lasts longer: core/email-codes/rules). */
-  lockouts: number;
-  /** When the owner was last told of a lock. */
-  noticeAt: Date | null;
-}
+import type { LimitState } from "../core/model/email-codes";
 
 /**
  * `emailCodeLimits/{addressId}`: what one address has used, keyed like its code (a keyed hash,

@@ -1,8 +1,6 @@
 import type { Collection } from "./collections";
 import { optionalString, toDate, type Firestore, type Transaction } from "./db";
-
-/** A code that can still be checked, or what destroyed it (a destroyed code keeps no hash). */
-export type CodeState = "ready" | "expired" | "exhausted";
+import type { CodeState } from "../core/model/email-codes";
 
 /**
  * `emailCodes/{addressId}`: the one live code of an address. The id is a keyed hash of the

@@ -2,79 +2,20 @@ import type { Collection } from "./collections";
 import type { DocumentData, Query } from "firebase-admin/firestore";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
-
-export type { Transaction };
+import { claimKeys, moveKey, releaseKeys } from "./person-keys";
+import {
+  listKeyOf,
+  searchTerms,
+  type KeyKind,
+  type NewPerson,
+  type Origin,
+  type Person,
+  type PersonStatus,
+  type Role,
+} from "../core/model/person";
 
 /** `people/{personId}`: a person and the accounts, addresses and numbers that lead to them. */
 const PEOPLE: Collection = "people";
-/**
- * `personKeys/{kind}:{value}` → { personId }: one document per uid, address and number, created
- * in the same transaction as the change that claims it, so two people can never share one.
- */
-const KEYS: Collection = "personKeys";
-
-export type PersonStatus = "pending" | "approved" | "rejected";
-export type Role = "user" | "admin";
-
-/**
- * What a person proved when they first came, for the reviewer who decides on them: an address
- * (a request for access), or an account at a provider (a bridge sign-up, or a sign-in at the
- * identity provider nobody recognised). Null for a person an
- * administrator added.
- */
-export type Origin =
-  | { via: "email"; address: string }
-  | {
-      via: "account";
-      /** The bridge it came through (`gaming`, `federated`); null for a sign-in at the identity provider itself. */
-      bridge: string | null;
-      /** The provider that holds the account (`gaming`, `google.com`, `oidc.codehost`, `phone`). */
-      provider: string;
-      /** The account at the provider, as the provider names it; "" when it named none. */
-      account: string;
-      /** The name the provider gave; "" when none. */
-      displayName: string;
-    };
-
-export interface Person {
-  id: string;
-  uids: string[];
-  emails: string[];
-  phones: string[];
-  name: string;
-  role: Role;
-  projects: string[];
-  groups: string[];
-  status: PersonStatus;
-  createdAt: Date;
-  updatedAt: Date;
-  origin: Origin | null;
-  /** What they wrote to the reviewer when they asked for access (plain text, core/text); "" for nothing. */
-  note: string;
-  /** New and pending, and not yet named in a digest to the reviewers (core/people/review-notices). */
-  awaitingNotice?: boolean;
-  /**
-   * Sessions of this person ended early (by logout), each until it would have expired anyway.
-   * Kept on the person so the read every session request already makes brings them along.
-   */
-  endedSessions?: Record<string, Date>;
-  /**
-   * The browsers this person has signed in from, each by the digest of its identifier cookie (the
-   * identifier itself is never stored), with when it was learned: at most KNOWN_BROWSERS_KEPT,
-   * newest kept (core/people/security-notices). Kept on the person so POST /auth/verify, which
-   * reads them already, decides "a browser not seen before" without another read.
-   */
-  knownBrowsers?: Record<string, Date>;
-  /** Present, and false, only when the person turned off the notices of sign-ins from new browsers. */
-  newBrowserNotices?: false;
-}
-
-export type NewPerson = Omit<
-  Person,
-  "id" | "createdAt" | "updatedAt" | "endedSessions" | "origin" | "note" | "knownBrowsers" | "newBrowserNotices"
-> &
-  Partial<Pick<Person, "origin" | "note">>;
-export type KeyKind = "uid" | "email" | "phone";
 
 function fromDoc(id: string, d: DocumentData): Person {
   return {
@@ -112,40 +53,6 @@ function originOf(value: unknown): Origin | null {
       displayName: text(o.displayName),
     };
   return null;
-}
-
-/**
- * The order people are listed in, and the cursor of a page: when they were created, then their
- * id, as one string (ISO 8601 sorts as text). Unique, so a page that ends between two people made
- * in the same millisecond still goes on at the right one.
- */
-export function listKeyOf(person: Pick<Person, "id" | "createdAt">): string {
-  return `${person.createdAt.toISOString()}~${person.id}`;
-}
-
-/** How long a search term may be: a longer one is matched by its first this many characters. */
-export const TERM_MAX = 40;
-/** How many search terms one person is indexed under, at most. */
-const TERMS_MAX = 400;
-
-/** The words a person is found by: their name's words, and each address whole, its local part and its domain. */
-export function searchWords(person: Pick<Person, "name" | "emails">): string[] {
-  const words = person.name.toLowerCase().normalize("NFKC").split(/\s+/u);
-  for (const email of person.emails) words.push(email, ...email.split("@"));
-  return [...new Set(words.filter((w) => w !== ""))];
-}
-
-/**
- * Every prefix of every search word (up to TERM_MAX characters): a query's first word is looked
- * up with one array-contains, so "lov" finds Ada Lovelace and "ada@" finds ada@example.org.
- */
-export function searchTerms(person: Pick<Person, "name" | "emails">): string[] {
-  const terms = new Set<string>();
-  for (const word of searchWords(person)) {
-    const chars = [...word].slice(0, TERM_MAX);
-    for (let n = 1; n <= chars.length; n++) terms.add(chars.slice(0, n).join(""));
-  }
-  return [...terms].slice(0, TERMS_MAX);
 }
 
 /** The stored document: the person, and what lists and searches find them by. */
@@ -191,11 +98,6 @@ export async function setNewBrowserNotices(db: Firestore, personId: string, on: 
 /** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */
 export function setEndedSessions(db: Firestore, tx: Transaction, personId: string, ended: Record<string, Date>): void {
   tx.update(db.collection(PEOPLE).doc(personId), { endedSessions: ended });
-}
-
-function keyId(kind: KeyKind, value: string): string {
-  // Document ids cannot hold "/", and addresses may.
-  return `${kind}:${encodeURIComponent(value)}`;
 }
 
 async function first(query: Query, tx?: Transaction): Promise<Person | null> {
@@ -333,33 +235,6 @@ export async function approvedAdminList(db: Firestore, tx: Transaction, atMost: 
   return (await tx.get(query.limit(atMost))).docs.map((d) => fromDoc(d.id, d.data()));
 }
 
-/**
- * Read and written by every first-admin bootstrap (`personKeys/bootstrap:first-admin`): two at
- * once contend on this one document, so the second runs again and sees the first's admin. Read
- * first (a transaction reads before it writes); the returned function writes it.
- */
-export async function readBootstrapLock(db: Firestore, tx: Transaction): Promise<(at: Date) => void> {
-  const lock = db.collection(KEYS).doc("bootstrap:first-admin");
-  await tx.get(lock);
-  return (at) => tx.set(lock, { at });
-}
-
-/** Who holds a key, read inside the transaction that is about to claim it. */
-export async function keyHolder(db: Firestore, tx: Transaction, kind: KeyKind, value: string): Promise<string | null> {
-  const snap = await tx.get(db.collection(KEYS).doc(keyId(kind, value)));
-  const personId = snap.exists ? snap.get("personId") : null;
-  return typeof personId === "string" ? personId : null;
-}
-
-function claimKeys(db: Firestore, tx: Transaction, personId: string, kind: KeyKind, values: string[]): void {
-  // create() fails the whole commit if another person already holds the key.
-  for (const value of values) tx.create(db.collection(KEYS).doc(keyId(kind, value)), { personId });
-}
-
-function releaseKeys(db: Firestore, tx: Transaction, kind: KeyKind, values: string[]): void {
-  for (const value of values) tx.delete(db.collection(KEYS).doc(keyId(kind, value)));
-}
-
 /** Creates the person and claims every uid, address and number on it, all in `tx`. */
 export function create(db: Firestore, tx: Transaction, input: NewPerson, personId: string, at: Date): Person {
   const person: Person = { origin: null, note: "", ...input, id: personId, createdAt: at, updatedAt: at };
@@ -409,7 +284,7 @@ export function moveAccount(
     else tx.update(fromRef, { uids: rest, updatedAt: at });
   }
   tx.update(db.collection(PEOPLE).doc(to.id), { uids: [...to.uids, uid], updatedAt: at });
-  tx.set(db.collection(KEYS).doc(keyId("uid", uid)), { personId: to.id });
+  moveKey(db, tx, "uid", uid, to.id);
 }
 
 /** Deletes the person, in `tx`, and lets go of every uid, address and number they held. */

@@ -1,6 +1,7 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { optionalString, toDate, type Firestore, type Transaction } from "./db";
+import type { Actor, HistoryEntry, HistoryEvent, Via } from "../core/model/history";
 
 /**
  * `personHistory/{id}`: what was done to a person, by whom, when and how; written in the same
@@ -8,42 +9,6 @@ import { optionalString, toDate, type Firestore, type Transaction } from "./db";
  * without its change. Never edited; kept as long as the service is (an audit log).
  */
 const HISTORY: Collection = "personHistory";
-
-/** Who acted: an administrator (through the API), an operator (the CLI), the person themself, or the service. */
-export type Actor =
-  { kind: "admin"; personId: string; email: string | null } | Operator | { kind: "person" } | { kind: "service" };
-
-/** An operator on the command line, by login and machine. */
-export type Operator = { kind: "operator"; name: string };
-
-export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
-
-/** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
-export type HistoryEvent =
-  | "created"
-  | "changed"
-  | "sessions-ended"
-  | "passkeys-removed"
-  | "exported"
-  | "erased"
-  // In an administrator's own history: they took a copy of someone's data, or erased someone.
-  | "exported-someone"
-  | "erased-someone";
-
-export type FieldValue = string | string[];
-
-export interface HistoryEntry {
-  id: string;
-  personId: string;
-  at: Date;
-  by: Actor;
-  via: Via;
-  event: HistoryEvent;
-  /** Each field the event changed: what it was, and what it became. */
-  changes: Record<string, { from: FieldValue | null; to: FieldValue | null }>;
-  /** Sorts entries: `at`, then the id (store/people's listKeyOf, for history). */
-  key: string;
-}
 
 function actorOf(value: unknown): Actor {
   const a = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;

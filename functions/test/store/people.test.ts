@@ -1,10 +1,12 @@
 import * as people from "../../src/store/people";
 import { firestore, unique } from "../support/deps";
+import { type NewPerson, type Person } from "../../src/core/model/person";
+import * as personKeys from "../../src/store/person-keys";
 
 const db = firestore();
 const at = new Date("2026-03-01T09:00:00.123Z");
 
-function newPerson(overrides: Partial<people.NewPerson> = {}): people.NewPerson {
+function newPerson(overrides: Partial<NewPerson> = {}): NewPerson {
   const tag = unique();
   return {
     uids: [`uid-${tag}`],
@@ -19,7 +21,7 @@ function newPerson(overrides: Partial<people.NewPerson> = {}): people.NewPerson 
   };
 }
 
-async function createPerson(input: people.NewPerson, id = unique("p")): Promise<people.Person> {
+async function createPerson(input: NewPerson, id = unique("p")): Promise<Person> {
   return db.runTransaction(async (tx) => people.create(db, tx, input, id, at));
 }
 
@@ -67,7 +69,7 @@ describe("store/people", () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 20 }, () =>
         db.runTransaction(async (tx) => {
-          if (await people.keyHolder(db, tx, "uid", uid)) return null;
+          if (await personKeys.keyHolder(db, tx, "uid", uid)) return null;
           return people.create(db, tx, input, unique("p"), at);
         }),
       ),

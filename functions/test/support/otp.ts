@@ -6,9 +6,9 @@ import type { Deps } from "../../src/deps";
 import type { Logger } from "../../src/logger";
 import { cryptoRandom, type Random } from "../../src/random";
 import * as otp from "../../src/routes/otp";
-import * as people from "../../src/store/people";
 import { appFor, firestore, TEST_CODE_PEPPER, testDeps, unique, type TestDeps } from "./deps";
 import { personFor } from "./people";
+import { type NewPerson } from "../../src/core/model/person";
 
 export const db = firestore();
 export const RUNS = 20;
@@ -37,7 +37,7 @@ export const verify = (app: Express, body: unknown) => post(app, "/auth/otp/veri
 export const signIn = (app: Express, body: unknown) => post(app, "/auth/otp/sign-in", body);
 
 /** An address held by a person (the signin purpose's "account"), with no provider account behind it. */
-export async function personAddress(fields: Partial<people.NewPerson> = {}): Promise<string> {
+export async function personAddress(fields: Partial<NewPerson> = {}): Promise<string> {
   const email = `${unique("p")}@example.test`;
   await personFor({ uid: unique("uid"), email }, { projects: ["startpage"], ...fields });
   return email;

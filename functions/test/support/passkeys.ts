@@ -1,10 +1,10 @@
 /** The passkeys function's app through HTTP, as a browser and its authenticator drive it (test/passkeys.test.ts and others). */
 import request, { type Response } from "supertest";
 import * as passkeysGroup from "../../src/routes/passkeys";
-import type * as people from "../../src/store/people";
 import { SoftwareAuthenticator } from "./authenticator";
 import { appFor, testDeps, type TestDeps } from "./deps";
 import { accountWithPerson, sessionCookieFor } from "./people";
+import { type NewPerson } from "../../src/core/model/person";
 
 /** One browser: its session cookie, and the passkey binding the sign-in options gave it. */
 export interface Browser {
@@ -17,7 +17,7 @@ export function passkeyWorld(deps: TestDeps = testDeps()) {
   const post = (path: string, body: object, cookie = "") => request(app).post(path).set("Cookie", cookie).send(body);
 
   /** An approved person signed in just now, with a session of their own in a browser. */
-  async function person(fields: Partial<people.NewPerson> = {}) {
+  async function person(fields: Partial<NewPerson> = {}) {
     const { account, person } = await accountWithPerson(fields, deps.store);
     const browser: Browser = { session: await sessionCookieFor(deps, account.uid, person.id, ["otp"]), binding: null };
     return { account, person, browser };
@@ -51,7 +51,7 @@ export function passkeyWorld(deps: TestDeps = testDeps()) {
   }
 
   /** An approved person with a passkey registered, and the authenticator that holds it. */
-  async function withPasskey(fields: Partial<people.NewPerson> = {}, synced = false) {
+  async function withPasskey(fields: Partial<NewPerson> = {}, synced = false) {
     const signedUp = await person(fields);
     const authenticator = new SoftwareAuthenticator();
     const res = await register(signedUp.browser, authenticator, { synced });

@@ -3,14 +3,15 @@ import type { Deps } from "../../src/deps";
 import * as people from "../../src/store/people";
 import { signedUp, type Account } from "./auth";
 import { firestore, unique } from "./deps";
+import { type NewPerson, type Person } from "../../src/core/model/person";
 
 /** A person in the store, set up directly (tests of the people endpoints go through HTTP). */
 export async function personFor(
   account: Pick<Account, "uid" | "email">,
-  fields: Partial<people.NewPerson> = {},
+  fields: Partial<NewPerson> = {},
   db: Firestore = firestore(),
   id: string = unique("p"),
-): Promise<people.Person> {
+): Promise<Person> {
   return db.runTransaction(async (tx) =>
     people.create(
       db,
@@ -35,9 +36,9 @@ export async function personFor(
 
 /** A signed-up account with a person of the given standing. */
 export async function accountWithPerson(
-  fields: Partial<people.NewPerson> = {},
+  fields: Partial<NewPerson> = {},
   db?: Firestore,
-): Promise<{ account: Account; person: people.Person }> {
+): Promise<{ account: Account; person: Person }> {
   const account = await signedUp();
   const person = await personFor(account, fields, db);
   return { account, person };

@@ -20,13 +20,15 @@ import type { ProviderAccount } from "../ports";
 import { cleanText, characters } from "../text";
 import { describeUserAgent } from "../sessions/user-agent";
 import { passkeyView, type PasskeyView } from "../passkeys/passkeys";
-import { recordEvent, type Actor, type Via } from "../people/history";
+import { recordEvent } from "../people/history";
+import type { Actor, HistoryEntry, Via } from "../model/history";
 import type { Transaction } from "../../store/db";
 import type { HistoryEntryView } from "../people/admin-view";
 import { adminActor, approvedAdmin, recentEnough, type ChangedBy, type SyncError } from "../people/people-admin";
+import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
 /** Who acts on a person's data: the person (signed in when), or whoever may change them. */
-export type ActingOn = { self: people.Person; signedInAt: Date } | ChangedBy;
+export type ActingOn = { self: Person; signedInAt: Date } | ChangedBy;
 
 type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
 
@@ -78,14 +80,14 @@ export interface PersonData {
     emails: string[];
     phones: string[];
     uids: string[];
-    status: people.PersonStatus;
-    role: people.Role;
+    status: PersonStatus;
+    role: Role;
     projects: string[];
     groups: string[];
     createdAt: string;
     updatedAt: string;
     /** How they first came, and what they wrote when they asked for access. */
-    origin: people.Origin | null;
+    origin: Origin | null;
     note: string;
     /** Their choice of mail: whether sign-ins from browsers not seen before are mailed. */
     notices: { newBrowser: boolean };
@@ -123,8 +125,8 @@ function shownTo(reader: ActingOn, actor: Actor): Actor {
 }
 
 /** The person's whole history, oldest first. */
-async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promise<history.HistoryEntry[]> {
-  const entries: history.HistoryEntry[] = [];
+async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promise<HistoryEntry[]> {
+  const entries: HistoryEntry[] = [];
   let before: string | null = null;
   for (;;) {
     const page = await history.page(deps.store, personId, 500, before);
@@ -263,7 +265,7 @@ export async function renameSelf(
   deps: Pick<Deps, "store" | "clock" | "people" | "transaction" | "random">,
   personId: string,
   raw: string,
-): Promise<people.Person> {
+): Promise<Person> {
   const name = cleanText(raw);
   ensure(characters(name) <= NAME_MAX, "invalid_person_change", `name is at most ${NAME_MAX} characters`);
   const person = await deps.transaction(async (tx) => {

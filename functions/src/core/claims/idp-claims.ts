@@ -5,6 +5,7 @@ import { withDeadline } from "../deadline";
 import { canonicalEmail } from "../email-address";
 import { AppError, ensure } from "../errors";
 import { errorText } from "../../logger";
+import { type Person } from "../model/person";
 
 /**
  * The identity provider's claims callback: before it issues an ID token for an account, the
@@ -83,7 +84,7 @@ export async function claimsFor(
   namespace: string,
   request: ClaimsRequest,
 ): Promise<Record<string, unknown>> {
-  let person: people.Person | null;
+  let person: Person | null;
   try {
     person = await withDeadline(lookUp(deps, request), CLAIMS_LOOKUP_DEADLINE_MS);
   } catch (error) {
@@ -104,7 +105,7 @@ export async function claimsFor(
   return claims;
 }
 
-async function lookUp(deps: Pick<Deps, "store">, request: ClaimsRequest): Promise<people.Person | null> {
+async function lookUp(deps: Pick<Deps, "store">, request: ClaimsRequest): Promise<Person | null> {
   const byUid = await people.findByUid(deps.store, request.uid);
   const email = request.emailVerified === true ? canonicalEmail(request.email) : null;
   if (byUid !== null || email === null) return byUid;

@@ -6,6 +6,8 @@ import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
+import { type Person } from "../model/person";
+import * as personKeys from "../../store/person-keys";
 
 type SignInDeps = Pick<
   Deps,
@@ -42,7 +44,7 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
  * otherwise an unverified sign-up would lock the owner out for good. Any other holder is an
  * administrator's decision, and the sign-in fails.
  */
-async function linkAccount(deps: SignInDeps, person: people.Person, address: string): Promise<string> {
+async function linkAccount(deps: SignInDeps, person: Person, address: string): Promise<string> {
   const { store } = deps;
   const account = await translateFailure(deps, providerFailed("account for address"), () =>
     deps.identity.accountForEmail(address),
@@ -51,7 +53,7 @@ async function linkAccount(deps: SignInDeps, person: people.Person, address: str
   await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
     if (!current || current.uids.includes(uid)) return;
-    const holderId = await people.keyHolder(store, tx, "uid", uid);
+    const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
     const holder = holderId === null ? null : await people.findById(store, holderId, tx);
     const now = deps.clock.now();
     if (holderId === null) {

@@ -1,7 +1,6 @@
 import { DAY, HOUR, MINUTE, SECOND } from "../../clock";
 import type { Random } from "../../random";
-import type { LimitState } from "../../store/email-code-limits";
-import type { CodeState } from "../../store/email-codes";
+import type { CodeState, LimitState } from "../model/email-codes";
 import type { BudgetScope, Tally } from "../../store/sends";
 
 /** The contract's numbers for email codes, and the decisions made from them, free of I/O. */

@@ -1,9 +1,9 @@
-import type * as people from "../../store/people";
+import { type Person } from "../model/person";
 
 export const SCOPES = ["openid", "email", "profile"] as const;
 
 /** What the granted scopes let a client know: the address needs `email`, the name `profile`. */
-export function claimsFor(person: people.Person, scopes: string[]): Record<string, unknown> {
+export function claimsFor(person: Person, scopes: string[]): Record<string, unknown> {
   const claims: Record<string, unknown> = {};
   const email = person.emails[0];
   // Only addresses a sign-in has verified are ever linked to a person.

@@ -4,7 +4,6 @@ import { readTogether, type Transaction } from "../../store/db";
 import * as codes from "../../store/oidc-codes";
 import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
-import * as people from "../../store/people";
 import * as throttles from "../../store/client-throttles";
 import { AppError, ensure, limitReached } from "../errors";
 import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
@@ -14,6 +13,7 @@ import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
 import { findClient, secretMatches } from "./clients";
 import { claimsFor } from "./scopes";
+import { type Person } from "../model/person";
 
 export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
@@ -91,7 +91,7 @@ function decide(
   tx: Transaction,
   r: Redemption,
   stored: codes.OidcCode | null,
-  person: people.Person | null,
+  person: Person | null,
   throttle: throttles.Throttle | undefined,
   now: Date,
 ): Decision {
@@ -139,7 +139,7 @@ function decide(
  * so the signature and the round trip overlap. A signature whose commit fails, or whose
  * transaction is retried, is never handed out.
  */
-function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: people.Person, now: Date): Promise<string> {
+function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: Person, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   const signing = deps.tokens.signIdToken({
     iss: deps.config.serviceUrl,

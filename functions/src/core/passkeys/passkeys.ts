@@ -5,7 +5,8 @@
 import type { Deps } from "../deps";
 import * as passkeys from "../../store/passkeys";
 import { ensure } from "../errors";
-import { recordEvent, type Actor, type Via } from "../people/history";
+import { recordEvent } from "../people/history";
+import type { Actor, Via } from "../model/history";
 import type { Transaction } from "../../store/db";
 import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
 

@@ -19,12 +19,13 @@ import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-no
 import { RECENT_SIGN_IN_MS } from "../sessions/sessions";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
+import { type Person } from "../model/person";
 
 type RegistrationDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "mailQueue">;
 
 /** Who is adding a passkey: the session's person, its account, the session's key and its sign-in time. */
 export interface Registrant {
-  person: people.Person;
+  person: Person;
   uid: string;
   sessionKey: string;
   authTime: Date;

@@ -2,6 +2,9 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
+import { type NewPerson } from "../model/person";
+import * as personKeys from "../../store/person-keys";
+import type { Transaction } from "../../store/db";
 
 /** gRPC ALREADY_EXISTS: a concurrent request claimed the address first. */
 function lostClaimRace(err: unknown): boolean {
@@ -19,7 +22,7 @@ export interface RequestDetails {
  * new pending person holding the address, with the name and note they gave, for a reviewer, and
  * marks them for the reviewers' digest. Asked again while still pending, the request's name and
  * note are updated; a person already reviewed is left alone. The address key is claimed in the
- * same transaction (store/people), so concurrent requests make one person.
+ * same transaction (store/person-keys), so concurrent requests make one person.
  */
 export async function recordAccessRequest(
   deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
@@ -31,9 +34,9 @@ export async function recordAccessRequest(
   try {
     await deps.transaction(async (tx) => {
       created = false;
-      const holderId = await people.keyHolder(store, tx, "email", address);
+      const holderId = await personKeys.keyHolder(store, tx, "email", address);
       if (holderId !== null) return updateRequest(deps, tx, holderId, details);
-      const request: people.NewPerson = {
+      const request: NewPerson = {
         uids: [],
         emails: [address],
         phones: [],
@@ -65,7 +68,7 @@ export async function recordAccessRequest(
 
 async function updateRequest(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: people.Transaction,
+  tx: Transaction,
   personId: string,
   details: RequestDetails,
 ): Promise<void> {

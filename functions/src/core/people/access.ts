@@ -1,4 +1,4 @@
-import type { Person } from "../../store/people";
+import type { Person } from "../model/person";
 import { AppError, type ErrorCode } from "../errors";
 import type { PersonView } from "./person-view";
 

@@ -1,14 +1,13 @@
 import type { Deps } from "../deps";
-import type { Person } from "../../store/people";
+import type { Person } from "../model/person";
 import * as history from "../../store/person-history";
+import type { Actor, HistoryEntry, HistoryEvent, Via } from "../model/history";
 import type { Transaction } from "../../store/db";
-
-export type { Actor, HistoryEntry, HistoryEvent, Operator, Via } from "../../store/person-history";
 
 /** The fields of a person whose changes the history keeps. */
 const TRACKED = ["status", "role", "projects", "groups", "name", "emails", "phones", "uids", "note"] as const;
 
-type Changes = history.HistoryEntry["changes"];
+type Changes = HistoryEntry["changes"];
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -30,9 +29,9 @@ export function recordEvent(
   tx: Transaction,
   entry: {
     personId: string;
-    by: history.Actor;
-    via: history.Via;
-    event: history.HistoryEvent;
+    by: Actor;
+    via: Via;
+    event: HistoryEvent;
     changes: Changes;
   },
 ): void {
@@ -46,7 +45,7 @@ export async function personHistory(
   personId: string,
   limit: number,
   before: string | null,
-): Promise<{ entries: history.HistoryEntry[]; next: string | null }> {
+): Promise<{ entries: HistoryEntry[]; next: string | null }> {
   const entries = await history.page(deps.store, personId, limit + 1, before);
   const shown = entries.slice(0, limit);
   return { entries: shown, next: entries.length > limit ? (shown[shown.length - 1]?.key ?? null) : null };

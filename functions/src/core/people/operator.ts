@@ -2,10 +2,13 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError, ensure } from "../errors";
-import { changesBetween, recordEvent, type Actor } from "./history";
+import { changesBetween, recordEvent } from "./history";
+import type { Actor } from "../model/history";
+import { type Person } from "../model/person";
+import * as personKeys from "../../store/person-keys";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
-export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<people.Person> {
+export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<Person> {
   if (who.includes("@")) {
     const email = canonicalEmail(who);
     ensure(email, "person_not_found", `"${who}" is not an email address`);
@@ -29,15 +32,15 @@ export async function bootstrapAdmin(
   rawEmail: string,
   name: string,
   by: Actor,
-): Promise<{ person: people.Person; created: boolean }> {
+): Promise<{ person: Person; created: boolean }> {
   const email = canonicalEmail(rawEmail);
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
   return deps.transaction(async (tx) => {
-    const writeLock = await people.readBootstrapLock(deps.store, tx);
+    const writeLock = await personKeys.readBootstrapLock(deps.store, tx);
     // A first admin is asked for and the service already has one.
     if (await people.anyAdmin(deps.store, tx)) throw new AppError("admin_exists");
     const fields = { role: "admin" as const, projects: ["*"], status: "approved" as const };
-    const holderId = await people.keyHolder(deps.store, tx, "email", email);
+    const holderId = await personKeys.keyHolder(deps.store, tx, "email", email);
     const holder = holderId === null ? null : await people.findById(deps.store, holderId, tx);
     const now = deps.clock.now();
     writeLock(now);

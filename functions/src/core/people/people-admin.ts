@@ -4,11 +4,20 @@ import { MINUTE } from "../../clock";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent, type Actor, type Operator, type Via } from "./history";
+import { changesBetween, recordEvent } from "./history";
+import type { Actor, Operator, Via } from "../model/history";
 import { queueReviewNotice } from "./review-notices";
 import { BY_OPERATOR, byAdmin, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
-
-export type { Person } from "../../store/people";
+import {
+  TERM_MAX,
+  listKeyOf,
+  searchWords,
+  type KeyKind,
+  type Person,
+  type PersonStatus,
+  type Role,
+} from "../model/person";
+import * as personKeys from "../../store/person-keys";
 
 /** Writes what lists and searches find people by where it is missing (people stored by an older version). */
 export function reindexPeople(deps: Pick<Deps, "store">): Promise<number> {
@@ -16,15 +25,15 @@ export function reindexPeople(deps: Pick<Deps, "store">): Promise<number> {
 }
 
 /** GET /auth/people/:personId. */
-export async function findPerson(deps: Pick<Deps, "store">, personId: string): Promise<people.Person> {
+export async function findPerson(deps: Pick<Deps, "store">, personId: string): Promise<Person> {
   const person = await people.findById(deps.store, personId);
   ensure(person, "person_not_found");
   return person;
 }
 
 export interface PersonChange {
-  status?: people.PersonStatus;
-  role?: people.Role;
+  status?: PersonStatus;
+  role?: Role;
   projects?: string[];
   groups?: string[];
   name?: string;
@@ -44,7 +53,7 @@ export interface SyncError {
 }
 
 /** An approved admin is who can approve anyone, at the endpoints and on the command line alike. */
-export const approvedAdmin = (p: people.Person) => p.role === "admin" && p.status === "approved";
+export const approvedAdmin = (p: Person) => p.role === "admin" && p.status === "approved";
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
 
@@ -53,7 +62,7 @@ const added = (before: string[], after: string[]) => after.some((v) => !before.i
  * grants a project or a group, or adds a way in (an address or number). Such a change needs a
  * fresh sign-in of whoever makes it (step-up); one that only narrows never does.
  */
-export function widened(before: people.Person, after: people.Person): boolean {
+export function widened(before: Person, after: Person): boolean {
   return (
     (after.status === "approved" && before.status !== "approved") ||
     (after.role === "admin" && before.role !== "admin") ||
@@ -64,7 +73,7 @@ export function widened(before: people.Person, after: people.Person): boolean {
   );
 }
 
-function narrowed(before: people.Person, after: people.Person): boolean {
+function narrowed(before: Person, after: Person): boolean {
   const lostProject = before.projects.some((p) => !after.projects.includes(p));
   return after.status !== "approved" || (before.role === "admin" && after.role !== "admin") || lostProject;
 }
@@ -74,10 +83,10 @@ function narrowed(before: people.Person, after: people.Person): boolean {
  * (a change that widens access needs that within STEP_UP_MS); or an operator on the command line,
  * who holds the project's own credentials and is named as `login@machine`.
  */
-export type ChangedBy = { admin: people.Person; signedInAt: Date; from?: string } | { operator: Operator };
+export type ChangedBy = { admin: Person; signedInAt: Date; from?: string } | { operator: Operator };
 
 /** An administrator as a person's history records them. */
-export function adminActor(admin: people.Person): Actor {
+export function adminActor(admin: Person): Actor {
   return { kind: "admin", personId: admin.id, email: admin.emails[0] ?? null };
 }
 
@@ -100,9 +109,9 @@ function recordedAs(by: ChangedBy): { actor: Actor; via: Via } {
 export async function changePerson(
   deps: ChangeDeps,
   personId: string,
-  change: PersonChange | ((current: people.Person) => PersonChange),
+  change: PersonChange | ((current: Person) => PersonChange),
   by: ChangedBy,
-): Promise<{ person: people.Person; providerSyncErrors: SyncError[] }> {
+): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
   const { actor, via } = recordedAs(by);
   let noticed = false;
@@ -113,7 +122,7 @@ export async function changePerson(
     // A function computes the change from the person as read in this transaction (a grant adds to
     // the projects then current, not to a copy read earlier).
     const fields = typeof change === "function" ? change(current) : change;
-    const next: people.Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     // Reviewed before a digest named them: the reviewers need not hear of them any more.
     if (next.status !== "pending") delete next.awaitingNotice;
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
@@ -124,13 +133,13 @@ export async function changePerson(
     // approve people.
     if (approvedAdmin(current) && !approvedAdmin(next) && (await people.approvedAdminList(store, tx, 2)).length < 2)
       throw new AppError("last_admin");
-    const claims: Array<[people.KeyKind, string[]]> = [
+    const claims: Array<[KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],
     ];
     for (const [kind, added] of claims) {
       for (const value of added) {
-        const holder = await people.keyHolder(store, tx, kind, value);
+        const holder = await personKeys.keyHolder(store, tx, kind, value);
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
@@ -174,13 +183,13 @@ export async function changePerson(
 
 /** A page of a list: the people on it, and the cursor of the next page (null: this is the last). */
 export interface PeoplePage {
-  people: people.Person[];
+  people: Person[];
   next: string | null;
 }
 
 export interface PeopleQuery {
-  status?: people.PersonStatus;
-  role?: people.Role;
+  status?: PersonStatus;
+  role?: Role;
   project?: string;
   /** An exact address (canonical). */
   email?: string;
@@ -197,13 +206,13 @@ const SCAN_PAGES = 5;
 
 /**
  * A page of people by status, role, project, address and search words. Firestore answers one
- * array-contains per query: the first search word's (store/people searchTerms) is asked of it,
+ * array-contains per query: the first search word's (searchTerms, core/model/person) is asked of it,
  * and the other words, and a project asked beside a search, are checked here, reading at most
  * SCAN_PAGES pages' worth; a page filled short of `limit` still says where to go on.
  */
 export async function findPeople(deps: Pick<Deps, "store">, query: PeopleQuery): Promise<PeoplePage> {
   const words = (query.search ?? "").toLowerCase().normalize("NFKC").split(/\s+/u).filter(Boolean);
-  const term = words[0] === undefined ? undefined : [...words[0]].slice(0, people.TERM_MAX).join("");
+  const term = words[0] === undefined ? undefined : [...words[0]].slice(0, TERM_MAX).join("");
   const filter: people.PeopleFilter = {
     status: query.status,
     role: query.role,
@@ -211,21 +220,21 @@ export async function findPeople(deps: Pick<Deps, "store">, query: PeopleQuery):
     term: query.email === undefined ? term : undefined,
     project: query.email === undefined && term === undefined ? query.project : undefined,
   };
-  const matches = (p: people.Person) => {
+  const matches = (p: Person) => {
     if (query.project !== undefined && !p.projects.includes(query.project)) return false;
-    const own = people.searchWords(p);
+    const own = searchWords(p);
     return words.every((w) => own.some((o) => o.startsWith(w)));
   };
-  const found: people.Person[] = [];
+  const found: Person[] = [];
   let after = query.after;
   for (let scanned = 0; scanned < SCAN_PAGES * (query.limit + 1);) {
     const batch = await people.listPage(deps.store, filter, query.order, query.limit + 1, after);
     for (const p of batch) {
-      after = people.listKeyOf(p);
+      after = listKeyOf(p);
       if (matches(p)) found.push(p);
       if (found.length > query.limit) {
         const shown = found.slice(0, query.limit);
-        return { people: shown, next: people.listKeyOf(shown[shown.length - 1] as people.Person) };
+        return { people: shown, next: listKeyOf(shown[shown.length - 1] as Person) };
       }
     }
     scanned += batch.length;
@@ -257,7 +266,7 @@ export function recentEnough(deps: Pick<Deps, "clock">, signedInAt: Date): boole
 }
 
 export type ReviewResult =
-  | { personId: string; person: people.Person; providerSyncErrors: SyncError[] }
+  | { personId: string; person: Person; providerSyncErrors: SyncError[] }
   | { personId: string; error: ErrorCode; detail: string | undefined };
 
 /** How many reviews of one batch run at once. */

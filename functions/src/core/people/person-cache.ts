@@ -1,5 +1,5 @@
 import type { Clock } from "../../clock";
-import type { Person } from "../../store/people";
+import type { Person } from "../model/person";
 import type { PersonCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
 

@@ -5,6 +5,9 @@ import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
+import { type Person } from "../model/person";
+import * as personKeys from "../../store/person-keys";
+import type { Transaction } from "../../store/db";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">;
 
@@ -18,9 +21,9 @@ function lostClaimRace(err: unknown): boolean {
  * links the account to whoever it found. A sign-in nobody recognises becomes a new pending
  * person, except a phone-only one, which is refused.
  * Known accounts cost one read. The rest runs in one transaction whose key claims (see
- * store/people) make two concurrent first sign-ins end in one person.
+ * store/person-keys) make two concurrent first sign-ins end in one person.
  */
-export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: string | null): Promise<people.Person> {
+export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: string | null): Promise<Person> {
   for (let attempt = 0; ; attempt++) {
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
@@ -39,15 +42,15 @@ export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: s
 
 async function linkOrCreate(
   deps: ResolveDeps,
-  tx: people.Transaction,
+  tx: Transaction,
   signIn: SignIn,
   bridge: string | null,
-): Promise<people.Person> {
+): Promise<Person> {
   const { store } = deps;
   const email = signIn.email === null ? null : canonicalEmail(signIn.email);
   const holderId =
-    (email !== null ? await people.keyHolder(store, tx, "email", email) : null) ??
-    (signIn.phone !== null ? await people.keyHolder(store, tx, "phone", signIn.phone) : null);
+    (email !== null ? await personKeys.keyHolder(store, tx, "email", email) : null) ??
+    (signIn.phone !== null ? await personKeys.keyHolder(store, tx, "phone", signIn.phone) : null);
   if (holderId !== null) {
     const holder = await people.findById(store, holderId, tx);
     if (holder) {

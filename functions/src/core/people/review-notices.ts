@@ -33,6 +33,7 @@ import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
 import { composeMail as mail, link, plain } from "../mail/compose";
 import { securityNoticeRenderers } from "./security-notices";
+import { type Person, type PersonStatus } from "../model/person";
 
 /** How many of the waiting one digest names; the rest it counts. */
 export const DIGEST_NAMES = 50;
@@ -61,7 +62,7 @@ export function rejectionMail(to: string, idUrl: string): MailMessage {
 }
 
 /** How a waiting person is named to the reviewer: name, address or provider account. Plain text. */
-export function describeWaiting(person: people.Person): string {
+export function describeWaiting(person: Person): string {
   const origin = person.origin;
   const via =
     origin?.via === "account"
@@ -70,7 +71,7 @@ export function describeWaiting(person: people.Person): string {
   return person.name === "" ? via : `${person.name} (${via})`;
 }
 
-export function digestMail(to: string, waiting: people.Person[], total: number, idUrl: string): MailMessage {
+export function digestMail(to: string, waiting: Person[], total: number, idUrl: string): MailMessage {
   const queue = `${idUrl}/review`;
   const count = (n: number) => (n === 1 ? "1 person" : `${n} people`);
   const names = waiting.map(describeWaiting);
@@ -95,8 +96,8 @@ export function digestMail(to: string, waiting: people.Person[], total: number, 
 export function queueReviewNotice(
   deps: Pick<Deps, "store" | "clock" | "random" | "config">,
   tx: Transaction,
-  before: people.Person,
-  after: people.Person,
+  before: Person,
+  after: Person,
 ): boolean {
   if (after.emails.length === 0 || before.status === after.status) return false;
   const tell = after.status === "approved" || (after.status === "rejected" && deps.config.review.notifyRejected);
@@ -113,7 +114,7 @@ export function queueReviewNotice(
 export function noticeRenderers(
   deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random">,
 ): Record<string, Renderer> {
-  const about = async (entry: OutboxEntry, status: people.PersonStatus) => {
+  const about = async (entry: OutboxEntry, status: PersonStatus) => {
     const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
     return person?.status === status ? (person.emails[0] ?? null) : null;
   };

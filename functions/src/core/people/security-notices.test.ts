@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { Person } from "../../store/people";
+import type { Person } from "../model/person";
 import type { OutboxNotice } from "../../store/outbox";
 import { passkeysEvent, personChangeEvent, securityMail } from "./security-notices";
 

@@ -31,6 +31,7 @@ import type { NoticeSettings } from "../settings";
 import { composeMail, link, plain, type Paragraph } from "../mail/compose";
 import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer, type Renderer } from "../mail/outbox";
 import type { MailMessage } from "../ports";
+import { type Person } from "../model/person";
 
 /** How many notices a person gets in a clock hour before the rest are folded into one summary. */
 export const NOTICES_PER_HOUR = 3;
@@ -141,8 +142,8 @@ const gone = (before: string[], after: string[]) => before.filter((v) => !after.
  */
 export function personChangeEvent(
   settings: NoticeSettings,
-  before: people.Person,
-  after: people.Person,
+  before: Person,
+  after: Person,
   from: string,
 ): SecurityEvent | null {
   const waysIn: string[] = [];
@@ -265,7 +266,7 @@ export async function placeNotice(
   deps: PlaceDeps,
   entry: outbox.OutboxEntry,
   claim: string,
-): Promise<{ person: people.Person; notice: outbox.OutboxNotice } | null> {
+): Promise<{ person: Person; notice: outbox.OutboxNotice } | null> {
   const { store } = deps;
   const personId = entry.about;
   if (personId === null) return null;
@@ -312,7 +313,7 @@ export async function placeNotice(
 }
 
 /** Remembers `digest` as one of the person's browsers, in `tx`: the newest KNOWN_BROWSERS_KEPT are kept. */
-function remember(deps: Pick<Deps, "store">, tx: Transaction, person: people.Person, digest: string, now: Date): void {
+function remember(deps: Pick<Deps, "store">, tx: Transaction, person: Person, digest: string, now: Date): void {
   if (person.knownBrowsers?.[digest] !== undefined) return;
   const known = { ...person.knownBrowsers, [digest]: now };
   const kept = Object.entries(known)

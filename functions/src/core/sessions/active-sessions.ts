@@ -3,10 +3,12 @@ import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
-import { recordEvent, type Actor, type Via } from "../people/history";
+import { recordEvent } from "../people/history";
+import type { Actor, Via } from "../model/history";
 import { queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
+import { type Person } from "../model/person";
 
 export type { SessionView };
 
@@ -56,7 +58,7 @@ export async function noteSeen(
 /** The person's live sessions, most recently seen first, the asking browser's marked. */
 export async function listSessions(
   deps: Pick<Deps, "store" | "clock">,
-  person: people.Person,
+  person: Person,
   currentSessionId: string | null,
 ): Promise<SessionView[]> {
   const live = await sessions.findLive(deps.store, person.id, deps.clock.now());

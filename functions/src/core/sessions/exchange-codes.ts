@@ -6,6 +6,7 @@ import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
+import { type Person } from "../model/person";
 
 /** A code travels in a URL to a sibling app that redeems it at once: a minute is plenty. */
 export const EXCHANGE_CODE_LIFETIME_MS = 1 * MINUTE;
@@ -46,7 +47,7 @@ export async function redeemExchangeCode(
   deps: Pick<Deps, "store" | "clock" | "transaction">,
   code: string,
   codeVerifier: string | null = null,
-): Promise<{ person: people.Person; uid: string }> {
+): Promise<{ person: Person; uid: string }> {
   const hash = sha256(code);
   const redeemed = await deps.transaction(async (tx) => {
     const stored = await codes.findByHash(deps.store, hash, tx);

@@ -10,6 +10,7 @@ import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
 import { newBrowserEvent, queueNoticeAlone } from "../people/security-notices";
 import { nameUserAgent } from "./user-agent";
+import { type Person } from "../model/person";
 
 export const SESSION_LIFETIME_MS = 14 * DAY;
 /**
@@ -22,7 +23,7 @@ export const RECENT_SIGN_IN_MS = 5 * MINUTE;
 export type VerifyOutcome =
   | {
       approved: true;
-      person: people.Person;
+      person: Person;
       uid: string;
       token: string;
       issuedAt: Date;
@@ -80,7 +81,7 @@ export async function openSession(
  */
 async function noteBrowser(
   deps: Pick<Deps, "store" | "clock" | "random" | "config" | "mailQueue" | "log">,
-  person: people.Person,
+  person: Person,
   browserId: string | null,
   userAgent: string,
 ): Promise<string> {
@@ -153,7 +154,7 @@ function cookieDigest(cookie: string): string {
 }
 
 /** Whether the session was ended by logout; the record travels with the person (see personFor). */
-export function sessionEnded(person: people.Person, principal: Pick<Principal, "sessionKey">): boolean {
+export function sessionEnded(person: Person, principal: Pick<Principal, "sessionKey">): boolean {
   return principal.sessionKey !== null && person.endedSessions?.[principal.sessionKey] !== undefined;
 }
 
@@ -197,7 +198,7 @@ export async function personFor(
   deps: Pick<Deps, "store" | "people">,
   principal: Pick<Principal, "uid" | "personId">,
   guard: Guard = unguarded,
-): Promise<people.Person | null> {
+): Promise<Person | null> {
   if (principal.personId !== null) {
     const cached = deps.people.get(principal.personId);
     if (cached) return cached.uids.includes(principal.uid) ? cached : null;

@@ -1,15 +1,16 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
 import { appHostList } from "../../config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
-import { personHistory, type HistoryEntry } from "../../core/people/history";
+import { personHistory } from "../../core/people/history";
+import type { HistoryEntry } from "../../core/model/history";
 import {
   changePerson,
   findPeople,
   reindexPeople,
   reviewQueue,
-  type Person,
   type PersonChange,
 } from "../../core/people/people-admin";
+import type { Person } from "../../core/model/person";
 import { removeAllPasskeys } from "../../core/passkeys/passkeys";
 import { erasePerson, exportPersonData } from "../../core/account/own-data";
 import { BY_OPERATOR } from "../../core/people/security-notices";

@@ -1,0 +1,40 @@
+/**
+ * A person's history, as the domain tells it: who acted, how, and what changed. The store keeps
+ * it (store/person-history); no I/O here.
+ */
+
+/** Who acted: an administrator (through the API), an operator (the CLI), the person themself, or the service. */
+export type Actor =
+  { kind: "admin"; personId: string; email: string | null } | Operator | { kind: "person" } | { kind: "service" };
+
+/** An operator on the command line, by login and machine. */
+export type Operator = { kind: "operator"; name: string };
+
+export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
+
+/** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
+export type HistoryEvent =
+  | "created"
+  | "changed"
+  | "sessions-ended"
+  | "passkeys-removed"
+  | "exported"
+  | "erased"
+  // In an administrator's own history: they took a copy of someone's data, or erased someone.
+  | "exported-someone"
+  | "erased-someone";
+
+export type FieldValue = string | string[];
+
+export interface HistoryEntry {
+  id: string;
+  personId: string;
+  at: Date;
+  by: Actor;
+  via: Via;
+  event: HistoryEvent;
+  /** Each field the event changed: what it was, and what it became. */
+  changes: Record<string, { from: FieldValue | null; to: FieldValue | null }>;
+  /** Sorts entries: `at`, then the id (listKeyOf in core/model/person, for history). */
+  key: string;
+}
