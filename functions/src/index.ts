@@ -6,7 +6,7 @@
 import type { SecretParam } from "firebase-functions/params";
 import { codePepper, federatedClientSecrets, idpSigningSecret, inUse, sessionKeys, smtpPassword } from "./params";
 import type { GroupName } from "./groups";
-import { httpsFunction, taskFunction, type GroupOptions } from "./http/function";
+import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
 
 /**
  * Above the 8 s after which every app answers 503 itself (http/app), so a caller sees the
@@ -32,7 +32,7 @@ const options = (maxInstances: number, secrets: SecretParam[]): GroupOptions => 
   secrets: inUse(secrets),
 });
 
-/** The function of group `name`, served by that group's bundle (bundles.ts). */
+/** The function of group `name`, served by that group's bundle (runtime/bundles.ts). */
 const group = (name: GroupName, maxInstances: number, secrets: SecretParam[]) =>
   httpsFunction(name, options(maxInstances, secrets));
 

@@ -8,7 +8,7 @@ import { buildDeps, type Deps } from "../../src/deps";
 import { manualClock, silentLogger, type ManualClock } from "./fakes";
 import { firebaseIdentity } from "../../src/adapters/identity";
 import { createApp } from "../../src/http/app";
-import type { Group } from "../../src/http/serve";
+import type { Group } from "../../src/groups";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { inProcessQueue } from "../../src/adapters/mail-queue";
 import { drainOutbox } from "../../src/core/mail/outbox";
