@@ -135,7 +135,7 @@ function firstRequest(group: string, handler: string, cookie: string): string {
 
 /** Today's (before the bundles): the group's modules unbundled from lib/, loaded as the old entry did, then its app. */
 const unbundled = (group: string) => `(() => {
-  require(${lib("params.js")});
+  require(${lib("config/params.js")});
   const { GROUPS } = require(${lib("groups.js")});
   const { serve } = require(${lib("runtime/serve.js")});
   return serve(${JSON.stringify(group)}, GROUPS[${JSON.stringify(group)}]());

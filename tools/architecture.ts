@@ -41,8 +41,7 @@ export function partOf(file: string): string {
   if (rel === "index.ts") return "runtime";
   if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
-  if (rel === "config.ts" || rel === "params.ts" || first === "settings") return "config";
-  if (["clock.ts", "random.ts", "logger.ts", "defaults.ts"].includes(rel)) return "base";
+  if (["clock.ts", "random.ts", "logger.ts"].includes(rel)) return "base";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
 }
@@ -134,11 +133,11 @@ const LABELS: Record<string, string> = {
   routes: "routes/<br/>one file per group",
   http: "http/<br/>express plumbing, the gate,<br/>presenters and the error table",
   deps: "deps.ts<br/>buildDeps",
-  config: "config.ts, params.ts, settings/<br/>settings, read and checked",
+  config: "config/<br/>every setting: its name, default,<br/>reading and check",
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
-  base: "clock, random, logger,<br/>the defaults",
+  base: "clock, random, logger",
 };
 
 /** The picture: parts as boxes, one arrow per pair of parts that import each other's files. */

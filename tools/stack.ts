@@ -124,7 +124,7 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   // that the emulator starts each function as an instance starts (functions/src/runtime/gcp-build.ts).
   if (built || !existsSync(join(root, "functions", "lib", "bundles", "sessions.cache")))
     run("code cache", process.execPath, [join(root, "functions", "lib", "runtime", "gcp-build.js")]);
-  // The local stack's parent domain and app hosts: the functions' defaults (functions/src/defaults.ts), as built.
+  // The local stack's parent domain and app hosts: the functions' defaults (functions/src/config/defaults.ts), as built.
   const { DEFAULTS, listOf } = defaults();
   const PARENT_DOMAIN = DEFAULTS.PARENT_DOMAIN;
   const APP_HOSTS = listOf(DEFAULTS.APP_HOSTS);

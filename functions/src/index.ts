@@ -4,7 +4,14 @@
  * contract's cross-origin rules itself (http/cors). Why each value: docs/deploying.md ("The functions").
  */
 import type { SecretParam } from "firebase-functions/params";
-import { codePepper, federatedClientSecrets, idpSigningSecret, inUse, sessionKeys, smtpPassword } from "./params";
+import {
+  codePepper,
+  federatedClientSecrets,
+  idpSigningSecret,
+  inUse,
+  sessionKeys,
+  smtpPassword,
+} from "./config/params";
 import type { GroupName } from "./groups";
 import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
 
@@ -19,7 +26,7 @@ const CONCURRENCY = 80;
 const ALWAYS_ON = 0;
 
 /**
- * `secrets`: every secret the function reads. It declares those the deployment uses (params.ts,
+ * `secrets`: every secret the function reads. It declares those the deployment uses (config/params.ts,
  * `inUse`): SMTP_PASSWORD only with SMTP_USER set, FEDERATED_CLIENT_SECRETS only with
  * FEDERATED_PROVIDERS, so a deploy never asks for a secret nothing will read.
  */

@@ -3,7 +3,7 @@ import { getAuth } from "firebase-admin/auth";
 import { getFirestore } from "firebase-admin/firestore";
 import { generateKeyPairSync } from "node:crypto";
 import type { Express } from "express";
-import { originsFor, type Config } from "../../src/config";
+import { originsFor, type Config } from "../../src/config/config";
 import { buildDeps, type Deps } from "../../src/deps";
 import { manualClock, silentLogger, type ManualClock } from "./fakes";
 import { firebaseIdentity } from "../../src/adapters/identity";

@@ -1,5 +1,5 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
-import { appHostList } from "../../config";
+import { appHostList } from "../../config/config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
 import { personHistory, type HistoryEntry } from "../../core/people/history";
 import {
