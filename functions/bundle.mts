@@ -1,12 +1,13 @@
 /**
  * `node bundle.mts`, the second half of `npm run build` (after tsc): one bundle per function,
- * `lib/bundles/<name>.js` (src/runtime/bundles.ts says how an instance loads it), each holding its group's
- * routes, the app, the dependencies and the SDKs, so that it requires nothing but Node's built-ins,
- * with its source map beside it. The groups are those of the registry (src/groups.ts): a group
- * added there is bundled here and rehearsed by the platform's build (src/runtime/gcp-build.ts).
+ * `lib/bundles/<name>.js` (src/runtime/bundles.ts says how an instance loads it), each holding its
+ * group's routes, the app, the dependencies and the SDKs, so that it requires nothing but Node's
+ * built-ins, with its source map beside it. The groups and tasks are those of the registry
+ * (src/groups.ts): one added there is bundled here and rehearsed by the platform's build
+ * (src/runtime/gcp-build.ts).
  *
  * esbuild: it bundles the TypeScript sources as they are, CommonJS for Node 24, minified; the
- * twelve bundles take a few seconds.
+ * twelve bundles (eleven groups, one task) take a few seconds.
  */
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
