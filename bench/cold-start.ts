@@ -1,9 +1,9 @@
 /**
  * Target 4: what a new instance pays before it can answer. Each figure is measured in a fresh
  * process pinned to one core, repeated, median reported:
- *   start X          lib/main.js with FUNCTION_TARGET=X, as the runtime starts an instance of
+ *   start X          lib/runtime/main.js with FUNCTION_TARGET=X, as the runtime starts an instance of
  *                    function X: X's bundle, with the code cache the platform's build makes
- *   deploy manifest  lib/main.js as deploy reads it, every export through onRequest
+ *   deploy manifest  lib/runtime/main.js as deploy reads it, every export through onRequest
  *   eager            every group's code and every SDK loaded up front, unbundled, compiled afresh
  * With --first-read (section 4b, `npm run bench:cold-start`): a fresh instance's first request
  * whole, three ways, interleaved; the Firestore read alone over gRPC and over REST; and what a
@@ -57,7 +57,7 @@ function deployedCopy(codeCache: boolean): string {
     filter: (path) => !path.endsWith(".map") && !path.endsWith(".cache"),
   });
   if (codeCache) {
-    const build = spawnSync(process.execPath, [join("lib", "gcp-build.js")], { cwd: dir, encoding: "utf8" });
+    const build = spawnSync(process.execPath, [join("lib", "runtime", "gcp-build.js")], { cwd: dir, encoding: "utf8" });
     if (build.status !== 0) throw new Error(build.stderr);
   }
   return dir;
@@ -87,10 +87,13 @@ export function runColdStart(): Record<string, number[]> {
   try {
     for (let i = 0; i < RUNS; i++) {
       for (const g of GATED_AND_SESSIONS)
-        add(`start ${g}`, probe(`require("./lib/main.js"); done();`, deployed, { ...noCache, FUNCTION_TARGET: g }));
+        add(
+          `start ${g}`,
+          probe(`require("./lib/runtime/main.js"); done();`, deployed, { ...noCache, FUNCTION_TARGET: g }),
+        );
       add(
         "deploy manifest",
-        probe(`require(${lib("main.js")}); done();`, functionsDir, { ...noCache, FUNCTION_TARGET: "" }),
+        probe(`require(${lib("runtime/main.js")}); done();`, functionsDir, { ...noCache, FUNCTION_TARGET: "" }),
       );
       add("eager", probe(EAGER, functionsDir, { ...noCache, FUNCTION_TARGET: "" }));
     }
@@ -132,9 +135,9 @@ function firstRequest(group: string, handler: string, cookie: string): string {
 
 /** Today's (before the bundles): the group's modules unbundled from lib/, loaded as the old entry did, then its app. */
 const unbundled = (group: string) => `(() => {
-  require(${lib("params.js")});
+  require(${lib("config/params.js")});
   const { GROUPS } = require(${lib("groups.js")});
-  const { serve } = require(${lib("http/serve.js")});
+  const { serve } = require(${lib("runtime/serve.js")});
   return serve(${JSON.stringify(group)}, GROUPS[${JSON.stringify(group)}]());
 })()`;
 
@@ -174,7 +177,7 @@ export async function runFirstRequests(
   const today = { ...env, NODE_COMPILE_CACHE: compileCache, NODE_COMPILE_CACHE_PORTABLE: "1" };
   const rows: Record<string, number[]> = {};
   const add = (name: string, ms: number) => (rows[name] ??= []).push(ms);
-  const bundled = (g: string) => `require("./lib/main.js")[${JSON.stringify(g)}]`;
+  const bundled = (g: string) => `require("./lib/runtime/main.js")[${JSON.stringify(g)}]`;
   try {
     for (const g of GATED_AND_SESSIONS) probe(firstRequest(g, unbundled(g), cookie), functionsDir, today);
     for (let i = 0; i < RUNS; i++) {

@@ -29,7 +29,7 @@ import { start, stop, stopAll } from "./soak/processes.ts";
 const PROJECT = "demo-contention";
 /** One emulator's scenarios; the official one takes ten to fifteen minutes on this machine when it is shared. */
 const PHASE_LIMIT_MS = 25 * 60_000;
-const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("defaults");
+const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("config/defaults");
 
 const started = performance.now();
 const dir = mkdtempSync(join(tmpdir(), "contention-"));

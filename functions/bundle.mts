@@ -1,12 +1,13 @@
 /**
  * `node bundle.mts`, the second half of `npm run build` (after tsc): one bundle per function,
- * `lib/bundles/<name>.js` (src/bundles.ts says how an instance loads it), each holding its group's
- * routes, the app, the dependencies and the SDKs, so that it requires nothing but Node's built-ins,
- * with its source map beside it. The groups are those of the registry (src/groups.ts): a group
- * added there is bundled here and rehearsed by the platform's build (src/gcp-build.ts).
+ * `lib/bundles/<name>.js` (src/runtime/bundles.ts says how an instance loads it), each holding its
+ * group's routes, the app, the dependencies and the SDKs, so that it requires nothing but Node's
+ * built-ins, with its source map beside it. The groups and tasks are those of the registry
+ * (src/groups.ts): one added there is bundled here and rehearsed by the platform's build
+ * (src/runtime/gcp-build.ts).
  *
  * esbuild: it bundles the TypeScript sources as they are, CommonJS for Node 24, minified; the
- * twelve bundles take a few seconds.
+ * twelve bundles (eleven groups, one task) take a few seconds.
  */
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -22,7 +23,7 @@ const { GROUPS, TASKS } = fromLib("./groups.js") as {
   GROUPS: Record<string, () => unknown>;
   TASKS: Record<string, () => unknown>;
 };
-const { BUNDLES_DIR } = fromLib("./bundles.js") as { BUNDLES_DIR: string };
+const { BUNDLES_DIR } = fromLib("./runtime/bundles.js") as { BUNDLES_DIR: string };
 
 /** The source of the module a group's loader returns: its compiled module, found by its exports, back in src/. */
 function moduleOf(name: string, load: () => unknown): string {
@@ -33,21 +34,21 @@ function moduleOf(name: string, load: () => unknown): string {
 }
 
 /**
- * Each bundle's entry: the group's handler (http/serve.ts) or the task's (http/task.ts), its module
- * loaded with the bundle, and what the platform's build runs once before keeping V8's code
- * (http/rehearsal.ts).
+ * Each bundle's entry: the group's handler (runtime/serve.ts) or the task's (runtime/task.ts), its
+ * module loaded with the bundle, and what the platform's build runs once before keeping V8's code
+ * (runtime/rehearsal.ts).
  */
 const entry = (name: string, load: () => unknown, handler: string, from: string) =>
   [
     name,
     `import { ${handler} } from "${from}";
-     export { rehearse } from "./http/rehearsal";
+     export { rehearse } from "./runtime/rehearsal";
      import * as unit from ${JSON.stringify(moduleOf(name, load))};
      export const handler = ${handler}(${JSON.stringify(name)}, unit);`,
   ] as const;
 const entries: Record<string, string> = Object.fromEntries([
-  ...Object.entries(GROUPS).map(([name, load]) => entry(name, load, "serve", "./http/serve")),
-  ...Object.entries(TASKS).map(([name, load]) => entry(name, load, "taskHandler", "./http/task")),
+  ...Object.entries(GROUPS).map(([name, load]) => entry(name, load, "serve", "./runtime/serve")),
+  ...Object.entries(TASKS).map(([name, load]) => entry(name, load, "taskHandler", "./runtime/task")),
 ]);
 
 const groupEntries: esbuild.Plugin = {

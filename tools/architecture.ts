@@ -19,7 +19,7 @@ const doc = process.env.ARCHITECTURE_DOC ?? join(root, "docs", "architecture.md"
 
 /** The parts, top to bottom; a part may import only parts below it (features: see above). */
 const LAYERS: Array<{ part: string; rank: number }> = [
-  { part: "index", rank: 0 },
+  { part: "runtime", rank: 0 },
   { part: "ops", rank: 0 },
   { part: "groups", rank: 1 },
   { part: "routes", rank: 2 },
@@ -38,11 +38,11 @@ const LAYERS: Array<{ part: string; rank: number }> = [
 export function partOf(file: string): string {
   const rel = relative(src, file).split("\\").join("/");
   const [first, second] = rel.split("/");
-  if (["index.ts", "main.ts", "gcp-build.ts", "rehearsal-firestore.ts"].includes(rel)) return "index";
+  // The deploy manifest stays at the top of src/, where the conventions put it, and runs with runtime/.
+  if (rel === "index.ts") return "runtime";
   if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
-  if (rel === "config.ts" || rel === "params.ts" || first === "settings") return "config";
-  if (["clock.ts", "random.ts", "logger.ts", "bundles.ts", "defaults.ts"].includes(rel)) return "base";
+  if (["clock.ts", "random.ts", "logger.ts"].includes(rel)) return "base";
   if (first === "core" && second === "model") return "model";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
@@ -128,18 +128,19 @@ function cycles(edges: Array<[string, string]>): string[][] {
 }
 
 const LABELS: Record<string, string> = {
-  index: "main.ts, index.ts, gcp-build.ts<br/>the entry, the deploy manifest,<br/>the build's rehearsal",
+  runtime:
+    "runtime/, index.ts<br/>the entry, the deploy manifest, the bundles,<br/>serving a group, the build's rehearsal",
   ops: "ops/<br/>operator tools",
   groups: "groups.ts<br/>the endpoint groups",
   routes: "routes/<br/>one file per group",
   http: "http/<br/>express plumbing, the gate,<br/>presenters and the error table",
   deps: "deps.ts<br/>buildDeps",
-  config: "config.ts, params.ts, settings/<br/>settings, read and checked",
+  config: "config/<br/>every setting: its name, default,<br/>reading and check",
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
   model: "core/model/<br/>the domain's records:<br/>a person, their history, an address's limits",
-  base: "clock, random, logger,<br/>the bundle loader, the defaults",
+  base: "clock, random, logger",
 };
 
 /** The picture: parts as boxes, one arrow per pair of parts that import each other's files. */

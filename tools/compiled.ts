@@ -24,7 +24,7 @@ export function compiled<T>(name: string): T {
   return createRequire(import.meta.url)(built) as T;
 }
 
-/** functions/src/defaults.ts, as built. */
+/** functions/src/config/defaults.ts, as built. */
 export interface Defaults {
   DEFAULTS: Record<string, string> & {
     PARENT_DOMAIN: string;
@@ -36,4 +36,4 @@ export interface Defaults {
   originsFor(domain: string, identityUrl: string, hosts: string[]): string[];
 }
 
-export const defaults = (): Defaults => compiled<Defaults>("defaults");
+export const defaults = (): Defaults => compiled<Defaults>("config/defaults");

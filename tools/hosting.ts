@@ -27,7 +27,7 @@ const { PATHS, sitesOf } = compiled<{
 }>("paths");
 /** HOSTING_CONFIG names another file (the test plants a stale one in a copy). */
 const file = process.env.HOSTING_CONFIG ?? join(root, "firebase.json");
-/** Every function runs in one region (functions/src/http/function.ts, COMMON_OPTIONS). */
+/** Every function runs in one region (functions/src/runtime/function.ts, COMMON_OPTIONS). */
 const REGION = "us-central1";
 
 interface Rewrite {

@@ -121,10 +121,10 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   await ensureFree(p);
   const built = ensureFunctionsBuilt(root, (line) => console.log(`stack: ${line}`));
   // The code caches the platform's build makes, made here by this Node (the functions' own), so
-  // that the emulator starts each function as an instance starts (functions/src/gcp-build.ts).
+  // that the emulator starts each function as an instance starts (functions/src/runtime/gcp-build.ts).
   if (built || !existsSync(join(root, "functions", "lib", "bundles", "sessions.cache")))
-    run("code cache", process.execPath, [join(root, "functions", "lib", "gcp-build.js")]);
-  // The local stack's parent domain and app hosts: the functions' defaults (functions/src/defaults.ts), as built.
+    run("code cache", process.execPath, [join(root, "functions", "lib", "runtime", "gcp-build.js")]);
+  // The local stack's parent domain and app hosts: the functions' defaults (functions/src/config/defaults.ts), as built.
   const { DEFAULTS, listOf } = defaults();
   const PARENT_DOMAIN = DEFAULTS.PARENT_DOMAIN;
   const APP_HOSTS = listOf(DEFAULTS.APP_HOSTS);

@@ -20,7 +20,7 @@ import {
 } from "./context.ts";
 import { duplicates } from "./inbox.ts";
 
-const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("defaults");
+const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("config/defaults");
 
 export const SENDS = 100;
 const WIDTH = 10;

@@ -11,7 +11,7 @@ import { call, firstUnavailable, now, percentile, type Answer } from "./measure.
 import { busiestMinute, budgetKey, freshMinute, ledger, serviceKey } from "./ledger.ts";
 import { check, count, send, settle, snapshot, summary, type Context, type Result } from "./context.ts";
 
-const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("defaults");
+const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("config/defaults");
 const { systemClock } = service<any>("clock");
 
 export const OFFICE = {

@@ -11,7 +11,7 @@ import { burst, firstUnavailable, now, type Answer } from "./measure.ts";
 import { added, busiestMinute, budgetKey, freshMinute, ledger, serviceKey } from "./ledger.ts";
 import { check, count, send, settle, snapshot, summary, type Context, type Result } from "./context.ts";
 
-const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("defaults");
+const { DEFAULTS } = service<{ DEFAULTS: Record<string, string> }>("config/defaults");
 const { systemClock } = service<any>("clock");
 
 const perClientHour = Number(DEFAULTS.OTP_SENDS_PER_CLIENT_HOUR);

@@ -9,7 +9,7 @@ import { firebaseIdentity } from "./adapters/identity";
 import { smtpMailer } from "./adapters/mailer";
 import { cloudTasksQueue, inProcessQueue } from "./adapters/mail-queue";
 import { systemClock, type Clock } from "./clock";
-import { readConfig, type Config } from "./config";
+import { readConfig, type Config } from "./config/config";
 import type { Deps } from "./core/deps";
 import { parsePepper } from "./core/email-codes/code-pepper";
 import { clientCache } from "./core/oidc/clients";

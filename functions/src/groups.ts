@@ -1,7 +1,19 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- a loader names its group's module, which bundle.mts bundles on its own */
-import type { Group } from "./http/serve";
-import type { Task } from "./http/task";
+import type { Router } from "express";
+import type { Deps } from "./core/deps";
+import type { Presenter } from "./http/presenters";
 import type { PATHS } from "./paths";
+
+/** An endpoint group (routes/<name>.ts): its routes, built around the dependencies, and its presenter. */
+export interface Group {
+  routes: (deps: Deps) => Router;
+  presenter: Presenter;
+}
+
+/** A task-queue function's work (tasks/<name>.ts), given the production dependencies. */
+export interface Task {
+  run: (deps: Deps) => Promise<unknown>;
+}
 
 /**
  * The endpoint groups, each one Cloud Function: `routes/<name>.ts`, its routes and the presenter

@@ -4,9 +4,16 @@
  * contract's cross-origin rules itself (http/cors). Why each value: docs/deploying.md ("The functions").
  */
 import type { SecretParam } from "firebase-functions/params";
-import { codePepper, federatedClientSecrets, idpSigningSecret, inUse, sessionKeys, smtpPassword } from "./params";
+import {
+  codePepper,
+  federatedClientSecrets,
+  idpSigningSecret,
+  inUse,
+  sessionKeys,
+  smtpPassword,
+} from "./config/params";
 import type { GroupName } from "./groups";
-import { httpsFunction, taskFunction, type GroupOptions } from "./http/function";
+import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
 
 /**
  * Above the 8 s after which every app answers 503 itself (http/app), so a caller sees the
@@ -19,7 +26,7 @@ const CONCURRENCY = 80;
 const ALWAYS_ON = 0;
 
 /**
- * `secrets`: every secret the function reads. It declares those the deployment uses (params.ts,
+ * `secrets`: every secret the function reads. It declares those the deployment uses (config/params.ts,
  * `inUse`): SMTP_PASSWORD only with SMTP_USER set, FEDERATED_CLIENT_SECRETS only with
  * FEDERATED_PROVIDERS, so a deploy never asks for a secret nothing will read.
  */
@@ -32,7 +39,7 @@ const options = (maxInstances: number, secrets: SecretParam[]): GroupOptions => 
   secrets: inUse(secrets),
 });
 
-/** The function of group `name`, served by that group's bundle (bundles.ts). */
+/** The function of group `name`, served by that group's bundle (runtime/bundles.ts). */
 const group = (name: GroupName, maxInstances: number, secrets: SecretParam[]) =>
   httpsFunction(name, options(maxInstances, secrets));
 

@@ -34,9 +34,9 @@ function deployedCopy(): string {
 
 const baseEnv = () => ({ PATH: process.env.PATH, GCLOUD_PROJECT: "demo-bundles", METADATA_SERVER_DETECTION: "none" });
 
-/** The platform's build step, as `npm run gcp-build` runs it: lib/gcp-build.js with this Node. */
+/** The platform's build step, as `npm run gcp-build` runs it: lib/runtime/gcp-build.js with this Node. */
 function codeCache(dir: string): string {
-  const out = spawnSync(process.execPath, [join("lib", "gcp-build.js")], {
+  const out = spawnSync(process.execPath, [join("lib", "runtime", "gcp-build.js")], {
     cwd: dir,
     encoding: "utf8",
     env: baseEnv(),
@@ -158,7 +158,7 @@ describe("the functions' bundles", () => {
         process.execPath,
         [
           "-e",
-          `require("./lib/bundles.js").runBundle("probe").exports.imported.then(console.log, (e) => console.log(e.code))`,
+          `require("./lib/runtime/bundles.js").runBundle("probe").exports.imported.then(console.log, (e) => console.log(e.code))`,
         ],
         { cwd: bare, encoding: "utf8", env: baseEnv() },
       );

@@ -1,7 +1,7 @@
 import request from "supertest";
 import type { Express } from "express";
 import { createHash } from "node:crypto";
-import { federatedConfig } from "../src/config";
+import { federatedConfig } from "../src/config/config";
 import { sha256 } from "../src/core/secrets";
 import * as bridge from "../src/routes/bridge";
 import * as people from "../src/store/people";

@@ -5,7 +5,7 @@
  */
 import request from "supertest";
 import { createHash } from "node:crypto";
-import { parseHandoffApps } from "../src/config";
+import { parseHandoffApps } from "../src/config/config";
 import { cryptoRandom } from "../src/random";
 import * as sessions from "../src/routes/sessions";
 import { APP_ORIGIN, appFor, firestore, testConfig, testDeps } from "./support/deps";

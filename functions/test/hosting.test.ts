@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GROUPS, type GroupName } from "../src/groups";
 import { APP_SITES, OWN_SITES, PATHS, type Route } from "../src/paths";
-import { COMMON_OPTIONS } from "../src/http/function";
+import { COMMON_OPTIONS } from "../src/runtime/function";
 import { passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
 

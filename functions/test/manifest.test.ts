@@ -115,12 +115,12 @@ describe("the deploy manifest", () => {
       { FUNCTION_TARGET: "sessions" },
       `console.log(JSON.stringify({ exports: Object.keys(m), type: typeof m.sessions, endpoint: "__endpoint" in m.sessions, modules: Object.keys(require.cache).map((p) => require("node:path").relative(${JSON.stringify(functionsDir)}, p)).sort() }))`,
     );
-    // The bundle itself is compiled as a script (bundles.ts), so it is no module of require's.
+    // The bundle itself is compiled as a script (runtime/bundles.ts), so it is no module of require's.
     expect(seen).toEqual({
       exports: ["sessions"],
       type: "function",
       endpoint: false,
-      modules: ["lib/bundles.js", "lib/logger.js", "lib/main.js"],
+      modules: ["lib/logger.js", "lib/runtime/bundles.js", "lib/runtime/main.js"],
     });
   });
 

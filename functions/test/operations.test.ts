@@ -19,7 +19,7 @@ import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";
 import { startFederatedProvider } from "./support/federated-provider";
 import { startGamingProvider } from "./support/gaming-provider";
-import { federatedConfig } from "../src/config";
+import { federatedConfig } from "../src/config/config";
 import { codeFor } from "./support/inbox";
 import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson, cookieFrom } from "./support/people";

@@ -1,6 +1,9 @@
 /**
- * What the rules are configured with: the settings config.ts reads from the platform's params and
- * secrets (once per instance), as plain values. The rules depend on this shape, not on how it is read.
+ * The shape core reads: what the rules are configured with, as plain values. Where settings are
+ * read and checked is config/ (one home: each setting's name, default, parsing and check), which
+ * fills this shape from the platform's params and secrets once per instance. It lives here, not
+ * there, because core ranks below config/ and may not import it: the rules depend on this shape,
+ * not on how it is read.
  */
 
 export interface Config {

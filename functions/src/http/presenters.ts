@@ -33,7 +33,7 @@ export const checkErrors: Presenter = (res, code, detail) => {
 /**
  * Gives a route a presenter of its own, for a route whose refusals take another shape than its
  * group's (the OpenID Connect authorise page among OAuth endpoints, a code check's `valid`). The
- * group's presenter is given when the group is registered (http/serve, http/app); a route names
+ * group's presenter is given when the group is registered (runtime/serve, http/app); a route names
  * its own where it is declared. Never chosen from the path when a refusal is presented.
  */
 export function presentWith(presenter: Presenter): RequestHandler {

@@ -2,7 +2,7 @@
 import { hostname, userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import type { Deps } from "../deps";
 import type { Operator } from "../core/model/history";
 import { errorText, type Logger } from "../logger";
@@ -68,7 +68,7 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         // sealed mail needs CODE_PEPPER. A real project's secrets stay in Secret Manager.
         const files = loadSettings(target, target.emulators);
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { readConfig } = require("../config") as typeof import("../config");
+        const { readConfig } = require("../config/config") as typeof import("../config/config");
         try {
           config = readConfig();
         } catch (err) {

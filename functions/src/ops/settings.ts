@@ -1,7 +1,7 @@
 /**
  * The deployment's settings as the Firebase CLI reads them for the target: `functions/.env`, then
  * `.env.<project>`, and on the emulators `.env.local` (and, for secrets, `.secret.local`). Values
- * go into this process's environment, where the functions read them too (config.ts); a value
+ * go into this process's environment, where the functions read them too (config/config.ts); a value
  * already in the environment wins. None is ever printed.
  */
 import { existsSync, readFileSync } from "node:fs";

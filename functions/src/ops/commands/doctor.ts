@@ -5,11 +5,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { appHostList } from "../../config";
+import { appHostList } from "../../config/config";
 import { canonicalEmail } from "../../core/email-address";
 import { errorText } from "../../logger";
 import { cryptoRandom } from "../../random";
-import * as params from "../../params";
+import * as params from "../../config/params";
 import { ping } from "../../store/db";
 import { one, type Command } from "../cli";
 import type { Context } from "../context";

@@ -1,5 +1,5 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
-import { appHostList } from "../../config";
+import { appHostList } from "../../config/config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
 import { personHistory } from "../../core/people/history";
 import type { HistoryEntry } from "../../core/model/history";

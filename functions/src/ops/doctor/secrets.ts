@@ -4,11 +4,11 @@
  * A value is checked as the functions check it and never leaves this module but into the process
  * environment (where the functions' own config reader finds it).
  */
-import { federatedConfig } from "../../config";
+import { federatedConfig } from "../../config/config";
 import { parsePepper } from "../../core/email-codes/code-pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { errorText } from "../../logger";
-import * as params from "../../params";
+import * as params from "../../config/params";
 import { accessToken, noCredentials } from "../credentials";
 import type { Check } from "../probes";
 import type { Target } from "../target";

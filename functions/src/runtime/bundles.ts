@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Script, constants } from "node:vm";
-import { consoleLogger } from "./logger";
+import { consoleLogger } from "../logger";
 
 /**
  * Each function's code as one file, `lib/bundles/<name>.js` (built by `bundle.mts`): its group's
@@ -14,7 +14,8 @@ import { consoleLogger } from "./logger";
  * also holds every function that ran, so a fresh instance compiles almost none of its first
  * request (bench/RESULTS.md §4b).
  */
-export const BUNDLES_DIR = join(__dirname, "bundles");
+// lib/bundles/, beside the compiled runtime/ rather than in it: the path the deploy, the tools and the tests name.
+export const BUNDLES_DIR = join(__dirname, "..", "bundles");
 
 export const bundleFile = (name: string): string => join(BUNDLES_DIR, `${name}.js`);
 export const codeCacheFile = (name: string): string => join(BUNDLES_DIR, `${name}.cache`);
@@ -24,7 +25,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** What a bundle exports (the virtual entry bundle.mts writes for each group). */
 export interface BundleExports {
   handler: NodeHandler;
-  /** Run once by the platform's build before it keeps V8's code of the bundle (http/rehearsal.ts). */
+  /** Run once by the platform's build before it keeps V8's code of the bundle (rehearsal.ts). */
   rehearse: () => Promise<void>;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The platform build's step (`npm run gcp-build`, which the build runs with the runtime's own Node
  * after installing the dependencies): each function's code cache (bundles.ts). For every group of
- * the registry (groups.ts), a fresh process runs the group's bundle once, as an instance's first
- * request would (http/rehearsal.ts, then a request through its handler), and writes V8's code of
+ * the registry (../groups.ts), a fresh process runs the group's bundle once, as an instance's first
+ * request would (rehearsal.ts, then a request through its handler), and writes V8's code of
  * the bundle as it then stands, every function that ran compiled. Instances run the same Node, so
  * V8 takes it. The session key and the Firestore the rehearsal uses are the build's own, made here.
  */
@@ -11,7 +11,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { createServer, request } from "node:http";
 import { codeCacheFile, runBundle } from "./bundles";
-import { GROUPS, TASKS } from "./groups";
+import { GROUPS, TASKS } from "../groups";
 import { listening, missingDocuments } from "./rehearsal-firestore";
 
 /** In the bundle's own process: the rehearsal, one request through the handler, then V8's code. */

@@ -2,19 +2,19 @@
  * Reads every param and secret (params.ts) once per instance into a plain Config (core/settings),
  * checking each against a zod schema: a malformed setting stops the function at its first
  * request with a message naming the setting, never its value (it may be a secret). How a setting
- * is checked, and the two JSON settings, are in settings/.
+ * is checked (checks.ts), and the two JSON settings (federated.ts, handoff-apps.ts), are beside it.
  */
 import { z } from "zod";
-import { canonicalEmail } from "./core/email-address";
-import { FEDERATED_IDPS, type Config } from "./core/settings";
+import { canonicalEmail } from "../core/email-address";
+import { FEDERATED_IDPS, type Config } from "../core/settings";
 import { DEFAULTS, listOf, originsFor, type Setting } from "./defaults";
 import * as params from "./params";
-import { check, openIdEndpoint, remoteEndpoint, urnNamespace } from "./settings/checks";
-import { federatedConfig } from "./settings/federated";
-import { parseHandoffApps } from "./settings/handoff-apps";
+import { check, openIdEndpoint, remoteEndpoint, urnNamespace } from "./checks";
+import { federatedConfig } from "./federated";
+import { parseHandoffApps } from "./handoff-apps";
 
 export { FEDERATED_IDPS, federatedConfig, openIdEndpoint, originsFor, parseHandoffApps, remoteEndpoint, urnNamespace };
-export type { Config, FederatedConfig, FederatedIdp, FederatedProvider, HandoffApp } from "./core/settings";
+export type { Config, FederatedConfig, FederatedIdp, FederatedProvider, HandoffApp } from "../core/settings";
 
 /** A setting's value, trimmed, or its default (defaults.ts) when left blank. */
 function read(param: { name: string; value(): string }): string {

@@ -1,6 +1,6 @@
 import { onRequest, type HttpsFunction, type HttpsOptions } from "firebase-functions/v2/https";
 import { onTaskDispatched, type TaskQueueFunction } from "firebase-functions/v2/tasks";
-import { startBundle, type NodeHandler } from "../bundles";
+import { startBundle, type NodeHandler } from "./bundles";
 
 /**
  * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
@@ -35,7 +35,7 @@ export type TaskOptions = GroupOptions & { maxAttempts: number; maxConcurrentDis
  * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue), as the
  * manifest is read: its options, its queue's retries and rate. A task that fails is retried by the
  * queue with backoff, up to `maxAttempts`. As for a group, an instance never runs this: main.ts
- * hands it its bundle, whose handler is the task's own (http/task.ts).
+ * hands it its bundle, whose handler is the task's own (task.ts).
  */
 export function taskFunction(name: string, options: TaskOptions): TaskQueueFunction {
   const { maxAttempts, maxConcurrentDispatches, ...rest } = options;

@@ -1,14 +1,9 @@
 import express from "express";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
-import type { Deps } from "../core/deps";
 import { productionDeps } from "../deps";
+import type { Task } from "../groups";
 import { consoleLogger, errorText } from "../logger";
 import type { AppHandler } from "./serve";
-
-/** A task-queue function's work (tasks/<name>.ts), given the production dependencies. */
-export interface Task {
-  run: (deps: Deps) => Promise<unknown>;
-}
 
 /**
  * A task function's handler, the entry of its bundle (bundles.ts): the SDK's task-queue handler,

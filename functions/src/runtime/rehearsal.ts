@@ -1,6 +1,6 @@
 import { personFor, readSession } from "../core/sessions/sessions";
 import { productionDeps } from "../deps";
-import { unavailableGuard } from "./gate";
+import { unavailableGuard } from "../http/gate";
 
 /**
  * What the platform's build has each bundle run once, beside a request through its handler,

@@ -1,17 +1,11 @@
-import type { Request, Response, Router } from "express";
-import type { Deps } from "../core/deps";
+import type { Request, Response } from "express";
 import { productionDeps } from "../deps";
+import type { Group } from "../groups";
+import { createApp } from "../http/app";
+import { jsonErrors } from "../http/presenters";
 import { consoleLogger } from "../logger";
-import { createApp } from "./app";
-import { jsonErrors, type Presenter } from "./presenters";
 
 export type AppHandler = (req: Request, res: Response) => void;
-
-/** An endpoint group (routes/<name>.ts): its routes, built around the dependencies, and its presenter. */
-export interface Group {
-  routes: (deps: Deps) => Router;
-  presenter: Presenter;
-}
 
 /**
  * A function's handler, the entry of its bundle (bundles.ts): the group's app is built on the
