@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { defaults } from "../tools/compiled.ts";
+import { defaults } from "./defaults.ts";
 import { PAGES, pageFile } from "./pages.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -8,7 +8,7 @@
  * --write puts the picture (a mermaid diagram) into docs/architecture.md between its markers;
  * --check (what the test suite runs) fails if a rule is broken or the picture is out of date.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -73,7 +73,8 @@ export function imports(): Map<string, string[]> {
       const base = resolve(dirname(file), m[1] as string);
       return base.endsWith(".ts") ? base : `${base.replace(/\.js$/, "")}.ts`;
     });
-    graph.set(file, [...new Set(targets)]);
+    // An import out of functions/src is the repository check's to judge (repositoryImports).
+    graph.set(file, [...new Set(targets.filter((t) => !relative(src, t).startsWith("..")))]);
   }
   return graph;
 }
@@ -159,12 +160,93 @@ export function picture(graph: Map<string, string[]>): string {
   return lines.join("\n");
 }
 
+/**
+ * The repository's areas, top to bottom: the benches; the tools (the stack, the checks, the
+ * functions' build scripts); the site; the functions. A file may import files of its own area and
+ * of areas below it, never above, and no files anywhere import each other in a circle. Tests are
+ * left out: they reach into every area to hold it to its word. ARCHITECTURE_ROOT names another
+ * tree (the test plants a broken rule in a copy).
+ */
+const repo = process.env.ARCHITECTURE_ROOT ?? root;
+const AREAS = ["bench", "tools", "site", "functions"] as const;
+
+export function areaOf(file: string): (typeof AREAS)[number] {
+  const rel = relative(repo, file).split("\\").join("/");
+  if (rel.startsWith("functions/src/")) return "functions";
+  // functions/bundle.mts and stack-trace.mts: the functions' build, run beside them like a tool.
+  if (rel.startsWith("functions/") || rel.startsWith("tools/")) return "tools";
+  if (rel.startsWith("site/")) return "site";
+  if (rel.startsWith("bench/")) return "bench";
+  throw new Error(`no area for ${rel}`);
+}
+
+function repositorySources(): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) return ["node_modules", "lib", "test"].includes(name) ? [] : walk(path);
+      return /\.m?ts$/.test(name) && !/\.(test|d)\.m?ts$/.test(name) ? [path] : [];
+    });
+  const functionsTools = readdirSync(join(repo, "functions"))
+    .filter((name) => name.endsWith(".mts"))
+    .map((name) => join(repo, "functions", name));
+  return [
+    ...walk(join(repo, "functions", "src")),
+    ...functionsTools,
+    ...["site", "tools", "bench"].flatMap((d) => walk(join(repo, d))),
+  ];
+}
+
+/** The file a relative specifier names, as TypeScript finds it; null for none (an asset, say). */
+function resolveSpecifier(from: string, specifier: string): string | null {
+  const base = resolve(dirname(from), specifier);
+  const candidates = /\.m?[jt]s$/.test(base)
+    ? [base.replace(/\.js$/, ".ts").replace(/\.mjs$/, ".mts"), base]
+    : [`${base}.ts`, `${base}.mts`, join(base, "index.ts")];
+  return candidates.find((c) => existsSync(c) && statSync(c).isFile()) ?? null;
+}
+
+/** A module of the functions loaded by name, as built (tools/compiled.ts's `compiled`, the benches' `service`). */
+const LOADED_BY_NAME = /\b(?:compiled|service)\s*(?:<[\s\S]*?>)?\s*\(\s*["']([a-z0-9/-]+)["']/g;
+
+/** Every import of every source file of the repository, resolved to the file it names. */
+export function repositoryImports(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of repositorySources()) {
+    const text = readFileSync(file, "utf8");
+    const relativeImports = [...text.matchAll(SPECIFIER)].map((m) => resolveSpecifier(file, m[1] as string));
+    const byName = [...text.matchAll(LOADED_BY_NAME)].map((m) => {
+      const target = join(repo, "functions", "src", `${m[1] as string}.ts`);
+      return existsSync(target) ? target : null;
+    });
+    graph.set(file, [...new Set([...relativeImports, ...byName].filter((t): t is string => t !== null))]);
+  }
+  return graph;
+}
+
+/** The repository's rules, as a list of what breaks them. */
+export function brokenInRepository(graph: Map<string, string[]>): string[] {
+  const problems: string[] = [];
+  const name = (f: string) => relative(repo, f);
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const [a, b] = [areaOf(from), areaOf(to)];
+      if (AREAS.indexOf(b) < AREAS.indexOf(a))
+        problems.push(`${name(from)} (${a}) imports ${name(to)} (${b}): an import running up the repository`);
+    }
+  }
+  const files = [...graph].flatMap(([from, targets]) => targets.map((to): [string, string] => [name(from), name(to)]));
+  for (const cycle of cycles(files)) problems.push(`files in a circle: ${cycle.join(" → ")}`);
+  return problems;
+}
+
 const START = "<!-- architecture:graph:start (tools/architecture.ts --write) -->";
 const END = "<!-- architecture:graph:end -->";
 
 if (fileURLToPath(import.meta.url) === process.argv[1]) {
   const graph = imports();
-  const problems = broken(graph);
+  const whole = repositoryImports();
+  const problems = [...new Set([...broken(graph), ...brokenInRepository(whole)])];
   for (const p of problems) console.error(p);
   const current = readFileSync(doc, "utf8");
   const at = current.indexOf(START);

@@ -1,6 +1,6 @@
 /**
  * A module of the functions as built (`functions/lib/<name>.js`), for the tools that share the
- * functions' own declarations (the route manifest, the settings' defaults) rather than copy them:
+ * functions' own declarations (the route manifest) rather than copy them:
  * the functions are CommonJS TypeScript, which Node runs only once compiled. Built first when the
  * source is newer than what was built.
  */
@@ -23,17 +23,3 @@ export function compiled<T>(name: string): T {
   }
   return createRequire(import.meta.url)(built) as T;
 }
-
-/** functions/src/config/defaults.ts, as built. */
-export interface Defaults {
-  DEFAULTS: Record<string, string> & {
-    PARENT_DOMAIN: string;
-    ID_URL: string;
-    APP_HOSTS: string;
-    MAIL_FROM: string;
-  };
-  listOf(value: string): string[];
-  originsFor(domain: string, identityUrl: string, hosts: string[]): string[];
-}
-
-export const defaults = (): Defaults => compiled<Defaults>("config/defaults");

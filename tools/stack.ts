@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSite } from "../site/build.ts";
 import { ensureFunctionsBuilt } from "./build-functions.ts";
-import { defaults } from "./compiled.ts";
+import { defaults } from "../site/defaults.ts";
 import { ensureLocalSecrets, firebaseConfigFor, stackEnv, writeFunctionsEnv } from "./stack/files.ts";
 import {
   chooseFirestore,

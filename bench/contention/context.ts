@@ -48,6 +48,14 @@ export interface Result {
   facts?: Record<string, number>;
 }
 
+/** One emulator's run of every scenario. */
+export interface Phase {
+  /** "official" or "stand-in". */
+  name: string;
+  results: Result[];
+  logged: Record<string, number>;
+}
+
 export const check = (what: string, ok: boolean, detail: string, bug = true): Check => ({ what, ok, bug, detail });
 
 /** Every scenario's answers are checked for 500s and for no answer at all. */

@@ -1,13 +1,6 @@
 /** Section 8 of bench/RESULTS.md: every scenario on each emulator, side by side, and what broke. */
-import type { Result } from "./context.ts";
+import type { Phase, Result } from "./context.ts";
 import { scaleNotes } from "./scale-report.ts";
-
-export interface Phase {
-  /** "official" or "stand-in". */
-  name: string;
-  results: Result[];
-  logged: Record<string, number>;
-}
 
 const ms = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en") : "–");
 

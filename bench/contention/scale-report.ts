@@ -1,6 +1,5 @@
 /** The paragraphs under section 8's table for the send budgets at scale (6 to 9), from each run's figures. */
-import type { Result } from "./context.ts";
-import type { Phase } from "./report.ts";
+import type { Phase, Result } from "./context.ts";
 
 const n = (x: number | undefined, digits = 0) =>
   x === undefined || !Number.isFinite(x)

@@ -12,7 +12,8 @@ import {
   sessionKeys,
   smtpPassword,
 } from "./config/params";
-import type { GroupName } from "./groups";
+import { MAIL_DRAINS_AT_ONCE } from "./adapters/mail-queue";
+import type { GroupName, TaskName } from "./groups";
 import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
 
 /**
@@ -65,5 +66,25 @@ export const mail = taskFunction("mail", {
   ...options(5, [codePepper, smtpPassword]),
   timeoutSeconds: 300,
   maxAttempts: 5,
-  maxConcurrentDispatches: 5,
+  maxConcurrentDispatches: MAIL_DRAINS_AT_ONCE,
 });
+
+/**
+ * Every group's and task's function, by its name in groups.ts: one missing from this manifest, or
+ * one here that is neither, does not compile.
+ */
+const manifest = {
+  sessions,
+  otp,
+  bridge,
+  oidc,
+  people,
+  startpage,
+  calendar,
+  location,
+  status,
+  claims,
+  passkeys,
+  mail,
+} satisfies Record<GroupName | TaskName, unknown>;
+void manifest;

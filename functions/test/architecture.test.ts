@@ -55,4 +55,44 @@ describe("the architecture", () => {
       rmSync(copy, { recursive: true, force: true });
     }
   });
+
+  it.each([
+    [
+      "the site importing a tool",
+      "site/pages.ts",
+      'import "../tools/stack.ts";\n',
+      /site\/pages\.ts \(site\) imports tools\/stack\.ts \(tools\): an import running up the repository/,
+    ],
+    [
+      "the functions importing the site",
+      "functions/src/clock.ts",
+      'import "../../site/pages";\n',
+      /functions\/src\/clock\.ts \(functions\) imports site\/pages\.ts \(site\)/,
+    ],
+    [
+      "two bench files in a circle",
+      "bench/lib/keys.ts",
+      'import "../http.ts";\n',
+      /files in a circle: .*bench\/lib\/keys\.ts/,
+    ],
+  ])("is refused, repository-wide, with %s", (_, file, line, message) => {
+    const copy = mkdtempSync(join(tmpdir(), "repository-"));
+    try {
+      for (const dir of ["site", "tools", "bench", join("functions", "src")])
+        cpSync(join(root, dir), join(copy, dir), { recursive: true });
+      for (const tool of ["bundle.mts", "stack-trace.mts"])
+        cpSync(join(root, "functions", tool), join(copy, "functions", tool));
+      cpSync(join(root, "docs", "architecture.md"), join(copy, "architecture.md"));
+      appendFileSync(join(copy, file), line);
+      const run = check({
+        ARCHITECTURE_ROOT: copy,
+        ARCHITECTURE_SRC: join(copy, "functions", "src"),
+        ARCHITECTURE_DOC: join(copy, "architecture.md"),
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(message);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { defaults } from "../compiled.ts";
+import { defaults } from "../../site/defaults.ts";
 import { idSitePort, type Profile } from "./ports.ts";
 
 /**

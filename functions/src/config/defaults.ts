@@ -1,8 +1,8 @@
 /**
  * Every setting's default, declared once: the params default to these (params.ts), the reader
  * falls back to them for a value left blank (config.ts), and the identity host's build
- * (site/build.ts) and the local stack (tools/stack.ts) read the same ones, from the functions as
- * built (tools/compiled.ts). Plain data and plain functions with no imports.
+ * (site/build.ts) and the local stack (tools/stack.ts) read the same ones, from this file as it
+ * is (site/defaults.ts). Plain data and plain functions with no imports: keep it so.
  */
 export const DEFAULTS = {
   PARENT_DOMAIN: "example.test",

@@ -2,14 +2,10 @@
  * The service's endpoints, reached on this host's own origin (Hosting rewrites them to the
  * functions), so the session cookie goes with every call and no cross-origin rule is involved.
  */
+import type { Answer } from "./answer";
 import { UNREACHABLE } from "./messages";
 
-export interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  /** Seconds from `Retry-After`, when a limit said when it lifts. */
-  retryAfter: number | null;
-}
+export type { Answer } from "./answer";
 
 /** No answer at all: the network, or the service, could not be reached. */
 export class Unreachable extends Error {

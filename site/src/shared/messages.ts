@@ -6,7 +6,7 @@
  * service's table is bundled.
  */
 import type { Reason } from "../../../functions/src/core/errors";
-import type { Answer } from "./api";
+import type { Answer } from "./answer";
 
 export function says(answer: Answer, reason: Reason): boolean {
   return answer.body.reason === reason;
