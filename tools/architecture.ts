@@ -64,15 +64,17 @@ function sources(dir: string): string[] {
 
 const SPECIFIER = /(?:\bfrom\s+|\bimport\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
+/** The files `text` (the source of `file`) imports by a relative specifier, each resolved. */
+function relativeImportsOf(file: string, text: string): string[] {
+  const targets = [...text.matchAll(SPECIFIER)].map((m) => resolveSpecifier(file, m[1] as string));
+  return targets.filter((t): t is string => t !== null);
+}
+
 /** Every relative import of every source file, resolved to the file it names. */
 export function imports(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sources(src)) {
-    const text = readFileSync(file, "utf8");
-    const targets = [...text.matchAll(SPECIFIER)].map((m) => {
-      const base = resolve(dirname(file), m[1] as string);
-      return base.endsWith(".ts") ? base : `${base.replace(/\.js$/, "")}.ts`;
-    });
+    const targets = relativeImportsOf(file, readFileSync(file, "utf8"));
     // An import out of functions/src is the repository check's to judge (repositoryImports).
     graph.set(file, [...new Set(targets.filter((t) => !relative(src, t).startsWith("..")))]);
   }
@@ -214,12 +216,10 @@ export function repositoryImports(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of repositorySources()) {
     const text = readFileSync(file, "utf8");
-    const relativeImports = [...text.matchAll(SPECIFIER)].map((m) => resolveSpecifier(file, m[1] as string));
-    const byName = [...text.matchAll(LOADED_BY_NAME)].map((m) => {
-      const target = join(repo, "functions", "src", `${m[1] as string}.ts`);
-      return existsSync(target) ? target : null;
-    });
-    graph.set(file, [...new Set([...relativeImports, ...byName].filter((t): t is string => t !== null))]);
+    const byName = [...text.matchAll(LOADED_BY_NAME)]
+      .map((m) => join(repo, "functions", "src", `${m[1] as string}.ts`))
+      .filter((target) => existsSync(target));
+    graph.set(file, [...new Set([...relativeImportsOf(file, text), ...byName])]);
   }
   return graph;
 }
