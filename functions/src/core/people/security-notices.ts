@@ -33,7 +33,7 @@ import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer, type Renderer } fro
 import type { MailMessage } from "../ports";
 import { type Person } from "../model/person";
 
-/** How many notices a person gets in a clock hour before the rest are folded into one summary. */
+/** How many notices a person is sent in any 60 minutes before the rest are folded into one summary. */
 export const NOTICES_PER_HOUR = 3;
 /** How many browsers are remembered per person; the least recently learned goes first. */
 export const KNOWN_BROWSERS_KEPT = 20;
