@@ -186,7 +186,7 @@ function repositorySources(): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name);
-      if (statSync(path).isDirectory()) return ["node_modules", "lib", "test"].includes(name) ? [] : walk(path);
+      if (statSync(path).isDirectory()) return name === "node_modules" ? [] : walk(path);
       return /\.m?ts$/.test(name) && !/\.(test|d)\.m?ts$/.test(name) ? [path] : [];
     });
   const functionsTools = readdirSync(join(repo, "functions"))
