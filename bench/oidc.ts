@@ -60,6 +60,7 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     ...firestore,
     PORT: String(oursPort),
     SESSION_KEYS: keys,
+    CODE_PEPPER: `oidc-bench:${randomBytes(24).toString("hex")}`,
   });
   const peer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], {
     ...common,

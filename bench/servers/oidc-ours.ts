@@ -3,7 +3,7 @@
  * bench's Firestore (Google's emulator where found, else the stand-in). `POST /bench/mint?n=N`
  * makes N authorization codes through the service's own issuance (core/oidc), as its authorise
  * endpoint does for a signed-in person, and returns them.
- * env: PORT, SESSION_KEYS, CLIENT_SECRET, CODE_CHALLENGE, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
+ * env: PORT, SESSION_KEYS, CODE_PEPPER, CLIENT_SECRET, CODE_CHALLENGE, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
@@ -17,7 +17,12 @@ const people = service<any>("store/people");
 
 const CLIENT = "bench-client";
 const REDIRECT = "https://app.example.test/callback";
-const deps = serviceDeps({ sessionKeys: process.env.SESSION_KEYS as string, log: silentLogger });
+// CODE_PEPPER, as the oidc function reads it: the token endpoint keys its throttle records with it.
+const deps = serviceDeps({
+  sessionKeys: process.env.SESSION_KEYS as string,
+  codePepper: process.env.CODE_PEPPER as string,
+  log: silentLogger,
+});
 const clientSecret = process.env.CLIENT_SECRET as string;
 await registerClient(deps, { clientId: CLIENT, clientSecret, name: "Bench", redirectUris: [REDIRECT] });
 const uid = `bench-oidc-${process.pid}`;

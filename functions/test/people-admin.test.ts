@@ -74,3 +74,46 @@ describe("changePerson", () => {
     expect((await w.entries())[0]).toMatchObject({ by: operator, via: "cli" });
   });
 });
+
+describe("changePerson by the person themself", () => {
+  it("lets a person rename themself without a fresh sign-in, and records it as their own change", async () => {
+    const w = await world();
+    const self = { self: w.person, signedInAt: new Date(w.deps.clock.now().getTime() - 60 * MINUTE) };
+    const { person, providerSyncErrors } = await changePerson(w.deps, w.person.id, { name: "Grace" }, self);
+    expect(person.name).toBe("Grace");
+    expect(providerSyncErrors).toEqual([]);
+    expect(await w.entries()).toEqual([
+      expect.objectContaining({
+        by: { kind: "person" },
+        via: "account",
+        event: "changed",
+        changes: { name: { from: w.person.name, to: "Grace" } },
+      }),
+    ]);
+  });
+
+  it("refuses a person any change of their own but their name, and another person's name, and writes nothing", async () => {
+    const w = await world();
+    const self = { self: w.person, signedInAt: w.deps.clock.now() };
+    for (const change of [
+      { status: "approved" as const },
+      { role: "admin" as const },
+      { projects: ["status", "startpage"] },
+      { projects: [] },
+      { groups: ["ops"] },
+      { emails: [...w.person.emails, `${unique("extra")}@example.test`] },
+      { phones: ["+15550100999"] },
+      { name: "Grace", role: "admin" as const },
+    ])
+      expect(await refusal(changePerson(w.deps, w.person.id, change, self))).toBe("forbidden");
+    expect(await refusal(changePerson(w.deps, w.admin.id, { name: "Grace" }, self))).toBe("forbidden");
+    expect(await w.stored()).toMatchObject({
+      name: w.person.name,
+      status: "pending",
+      role: "user",
+      projects: ["status"],
+    });
+    expect((await people.findById(w.deps.store, w.admin.id))?.name).toBe(w.admin.name);
+    expect(await w.entries()).toEqual([]);
+  });
+});

@@ -160,9 +160,9 @@ export function routes(deps: Deps): Router {
   // The signed-in person's own account: their name, their copy of their data, and its erasure.
   const renameBody = z.object({ name: z.string().max(NAME_MAX * 4) }).strict();
   router.patch("/auth/account", async function renameOwn(req: Request, res: Response) {
-    const { person, uid } = await requireAccess(deps, req, SELF);
+    const { person, principal, uid } = await requireAccess(deps, req, SELF);
     const { name } = await parseBody(req, renameBody, "invalid_person_change");
-    res.json(personView(await renameSelf(deps, person.id, name), uid));
+    res.json(personView(await renameSelf(deps, { self: person, signedInAt: principal.authTime }, name), uid));
   });
 
   router.get("/auth/account/data", async function ownData(req: Request, res: Response) {

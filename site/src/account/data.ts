@@ -7,7 +7,7 @@
 import { ask, type Answer, type Person } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
-import { alertBox, button, field, h, paragraph, whileBusy } from "../shared/ui";
+import { alertBox, button, confirmPanel, field, h, paragraph, whileBusy } from "../shared/ui";
 
 const NAME_MAX = 200;
 const STALE = "You signed in more than 5 minutes ago.";
@@ -118,56 +118,31 @@ const WHAT_GOES = [
 ];
 
 export function deleteSection(me: Person, deleted: () => void): HTMLElement {
-  const heading = h("h2", { id: "delete-account" }, "Delete your account");
-  const alert = alertBox();
-  const start = button("Delete my account…", { kind: "secondary" });
-  const confirmHeading = h("h3", { id: "confirm-delete", tabindex: "-1" }, "Delete your account?");
-  const yes = button("Delete my account", { kind: "danger" });
-  const no = button("Keep my account", { kind: "link" });
-  const confirm = h(
-    "div",
-    { class: "confirm-delete", hidden: true, role: "group", "aria-labelledby": "confirm-delete" },
-    confirmHeading,
-    h("ul", {}, ...WHAT_GOES.map((line) => h("li", {}, line))),
-    h("div", { class: "actions" }, yes, no),
-  );
-  const status = h("p", { role: "status", class: "small" });
-  start.addEventListener("click", () => {
-    alert.show(null);
-    status.textContent = "";
-    confirm.hidden = false;
-    start.hidden = true;
-    confirmHeading.focus();
-  });
-  const close = (said: string) => {
-    confirm.hidden = true;
-    start.hidden = false;
-    status.textContent = said;
-    start.focus();
-  };
-  no.addEventListener("click", () => close("Your account is kept."));
-  yes.addEventListener("click", () => {
-    alert.show(null);
-    void whileBusy(yes, "Deleting…", async () => {
-      const answer = await askConfirmed(alert, confirm, me, "DELETE", "/auth/account");
-      if (answer === null) return;
-      if (answer === "cancelled") return close("Your account is kept.");
-      if (answer.status === 200) return deleted();
-      if (answer.status === 409)
-        return alert.show(
-          "You're the last administrator: make someone else an administrator before you delete your account.",
-        );
-      alert.show(TRY_AGAIN);
-    });
-  });
   return h(
     "section",
     { "aria-labelledby": "delete-account" },
-    heading,
+    h("h2", { id: "delete-account" }, "Delete your account"),
     paragraph("Delete your account and everything we keep about you."),
-    alert.element,
-    start,
-    confirm,
-    status,
+    ...confirmPanel({
+      id: "confirm-delete",
+      open: "Delete my account…",
+      question: () => "Delete your account?",
+      lines: WHAT_GOES,
+      yes: "Delete my account",
+      no: "Keep my account",
+      kept: "Your account is kept.",
+      busy: "Deleting…",
+      async go({ alert, panel, keep }) {
+        const answer = await askConfirmed(alert, panel, me, "DELETE", "/auth/account");
+        if (answer === null) return;
+        if (answer === "cancelled") return keep();
+        if (answer.status === 200) return deleted();
+        if (answer.status === 409)
+          return alert.show(
+            "You're the last administrator: make someone else an administrator before you delete your account.",
+          );
+        alert.show(TRY_AGAIN);
+      },
+    }),
   );
 }

@@ -13,7 +13,7 @@ import { historySection } from "../reviewers/person-history";
 import { passkeysSection, sessionsSection } from "../reviewers/person-sessions";
 import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../reviewers/people-words";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
-import { alertBox, button, h, linkButton, paragraph, retitle, view, whileBusy } from "../shared/ui";
+import { alertBox, confirmPanel, h, linkButton, paragraph, retitle, view } from "../shared/ui";
 
 const id = new URL(window.location.href).searchParams.get("id") ?? "";
 const path = `/auth/people/${encodeURIComponent(id)}`;
@@ -89,73 +89,44 @@ forAdministrators(async (me: Person) => {
 
   /** "Delete this person": everything kept about them, after a confirmation that says what goes. */
   function eraseSection(): HTMLElement {
-    const alert = alertBox();
-    const start = button("Delete this person…", { kind: "secondary" });
-    const heading = h("h3", { id: "confirm-erase", tabindex: "-1" }, `Delete ${whoIs(person)}?`);
-    const yes = button("Delete this person", { kind: "danger" });
-    const no = button("Keep them", { kind: "link" });
-    const confirm = h(
-      "div",
-      { class: "confirm-delete", hidden: true, role: "group", "aria-labelledby": "confirm-erase" },
-      heading,
-      h(
-        "ul",
-        {},
-        h(
-          "li",
-          {},
-          "They're signed out everywhere, and their sign-in accounts, passkeys, details and history are deleted.",
-        ),
-        h("li", {}, "Their address is free: they could ask for access again, as a stranger."),
-        h("li", {}, "Their history keeps one line: that you deleted them. This can't be undone."),
-      ),
-      h("div", { class: "actions" }, yes, no),
-    );
-    const status = h("p", { role: "status", class: "small" });
-    start.addEventListener("click", () => {
-      heading.textContent = `Delete ${whoIs(person)}?`;
-      confirm.hidden = false;
-      start.hidden = true;
-      heading.focus();
-    });
-    const close = (said: string) => {
-      confirm.hidden = true;
-      start.hidden = false;
-      status.textContent = said;
-      start.focus();
-    };
-    no.addEventListener("click", () => close("Nothing was deleted."));
-    yes.addEventListener("click", () => {
-      alert.show(null);
-      void whileBusy(yes, "Deleting…", async () => {
-        const act = () => askAdmin(alert, "DELETE", path);
-        let answer = await act();
-        if (answer !== null && stepUpAsked(answer)) {
-          const why = "Deleting someone can't be undone, and you signed in more than 5 minutes ago.";
-          if (!(await confirmItsYou((panel) => confirm.after(panel), me, why))) return close("Nothing was deleted.");
-          answer = await act();
-        }
-        if (answer === null) return;
-        if (answer.status === 200 || answer.status === 404)
-          return view(
-            "Deleted",
-            paragraph(`${whoIs(person)} is deleted, with everything kept about them.`),
-            linkButton("All people", "/people", "primary"),
-          );
-        if (answer.status === 409)
-          return alert.show("They're the last administrator: make someone else an administrator first.");
-        alert.show(TRY_AGAIN);
-      });
-    });
     return h(
       "section",
       { "aria-labelledby": "erase" },
       h("h2", { id: "erase" }, "Delete this person"),
       paragraph("Delete their account and everything kept about them, at their request or when they've left."),
-      alert.element,
-      start,
-      confirm,
-      status,
+      ...confirmPanel({
+        id: "confirm-erase",
+        open: "Delete this person…",
+        question: () => `Delete ${whoIs(person)}?`,
+        lines: [
+          "They're signed out everywhere, and their sign-in accounts, passkeys, details and history are deleted.",
+          "Their address is free: they could ask for access again, as a stranger.",
+          "Their history keeps one line: that you deleted them. This can't be undone.",
+        ],
+        yes: "Delete this person",
+        no: "Keep them",
+        kept: "Nothing was deleted.",
+        busy: "Deleting…",
+        async go({ alert, panel, keep }) {
+          const act = () => askAdmin(alert, "DELETE", path);
+          let answer = await act();
+          if (answer !== null && stepUpAsked(answer)) {
+            const why = "Deleting someone can't be undone, and you signed in more than 5 minutes ago.";
+            if (!(await confirmItsYou((step) => panel.after(step), me, why))) return keep();
+            answer = await act();
+          }
+          if (answer === null) return;
+          if (answer.status === 200 || answer.status === 404)
+            return view(
+              "Deleted",
+              paragraph(`${whoIs(person)} is deleted, with everything kept about them.`),
+              linkButton("All people", "/people", "primary"),
+            );
+          if (answer.status === 409)
+            return alert.show("They're the last administrator: make someone else an administrator first.");
+          alert.show(TRY_AGAIN);
+        },
+      }),
     );
   }
 

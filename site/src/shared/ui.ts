@@ -234,3 +234,72 @@ export async function whileBusy(submit: HTMLButtonElement, label: string, work: 
 export function working(title: string, message: string): void {
   view(title, h("p", { role: "status", class: "working" }, message));
 }
+
+/** What a confirmation panel hands the step it confirms. */
+export interface Confirming {
+  /** The section's notice, for a refusal. */
+  alert: ReturnType<typeof alertBox>;
+  /** The panel, for what must stand beside it (asking the person to confirm it's them). */
+  panel: HTMLElement;
+  /** Closes the panel with nothing done, back to the button that opened it, and says so. */
+  keep(): void;
+}
+
+/**
+ * A step that can't be undone, behind a confirmation: a button opens a panel that asks the
+ * question and says what goes, with a button to go ahead and one to keep things as they are.
+ * Opening clears what was said before and moves focus to the question, so it is read first;
+ * closing moves focus back to the button that opened it. Returns the section's notice, the button,
+ * the panel and the status line, in that order.
+ */
+export function confirmPanel(options: {
+  /** The question's id, which names the panel. */
+  id: string;
+  /** The button that opens the panel. */
+  open: string;
+  /** The question, asked anew at each opening (what it names may have changed meanwhile). */
+  question: () => string;
+  /** What goes, a line each. */
+  lines: string[];
+  yes: string;
+  no: string;
+  /** Said when the panel closes with nothing done (the person kept things, or did not confirm it's them). */
+  kept: string;
+  /** What the go-ahead button says while the step runs. */
+  busy: string;
+  go(confirming: Confirming): Promise<void>;
+}): HTMLElement[] {
+  const alert = alertBox();
+  const start = button(options.open, { kind: "secondary" });
+  const question = h("h3", { id: options.id, tabindex: "-1" }, options.question());
+  const yes = button(options.yes, { kind: "danger" });
+  const no = button(options.no, { kind: "link" });
+  const panel = h(
+    "div",
+    { class: "confirm-delete", hidden: true, role: "group", "aria-labelledby": options.id },
+    question,
+    h("ul", {}, ...options.lines.map((line) => h("li", {}, line))),
+    h("div", { class: "actions" }, yes, no),
+  );
+  const status = h("p", { role: "status", class: "small" });
+  start.addEventListener("click", () => {
+    alert.show(null);
+    status.textContent = "";
+    question.textContent = options.question();
+    panel.hidden = false;
+    start.hidden = true;
+    question.focus();
+  });
+  const keep = () => {
+    panel.hidden = true;
+    start.hidden = false;
+    status.textContent = options.kept;
+    start.focus();
+  };
+  no.addEventListener("click", keep);
+  yes.addEventListener("click", () => {
+    alert.show(null);
+    void whileBusy(yes, options.busy, () => options.go({ alert, panel, keep }));
+  });
+  return [alert.element, start, panel, status];
+}

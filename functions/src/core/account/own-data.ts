@@ -21,23 +21,21 @@ import { cleanText, characters } from "../text";
 import { describeUserAgent } from "../sessions/user-agent";
 import { passkeyView, type PasskeyView } from "../passkeys/passkeys";
 import { recordEvent } from "../people/history";
-import type { Actor, HistoryEntry, Via } from "../model/history";
+import type { Actor, HistoryEntry } from "../model/history";
 import type { Transaction } from "../../store/db";
 import type { HistoryEntryView } from "../people/admin-view";
-import { adminActor, approvedAdmin, recentEnough, type ChangedBy, type SyncError } from "../people/people-admin";
+import {
+  approvedAdmin,
+  changePerson,
+  recentEnough,
+  recordedAs,
+  type ChangeDeps,
+  type ChangedBy,
+  type SyncError,
+} from "../people/people-admin";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
-/** Who acts on a person's data: the person (signed in when), or whoever may change them. */
-export type ActingOn = { self: Person; signedInAt: Date } | ChangedBy;
-
 type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
-
-/** What the history records of who acted, and through what. */
-function recordedAs(by: ActingOn): { by: Actor; via: Via } {
-  if ("self" in by) return { by: { kind: "person" }, via: "account" };
-  if ("admin" in by) return { by: adminActor(by.admin), via: "api" };
-  return { by: by.operator, via: "cli" };
-}
 
 /**
  * Records, in `tx`, what was done to the person in their history, and, when an administrator did
@@ -47,7 +45,7 @@ function recordBoth(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
   personId: string,
-  by: ActingOn,
+  by: ChangedBy,
   event: "exported" | "erased",
 ): void {
   recordEvent(deps, tx, { personId, ...recordedAs(by), event, changes: {} });
@@ -61,7 +59,7 @@ function recordBoth(
 }
 
 /** A person's copy, or their erasure, needs a recent sign-in of whoever asks at a page. */
-function ensureRecent(deps: Pick<Deps, "clock">, by: ActingOn): void {
+function ensureRecent(deps: Pick<Deps, "clock">, by: ChangedBy): void {
   if ("operator" in by) return;
   ensure(
     recentEnough(deps, by.signedInAt),
@@ -120,7 +118,7 @@ const iso = (d: Date) => d.toISOString();
  * Who acted, as the copy shows it: to the person themself an administrator is named by role, not
  * by address (another person's data, GDPR Art. 15(4)); to an administrator or operator, in full.
  */
-function shownTo(reader: ActingOn, actor: Actor): Actor {
+function shownTo(reader: ChangedBy, actor: Actor): Actor {
   return "self" in reader && actor.kind === "admin" ? { ...actor, email: null } : actor;
 }
 
@@ -137,7 +135,7 @@ async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promis
 }
 
 /** Everything kept about the person, as one document (`people export`, GET /auth/account/data). */
-export async function exportPersonData(deps: OwnDataDeps, personId: string, by: ActingOn): Promise<PersonData> {
+export async function exportPersonData(deps: OwnDataDeps, personId: string, by: ChangedBy): Promise<PersonData> {
   ensureRecent(deps, by);
   const person = await deps.transaction(async (tx) => {
     const current = await people.findById(deps.store, personId, tx);
@@ -221,7 +219,7 @@ const ERASURE_KEPT_MS = 30 * DAY;
 export async function erasePerson(
   deps: OwnDataDeps,
   personId: string,
-  by: ActingOn,
+  by: ChangedBy,
 ): Promise<{ providerSyncErrors: SyncError[] }> {
   ensureRecent(deps, by);
   const now = deps.clock.now();
@@ -260,29 +258,16 @@ export async function erasePerson(
 /** The longest name a person may give themself, in characters. */
 export const NAME_MAX = 200;
 
-/** The person renames themself (PATCH /auth/account): plain text, recorded in their history. */
+/**
+ * The person renames themself (PATCH /auth/account): plain text, changed as an administrator's
+ * change is (core/people/people-admin changePerson), and recorded in their history as their own.
+ */
 export async function renameSelf(
-  deps: Pick<Deps, "store" | "clock" | "people" | "transaction" | "random">,
-  personId: string,
+  deps: ChangeDeps,
+  by: Extract<ChangedBy, { self: unknown }>,
   raw: string,
 ): Promise<Person> {
   const name = cleanText(raw);
   ensure(characters(name) <= NAME_MAX, "invalid_person_change", `name is at most ${NAME_MAX} characters`);
-  const person = await deps.transaction(async (tx) => {
-    const current = await people.findById(deps.store, personId, tx);
-    ensure(current, "person_not_found");
-    if (current.name === name) return current;
-    const next = { ...current, name, updatedAt: deps.clock.now() };
-    people.replace(deps.store, tx, current, next);
-    recordEvent(deps, tx, {
-      personId,
-      by: { kind: "person" },
-      via: "account",
-      event: "changed",
-      changes: { name: { from: current.name, to: name } },
-    });
-    return next;
-  });
-  deps.people.evict(personId);
-  return person;
+  return (await changePerson(deps, by.self.id, { name }, by)).person;
 }

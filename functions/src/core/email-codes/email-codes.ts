@@ -7,7 +7,7 @@ import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
 import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
-import { addressIds, codeHash, codeMatches, type PepperKey } from "./code-pepper";
+import { addressIds, codeHash, codeMatches, pepperRing, type PepperKey } from "./code-pepper";
 import { admitSend, withdrawSend } from "./send-budgets";
 import { canonicalEmail } from "../email-address";
 import {
@@ -38,12 +38,6 @@ type CodeDeps = Pick<
   "store" | "clock" | "random" | "config" | "mailer" | "mailQueue" | "log" | "transaction" | "pepper"
 >;
 
-/** The CODE_PEPPER ring, parsed once per instance (deps.ts). */
-function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
-  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
-  return deps.pepper;
-}
-
 /**
  * POST /auth/otp/send. The address's own limits are read first, so that a send they refuse gets
  * the contract's answer and costs nothing; then the budgets beyond the address let the send
@@ -58,7 +52,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
   ensure(deps.config.smtp !== null, "email_not_configured");
-  const ring = ringOf(deps);
+  const ring = pepperRing(deps);
   // A sign-in code only goes to an address on a person; anyone may confirm an address for an access request.
   const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
   const code = sixDigits(deps.random);
@@ -128,7 +122,7 @@ export async function checkCode(
   const { store } = deps;
   const code = normaliseCode(otp);
   ensure(code, "email_code_malformed");
-  const ring = ringOf(deps);
+  const ring = pepperRing(deps);
   const ids = addressIds(ring, address);
   let noticed = false;
   const result = await deps.transaction(async (tx) => {

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { throttleKeyId, type PepperKey } from "../email-codes/code-pepper";
 import { MINUTE } from "../../clock";
 import type { Throttle } from "../../store/client-throttles";
@@ -15,15 +14,13 @@ export const FAILURE_WINDOW_MS = 10 * MINUTE;
 export const REFUSAL_MS = 10 * MINUTE;
 
 /**
- * The record of one client id and caller: a keyed hash of both under CODE_PEPPER's current key,
- * so neither is stored and the caller's address cannot be found by trying every address. Where
- * the function has no pepper (a bench, a test without one), a plain digest. A rotation of the
- * pepper starts every throttle afresh: at most ten more guesses per caller, once per rotation.
+ * The record of one client id and caller: a keyed hash of both under CODE_PEPPER's current key
+ * (the ring's first), so neither is stored and the caller's address cannot be found by trying
+ * every address. A rotation of the pepper starts every throttle afresh: at most ten more guesses
+ * per caller, once per rotation.
  */
-export function throttleId(pepper: PepperKey[] | null, clientId: string, caller: string): string {
-  const key = pepper?.[0];
-  if (key !== undefined) return throttleKeyId(key, clientId, caller);
-  return createHash("sha256").update(`client-throttle\u0000${clientId}\u0000${caller}`, "utf8").digest("hex");
+export function throttleId(ring: PepperKey[], clientId: string, caller: string): string {
+  return throttleKeyId(ring[0] as PepperKey, clientId, caller);
 }
 
 /** When the refusal ends, if one runs now. */

@@ -7,6 +7,7 @@ import * as accessTokens from "../../store/oidc-tokens";
 import * as throttles from "../../store/client-throttles";
 import { AppError, ensure, limitReached } from "../errors";
 import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
+import { pepperRing } from "../email-codes/code-pepper";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
@@ -37,7 +38,7 @@ export async function authenticateClient(
   await deps.transaction(async (tx) => {
     const [[throttle]] = await readTogether(
       tx,
-      throttles.byId(deps.store, [throttleId(deps.pepper, clientId, caller)]),
+      throttles.byId(deps.store, [throttleId(pepperRing(deps), clientId, caller)]),
     );
     const now = deps.clock.now();
     const until = refusedUntil(throttle as throttles.Throttle, now);
@@ -229,7 +230,7 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(accessToken);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
-      throttleId: throttleId(deps.pepper, input.client.clientId, input.caller),
+      throttleId: throttleId(pepperRing(deps), input.client.clientId, input.caller),
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,

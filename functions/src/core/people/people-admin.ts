@@ -41,7 +41,7 @@ export interface PersonChange {
   phones?: string[];
 }
 
-type ChangeDeps = Pick<
+export type ChangeDeps = Pick<
   Deps,
   "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random" | "config" | "mailQueue"
 >;
@@ -80,10 +80,12 @@ function narrowed(before: Person, after: Person): boolean {
 
 /**
  * Who changes a person: an administrator through the API, with when they last proved it was them
- * (a change that widens access needs that within STEP_UP_MS); or an operator on the command line,
- * who holds the project's own credentials and is named as `login@machine`.
+ * (a change that widens access needs that within STEP_UP_MS); an operator on the command line,
+ * who holds the project's own credentials and is named as `login@machine`; or the person themself
+ * at their account page, signed in when.
  */
-export type ChangedBy = { admin: Person; signedInAt: Date; from?: string } | { operator: Operator };
+export type ChangedBy =
+  { admin: Person; signedInAt: Date; from?: string } | { operator: Operator } | { self: Person; signedInAt: Date };
 
 /** An administrator as a person's history records them. */
 export function adminActor(admin: Person): Actor {
@@ -91,16 +93,18 @@ export function adminActor(admin: Person): Actor {
 }
 
 /** Who acted and through what, as the person's history records it. */
-function recordedAs(by: ChangedBy): { actor: Actor; via: Via } {
-  return "operator" in by ? { actor: by.operator, via: "cli" } : { actor: adminActor(by.admin), via: "api" };
+export function recordedAs(by: ChangedBy): { by: Actor; via: Via } {
+  if ("self" in by) return { by: { kind: "person" }, via: "account" };
+  if ("admin" in by) return { by: adminActor(by.admin), via: "api" };
+  return { by: by.operator, via: "cli" };
 }
 
 /**
- * Applies an administrator's change in one transaction: a change that widens access needs an
+ * Applies a change to a person in one transaction: a change that widens access needs an
  * administrator's recent sign-in (step-up; an operator needs none), every address and number it
  * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
- * written). The
- * person's history records who made it, and what it changed; an approval (or, where turned on, a
+ * written). A person may change their own name and nothing else, with no step-up. The person's
+ * history records who made it, and what it changed; an approval (or, where turned on, a
  * rejection) queues the person's notice in the same transaction (core/people/review-notices). When
  * the change takes access away, the person's provider sessions are revoked so no new session can
  * be minted from an older ID token; a failure there does not undo the change and is reported
@@ -113,7 +117,8 @@ export async function changePerson(
   by: ChangedBy,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
-  const { actor, via } = recordedAs(by);
+  // Their own account is the one a person may change; anyone else's is an administrator's.
+  if ("self" in by) ensure(by.self.id === personId, "forbidden");
   let noticed = false;
   let told: string | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
@@ -125,6 +130,18 @@ export async function changePerson(
     const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     // Reviewed before a digest named them: the reviewers need not hear of them any more.
     if (next.status !== "pending") delete next.awaitingNotice;
+    const changes = changesBetween(current, next);
+    if ("self" in by) {
+      // Status, role, access and the ways into the account are an administrator's to change: a
+      // person's own session may rename them, and no more.
+      ensure(
+        Object.keys(changes).every((field) => field === "name"),
+        "forbidden",
+        "You may change your own name only",
+      );
+      // Their name as it was: nothing to write, nor to record.
+      if (Object.keys(changes).length === 0) return { before: current, after: current };
+    }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
     if ("admin" in by && widened(current, next)) ensure(recentEnough(deps, by.signedInAt), "step_up_required");
@@ -143,17 +160,12 @@ export async function changePerson(
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
-    // What the person is told of it.
-    const from = "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
-    const event = personChangeEvent(deps.config.notices, current, next, from);
+    // What the person is told of it. A person's own change is of their name alone, which no
+    // notice tells them of.
+    const from = "self" in by ? null : "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
+    const event = from === null ? null : personChangeEvent(deps.config.notices, current, next, from);
     people.replace(store, tx, current, next);
-    recordEvent(deps, tx, {
-      personId,
-      by: actor,
-      via,
-      event: "changed",
-      changes: changesBetween(current, next),
-    });
+    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "changed", changes });
     noticed = queueReviewNotice(deps, tx, current, next);
     told = event === null ? null : queueNotice(deps, tx, personId, event);
     return { before: current, after: next };
@@ -162,7 +174,8 @@ export async function changePerson(
   if (noticed) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
-  if (narrowed(before, after)) {
+  // A person's own change takes no access away (a rename only), so their sessions stay.
+  if (!("self" in by) && narrowed(before, after)) {
     await Promise.all(
       after.uids.map(async (uid) => {
         try {
