@@ -1,6 +1,5 @@
 import { createHmac } from "node:crypto";
 import { constantTimeEqual } from "../secrets";
-import type { Deps } from "../deps";
 import type { PepperKey } from "../settings";
 
 export type { PepperKey };
@@ -27,15 +26,6 @@ export function parsePepper(raw: string): PepperKey[] {
     new Set(keys.map((k) => k.kid)).size === keys.length;
   if (!valid) throw new Error("CODE_PEPPER must be kid:secret pairs (secrets of at least 16 characters, kids unique)");
   return keys;
-}
-
-/**
- * The CODE_PEPPER ring, parsed once per instance (deps.ts). A function that hashes with it and
- * was deployed without the secret fails here, rather than store what a guess could find.
- */
-export function pepperRing(deps: Pick<Deps, "pepper">): PepperKey[] {
-  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
-  return deps.pepper;
 }
 
 function hmac(key: PepperKey, ...parts: string[]): string {

@@ -4,8 +4,8 @@ import * as outbox from "../../store/outbox";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
-import type { PepperKey } from "../settings";
 import { seal, unseal } from "./seal";
+import { pepperRing } from "../secrets";
 
 /**
  * Mail goes through an outbox. The rule that decides to send writes the message in its own
@@ -35,11 +35,6 @@ const KEPT_MS = 7 * DAY;
 type OutboxDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
 type DrainDeps = OutboxDeps & Pick<Deps, "mailer" | "mailQueue">;
 
-function ringOf(deps: Pick<Deps, "pepper">): PepperKey[] {
-  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
-  return deps.pepper;
-}
-
 /** The wait before attempt `n + 1`: 15 s, 45 s, 2¼ min, … up to 4 hours, each drawn ±20 %. */
 export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">): number {
   const base = Math.min(15 * SECOND * 3 ** Math.max(0, attempts - 1), 4 * 60 * MINUTE);
@@ -62,7 +57,7 @@ export function enqueueMail(
   add(deps, tx, {
     id,
     kind: options.kind,
-    sealed: seal(ringOf(deps), deps.random, message ?? placeholder),
+    sealed: seal(pepperRing(deps), deps.random, message ?? placeholder),
     about: null,
     state: message === null ? "none" : "pending",
     deliverBy: options.deliverBy,
@@ -201,7 +196,8 @@ export async function deliver(
   const { entry, claimId } = claimed;
   let message: MailMessage | null;
   try {
-    message = entry.sealed !== null ? unseal(ringOf(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
+    message =
+      entry.sealed !== null ? unseal(pepperRing(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
   } catch (err) {
     // Another drain's transaction on the same documents won (a person's notices sent at once).
     if (contended(err)) return release(deps, entry, claimId);

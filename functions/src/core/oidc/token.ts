@@ -7,7 +7,7 @@ import * as accessTokens from "../../store/oidc-tokens";
 import * as throttles from "../../store/client-throttles";
 import { AppError, ensure, limitReached } from "../errors";
 import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
-import { pepperRing } from "../email-codes/code-pepper";
+import { pepperRing } from "../secrets";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
