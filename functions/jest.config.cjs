@@ -10,6 +10,7 @@ const functions = {
   testMatch: ["**/*.test.ts"],
   transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
   setupFiles: ["<rootDir>/test/support/env.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts"],
 };
 
 const site = {
