@@ -12,7 +12,6 @@ import {
   sessionKeys,
   smtpPassword,
 } from "./config/params";
-import { MAIL_DRAINS_AT_ONCE } from "./adapters/mail-queue";
 import type { GroupName, TaskName } from "./groups";
 import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
 
@@ -66,7 +65,7 @@ export const mail = taskFunction("mail", {
   ...options(5, [codePepper, smtpPassword]),
   timeoutSeconds: 300,
   maxAttempts: 5,
-  maxConcurrentDispatches: MAIL_DRAINS_AT_ONCE,
+  maxConcurrentDispatches: 5,
 });
 
 /**

@@ -69,6 +69,22 @@ const waitingSummary = async (personId: string): Promise<string | null> =>
 const entriesAbout = async (personId: string) =>
   (await db.collection("outbox").where("about", "==", personId).get()).docs.map((d) => ({ id: d.id, ...d.data() }));
 
+/**
+ * The drains have ended, and what they gave back after losing a race for the person's notice
+ * window (due again at once, for the next drain) is sent, as the next drain would.
+ */
+async function noticesSettled(deps: TestDeps, personId: string): Promise<void> {
+  for (let round = 0; round < 10; round++) {
+    await inProcessDrainsIdle();
+    const pending = await db.collection("outbox").where("about", "==", personId).where("state", "==", "pending").get();
+    const due = pending.docs.filter(
+      (d) => (d.get("nextAttemptAt") as Timestamp).toMillis() <= deps.clock.now().getTime(),
+    );
+    if (due.length === 0) return;
+    for (const d of due) await deliver(deps, d.id, deps.clock.now(), noticeRenderers(deps));
+  }
+}
+
 describe("a sign-in from a browser not seen before", () => {
   it("sets a long-lived identifier cookie for POST /auth/verify alone, and stores only its digest", async () => {
     const deps = testDeps();
@@ -108,7 +124,7 @@ describe("a sign-in from a browser not seen before", () => {
     const { account, person } = await knownPerson(deps);
     const answers = await Promise.all(Array.from({ length: 20 }, () => signIn(deps, account)));
     expect(answers.map((r) => r.body.approved)).toEqual(Array(20).fill(true));
-    await inProcessDrainsIdle();
+    await noticesSettled(deps, person.id);
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
     const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
     expect(summary.state).toBe("pending");
@@ -140,7 +156,7 @@ describe("a sign-in from a browser not seen before", () => {
           person.id,
           newBrowserEvent("Firefox on Windows", `browser-${at.getTime()}-${i}`, false),
         );
-      await inProcessDrainsIdle();
+      await noticesSettled(deps, person.id);
     };
     const hour = Math.floor(deps.clock.now().getTime() / HOUR) + 1;
     await tell(new Date(hour * HOUR - 60_000));
@@ -154,7 +170,7 @@ describe("a sign-in from a browser not seen before", () => {
     deps.clock.set(summary.nextAttemptAt);
     expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
     await queueNoticeAlone(deps, person.id, newBrowserEvent("Firefox on Windows", "one-more", false));
-    await inProcessDrainsIdle();
+    await noticesSettled(deps, person.id);
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR + 2);
     expect(await waitingSummary(person.id)).toBeNull();
   });
@@ -288,14 +304,14 @@ describe("ways in and access changed by an administrator", () => {
       people.replace(db, tx, current, { ...current, emails: [...current.emails, old] });
     });
     for (let i = 0; i < NOTICES_PER_HOUR; i++) await signIn(deps, account);
-    await inProcessDrainsIdle();
+    await noticesSettled(deps, person.id);
     const res = await request(appFor(peopleRoutes, deps))
       .patch(`/auth/people/${person.id}`)
       .set("Origin", ID_URL)
       .set("Cookie", cookie)
       .send({ emails: [account.email] });
     expect(res.status).toBe(200);
-    await inProcessDrainsIdle();
+    await noticesSettled(deps, person.id);
     expect(await mailTo(old)).toEqual([]);
     const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
     expect(summary.notice!.folded).toEqual({ waysIn: 1 });

@@ -40,15 +40,10 @@ export function inProcessDrainsIdle(): Promise<void> {
   return new Promise((resolve) => idleWaiters.push(resolve));
 }
 
-/** How many drains of the outbox run at once: the `mail` function's queue (index.ts), and the in-process one. */
-export const MAIL_DRAINS_AT_ONCE = 5;
-
 /**
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
  * One timer per second asked for, unref'd so it never keeps a process alive. `later: false`
  * drops wakes for later (a test's clock is its own, and a retry it wants it drives by hand).
- * Like the task queue, it runs at most MAIL_DRAINS_AT_ONCE drains at once: a wake beyond them
- * starts one more drain as soon as one ends.
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
@@ -57,20 +52,11 @@ export function inProcessQueue(
   { later = true }: { later?: boolean } = {},
 ): MailQueue {
   const timers = new Map<number, NodeJS.Timeout>();
-  let mine = 0;
-  let again = false;
   const run = () => {
-    if (mine >= MAIL_DRAINS_AT_ONCE) return void (again = true);
-    mine++;
     running++;
     void drain()
       .catch((err: unknown) => log.error("mail drain failed", { error: errorText(err) }))
       .finally(() => {
-        mine--;
-        if (again) {
-          again = false;
-          run();
-        }
         if (--running > 0) return;
         const waiting = idleWaiters;
         idleWaiters = [];

@@ -174,11 +174,10 @@ export async function drainOutbox(
     const outcome = await deliver(deps, entry.id, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
-  // A full batch, or an entry given back to be tried at once, leaves more due now; a retry or a
-  // lapsing claim falls due later.
+  // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
+  // claim falls due at `next` (a wake for a time past runs at once).
   const next = await outbox.nextDue(deps.store);
-  if (next !== null)
-    await wakeDrainer(deps, due.length === batch || next.getTime() <= now.getTime() ? undefined : next);
+  if (next !== null) await wakeDrainer(deps, due.length === batch ? undefined : next);
   return report;
 }
 
@@ -260,8 +259,9 @@ async function claim(
 const contended = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === 10;
 
 /**
- * A notice that lost a race for what it writes: due again at once, for the next drain, and its
- * attempt not counted (it failed nothing). Each round of a race has a winner, so it ends.
+ * A notice that lost a race for what it writes: due again at once, for the next drain (woken for
+ * it as for any retry), and its attempt not counted (it failed nothing). Each round of a race has
+ * a winner, so it ends.
  */
 async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
   await deps.transaction(async (tx) => {
