@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the task queue's client loads with the first wake */
-import type { Clock } from "../clock";
+import { systemClock, type Clock } from "../clock";
 import type { Logger } from "../logger";
 import { errorText } from "../logger";
 import type { MailQueue } from "../core/ports";
@@ -10,16 +10,16 @@ export const MAIL_FUNCTION = "mail";
 /**
  * Wakes by Cloud Tasks: one task for the `mail` function (locally, the emulator suite's own task
  * queue). A wake for later is named by its second, so the many drains that each ask to be woken
- * for the same retry make one task; a wake for now is never named (a named task that already ran
- * would swallow it).
+ * for the same retry make one task; a wake for now, or for a time already past (an entry given
+ * back to be tried at once), is never named (a named task that already ran would swallow it).
  */
-export function cloudTasksQueue(): MailQueue {
+export function cloudTasksQueue(clock: Clock = systemClock): MailQueue {
   let queue: ReturnType<import("firebase-admin/functions").Functions["taskQueue"]> | undefined;
   return {
     async wake(at) {
       const { getFunctions } = require("firebase-admin/functions") as typeof import("firebase-admin/functions");
       queue ??= getFunctions().taskQueue(MAIL_FUNCTION);
-      if (at === undefined) return void (await queue.enqueue({}));
+      if (at === undefined || at.getTime() <= clock.now().getTime()) return void (await queue.enqueue({}));
       const second = Math.ceil(at.getTime() / 1000);
       try {
         await queue.enqueue({}, { scheduleTime: new Date(second * 1000), id: `wake-${second}` });
