@@ -35,6 +35,15 @@ export async function translateFailure<T>(
   }
 }
 
+const grpcStatusOf = (err: unknown): unknown =>
+  typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
+
+/** gRPC's ALREADY_EXISTS: a create() found its document there, made by someone else first. */
+export const alreadyExists = (err: unknown): boolean => grpcStatusOf(err) === 6;
+
+/** gRPC's ABORTED: a transaction that lost to others on the same documents more often than Firestore retries. */
+export const contended = (err: unknown): boolean => grpcStatusOf(err) === 10;
+
 /** gRPC's DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED (contention outlasting the retries), UNAVAILABLE. */
 const RETRYABLE_STATUS = new Set([4, 8, 10, 14]);
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"]);

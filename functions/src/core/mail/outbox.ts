@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
 import { seal, unseal } from "./seal";
 import { pepperRing } from "../secrets";
+import { contended } from "../failures";
 
 /**
  * Mail goes through an outbox. The rule that decides to send writes the message in its own
@@ -254,9 +255,6 @@ async function claim(
     return { entry: { ...entry, attempts }, claimId };
   });
 }
-
-/** gRPC ABORTED: a transaction that lost to others on the same documents more often than Firestore retries. */
-const contended = (err: unknown) => typeof err === "object" && err !== null && (err as { code?: unknown }).code === 10;
 
 /**
  * A notice that lost a race for what it writes: due again at once, for the next drain (woken for

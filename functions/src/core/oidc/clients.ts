@@ -1,6 +1,7 @@
 import { HOUR, type Clock } from "../../clock";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
+import { alreadyExists } from "../failures";
 import * as clients from "../../store/oidc-clients";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
@@ -87,8 +88,8 @@ export async function createClient(
   try {
     await clients.create(deps.store, stored);
   } catch (err) {
-    // gRPC ALREADY_EXISTS: the id is taken; a registration is never overwritten from here.
-    if ((err as { code?: unknown }).code === 6)
+    // The id is taken: a registration is never overwritten from here.
+    if (alreadyExists(err))
       throw new AppError(
         "client_exists",
         `an OpenID Connect client "${client.clientId}" is already registered (rotate its secret instead)`,

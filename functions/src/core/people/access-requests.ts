@@ -5,11 +5,7 @@ import { changesBetween, recordEvent } from "./history";
 import { type NewPerson } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
-
-/** gRPC ALREADY_EXISTS: a concurrent request claimed the address first. */
-function lostClaimRace(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === 6;
-}
+import { alreadyExists } from "../failures";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
 export interface RequestDetails {
@@ -61,7 +57,7 @@ export async function recordAccessRequest(
       created = true;
     });
   } catch (err) {
-    if (!lostClaimRace(err)) throw err;
+    if (!alreadyExists(err)) throw err;
   }
   if (created) await wakeDrainer(deps);
 }

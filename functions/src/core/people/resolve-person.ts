@@ -8,13 +8,9 @@ import { changesBetween, recordEvent } from "./history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
+import { alreadyExists } from "../failures";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">;
-
-/** gRPC ALREADY_EXISTS: another request claimed the same key first. */
-function lostClaimRace(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === 6;
-}
 
 /**
  * Finds the person behind a sign-in: by account, then verified address, then phone number;
@@ -34,7 +30,7 @@ export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: s
       return person;
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.
-      if (attempt === 0 && lostClaimRace(err)) continue;
+      if (attempt === 0 && alreadyExists(err)) continue;
       throw err;
     }
   }
