@@ -262,13 +262,31 @@ async function claim(
  * a winner, so it ends.
  */
 async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
-  await deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, entry.id, tx);
-    if (current?.state !== "pending" || current.claim !== claimId) return;
-    const again = { claim: null, attempts: entry.attempts - 1, nextAttemptAt: deps.clock.now() };
-    outbox.update(deps.store, tx, entry.id, again);
+  await whileClaimed(deps, entry.id, claimId, {
+    claim: null,
+    attempts: entry.attempts - 1,
+    nextAttemptAt: deps.clock.now(),
   });
   return "retrying";
+}
+
+/**
+ * Records `change` on the entry if it is still pending under this drain's claim, and says so;
+ * otherwise leaves it: settled already (by its renderer, say a notice folded into a summary), or
+ * taken over by another drain whose claim replaced ours, whose outcome is the one that counts.
+ */
+async function whileClaimed(
+  deps: DrainDeps,
+  id: string,
+  claimId: string,
+  change: Parameters<typeof outbox.update>[3],
+): Promise<boolean> {
+  return deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, id, tx);
+    if (current?.state !== "pending" || current.claim !== claimId) return false;
+    outbox.update(deps.store, tx, id, change);
+    return true;
+  });
 }
 
 /**
@@ -277,14 +295,8 @@ async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: stri
  * gone wrong.
  */
 async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
-  const settled = await deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, entry.id, tx);
-    // Settled already: by its renderer (a notice folded into a summary), or by another drainer.
-    if (current?.state !== "pending" || current.claim !== claimId) return false;
-    outbox.update(deps.store, tx, entry.id, { state: "none", claim: null });
-    return true;
-  });
-  if (settled) deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
+  if (await whileClaimed(deps, entry.id, claimId, { state: "none", claim: null }))
+    deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
   return "skipped";
 }
 
@@ -298,19 +310,14 @@ async function settle(
 ): Promise<Outcome> {
   const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random));
   const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
-  await deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, entry.id, tx);
-    // Someone else took the entry over (our claim lapsed): theirs is the outcome that counts.
-    if (current?.state !== "pending" || current.claim !== claimId) return;
-    outbox.update(
-      deps.store,
-      tx,
-      entry.id,
-      giveUp
-        ? { state: "failed", claim: null, lastError: kind }
-        : { nextAttemptAt: retryAt, claim: null, lastError: kind },
-    );
-  });
+  await whileClaimed(
+    deps,
+    entry.id,
+    claimId,
+    giveUp
+      ? { state: "failed", claim: null, lastError: kind }
+      : { nextAttemptAt: retryAt, claim: null, lastError: kind },
+  );
   if (!giveUp) return "retrying";
   deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts, error: kind });
   return "failed";
