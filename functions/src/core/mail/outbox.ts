@@ -191,7 +191,7 @@ export async function deliver(
   now: Date,
   renderers: Record<string, Renderer> = {},
 ): Promise<Outcome> {
-  const claimed = await claim(deps, id, now);
+  const claimed = await unlessContended(claim(deps, id, now), null);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
   let message: MailMessage | null;
@@ -216,13 +216,17 @@ export async function deliver(
     deps.log.warn("mail not sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
     return settle(deps, entry, claimId, kind, permanent);
   }
-  await deps.transaction(async (tx) => {
+  const marked = deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const current = await outbox.findById(deps.store, id, tx);
     // Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it.
     if (current?.state === "pending") outbox.update(deps.store, tx, id, { state: "sent", sentAt: now, claim: null });
+    return true;
   });
-  deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  // Unmarked, it is sent again once the claim lapses, as the same message (one Message-ID).
+  if (!(await unlessContended(marked, false)))
+    deps.log.warn("mail sent, not marked", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  else deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
   return "sent";
 }
 
@@ -281,12 +285,28 @@ async function whileClaimed(
   claimId: string,
   change: Parameters<typeof outbox.update>[3],
 ): Promise<boolean> {
-  return deps.transaction(async (tx) => {
+  const changed = deps.transaction(async (tx) => {
     const current = await outbox.findById(deps.store, id, tx);
     if (current?.state !== "pending" || current.claim !== claimId) return false;
     outbox.update(deps.store, tx, id, change);
     return true;
   });
+  // Left as it is, it falls due again when the claim lapses: the same outcome, a lease later.
+  return unlessContended(changed, false);
+}
+
+/**
+ * A step on an entry that other drains kept locked past Firestore's retries (drains woken
+ * together read the same due list) answers `otherwise`: the entry keeps its state and its claim's
+ * lease, so a later drain takes it up, and this drain goes on to the next.
+ */
+async function unlessContended<T>(step: Promise<T>, otherwise: T): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    if (!contended(err)) throw err;
+    return otherwise;
+  }
 }
 
 /**
