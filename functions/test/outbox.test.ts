@@ -7,9 +7,11 @@
  */
 import { MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { deliver, enqueueMail, enqueueNotice, LEASE_MS } from "../src/core/mail/outbox";
+import { deliver, drainOutbox, enqueueMail, enqueueNotice, LEASE_MS } from "../src/core/mail/outbox";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
+import { inProcessDrainsIdle, inProcessQueue } from "../src/adapters/mail-queue";
+import { manualClock } from "./support/fakes";
 import * as outbox from "../src/store/outbox";
 import { firestore, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { mailTo, settledCount, waitForMail } from "./support/inbox";
@@ -223,5 +225,60 @@ describe("the mail outbox", () => {
     expect(await deliver(deps, id, deps.clock.now(), renderers)).toBe("sent");
     expect(await entry(id)).toMatchObject({ state: "sent", attempts: 1 });
     expect(await settledCount(to)).toBe(1);
+  });
+
+  it("sends every entry once when eight drains read the same due list at once, and no drain fails", async () => {
+    const sentTo: string[] = [];
+    const inner = realMailer();
+    const mailer: Mailer = {
+      check: () => inner.check(),
+      async send(m, options) {
+        sentTo.push(m.to);
+        await inner.send(m, options);
+      },
+    };
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const addresses = Array.from({ length: 40 }, () => `${unique("herd")}@example.test`);
+    await Promise.all(addresses.map((to) => queued(deps, to)));
+    // Each drain takes the whole due list (whatever else is due in the shared outbox too).
+    const drains = await Promise.allSettled(Array.from({ length: 8 }, () => drainOutbox(deps, {}, 1000)));
+    expect(drains.filter((d) => d.status === "rejected")).toEqual([]);
+    const ours = new Set(addresses);
+    const counts = new Map<string, number>();
+    for (const to of sentTo.filter((t) => ours.has(t))) counts.set(to, (counts.get(to) ?? 0) + 1);
+    expect(addresses.filter((to) => counts.get(to) !== 1)).toEqual([]);
+  }, 60_000);
+
+  it("leaves an entry that other drains kept locked past the retries to a later drain, and goes on", async () => {
+    const deps = testDeps({ mailer: counting(realMailer()), mailQueue: quiet });
+    const id = await queued(deps, `${unique("locked")}@example.test`);
+    const aborted = Object.assign(new Error("10 ABORTED: Transaction lock timeout."), { code: 10 });
+    const locked = testDeps({ mailer: deps.mailer, mailQueue: quiet, transaction: () => Promise.reject(aborted) });
+    locked.clock.set(deps.clock.now());
+    expect(await deliver(locked, id, locked.clock.now())).toBe("skipped");
+    expect(await entry(id)).toMatchObject({ state: "pending", attempts: 0, claim: null });
+    expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
+  });
+
+  it("runs one in-process drain at a time, and one more after it for the wakes that came meanwhile", async () => {
+    let runs = 0;
+    let at = 0;
+    let most = 0;
+    const queue = inProcessQueue(
+      async () => {
+        runs++;
+        most = Math.max(most, ++at);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        at--;
+      },
+      manualClock(),
+      recordingLogger(),
+    );
+    await Promise.all(Array.from({ length: 10 }, () => queue.wake()));
+    await inProcessDrainsIdle();
+    expect({ runs, most }).toEqual({ runs: 2, most: 1 });
+    await queue.wake();
+    await inProcessDrainsIdle();
+    expect(runs).toBe(3);
   });
 });
