@@ -58,7 +58,7 @@ export const claims = group("claims", 10, [idpSigningSecret]);
 // Reads sessions (registration, the person's list) and mints custom tokens (sign-in).
 export const passkeys = group("passkeys", 5, [sessionKeys]);
 /**
- * Drains the mail outbox (core/mail/outbox), woken through its task queue. Up to five drains at
+ * Drains the mail outbox (core/mail/drain), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.
  */
 export const mail = taskFunction("mail", {

@@ -7,7 +7,8 @@
  */
 import { MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { deliver, drainOutbox, enqueueMail, enqueueNotice, LEASE_MS } from "../src/core/mail/outbox";
+import { enqueueMail, enqueueNotice } from "../src/core/mail/outbox";
+import { deliver, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import { inProcessDrainsIdle, inProcessQueue } from "../src/adapters/mail-queue";

@@ -9,7 +9,7 @@ import request from "supertest";
 import { transactionRunner } from "../src/store/db";
 import { inProcessQueue, inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { MINUTE } from "../src/clock";
-import { LEASE_MS, deliver } from "../src/core/mail/outbox";
+import { LEASE_MS, deliver } from "../src/core/mail/drain";
 import { mailRound, noticeRenderers, digestMail } from "../src/core/people/review-notices";
 import type { Deps } from "../src/deps";
 import * as otp from "../src/routes/otp";

@@ -9,7 +9,7 @@ import request from "supertest";
 import { HOUR } from "../src/clock";
 import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { smtpMailer } from "../src/adapters/mailer";
-import { deliver, LEASE_MS } from "../src/core/mail/outbox";
+import { deliver, LEASE_MS } from "../src/core/mail/drain";
 import { newBrowserEvent, NOTICES_PER_HOUR, queueNoticeAlone } from "../src/core/people/security-notices";
 import { noticeRenderers } from "../src/core/people/review-notices";
 import type { Mailer } from "../src/core/ports";

@@ -11,7 +11,7 @@ import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/groups";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { inProcessQueue } from "../../src/adapters/mail-queue";
-import { drainOutbox } from "../../src/core/mail/outbox";
+import { drainOutbox } from "../../src/core/mail/drain";
 import { noticeRenderers } from "../../src/core/people/review-notices";
 import { cryptoRandom } from "../../src/random";
 

@@ -19,15 +19,8 @@ import * as people from "../../store/people";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import {
-  drainOutbox,
-  enqueueMail,
-  enqueueNotice,
-  NOTICE_DELIVER_WITHIN_MS,
-  wakeDrainer,
-  type DrainReport,
-  type Renderer,
-} from "../mail/outbox";
+import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../mail/outbox";
+import { drainOutbox, type DrainReport, type Renderer } from "../mail/drain";
 import type { OutboxEntry } from "../../store/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";

@@ -29,7 +29,8 @@ import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
 import { composeMail, link, plain, type Paragraph } from "../mail/compose";
-import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer, type Renderer } from "../mail/outbox";
+import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../mail/outbox";
+import type { Renderer } from "../mail/drain";
 import type { MailMessage } from "../ports";
 import { type Person } from "../model/person";
 

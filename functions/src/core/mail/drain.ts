@@ -1,0 +1,232 @@
+import { MINUTE, SECOND } from "../../clock";
+import { errorText } from "../../logger";
+import * as outbox from "../../store/outbox";
+import type { Deps } from "../deps";
+import { MailRefused, type MailMessage } from "../ports";
+import { unseal } from "./seal";
+import { pepperRing } from "../secrets";
+import { contended } from "../failures";
+import { wakeDrainer } from "./outbox";
+
+/**
+ * The drainer: sends what the outbox (core/mail/outbox) holds, after the transaction that decided
+ * it, and retries with backoff.
+ *
+ * Delivery is at least once: a drainer that dies after the mail server took a message and before
+ * it recorded so leaves its claim to lapse, and the next one sends it again, under the same
+ * Message-ID, which receiving mailboxes treat as the one message it is.
+ */
+
+/** How long a drainer's claim on an entry holds: longer than one SMTP send may take (nodemailer's 10 s + 20 s). */
+export const LEASE_MS = MINUTE;
+export const MAX_ATTEMPTS = 10;
+/** How many entries one drain sends before handing the rest to another. */
+export const DRAIN_BATCH = 25;
+type DrainDeps = Pick<
+  Deps,
+  "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction" | "mailer" | "mailQueue"
+>;
+
+/** The wait before attempt `n + 1`: 15 s, 45 s, 2¼ min, … up to 4 hours, each drawn ±20 %. */
+export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">): number {
+  const base = Math.min(15 * SECOND * 3 ** Math.max(0, attempts - 1), 4 * 60 * MINUTE);
+  return Math.round(base * (0.8 + random.int(0, 401) / 1000));
+}
+
+/**
+ * Writes a notice (an entry with no sealed message) as it is sent: the message, or null when
+ * there is nothing to send any more (the person is gone, or has no address, or the renderer has
+ * settled the entry itself). `claim` is the drainer's hold on the entry, for a renderer that
+ * settles it in a transaction of its own.
+ */
+export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null>;
+
+export interface DrainReport {
+  sent: number;
+  retrying: number;
+  failed: number;
+}
+
+/**
+ * Sends what is due, one at a time, and asks to be woken again for what is left or retried. What
+ * is due, and what has run out of time, is judged as of the drain's start.
+ */
+export async function drainOutbox(
+  deps: DrainDeps,
+  renderers: Record<string, Renderer> = {},
+  batch = DRAIN_BATCH,
+): Promise<DrainReport> {
+  const now = deps.clock.now();
+  const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
+  const due = await outbox.due(deps.store, now, batch);
+  for (const entry of due) {
+    const outcome = await deliver(deps, entry.id, now, renderers);
+    if (outcome !== "skipped") report[outcome]++;
+  }
+  // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
+  // claim falls due at `next` (a wake for a time past runs at once).
+  const next = await outbox.nextDue(deps.store);
+  if (next !== null) await wakeDrainer(deps, due.length === batch ? undefined : next);
+  return report;
+}
+
+type Outcome = "sent" | "retrying" | "failed" | "skipped";
+
+/** One entry: claimed, sent, and marked, each step in a transaction of its own. */
+export async function deliver(
+  deps: DrainDeps,
+  id: string,
+  now: Date,
+  renderers: Record<string, Renderer> = {},
+): Promise<Outcome> {
+  const claimed = await unlessContended(claim(deps, id, now), null);
+  if (claimed === null) return "skipped";
+  const { entry, claimId } = claimed;
+  let message: MailMessage | null;
+  try {
+    message =
+      entry.sealed !== null ? unseal(pepperRing(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
+  } catch (err) {
+    // Another drain's transaction on the same documents won (a person's notices sent at once).
+    if (contended(err)) return release(deps, entry, claimId);
+    // A store that could not be read: tried again after the backoff.
+    deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
+    return settle(deps, entry, claimId, "unwritten", false);
+  }
+  if (message === null && entry.sealed === null) return settleUnneeded(deps, entry, claimId);
+  if (message === null) return settle(deps, entry, claimId, "unreadable", true);
+  if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
+  try {
+    await deps.mailer.send(message, { messageId: `<${entry.id}@${deps.config.parentDomain}>` });
+  } catch (err) {
+    const permanent = err instanceof MailRefused && err.permanent;
+    const kind = err instanceof MailRefused ? err.kind : "failed";
+    deps.log.warn("mail not sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
+    return settle(deps, entry, claimId, kind, permanent);
+  }
+  const marked = deps.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const current = await outbox.findById(deps.store, id, tx);
+    // Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it.
+    if (current?.state === "pending") outbox.update(deps.store, tx, id, { state: "sent", sentAt: now, claim: null });
+    return true;
+  });
+  // Unmarked, it is sent again once the claim lapses, as the same message (one Message-ID).
+  if (!(await unlessContended(marked, false)))
+    deps.log.warn("mail sent, not marked", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  else deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  return "sent";
+}
+
+function renderOf(
+  renderers: Record<string, Renderer>,
+  entry: outbox.OutboxEntry,
+  claimId: string,
+): Promise<MailMessage | null> {
+  const render = renderers[entry.kind];
+  return render === undefined ? Promise.resolve(null) : render(entry, claimId);
+}
+
+async function claim(
+  deps: DrainDeps,
+  id: string,
+  now: Date,
+): Promise<{ entry: outbox.OutboxEntry; claimId: string } | null> {
+  return deps.transaction(async (tx) => {
+    const entry = await outbox.findById(deps.store, id, tx);
+    if (entry === null || entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
+    if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
+      outbox.update(deps.store, tx, id, { state: "failed", claim: null, lastError: entry.lastError ?? "expired" });
+      deps.log.error("mail given up", { outboxId: id, kind: entry.kind, attempts: entry.attempts });
+      return null;
+    }
+    const claimId = deps.random.id();
+    const attempts = entry.attempts + 1;
+    // Pushed forward by the lease: if this drainer dies, the entry falls due again by itself.
+    outbox.update(deps.store, tx, id, { claim: claimId, attempts, nextAttemptAt: new Date(now.getTime() + LEASE_MS) });
+    return { entry: { ...entry, attempts }, claimId };
+  });
+}
+
+/**
+ * A notice that lost a race for what it writes: due again at once, for the next drain (woken for
+ * it as for any retry), and its attempt not counted (it failed nothing). Each round of a race has
+ * a winner, so it ends.
+ */
+async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+  await whileClaimed(deps, entry.id, claimId, {
+    claim: null,
+    attempts: entry.attempts - 1,
+    nextAttemptAt: deps.clock.now(),
+  });
+  return "retrying";
+}
+
+/**
+ * Records `change` on the entry if it is still pending under this drain's claim, and says so;
+ * otherwise leaves it: settled already (by its renderer, say a notice folded into a summary), or
+ * taken over by another drain whose claim replaced ours, whose outcome is the one that counts.
+ */
+async function whileClaimed(
+  deps: DrainDeps,
+  id: string,
+  claimId: string,
+  change: Parameters<typeof outbox.update>[3],
+): Promise<boolean> {
+  const changed = deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, id, tx);
+    if (current?.state !== "pending" || current.claim !== claimId) return false;
+    outbox.update(deps.store, tx, id, change);
+    return true;
+  });
+  // Left as it is, it falls due again when the claim lapses: the same outcome, a lease later.
+  return unlessContended(changed, false);
+}
+
+/**
+ * A step on an entry that other drains kept locked past Firestore's retries (drains woken
+ * together read the same due list) answers `otherwise`: the entry keeps its state and its claim's
+ * lease, so a later drain takes it up, and this drain goes on to the next.
+ */
+async function unlessContended<T>(step: Promise<T>, otherwise: T): Promise<T> {
+  try {
+    return await step;
+  } catch (err) {
+    if (!contended(err)) throw err;
+    return otherwise;
+  }
+}
+
+/**
+ * A notice with nothing to say any more (the person is gone or has no address, the approval was
+ * undone, or it only had a browser to remember): done, as `none`, with nothing sent and nothing
+ * gone wrong.
+ */
+async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+  if (await whileClaimed(deps, entry.id, claimId, { state: "none", claim: null }))
+    deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
+  return "skipped";
+}
+
+/** A failed attempt: retried after the backoff, or given up when it cannot succeed or is out of time. */
+async function settle(
+  deps: DrainDeps,
+  entry: outbox.OutboxEntry,
+  claimId: string,
+  kind: string,
+  permanent: boolean,
+): Promise<Outcome> {
+  const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random));
+  const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
+  await whileClaimed(
+    deps,
+    entry.id,
+    claimId,
+    giveUp
+      ? { state: "failed", claim: null, lastError: kind }
+      : { nextAttemptAt: retryAt, claim: null, lastError: kind },
+  );
+  if (!giveUp) return "retrying";
+  deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts, error: kind });
+  return "failed";
+}
