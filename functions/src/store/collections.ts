@@ -36,7 +36,7 @@ export const COLLECTIONS = {
   passkeyChallenges: "expiresAt",
   // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
   erasures: "forgetAfter",
-  // The security notices a person was sent in the last hour (core/people/security-notices).
+  // The security notices a person was sent in the last hour (core/people/security-mail).
   noticeWindows: "forgetAfter",
 } as const satisfies Record<string, string | null>;
 

@@ -68,8 +68,6 @@ export interface NoticeOptions {
   kind: string;
   about: string;
   deliverBy: Date;
-  /** A name of the caller's choosing (a per-person slot, see core/people/security-notices); random otherwise. */
-  id?: string;
   /** What a security notice tells. */
   notice?: outbox.OutboxNotice;
   /** Not sent before then (a summary waits for the end of its hour); now otherwise. */
@@ -79,7 +77,7 @@ export interface NoticeOptions {
 /** A notice's entry as it is first stored, for the caller to write in its transaction or alone. */
 export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: NoticeOptions): outbox.OutboxEntry {
   return entry(deps, {
-    id: options.id ?? deps.random.id(),
+    id: deps.random.id(),
     kind: options.kind,
     sealed: null,
     about: options.about,

@@ -25,7 +25,7 @@ import type { OutboxEntry } from "../../store/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
 import { composeMail as mail, link, plain } from "../mail/compose";
-import { securityNoticeRenderers } from "./security-notices";
+import { securityNoticeRenderers } from "./security-mail";
 import { type Person, type PersonStatus } from "../model/person";
 
 /** How many of the waiting one digest names; the rest it counts. */
@@ -112,7 +112,7 @@ export function noticeRenderers(
     return person?.status === status ? (person.emails[0] ?? null) : null;
   };
   return {
-    // The person's security notices (core/people/security-notices) are written the same way.
+    // The person's security notices (core/people/security-mail) are written the same way.
     ...securityNoticeRenderers(deps),
     async approval(entry) {
       const to = await about(entry, "approved");

@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import type { Person } from "../model/person";
 import type { OutboxNotice } from "../../store/outbox";
-import { passkeysEvent, personChangeEvent, securityMail } from "./security-notices";
+import { passkeysEvent, personChangeEvent } from "./security-notices";
+import { securityMail } from "./security-mail";
 
 const ALL_ON = { newBrowser: true, waysIn: true, access: true };
 const at = new Date("2026-11-26T17:40:12Z");
