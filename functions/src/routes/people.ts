@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { adminActor, changePerson, findPeople, findPerson, reviewMany, reviewQueue } from "../core/people/people-admin";
+import { adminActor, changePerson, reviewMany } from "../core/people/people-admin";
+import { findPeople, findPerson, reviewQueue } from "../core/people/find-people";
 import { personHistory } from "../core/people/history";
 import type { HistoryEntry } from "../core/model/history";
 import type { Person } from "../core/model/person";

@@ -3,13 +3,8 @@ import { appHostList } from "../../config/config";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
 import { personHistory } from "../../core/people/history";
 import type { HistoryEntry } from "../../core/model/history";
-import {
-  changePerson,
-  findPeople,
-  reindexPeople,
-  reviewQueue,
-  type PersonChange,
-} from "../../core/people/people-admin";
+import { changePerson, type PersonChange } from "../../core/people/people-admin";
+import { findPeople, reindexPeople, reviewQueue } from "../../core/people/find-people";
 import type { Person } from "../../core/model/person";
 import { removeAllPasskeys } from "../../core/passkeys/passkeys";
 import { erasePerson, exportPersonData } from "../../core/account/own-data";
