@@ -1,112 +1,21 @@
-/** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people. */
-import { appHostList } from "../../config/config";
+/** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people (access: people-access.ts). */
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
 import { personHistory } from "../../core/people/history";
 import type { HistoryEntry } from "../../core/model/history";
-import { changePerson, type PersonChange } from "../../core/people/people-admin";
 import { findPeople, reindexPeople, reviewQueue } from "../../core/people/find-people";
 import type { Person } from "../../core/model/person";
 import { removeAllPasskeys } from "../../core/passkeys/passkeys";
 import { erasePerson, exportPersonData } from "../../core/account/own-data";
 import { BY_OPERATOR } from "../../core/people/security-notices";
 import { one, type Command } from "../cli";
-import type { Context } from "../context";
 import { table } from "../output";
-import { Refusal, UsageError } from "../refusals";
+import { UsageError } from "../refusals";
 import { AppError } from "../../core/errors";
-import { nearest } from "../suggest";
+import { accessCommands, projectName } from "./people-access";
+import { actorText, changeText, describe, line, named, proved, reach, view } from "./person-text";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
 const ROLES = ["user", "admin"] as const;
-
-function view(p: Person) {
-  return {
-    id: p.id,
-    name: p.name,
-    origin: p.origin,
-    note: p.note,
-    emails: p.emails,
-    phones: p.phones,
-    status: p.status,
-    role: p.role,
-    projects: p.projects,
-    groups: p.groups,
-    accounts: p.uids.length,
-    createdAt: p.createdAt.toISOString(),
-    updatedAt: p.updatedAt.toISOString(),
-  };
-}
-
-const reach = (p: Person) => p.emails[0] ?? p.phones[0] ?? "-";
-const line = (p: Person) => `${p.id}  ${reach(p)}  ${p.status}  ${p.role}  [${p.projects.join(",")}]  ${p.name}`;
-
-function describe(p: Person): string {
-  return Object.entries({ ...view(p), origin: proved(p) })
-    .map(([k, value]) => `${k}: ${Array.isArray(value) ? value.join(", ") : String(value)}`)
-    .join("\n");
-}
-
-/** What a person proved when they came, in words. */
-function proved(p: Person): string {
-  const o = p.origin;
-  if (o === null) return "added by an administrator";
-  if (o.via === "email") return `the address ${o.address}`;
-  const name = o.displayName === "" ? "" : ` (${o.displayName})`;
-  return `the ${o.provider} account ${o.account || "(unnamed)"}${name}${o.bridge === null ? "" : ` through the ${o.bridge} bridge`}`;
-}
-
-function actorText(by: HistoryEntry["by"]): string {
-  if (by.kind === "admin") return `admin ${by.email ?? by.personId}`;
-  if (by.kind === "operator") return `operator ${by.name}`;
-  return by.kind === "person" ? "the person" : "the service";
-}
-
-function changeText(changes: HistoryEntry["changes"]): string {
-  const shown = (v: unknown) =>
-    v === null ? "-" : Array.isArray(v) ? `[${v.join(",")}]` : v === "" ? '""' : String(v);
-  return Object.entries(changes)
-    .map(([field, { from, to }]) => `${field} ${shown(from)} -> ${shown(to)}`)
-    .join("; ");
-}
-
-/**
- * A change computed from the person as the transaction reads them, printed with any provider sync
- * errors. A change that takes something away is confirmed first (`ask`), naming the person.
- */
-async function change(
-  ctx: Context,
-  who: string,
-  what: string,
-  fields: PersonChange | ((p: Person) => PersonChange),
-  ask?: (p: Person) => string,
-): Promise<void> {
-  const deps = ctx.deps();
-  const person = await findPersonByIdOrEmail(deps, who);
-  if (ask) await ctx.confirm(ask(person));
-  const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields, { operator: ctx.actor() });
-  ctx.print(`${what}: ${line(after)}`, { person: view(after), providerSyncErrors });
-  for (const e of providerSyncErrors) ctx.note(`warning: ${e.error} (account ${e.uid}, ${e.operation})`);
-}
-
-const named = (p: Person) => `${p.name || reach(p)} (${p.id})`;
-
-function projectName(value: string): string {
-  if (!/^(\*|[A-Za-z0-9._-]{1,100})$/.test(value)) throw new UsageError(`"${value}" is not a project name`);
-  return value;
-}
-
-/** A project some app of the family declares (APP_HOSTS), or `*`; anything else only with --force. */
-function declaredProject(ctx: Context, value: string, force: boolean): string {
-  const project = projectName(value);
-  ctx.config();
-  const known = appHostList();
-  if (force || project === "*" || known.includes(project)) return project;
-  const guess = nearest([project], known);
-  throw new Refusal(
-    `no app declares the project "${project}" (APP_HOSTS: ${known.join(", ")})` +
-      `${guess === null ? "" : `; did you mean "${guess}"?`} --force grants it anyway`,
-  );
-}
 
 const who = { usage: "<id|email>", positionals: [1, 1] as [number, number] };
 const backend = true;
@@ -217,77 +126,7 @@ export const peopleCommands: Command[] = [
       ctx.print(describe(person), view(person));
     },
   },
-  {
-    name: "people approve",
-    summary: "approve a person (pending or rejected)",
-    usage: "people approve <id|email>",
-    positionals: who.positionals,
-    backend,
-    run: (ctx, [id]) => change(ctx, id as string, "approved", { status: "approved" }),
-  },
-  {
-    name: "people reject",
-    summary: "reject a person; their provider sessions are revoked (asks first)",
-    usage: "people reject <id|email> [--yes]",
-    positionals: who.positionals,
-    backend,
-    run: (ctx, [id]) =>
-      change(
-        ctx,
-        id as string,
-        "rejected",
-        { status: "rejected" },
-        (p) => `Reject ${named(p)}, ending their sessions?`,
-      ),
-  },
-  {
-    name: "people grant",
-    summary: "give a person a project an app declares (* for every project)",
-    usage: "people grant <id|email> <project> [--force]",
-    options: { force: { type: "boolean" } },
-    positionals: [2, 2],
-    backend,
-    run: (ctx, [id, p], values) => {
-      const granted = declaredProject(ctx, p as string, values.force === true);
-      return change(ctx, id as string, `granted ${granted}`, (current) => ({
-        projects: current.projects.includes(granted) ? current.projects : [...current.projects, granted],
-      }));
-    },
-  },
-  {
-    name: "people revoke",
-    summary: "take a project away from a person (asks first)",
-    usage: "people revoke <id|email> <project> [--yes]",
-    positionals: [2, 2],
-    backend,
-    run: (ctx, [id, p]) => {
-      const revoked = projectName(p as string);
-      return change(
-        ctx,
-        id as string,
-        `revoked ${revoked}`,
-        (current) => ({ projects: current.projects.filter((x) => x !== revoked) }),
-        (person) => `Take ${revoked} away from ${named(person)}?`,
-      );
-    },
-  },
-  {
-    name: "people make-admin",
-    summary: "make a person an admin",
-    usage: "people make-admin <id|email>",
-    positionals: who.positionals,
-    backend,
-    run: (ctx, [id]) => change(ctx, id as string, "admin", { role: "admin" }),
-  },
-  {
-    name: "people unmake-admin",
-    summary: "make an admin a user again; never the last admin (asks first)",
-    usage: "people unmake-admin <id|email> [--yes]",
-    positionals: who.positionals,
-    backend,
-    run: (ctx, [id]) =>
-      change(ctx, id as string, "no longer admin", { role: "user" }, (p) => `Make ${named(p)} a user again?`),
-  },
+  ...accessCommands,
   {
     name: "people reindex",
     summary: "write what lists and searches find people by, where it is missing (after an upgrade)",
