@@ -205,6 +205,22 @@ describe("PATCH /auth/people/:personId", () => {
     await expect(auth().verifyIdToken(account.idToken, true)).rejects.toMatchObject({ code: "auth/id-token-revoked" });
   });
 
+  it("leaves a waiting person signed in when an administrator renames them, and ends their sessions when they are turned down", async () => {
+    const { account, person } = await accountWithPerson({ status: "pending" });
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await patch(person.id, { name: "Renamed while waiting" })).status).toBe(200);
+    await expect(auth().verifyIdToken(account.idToken, true)).resolves.toMatchObject({ uid: account.uid });
+    expect((await patch(person.id, { status: "rejected" })).status).toBe(200);
+    await expect(auth().verifyIdToken(account.idToken, true)).rejects.toMatchObject({ code: "auth/id-token-revoked" });
+  });
+
+  it("ends an approved person's sessions when a group is taken away", async () => {
+    const { account, person } = await accountWithPerson({ projects: ["startpage"], groups: ["family"] });
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await patch(person.id, { groups: [] })).status).toBe(200);
+    await expect(auth().verifyIdToken(account.idToken, true)).rejects.toMatchObject({ code: "auth/id-token-revoked" });
+  });
+
   it("has nothing to end for an account the provider no longer holds", async () => {
     const { account, person } = await accountWithPerson({ projects: ["*"] });
     await auth().deleteUser(account.uid);

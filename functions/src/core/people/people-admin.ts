@@ -59,9 +59,20 @@ export function widened(before: Person, after: Person): boolean {
   );
 }
 
+/**
+ * Whether a change takes access away, so the person's provider sessions are ended: a status other
+ * than approved given them (a waiting person turned down, an approved one set back), the
+ * administrator's role, a project or a group taken away. A waiting person who is only renamed
+ * keeps the sign-in they wait with.
+ */
 function narrowed(before: Person, after: Person): boolean {
-  const lostProject = before.projects.some((p) => !after.projects.includes(p));
-  return after.status !== "approved" || (before.role === "admin" && after.role !== "admin") || lostProject;
+  const lost = (was: string[], is: string[]) => was.some((v) => !is.includes(v));
+  return (
+    (after.status !== "approved" && after.status !== before.status) ||
+    (before.role === "admin" && after.role !== "admin") ||
+    lost(before.projects, after.projects) ||
+    lost(before.groups, after.groups)
+  );
 }
 
 /**
