@@ -214,7 +214,7 @@ export async function reviewMany(
   deps: ChangeDeps,
   personIds: string[],
   status: "approved" | "rejected",
-  by: Parameters<typeof changePerson>[3],
+  by: Exclude<ChangedBy, { self: Person }>,
 ): Promise<ReviewResult[]> {
   const results: ReviewResult[] = [];
   for (let i = 0; i < personIds.length; i += REVIEWS_AT_ONCE) {
