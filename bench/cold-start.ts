@@ -69,8 +69,9 @@ const EAGER = `
   const { productionDeps } = require(${lib("deps.js")});
   const { createApp } = require(${lib("http/app.js")});
   const deps = productionDeps();
-  for (const g of ${JSON.stringify(["sessions", "otp", "bridge", "oidc", "people", "startpage", "calendar", "location", "status", "claims"])}) {
-    const m = require(${JSON.stringify(join(functionsDir, "lib", "routes"))} + "/" + g + ".js");
+  const { GROUPS } = require(${lib("groups.js")});
+  for (const load of Object.values(GROUPS)) {
+    const m = load();
     createApp(m.routes(deps), { presenter: m.presenter, allowedOrigins: [], log: deps.log });
   }
   require("nodemailer"); require("zod"); require("jose");
