@@ -6,6 +6,7 @@
  */
 import { getAuth } from "firebase-admin/auth";
 import { getApp } from "firebase-admin/app";
+import { DAY } from "../src/clock";
 import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
 import { firebaseIdentity } from "../src/adapters/identity";
 import { changePerson } from "../src/core/people/people-admin";
@@ -101,7 +102,7 @@ describe("people erase", () => {
         suspectAt: null,
       }),
     );
-    await projectAccess.record(db, erin.id, "startpage", now());
+    await projectAccess.record(db, erin.id, "startpage", now(), new Date(now().getTime() + DAY));
     const notice = (id: string, audience: string[]) =>
       notifications.create(db, {
         id,

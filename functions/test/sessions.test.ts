@@ -7,6 +7,7 @@ import request from "supertest";
 import { DAY, MINUTE, SECOND } from "../src/clock";
 import * as sessions from "../src/routes/sessions";
 import { PERSON_CACHE_TTL_MS } from "../src/core/people/person-cache";
+import { PROJECT_ACCESS_KEPT_MS } from "../src/core/sessions/sessions";
 import * as people from "../src/store/people";
 import { randomPhone, signedInByPhone, signedUp, signInWithCustomToken, signInWithPassword } from "./support/auth";
 import { appFor, APP_ORIGIN, auth, firestore, sessionKeyJwk, testConfig, testDeps, unique } from "./support/deps";
@@ -420,6 +421,8 @@ describe("POST /auth/project-access", () => {
     const stored = await db.collection("projectAccess").doc(`${person.id}_startpage`).get();
     expect(stored.get("count")).toBe(2);
     expect(stored.get("project")).toBe("startpage");
+    // Forgotten a year after it was last reached.
+    expect(stored.get("forgetAfter").toMillis() - stored.get("lastAt").toMillis()).toBe(PROJECT_ACCESS_KEPT_MS);
   });
 
   it("answers 400 missing params without a cookie or without a project", async () => {

@@ -22,6 +22,7 @@ import * as passkeyChallenges from "../src/store/passkey-challenges";
 import * as sends from "../src/store/sends";
 import * as personalData from "../src/store/personal-data";
 import * as noticeWindows from "../src/store/notice-windows";
+import * as projectAccess from "../src/store/project-access";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -134,6 +135,11 @@ describe("data expiry", () => {
           personalData.beginErasure(db, tx, personId, ["u"], at, later(30 * 86_400_000)),
         );
         return [`erasures/${personId}`];
+      },
+      projectAccess: async () => {
+        const personId = id();
+        await projectAccess.record(db, personId, "startpage", at, later(365 * 86_400_000));
+        return [`projectAccess/${personId}_startpage`];
       },
       noticeWindows: async () => {
         const personId = id();

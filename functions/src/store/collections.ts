@@ -16,7 +16,6 @@ export const COLLECTIONS = {
   oidcClients: null,
   notifications: null,
   startpageReads: null,
-  projectAccess: null,
   emailCodes: "expiresAt",
   emailCodeLimits: "forgetAfter",
   // One record per send let through the budgets beyond its address, kept for the longest window.
@@ -36,6 +35,8 @@ export const COLLECTIONS = {
   passkeyChallenges: "expiresAt",
   // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
   erasures: "forgetAfter",
+  // When a person last reached a project: forgotten a year after the last time (core/sessions).
+  projectAccess: "forgetAfter",
   // The security notices a person was sent in the last hour (core/people/security-mail).
   noticeWindows: "forgetAfter",
 } as const satisfies Record<string, string | null>;

@@ -213,11 +213,15 @@ export async function personFor(
   return person.uids.includes(principal.uid) ? person : null;
 }
 
-/** POST /auth/project-access: when the person last reached a project, and how often. */
+/** How long a project's use is remembered after the person last reached it. */
+export const PROJECT_ACCESS_KEPT_MS = 365 * DAY;
+
+/** POST /auth/project-access: when the person last reached a project, and how often; forgotten a year after the last time. */
 export async function recordProjectAccess(
   deps: Pick<Deps, "store" | "clock">,
   personId: string,
   project: string,
 ): Promise<void> {
-  await projectAccess.record(deps.store, personId, project, deps.clock.now());
+  const now = deps.clock.now();
+  await projectAccess.record(deps.store, personId, project, now, new Date(now.getTime() + PROJECT_ACCESS_KEPT_MS));
 }
