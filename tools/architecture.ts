@@ -142,7 +142,8 @@ const LABELS: Record<string, string> = {
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: errors, ports, deps,<br/>settings, secrets, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
-  model: "core/model/<br/>the domain's records:<br/>a person, their history, an address's limits",
+  model:
+    "core/model/<br/>the domain's records:<br/>a person, their history, an address's limits,<br/>a passkey, a relying party",
   base: "clock, random, logger",
 };
 

@@ -3,10 +3,10 @@
  * network and Firestore's transactions (implemented in adapters/ and store/), and the per-instance
  * services deps.ts builds for them (session tokens, the person and client caches).
  */
-import type { OidcClient } from "../store/oidc-clients";
 import type { Person } from "./model/person";
 import type { Transaction } from "../store/db";
 import type { TtlCache } from "./ttl-cache";
+import type { OidcClient } from "./model/oidc-client";
 
 /** What a verified sign-in at the identity provider proves. */
 export interface SignIn {

@@ -1,30 +1,10 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
 
 /** `oidcClients/{clientId}`: relying parties registered by the operator; secrets kept as hashes. */
 const OIDC_CLIENTS: Collection = "oidcClients";
-
-/** A client secret's SHA-256 digest; `expiresAt` set on a rotated-out secret still inside its overlap. */
-export interface ClientSecret {
-  hash: string;
-  createdAt: Date;
-  expiresAt: Date | null;
-}
-
-export type PkcePolicy = "required" | "optional";
-
-export interface OidcClient {
-  clientId: string;
-  name: string;
-  secrets: ClientSecret[];
-  redirectUris: string[];
-  /** "optional": the client may omit the challenge; one that is sent is still enforced. */
-  pkce: PkcePolicy;
-  /** A disabled client is unknown to the authorise and token endpoints. */
-  disabled: boolean;
-  createdAt: Date;
-}
 
 function ref(db: Firestore, clientId: string) {
   return db.collection(OIDC_CLIENTS).doc(clientId);

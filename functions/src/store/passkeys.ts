@@ -1,6 +1,7 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import type { Passkey } from "../core/model/passkey";
 
 /**
  * `passkeys/{sha256(credential id)}`: a person's passkey, the public half of a key their
@@ -8,31 +9,6 @@ import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Tr
  * be up to 1,023 bytes, more than a document id may hold once encoded.
  */
 const PASSKEYS: Collection = "passkeys";
-
-export interface Passkey {
-  id: string;
-  personId: string;
-  /** The account that registered it: the one a sign-in with it mints its custom token for. */
-  uid: string;
-  /** As WebAuthn names it, base64url. */
-  credentialId: string;
-  /** The COSE public key, base64url. Public: it proves nothing without the authenticator's private key. */
-  publicKey: string;
-  /** The authenticator's signature counter at its last use; 0 for authenticators that keep none. */
-  counter: number;
-  transports: string[];
-  /** The authenticator's model, as it said at registration (all zeros when it would not say). */
-  aaguid: string;
-  /** Backup eligible (the BE flag): the key may be synced beyond the device (a synced passkey). */
-  backupEligible: boolean;
-  /** Backed up (the BS flag) at its last use. */
-  backedUp: boolean;
-  name: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  /** When its counter went backwards (a cloned authenticator): never accepted again. */
-  suspectAt: Date | null;
-}
 
 function fromDoc(id: string, d: DocumentData): Passkey {
   return {

@@ -1,13 +1,13 @@
 import { MINUTE } from "../../clock";
 import type { Deps } from "../deps";
 import * as codes from "../../store/oidc-codes";
-import * as clients from "../../store/oidc-clients";
 import { ensure } from "../errors";
 import { isS256Challenge } from "../pkce";
 import { sha256 } from "../secrets";
 import { meetsAcr, requestedAcr } from "./acr";
 import { findClient } from "./clients";
 import { SCOPES } from "./scopes";
+import type { OidcClient } from "../model/oidc-client";
 
 /** The code travels once through the browser and is redeemed by the client's server at once. */
 export const AUTHORIZATION_CODE_LIFETIME_MS = 1 * MINUTE;
@@ -31,12 +31,12 @@ export interface AuthorizeParams {
 
 /** A registered client and one of its registered redirect URIs: where refusals may now be sent. */
 export interface AuthorizeTarget {
-  client: clients.OidcClient;
+  client: OidcClient;
   redirectUri: string;
 }
 
 export interface AuthorizeRequest {
-  client: clients.OidcClient;
+  client: OidcClient;
   redirectUri: string;
   scopes: string[];
   state: string | null;

@@ -1,6 +1,6 @@
 import { isClientId, isRedirectUri, secretMatches } from "./clients";
 import { sha256 } from "../secrets";
-import type { OidcClient } from "../../store/oidc-clients";
+import type { OidcClient } from "../model/oidc-client";
 
 const at = (iso: string) => new Date(iso);
 const NOW = at("2026-01-01T12:00:00Z");

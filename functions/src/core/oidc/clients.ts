@@ -6,6 +6,7 @@ import * as clients from "../../store/oidc-clients";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
+import type { OidcClient, PkcePolicy } from "../model/oidc-client";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
@@ -13,7 +14,7 @@ export const CLIENT_CACHE_MAX = 1_000;
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * HOUR;
 
 export function clientCache(clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS, max = CLIENT_CACHE_MAX): ClientCache {
-  return ttlCache<clients.OidcClient | null>(clock, ttlMs, max);
+  return ttlCache<OidcClient | null>(clock, ttlMs, max);
 }
 
 /**
@@ -21,10 +22,7 @@ export function clientCache(clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS, max = CLI
  * too (as null, bounded like the rest): a repeated unknown id costs what a known one does, so the
  * time an answer takes does not tell which ids exist. A disabled client is unknown.
  */
-export async function findClient(
-  deps: Pick<Deps, "store" | "clients">,
-  clientId: string,
-): Promise<clients.OidcClient | null> {
+export async function findClient(deps: Pick<Deps, "store" | "clients">, clientId: string): Promise<OidcClient | null> {
   const cached = deps.clients.get(clientId);
   if (cached !== undefined) return cached;
   const stored = await clients.findById(deps.store, clientId);
@@ -40,7 +38,7 @@ const DUMMY_HASH = sha256("no client has this secret");
  * Whether `secret` is one of the client's live secrets. Every live secret is compared (no early
  * exit), and an unknown client is compared against a dummy digest: the same work either way.
  */
-export function secretMatches(client: clients.OidcClient | null, secret: string, now: Date): boolean {
+export function secretMatches(client: OidcClient | null, secret: string, now: Date): boolean {
   const digest = sha256(secret);
   const live = (client?.secrets ?? []).filter((s) => s.expiresAt === null || now.getTime() < s.expiresAt.getTime());
   let matched = false;
@@ -55,7 +53,7 @@ export interface ClientRegistration {
   clientSecret: string;
   name: string;
   redirectUris: string[];
-  pkce?: clients.PkcePolicy;
+  pkce?: PkcePolicy;
 }
 
 /** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
@@ -75,11 +73,11 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
 /** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: { clientId: string; name: string; redirectUris: string[]; pkce: clients.PkcePolicy },
-): Promise<{ clientSecret: string; client: clients.OidcClient }> {
+  client: { clientId: string; name: string; redirectUris: string[]; pkce: PkcePolicy },
+): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
-  const stored: clients.OidcClient = {
+  const stored: OidcClient = {
     ...client,
     secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
     disabled: false,
@@ -119,8 +117,8 @@ type StoreDeps = Pick<Deps, "store" | "clock" | "transaction">;
 async function update(
   deps: StoreDeps,
   clientId: string,
-  change: (client: clients.OidcClient, now: Date) => clients.OidcClient,
-): Promise<clients.OidcClient> {
+  change: (client: OidcClient, now: Date) => OidcClient,
+): Promise<OidcClient> {
   return deps.transaction(async (tx) => {
     const client = await clients.findById(deps.store, clientId, tx);
     if (!client) throw unknownClient(clientId);
@@ -135,30 +133,26 @@ export function unknownClient(clientId: string): AppError {
   return new AppError("client_not_found", `no OpenID Connect client "${clientId}"`);
 }
 
-export function addRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<clients.OidcClient> {
+export function addRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<OidcClient> {
   return update(deps, clientId, (c) =>
     c.redirectUris.includes(uri) ? c : { ...c, redirectUris: [...c.redirectUris, uri] },
   );
 }
 
-export function removeRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<clients.OidcClient> {
+export function removeRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, redirectUris: c.redirectUris.filter((u) => u !== uri) }));
 }
 
-export function setPkcePolicy(
-  deps: StoreDeps,
-  clientId: string,
-  pkce: clients.PkcePolicy,
-): Promise<clients.OidcClient> {
+export function setPkcePolicy(deps: StoreDeps, clientId: string, pkce: PkcePolicy): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, pkce }));
 }
 
-export function disableClient(deps: StoreDeps, clientId: string): Promise<clients.OidcClient> {
+export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, disabled: true }));
 }
 
 /** Undoes `disableClient`: the registration, its redirect URIs and its secrets as they were. */
-export function enableClient(deps: StoreDeps, clientId: string): Promise<clients.OidcClient> {
+export function enableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, disabled: false }));
 }
 
@@ -170,7 +164,7 @@ export async function rotateSecret(
   deps: StoreDeps & Pick<Deps, "random">,
   clientId: string,
   overlapMs = DEFAULT_ROTATION_OVERLAP_MS,
-): Promise<{ clientSecret: string; client: clients.OidcClient }> {
+): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
   const client = await update(deps, clientId, (c, now) => {
     const until = new Date(now.getTime() + overlapMs);
@@ -183,10 +177,10 @@ export async function rotateSecret(
   return { clientSecret, client };
 }
 
-export function listClients(deps: Pick<Deps, "store">): Promise<clients.OidcClient[]> {
+export function listClients(deps: Pick<Deps, "store">): Promise<OidcClient[]> {
   return clients.list(deps.store);
 }
 
-export function showClient(deps: Pick<Deps, "store">, clientId: string): Promise<clients.OidcClient | null> {
+export function showClient(deps: Pick<Deps, "store">, clientId: string): Promise<OidcClient | null> {
   return clients.findById(deps.store, clientId);
 }

@@ -2,7 +2,6 @@ import { HOUR } from "../../clock";
 import type { Deps } from "../deps";
 import { readTogether, type Transaction } from "../../store/db";
 import * as codes from "../../store/oidc-codes";
-import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
 import * as throttles from "../../store/client-throttles";
 import { AppError, ensure, limitReached } from "../errors";
@@ -15,6 +14,7 @@ import { personFor } from "../sessions/sessions";
 import { findClient, secretMatches } from "./clients";
 import { claimsFor } from "./scopes";
 import { type Person } from "../model/person";
+import type { OidcClient } from "../model/oidc-client";
 
 export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
@@ -30,7 +30,7 @@ export async function authenticateClient(
   clientId: string,
   secret: string,
   caller: string,
-): Promise<clients.OidcClient> {
+): Promise<OidcClient> {
   const client = await findClient(deps, clientId);
   // Secrets are stored as SHA-256 digests, compared in constant time; an unknown client costs the same.
   const matched = secretMatches(client, secret, deps.clock.now());
@@ -192,7 +192,7 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
 }
 
 export type Redeemer = (input: {
-  client: clients.OidcClient;
+  client: OidcClient;
   /** Where the request came from, for the client throttle. */
   caller: string;
   code: string;

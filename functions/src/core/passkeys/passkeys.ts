@@ -11,12 +11,12 @@ import type { Transaction } from "../../store/db";
 import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
 
 import type { PasskeyView } from "./passkey-view";
+import type { Passkey } from "../model/passkey";
 
-export type { Passkey } from "../../store/passkeys";
 export type { PasskeyView };
 
 /** A passkey as its owner (and an administrator) sees it; the public key and counter stay inside. */
-export function passkeyView(passkey: passkeys.Passkey): PasskeyView {
+export function passkeyView(passkey: Passkey): PasskeyView {
   return {
     id: passkey.id,
     name: passkey.name,
@@ -27,7 +27,7 @@ export function passkeyView(passkey: passkeys.Passkey): PasskeyView {
   };
 }
 
-export function listPasskeys(deps: Pick<Deps, "store">, personId: string): Promise<passkeys.Passkey[]> {
+export function listPasskeys(deps: Pick<Deps, "store">, personId: string): Promise<Passkey[]> {
   return passkeys.listByPerson(deps.store, personId);
 }
 
@@ -37,7 +37,7 @@ export async function renamePasskey(
   personId: string,
   passkeyId: string,
   name: string,
-): Promise<passkeys.Passkey> {
+): Promise<Passkey> {
   return deps.transaction(async (tx) => {
     const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
@@ -80,7 +80,7 @@ function recordRemoval(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
   personId: string,
-  removed: passkeys.Passkey[],
+  removed: Passkey[],
   by: RemovedBy,
 ): void {
   const names = removed.map((p) => p.name);

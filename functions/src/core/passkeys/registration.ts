@@ -20,6 +20,7 @@ import { RECENT_SIGN_IN_MS } from "../sessions/sessions";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 import { type Person } from "../model/person";
+import type { Passkey } from "../model/passkey";
 
 type RegistrationDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "mailQueue">;
 
@@ -84,7 +85,7 @@ export async function registrationOptions(
   });
 }
 
-type Outcome = { passkey: passkeys.Passkey; told: string | null } | { refused: ErrorCode };
+type Outcome = { passkey: Passkey; told: string | null } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/register/verify: the challenge must be this session's, unused and under
@@ -98,7 +99,7 @@ export async function registerPasskey(
   registrant: Registrant,
   response: RegistrationResponseJSON,
   name: string | null,
-): Promise<passkeys.Passkey> {
+): Promise<Passkey> {
   ensureRecentSignIn(deps, registrant);
   const { store } = deps;
   const personId = registrant.person.id;
@@ -128,7 +129,7 @@ export async function registerPasskey(
     if (made === null) return { refused: "passkey_registration_failed" };
     if (taken !== null) return { refused: "passkey_exists" };
     if (held.length >= PASSKEYS_PER_PERSON) return { refused: "passkey_limit" };
-    const passkey: passkeys.Passkey = {
+    const passkey: Passkey = {
       id,
       personId,
       uid: registrant.uid,

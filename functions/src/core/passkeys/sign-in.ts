@@ -25,6 +25,7 @@ import {
   passkeyMethods,
   userHandleOf,
 } from "./rules";
+import type { Passkey } from "../model/passkey";
 
 type SignInDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "identity">;
 
@@ -124,7 +125,7 @@ async function verifiedAssertion(
   deps: SignInDeps,
   response: AuthenticationResponseJSON,
   challenge: string,
-  passkey: passkeys.Passkey,
+  passkey: Passkey,
 ) {
   const result = await unlessRefused(deps, "passkey sign-in not verified", () =>
     verifyAuthenticationResponse({

@@ -14,11 +14,11 @@ import {
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
-import type { OidcClient, PkcePolicy } from "../../store/oidc-clients";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
 import { UsageError } from "../refusals";
+import type { OidcClient, PkcePolicy } from "../../core/model/oidc-client";
 
 function view(c: OidcClient) {
   return {

@@ -1,0 +1,22 @@
+/** A relying party of the OpenID Connect provider, registered by the operator. The store keeps it (store/oidc-clients), its secrets as digests; no I/O here. */
+
+/** A client secret's SHA-256 digest; `expiresAt` set on a rotated-out secret still inside its overlap. */
+export interface ClientSecret {
+  hash: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export type PkcePolicy = "required" | "optional";
+
+export interface OidcClient {
+  clientId: string;
+  name: string;
+  secrets: ClientSecret[];
+  redirectUris: string[];
+  /** "optional": the client may omit the challenge; one that is sent is still enforced. */
+  pkce: PkcePolicy;
+  /** A disabled client is unknown to the authorise and token endpoints. */
+  disabled: boolean;
+  createdAt: Date;
+}
