@@ -218,7 +218,7 @@ async function settle(
 ): Promise<Outcome> {
   const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random));
   const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
-  await whileClaimed(
+  const recorded = await whileClaimed(
     deps,
     entry.id,
     claimId,
@@ -226,7 +226,8 @@ async function settle(
       ? { state: "failed", claim: null, lastError: kind }
       : { nextAttemptAt: retryAt, claim: null, lastError: kind },
   );
-  if (!giveUp) return "retrying";
+  // Not recorded: another drain has it now, or it is tried again when this claim lapses.
+  if (!giveUp || !recorded) return "retrying";
   deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts, error: kind });
   return "failed";
 }
