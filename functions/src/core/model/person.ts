@@ -50,7 +50,7 @@ export interface Person {
   endedSessions?: Record<string, Date>;
   /**
    * The browsers this person has signed in from, each by the digest of its identifier cookie (the
-   * identifier itself is never stored), with when it was learned: at most KNOWN_BROWSERS_KEPT (core/people/security-mail),
+   * identifier itself is never stored), with when it was learned: at most KNOWN_BROWSERS_KEPT,
    * newest kept (core/people/security-mail). Kept on the person so POST /auth/verify, which
    * reads them already, decides "a browser not seen before" without another read.
    */

@@ -42,6 +42,7 @@ export interface SyncError {
 export const approvedAdmin = (p: Person) => p.role === "admin" && p.status === "approved";
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
+const lost = (before: string[], after: string[]) => before.some((v) => !after.includes(v));
 
 /**
  * Whether a change widens what the person can do: approves them, makes them an administrator,
@@ -66,7 +67,6 @@ export function widened(before: Person, after: Person): boolean {
  * keeps the sign-in they wait with.
  */
 function narrowed(before: Person, after: Person): boolean {
-  const lost = (was: string[], is: string[]) => was.some((v) => !is.includes(v));
   return (
     (after.status !== "approved" && after.status !== before.status) ||
     (before.role === "admin" && after.role !== "admin") ||
