@@ -282,17 +282,4 @@ describe("the mail outbox", () => {
     await inProcessDrainsIdle();
     expect(runs).toBe(3);
   });
-
-  it("runs an in-process drain at once for a wake to a time already past, as the task queue does, even where wakes for later are dropped", async () => {
-    let runs = 0;
-    const clock = manualClock();
-    const queue = inProcessQueue(async () => void runs++, clock, recordingLogger(), { later: false });
-    await queue.wake(new Date(clock.now().getTime() + SECOND));
-    await inProcessDrainsIdle();
-    expect(runs).toBe(0);
-    await queue.wake(clock.now());
-    await queue.wake(new Date(clock.now().getTime() - MINUTE));
-    await inProcessDrainsIdle();
-    expect(runs).toBe(2);
-  });
 });

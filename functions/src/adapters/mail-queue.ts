@@ -44,8 +44,8 @@ export function inProcessDrainsIdle(): Promise<void> {
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
  * One drain at a time: a wake while one runs asks for one more after it (drains at once over the
  * same due list would only queue on each entry's lock in turn). One timer per second asked for,
- * unref'd so it never keeps a process alive. `later: false` drops wakes for a time still to come
- * (a test's clock is its own, and a retry it wants it drives by hand).
+ * unref'd so it never keeps a process alive. `later: false` drops wakes for later (a test's clock
+ * is its own, and a retry it wants it drives by hand).
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
@@ -77,9 +77,8 @@ export function inProcessQueue(
   return {
     async wake(at) {
       // At once (or right after the drain running now), so the drain reads the clock now: a test
-      // that steps its clock after the answer must not find the mail out of time. A time already
-      // past is now, as for the task queue (an entry given back after a lost race).
-      if (at === undefined || at.getTime() <= clock.now().getTime()) return run();
+      // that steps its clock after the answer must not find the mail out of time.
+      if (at === undefined) return run();
       if (!later) return;
       const second = Math.ceil(at.getTime() / 1000);
       if (timers.has(second)) return;
