@@ -11,8 +11,6 @@ import { enqueueMail, enqueueNotice } from "../src/core/mail/outbox";
 import { deliver, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
-import { inProcessDrainsIdle, inProcessQueue } from "../src/adapters/mail-queue";
-import { manualClock } from "./support/fakes";
 import * as outbox from "../src/store/outbox";
 import { firestore, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { mailTo, settledCount, waitForMail } from "./support/inbox";
@@ -259,27 +257,5 @@ describe("the mail outbox", () => {
     expect(await deliver(locked, id, locked.clock.now())).toBe("skipped");
     expect(await entry(id)).toMatchObject({ state: "pending", attempts: 0, claim: null });
     expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
-  });
-
-  it("runs one in-process drain at a time, and one more after it for the wakes that came meanwhile", async () => {
-    let runs = 0;
-    let at = 0;
-    let most = 0;
-    const queue = inProcessQueue(
-      async () => {
-        runs++;
-        most = Math.max(most, ++at);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        at--;
-      },
-      manualClock(),
-      recordingLogger(),
-    );
-    await Promise.all(Array.from({ length: 10 }, () => queue.wake()));
-    await inProcessDrainsIdle();
-    expect({ runs, most }).toEqual({ runs: 2, most: 1 });
-    await queue.wake();
-    await inProcessDrainsIdle();
-    expect(runs).toBe(3);
   });
 });

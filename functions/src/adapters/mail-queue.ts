@@ -42,10 +42,8 @@ export function inProcessDrainsIdle(): Promise<void> {
 
 /**
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
- * One drain at a time: a wake while one runs asks for one more after it (drains at once over the
- * same due list would only queue on each entry's lock in turn). One timer per second asked for,
- * unref'd so it never keeps a process alive. `later: false` drops wakes for later (a test's clock
- * is its own, and a retry it wants it drives by hand).
+ * One timer per second asked for, unref'd so it never keeps a process alive. `later: false`
+ * drops wakes for later (a test's clock is its own, and a retry it wants it drives by hand).
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
@@ -54,30 +52,21 @@ export function inProcessQueue(
   { later = true }: { later?: boolean } = {},
 ): MailQueue {
   const timers = new Map<number, NodeJS.Timeout>();
-  let draining = false;
-  let again = false;
-  const drainWhileAsked = async () => {
-    do {
-      again = false;
-      await drain().catch((err: unknown) => log.error("mail drain failed", { error: errorText(err) }));
-    } while (again);
-  };
   const run = () => {
-    if (draining) return void (again = true);
-    draining = true;
     running++;
-    void drainWhileAsked().finally(() => {
-      draining = false;
-      if (--running > 0) return;
-      const waiting = idleWaiters;
-      idleWaiters = [];
-      for (const resolve of waiting) resolve();
-    });
+    void drain()
+      .catch((err: unknown) => log.error("mail drain failed", { error: errorText(err) }))
+      .finally(() => {
+        if (--running > 0) return;
+        const waiting = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of waiting) resolve();
+      });
   };
   return {
     async wake(at) {
-      // At once (or right after the drain running now), so the drain reads the clock now: a test
-      // that steps its clock after the answer must not find the mail out of time.
+      // At once, so the drain reads the clock now: a test that steps its clock after the answer
+      // must not find the mail out of time.
       if (at === undefined) return run();
       if (!later) return;
       const second = Math.ceil(at.getTime() / 1000);
