@@ -5,7 +5,8 @@
  */
 import request from "supertest";
 import { MINUTE } from "../src/clock";
-import { erasePerson, exportPersonData } from "../src/core/account/own-data";
+import { exportPersonData } from "../src/core/account/own-data";
+import { erasePerson } from "../src/core/account/erasure";
 import { STEP_UP_MS } from "../src/core/people/people-admin";
 import { AppError } from "../src/core/errors";
 import * as peopleRoutes from "../src/routes/people";

@@ -6,7 +6,8 @@ import { findPeople, findPerson, reviewQueue } from "../core/people/find-people"
 import { personHistory } from "../core/people/history";
 import type { HistoryEntry } from "../core/model/history";
 import type { Person } from "../core/model/person";
-import { erasePerson, exportPersonData, NAME_MAX, renameSelf, type PersonData } from "../core/account/own-data";
+import { exportPersonData, NAME_MAX, renameSelf, type PersonData } from "../core/account/own-data";
+import { erasePerson } from "../core/account/erasure";
 import { personView } from "../core/people/access";
 import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";

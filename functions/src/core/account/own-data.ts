@@ -1,6 +1,6 @@
 /**
  * What the service keeps about a person, for them: their copy of it (an export, GDPR Art. 15 and
- * 20), its erasure (Art. 17), and their own name. The person themself, an administrator and an
+ * 20), its erasure (Art. 17, core/account/erasure), and their own name. The person themself, an administrator and an
  * operator on the command line each may; the first two only within STEP_UP_MS of signing in, which
  * these functions check themselves (a caller cannot leave it out). Each is recorded in the
  * person's history, naming who did it; an erasure leaves that one entry and nothing else.
@@ -12,10 +12,7 @@ import * as sessions from "../../store/sessions";
 import * as passkeys from "../../store/passkeys";
 import * as projectAccess from "../../store/project-access";
 import * as notifications from "../../store/notifications";
-import * as personal from "../../store/personal-data";
-import { DAY } from "../../clock";
-import { errorText } from "../../logger";
-import { AppError, ensure } from "../errors";
+import { ensure } from "../errors";
 import type { ProviderAccount } from "../ports";
 import { cleanText, characters } from "../text";
 import { describeUserAgent } from "../sessions/user-agent";
@@ -24,24 +21,16 @@ import { recordEvent } from "../people/history";
 import type { Actor, HistoryEntry } from "../model/history";
 import type { Transaction } from "../../store/db";
 import type { HistoryEntryView } from "../people/admin-view";
-import {
-  approvedAdmin,
-  changePerson,
-  recentEnough,
-  recordedAs,
-  type ChangeDeps,
-  type ChangedBy,
-  type SyncError,
-} from "../people/people-admin";
+import { changePerson, recentEnough, recordedAs, type ChangeDeps, type ChangedBy } from "../people/people-admin";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
-type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
+export type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
 
 /**
  * Records, in `tx`, what was done to the person in their history, and, when an administrator did
  * it to someone else, in the administrator's own history too (naming the person by id only).
  */
-function recordBoth(
+export function recordBoth(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
   personId: string,
@@ -59,7 +48,7 @@ function recordBoth(
 }
 
 /** A person's copy, or their erasure, needs a recent sign-in of whoever asks at a page. */
-function ensureRecent(deps: Pick<Deps, "clock">, by: ChangedBy): void {
+export function ensureRecent(deps: Pick<Deps, "clock">, by: ChangedBy): void {
   if ("operator" in by) return;
   ensure(
     recentEnough(deps, by.signedInAt),
@@ -200,58 +189,6 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
     })),
     notificationsRead: { readIds: reads.readIds, allReadAt: reads.allReadAt === null ? null : iso(reads.allReadAt) },
     projectAccess: reached.map((r) => ({ project: r.project, lastAt: iso(r.lastAt), count: r.count })),
-  };
-}
-
-/** How long an erasure that could not finish keeps the ids of the provider accounts it has still to delete. */
-const ERASURE_KEPT_MS = 30 * DAY;
-
-/**
- * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
- * transaction takes them away: their document and every uid, address and number they held (so
- * each is free for anyone, a stranger's request for access included), with the accounts at the
- * identity provider noted to delete and one history entry that they were erased, by whom. Their
- * sessions end with it (a session of a person who is gone is refused). Then everything else that
- * names them is deleted, and their provider accounts. The last approved administrator cannot be
- * erased (409). An erasure that stopped half-way (Firestore or the provider failed) is finished by
- * asking again; an account the provider would not delete is named in `providerSyncErrors`.
- */
-export async function erasePerson(
-  deps: OwnDataDeps,
-  personId: string,
-  by: ChangedBy,
-): Promise<{ providerSyncErrors: SyncError[] }> {
-  ensureRecent(deps, by);
-  const now = deps.clock.now();
-  const uids = await deps.transaction(async (tx) => {
-    const person = await people.findById(deps.store, personId, tx);
-    if (person === null) return null;
-    if (approvedAdmin(person) && (await people.approvedAdminList(deps.store, tx, 2)).length < 2)
-      throw new AppError("last_admin");
-    people.remove(deps.store, tx, person);
-    personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
-    recordBoth(deps, tx, personId, by, "erased");
-    return person.uids;
-  });
-  deps.people.evict(personId);
-  // Gone already: an erasure that stopped half-way is finished; otherwise there is no such person.
-  const pending = uids === null ? await personal.erasureOf(deps.store, personId) : { uids };
-  ensure(pending, "person_not_found");
-  let failed: string[];
-  try {
-    failed = await deps.identity.deleteAccounts(pending.uids);
-  } catch (err) {
-    deps.log.warn("deleting provider accounts failed", { error: errorText(err) });
-    failed = pending.uids;
-  }
-  await personal.sweepPerson(deps.store, personId);
-  if (failed.length === 0) await personal.endErasure(deps.store, personId);
-  return {
-    providerSyncErrors: failed.map((uid) => ({
-      uid,
-      operation: "delete_account",
-      error: "The identity provider did not delete the account; erase the person again to retry",
-    })),
   };
 }
 
