@@ -1,9 +1,10 @@
 /**
  * What the service keeps about a person, for them: their copy of it (an export, GDPR Art. 15 and
- * 20), its erasure (Art. 17, core/account/erasure), and their own name. The person themself, an administrator and an
- * operator on the command line each may; the first two only within STEP_UP_MS of signing in, which
- * these functions check themselves (a caller cannot leave it out). Each is recorded in the
- * person's history, naming who did it; an erasure leaves that one entry and nothing else.
+ * 20), its erasure (Art. 17, core/account/erasure), and their own name. The person themself, an
+ * administrator and an operator on the command line each may; the first two only within
+ * STEP_UP_MS of signing in, which these functions check themselves (a caller cannot leave it
+ * out). Each is recorded in the person's history, naming who did it; an erasure leaves that one
+ * entry and nothing else.
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
