@@ -30,7 +30,7 @@ const { sendBudgets: budgetsOf, USED_ALLOWANCE_FACTOR } = service<{
     settings: unknown,
   ): Budget[];
   USED_ALLOWANCE_FACTOR: number;
-}>("core/email-codes/rules");
+}>("core/email-codes/budget-rules");
 const { clientNetwork, widerNetwork } = service<{
   clientNetwork(address: string): string;
   widerNetwork(address: string): string;
@@ -176,14 +176,14 @@ function sendLimits(exchanges: Exchange[]): Check {
 }
 
 /**
- * From the answers, by the service's own rule (rules.sendBudgets, rules.admits): a send is let
- * through a budget only while the sends recorded before it in the window number fewer than its
- * limit; for the budgets of where a send came from and went, only unused codes count, and each
- * used code earns room for one more, up to USED_ALLOWANCE_FACTOR times the limit. Judged
+ * From the answers, by the service's own rule (budget-rules.sendBudgets, budget-rules.admits): a
+ * send is let through a budget only while the sends recorded before it in the window number fewer
+ * than its limit; for the budgets of where a send came from and went, only unused codes count, and
+ * each used code earns room for one more, up to USED_ALLOWANCE_FACTOR times the limit. Judged
  * conservatively, as sendLimits is: a 200 send is a breach only if, of the sends that surely came
- * before it (answered before it began) and surely inside its window, those surely still unused
- * then (no use of their code began before it ended) reach the limit plus the allowance of every
- * code that may have been used by then. A Firestore restart (epoch) forgets the ledger.
+ * before it (answered before it began) and surely inside its window, those surely still unused then
+ * (no use of their code began before it ended) reach the limit plus the allowance of every code
+ * that may have been used by then. A Firestore restart (epoch) forgets the ledger.
  */
 function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
   const sends = exchanges

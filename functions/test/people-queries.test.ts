@@ -1,11 +1,11 @@
 /**
- * Every query the reviewers' list and queue can make of `people` (store/people listPage) has its
+ * Every query the reviewers' list and queue can make of `people` (store/people-list listPage) has its
  * composite index in firestore.indexes.json: Firestore refuses a query without one in production,
  * and no local emulator does. The filters a query applies come from the store's own listClauses.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listClauses, type ListOrder, type PeopleFilter } from "../src/store/people";
+import { listClauses, type ListOrder, type PeopleFilter } from "../src/store/people-list";
 
 interface IndexField {
   fieldPath: string;

@@ -11,6 +11,7 @@ import { registerApiKey } from "../core/startpage/api-keys";
 import { registerClient } from "../core/oidc/clients";
 import { cryptoRandom } from "../random";
 import * as people from "../store/people";
+import * as peopleList from "../store/people-list";
 import { changesBetween, recordEvent } from "../core/people/history";
 import { errorText } from "../logger";
 
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
   const seed = JSON.parse(readFileSync(path, "utf8")) as Seed;
   initializeApp({ projectId: process.env.GCLOUD_PROJECT });
   // Data kept from an older version gets what lists and searches find people by.
-  await people.reindex(getFirestore());
+  await peopleList.reindex(getFirestore());
   const personId = await seedAdmin(seed);
   const deps = { store: getFirestore(), clock: systemClock };
   for (const { key, label } of seed.apiKeys) await registerApiKey(deps, key, label);

@@ -3,21 +3,12 @@ import type { DocumentData, Query } from "firebase-admin/firestore";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import { claimKeys, moveKey, releaseKeys } from "./person-keys";
-import {
-  listKeyOf,
-  searchTerms,
-  type KeyKind,
-  type NewPerson,
-  type Origin,
-  type Person,
-  type PersonStatus,
-  type Role,
-} from "../core/model/person";
+import { listKeyOf, searchTerms, type KeyKind, type NewPerson, type Origin, type Person } from "../core/model/person";
 
 /** `people/{personId}`: a person and the accounts, addresses and numbers that lead to them. */
 const PEOPLE: Collection = "people";
 
-function fromDoc(id: string, d: DocumentData): Person {
+export function fromDoc(id: string, d: DocumentData): Person {
   return {
     id,
     uids: stringList(d.uids),
@@ -127,67 +118,6 @@ export function findByPhone(db: Firestore, phone: string, tx?: Transaction): Pro
   return first(db.collection(PEOPLE).where("phones", "array-contains", phone), tx);
 }
 
-export interface PeopleFilter {
-  status?: PersonStatus;
-  role?: Role;
-  /** An address, canonical: the people holding it. */
-  email?: string;
-  /** A granted project. */
-  project?: string;
-  /** A search term (see searchTerms): lowercase, at most TERM_MAX characters. */
-  term?: string;
-}
-
-export type ListOrder = "oldest" | "newest";
-
-/**
- * People matching `filter`, in list order (listKeyOf), from just after the list key `after`.
- * One array-contains at most (Firestore's rule): an address, else a search term, else a project;
- * the caller filters by the rest. Each combination has its composite index in
- * firestore.indexes.json (test/people-queries.test.ts holds the two together).
- */
-export async function listPage(
-  db: Firestore,
-  filter: PeopleFilter,
-  order: ListOrder,
-  limit: number,
-  after: string | null,
-): Promise<Person[]> {
-  let query: Query = db.collection(PEOPLE);
-  for (const clause of listClauses(filter)) query = query.where(clause.field, clause.op, clause.value);
-  // An address names one person at most: no order, and no index beyond the one for `emails`.
-  if (filter.email === undefined) {
-    // A range on the ordering field, not a cursor: the same page wherever the query runs.
-    if (after !== null) query = query.where("listKey", order === "oldest" ? ">" : "<", after);
-    query = query.orderBy("listKey", order === "oldest" ? "asc" : "desc");
-  }
-  const snap = await query.limit(limit).get();
-  return snap.docs.map((d) => fromDoc(d.id, d.data()));
-}
-
-interface Clause {
-  field: string;
-  op: "array-contains" | "==";
-  value: string;
-}
-
-/** The filters of a list query, in the order its composite index names them. */
-export function listClauses(filter: PeopleFilter): Clause[] {
-  const clauses: Clause[] = [];
-  if (filter.email !== undefined) clauses.push({ field: "emails", op: "array-contains", value: filter.email });
-  else if (filter.term !== undefined) clauses.push({ field: "searchTerms", op: "array-contains", value: filter.term });
-  else if (filter.project !== undefined)
-    clauses.push({ field: "projects", op: "array-contains", value: filter.project });
-  if (filter.status !== undefined) clauses.push({ field: "status", op: "==", value: filter.status });
-  if (filter.role !== undefined) clauses.push({ field: "role", op: "==", value: filter.role });
-  return clauses;
-}
-
-/** How many people have `status`: one aggregation read (per 1,000 counted). */
-export async function countByStatus(db: Firestore, status: PersonStatus): Promise<number> {
-  return (await db.collection(PEOPLE).where("status", "==", status).count().get()).data().count;
-}
-
 /** People not yet named in a digest to the reviewers, at most `limit`, read in `tx` when given. */
 export async function awaitingNotice(db: Firestore, limit: number, tx?: Transaction): Promise<Person[]> {
   const query = db.collection(PEOPLE).where("awaitingNotice", "==", true).limit(limit);
@@ -198,29 +128,6 @@ export async function awaitingNotice(db: Firestore, limit: number, tx?: Transact
 /** Marks people as named in a digest, in `tx`. */
 export function markNoticed(db: Firestore, tx: Transaction, personIds: string[]): void {
   for (const id of personIds) tx.update(db.collection(PEOPLE).doc(id), { awaitingNotice: false });
-}
-
-/**
- * Writes what lists and searches find people by (listKey, searchTerms) wherever it is missing or
- * out of date: people stored before the service kept them. Reads every person once; idempotent.
- */
-export async function reindex(db: Firestore): Promise<number> {
-  const snap = await db.collection(PEOPLE).get();
-  const stale = snap.docs.filter((d) => {
-    const person = fromDoc(d.id, d.data());
-    const terms = stringList(d.get("searchTerms"));
-    const wanted = searchTerms(person);
-    return d.get("listKey") !== listKeyOf(person) || terms.join("\n") !== wanted.join("\n");
-  });
-  for (let i = 0; i < stale.length; i += 400) {
-    const batch = db.batch();
-    for (const d of stale.slice(i, i + 400)) {
-      const person = fromDoc(d.id, d.data());
-      batch.update(d.ref, { listKey: listKeyOf(person), searchTerms: searchTerms(person) });
-    }
-    await batch.commit();
-  }
-  return stale.length;
 }
 
 /** Whether any person is an administrator, read in `tx`. */

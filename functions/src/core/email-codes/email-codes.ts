@@ -25,11 +25,11 @@ import {
   noticeDue,
   sendRefusal,
   sixDigits,
-  type Caller,
   type CheckResult,
   type LimitState,
   type Purpose,
 } from "./rules";
+import type { Caller } from "./budget-rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { enqueueMail, wakeDrainer } from "../mail/outbox";
 import type { MailMessage } from "../ports";

@@ -4,10 +4,6 @@ import {
   afterFailure,
   afterSend,
   afterSuccess,
-  admits,
-  sendBudgets,
-  USED_ALLOWANCE_FACTOR,
-  type SendBudget,
   ATTEMPTS_PER_CODE,
   combine,
   decideCheck,
@@ -23,6 +19,7 @@ import {
   type CodeState,
   type LimitState,
 } from "./rules";
+import { admits, sendBudgets, USED_ALLOWANCE_FACTOR, type SendBudget } from "./budget-rules";
 
 const T0 = new Date("2026-03-01T12:00:00Z");
 const at = (ms: number) => new Date(T0.getTime() + ms);

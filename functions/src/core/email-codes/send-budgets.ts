@@ -2,7 +2,8 @@ import type { Deps } from "../deps";
 import * as sends from "../../store/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "./code-pepper";
-import { admits, RESEND_INTERVAL_MS, sendBudgets, type SendBudget, type Caller } from "./rules";
+import { RESEND_INTERVAL_MS } from "./rules";
+import { admits, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
 
 type BudgetDeps = Pick<Deps, "store" | "clock" | "random" | "config">;
 
@@ -17,10 +18,10 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const others = (t: sends.Tally): sends.Tally => ({ sent: t.sent - 1, used: t.used });
 
 /**
- * Lets one send through the budgets beyond its address (rules.sendBudgets), or refuses it with
- * the first budget it would break (429, with Retry-After). Resolves to the send's id: its record
- * in the ledger (store/sends), its outbox record and its code's `sendId`. The caller withdraws it
- * if the code is not issued after all.
+ * Lets one send through the budgets beyond its address (budget-rules.sendBudgets), or refuses it
+ * with the first budget it would break (429, with Retry-After). Resolves to the send's id: its
+ * record in the ledger (store/sends), its outbox record and its code's `sendId`. The caller
+ * withdraws it if the code is not issued after all.
  *
  * The send is recorded first; then each budget counts every send recorded in its window, this one
  * included, and lets it through only if the others leave room. Nothing is read in a transaction

@@ -4,12 +4,13 @@
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
+import * as peopleList from "../../store/people-list";
 import { ensure } from "../errors";
 import { TERM_MAX, listKeyOf, searchWords, type Person, type PersonStatus, type Role } from "../model/person";
 
 /** Writes what lists and searches find people by where it is missing (people stored by an older version). */
 export function reindexPeople(deps: Pick<Deps, "store">): Promise<number> {
-  return people.reindex(deps.store);
+  return peopleList.reindex(deps.store);
 }
 
 /** GET /auth/people/:personId. */
@@ -33,7 +34,7 @@ export interface PeopleQuery {
   email?: string;
   /** Words, each the start of a word of the name or of an address: "ada lov", "example.org". */
   search?: string;
-  order: people.ListOrder;
+  order: peopleList.ListOrder;
   limit: number;
   /** Where the previous page ended (PeoplePage.next); null for the first page. */
   after: string | null;
@@ -51,7 +52,7 @@ const SCAN_PAGES = 5;
 export async function findPeople(deps: Pick<Deps, "store">, query: PeopleQuery): Promise<PeoplePage> {
   const words = (query.search ?? "").toLowerCase().normalize("NFKC").split(/\s+/u).filter(Boolean);
   const term = words[0] === undefined ? undefined : [...words[0]].slice(0, TERM_MAX).join("");
-  const filter: people.PeopleFilter = {
+  const filter: peopleList.PeopleFilter = {
     status: query.status,
     role: query.role,
     email: query.email,
@@ -66,7 +67,7 @@ export async function findPeople(deps: Pick<Deps, "store">, query: PeopleQuery):
   const found: Person[] = [];
   let after = query.after;
   for (let scanned = 0; scanned < SCAN_PAGES * (query.limit + 1);) {
-    const batch = await people.listPage(deps.store, filter, query.order, query.limit + 1, after);
+    const batch = await peopleList.listPage(deps.store, filter, query.order, query.limit + 1, after);
     for (const p of batch) {
       after = listKeyOf(p);
       if (matches(p)) found.push(p);
@@ -90,7 +91,7 @@ export async function reviewQueue(
 ): Promise<PeoplePage & { waiting: number }> {
   const [page, waiting] = await Promise.all([
     findPeople(deps, { status: "pending", order: "oldest", limit, after }),
-    people.countByStatus(deps.store, "pending"),
+    peopleList.countByStatus(deps.store, "pending"),
   ]);
   return { ...page, waiting };
 }

@@ -16,6 +16,7 @@
 import { DAY } from "../../clock";
 import { errorText } from "../../logger";
 import * as people from "../../store/people";
+import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
@@ -141,7 +142,7 @@ export type DigestOutcome =
  */
 export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue">): Promise<DigestOutcome> {
   if ((await people.awaitingNotice(deps.store, 1)).length === 0) return { kind: "none" };
-  const total = await people.countByStatus(deps.store, "pending");
+  const total = await peopleList.countByStatus(deps.store, "pending");
   const outcome = await deps.transaction(async (tx): Promise<DigestOutcome> => {
     const now = deps.clock.now();
     const last = await digests.lastSentAt(deps.store, tx);

@@ -1,0 +1,111 @@
+import { HOUR, MINUTE } from "../../clock";
+import type { BudgetScope, Tally } from "../../store/sends";
+
+/**
+ * The budgets a send counts against beyond its address's own limits (rules.ts), free of I/O: where
+ * the request came from, each budget's window and limit, and whether a send is let through one.
+ * send-budgets.ts counts the sends recorded and applies these.
+ */
+
+/** Where a request came from (a send, a token request), as http/caller derives it from the request. */
+export interface Caller {
+  /** The client: an IPv4 address, or an IPv6 address's /64 (the block one subscriber is given). */
+  client: string;
+  /** The client's wider network: an IPv4 /24, an IPv6 /48. */
+  network: string;
+  /**
+   * The wider network of whoever reached the platform's own front end, when that is not the
+   * client: a CDN's edge, or a caller that went around the CDN straight to the function.
+   */
+  edge: string | null;
+}
+
+/**
+ * No one network may take more than this share of the service's per-minute budget: a block of
+ * addresses (an IPv6 /48 holds 65,536 /64s) cannot shut email sign-in for everyone else.
+ */
+export const NETWORK_SHARE = 0.05;
+/**
+ * The same for whoever reached the platform's front end: a CDN edge carries many people's
+ * requests, so it gets more; a caller that goes around the CDN to the function's own address,
+ * and writes the client entries itself, gets no more than this however it names its clients.
+ */
+export const EDGE_SHARE = 0.25;
+/**
+ * A code used from a client, a network, an edge or a domain buys it room for one more unused
+ * code in that budget's window, up to this many times its base: people who type their codes are
+ * never held back by the ones still typing, while a sprayer (whose codes go unused) earns
+ * nothing, and one who uses codes of its own to earn room is capped.
+ */
+export const USED_ALLOWANCE_FACTOR = 9;
+
+export type BudgetRefusal = "otp_client_budget" | "otp_domain_budget" | "otp_service_budget";
+
+export type { BudgetScope, Tally };
+
+/** One budget a send counts against: what it counts (before keying), over what window, up to what. */
+export interface SendBudget {
+  scope: BudgetScope;
+  /** The value counted: a client, a network, an edge, a domain, or "all" for the service. */
+  subject: string;
+  windowMs: number;
+  /** How many unused codes it may hold, before any allowance for used ones. */
+  limit: number;
+  /**
+   * Whether a used code stops counting (and earns room): every budget of where a send came
+   * from or went; not the service's, which bounds the mail it sends whoever reads it.
+   */
+  chargesUnusedOnly: boolean;
+  refusal: BudgetRefusal;
+}
+
+export interface BudgetSettings {
+  perClientPerHour: number;
+  perServicePerMinute: number;
+  perDomainPerHour: number;
+  domainBudgetExempt: string[];
+}
+
+const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perMinute * share));
+
+/**
+ * Every budget one send counts against beyond the address's own limits, in the order they are
+ * checked: the client, its network, the edge it came through, the recipient's domain, and the
+ * service.
+ */
+export function sendBudgets(origin: Caller, address: string, settings: BudgetSettings): SendBudget[] {
+  const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  const ours = (scope: BudgetScope, subject: string, windowMs: number, limit: number, refusal: BudgetRefusal) =>
+    ({ scope, subject, windowMs, limit, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
+  const budgets: SendBudget[] = [
+    ours("client", origin.client, HOUR, perClientPerHour, "otp_client_budget"),
+    ours("network", origin.network, MINUTE, shareOf(perServicePerMinute, NETWORK_SHARE), "otp_client_budget"),
+  ];
+  if (origin.edge !== null)
+    budgets.push(ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "otp_client_budget"));
+  if (!settings.domainBudgetExempt.includes(domain))
+    budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "otp_domain_budget"));
+  budgets.push({
+    scope: "service",
+    subject: "all",
+    windowMs: MINUTE,
+    limit: perServicePerMinute,
+    chargesUnusedOnly: false,
+    refusal: "otp_service_budget",
+  });
+  return budgets;
+}
+
+/**
+ * Whether a send is let through one budget, from the sends recorded before it in the budget's
+ * window (`ahead`): of those still counted (all of them for the service; the unused ones for the
+ * others) there must be fewer than the budget's limit, raised by one for each used code up to
+ * USED_ALLOWANCE_FACTOR times the limit. Decided by the send's place in the order sends were
+ * recorded, so of any number racing for the last places exactly those places are taken.
+ */
+export function admits(budget: SendBudget, ahead: Tally): boolean {
+  if (!budget.chargesUnusedOnly) return ahead.sent < budget.limit;
+  const allowance = budget.limit + Math.min(ahead.used, USED_ALLOWANCE_FACTOR * budget.limit);
+  return ahead.sent - ahead.used < allowance;
+}
