@@ -43,7 +43,9 @@ export function inProcessDrainsIdle(): Promise<void> {
 /**
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
  * One timer per second asked for, unref'd so it never keeps a process alive. `later: false`
- * drops wakes for later (a test's clock is its own, and a retry it wants it drives by hand).
+ * drops wakes for a time still to come (a test's clock is its own, and a retry it wants it drives
+ * by hand); a wake for a time already past runs at once, as the task queue runs it (an entry
+ * given back after a lost race, or left to a later drain by one whose claim was locked).
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
@@ -67,7 +69,7 @@ export function inProcessQueue(
     async wake(at) {
       // At once, so the drain reads the clock now: a test that steps its clock after the answer
       // must not find the mail out of time.
-      if (at === undefined) return run();
+      if (at === undefined || at.getTime() <= clock.now().getTime()) return run();
       if (!later) return;
       const second = Math.ceil(at.getTime() / 1000);
       if (timers.has(second)) return;
