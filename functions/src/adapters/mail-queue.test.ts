@@ -1,6 +1,5 @@
-import { MINUTE, SECOND } from "../clock";
-import { FOLLOW_UPS, inProcessDrainsIdle, inProcessQueue } from "./mail-queue";
-import type { MailQueue } from "../core/ports";
+import { SECOND } from "../clock";
+import { inProcessDrainsIdle, inProcessQueue } from "./mail-queue";
 import { manualClock, silentLogger } from "../../test/support/fakes";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
@@ -22,51 +21,6 @@ describe("the in-process mail queue", () => {
     await Promise.all([queue.wake(undefined), queue.wake(undefined), queue.wake(undefined)]);
     await inProcessDrainsIdle();
     expect([runs, most]).toEqual([3, 3]);
-  });
-
-  it("runs one more drain for a wake to a time past, once the drains running have ended, as the task queue would", async () => {
-    const clock = manualClock();
-    const order: string[] = [];
-    let first = true;
-    const queue: MailQueue = inProcessQueue(
-      async () => {
-        const mine = first ? "first" : "follow-up";
-        first = false;
-        order.push(`${mine} starts`);
-        await tick();
-        // A drain that left an entry due asks to be woken for it, while it still runs.
-        if (mine === "first") await queue.wake(new Date(clock.now().getTime() - MINUTE));
-        if (mine === "first") await queue.wake(clock.now());
-        await tick();
-        order.push(`${mine} ends`);
-      },
-      clock,
-      silentLogger,
-      { later: false },
-    );
-    await queue.wake(undefined);
-    await inProcessDrainsIdle();
-    expect(order).toEqual(["first starts", "first ends", "follow-up starts", "follow-up ends"]);
-  });
-
-  it("stops following up after FOLLOW_UPS drains in a row that each ask again, until a wake for now", async () => {
-    const clock = manualClock();
-    let runs = 0;
-    const queue: MailQueue = inProcessQueue(
-      async () => {
-        runs++;
-        await queue.wake(clock.now());
-      },
-      clock,
-      silentLogger,
-      { later: false },
-    );
-    await queue.wake(undefined);
-    await inProcessDrainsIdle();
-    expect(runs).toBe(1 + FOLLOW_UPS);
-    await queue.wake(undefined);
-    await inProcessDrainsIdle();
-    expect(runs).toBe(2 * (1 + FOLLOW_UPS));
   });
 
   it("drops a wake for later where asked to, and otherwise runs it when its time comes, once for the same second", async () => {

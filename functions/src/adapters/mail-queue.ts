@@ -40,20 +40,10 @@ export function inProcessDrainsIdle(): Promise<void> {
   return new Promise((resolve) => idleWaiters.push(resolve));
 }
 
-/** Follow-up drains in a row at most, for wakes to a time past (see inProcessQueue). */
-export const FOLLOW_UPS = 5;
-/** The pause before a follow-up drain: what kept its entries locked has time to end. */
-const FOLLOW_UP_PAUSE_MS = 100;
-
 /**
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
- * A wake for now runs a drain at once. A wake for a time already past (an entry given back after
- * a lost race, or left to a later drain by one whose claim was locked) runs one more drain once
- * this queue's drains have all ended, as the task queue would run it: not beside them, where it
- * would only meet the same locks again. At most FOLLOW_UPS follow-ups come in a row until a wake
- * for now, so a store that refuses every transaction cannot keep the queue busy. A wake for
- * later waits on a timer, one per second asked for, unref'd so it never keeps a process alive;
- * `later: false` drops those (a test's clock is its own, and a retry it wants it drives by hand).
+ * One timer per second asked for, unref'd so it never keeps a process alive. `later: false`
+ * drops wakes for later (a test's clock is its own, and a retry it wants it drives by hand).
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
@@ -62,22 +52,11 @@ export function inProcessQueue(
   { later = true }: { later?: boolean } = {},
 ): MailQueue {
   const timers = new Map<number, NodeJS.Timeout>();
-  let active = 0;
-  let followUpAsked = false;
-  let followUps = 0;
-  const followUp = () => {
-    followUpAsked = false;
-    if (followUps++ < FOLLOW_UPS) run(FOLLOW_UP_PAUSE_MS);
-  };
-  const run = (pauseMs = 0) => {
+  const run = () => {
     running++;
-    active++;
-    const paused = pauseMs === 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, pauseMs));
-    void paused
-      .then(drain)
+    void drain()
       .catch((err: unknown) => log.error("mail drain failed", { error: errorText(err) }))
       .finally(() => {
-        if (--active === 0 && followUpAsked) followUp();
         if (--running > 0) return;
         const waiting = idleWaiters;
         idleWaiters = [];
@@ -88,15 +67,7 @@ export function inProcessQueue(
     async wake(at) {
       // At once, so the drain reads the clock now: a test that steps its clock after the answer
       // must not find the mail out of time.
-      if (at === undefined) {
-        followUps = 0;
-        return run();
-      }
-      if (at.getTime() <= clock.now().getTime()) {
-        followUpAsked = true;
-        if (active === 0) followUp();
-        return;
-      }
+      if (at === undefined) return run();
       if (!later) return;
       const second = Math.ceil(at.getTime() / 1000);
       if (timers.has(second)) return;
