@@ -1,4 +1,7 @@
-/** A relying party of the OpenID Connect provider, registered by the operator. The store keeps it (store/oidc-clients), its secrets as digests; no I/O here. */
+/**
+ * A relying party of the OpenID Connect provider, registered by the operator. The store keeps it
+ * (store/oidc-clients), its secrets as digests; no I/O here.
+ */
 
 /** A client secret's SHA-256 digest; `expiresAt` set on a rotated-out secret still inside its overlap. */
 export interface ClientSecret {

@@ -1,4 +1,7 @@
-/** A person's passkey, as the domain knows it: the public half of a key their authenticator holds. The store keeps it (store/passkeys); no I/O here. */
+/**
+ * A person's passkey, as the domain knows it: the public half of a key their authenticator holds.
+ * The store keeps it (store/passkeys); no I/O here.
+ */
 
 export interface Passkey {
   id: string;
