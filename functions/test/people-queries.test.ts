@@ -2,10 +2,13 @@
  * Every query the reviewers' list and queue can make of `people` (store/people-list listPage) has its
  * composite index in firestore.indexes.json: Firestore refuses a query without one in production,
  * and no local emulator does. The filters a query applies come from the store's own listClauses.
+ * Then the reindex that writes what those queries read, for people stored before it was kept.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listClauses, type ListOrder, type PeopleFilter } from "../src/store/people-list";
+import { listClauses, reindex, type ListOrder, type PeopleFilter } from "../src/store/people-list";
+import { listKeyOf, searchTerms } from "../src/core/model/person";
+import { freshProject } from "./support/operator-cli";
 
 interface IndexField {
   fieldPath: string;
@@ -64,5 +67,44 @@ describe("the people list's queries", () => {
       { field: "emails", op: "array-contains", value: "a@b.test" },
     ]);
     expect(listClauses({ term: "ada", project: "calendar" })[0]).toMatchObject({ field: "searchTerms" });
+  });
+});
+
+describe("reindexing people (store/people-list reindex)", () => {
+  it("writes the list key and search terms of the people stored without them, or with them out of date, and only theirs", async () => {
+    const { db } = freshProject();
+    const createdAt = new Date("2026-01-02T03:04:05.000Z");
+    const stored = { uids: [], emails: ["ada@example.test"], phones: [], name: "Ada", role: "user", status: "pending" };
+    const people = db.collection("people");
+    await people.doc("older").set({ ...stored, projects: [], groups: [], createdAt, updatedAt: createdAt });
+    await people.doc("renamed").set({
+      ...stored,
+      projects: [],
+      groups: [],
+      createdAt,
+      updatedAt: createdAt,
+      listKey: listKeyOf({ id: "renamed", createdAt }),
+      searchTerms: searchTerms({ name: "Grace", emails: stored.emails }),
+    });
+    const current = {
+      ...stored,
+      projects: [],
+      groups: [],
+      createdAt,
+      updatedAt: createdAt,
+      listKey: listKeyOf({ id: "current", createdAt }),
+      searchTerms: searchTerms(stored),
+    };
+    await people.doc("current").set(current);
+
+    expect(await reindex(db)).toBe(2);
+    for (const id of ["older", "renamed"])
+      expect((await people.doc(id).get()).data()).toMatchObject({
+        listKey: listKeyOf({ id, createdAt }),
+        searchTerms: searchTerms(stored),
+      });
+    expect(searchTerms(stored)).toContain("ad");
+    expect(await reindex(db)).toBe(0);
+    expect((await people.doc("current").get()).get("searchTerms")).toEqual(current.searchTerms);
   });
 });

@@ -78,18 +78,16 @@ export async function countByStatus(db: Firestore, status: PersonStatus): Promis
  */
 export async function reindex(db: Firestore): Promise<number> {
   const snap = await db.collection(PEOPLE).get();
-  const stale = snap.docs.filter((d) => {
+  const stale = snap.docs.flatMap((d) => {
     const person = fromDoc(d.id, d.data());
+    const wanted = { listKey: listKeyOf(person), searchTerms: searchTerms(person) };
     const terms = stringList(d.get("searchTerms"));
-    const wanted = searchTerms(person);
-    return d.get("listKey") !== listKeyOf(person) || terms.join("\n") !== wanted.join("\n");
+    const current = d.get("listKey") === wanted.listKey && terms.join("\n") === wanted.searchTerms.join("\n");
+    return current ? [] : [{ ref: d.ref, wanted }];
   });
   for (let i = 0; i < stale.length; i += 400) {
     const batch = db.batch();
-    for (const d of stale.slice(i, i + 400)) {
-      const person = fromDoc(d.id, d.data());
-      batch.update(d.ref, { listKey: listKeyOf(person), searchTerms: searchTerms(person) });
-    }
+    for (const { ref, wanted } of stale.slice(i, i + 400)) batch.update(ref, wanted);
     await batch.commit();
   }
   return stale.length;
