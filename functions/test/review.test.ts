@@ -38,8 +38,11 @@ function worldDeps(overrides: Partial<Deps> = {}, { digests = false } = {}): Tes
     ...overrides,
     ...(digests
       ? {
+          // As many drains at once as the mail function's task queue dispatches (index.ts): not
+          // one per wake, which for 200 requests at once would be 200 digest transactions racing.
           mailQueue: inProcessQueue(() => mailRound(built), { now: () => built.clock.now() }, silentLogger, {
             later: false,
+            atOnce: 5,
           }),
         }
       : {}),

@@ -23,6 +23,27 @@ describe("the in-process mail queue", () => {
     expect([runs, most]).toEqual([3, 3]);
   });
 
+  it("runs at most `atOnce` drains together, and one more as soon as one ends for the wakes past it", async () => {
+    let [runs, atOnce, most] = [0, 0, 0];
+    const queue = inProcessQueue(
+      async () => {
+        runs++;
+        most = Math.max(most, ++atOnce);
+        await tick();
+        atOnce--;
+      },
+      manualClock(),
+      silentLogger,
+      { later: false, atOnce: 2 },
+    );
+    await Promise.all(Array.from({ length: 10 }, () => queue.wake(undefined)));
+    await inProcessDrainsIdle();
+    expect([runs, most]).toEqual([3, 2]);
+    await queue.wake(undefined);
+    await inProcessDrainsIdle();
+    expect(runs).toBe(4);
+  });
+
   it("drops a wake for later where asked to, and otherwise runs it when its time comes, once for the same second", async () => {
     const clock = manualClock();
     // The clock stands on a whole second: three times within the next one.

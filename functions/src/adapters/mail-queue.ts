@@ -44,19 +44,32 @@ export function inProcessDrainsIdle(): Promise<void> {
  * Wakes by a timer in this process: for tests and the bench's servers, which run no task queue.
  * One timer per second asked for, unref'd so it never keeps a process alive. `later: false`
  * drops wakes for later (a test's clock is its own, and a retry it wants it drives by hand).
+ * `atOnce` bounds the drains running together, as the task queue's dispatch limit does: a wake
+ * past it asks for one more drain as soon as one ends (that drain reads the outbox then, so it
+ * takes whatever the wakes that waited were for). Unbounded by default.
  */
 export function inProcessQueue(
   drain: () => Promise<unknown>,
   clock: Clock,
   log: Logger,
-  { later = true }: { later?: boolean } = {},
+  { later = true, atOnce = Infinity }: { later?: boolean; atOnce?: number } = {},
 ): MailQueue {
   const timers = new Map<number, NodeJS.Timeout>();
+  let active = 0;
+  let asked = false;
   const run = () => {
+    if (active >= atOnce) return void (asked = true);
+    active++;
     running++;
     void drain()
       .catch((err: unknown) => log.error("mail drain failed", { error: errorText(err) }))
       .finally(() => {
+        active--;
+        // Started before this one counts as ended, so nobody waiting for idle is told so between.
+        if (asked) {
+          asked = false;
+          run();
+        }
         if (--running > 0) return;
         const waiting = idleWaiters;
         idleWaiters = [];
