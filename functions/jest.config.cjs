@@ -1,14 +1,28 @@
 /**
- * Two projects. `functions`: unit tests beside their modules (src/**\/*.test.ts) and behaviour
- * tests through HTTP against the stack (test/). `site`: the identity host's pages' pure rules,
- * beside their modules (../site/src/**\/*.test.ts).
+ * Three projects, in two tiers.
+ * - `unit`: the pure tests beside their modules (src/**\/*.test.ts), with no emulator and no stack.
+ * - `site`: the identity host's pages' pure rules, beside their modules (../site/src/**\/*.test.ts).
+ * - `behaviour`: through HTTP, the CLI and a browser against the stack that `npm test` starts
+ *   (test/).
+ * `npm run test:unit` runs the first two alone.
+ * TypeScript is loaded by esbuild (test/support/transform.cjs): the type check runs once, before.
  */
-const functions = {
-  displayName: "functions",
+const transform = { "^.+\\.ts$": require.resolve("./test/support/transform.cjs") };
+
+const unit = {
+  displayName: "unit",
   testEnvironment: "node",
-  roots: ["<rootDir>/src", "<rootDir>/test"],
+  roots: ["<rootDir>/src"],
   testMatch: ["**/*.test.ts"],
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: "tsconfig.json" }] },
+  transform,
+};
+
+const behaviour = {
+  displayName: "behaviour",
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  testMatch: ["**/*.test.ts"],
+  transform,
   setupFiles: ["<rootDir>/test/support/env.ts"],
   setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts"],
 };
@@ -19,10 +33,10 @@ const site = {
   rootDir: "<rootDir>/../site",
   roots: ["<rootDir>/src"],
   testMatch: ["**/*.test.ts"],
-  transform: { "^.+\\.ts$": [require.resolve("ts-jest"), { tsconfig: "<rootDir>/tsconfig.test.json" }] },
+  transform,
   // The deployment's /site-config.js, as the tests assume it; the toolchain lives with the functions.
   moduleNameMapper: { "^site:config$": "<rootDir>/src/testing/site-config.ts" },
   modulePaths: ["<rootDir>/../functions/node_modules"],
 };
 
-module.exports = { projects: [functions, site], testTimeout: 30000, maxWorkers: 1 };
+module.exports = { projects: [unit, site, behaviour], testTimeout: 30000, maxWorkers: 1 };

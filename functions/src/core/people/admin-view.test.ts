@@ -1,8 +1,8 @@
 /**
  * admin-view.ts spells out the history's words itself (it imports nothing: the identity host's
  * pages bundle it), so these hold its copy to the domain's (core/model/history, which the store
- * keeps): a word added to or taken from either side, and not the other, fails to compile here
- * (ts-jest and the typecheck both refuse it), and so fails this test.
+ * keeps): a word added to or taken from either side, and not the other, fails to compile here,
+ * which the type check refuses (the first step of `npm test`; jest itself only strips types).
  */
 import type { Actor, HistoryEntry, HistoryEvent, Via } from "../model/history";
 import type { HistoryEntryView } from "./admin-view";
