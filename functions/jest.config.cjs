@@ -3,7 +3,8 @@
  * - `unit`: the pure tests beside their modules (src/**\/*.test.ts), with no emulator and no stack.
  * - `site`: the identity host's pages' pure rules, beside their modules (../site/src/**\/*.test.ts).
  * - `behaviour`: through HTTP, the CLI and a browser against the stack that `npm test` starts
- *   (test/).
+ *   (test/). Each file owns a Firestore and Auth project of its own unless its header says it
+ *   drives the stack's functions (test/support/environment.cjs), so files run side by side.
  * `npm run test:unit` runs the first two alone.
  * TypeScript is loaded by esbuild (test/support/transform.cjs): the type check runs once, before.
  */
@@ -19,12 +20,12 @@ const unit = {
 
 const behaviour = {
   displayName: "behaviour",
-  testEnvironment: "node",
+  testEnvironment: "<rootDir>/test/support/environment.cjs",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
   transform,
   setupFiles: ["<rootDir>/test/support/env.ts"],
-  setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts"],
+  setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts", "<rootDir>/test/support/own-project.ts"],
 };
 
 const site = {
@@ -39,4 +40,8 @@ const site = {
   modulePaths: ["<rootDir>/../functions/node_modules"],
 };
 
-module.exports = { projects: [unit, site, behaviour], testTimeout: 30000, maxWorkers: 1 };
+module.exports = {
+  projects: [unit, site, behaviour],
+  testSequencer: require.resolve("./test/support/sequencer.cjs"),
+  testTimeout: 30000,
+};

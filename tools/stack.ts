@@ -1,8 +1,11 @@
 /**
  * `node tools/stack.ts start [--fresh]`: the whole local stack on the ports of local-stack.md,
  * until Ctrl-C, keeping its data in emulator-data/local/ between runs (--fresh: from the seed).
- * `node tools/stack.ts test`: the same stack on test ports, always fresh, the whole suite against
- * it, then stop.
+ * `node tools/stack.ts test [--checks] [jest arguments]`: the same stack on test ports, always
+ * fresh, the suite against it, then stop. With jest arguments (a file, a name) the whole-tree
+ * static checks are skipped unless --checks asks for them, and a test stack already running
+ * (`test-stack`) is used as it is and left running.
+ * `node tools/stack.ts test-stack`: the test stack alone, until Ctrl-C, for a one-file loop.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -22,6 +25,8 @@ import {
 } from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
 import { removeLocation, writeLocation } from "./stack/location.ts";
+import { findTestStack, removeTestStack, writeTestStack } from "./stack/test-stack.ts";
+import { slowestFiles, type FileResult } from "./stack/slowest.ts";
 import { localState, type LocalState } from "./stack/persist.ts";
 import { idSitePort, profile, type Profile } from "./stack/ports.ts";
 import { portAnswers, portIsFree, Processes, waitFor } from "./stack/processes.ts";
@@ -252,6 +257,7 @@ interface JestResults {
   numFailedTests: number;
   numPendingTests: number;
   numRuntimeErrorTestSuites: number;
+  testResults?: FileResult[];
 }
 
 /** One plain closing line, whatever the runner printed above it; the results, when written. */
@@ -287,21 +293,85 @@ function verdict(results: JestResults | null, exit: { code: number | null; signa
   return passed ? 0 : processCode === 0 ? 1 : processCode;
 }
 
+/** Jest workers for the suite, unless TEST_WORKERS or the arguments say otherwise. */
+const DEFAULT_WORKERS = 3;
+
+/** The whole-tree static checks: quick, and they need no emulator. */
+function staticChecks(): void {
+  run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
+  run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
+  run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
+  run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
+    "-p",
+    join("site", "tsconfig.test.json"),
+  ]);
+  // The formatter's verdict (npm run format rewrites what it lists).
+  run("format", join(root, "functions", "node_modules", ".bin", "prettier"), ["--check", ".", "--log-level", "warn"]);
+}
+
+/** What the tests are told of the stack: its addresses, and how it starts Google's emulator. */
+function testEnv(p: Profile, launch: unknown): Record<string, string> {
+  // Tests that stop or freeze an emulator of their own start the kind the stack runs.
+  return { ...stackEnv(p), ...(launch === null ? {} : { FIRESTORE_LAUNCH: JSON.stringify(launch) }) };
+}
+
+/** jest over the suite (or what `args` pick), its plain closing line, and its verdict. */
+async function runJest(env: Record<string, string>, args: string[]): Promise<number> {
+  const results = join(root, ".stack", "jest-test.json");
+  mkdirSync(dirname(results), { recursive: true });
+  // A runner that dies before writing must not leave the last run's summary standing.
+  rmSync(results, { force: true });
+  // Files run side by side (functions/test/support/environment.cjs keeps them apart); the number
+  // measured fastest on this 2-core machine (docs/local-stack.md, "Workers"), unless one is asked for.
+  const asked = args.some((a) => /^(--maxWorkers|-w|--runInBand|-i)(=|$)/.test(a));
+  const workers = asked ? [] : [`--maxWorkers=${process.env.TEST_WORKERS ?? DEFAULT_WORKERS}`];
+  const jest = spawn(
+    "npm",
+    ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...workers, ...args],
+    {
+      stdio: "inherit",
+      env: { ...process.env, ...env },
+    },
+  );
+  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    jest.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const summary = printSummary(results);
+  if (summary !== null) console.log(slowestFiles(summary, root, 10));
+  return verdict(summary, exit);
+}
+
 async function main(): Promise<number> {
   const mode = process.argv[2];
-  const options = mode === "start" ? process.argv.slice(3) : [];
-  if ((mode !== "start" && mode !== "test") || options.some((o) => o !== "--fresh")) {
-    console.error("usage: node tools/stack.ts start [--fresh] | test [jest arguments]");
+  const rest = process.argv.slice(3);
+  if (
+    (mode !== "start" && mode !== "test" && mode !== "test-stack") ||
+    (mode === "start" && rest.some((o) => o !== "--fresh")) ||
+    (mode === "test-stack" && rest.length > 0)
+  ) {
+    console.error("usage: node tools/stack.ts start [--fresh] | test [--checks] [jest arguments] | test-stack");
     return 2;
   }
+  const p = profile(mode === "start" ? "dev" : "test");
+  const jestArgs = rest.filter((a) => a !== "--checks");
+  if (mode === "test") {
+    // A chosen file or name is a one-file loop: the whole tree's checks only when asked.
+    if (jestArgs.length === 0 || rest.includes("--checks")) staticChecks();
+    const running = jestArgs.length === 0 ? null : findTestStack(root);
+    if (running !== null) {
+      console.log(`Using the test stack already running (process ${running.pid}).`);
+      return runJest(testEnv(p, running.firestoreLaunch), jestArgs);
+    }
+  }
   const procs = new Processes();
-  const state = mode === "start" ? localState(root, options.includes("--fresh")) : null;
+  const state = mode === "start" ? localState(root, rest.includes("--fresh")) : null;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     console.log("Stopping the stack…");
     removeLocation(root);
+    if (mode === "test-stack") removeTestStack(root);
     await procs.stopAll();
     try {
       state?.afterStop();
@@ -313,19 +383,6 @@ async function main(): Promise<number> {
   process.on("SIGINT", () => void stop(130));
   process.on("SIGTERM", () => void stop(143));
 
-  if (mode === "test") {
-    // Static checks first: they are quick and need no emulator.
-    run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
-    run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
-    run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
-    run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
-      "-p",
-      join("site", "tsconfig.test.json"),
-    ]);
-    // The formatter's verdict (npm run format rewrites what it lists).
-    run("format", join(root, "functions", "node_modules", ".bin", "prettier"), ["--check", ".", "--log-level", "warn"]);
-  }
-  const p = profile(mode === "start" ? "dev" : "test");
   let firestore: FirestoreChoice;
   try {
     firestore = await startStack(p, procs, state);
@@ -334,31 +391,15 @@ async function main(): Promise<number> {
     await stop(1);
     return 1;
   }
-  if (mode === "start") {
-    console.log("Press Ctrl-C to stop.");
+  const launch = firestore.kind === "stand-in" ? null : firestore.launch;
+  if (mode === "start" || mode === "test-stack") {
+    if (mode === "test-stack") {
+      writeTestStack(root, { pid: process.pid, firestoreLaunch: launch });
+      console.log("`npm test -- <file>` now runs against this stack. Press Ctrl-C to stop.");
+    } else console.log("Press Ctrl-C to stop.");
     return new Promise<number>(() => {});
   }
-  const results = join(root, ".stack", `jest-${p.name}.json`);
-  mkdirSync(dirname(results), { recursive: true });
-  // A runner that dies before writing must not leave the last run's summary standing.
-  rmSync(results, { force: true });
-  const jest = spawn(
-    "npm",
-    ["--prefix", "functions", "test", "--", "--json", `--outputFile=${results}`, ...process.argv.slice(3)],
-    {
-      stdio: "inherit",
-      // Tests that stop or freeze an emulator of their own start the kind the stack runs.
-      env: {
-        ...process.env,
-        ...stackEnv(p),
-        ...(firestore.kind === "stand-in" ? {} : { FIRESTORE_LAUNCH: JSON.stringify(firestore.launch) }),
-      },
-    },
-  );
-  const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    jest.on("exit", (code, signal) => resolve({ code, signal })),
-  );
-  const code = verdict(printSummary(results), exit);
+  const code = await runJest(testEnv(p, launch), jestArgs);
   await stop(code);
   return code;
 }

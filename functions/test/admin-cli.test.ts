@@ -1,4 +1,8 @@
-/** The operator CLI (npm run admin), run as the operator runs it: the compiled entry, against the stack's emulators. */
+/**
+ * The operator CLI (npm run admin), run as the operator runs it: the compiled entry, against the stack's emulators.
+ *
+ * @stack-project the operator CLI runs against the stack's project, as an operator's does
+ */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

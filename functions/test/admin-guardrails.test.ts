@@ -1,6 +1,8 @@
 /**
  * The operator CLI's guardrails: what it refuses, how it says so (one line, or JSON with --json;
  * never a stack trace), and what it asks before it takes something away.
+ *
+ * @stack-project the operator CLI runs against the stack's project, as an operator's does
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";

@@ -2,6 +2,8 @@
  * The bridges' state cookie in a real browser, through the stack: set for /auth/bridge on the way
  * to the provider, sent back to the callback on the identity host, gone afterwards; and two
  * sign-ins started in two tabs of one browser, finished in either order.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { Page } from "playwright-core";
 import * as people from "../src/store/people";

@@ -1,6 +1,8 @@
 /**
  * In a real browser, as people and the sibling apps meet the service: the identity host opens a
  * session, an app on another subdomain uses it, a foreign site cannot, logout ends it.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { Page } from "playwright-core";
 import { accountWithPerson } from "./support/people";

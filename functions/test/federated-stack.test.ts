@@ -1,6 +1,8 @@
 /**
  * The federated bridge as `npm start` configures it: every idp, each served by the stack's own
  * provider in its provider's style, through Hosting, the bridge function and the Auth emulator.
+ *
+ * @stack-project requests go through Hosting to the stack's functions
  */
 import { randomInt } from "node:crypto";
 import { hiddenFields } from "./support/federated-provider";

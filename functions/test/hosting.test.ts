@@ -1,4 +1,8 @@
-/** Through the Hosting emulator, as browsers reach the service: rewrite → function → express app. */
+/**
+ * Through the Hosting emulator, as browsers reach the service: rewrite → function → express app.
+ *
+ * @stack-project requests go through Hosting to the stack's functions
+ */
 import { spawnSync } from "node:child_process";
 import { createHmac, randomInt } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

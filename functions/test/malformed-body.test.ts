@@ -1,6 +1,8 @@
 /**
  * A body the platform cannot parse never reaches our code: its body parser answers first. Through
  * the Hosting emulator, as on the platform, that answer is a plain 400 without a stack trace.
+ *
+ * @stack-project requests go through Hosting to the stack's functions
  */
 const base = process.env.STACK_BASE_URL as string;
 

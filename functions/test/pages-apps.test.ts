@@ -3,6 +3,8 @@
  * relying party whose signed-out person signs in on the pages and comes back with a code, and
  * a desktop app handed the person by a single-use exchange code; with a pointer, the keyboard
  * alone and on a phone's screen.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import { signInWithCustomToken } from "./support/auth";
 import { openSessionIn, useBrowserWorld } from "./support/browser";

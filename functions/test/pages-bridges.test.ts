@@ -2,6 +2,8 @@
  * Bridge sign-ins through the identity host's pages in a real browser: the page's button, the
  * local provider's own page, and the landing that turns the custom token into a session; with a
  * pointer, the keyboard alone and on a phone's screen.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { Request } from "playwright-core";
 import { cryptoRandom } from "../src/random";

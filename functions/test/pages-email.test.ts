@@ -1,6 +1,8 @@
 /**
  * The identity host's pages in a real browser, by email code: each journey clicked through with
  * a pointer, with the keyboard alone, and on a phone's screen, every page checked by axe-core.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import * as people from "../src/store/people";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";

@@ -4,6 +4,8 @@
  * account page's list of sessions, where they sign that browser out; and the account page's
  * choice of new-browser notices. With a pointer, the keyboard alone and on a phone's screen,
  * every page checked by axe-core.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { BrowserContext, Page } from "playwright-core";
 import * as people from "../src/store/people";

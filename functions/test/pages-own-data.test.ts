@@ -4,6 +4,8 @@
  * deletion their other browser is signed out, their address can ask for access afresh as a
  * stranger, and an administrator's search finds nobody. With a pointer, the keyboard alone and
  * on a phone's screen, every page checked by axe-core.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import { readFileSync } from "node:fs";
 import request from "supertest";

@@ -5,6 +5,8 @@
  * and to step up for one that asks for a phishing-resistant sign-in; and the pages in a browser
  * with no authenticator, or no WebAuthn at all. With a pointer, the keyboard alone and on a
  * phone's screen, every page checked by axe-core.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { Page } from "playwright-core";
 import { signInWithCustomToken } from "./support/auth";

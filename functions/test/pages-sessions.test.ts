@@ -3,6 +3,8 @@
  * marked), signing out one of the others, and every other at once. The other browsers are real
  * browser profiles, each signed in on its own; each is refused at its next request. With a
  * pointer, the keyboard alone and on a phone's screen, every page checked by axe-core.
+ *
+ * @stack-project a browser reaches the stack's functions
  */
 import type { BrowserContext, Page } from "playwright-core";
 import { signInWithCustomToken } from "./support/auth";

@@ -71,11 +71,22 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 function adminApp() {
-  return getApps()[0] ?? initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+  return getApps().find((app) => app.name === "[DEFAULT]") ?? initializeApp({ projectId: process.env.GCLOUD_PROJECT });
+}
+
+/**
+ * The file's own Firestore project where it has one (test/support/environment.cjs), so no other
+ * file sees its data; the stack's otherwise. Auth stays the stack's: the Auth emulator signs a
+ * browser's or a script's sign-in into the project it was started with, whatever the caller's.
+ */
+function firestoreApp() {
+  const project = process.env.TEST_FIRESTORE_PROJECT;
+  if (!project) return adminApp();
+  return getApps().find((app) => app.name === project) ?? initializeApp({ projectId: project }, project);
 }
 
 export function firestore() {
-  return getFirestore(adminApp());
+  return getFirestore(firestoreApp());
 }
 
 export function auth() {
