@@ -3,6 +3,12 @@
  * desktop screen, with the keyboard alone (every control reached by Tab, pressed with Enter), or
  * on a phone's screen by touch. Every page a journey reaches is checked by axe-core and for
  * sideways scrolling on the phone; each journey ends with a screenshot of its last page.
+ *
+ * The journeys run twice, `MODES`: with the keyboard alone on a desktop's screen, and by touch
+ * (a pointer: each tap is a pointer's press and a click) on a phone's. Between them every journey
+ * is walked with a pointer, with the keyboard alone and at a phone's size, and axe sees every page
+ * at both sizes. A mouse on a desktop's screen (`pointer`) adds no page state to those two, so it
+ * is a mode to ask for, not one every journey repeats (docs/local-stack.md, "Browser tests").
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +16,7 @@ import type { BrowserContext, Locator, Page } from "playwright-core";
 import type { BrowserWorld } from "./browser";
 
 export type Mode = "pointer" | "keyboard" | "phone";
-export const MODES: Mode[] = ["pointer", "keyboard", "phone"];
+export const MODES: Mode[] = ["keyboard", "phone"];
 
 /** What these tests touch of the page's globals, inside page.evaluate (the suite compiles without the DOM's types). */
 declare const document: { activeElement: unknown; documentElement: { scrollWidth: number; clientWidth: number } };
