@@ -72,7 +72,7 @@ export function digestMail(to: string, waiting: Person[], total: number, idUrl: 
   const rest = total - waiting.length;
   return mail(to, `${count(total)} waiting for review`, [
     plain(
-      `${count(waiting.length)} asked for access since the last of these emails, and ${count(total)} now wait for review:`,
+      `${count(waiting.length)} asked for access since the last of these emails, and ${count(total)} now ${total === 1 ? "waits" : "wait"} for review:`,
     ),
     { text: names.map((n) => `- ${n}`).join("\n"), html: names.map(escapeHtml).join("<br>") },
     ...(rest > 0 ? [plain(`…and ${rest} more.`)] : []),

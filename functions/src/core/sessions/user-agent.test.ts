@@ -1,4 +1,4 @@
-import { describeUserAgent } from "./user-agent";
+import { describeUserAgent, nameUserAgent } from "./user-agent";
 
 describe("describeUserAgent", () => {
   it.each([
@@ -32,5 +32,17 @@ describe("describeUserAgent", () => {
     ["", "Unknown", "Unknown"],
   ])("names %s as %s on %s", (ua, browser, system) => {
     expect(describeUserAgent(ua)).toEqual({ browser, system });
+  });
+});
+
+describe("nameUserAgent", () => {
+  it.each([
+    ["Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0", "Firefox on Linux"],
+    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) SomeEngine/1.0", "a browser on Windows"],
+    ["Firefox/140.0", "Firefox"],
+    ["curl/8.5.0", "a browser or program it could not name"],
+    ["", "a browser or program it could not name"],
+  ])("names %j as %j, never Unknown", (userAgent, name) => {
+    expect(nameUserAgent(userAgent)).toBe(name);
   });
 });

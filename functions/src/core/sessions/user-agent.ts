@@ -26,8 +26,13 @@ export function describeUserAgent(userAgent: string): { browser: string; system:
   return { browser: pick(BROWSERS), system: pick(SYSTEMS) };
 }
 
-/** "Firefox on Windows", as a notice names the browser that did something. */
+/**
+ * "Firefox on Windows", as a notice names the browser that did something; what it cannot tell is
+ * left out rather than named "Unknown" (a script, a server calling the API).
+ */
 export function nameUserAgent(userAgent: string): string {
   const { browser, system } = describeUserAgent(userAgent);
-  return `${browser} on ${system}`;
+  if (browser === "Unknown" && system === "Unknown") return "a browser or program it could not name";
+  if (system === "Unknown") return browser;
+  return `${browser === "Unknown" ? "a browser" : browser} on ${system}`;
 }
