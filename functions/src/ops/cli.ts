@@ -44,11 +44,26 @@ export interface Parsed {
   positionals: string[];
 }
 
+/**
+ * An identifier may begin with "-" (a stored id made before ids stopped doing so, one in 64): a
+ * token of one dash and more than one character is none of our options (the short ones, -y and
+ * -h, stand alone), so it is read as the argument it is, wherever it stands.
+ */
+const DASHED = /^-[^-]./;
+
 export function parse(command: Command, argv: string[]): Parsed {
+  const dashed = new Map<string, string>();
+  const args = argv.map((arg, i) => {
+    if (!DASHED.test(arg)) return arg;
+    const stand = `\u0000${i}`;
+    dashed.set(stand, arg);
+    return stand;
+  });
+  const restore = (v: string) => dashed.get(v) ?? v;
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
-      args: argv,
+      args,
       options: { ...GLOBAL_OPTIONS, ...command.options },
       allowPositionals: true,
       strict: true,
@@ -57,7 +72,17 @@ export function parse(command: Command, argv: string[]): Parsed {
     // parseArgs' own refusals (unknown option, missing value) are usage errors too.
     throw new UsageError(`${command.name}: ${(err as Error).message}`);
   }
-  const { values, positionals } = parsed;
+  const values: Values = Object.fromEntries(
+    Object.entries(parsed.values).map(([k, v]) => [
+      k,
+      typeof v === "string"
+        ? restore(v)
+        : Array.isArray(v)
+          ? v.map((x) => (typeof x === "string" ? restore(x) : x))
+          : v,
+    ]),
+  );
+  const positionals = parsed.positionals.map(restore);
   if (values.help) return { help: true, values, positionals };
   const [min, max] = command.positionals;
   if (positionals.length < min) throw new UsageError(`${command.name}: missing arguments`);
