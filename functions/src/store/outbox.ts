@@ -34,14 +34,17 @@ export interface Sealed {
  * browser's name, and the digest (never the identifier) of the browser to remember.
  */
 export interface OutboxNotice {
-  /** `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of those past the limit. */
+  /**
+   * `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of those past the limit;
+   * `addressRemoved` for the one to an address taken off the person.
+   */
   kind: string;
   /** What happened, a line each. */
   lines: string[];
   at: Date;
   /** The browser and system that did it ("Firefox on Windows"), or who did it where there was none. */
   from: string;
-  /** Addresses told besides the person's own: one just taken off them. */
+  /** The addresses an `addressRemoved` notice goes to, instead of the person's own. */
   alsoTo: string[];
   /** The digest of a browser to remember as the person's once this notice is written; null for none. */
   learn: string | null;
@@ -125,12 +128,9 @@ export async function addAlone(db: Firestore, entry: OutboxEntry): Promise<void>
   await ref(db, id).create(stored);
 }
 
-/** Counts one more notice of `kind` into the summary `id` (which exists), and whom it also tells. */
-export function fold(db: Firestore, tx: Transaction, id: string, kind: string, alsoTo: string[]): void {
-  tx.update(ref(db, id), {
-    [`notice.folded.${kind}`]: FieldValue.increment(1),
-    ...(alsoTo.length === 0 ? {} : { "notice.alsoTo": FieldValue.arrayUnion(...alsoTo) }),
-  });
+/** Counts one more notice of `kind` into the summary `id` (which exists). */
+export function fold(db: Firestore, tx: Transaction, id: string, kind: string): void {
+  tx.update(ref(db, id), { [`notice.folded.${kind}`]: FieldValue.increment(1) });
 }
 
 export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<OutboxEntry | null> {

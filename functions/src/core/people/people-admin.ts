@@ -13,7 +13,14 @@ import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
 import type { Actor, Operator, Via } from "../model/history";
 import { queueReviewNotice } from "./review-notices";
-import { BY_OPERATOR, byAdmin, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
+import {
+  addressRemovedEvent,
+  BY_OPERATOR,
+  byAdmin,
+  personChangeEvent,
+  queueNotice,
+  wakeForNotice,
+} from "./security-notices";
 import type { KeyKind, Person, PersonStatus, Role } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 
@@ -160,11 +167,17 @@ export async function changePerson(
     // What the person is told of it. A person's own change is of their name alone, which no
     // notice tells them of.
     const from = "self" in by ? null : "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
-    const event = from === null ? null : personChangeEvent(deps.config.notices, current, next, from);
+    const events =
+      from === null
+        ? []
+        : [
+            personChangeEvent(deps.config.notices, current, next, from),
+            addressRemovedEvent(deps.config.notices, current, next),
+          ];
     people.replace(store, tx, current, next);
     recordEvent(deps, tx, { personId, ...recordedAs(by), event: "changed", changes });
     noticed = queueReviewNotice(deps, tx, current, next);
-    told = event === null ? null : queueNotice(deps, tx, personId, event);
+    for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     return { before: current, after: next };
   });
   deps.people.evict(personId);

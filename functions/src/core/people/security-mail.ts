@@ -1,8 +1,8 @@
 /**
  * The security notices (core/people/security-notices) as they are sent. At most NOTICES_PER_HOUR
  * are sent a person in any 60 minutes; the rest are folded into one summary, sent when the
- * earliest of those is an hour old (taking a place itself), to the person and every address a
- * folded notice was also for. The place is decided by the mail drainer as it sends
+ * earliest of those is an hour old (taking a place itself), to the person. The notice to an
+ * address taken off them goes to that address alone, takes no place and is never folded. The place is decided by the mail drainer as it sends
  * (`placeNotice`), in a transaction on the person's window (store/notice-windows), so a burst of
  * sign-ins costs each one write and never contends.
  */
@@ -17,7 +17,7 @@ import { NOTICE_DELIVER_WITHIN_MS, noticeEntry } from "../mail/outbox";
 import type { Renderer } from "../mail/drain";
 import type { MailMessage } from "../ports";
 import type { Person } from "../model/person";
-import { SECURITY_NOTICE } from "./security-notices";
+import { ADDRESS_REMOVED, SECURITY_NOTICE } from "./security-notices";
 
 /** How many notices a person is sent in any 60 minutes before the rest are folded into one summary. */
 export const NOTICES_PER_HOUR = 3;
@@ -29,6 +29,7 @@ const SUBJECTS: Record<string, string> = {
   waysIn: "A way into your account changed",
   access: "Your access changed",
   summary: "More changes to your account",
+  [ADDRESS_REMOVED]: "This address was removed from an account",
 };
 
 const FOLDED: Record<string, (n: number) => string> = {
@@ -45,6 +46,15 @@ export function securityMail(to: string, notice: outbox.OutboxNotice, idUrl: str
   const advice = plain(
     "If this was you, there is nothing to do. If it was not, open your account page, choose “Sign out everywhere else”, and check your passkeys and addresses.",
   );
+  if (notice.kind === ADDRESS_REMOVED)
+    // Whoever holds the address now may not be the person: what it was, and when, and no more.
+    return composeMail(to, SUBJECTS[ADDRESS_REMOVED] as string, [
+      plain(`At ${host}: this email address was removed from the account it was on, and no longer signs in to it.`),
+      plain(`When: ${when(notice.at)}`),
+      plain(
+        `If you did not expect this, tell the people who run ${host}. If you did, there is nothing to do, and nothing more will come to this address about that account.`,
+      ),
+    ]);
   if (notice.kind === "summary") {
     const counts = Object.entries(notice.folded).map(([kind, n]) => FOLDED[kind]?.(n) ?? `${n} more`);
     return composeMail(to, SUBJECTS.summary as string, [
@@ -107,6 +117,8 @@ export async function placeNotice(
     if (notice.learn !== null) remember(deps, tx, person, notice.learn, now);
     // Turned off since it was queued: the browser is remembered, and nothing said.
     if (notice.quiet || (notice.kind === "newBrowser" && person.newBrowserNotices === false)) return null;
+    // Not the person's notice: it takes none of their places, and nothing is folded into it.
+    if (notice.kind === ADDRESS_REMOVED) return { person, notice };
     if (window.sent[entry.id] !== undefined) return { person, notice };
     const recent = Object.entries(window.sent).filter(([, at]) => now.getTime() - at.getTime() < HOUR);
     const forgetAfter = new Date(now.getTime() + WINDOW_KEPT_MS);
@@ -116,7 +128,7 @@ export async function placeNotice(
       windows.save(store, tx, { personId, sent, summary: open?.id ?? null }, forgetAfter);
       return { person, notice };
     }
-    if (open !== null) outbox.fold(store, tx, open.id, notice.kind, notice.alsoTo);
+    if (open !== null) outbox.fold(store, tx, open.id, notice.kind);
     else {
       // The first past the limit: a summary, due when the earliest place is an hour old.
       const due = new Date(Math.min(...recent.map(([, at]) => at.getTime())) + HOUR);
@@ -146,15 +158,15 @@ function remember(deps: Pick<Deps, "store">, tx: Transaction, person: Person, di
 }
 
 /**
- * The security notices, written as they are sent (placeNotice): to the person's address then,
- * and every address taken off them that the notice, or a notice folded into it, is for.
+ * The security notices, written as they are sent (placeNotice): to the person's address then, or,
+ * for an address taken off them, to that address alone.
  */
 export function securityNoticeRenderers(deps: PlaceDeps & Pick<Deps, "config">): Record<string, Renderer> {
   return {
     async [SECURITY_NOTICE](entry, claim) {
       const placed = await placeNotice(deps, entry, claim);
       if (placed === null) return null;
-      const to = [...new Set([...placed.person.emails.slice(0, 1), ...placed.notice.alsoTo])];
+      const to = placed.notice.kind === ADDRESS_REMOVED ? placed.notice.alsoTo : placed.person.emails.slice(0, 1);
       return to.length === 0 ? null : securityMail(to.join(", "), placed.notice, deps.config.idUrl);
     },
   };

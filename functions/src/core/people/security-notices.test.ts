@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import type { Person } from "../model/person";
 import type { OutboxNotice } from "../../store/outbox";
-import { passkeysEvent, personChangeEvent } from "./security-notices";
+import { ADDRESS_REMOVED, addressRemovedEvent, passkeysEvent, personChangeEvent } from "./security-notices";
 import { securityMail } from "./security-mail";
 
 const ALL_ON = { newBrowser: true, waysIn: true, access: true };
@@ -41,7 +41,7 @@ function notice(fields: Partial<OutboxNotice> = {}): OutboxNotice {
 }
 
 describe("personChangeEvent", () => {
-  it("tells ways in first, mails a removed address too, and adds what access changed", () => {
+  it("tells ways in first, and adds what access changed", () => {
     const before = person({ emails: ["ada@example.test", "old@example.test"] });
     const after = person({ emails: ["ada@example.test"], projects: ["startpage", "calendar"], role: "admin" });
     expect(personChangeEvent(ALL_ON, before, after, "an operator, on the command line")).toEqual({
@@ -52,7 +52,6 @@ describe("personChangeEvent", () => {
         "Access given to project: calendar.",
       ],
       from: "an operator, on the command line",
-      alsoTo: ["old@example.test"],
     });
   });
 
@@ -65,14 +64,46 @@ describe("personChangeEvent", () => {
     const before = person({ phones: ["+15555550100"] });
     const after = person({ phones: [], projects: [] });
     const noWays = personChangeEvent({ ...ALL_ON, waysIn: false }, before, after, "x");
-    expect(noWays).toMatchObject({ kind: "access", lines: ["Access taken away from project: startpage."], alsoTo: [] });
+    expect(noWays).toMatchObject({ kind: "access", lines: ["Access taken away from project: startpage."] });
     const noAccess = personChangeEvent({ ...ALL_ON, access: false }, before, after, "x");
     expect(noAccess).toMatchObject({ kind: "waysIn", lines: ["Phone number removed: +15555550100."] });
     expect(personChangeEvent({ ...ALL_ON, waysIn: false, access: false }, before, after, "x")).toBeNull();
   });
 });
 
+describe("addressRemovedEvent", () => {
+  it("is for the removed addresses alone, and carries nothing of the change", () => {
+    const before = person({ emails: ["ada@example.test", "old@example.test"] });
+    const after = person({ emails: ["ada@example.test", "new@example.test"], projects: ["calendar"] });
+    expect(addressRemovedEvent(ALL_ON, before, after)).toEqual({
+      kind: ADDRESS_REMOVED,
+      lines: [],
+      from: "",
+      alsoTo: ["old@example.test"],
+    });
+  });
+
+  it("tells nothing when no address went, or when ways-in notices are off", () => {
+    const before = person({ emails: ["ada@example.test", "old@example.test"] });
+    const after = person({ emails: ["ada@example.test"] });
+    expect(addressRemovedEvent(ALL_ON, before, before)).toBeNull();
+    expect(addressRemovedEvent({ ...ALL_ON, waysIn: false }, before, after)).toBeNull();
+  });
+});
+
 describe("securityMail", () => {
+  it("tells a removed address what happened and when, with no link and no other address", () => {
+    const mail = securityMail(
+      "old@example.test",
+      notice({ kind: ADDRESS_REMOVED, lines: [], from: "", alsoTo: ["old@example.test"] }),
+      "https://id.example.test",
+    );
+    expect(mail.subject).toBe("This address was removed from an account");
+    expect(mail.text).toContain("At id.example.test: this email address was removed from the account it was on");
+    expect(mail.text).toMatch(/When: \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(`${mail.text}${mail.html}`).not.toMatch(/https?:\/\//);
+  });
+
   it("has one link, to the account page, and escapes whatever a person named", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 60 }), (name) => {

@@ -5,7 +5,8 @@
  *
  * - a sign-in from a browser not seen before for them (`newBrowser`; they may turn it off);
  * - a way in changed: a passkey added or removed, an address or number added or removed
- *   (`waysIn`; a removed address is told too);
+ *   (`waysIn`); an address taken off them is told apart (`addressRemoved`), that it was removed
+ *   and when, and nothing of the account it left: whoever holds an old address learns no new one;
  * - their access changed by someone else: role, status, projects, groups, sessions ended
  *   (`access`).
  *
@@ -31,12 +32,15 @@ export const SECURITY_NOTICE = "security-notice";
 
 export type NoticeKind = keyof NoticeSettings;
 
+/** The notice to an address taken off a person, sent to it alone; on with the ways-in notices. */
+export const ADDRESS_REMOVED = "addressRemoved";
+
 /** Something to tell a person. `from`: the browser and system that did it, or who did it. */
 export interface SecurityEvent {
-  kind: NoticeKind;
+  kind: NoticeKind | typeof ADDRESS_REMOVED;
   lines: string[];
   from: string;
-  /** Addresses told besides the person's own: one just taken off them. */
+  /** The addresses an `addressRemoved` notice goes to, instead of the person's own. */
   alsoTo?: string[];
   /** The digest of a browser to remember as theirs once the notice is written. */
   learn?: string | null;
@@ -161,8 +165,17 @@ export function personChangeEvent(
   const told = [...(settings.waysIn ? waysIn : []), ...(settings.access ? access : [])];
   if (told.length === 0) return null;
   const kind: NoticeKind = settings.waysIn && waysIn.length > 0 ? "waysIn" : "access";
-  const alsoTo = settings.waysIn ? gone(before.emails, after.emails) : [];
-  return { kind, lines: told, from, alsoTo };
+  return { kind, lines: told, from };
+}
+
+/**
+ * The notice to the addresses a change took off the person, apart from theirs: it says only that
+ * the address was removed, and when (security-mail), never what the account holds now.
+ */
+export function addressRemovedEvent(settings: NoticeSettings, before: Person, after: Person): SecurityEvent | null {
+  const removed = gone(before.emails, after.emails);
+  if (!settings.waysIn || removed.length === 0) return null;
+  return { kind: ADDRESS_REMOVED, lines: [], from: "", alsoTo: removed };
 }
 
 /**
