@@ -6,7 +6,18 @@ import { signedUp, signInWithCustomToken, signInWithPassword } from "./support/a
 import { appFor, auth, testDeps } from "./support/deps";
 import { codeFor } from "./support/inbox";
 import { accountWithPerson } from "./support/people";
-import { db, RACE_ROUND_MS, RUNS, fresh, send, signIn, personAddress, otherThan, storedCode } from "./support/otp";
+import {
+  db,
+  RACE_ROUND_MS,
+  raceRuns,
+  RUNS,
+  fresh,
+  send,
+  signIn,
+  personAddress,
+  otherThan,
+  storedCode,
+} from "./support/otp";
 
 describe("POST /auth/otp/sign-in", () => {
   it("returns a custom token the Auth emulator exchanges for an ID token that POST /auth/verify approves", async () => {
@@ -202,7 +213,7 @@ describe("POST /auth/otp/sign-in", () => {
     "lets exactly one of 50 concurrent sign-ins with the right code succeed",
     async () => {
       const { app } = fresh({}, true);
-      for (let run = 0; run < RUNS / 2; run++) {
+      await raceRuns(RUNS / 2, async () => {
         const email = await personAddress();
         await send(app, { email });
         const code = await codeFor(email);
@@ -210,7 +221,7 @@ describe("POST /auth/otp/sign-in", () => {
         expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
         expect(answers.filter((a) => a.status === 400 && a.body.error === "Invalid code")).toHaveLength(49);
         expect(await storedCode(email)).toBeNull();
-      }
+      });
     },
     (RUNS / 2) * RACE_ROUND_MS,
   );

@@ -20,6 +20,15 @@ export const RUNS = 20;
 export const RACE_ROUND_MS = 30_000;
 
 /**
+ * Runs `race(run)` for run 0 … runs − 1, `atOnce` side by side: each race contends on an address
+ * of its own, and waits mostly on its own contention's backoff, which another's does not lengthen.
+ */
+export async function raceRuns(runs: number, race: (run: number) => Promise<void>, atOnce = 4): Promise<void> {
+  for (let first = 0; first < runs; first += atOnce)
+    await Promise.all(Array.from({ length: Math.min(atOnce, runs - first) }, (_, i) => race(first + i)));
+}
+
+/**
  * The email-code group on test deps. `racing`: requests are answered only once their work is
  * done (no request deadline short of the test's own), so no transaction outlives its round, and
  * every answer is the one that work decided.
