@@ -131,27 +131,18 @@ export function readPasskeyBindings(req: Request): string[] {
 }
 
 /**
- * The browser's identifier: a random value (32 bytes) this browser keeps for 400 days, the most a
- * browser keeps any cookie, renewed at each sign-in. The person's record remembers its digest,
- * never the value (core/people/security-notices), to tell a sign-in from a browser not seen
- * before. HttpOnly, so no page's script reads it; on the parent domain, as every host of the
- * family signs in through its own POST /auth/verify and one browser is one browser to all of
- * them; sent only to that path. Named `__session` for the same reason as the bridge's state
- * (Hosting passes no other cookie to a function), and its longer path is sent, and so passed,
- * first. A value planted by a sibling host is worth nothing: it is not the digest of any
- * browser of the person's, so at worst a sign-in is told of as new.
+ * A browser's identifier, as the identity host's page keeps it (32 random bytes, base64url) and
+ * sends it in POST /auth/verify's body: the person's record remembers its digest, never the
+ * value (core/people/security-notices), to tell a sign-in from a browser not seen before. Verify
+ * sets no cookie for it: one answer, one `__session`, the session.
+ *
+ * Browsers that signed in before kept it in a cookie, `__session=browser.<id>` on the parent
+ * domain for the path /auth/verify alone (named `__session` as the bridge's state is: Hosting
+ * passes no other cookie to a function). Nothing sets it any more; it is still read, so those
+ * browsers are not told of as new, until it expires (400 days from the last sign-in that set it).
  */
+export const BROWSER_ID = BINDING;
 const BROWSER_PREFIX = "browser.";
-export const BROWSER_PATH = "/auth/verify";
-export const BROWSER_LIFETIME_MS = 400 * 24 * 60 * 60 * 1000;
-
-export function setBrowserCookie(res: Response, parentDomain: string, browserId: string): void {
-  res.cookie(SESSION_COOKIE, `${BROWSER_PREFIX}${browserId}`, {
-    ...attributes(parentDomain),
-    path: BROWSER_PATH,
-    maxAge: BROWSER_LIFETIME_MS,
-  });
-}
 
 /** This browser's identifier; null when it has none, or sent more than one (then it is treated as new). */
 export function readBrowserId(req: Request): string | null {

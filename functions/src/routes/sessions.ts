@@ -10,13 +10,8 @@ import { endSession, openSession, recordProjectAccess } from "../core/sessions/s
 import { endSessions, listSessions, noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
-import {
-  clearSessionCookie,
-  readBrowserId,
-  readSessionCookie,
-  setBrowserCookie,
-  setSessionCookie,
-} from "../http/cookies";
+import { BROWSER_ID, clearSessionCookie, readBrowserId, readSessionCookie, setSessionCookie } from "../http/cookies";
+import { callerOf } from "../http/caller";
 import { cookieSession, unavailableGuard } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
 
@@ -36,14 +31,25 @@ export function routes(deps: Deps): Router {
   }
 
   // Strict, as every JSON body: a field the endpoint does not take is refused (unknown_field), never ignored.
-  const verifyBody = z.object({ idToken: z.string().min(1).max(8192), project: projectName }).strict();
+  // `browser`: the identifier the identity host's page keeps for this browser (not the contract's;
+  // docs/endpoints/sessions.md), so that one answer sets one cookie, the session.
+  const verifyBody = z
+    .object({
+      idToken: z.string().min(1).max(8192),
+      project: projectName,
+      browser: z.string().regex(BROWSER_ID).optional(),
+    })
+    .strict();
   router.post("/auth/verify", async function verify(req: Request, res: Response) {
-    const { idToken, project } = await parseBody(req, verifyBody, "verify_fields_required");
-    const outcome = await openSession(deps, idToken, project, req.get("user-agent") ?? "", readBrowserId(req));
+    const { idToken, project, browser } = await parseBody(req, verifyBody, "verify_fields_required");
+    const outcome = await openSession(deps, idToken, project, {
+      ids: [browser, readBrowserId(req)].filter((id): id is string => id !== undefined && id !== null),
+      userAgent: req.get("user-agent") ?? "",
+      network: callerOf(req, deps.config.clientAddressHops).network,
+    });
     // Refusals are success-shaped by contract: callers test `approved`, not the status.
     if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
     setSessionCookie(res, deps.config.parentDomain, outcome);
-    setBrowserCookie(res, deps.config.parentDomain, outcome.browserId);
     res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
   });
 

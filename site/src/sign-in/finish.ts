@@ -8,6 +8,7 @@ import { call, Unreachable } from "../shared/api";
 import { idTokenFor } from "./identity-provider";
 import { TRY_AGAIN, UNREACHABLE } from "../shared/messages";
 import { button, h, linkButton, paragraph, view, working } from "../shared/ui";
+import { verifyBody } from "../shared/browser-id";
 
 export interface Destination {
   /** Where to go once signed in: already checked against the allowlist. */
@@ -34,7 +35,7 @@ export async function finishSignIn(customToken: string, to: Destination): Promis
 async function openSession(idToken: string, to: Destination): Promise<void> {
   let answer;
   try {
-    answer = await call("POST", "/auth/verify", { idToken, project: to.project });
+    answer = await call("POST", "/auth/verify", verifyBody(idToken, to.project));
   } catch (err) {
     if (!(err instanceof Unreachable)) throw err;
     return failed(to, "We couldn't sign you in", UNREACHABLE);

@@ -13,6 +13,7 @@ import { justSent, says, sendRefusalWords, TRY_AGAIN, UNREACHABLE } from "../sha
 import { passkeyToken } from "./passkeys";
 import { alertBox, button, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "./webauthn";
+import { verifyBody } from "../shared/browser-id";
 
 /** Whether the service asked for a fresh sign-in before doing what was asked. */
 export function stepUpAsked(answer: Answer): boolean {
@@ -28,7 +29,7 @@ async function reopen(customToken: string): Promise<string | null> {
   if (exchanged.kind === "expired") return "That took too long. Please ask for a new code.";
   if (exchanged.kind === "unreachable") return UNREACHABLE;
   try {
-    const answer = await call("POST", "/auth/verify", { idToken: exchanged.idToken, project: "account" });
+    const answer = await call("POST", "/auth/verify", verifyBody(exchanged.idToken, "account"));
     return answer.status === 200 && answer.body.approved === true ? null : TRY_AGAIN;
   } catch (err) {
     if (!(err instanceof Unreachable)) throw err;

@@ -28,10 +28,20 @@ export type VerifyOutcome =
       token: string;
       issuedAt: Date;
       expiresAt: Date;
-      /** The browser's identifier, for its cookie: the one it sent, or a new one. */
-      browserId: string;
     }
   | { approved: false; reason: ApprovalRefusal };
+
+/**
+ * What a sign-in says of where it comes from, to tell a browser the person has used before from
+ * one they have not: the identifiers it carries (the one the identity host's page keeps, sent as
+ * verify's `browser`, then an older browser's cookie), and what a client that keeps none calls
+ * itself (its User-Agent) and the network it calls from.
+ */
+export interface BrowserSign {
+  ids: string[];
+  userAgent: string;
+  network: string;
+}
 
 /**
  * POST /auth/verify: an ID token becomes a session for an approved person with the grant.
@@ -45,8 +55,7 @@ export async function openSession(
   >,
   idToken: string,
   project: string,
-  userAgent: string,
-  browserId: string | null,
+  sign: BrowserSign,
 ): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
@@ -64,35 +73,38 @@ export async function openSession(
   };
   const session = await deps.tokens.issue(claims, deps.clock.now(), SESSION_LIFETIME_MS);
   // Recorded before the cookie is set: a session the person cannot see in their list never exists.
-  const [, browser] = await Promise.all([
-    recordSession(deps, { ...claims, expiresAt: session.expiresAt }, userAgent),
-    noteBrowser(deps, person, browserId, userAgent),
+  await Promise.all([
+    recordSession(deps, { ...claims, expiresAt: session.expiresAt }, sign.userAgent),
+    noteBrowser(deps, person, sign),
   ]);
-  return { approved: true, person, uid: signIn.uid, ...session, browserId: browser };
+  return { approved: true, person, uid: signIn.uid, ...session };
 }
 
 /**
- * The browser a session is opened in: known to the person when the digest of its identifier is
- * on their record (read already, so deciding costs nothing); otherwise the person is told, and
- * the browser remembered when the notice is written (off this path: its one write here is the
- * notice's outbox entry). Their first browser is remembered without a mail, and so is every new
- * one while they have turned these notices off; with NOTIFY_NEW_BROWSER off nothing is written.
- * Whatever goes wrong here is logged and the session still opens.
+ * The browser a session is opened in: known to the person when the digest of one of its
+ * identifiers is on their record (read already, so deciding costs nothing); otherwise the person
+ * is told, and the browser remembered when the notice is written (off this path: its one write
+ * here is the notice's outbox entry). Their first browser is remembered without a mail, and so is
+ * every new one while they have turned these notices off; with NOTIFY_NEW_BROWSER off nothing is
+ * written. A browser known by its older cookie has its page's identifier learned without a mail.
+ * A client that keeps no identifier (a script, a server) is known by what it calls itself and
+ * the network it calls from: told of the first time, not at every sign-in, and again from
+ * another network. Whatever goes wrong here is logged and the session still opens.
  */
 async function noteBrowser(
   deps: Pick<Deps, "store" | "clock" | "random" | "config" | "mailQueue" | "log">,
   person: Person,
-  browserId: string | null,
-  userAgent: string,
-): Promise<string> {
-  const id = browserId ?? deps.random.token(32);
-  // Only the digest is stored: the record never holds what the cookie holds.
-  const digest = sha256(id);
+  sign: BrowserSign,
+): Promise<void> {
+  if (!deps.config.notices.newBrowser) return;
+  // Only digests are stored: the record never holds what the browser holds.
+  const digests = sign.ids.length > 0 ? sign.ids.map(sha256) : [sha256(`client ${sign.network} ${sign.userAgent}`)];
+  const [digest] = digests as [string];
   const known = person.knownBrowsers ?? {};
-  if (known[digest] !== undefined || !deps.config.notices.newBrowser) return id;
-  const quiet = Object.keys(known).length === 0 || person.newBrowserNotices === false;
-  await queueNoticeAlone(deps, person.id, newBrowserEvent(nameUserAgent(userAgent), digest, quiet));
-  return id;
+  if (known[digest] !== undefined) return;
+  const recognised = digests.some((d) => known[d] !== undefined);
+  const quiet = recognised || Object.keys(known).length === 0 || person.newBrowserNotices === false;
+  await queueNoticeAlone(deps, person.id, newBrowserEvent(nameUserAgent(sign.userAgent), digest, quiet));
 }
 
 /** Who a session cookie speaks for: the current token format first, then the provider's older cookie. */
