@@ -13,7 +13,7 @@ import * as peopleRoutes from "../src/routes/people";
 import * as sessionRoutes from "../src/routes/sessions";
 import * as people from "../src/store/people";
 import { signedUp } from "./support/auth";
-import { appFor, auth, firestore, ID_URL, testDeps } from "./support/deps";
+import { APP_ORIGIN, appFor, auth, firestore, ID_URL, testDeps } from "./support/deps";
 import { personFor, sessionCookieFor } from "./support/people";
 import { type NewPerson, type Person } from "../src/core/model/person";
 
@@ -304,5 +304,33 @@ describe("the core's own rules", () => {
     expect(await erasePerson(deps, person.id, operator)).toEqual({ providerSyncErrors: [] });
     expect((await auth().getUsers([{ uid: account.uid }])).users).toEqual([]);
     expect((await db.collection("erasures").doc(person.id).get()).exists).toBe(false);
+  });
+});
+
+describe("a person's own account, from an app host", () => {
+  it("answers the identity host alone: an app host's script reads nothing of it and deletes nothing", async () => {
+    const { person, cookie } = await someone();
+    const mine = await cookie();
+    const fromApp = await request(app).get("/auth/account/data").set("Origin", APP_ORIGIN).set("Cookie", mine);
+    expect(fromApp.headers["access-control-allow-origin"]).toBeUndefined();
+    const fromId = await request(app).get("/auth/account/data").set("Origin", ID_URL).set("Cookie", mine);
+    expect(fromId.headers["access-control-allow-origin"]).toBe(ID_URL);
+    expect(fromId.headers["access-control-allow-credentials"]).toBe("true");
+    const erase = await request(app).delete("/auth/account").set("Origin", APP_ORIGIN).set("Cookie", mine);
+    expect(erase.status).toBe(403);
+    expect(erase.body).toEqual({ error: "Origin not allowed" });
+    const ended = await request(sessionsApp)
+      .post("/auth/sessions/end-others")
+      .set("Origin", APP_ORIGIN)
+      .set("Cookie", mine);
+    expect(ended.status).toBe(403);
+    expect(await people.findById(db, person.id)).not.toBeNull();
+    // The contract's endpoints answer the app hosts as before.
+    const refresh = await request(sessionsApp)
+      .post("/auth/session/refresh")
+      .set("Origin", APP_ORIGIN)
+      .set("Cookie", mine);
+    expect(refresh.status).toBe(200);
+    expect(refresh.headers["access-control-allow-origin"]).toBe(APP_ORIGIN);
   });
 });

@@ -7,6 +7,8 @@ import { errorHandler, presenterFor, withRetryAfter, type Presenter } from "./pr
 export interface AppOptions {
   presenter: Presenter;
   allowedOrigins: readonly string[];
+  /** The identity host's origin: the only one a person's own account answers (http/cors). */
+  idOrigin?: string;
   log: Logger;
   /** How long a request may take before it is answered 503 (see requestDeadline). */
   deadlineMs?: number;
@@ -49,7 +51,7 @@ export function createApp(routes: Router, options: AppOptions): Express {
   app.disable("etag");
   app.use(noStore);
   app.use(requestDeadline(options.deadlineMs ?? REQUEST_DEADLINE_MS, present));
-  app.use(corsPolicy(options.allowedOrigins));
+  app.use(corsPolicy(options.allowedOrigins, options.idOrigin));
   app.use(routes);
   app.use(() => {
     throw new AppError("not_found");

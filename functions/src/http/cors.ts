@@ -23,6 +23,14 @@ export function isOpenPath(path: string): boolean {
 const NAVIGATION_ONLY = new Set(["/auth/oidc/authorize"]);
 
 /**
+ * A person's own account (their name, their copy of their data, its deletion), their sessions and
+ * their choice of notices: ours, not the contract's, and used only by the identity host's own
+ * pages. Only that origin is answered with credentials, and only it may change them: a script
+ * injected into an app host could otherwise read a person's data or delete their account.
+ */
+const ID_HOST_ONLY = /^\/auth\/(account(\/|$)|sessions(\/|$)|session\/notices$)/;
+
+/**
  * Whether a state-changing request comes from a page we do not serve: an `Origin` outside the
  * allowlist, or, from a browser that sent no `Origin`, Fetch Metadata saying it crossed sites. A
  * sibling host under the parent domain that is not one of the seven origins counts as foreign:
@@ -42,11 +50,13 @@ function foreignWrite(req: Request, allowed: Set<string>): boolean {
  * /auth/logout (logout CSRF), or drive another cookie-carrying POST, because CORS only hides the
  * response; it does not stop the request.
  */
-export function corsPolicy(allowedOrigins: readonly string[]): RequestHandler {
-  const allowed = new Set(allowedOrigins);
+export function corsPolicy(allowedOrigins: readonly string[], idOrigin?: string): RequestHandler {
+  const everyOrigin = new Set(allowedOrigins);
+  const idHostOnly = idOrigin === undefined ? everyOrigin : new Set([idOrigin]);
   return (req: Request, res: Response, next: NextFunction) => {
     const origin = req.headers.origin;
     const open = isOpenPath(req.path);
+    const allowed = ID_HOST_ONLY.test(req.path) ? idHostOnly : everyOrigin;
     res.vary("Origin");
     if (origin !== undefined && !NAVIGATION_ONLY.has(req.path)) {
       if (allowed.has(origin) && !open) {

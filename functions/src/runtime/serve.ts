@@ -25,6 +25,7 @@ export function serve(name: string, group: Group): AppHandler {
         app = createApp(group.routes(deps), {
           presenter: group.presenter,
           allowedOrigins: deps.config.allowedOrigins,
+          idOrigin: new URL(deps.config.idUrl).origin,
           log: deps.log,
         });
       } catch (err) {

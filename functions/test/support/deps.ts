@@ -129,6 +129,7 @@ export function appFor(group: Group, deps: Deps, options: { deadlineMs?: number 
   return createApp(group.routes(deps), {
     presenter: group.presenter,
     allowedOrigins: deps.config.allowedOrigins,
+    idOrigin: new URL(deps.config.idUrl).origin,
     log: deps.log,
     ...options,
   });
