@@ -24,8 +24,7 @@ import {
   type FirestoreChoice,
 } from "./stack/firestore.ts";
 import { startFront } from "./stack/front.ts";
-import { removeLocation, writeLocation } from "./stack/location.ts";
-import { findTestStack, removeTestStack, writeTestStack } from "./stack/test-stack.ts";
+import { findTestStack, removeLocation, removeTestStack, writeLocation, writeTestStack } from "./stack/location.ts";
 import { slowestFiles, type FileResult } from "./stack/slowest.ts";
 import { localState, type LocalState } from "./stack/persist.ts";
 import { idSitePort, profile, type Profile } from "./stack/ports.ts";
