@@ -3,8 +3,8 @@
  * - `unit`: the pure tests beside their modules (src/**\/*.test.ts), with no emulator and no stack.
  * - `site`: the identity host's pages' pure rules, beside their modules (../site/src/**\/*.test.ts).
  * - `behaviour`: through HTTP, the CLI and a browser against the stack that `npm test` starts
- *   (test/). Each file owns a Firestore and Auth project of its own unless its header says it
- *   drives the stack's functions (test/support/environment.cjs), so files run side by side.
+ *   (test/). Each file owns a Firestore project of its own unless its header says it drives the
+ *   stack's functions (test/support/environment.cjs), so files run side by side.
  * `npm run test:unit` runs the first two alone.
  * TypeScript is loaded by esbuild (test/support/transform.cjs): the type check runs once, before.
  */

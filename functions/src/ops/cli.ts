@@ -59,7 +59,7 @@ export function parse(command: Command, argv: string[]): Parsed {
     dashed.set(stand, arg);
     return stand;
   });
-  const restore = (v: string) => dashed.get(v) ?? v;
+  const restore = <T>(v: T): T => (typeof v === "string" ? ((dashed.get(v) as T | undefined) ?? v) : v);
   let parsed: { values: Values; positionals: string[] };
   try {
     parsed = parseArgs({
@@ -73,14 +73,7 @@ export function parse(command: Command, argv: string[]): Parsed {
     throw new UsageError(`${command.name}: ${(err as Error).message}`);
   }
   const values: Values = Object.fromEntries(
-    Object.entries(parsed.values).map(([k, v]) => [
-      k,
-      typeof v === "string"
-        ? restore(v)
-        : Array.isArray(v)
-          ? v.map((x) => (typeof x === "string" ? restore(x) : x))
-          : v,
-    ]),
+    Object.entries(parsed.values).map(([k, v]) => [k, Array.isArray(v) ? v.map(restore) : restore(v)]),
   );
   const positionals = parsed.positionals.map(restore);
   if (values.help) return { help: true, values, positionals };

@@ -22,12 +22,12 @@ class LaneSequencer extends Sequencer {
   sort(tests) {
     const sorted = super.sort([...tests]);
     if (this.workers === 1) return sorted;
-    const guess = (test) => test.duration ?? statSync(test.path).size / 1000;
+    const bySize = (test) => statSync(test.path).size / 1000;
     const stack = [];
     const own = [];
     for (const test of sorted) {
-      if (sharesStack(test.path)) stack.push({ test, shared: true, ms: test.duration ?? 3 * guess(test) });
-      else own.push({ test, shared: false, ms: guess(test) });
+      if (sharesStack(test.path)) stack.push({ test, shared: true, ms: test.duration ?? 3 * bySize(test) });
+      else own.push({ test, shared: false, ms: test.duration ?? bySize(test) });
     }
     const free = Array.from({ length: this.workers }, () => 0);
     let laneFree = 0;
