@@ -1,6 +1,7 @@
 /**
  * Three projects, in two tiers.
- * - `unit`: the pure tests beside their modules (src/**\/*.test.ts), with no emulator and no stack.
+ * - `unit`: the pure tests beside their modules (src/**\/*.test.ts, test/support/*.test.ts), with no
+ *   emulator and no stack.
  * - `site`: the identity host's pages' pure rules, beside their modules (../site/src/**\/*.test.ts).
  * - `behaviour`: through HTTP, the CLI and a browser against the stack that `npm test` starts
  *   (test/). Each file owns a Firestore project of its own unless its header says it drives the
@@ -13,7 +14,8 @@ const transform = { "^.+\\.ts$": require.resolve("./test/support/transform.cjs")
 const unit = {
   displayName: "unit",
   testEnvironment: "node",
-  roots: ["<rootDir>/src"],
+  // With the test support's own pure tests (its task queue's stand-in, held to Cloud Tasks).
+  roots: ["<rootDir>/src", "<rootDir>/test/support"],
   testMatch: ["**/*.test.ts"],
   transform,
 };
@@ -23,6 +25,7 @@ const behaviour = {
   testEnvironment: "<rootDir>/test/support/environment.cjs",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
+  testPathIgnorePatterns: ["/node_modules/", "/test/support/"],
   transform,
   setupFiles: ["<rootDir>/test/support/env.ts"],
   setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts", "<rootDir>/test/support/own-project.ts"],

@@ -4,13 +4,13 @@
  * buildDeps, with its settings read by its own readConfig from the environment the runner gives
  * (every setting at its default, as a deploy that sets none resolves them, SMTP to the dev inbox).
  * Beside the production adapters, two things are the bench's: the mail task runs in this process,
- * dispatched as its task queue dispatches it (taskQueue below), and every transaction is counted
+ * dispatched as its task queue dispatches it (bench/lib/mail-task.ts), and every transaction is counted
  * (how many ran, how many attempts the client library made, how many failed). The log goes to a file.
  */
 import { appendFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { requireFromFunctions, service } from "../lib/functions.ts";
-import { DISPATCH_DELAY_MS } from "../lib/service-deps.ts";
+import { mailTask } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { getApps, initializeApp } = requireFromFunctions("firebase-admin/app");
@@ -21,7 +21,6 @@ const { readConfig } = service<any>("config/config");
 const { systemClock } = service<any>("clock");
 const { firebaseIdentity } = service<any>("adapters/identity");
 const { smtpMailer } = service<any>("adapters/mailer");
-const { mailRound } = service<any>("core/people/review-notices");
 const { AppError } = service<any>("core/errors");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
@@ -37,79 +36,13 @@ export interface TransactionCounts {
   failed: number;
 }
 
-/** The `mail` function's queue as index.ts configures it: maxConcurrentDispatches 5, maxAttempts 5. */
-const DISPATCHES_AT_ONCE = 5;
-const TASK_ATTEMPTS = 5;
-
-export interface TaskQueue {
-  wake(at?: Date): Promise<void>;
-  /** A task running, waiting for a slot, about to be dispatched or to be retried (wakes for later aside). */
-  busy(): boolean;
-}
-
-/**
- * Cloud Tasks in this process: a wake for now is a task dispatched a moment later (as the queue
- * takes about that long), a wake for later one task per second asked for; at most five run at
- * once, the rest wait; a task that fails is tried again after 1 s, 2 s, 4 s, up to five attempts.
- */
-export function taskQueue(
-  run: () => Promise<unknown>,
-  log: { error: (m: string, f?: Record<string, unknown>) => void },
-): TaskQueue {
-  let running = 0;
-  /** Tasks dispatched or retried soon, and tasks waiting for a slot, by their attempt. */
-  let soon = 0;
-  const waiting: number[] = [];
-  const later = new Set<number>();
-  const dispatch = () => {
-    for (let attempt = waiting.shift(); attempt !== undefined; attempt = waiting.shift()) {
-      if (running >= DISPATCHES_AT_ONCE) return void waiting.unshift(attempt);
-      running++;
-      run()
-        .catch((err: unknown) => {
-          log.error("the mail task failed", { attempt, error: err instanceof Error ? err.message : String(err) });
-          if (attempt < TASK_ATTEMPTS) after(1000 * 2 ** (attempt - 1), attempt + 1);
-        })
-        .finally(() => {
-          running--;
-          dispatch();
-        });
-    }
-  };
-  const after = (ms: number, attempt: number) => {
-    soon++;
-    setTimeout(() => {
-      soon--;
-      waiting.push(attempt);
-      dispatch();
-    }, ms).unref();
-  };
-  return {
-    async wake(at) {
-      if (at === undefined) return after(DISPATCH_DELAY_MS, 1);
-      const second = Math.ceil(at.getTime() / 1000);
-      if (later.has(second)) return;
-      later.add(second);
-      const timer = setTimeout(
-        () => {
-          later.delete(second);
-          waiting.push(1);
-          dispatch();
-        },
-        Math.max(0, second * 1000 - systemClock.now().getTime()),
-      );
-      timer.unref();
-    },
-    busy: () => running > 0 || soon > 0 || waiting.length > 0,
-  };
-}
-
 export interface Service {
   base: string;
   deps: any;
   store: any;
   counts: TransactionCounts;
-  mailTasks: TaskQueue;
+  /** The mail task's queue: whether a drain is running or about to be (wakes for later aside). */
+  mailTasks: { busy(): boolean };
   /** Log lines by severity and message (an "unhandled error" is a 500). */
   logged: Record<string, number>;
   close(): Promise<void>;
@@ -169,12 +102,12 @@ export async function startService(logPath: string, settings: Record<string, str
       })
       .finally(() => counts.running--);
   };
-  const mailTasks = taskQueue(() => mailRound(deps), log);
+  const mailTasks = mailTask(log);
   const deps = buildDeps(config, {
     store,
     identity: firebaseIdentity(getAuth()),
     mailer: smtpMailer(config.smtp),
-    mailQueue: mailTasks,
+    mailQueue: mailTasks.mailQueue,
     transaction,
     log,
   });

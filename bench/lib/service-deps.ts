@@ -14,8 +14,6 @@ const { systemClock } = service<any>("clock");
 const { firebaseIdentity } = service<any>("adapters/identity");
 const { federatedConfig, originsFor } = service<any>("config/config");
 const { smtpMailer } = service<any>("adapters/mailer");
-const { inProcessQueue } = service<any>("adapters/mail-queue");
-const { mailRound } = service<any>("core/people/review-notices");
 
 /** How long after a wake the bench's mail task starts (a task queue's dispatch takes about this). */
 export const DISPATCH_DELAY_MS = 200;
@@ -38,6 +36,8 @@ export interface BenchSettings {
   /** FEDERATED_PROVIDERS and FEDERATED_CLIENT_SECRETS as JSON (the soak's local OpenID Connect provider). */
   federated?: { providers: string; secrets: string };
   /** Email-code send budgets; by default out of the way (load comes from one loopback address). */
+  /** The mail queue, given the deps (bench/lib/mail-task.ts, which only the servers load). */
+  mailQueue: (deps: unknown) => unknown;
   sendBudgets?: {
     perClientPerHour: number;
     perServicePerMinute: number;
@@ -95,15 +95,11 @@ export function serviceDeps(settings: BenchSettings): any {
   };
   // The mail task, as the platform runs it: a function of its own, woken a moment after the
   // request that asked (a Cloud Tasks dispatch), so its reads are never counted as the request's.
-  const drains = inProcessQueue(() => mailRound(deps), systemClock, settings.log);
-  const mailQueue = {
-    wake: async (at?: Date) => void setTimeout(() => void drains.wake(at), DISPATCH_DELAY_MS).unref(),
-  };
   const deps = buildDeps(config, {
     store: getFirestore(),
     identity: firebaseIdentity(getAuth()),
     mailer: smtp === null ? null : smtpMailer(smtp),
-    mailQueue,
+    mailQueue: settings.mailQueue,
     log: settings.log,
   });
   // The bench varies the person cache's lifetime to show what the cache is worth.

@@ -7,6 +7,7 @@
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
+import { mailTask } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -22,6 +23,7 @@ const deps = serviceDeps({
   sessionKeys: process.env.SESSION_KEYS as string,
   codePepper: process.env.CODE_PEPPER as string,
   log: silentLogger,
+  mailQueue: mailTask(silentLogger).mailQueue,
 });
 const clientSecret = process.env.CLIENT_SECRET as string;
 await registerClient(deps, { clientId: CLIENT, clientSecret, name: "Bench", redirectUris: [REDIRECT] });

@@ -5,6 +5,7 @@
  */
 import { service, requireFromFunctions } from "../lib/functions.ts";
 import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
+import { mailTask } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -16,6 +17,7 @@ const ttl = process.env.PERSON_CACHE_TTL_MS;
 const deps = serviceDeps({
   sessionKeys: process.env.SESSION_KEYS as string,
   log: silentLogger,
+  mailQueue: mailTask(silentLogger).mailQueue,
   personTtlMs: ttl === undefined ? undefined : Number(ttl),
 });
 

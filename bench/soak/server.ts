@@ -2,23 +2,29 @@
  * The service under soak: the sessions, otp, passkeys, startpage, people, claims, oidc and bridge groups, built as the functions
  * build them (bench/servers/ours.ts, plus the groups it leaves out) with real dependencies:
  * firebase-admin on the soak's emulators, SMTP to its maildev, production pacing and cache, and
- * the mail task dispatched as its Cloud Tasks queue dispatches it (five at once, a failed one
- * retried), since on real transaction semantics concurrent drains contend for the same entries.
+ * the mail task dispatched as its Cloud Tasks queue dispatches it (bench/lib/mail-task.ts), since on real transaction semantics concurrent drains contend for the same entries.
  * One process, started once and never restarted: recovering from a fault is its job.
  * env: PORT, SESSION_KEYS, CODE_PEPPER, SMTP_PORT, GCLOUD_PROJECT, FIRESTORE_EMULATOR_HOST,
  * FIREBASE_AUTH_EMULATOR_HOST, GAMING_OPENID_ENDPOINT, FEDERATED_PROVIDERS, FEDERATED_CLIENT_SECRETS.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { serviceDeps } from "../lib/service-deps.ts";
-import { taskQueue } from "../contention/service.ts";
+import { mailTask } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
 const oidc = service<any>("routes/oidc");
 const bridge = service<any>("routes/bridge");
-const { consoleLogger } = service<any>("logger");
-const { mailRound } = service<any>("core/people/review-notices");
+const { consoleLogger: plainLogger } = service<any>("logger");
+// Each line with its wall time, so the harness can place a mail's history against the faults.
+const timed = (write: (m: string, f?: Record<string, unknown>) => void) => (m: string, f?: Record<string, unknown>) =>
+  write(m, { at: Date.now(), ...f });
+const consoleLogger = {
+  info: timed(plainLogger.info),
+  warn: timed(plainLogger.warn),
+  error: timed(plainLogger.error),
+};
 const groups = ["sessions", "otp", "passkeys", "startpage", "people", "claims"].map((name) =>
   service<any>(`routes/${name}`),
 );
@@ -29,11 +35,20 @@ const deps = serviceDeps({
   codePepper: process.env.CODE_PEPPER,
   smtpPort: Number(process.env.SMTP_PORT),
   log: consoleLogger,
+  mailQueue: mailTask(consoleLogger).mailQueue,
   gamingEndpoint: process.env.GAMING_OPENID_ENDPOINT,
   federated: { providers: process.env.FEDERATED_PROVIDERS ?? "", secrets: process.env.FEDERATED_CLIENT_SECRETS ?? "" },
   sendBudgets: JSON.parse(process.env.SEND_BUDGETS as string),
 });
-deps.mailQueue = taskQueue(() => mailRound(deps), consoleLogger);
+
+// Every wake of the mail task, logged: the soak's account of a code that never came lists them.
+const woken = deps.mailQueue;
+deps.mailQueue = {
+  wake: (at?: Date) => {
+    consoleLogger.info("mail woken", { for: at === undefined ? "now" : at.toISOString() });
+    return woken.wake(at);
+  },
+};
 
 // Every group renders refusals with jsonErrors, so one app can serve them all.
 const router = express.Router();

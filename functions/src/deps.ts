@@ -7,7 +7,7 @@ import type * as AdminAuth from "firebase-admin/auth";
 import { getFirestore } from "firebase-admin/firestore";
 import { firebaseIdentity } from "./adapters/identity";
 import { smtpMailer } from "./adapters/mailer";
-import { cloudTasksQueue, inProcessQueue } from "./adapters/mail-queue";
+import { cloudTasksQueue } from "./adapters/mail-queue";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config/config";
 import type { Deps } from "./core/deps";
@@ -16,7 +16,6 @@ import { clientCache } from "./core/oidc/clients";
 import { personCache } from "./core/people/person-cache";
 import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
 import { ttlCache } from "./core/ttl-cache";
-import { mailRound } from "./core/people/review-notices";
 import type { Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
 import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
@@ -30,8 +29,11 @@ export interface Adapters {
   store: Firestore;
   identity: Identity;
   mailer: Mailer | null;
-  /** What wakes the outbox's drainer; by default a timer in this process that drains with these deps. */
-  mailQueue?: MailQueue;
+  /**
+   * What wakes the outbox's drainer: the `mail` function's task queue, or, given the deps being
+   * built, a queue that drains with them (a stand-in for the task queue in tests and the bench).
+   */
+  mailQueue: MailQueue | ((deps: Deps) => MailQueue);
   transaction?: TransactionRunner;
   fetch?: Fetch;
   clock?: Clock;
@@ -75,9 +77,10 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     clients: clientCache(clock),
     seen: ttlCache<true>(clock, SEEN_EVERY_MS, 10_000),
     mailer: adapters.mailer,
-    mailQueue: adapters.mailQueue ?? inProcessQueue(() => mailRound(deps), clock, log),
+    mailQueue: { wake: () => Promise.reject(new Error("the mail queue is not built yet")) },
     pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),
   };
+  deps.mailQueue = typeof adapters.mailQueue === "function" ? adapters.mailQueue(deps) : adapters.mailQueue;
   return deps;
 }
 

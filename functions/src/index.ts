@@ -14,6 +14,7 @@ import {
 } from "./config/params";
 import type { GroupName, TaskName } from "./groups";
 import { httpsFunction, taskFunction, type GroupOptions } from "./runtime/function";
+import { MAIL_QUEUE } from "./adapters/mail-queue";
 
 /**
  * Above the 8 s after which every app answers 503 itself (http/app), so a caller sees the
@@ -64,8 +65,7 @@ export const passkeys = group("passkeys", 5, [sessionKeys]);
 export const mail = taskFunction("mail", {
   ...options(5, [codePepper, smtpPassword]),
   timeoutSeconds: 300,
-  maxAttempts: 5,
-  maxConcurrentDispatches: 5,
+  queue: MAIL_QUEUE,
 });
 
 /**

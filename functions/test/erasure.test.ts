@@ -7,7 +7,7 @@
 import { getAuth } from "firebase-admin/auth";
 import { getApp } from "firebase-admin/app";
 import { DAY } from "../src/clock";
-import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { firebaseIdentity } from "../src/adapters/identity";
 import { changePerson } from "../src/core/people/people-admin";
 import { issueExchangeCode } from "../src/core/sessions/exchange-codes";
@@ -39,7 +39,7 @@ async function everything(db: Firestore): Promise<Array<{ path: string; text: st
 }
 
 describe("people erase", () => {
-  afterEach(() => inProcessDrainsIdle());
+  afterEach(() => allTasksIdle());
 
   it("leaves no document or field with the person's address, number, uid, name or note, and no account at the provider", async () => {
     const { env, db, projectId } = freshProject();
@@ -119,7 +119,7 @@ describe("people erase", () => {
       notifications.saveReadState(db, tx, erin.id, { readIds: ["x"], allReadAt: null }),
     );
     await issueExchangeCode(deps, erin.id, account.uid);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
 
     const theirs = [email, phone, account.uid, name, note, encodeURIComponent(email), encodeURIComponent(phone)];
     const holding = (docs: Array<{ path: string; text: string }>) =>

@@ -11,7 +11,7 @@ import { noticeEntry } from "../src/core/mail/outbox";
 import { DRAIN_BATCH, drainOutbox } from "../src/core/mail/drain";
 import * as outbox from "../src/store/outbox";
 import { testConfig, unique, type TestDeps } from "./support/deps";
-import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { noticeRenderers } from "../src/core/people/review-notices";
 import { codeIn, mailTo, ownInbox, type OwnInbox } from "./support/inbox";
 import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "./support/otp";
@@ -70,12 +70,12 @@ async function backlog(deps: TestDeps, size: number): Promise<void> {
  */
 async function drainAll(deps: TestDeps): Promise<void> {
   const alone = { ...deps, mailQueue: { wake: async () => {} } };
-  await inProcessDrainsIdle();
+  await allTasksIdle();
   for (let round = 0; round < 100; round++) {
     if ((await outbox.due(deps.store, deps.clock.now(), 1)).length === 0) break;
     await drainOutbox(alone, noticeRenderers(alone));
   }
-  await inProcessDrainsIdle();
+  await allTasksIdle();
 }
 
 function expectAlike(answers: Answer[]): void {
@@ -97,7 +97,7 @@ describe("POST /auth/otp/send while the mail server is out", () => {
   });
   afterAll(async () => {
     inbox.thaw();
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     await inbox.stop();
   });
 

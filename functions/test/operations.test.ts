@@ -15,7 +15,7 @@ import * as otp from "../src/routes/otp";
 import * as sessions from "../src/routes/sessions";
 import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
-import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { appFor, testConfig, testDeps, type TestDeps } from "./support/deps";
 import { startFederatedProvider } from "./support/federated-provider";
 import { startGamingProvider } from "./support/gaming-provider";
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 async function counted<T>(work: () => Promise<T>): Promise<Operations> {
   // What earlier requests woke the drainer for runs apart in production: not this request's.
-  await inProcessDrainsIdle();
+  await allTasksIdle();
   await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`, { method: "DELETE" });
   await work();
   return (await (await fetch(`http://127.0.0.1:${port}/emulator/v1/operations`)).json()) as Operations;
@@ -115,7 +115,7 @@ describe("Firestore operations per request", () => {
         .send({ idToken: account.idToken, project: "startpage", browser });
     // The first browser is learned (by the drainer, apart) without a notice.
     expect((await verify()).body.approved).toBe(true);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const ops = await counted(() => verify());
     expect(ops.documentReads).toBe(1);
     expect(ops.commits).toBe(1);

@@ -2,7 +2,7 @@
  * The rules of changing a person, asked of the core directly (no route, no session): whoever
  * calls changePerson gets them, so a new caller cannot leave one out.
  */
-import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { MINUTE } from "../src/clock";
 import { AppError } from "../src/core/errors";
 import { personHistory } from "../src/core/people/history";
@@ -33,7 +33,7 @@ const refusal = (promise: Promise<unknown>) =>
 
 describe("changePerson", () => {
   // An approval queues the person's notice and wakes the drainer: let it finish inside the file.
-  afterEach(() => inProcessDrainsIdle());
+  afterEach(() => allTasksIdle());
 
   it("refuses an administrator whose sign-in is older than the step-up window any change that widens access, and writes nothing", async () => {
     const w = await world();

@@ -7,7 +7,7 @@
  */
 import request from "supertest";
 import { transactionRunner } from "../src/store/db";
-import { inProcessQueue, inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { MINUTE } from "../src/clock";
 import { LEASE_MS, deliver } from "../src/core/mail/drain";
 import { mailRound, noticeRenderers, digestMail } from "../src/core/people/review-notices";
@@ -19,7 +19,6 @@ import * as startpage from "../src/routes/startpage";
 import * as people from "../src/store/people";
 import { signedUp, signInWithCustomToken } from "./support/auth";
 import { appFor, auth, ID_URL, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
-import { silentLogger } from "./support/fakes";
 import { mailTo, settledCount, waitForMail } from "./support/inbox";
 import { freshProject } from "./support/operator-cli";
 import { recordingRandom } from "./support/otp";
@@ -32,22 +31,7 @@ const { db } = freshProject();
 
 /** Deps on this file's database; `digests` runs the mail task's whole round (digest, then outbox) on each wake. */
 function worldDeps(overrides: Partial<Deps> = {}, { digests = false } = {}): TestDeps {
-  const built: TestDeps = testDeps({
-    store: db,
-    transaction: transactionRunner(db),
-    ...overrides,
-    ...(digests
-      ? {
-          // As many drains at once as the mail function's task queue dispatches (index.ts): not
-          // one per wake, which for 200 requests at once would be 200 digest transactions racing.
-          mailQueue: inProcessQueue(() => mailRound(built), { now: () => built.clock.now() }, silentLogger, {
-            later: false,
-            atOnce: 5,
-          }),
-        }
-      : {}),
-  });
-  return built;
+  return testDeps({ store: db, transaction: transactionRunner(db), ...overrides }, { digests });
 }
 
 const deps = worldDeps();
@@ -481,7 +465,7 @@ describe("notices", () => {
     survivor.clock.set(new Date(crashed.clock.now().getTime() + LEASE_MS));
     expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("sent");
     expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("skipped");
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const mails = await mailTo(email);
     // Handed over again under the same Message-ID: one message, as any mailbox files it.
     expect(new Set(mails.map((m) => m.headers["message-id"]))).toEqual(new Set([`<${entry!.id}@example.test>`]));
@@ -505,7 +489,7 @@ describe("notices", () => {
       await request(app).post("/auth/otp/send").send({ email, purpose: "request-access" });
       codes.push(random.lastCode());
     }
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const answers = await Promise.all(
       strangers.map((email, i) =>
         request(app)
@@ -514,7 +498,7 @@ describe("notices", () => {
       ),
     );
     expect(answers.filter((a) => a.status !== 200)).toEqual([]);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     for (const reviewer of reviewers) expect(await settledCount(reviewer)).toBe(1);
 
     // Within the window, more wakes send nothing more; once it has passed, one more digest names the rest.
@@ -524,7 +508,7 @@ describe("notices", () => {
       d.clock.advance(window);
       await mailRound(d);
     }
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const named = new Map<string, number>();
     for (const mail of await mailTo(reviewers[0]!)) {
       for (const m of mail.text.matchAll(/^- Burst (\d+) /gm)) named.set(m[1]!, (named.get(m[1]!) ?? 0) + 1);
@@ -548,7 +532,7 @@ describe("notices", () => {
       unique("o"),
     );
     expect((await requestAccess(appFor(otp, d), random, stranger, { name: "Default Path" })).status).toBe(200);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const [digest] = await waitForMail(reviewer.emails[0]!);
     expect(digest!.text).toContain(`- Default Path (${stranger})`);
     expect(await settledCount(outsider.emails[0]!)).toBe(0);

@@ -7,7 +7,7 @@
 import type { Timestamp } from "firebase-admin/firestore";
 import request from "supertest";
 import { HOUR } from "../src/clock";
-import { inProcessDrainsIdle } from "../src/adapters/mail-queue";
+import { allTasksIdle } from "./support/task-queue";
 import { smtpMailer } from "../src/adapters/mailer";
 import { deliver, LEASE_MS } from "../src/core/mail/drain";
 import { newBrowserEvent, queueNoticeAlone } from "../src/core/people/security-notices";
@@ -52,7 +52,7 @@ async function knownPerson(deps: TestDeps) {
   const browser = newBrowser();
   const first = await signIn(deps, account, browser);
   expect(first.body.approved).toBe(true);
-  await inProcessDrainsIdle();
+  await allTasksIdle();
   const known = await people.findById(db, person.id);
   expect(Object.keys(known!.knownBrowsers ?? {})).toHaveLength(1);
   expect(await settledCount(account.email)).toBe(0);
@@ -79,7 +79,7 @@ const entriesAbout = async (personId: string) =>
  */
 async function noticesSettled(deps: TestDeps, personId: string): Promise<void> {
   for (let round = 0; round < 10; round++) {
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const pending = await db.collection("outbox").where("about", "==", personId).where("state", "==", "pending").get();
     const at = (d: (typeof pending.docs)[number]) => (d.get("nextAttemptAt") as Timestamp).toMillis();
     const due = pending.docs.filter((d) => at(d) <= deps.clock.now().getTime());
@@ -104,7 +104,7 @@ describe("a sign-in from a browser not seen before", () => {
       /^__session=[^;]+; Max-Age=1209600; Domain=example\.test; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/,
     );
     expect(set[0]).not.toContain("browser.");
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const stored = JSON.stringify((await db.collection("people").doc(person.id).get()).data());
     expect(stored).not.toContain(browser);
     expect(Object.keys((await people.findById(db, person.id))!.knownBrowsers ?? {})).toHaveLength(1);
@@ -140,7 +140,7 @@ describe("a sign-in from a browser not seen before", () => {
     for (let i = 0; i < 10; i++) {
       const res = await from(null);
       expect(res.body.approved).toBe(true);
-      await inProcessDrainsIdle();
+      await allTasksIdle();
     }
     expect((await notices(account.email)).map((m) => m.subject)).toEqual(["New sign-in to your account"]);
     expect((await notices(account.email))[0]!.text).toContain("From: a browser or program it could not name");
@@ -264,7 +264,7 @@ describe("a sign-in from a browser not seen before", () => {
     );
     expect(retries.filter((r) => r === "sent")).toHaveLength(1);
     expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("skipped");
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     const mails = await mailTo(account.email);
     expect(mails).toHaveLength(2);
     expect(new Set(mails.map((m) => m.headers["message-id"]))).toEqual(new Set([`<${entry!.id}@example.test>`]));
@@ -428,7 +428,7 @@ describe("the operator's NOTIFY_* settings", () => {
     await seenElsewhere(person.id, testDeps().clock.now());
 
     expect((await signIn(off({ newBrowser: false }), account)).body.approved).toBe(true);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     expect(await entriesAbout(person.id)).toEqual([]);
 
     const noWays = off({ waysIn: false });
@@ -444,7 +444,7 @@ describe("the operator's NOTIFY_* settings", () => {
         .set("Cookie", adminCookie)
         .send(body);
     expect((await patch(noWays, { phones: [randomPhone()] })).status).toBe(200);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     expect(await entriesAbout(person.id)).toEqual([]);
 
     const noAccess = off({ access: false });
@@ -454,7 +454,7 @@ describe("the operator's NOTIFY_* settings", () => {
       .set("Origin", ID_URL)
       .set("Cookie", adminCookie);
     expect(ended.status).toBe(200);
-    await inProcessDrainsIdle();
+    await allTasksIdle();
     expect(await entriesAbout(person.id)).toEqual([]);
     expect(await settledCount(account.email)).toBe(0);
 

@@ -112,10 +112,23 @@ export class MailRefused extends Error {
   }
 }
 
-/** What wakes the outbox's drainer: a task queue in production, a timer in tests and local servers. */
+/** What wakes the outbox's drainer: the `mail` function's task queue (adapters/mail-queue). */
 export interface MailQueue {
   /** Asks for a drain now, or at `at`. */
   wake(at?: Date): Promise<void>;
+}
+
+/** What a task queue takes (the admin SDK's `TaskQueue`, or a stand-in for it in tests and the bench). */
+export interface TaskEnqueuer {
+  enqueue(data: Record<string, unknown>, options?: { scheduleTime?: Date; id?: string }): Promise<void>;
+}
+
+/** A task queue's dispatch rate and retries, as Cloud Tasks takes them. */
+export interface QueueSettings {
+  maxConcurrentDispatches: number;
+  maxAttempts: number;
+  minBackoffSeconds: number;
+  maxBackoffSeconds: number;
 }
 
 /** The network, as `fetch` reaches it: an adapter, so a test can stand in for a provider or a feed. */

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
 import type { Config } from "../config/config";
 import type { Deps } from "../deps";
+import type { MailQueue } from "../core/ports";
 import type { Operator } from "../core/model/history";
 import { errorText, type Logger } from "../logger";
 import { Refusal, UsageError } from "./refusals";
@@ -47,6 +48,24 @@ async function ask(question: string): Promise<boolean> {
   }
 }
 
+/**
+ * On the local stack, mail a command queues (an approval's notice) is sent by this process before
+ * it exits: each wake for now runs one mail round here, after the one before. A wake for later (a
+ * retry) is left: the stack's own `mail` function sends what is due at its next wake.
+ */
+function roundsHere(round: () => Promise<unknown>, log: Logger): MailQueue & { settled: Promise<unknown> } {
+  const here = {
+    settled: Promise.resolve() as Promise<unknown>,
+    async wake(at?: Date) {
+      if (at !== undefined && at.getTime() > systemClock.now().getTime()) return;
+      here.settled = here.settled
+        .then(round)
+        .catch((err: unknown) => log.error("mail round failed", { error: errorText(err) }));
+    },
+  };
+  return here;
+}
+
 /** Waits for `work`, or `ms` at most. */
 async function within(ms: number, work: Promise<unknown>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -58,6 +77,7 @@ async function within(ms: number, work: Promise<unknown>): Promise<void> {
 export function context(target: Target, options: { json: boolean; yes: boolean }): Context {
   const { json } = options;
   let config: Config | undefined;
+  let here: ReturnType<typeof roundsHere> | undefined;
   let deps: Deps | undefined;
   const ctx: Context = {
     json,
@@ -87,6 +107,8 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         const { firebaseIdentity } = require("../adapters/identity") as typeof import("../adapters/identity");
         const { smtpMailer } = require("../adapters/mailer") as typeof import("../adapters/mailer");
         const { cloudTasksQueue } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
+        const { mailRound } =
+          require("../core/people/review-notices") as typeof import("../core/people/review-notices");
         const { buildDeps } = require("../deps") as typeof import("../deps");
         /* eslint-enable @typescript-eslint/no-require-imports */
         const settings = ctx.config();
@@ -99,7 +121,9 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
           log: stderrLog,
           // Mail a command queues (an approval's notice) is sent by the deployment's `mail`
           // function; on the local stack by this process, before it exits (close()).
-          ...(target.emulators ? {} : { mailQueue: cloudTasksQueue() }),
+          mailQueue: target.emulators
+            ? (built) => (here = roundsHere(() => mailRound(built), stderrLog))
+            : cloudTasksQueue(),
         });
       }
       return deps;
@@ -122,9 +146,7 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     async close() {
       if (!deps) return;
       const store = deps.store;
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { inProcessDrainsIdle } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
-      await within(15_000, inProcessDrainsIdle());
+      if (here) await within(15_000, here.settled);
       await within(
         3_000,
         store.terminate().catch(() => undefined),

@@ -1,6 +1,7 @@
 import { onRequest, type HttpsFunction, type HttpsOptions } from "firebase-functions/v2/https";
 import { onTaskDispatched, type TaskQueueFunction } from "firebase-functions/v2/tasks";
 import { startBundle, type NodeHandler } from "./bundles";
+import type { QueueSettings } from "../core/ports";
 
 /**
  * What every group runs with. One region for all, beside Hosting's default for rewrites; a whole
@@ -29,21 +30,22 @@ export function httpsFunction(name: string, options: GroupOptions): HttpsFunctio
 }
 
 /** What a task function decides for itself, beside COMMON_OPTIONS. */
-export type TaskOptions = GroupOptions & { maxAttempts: number; maxConcurrentDispatches: number };
+export type TaskOptions = GroupOptions & { queue: QueueSettings };
 
 /**
  * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue), as the
  * manifest is read: its options, its queue's retries and rate. A task that fails is retried by the
- * queue with backoff, up to `maxAttempts`. As for a group, an instance never runs this: main.ts
+ * queue with backoff, up to `queue.maxAttempts`. As for a group, an instance never runs this: main.ts
  * hands it its bundle, whose handler is the task's own (task.ts).
  */
 export function taskFunction(name: string, options: TaskOptions): TaskQueueFunction {
-  const { maxAttempts, maxConcurrentDispatches, ...rest } = options;
+  const { queue, ...rest } = options;
+  const { maxConcurrentDispatches, ...retryConfig } = queue;
   return onTaskDispatched(
     {
       ...COMMON_OPTIONS,
       ...rest,
-      retryConfig: { maxAttempts, minBackoffSeconds: 10, maxBackoffSeconds: 300 },
+      retryConfig,
       rateLimits: { maxConcurrentDispatches },
     },
     async () => {

@@ -10,9 +10,10 @@ import { firebaseIdentity } from "../../src/adapters/identity";
 import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/groups";
 import { smtpMailer } from "../../src/adapters/mailer";
-import { inProcessQueue } from "../../src/adapters/mail-queue";
+import { cloudTasksQueue, MAIL_QUEUE } from "../../src/adapters/mail-queue";
+import { taskQueueDouble } from "./task-queue";
 import { drainOutbox } from "../../src/core/mail/drain";
-import { noticeRenderers } from "../../src/core/people/review-notices";
+import { mailRound, noticeRenderers } from "../../src/core/people/review-notices";
 import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";
@@ -99,22 +100,27 @@ export type TestDeps = Deps & { clock: ManualClock };
  * Real emulators behind every dependency; only the clock is ours to step. Its start is the
  * real time, because ID tokens from the Auth emulator carry real issue times.
  */
-export function testDeps(overrides: Partial<Deps> = {}): TestDeps {
+export function testDeps(overrides: Partial<Deps> = {}, { digests = false }: { digests?: boolean } = {}): TestDeps {
   const config = overrides.config ?? testConfig();
   // eslint-disable-next-line no-restricted-syntax -- the manual clock starts at the emulator's now
   const clock = (overrides.clock as ManualClock | undefined) ?? manualClock(new Date());
-  const built: Deps = buildDeps(config, {
+  const built = buildDeps(config, {
     store: overrides.store ?? firestore(),
     identity: overrides.identity ?? firebaseIdentity(auth()),
     // Real SMTP to the stack's dev inbox, sent by the outbox's drainer in this process.
     mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp),
-    // Drained at once after each send. No wake for later: a timer of a test whose clock jumped
-    // ahead would find every other test's mail out of time; retries are driven by hand. The
-    // reviewers' digest is left to its own tests, on a database of their own: here every test's
-    // pending people would gather into digests to every test's administrators.
+    // The service's own wakes, on a stand-in for the `mail` function's task queue that keeps this
+    // test's clock: a drain at once after each send, and a retry when the test moves its clock to
+    // it. The task drains the outbox; the reviewers' digest too only where asked (`digests`, on a
+    // database of the test's own), or every test's pending people would gather into digests.
     mailQueue:
       overrides.mailQueue ??
-      inProcessQueue(() => drainOutbox(built, noticeRenderers(built)), clock, silentLogger, { later: false }),
+      ((deps) =>
+        cloudTasksQueue(clock, () =>
+          taskQueueDouble(() => (digests ? mailRound(deps) : drainOutbox(deps, noticeRenderers(deps))), MAIL_QUEUE, {
+            clock,
+          }),
+        )),
     transaction: overrides.transaction,
     fetch: overrides.fetch,
     clock,

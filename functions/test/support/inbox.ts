@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { inProcessDrainsIdle } from "../../src/adapters/mail-queue";
+import { allTasksIdle } from "./task-queue";
 
 export interface Mail {
   id: string;
@@ -79,7 +79,7 @@ export function codeIn(mail: Mail): string {
  * drains of this process's outboxes have ended, and the inbox has had a moment to file.
  */
 export async function settledCount(fragment: string, inboxUrl = stackInbox()): Promise<number> {
-  await inProcessDrainsIdle();
+  await allTasksIdle();
   await pause(150);
   return (await mailTo(fragment, inboxUrl)).length;
 }
