@@ -1,8 +1,8 @@
 /**
  * The `mail` function as the platform runs it, in a bench server's process: the service's own
  * wakes (cloudTasksQueue) on the test support's stand-in for Cloud Tasks, with the queue's
- * settings from index.ts (five dispatches at once; a failed drain tried again after 10 s, 20 s, 40 s
- * and 80 s) and a dispatch a moment after the wake, as a task queue takes about that long.
+ * settings (MAIL_QUEUE: five dispatches at once; a failed drain tried again after 10 s, 20 s, 40 s,
+ * then every minute) and a dispatch a moment after the wake, as a task queue takes about that long.
  * Only the servers import this: node warns, once, that the stand-in's package names no module type.
  */
 import { join } from "node:path";

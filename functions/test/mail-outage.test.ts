@@ -5,15 +5,17 @@
  */
 import request from "supertest";
 import type { Express } from "express";
-import { HOUR, MINUTE } from "../src/clock";
+import { HOUR, MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { noticeEntry } from "../src/core/mail/outbox";
+import { enqueueMail, noticeEntry, wakeDrainer } from "../src/core/mail/outbox";
+import type { TransactionRunner } from "../src/core/ports";
+import { transactionRunner } from "../src/store/db";
 import { DRAIN_BATCH, drainOutbox } from "../src/core/mail/drain";
 import * as outbox from "../src/store/outbox";
-import { testConfig, unique, type TestDeps } from "./support/deps";
+import { firestore, testConfig, unique, type TestDeps } from "./support/deps";
 import { allTasksIdle } from "./support/task-queue";
 import { noticeRenderers } from "../src/core/people/review-notices";
-import { codeIn, mailTo, ownInbox, type OwnInbox } from "./support/inbox";
+import { codeIn, mailTo, ownInbox, waitForMail, type OwnInbox } from "./support/inbox";
 import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "./support/otp";
 
 interface Answer {
@@ -136,4 +138,48 @@ describe("POST /auth/otp/send while the mail server is out", () => {
     expect(log.lines.join("\n")).not.toContain(code);
     expect(log.lines.join("\n")).toMatch(/mail not sent/);
   }, 90_000);
+});
+
+describe("the outbox after Firestore was out", () => {
+  it("sends a code whose drains failed for five minutes within a minute of Firestore answering again", async () => {
+    // The outage is a fake (every file shares the emulator): the drain's transactions fail as an
+    // unreachable Firestore fails them (gRPC UNAVAILABLE), until `out` is false again.
+    let out = false;
+    const store = firestore();
+    const real = transactionRunner(store);
+    const transaction: TransactionRunner = (work) =>
+      out
+        ? Promise.reject(Object.assign(new Error("14 UNAVAILABLE: No connection established"), { code: 14 }))
+        : real(work);
+    const { deps } = fresh({ store, transaction });
+    const email = strangerAddress();
+    const id = await deps.transaction(async (tx) =>
+      enqueueMail(
+        deps,
+        tx,
+        { to: email, subject: "Your sign-in code", text: "Your code: 123456\n", html: "" },
+        {
+          kind: "code",
+          deliverBy: new Date(deps.clock.now().getTime() + 10 * MINUTE),
+        },
+      ),
+    );
+    out = true;
+    await wakeDrainer(deps);
+    // Five minutes out: the queue tries the drain again and again (10 s, 20 s, 40 s, then each minute).
+    const step = async () => {
+      deps.clock.advance(10 * SECOND);
+      deps.tasks!.runDue();
+      await allTasksIdle();
+    };
+    for (let waited = 0; waited < 5 * MINUTE; waited += 10 * SECOND) await step();
+    expect(deps.tasks!.counts.failed).toBeGreaterThanOrEqual(7);
+    expect((await outbox.findById(store, id))?.state).toBe("pending");
+    out = false;
+    const back = deps.clock.now().getTime();
+    const sent = async () => (await outbox.findById(store, id))?.state === "sent";
+    while (!(await sent()) && deps.clock.now().getTime() - back < 2 * MINUTE) await step();
+    expect(deps.clock.now().getTime() - back).toBeLessThanOrEqual(MINUTE);
+    expect(await waitForMail(email)).toHaveLength(1);
+  }, 60_000);
 });

@@ -126,7 +126,9 @@ export interface TaskEnqueuer {
 /** A task queue's dispatch rate and retries, as Cloud Tasks takes them. */
 export interface QueueSettings {
   maxConcurrentDispatches: number;
+  /** A failed task is tried again until it has made this many attempts, or for this long, whichever ends first. */
   maxAttempts: number;
+  maxRetrySeconds: number;
   minBackoffSeconds: number;
   maxBackoffSeconds: number;
 }

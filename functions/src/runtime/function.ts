@@ -35,7 +35,7 @@ export type TaskOptions = GroupOptions & { queue: QueueSettings };
 /**
  * A task-queue function (Cloud Tasks calls it; locally, the emulator suite's task queue), as the
  * manifest is read: its options, its queue's retries and rate. A task that fails is retried by the
- * queue with backoff, up to `queue.maxAttempts`. As for a group, an instance never runs this: main.ts
+ * queue with backoff, for `queue.maxAttempts` or `queue.maxRetrySeconds`. As for a group, an instance never runs this: main.ts
  * hands it its bundle, whose handler is the task's own (task.ts).
  */
 export function taskFunction(name: string, options: TaskOptions): TaskQueueFunction {

@@ -11,7 +11,7 @@ import { createApp } from "../../src/http/app";
 import type { Group } from "../../src/groups";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { cloudTasksQueue, MAIL_QUEUE } from "../../src/adapters/mail-queue";
-import { taskQueueDouble } from "./task-queue";
+import { taskQueueDouble, type TaskQueueDouble } from "./task-queue";
 import { drainOutbox } from "../../src/core/mail/drain";
 import { mailRound, noticeRenderers } from "../../src/core/people/review-notices";
 import { cryptoRandom } from "../../src/random";
@@ -94,7 +94,11 @@ export function auth() {
   return getAuth(adminApp());
 }
 
-export type TestDeps = Deps & { clock: ManualClock };
+export type TestDeps = Deps & {
+  clock: ManualClock;
+  /** The stand-in for the `mail` function's task queue behind `mailQueue` (none where a test gave its own). */
+  tasks: TaskQueueDouble | null;
+};
 
 /**
  * Real emulators behind every dependency; only the clock is ours to step. Its start is the
@@ -104,30 +108,30 @@ export function testDeps(overrides: Partial<Deps> = {}, { digests = false }: { d
   const config = overrides.config ?? testConfig();
   // eslint-disable-next-line no-restricted-syntax -- the manual clock starts at the emulator's now
   const clock = (overrides.clock as ManualClock | undefined) ?? manualClock(new Date());
-  const built = buildDeps(config, {
+  const tasks =
+    overrides.mailQueue === undefined
+      ? taskQueueDouble(() => (digests ? mailRound(built) : drainOutbox(built, noticeRenderers(built))), MAIL_QUEUE, {
+          clock,
+        })
+      : null;
+  const built: Deps = buildDeps(config, {
     store: overrides.store ?? firestore(),
     identity: overrides.identity ?? firebaseIdentity(auth()),
     // Real SMTP to the stack's dev inbox, sent by the outbox's drainer in this process.
     mailer: "mailer" in overrides ? (overrides.mailer ?? null) : config.smtp === null ? null : smtpMailer(config.smtp),
     // The service's own wakes, on a stand-in for the `mail` function's task queue that keeps this
-    // test's clock: a drain at once after each send, and a retry when the test moves its clock to
-    // it. The task drains the outbox; the reviewers' digest too only where asked (`digests`, on a
-    // database of the test's own), or every test's pending people would gather into digests.
-    mailQueue:
-      overrides.mailQueue ??
-      ((deps) =>
-        cloudTasksQueue(clock, () =>
-          taskQueueDouble(() => (digests ? mailRound(deps) : drainOutbox(deps, noticeRenderers(deps))), MAIL_QUEUE, {
-            clock,
-          }),
-        )),
+    // test's clock: a drain at once after each send; a retry, or a wake for later, when the test
+    // moves its clock and asks (`tasks.runDue()`). The task drains the outbox; the reviewers'
+    // digest too only where asked (`digests`, on a database of the test's own), or every test's
+    // pending people would gather into digests to every test's administrators.
+    mailQueue: overrides.mailQueue ?? cloudTasksQueue(clock, () => tasks as TaskQueueDouble),
     transaction: overrides.transaction,
     fetch: overrides.fetch,
     clock,
     random: overrides.random ?? cryptoRandom,
     log: overrides.log ?? silentLogger,
   });
-  return { ...built, ...overrides, clock };
+  return { ...built, ...overrides, clock, tasks };
 }
 
 /** The same express app a Cloud Function serves, built around test deps. */

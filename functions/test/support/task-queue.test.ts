@@ -12,6 +12,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 const SETTINGS: QueueSettings = {
   maxConcurrentDispatches: 2,
   maxAttempts: 3,
+  maxRetrySeconds: 3600,
   minBackoffSeconds: 10,
   maxBackoffSeconds: 15,
 };
@@ -107,8 +108,23 @@ describe("the task queue's stand-in", () => {
     expect(await step(3_600_000)).toBe(3);
   });
 
+  it("stops trying a failing task once maxRetrySeconds have passed since its first attempt", async () => {
+    const clock = manualClock();
+    const { seen, handler } = counted(() => true);
+    const queue = taskQueueDouble(handler, { ...SETTINGS, maxAttempts: 100, maxRetrySeconds: 40 }, { clock });
+    await queue.enqueue({});
+    await allTasksIdle();
+    // Attempts at 0, 10, 25 and 40 s; the next would be at 55 s, past the 40 s.
+    for (let i = 0; i < 10; i++) {
+      clock.advance(5_000);
+      queue.runDue();
+      await allTasksIdle();
+    }
+    expect([seen.runs, queue.counts.dropped]).toEqual([4, 1]);
+  });
+
   it("computes the backoff as Cloud Tasks does: min, doubled each attempt, held to max", () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(MAIL_QUEUE, n) / 1000)).toEqual([10, 20, 40, 80, 160, 300]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(MAIL_QUEUE, n) / 1000)).toEqual([10, 20, 40, 60, 60, 60]);
   });
 });
 
@@ -123,18 +139,41 @@ describe("the service's wakes on the task queue (cloudTasksQueue)", () => {
     expect(seen.runs).toBe(2);
   });
 
-  it("makes one task of the wakes for one second, and another for the next second", async () => {
+  it("makes one task of the wakes for one second a while ahead, and another for the next second", async () => {
     const clock = manualClock();
-    const start = clock.now().getTime();
+    const ahead = clock.now().getTime() + 60_000;
     const { seen, handler } = counted();
     let queue: ReturnType<typeof taskQueueDouble> | undefined;
     const wakes = cloudTasksQueue(clock, () => (queue = taskQueueDouble(handler, MAIL_QUEUE, { clock })));
-    await Promise.all([start + 200, start + 200, start + 999, start + 1500].map((at) => wakes.wake(new Date(at))));
+    await Promise.all([ahead + 200, ahead + 200, ahead + 999, ahead + 1500].map((at) => wakes.wake(new Date(at))));
+    clock.advance(60_000);
     for (const expected of [1, 2]) {
       clock.advance(1000);
       queue!.runDue();
       await allTasksIdle();
       expect(seen.runs).toBe(expected);
     }
+  });
+
+  it("is not swallowed by the task named for its second that already ran, on a clock a little ahead", async () => {
+    const clock = manualClock();
+    const second = clock.now().getTime() / 1000 + 30;
+    const { seen, handler } = counted();
+    let queue: ReturnType<typeof taskQueueDouble> | undefined;
+    const wakes = cloudTasksQueue(clock, () => (queue = taskQueueDouble(handler, MAIL_QUEUE, { clock })));
+    // A drain asks to be woken for an entry due just before `second`: one task, named for it.
+    await wakes.wake(new Date(second * 1000 - 20));
+    clock.set(new Date(second * 1000));
+    queue!.runDue();
+    await allTasksIdle();
+    expect(seen.runs).toBe(1);
+    // The drain it ran read a clock 50 ms behind the queue's, found the entry not yet due, and
+    // asked again for the same second.
+    clock.set(new Date(second * 1000 - 50));
+    await wakes.wake(new Date(second * 1000 - 20));
+    clock.set(new Date(second * 1000));
+    queue!.runDue();
+    await allTasksIdle();
+    expect(seen.runs).toBe(2);
   });
 });

@@ -12,7 +12,8 @@
  *   queued, and for an hour after it ran (Cloud Tasks keeps a name that long).
  * - At most `maxConcurrentDispatches` run together; the rest wait, in order, for a slot.
  * - A dispatch that fails is tried again after `minBackoffSeconds`, doubling each time up to
- *   `maxBackoffSeconds`, until `maxAttempts` have been made; then the task is dropped.
+ *   `maxBackoffSeconds`, until `maxAttempts` have been made or `maxRetrySeconds` have passed since
+ *   its first attempt, whichever comes first; then the task is dropped.
  *
  * Self-contained (type imports only), so node loads it from the bench as it is.
  */
@@ -36,6 +37,12 @@ export interface TaskQueueDouble extends TaskEnqueuer {
 }
 
 const NAME_KEPT_MS = 60 * 60_000;
+
+/** A task: the attempts made, and when the first was (its retries end `maxRetrySeconds` after). */
+interface Task {
+  attempt: number;
+  first: number | null;
+}
 /** Cloud Tasks' default for `maxDoublings`. */
 const MAX_DOUBLINGS = 16;
 
@@ -62,8 +69,8 @@ export function taskQueueDouble(
   const delay = options.dispatchDelayMs ?? 0;
   const names = new Map<string, number>();
   /** Tasks for later; `soon` for a retry or a dispatch on its way, which count as busy. */
-  const later: Array<{ at: number; attempt: number; soon: boolean }> = [];
-  const ready: number[] = [];
+  const later: Array<{ at: number; task: Task; soon: boolean }> = [];
+  const ready: Task[] = [];
   let active = 0;
   let dispatching = 0;
   let waiters: Array<() => void> = [];
@@ -77,7 +84,10 @@ export function taskQueueDouble(
   };
   const pump = () => {
     while (active < settings.maxConcurrentDispatches && ready.length > 0) {
-      const attempt = ready.shift() as number;
+      const task = ready.shift() as Task;
+      task.attempt++;
+      task.first ??= clock.now().getTime();
+      const { attempt, first } = task;
       active++;
       counts.dispatched++;
       counts.most = Math.max(counts.most, active);
@@ -94,8 +104,9 @@ export function taskQueueDouble(
           (err: unknown) => {
             counts.failed++;
             options.onFailure?.(attempt, err);
-            if (attempt < settings.maxAttempts)
-              at(clock.now().getTime() + backoffMs(settings, attempt), attempt + 1, true);
+            const retryAt = clock.now().getTime() + backoffMs(settings, attempt);
+            if (attempt < settings.maxAttempts && retryAt - first <= settings.maxRetrySeconds * 1000)
+              at(retryAt, task, true);
             else counts.dropped++;
           },
         )
@@ -109,13 +120,13 @@ export function taskQueueDouble(
   };
   const due = () => {
     const now = clock.now().getTime();
-    const come = later.filter((task) => task.at <= now).sort((a, b) => a.at - b.at);
-    for (const task of come) later.splice(later.indexOf(task), 1);
-    ready.push(...come.map((task) => task.attempt));
+    const come = later.filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
+    for (const entry of come) later.splice(later.indexOf(entry), 1);
+    ready.push(...come.map((entry) => entry.task));
     pump();
   };
-  const at = (time: number, attempt: number, soon: boolean) => {
-    later.push({ at: time, attempt, soon });
+  const at = (time: number, task: Task, soon: boolean) => {
+    later.push({ at: time, task, soon });
     if (byHand(clock)) return;
     setTimeout(due, Math.max(0, time - clock.now().getTime())).unref();
   };
@@ -131,23 +142,23 @@ export function taskQueueDouble(
         names.set(opts.id, Math.max(now, opts.scheduleTime?.getTime() ?? now) + NAME_KEPT_MS);
       }
       const time = opts.scheduleTime?.getTime() ?? now;
-      if (time > now) return at(time, 1, false);
+      if (time > now) return at(time, { attempt: 0, first: null }, false);
       if (delay === 0) {
-        ready.push(1);
+        ready.push({ attempt: 0, first: null });
         return pump();
       }
       // The queue's own dispatch latency, in real time whatever the clock.
       dispatching++;
       setTimeout(() => {
         dispatching--;
-        ready.push(1);
+        ready.push({ attempt: 0, first: null });
         pump();
       }, delay).unref();
     },
     runDue: due,
     idle: () => (active === 0 && ready.length === 0 ? Promise.resolve() : new Promise((r) => waiters.push(r))),
     running: () => active > 0 || ready.length > 0,
-    busy: () => active > 0 || ready.length > 0 || dispatching > 0 || later.some((task) => task.soon),
+    busy: () => active > 0 || ready.length > 0 || dispatching > 0 || later.some((entry) => entry.soon),
     counts,
   };
   doubles.add(double);

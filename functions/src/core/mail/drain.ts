@@ -27,9 +27,18 @@ type DrainDeps = Pick<
   "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction" | "mailer" | "mailQueue"
 >;
 
-/** The wait before attempt `n + 1`: 15 s, 45 s, 2¼ min, … up to 4 hours, each drawn ±20 %. */
-export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">): number {
-  const base = Math.min(15 * SECOND * 3 ** Math.max(0, attempts - 1), 4 * 60 * MINUTE);
+/** Mail that lapses within this of being queued (a code, a lock notice) is retried at least every minute. */
+export const SHORT_LIVED_MS = 60 * MINUTE;
+
+/**
+ * The wait before attempt `n + 1`: 15 s, 45 s, 2¼ min, … up to 4 hours, each drawn ±20 %. Mail
+ * that lapses within the hour is tried again at least once a minute (15 s, 45 s, then a minute):
+ * a code later than the minute a person waits before asking for another is worth little, so once
+ * the mail server is back, no code waits more than a minute and a fifth for its next try.
+ */
+export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">, lifetimeMs = Infinity): number {
+  const most = lifetimeMs <= SHORT_LIVED_MS ? MINUTE : 4 * 60 * MINUTE;
+  const base = Math.min(15 * SECOND * 3 ** Math.max(0, attempts - 1), most);
   return Math.round(base * (0.8 + random.int(0, 401) / 1000));
 }
 
@@ -216,7 +225,8 @@ async function settle(
   kind: string,
   permanent: boolean,
 ): Promise<Outcome> {
-  const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random));
+  const lifetime = entry.deliverBy.getTime() - entry.createdAt.getTime();
+  const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random, lifetime));
   const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
   const recorded = await whileClaimed(
     deps,
