@@ -4,8 +4,10 @@
  * then the invariants checked from the answers and from the stored state. It runs once on
  * Google's official Firestore emulator where one is found (tools/stack/firestore.ts chooses it)
  * and once on the stand-in, each on components of its own; SOAK_FIRESTORE=official or stand-in
- * runs only that one. Writes its section of bench/RESULTS.md (the runs side by side) and exits
- * non-zero when an invariant fails on any run. Loopback only; everything it starts stops at the
+ * runs only that one; SOAK_RUNS=N runs it N times in a row on each, each with fault timings of its
+ * own (a seed; SOAK_SEED repeats the first run's). Writes its section of bench/RESULTS.md (the runs
+ * side by side, and in a row) and exits non-zero when an invariant fails on any run. When a code
+ * never comes, the report says what became of it (soak/lost-codes.ts). Loopback only; everything it starts stops at the
  * end or on Ctrl-C.
  */
 import { randomBytes } from "node:crypto";
@@ -20,6 +22,7 @@ import { Environment, PROJECT } from "./soak/environment.ts";
 import { runFaults } from "./soak/faults.ts";
 import { createFixture, fixture } from "./soak/fixture.ts";
 import { logChecks, notRecovered, type Check } from "./soak/invariants.ts";
+import { explainLost, justBefore } from "./soak/lost-codes.ts";
 import type { LoadContext } from "./soak/context.ts";
 import { Control, pause, startLoad } from "./soak/load.ts";
 import { renderReport, writeSection, type Run } from "./soak/report.ts";
@@ -30,6 +33,14 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const USERS = Number(process.env.SOAK_USERS ?? 24);
 const PEOPLE = Number(process.env.SOAK_PEOPLE ?? 300);
 const PEPPER = `soak-1:${randomBytes(24).toString("hex")}`;
+/** The fault timings' seed of the first run: SOAK_SEED repeats a run's; otherwise a new one. Each run's is in the report. */
+const FIRST_SEED = process.env.SOAK_SEED ? Number(process.env.SOAK_SEED) : null;
+if (FIRST_SEED !== null && (!Number.isInteger(FIRST_SEED) || FIRST_SEED < 0 || FIRST_SEED > 0xffffffff))
+  throw new Error(`SOAK_SEED must be a whole number below 2^32, not "${process.env.SOAK_SEED}"`);
+/** How many times in a row the battery runs on each emulator, each with a seed of its own. */
+const RUNS = Number(process.env.SOAK_RUNS ?? 1);
+if (!Number.isInteger(RUNS) || RUNS < 1)
+  throw new Error(`SOAK_RUNS must be a whole number from 1, not "${process.env.SOAK_RUNS}"`);
 
 /** The emulators to run on, in order: the official one where found, then the stand-in; SOAK_FIRESTORE picks one. */
 function firestores(): FirestoreChoice[] {
@@ -58,7 +69,7 @@ process.on("SIGINT", () => {
   void (env?.stopAll() ?? Promise.resolve()).then(() => process.exit(130));
 });
 
-async function soak(choice: FirestoreChoice, current: Environment): Promise<Run> {
+async function soak(choice: FirestoreChoice, current: Environment, seed: number): Promise<Run> {
   const name = flavour(choice);
   const loadBefore = loadavg()[0] ?? 0;
   console.log(`soak [${name}]: ${choice.why}`);
@@ -93,8 +104,10 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
   const control = new Control();
   const load = startLoad(ctx, control, people, USERS);
   const checks: Check[] = [];
+  console.log(`soak [${name}]: fault timings from seed ${seed} (SOAK_SEED=${seed} repeats them)`);
   const windows = await runFaults({
     seconds: SECONDS,
+    seed,
     env: current,
     control,
     people,
@@ -135,6 +148,15 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
       process.env.SOAK_DUMP.replace(/(\.json)?$/, `-${name}$1`),
       JSON.stringify({ windows, exchanges: recorder.exchanges, mailWaits: ctx.mailWaits }),
     );
+  // A code lost in the store it was queued in (not wiped by the restart), explained.
+  const lostWaits = ctx.mailWaits.filter((w) => w.arrivedAt === null && w.epoch === w.endEpoch);
+  const lost = await explainLost(lostWaits, windows, {
+    pepper: PEPPER,
+    serviceLog: join(current.dir, "service.log"),
+    mailUrl: current.mailUrl,
+    t0: Date.now() - recorder.now(),
+  });
+  for (const code of lost) console.log(`soak [${name}]: never came: ${JSON.stringify(code, null, 2)}`);
   const failed = checks.filter((c) => !c.pass);
   console.log(
     `soak [${name}]: ${recorder.exchanges.length} requests in ${seconds.toFixed(1)} s; ` +
@@ -148,6 +170,7 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
       seconds,
       users: USERS,
       people: PEOPLE,
+      seed: String(seed),
       load: [loadBefore, loadavg()[0] ?? 0],
       helpers: recorder.helpers,
       skipped: ctx.skipped,
@@ -155,6 +178,8 @@ async function soak(choice: FirestoreChoice, current: Environment): Promise<Run>
     exchanges: recorder.exchanges,
     windows,
     checks,
+    beforeFaults: justBefore(ctx.mailWaits, windows),
+    lost,
   };
 }
 
@@ -162,17 +187,21 @@ async function soakAll(): Promise<boolean> {
   const date = new Date().toISOString().slice(0, 10);
   const runs: Run[] = [];
   const logs: string[] = [];
-  for (const choice of firestores()) {
-    env = new Environment(choice);
-    logs.push(env.dir);
-    try {
-      runs.push(await soak(choice, env));
-    } finally {
-      await disconnect();
-      await env.stopAll();
+  for (const choice of firestores())
+    for (let n = 0; n < RUNS; n++) {
+      env = new Environment(choice);
+      logs.push(env.dir);
+      const seed = n === 0 && FIRST_SEED !== null ? FIRST_SEED : randomBytes(4).readUInt32BE(0);
+      try {
+        runs.push(await soak(choice, env, seed));
+      } finally {
+        await disconnect();
+        await env.stopAll();
+      }
     }
-  }
-  const knobs = ["SOAK_SECONDS", "SOAK_FIRESTORE"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`);
+  const knobs = ["SOAK_SECONDS", "SOAK_FIRESTORE", "SOAK_SEED", "SOAK_RUNS"]
+    .filter((k) => process.env[k])
+    .map((k) => `${k}=${process.env[k]}`);
   const command = "npm run soak" + (knobs.length ? ` (${knobs.join(", ")})` : "");
   const section = renderReport({ command, date }, runs);
   console.log(`\n${section}\n`);

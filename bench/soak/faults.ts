@@ -3,6 +3,8 @@
  * the action until the component is back) is recorded so every answer can be judged against it.
  * The service's process is never touched: recovering is its job.
  *
+ * Each at about its share of the run (moved a little, and lengthened or shortened, by the seed):
+ *
  *   15% of the run  Firestore frozen (SIGSTOP … SIGCONT): connections stay open, nothing answers
  *   40%             Firestore stopped (SIGTERM), a new one started on the same port, fixture re-seeded
  *   65%             maildev stopped (SIGTERM), started again on the same ports
@@ -33,6 +35,8 @@ export interface Window {
 
 export interface Schedule {
   seconds: number;
+  /** Varies when each fault starts and how long it lasts; the same seed, the same timings. */
+  seed: number;
   env: Environment;
   control: Control;
   people: FixturePerson[];
@@ -134,9 +138,25 @@ const QUIET_MS = 20_000;
  */
 export const RECOVERY_MS = 60_000;
 
+/** A small seeded generator (mulberry32): numbers in [0, 1), the same for the same seed. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export async function runFaults(s: Schedule): Promise<Window[]> {
   const total = s.seconds * 1000;
-  const ms = faultSeconds(s.seconds) * 1000;
+  const random = seeded(s.seed);
+  // Each fault's share of the run moved by up to ±5 %, and its length between 60 % and 140 % of
+  // the base, so that runs meet the service in different states; a seed repeats a run's timings.
+  const share = (base: number) => base + (random() - 0.5) * 0.1;
+  const length = () => Math.round(faultSeconds(s.seconds) * (0.6 + random() * 0.8) * 10) * 100;
   const windows: Window[] = [];
   // A fault starts at its share of the run, but never before the previous one has had its quiet time.
   const next = async (share: number, quietMs = QUIET_MS) => {
@@ -146,14 +166,14 @@ export async function runFaults(s: Schedule): Promise<Window[]> {
     const from = last.end + GRACE_MS;
     while (!s.recoveredSince(from) && s.now() < from + RECOVERY_MS) await pause(250);
   };
-  await next(0.15);
-  windows.push(await freeze(s, ms));
-  await next(0.4);
+  await next(share(0.15));
+  windows.push(await freeze(s, length()));
+  await next(share(0.4));
   s.control.pause();
   const drained = await s.control.drained(30_000);
   await s.beforeRestart();
   s.control.resume();
-  const restarted = await restart(s, ms);
+  const restarted = await restart(s, length());
   if (!drained) restarted.notes.push("the stored-state check before the restart ran with scenarios still in flight");
   windows.push(restarted);
   // A request still in flight from before the restart may have looked the relying party up in the
@@ -162,10 +182,10 @@ export async function runFaults(s: Schedule): Promise<Window[]> {
   restarted.notes.push(
     `the next fault waits a further ${CLIENT_CACHE_TTL_MS / 1000} s, the service's cache lifetime of an OIDC client read as unknown in the empty store`,
   );
-  await next(0.65, QUIET_MS + CLIENT_CACHE_TTL_MS);
-  windows.push(await mail(s, ms));
-  await next(0.85);
-  windows.push(await hang(s, ms));
+  await next(share(0.65), QUIET_MS + CLIENT_CACHE_TTL_MS);
+  windows.push(await mail(s, length()));
+  await next(share(0.85));
+  windows.push(await hang(s, length()));
   await next(1);
   return windows;
 }

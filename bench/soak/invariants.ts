@@ -300,12 +300,36 @@ function faultAnswers(exchanges: Exchange[], windows: Window[], mailWaits: MailW
       pass: inMail.length > 0 && mailWrong.length === 0,
       numbers: `${inMail.length} sends answered in the window (${tally(inMail.map(describe))}), ${mailWrong.length} otherwise${mailWrong.length ? `: ${tally(mailWrong.map(describe))}` : ""}`,
     },
+    comeBack(mailWaits, windows),
     {
       name: "Every code sent reached the inbox (within 2 minutes), those sent while the mail server was down once it was back; a mail the Firestore restart wiped from the outbox is counted apart",
       pass: held.length > 0 && lost.length === 0,
       numbers: `${mailWaits.length} codes waited for, ${lost.length} never came${wiped.length ? ` (besides ${wiped.length} still queued when the Firestore restart wiped the outbox)` : ""}; ${held.length} sent during the outage, the slowest arriving after ${(slowest / 1000).toFixed(1)} s`,
     },
   ];
+}
+
+/** How soon after a fault ends a code held up by it must arrive: its retry (at most 72 s away) and a drain. */
+export const BACK_WITHIN_MS = 90_000;
+
+/**
+ * A code sent during a fault, or in the 20 s before it, that arrived after the fault ended arrived
+ * within BACK_WITHIN_MS of its end (the mail server's or Firestore's return).
+ */
+function comeBack(mailWaits: MailWait[], windows: Window[]): Check {
+  const held = windows.flatMap((w) =>
+    mailWaits
+      .filter((m) => m.sentAt >= w.start - 20_000 && m.sentAt <= w.end && m.epoch === m.endEpoch)
+      .filter((m) => m.arrivedAt === null || m.arrivedAt > w.end)
+      .map((m) => ({ window: w.name, after: m.arrivedAt === null ? Infinity : m.arrivedAt - w.end })),
+  );
+  const late = held.filter((h) => h.after > BACK_WITHIN_MS);
+  const slowest = Math.max(0, ...held.filter((h) => h.after !== Infinity).map((h) => h.after));
+  return {
+    name: `A code held up by a fault (sent in it or the 20 s before) reached the inbox within ${BACK_WITHIN_MS / 1000} s of the fault's end`,
+    pass: late.length === 0,
+    numbers: `${held.length} codes arrived after their fault ended (${tally(held.map((h) => h.window))}), the slowest ${(slowest / 1000).toFixed(1)} s after it; later or never: ${late.length}${late.length ? ` (${tally(late.map((h) => h.window))})` : ""}`,
+  };
 }
 
 function answeredInTime(exchanges: Exchange[], windows: Window[]): Check {

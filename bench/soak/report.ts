@@ -9,6 +9,7 @@ import type { Exchange } from "./client.ts";
 import { GRACE_MS, type Window } from "./faults.ts";
 import type { Check } from "./invariants.ts";
 import { windowOf } from "./invariants.ts";
+import type { LostCode } from "./lost-codes.ts";
 
 const START = "<!-- soak:start -->";
 const END = "<!-- soak:end -->";
@@ -22,6 +23,8 @@ export interface RunFacts {
   seconds: number;
   users: number;
   people: number;
+  /** What varied the fault timings; SOAK_SEED=<it> repeats them. */
+  seed: string;
   /** The machine's 1-minute load average as the run began and ended (the soak shares the machine). */
   load: [number, number];
   helpers: Record<string, number>;
@@ -33,6 +36,10 @@ export interface Run {
   exchanges: Exchange[];
   windows: Window[];
   checks: Check[];
+  /** For a code sent just before each fault, when it reached the inbox (lost-codes.ts). */
+  beforeFaults: string[];
+  /** Each code that never came, explained. */
+  lost: LostCode[];
 }
 
 const s = (ms: number) => (ms / 1000).toFixed(1);
@@ -82,6 +89,7 @@ function sideBySide(runs: Run[]): string[] {
     rule,
     row("Why this emulator", (r) => r.facts.why),
     row("Load", (r) => `${s(r.facts.seconds * 1000)} s (planned ${r.facts.plannedSeconds} s)`),
+    row("Fault timings' seed (SOAK_SEED)", (r) => r.facts.seed),
     row("Requests", (r) => `${r.exchanges.length} (${(r.exchanges.length / r.facts.seconds).toFixed(1)} a second)`),
     row("Answers ≥ 500 or none", (r) => String(r.exchanges.filter((e) => e.status >= 500 || e.status === 0).length)),
     row(
@@ -156,6 +164,12 @@ function details(run: Run): string[] {
     for (const [endpoint, list] of byEndpoint(inside)) lines.push(`- ${endpoint}: ${answers(list)}`);
     lines.push("");
   }
+  lines.push("Codes sent just before a fault:", "", ...run.beforeFaults.map((line) => `- ${line}`), "");
+  if (run.lost.length) {
+    lines.push(`**Codes that never came** (${run.lost.length}):`, "");
+    for (const code of run.lost) lines.push(...lostLines(code));
+    lines.push("");
+  }
   const helpers = Object.entries(facts.helpers)
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
@@ -167,7 +181,42 @@ function details(run: Run): string[] {
   return lines;
 }
 
-export function renderReport(meta: { command: string; date: string }, runs: Run[]): string {
+/** The runs one after another (SOAK_RUNS), a row each, and every lost code of any of them. */
+function inARow(all: Run[]): string[] {
+  const lines = [
+    "### Runs in a row",
+    "",
+    "| Run | Emulator | Seed (SOAK_SEED) | Load | Requests | Invariants | Codes waited for, never came | Codes held up by a fault: the slowest after its end |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  all.forEach((run, i) => {
+    const check = (start: string) => run.checks.find((c) => c.name.startsWith(start))?.numbers ?? "";
+    lines.push(
+      `| ${i + 1} | ${NAMES[run.facts.firestore]} | ${run.facts.seed} | ${s(run.facts.seconds * 1000)} s | ${run.exchanges.length} | ${verdict(run)} | ${cell(check("Every code sent reached the inbox").split(";")[0] ?? "")} | ${cell(check("A code held up by a fault"))} |`,
+    );
+  });
+  const lost = all.flatMap((run, i) => run.lost.map((code) => ({ run: i + 1, code })));
+  if (lost.length) {
+    lines.push("", `**Codes that never came**, over all runs (${lost.length}):`, "");
+    for (const { run, code } of lost) lines.push(...lostLines(code, `run ${run}: `));
+  }
+  return [...lines, ""];
+}
+
+function lostLines(code: LostCode, prefix = ""): string[] {
+  return [
+    `- ${prefix}${code.address}, sent at ${code.sent}.`,
+    `  - Outbox: ${code.entry}.`,
+    `  - The mail task's wakes since: ${code.wakes}. Inbox at the end: ${code.inbox}.`,
+    ...code.log.map((line) => `  - Log: ${cell(line)}`),
+  ];
+}
+
+export function renderReport(meta: { command: string; date: string }, all: Run[]): string {
+  // Side by side and in detail: the last run on each emulator; every run in the table of runs.
+  const runs = (["official", "stand-in"] as const)
+    .map((name) => all.filter((r) => r.facts.firestore === name).at(-1))
+    .filter((r): r is Run => r !== undefined);
   const first = runs[0]?.facts;
   const order = runs.map((r) => ON[r.facts.firestore]).join(", then on ");
   const lines = [
@@ -177,8 +226,11 @@ export function renderReport(meta: { command: string; date: string }, runs: Run[
       `Each run: mixed load for a planned ${first?.plannedSeconds ?? 0} s from ${first?.users ?? 0} virtual users over ${first?.people ?? 0} fixture people, ` +
       "against the service's sessions, otp, oidc, bridge, startpage, people and claims apps in one process that was never restarted, while the faults below act on its Firestore, mail server and gaming provider.",
     "",
-    `**${runs.map((r) => `${NAMES[r.facts.firestore]}: ${verdict(r)}`).join(". ")}.**`,
+    all.length > runs.length
+      ? `**${all.length} runs in a row: ${all.filter((r) => failedOf(r) === 0).length} held every invariant.**`
+      : `**${runs.map((r) => `${NAMES[r.facts.firestore]}: ${verdict(r)}`).join(". ")}.**`,
     "",
+    ...(all.length > runs.length ? inARow(all) : []),
     "### Side by side",
     "",
     ...sideBySide(runs),
