@@ -532,30 +532,37 @@ describe("the OpenID Connect provider", () => {
       }
     });
 
-    it("refuses a caller after ten wrong secrets in ten minutes, for ten minutes, right secret or not; others go on", async () => {
+    it("refuses a caller's wrong secrets after ten in ten minutes, never a right one: a forged address locks no party out", async () => {
       const throttled = { clientId: unique("client"), clientSecret: randomBytes(32).toString("base64url") };
       await registerClient(deps, { ...throttled, name: "Throttled app", redirectUris: [REDIRECT] });
-      const from = (caller: string, secret: string, code = "c") =>
+      const from = (caller: string, secret: string, code = "c", verifier = pkce().verifier) =>
         request(app)
           .post("/auth/oidc/token")
           .type("form")
           .set("X-Forwarded-For", caller)
           .set("Authorization", basic(throttled.clientId, secret))
-          .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: pkce().verifier });
-      const attacker = "198.51.100.77";
+          .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier });
+      // A direct call to the function writes the address taken as its caller: here, the relying
+      // party's own server's.
+      const party = "203.0.113.50";
       const statuses = [];
-      for (let i = 0; i < 12; i++) statuses.push((await from(attacker, `wrong-${i}`)).status);
+      for (let i = 0; i < 12; i++) statuses.push((await from(party, `wrong-${i}`)).status);
       expect(statuses).toEqual([...Array(10).fill(401), 429, 429]);
-      const refused = await from(attacker, throttled.clientSecret);
+      const refused = await from(party, "wrong-again");
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
       expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(refused.headers["retry-after"])).toBeLessThanOrEqual(600);
-      // The client's own servers, elsewhere, are not held back: a right secret gets to the code.
-      expect((await from("203.0.113.50", throttled.clientSecret)).body.error).toBe("invalid_grant");
-      // Attempts while refused did not make the refusal longer.
+      // The party's right secret, from that same address, still gets its tokens.
+      const { cookie } = await signedIn();
+      const { code, verifier } = await codeFor(cookie, pkce(), { client_id: throttled.clientId });
+      const tokens = await from(party, throttled.clientSecret, code, verifier);
+      expect(tokens.status).toBe(200);
+      expect(tokens.body.access_token).toEqual(expect.any(String));
+      // Wrong ones stay refused until the ten minutes are over; attempts meanwhile did not make them longer.
+      expect((await from(party, "wrong-later")).status).toBe(429);
       deps.clock.advance(10 * 60 * SECOND);
-      expect((await from(attacker, throttled.clientSecret)).body.error).toBe("invalid_grant");
+      expect((await from(party, "wrong-after")).status).toBe(401);
     });
 
     it("counts 30 concurrent wrong secrets from one caller exactly: never an eleventh 401, and no failure lost", async () => {

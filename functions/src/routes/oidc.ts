@@ -181,7 +181,7 @@ export function routes(deps: Deps): Router {
       "oauth_invalid_request",
       "code_verifier must be 43 to 128 unreserved characters",
     );
-    const tokens = await redeem({ client, caller, code, redirectUri, codeVerifier: codeVerifier ?? null });
+    const tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);

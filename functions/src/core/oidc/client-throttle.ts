@@ -4,10 +4,12 @@ import type { Throttle } from "../../store/client-throttles";
 
 /**
  * The token endpoint's throttle on client authentication: after FAILURES_ALLOWED wrong secrets
- * for one client id from one caller inside the window, that caller's requests for that client id
- * are refused (429, Retry-After) until REFUSAL_MS has passed, right secret or not, so a refusal
- * tells nothing about a guess. Another caller of the same client id (its own servers, say) is not
- * affected. A refusal never grows while it runs: refused attempts are not counted.
+ * for one client id from one caller inside the window, that caller's wrong secrets for that client
+ * id are refused (429, Retry-After) until REFUSAL_MS has passed: a caller told to stop. A right
+ * secret is never refused. The caller is an address a direct call to the function writes for
+ * itself (http/caller), so a refusal of right secrets would let anyone lock a relying party out by
+ * naming its servers; and a refusal protects nothing a secret needs, as every secret `clients add`
+ * makes is 256 random bits. A refusal never grows while it runs: refused attempts are not counted.
  */
 export const FAILURES_ALLOWED = 10;
 export const FAILURE_WINDOW_MS = 10 * MINUTE;

@@ -22,8 +22,9 @@ export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 /**
  * The registered client whose secret was presented, or invalid_client. A wrong secret is counted
  * against the client id and `caller` in a transaction (core/oidc/client-throttle), and past the
- * limit answered 429 instead; a right one is checked against the same record in the redemption's
- * own transaction, so the throttle costs the success path no round trip.
+ * limit answered 429 instead. A right secret passes whatever was counted: the caller's address is
+ * what a direct call to the function may write for itself, so wrong secrets sent in a relying
+ * party's name must not lock the party out, and the success path reads no throttle at all.
  */
 export async function authenticateClient(
   deps: Pick<Deps, "store" | "clients" | "clock" | "transaction" | "pepper">,
@@ -65,8 +66,6 @@ export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
 
 interface Redemption {
   clientId: string;
-  /** The client throttle's record for this client id and caller (checked before anything else). */
-  throttleId: string;
   hash: string;
   redirectUri: string;
   codeVerifier: string | null;
@@ -93,12 +92,8 @@ function decide(
   r: Redemption,
   stored: codes.OidcCode | null,
   person: Person | null,
-  throttle: throttles.Throttle | undefined,
   now: Date,
 ): Decision {
-  // A caller refused for wrong secrets is refused with the right one too, and spends nothing.
-  const until = throttle === undefined ? null : refusedUntil(throttle, now);
-  if (until) throw limitReached("oauth_client_throttled", now, until);
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
   // A code issued without a challenge (a PKCE-optional client) must be redeemed without a verifier,
@@ -162,16 +157,13 @@ function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: Person, no
 /** Decides a batch of redemptions of distinct codes in one transaction: one read of them all, one commit. */
 function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
   return deps.transaction(async (tx) => {
-    // The codes and their callers' throttles in one round trip.
-    const [found, throttled] = await readTogether(
+    const [found] = await readTogether(
       tx,
       codes.byHash(
         deps.store,
         batch.map((r) => r.hash),
       ),
-      throttles.byId(deps.store, [...new Set(batch.map((r) => r.throttleId))]),
     );
-    const throttleOf = new Map(throttled.map((t) => [t.id, t]));
     // The people behind unused codes, through the per-instance cache every gated request uses:
     // read before anything is written, so a person who may not sign in gets no token stored.
     const owners = await Promise.all(
@@ -182,7 +174,7 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
     const now = deps.clock.now();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, throttleOf.get(r.throttleId), now);
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, now);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;
@@ -193,8 +185,6 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
 
 export type Redeemer = (input: {
   client: OidcClient;
-  /** Where the request came from, for the client throttle. */
-  caller: string;
   code: string;
   redirectUri: string;
   codeVerifier: string | null;
@@ -230,7 +220,6 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(accessToken);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
-      throttleId: throttleId(pepperRing(deps), input.client.clientId, input.caller),
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,
