@@ -83,6 +83,10 @@ describe.each(MODES)("security notices, %s", (mode) => {
     await t.page.getByRole("status").filter({ hasText: "You won't be emailed about new browsers." }).waitFor();
     await t.visitor.audit();
     expect((await people.findById(db, person.id))?.newBrowserNotices).toBe(false);
+    // Turning them off is told by mail, so a stolen session that does it is heard of.
+    expect((await waitForSubject(account.email, "Your access changed")).text).toContain(
+      "Notices of sign-ins from new browsers were turned off",
+    );
     await t.page.reload();
     await t.visitor.reaches("Your account");
     await box.and(t.page.locator(":enabled")).waitFor();

@@ -20,7 +20,7 @@ import * as sessions from "../src/routes/sessions";
 import * as outbox from "../src/store/outbox";
 import * as people from "../src/store/people";
 import { randomPhone, signedUp, type Account } from "./support/auth";
-import { appFor, firestore, ID_URL, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
+import { appFor, auth, firestore, ID_URL, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { cryptoRandom } from "../src/random";
 import { mailTo, settledCount, waitForMail } from "./support/inbox";
 import { passkeyWorld } from "./support/passkeys";
@@ -286,18 +286,44 @@ describe("GET and PATCH /auth/session/notices", () => {
       .send({ newBrowser: false });
     expect(off.status).toBe(200);
     expect((await request(app).get("/auth/session/notices").set("Cookie", cookie)).body).toEqual({ newBrowser: false });
+    // Turning them off is itself told, once: a stolen session that does it is heard of.
+    const [told] = await waitForMail(account.email);
+    expect(told!.subject).toBe("Your access changed");
+    expect(told!.text).toContain("Notices of sign-ins from new browsers were turned off");
     const elsewhere = await signIn(deps, account);
     expect(elsewhere.body.approved).toBe(true);
-    expect(await settledCount(account.email)).toBe(0);
+    expect(await settledCount(account.email)).toBe(1);
     // Still remembered, so turning them on again does not tell of this browser.
     expect(Object.keys((await people.findById(db, person.id))!.knownBrowsers ?? {})).toHaveLength(2);
 
     const w = passkeyWorld(deps);
     const browser = { session: await sessionCookieFor(deps, account.uid, person.id, ["otp"]), binding: null };
     expect((await w.register(browser, new SoftwareAuthenticator(), {}, "Work laptop")).status).toBe(201);
-    const [mail] = await waitForMail(account.email);
+    const mail = (await waitForMail(account.email, 2))[1];
     expect(mail!.subject).toBe("A way into your account changed");
     expect(mail!.text).toContain("A passkey was added: “Work laptop”.");
+  });
+
+  it("turns them off only after a recent sign-in, on again at any time, and tells only of turning off", async () => {
+    const deps = testDeps();
+    const { account, person } = await knownPerson(deps);
+    const app = appFor(sessions, deps);
+    const choose = (cookie: string, newBrowser: boolean) =>
+      request(app).patch("/auth/session/notices").set("Origin", ID_URL).set("Cookie", cookie).send({ newBrowser });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    deps.clock.advance(5 * 60_000 + 1000);
+    const stale = await choose(cookie, false);
+    expect(stale.status).toBe(403);
+    expect(stale.body).toMatchObject({ reason: "step_up_required" });
+    expect((await people.findById(db, person.id))!.newBrowserNotices).toBeUndefined();
+    expect(await settledCount(account.email)).toBe(0);
+    const fresh = await sessionCookieFor(deps, account.uid, person.id);
+    expect((await choose(fresh, false)).status).toBe(200);
+    // Off again changes nothing and tells nothing more; on needs no recent sign-in, and is not told.
+    expect((await choose(fresh, false)).status).toBe(200);
+    expect((await choose(cookie, true)).status).toBe(200);
+    expect((await people.findById(db, person.id))!.newBrowserNotices).toBeUndefined();
+    expect(await settledCount(account.email)).toBe(1);
   });
 
   it("refuses a foreign page, a browser with no session, and a body it does not take", async () => {
@@ -323,6 +349,30 @@ describe("GET and PATCH /auth/session/notices", () => {
       .send({ waysIn: false });
     expect(wrong.status).toBe(400);
     expect((await people.findById(db, person.id))!.newBrowserNotices).toBeUndefined();
+  });
+});
+
+describe("a provider's account linked by a sign-in", () => {
+  it("tells the person that an account at the provider now signs in as them, from which browser", async () => {
+    const deps = testDeps();
+    const { account, person } = await knownPerson(deps);
+    // A second account for the same address at the provider (another way to sign in with it).
+    await auth().deleteUser(account.uid);
+    const other = await signedUp({ email: account.email });
+    const res = await signIn(deps, other);
+    expect(res.body).toMatchObject({ approved: true, personId: person.id, uid: other.uid });
+    const mails = await waitForMail(account.email);
+    const linked = mails.find((m) => m.subject === "A way into your account changed");
+    expect(linked!.text).toContain(
+      `A sign-in by email and password (${account.email}) was linked to your account, and now signs in as you.`,
+    );
+    expect(linked!.text).toContain("Firefox on Windows");
+    // Its next sign-in is of an account already linked: nothing more about ways in.
+    await signIn(deps, other);
+    await allTasksIdle();
+    expect((await mailTo(account.email)).filter((m) => m.subject === "A way into your account changed")).toHaveLength(
+      1,
+    );
   });
 });
 

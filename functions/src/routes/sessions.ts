@@ -3,6 +3,8 @@ import { z } from "zod";
 import { ensureAccess, personView } from "../core/people/access";
 import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
 import { ensure } from "../core/errors";
+import { ensureRecent } from "../core/account/own-data";
+import { nameUserAgent } from "../core/sessions/user-agent";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
@@ -63,9 +65,11 @@ export function routes(deps: Deps): Router {
 
   const noticesBody = z.object({ newBrowser: z.boolean() }).strict();
   router.patch("/auth/session/notices", async function chooseNotices(req: Request, res: Response) {
-    const { person } = await signedInPerson(req);
+    const { principal, person } = await signedInPerson(req);
     const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
-    await chooseNewBrowserNotices(deps, person.id, newBrowser);
+    // Off silences what would tell of a stolen session: a recent sign-in first, as for erasure.
+    if (!newBrowser) ensureRecent(deps, { self: person, signedInAt: principal.authTime });
+    await chooseNewBrowserNotices(deps, person.id, newBrowser, nameUserAgent(req.get("user-agent") ?? ""));
     res.json({ newBrowser });
   });
 

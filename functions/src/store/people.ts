@@ -79,11 +79,8 @@ export function setKnownBrowsers(db: Firestore, tx: Transaction, personId: strin
 }
 
 /** Turns the notices of sign-ins from new browsers on or off for the person (one write, no read). */
-export async function setNewBrowserNotices(db: Firestore, personId: string, on: boolean): Promise<void> {
-  await db
-    .collection(PEOPLE)
-    .doc(personId)
-    .update({ newBrowserNotices: on ? FieldValue.delete() : false });
+export function setNewBrowserNotices(db: Firestore, tx: Transaction, personId: string, on: boolean): void {
+  tx.update(db.collection(PEOPLE).doc(personId), { newBrowserNotices: on ? FieldValue.delete() : false });
 }
 
 /** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */

@@ -13,17 +13,18 @@ const NAME_MAX = 200;
 const STALE = "You signed in more than 5 minutes ago.";
 
 /** Asks, and once more after the person confirms it's them when the service asks for that first. */
-async function askConfirmed(
+export async function askConfirmed(
   alert: ReturnType<typeof alertBox>,
   near: HTMLElement,
   me: Person,
-  method: "GET" | "DELETE",
+  method: "GET" | "DELETE" | "PATCH",
   path: string,
+  body?: Record<string, unknown>,
 ): Promise<Answer | null | "cancelled"> {
-  const answer = await ask(alert, method, path);
+  const answer = await ask(alert, method, path, body);
   if (answer === null || !stepUpAsked(answer)) return answer;
   if (!(await confirmItsYou((panel) => near.after(panel), me, STALE))) return "cancelled";
-  return ask(alert, method, path);
+  return ask(alert, method, path, body);
 }
 
 export function nameSection(me: Person, renamed: (person: Person) => void): HTMLElement {

@@ -55,7 +55,7 @@ function signedIn(person: Person): void {
     nameSection(person, renamed),
     passkeysSection(),
     sessionsSection(),
-    noticesSection(),
+    noticesSection(person),
     h("h2", {}, "Sign out"),
     signOut,
     status,

@@ -202,13 +202,14 @@ export async function completeBridge(
   provider: string,
   query: Record<string, unknown>,
   cookieStates: string[],
+  from: string,
 ): Promise<string> {
   const protocol = usable(deps.config, provider);
   const state = await useState(deps, provider, query.state, cookieStates);
   const signIn = await protocol.finish(deps, query, state);
   // A name the provider signed comes first; one it only posted, for a new person only.
   const named = { ...signIn, name: signIn.name ?? state.postedName };
-  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named, provider));
+  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named, provider, from));
   const customToken = await translateFailure(deps, ourSide("custom token"), () =>
     deps.identity.createCustomToken(signIn.uid, [AMR.federated]),
   );

@@ -4,29 +4,38 @@ import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
+import { accountLinkedEvent, queueNotice, wakeForNotice } from "./security-notices";
 import { changesBetween, recordEvent } from "./history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
 
-type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">;
+type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
 
 /**
  * Finds the person behind a sign-in: by account, then verified address, then phone number;
  * links the account to whoever it found. A sign-in nobody recognises becomes a new pending
  * person, except a phone-only one, which is refused.
  * Known accounts cost one read. The rest runs in one transaction whose key claims (see
- * store/person-keys) make two concurrent first sign-ins end in one person.
+ * store/person-keys) make two concurrent first sign-ins end in one person. An account linked to
+ * someone already known is a new way into their account: they are told (`waysIn`), with `from`,
+ * the browser it was done in.
  */
-export async function resolvePerson(deps: ResolveDeps, signIn: SignIn, bridge: string | null): Promise<Person> {
+export async function resolvePerson(
+  deps: ResolveDeps,
+  signIn: SignIn,
+  bridge: string | null,
+  from: string,
+): Promise<Person> {
   for (let attempt = 0; ; attempt++) {
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
     try {
-      const person = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge));
+      const { person, told } = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge, from));
       // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices).
       if (person.awaitingNotice === true) await wakeDrainer(deps);
+      await wakeForNotice(deps, told);
       return person;
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.
@@ -41,7 +50,8 @@ async function linkOrCreate(
   tx: Transaction,
   signIn: SignIn,
   bridge: string | null,
-): Promise<Person> {
+  from: string,
+): Promise<{ person: Person; told: string | null }> {
   const { store } = deps;
   const email = signIn.email === null ? null : canonicalEmail(signIn.email);
   const holderId =
@@ -50,7 +60,7 @@ async function linkOrCreate(
   if (holderId !== null) {
     const holder = await people.findById(store, holderId, tx);
     if (holder) {
-      if (holder.uids.includes(signIn.uid)) return holder;
+      if (holder.uids.includes(signIn.uid)) return { person: holder, told: null };
       const linked = { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() };
       people.replace(store, tx, holder, linked);
       recordEvent(deps, tx, {
@@ -60,7 +70,8 @@ async function linkOrCreate(
         event: "changed",
         changes: changesBetween(holder, linked),
       });
-      return linked;
+      const event = accountLinkedEvent(bridge ?? signIn.provider, signIn.account ?? signIn.email ?? signIn.phone, from);
+      return { person: linked, told: deps.config.notices.waysIn ? queueNotice(deps, tx, holder.id, event) : null };
     }
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
@@ -96,5 +107,5 @@ async function linkOrCreate(
     event: "created",
     changes: changesBetween(null, person),
   });
-  return person;
+  return { person, told: null };
 }

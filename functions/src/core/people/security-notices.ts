@@ -120,6 +120,27 @@ export function passkeysEvent(change: "added" | "removed", names: string[], from
   return { kind: "waysIn", lines: [`${what}: ${quoted}.`], from };
 }
 
+/** How a person knows the identity provider's sign-in methods; a bridge or other provider by its own name. */
+const PROVIDER_NAMES: Record<string, string> = {
+  password: "email and password",
+  phone: "phone number",
+  "google.com": "Google",
+  "apple.com": "Apple",
+  "microsoft.com": "Microsoft",
+  "github.com": "GitHub",
+};
+
+/** A provider's account linked to the person by a sign-in with an address or number of theirs. */
+export function accountLinkedEvent(provider: string, account: string | null, from: string): SecurityEvent {
+  const name = PROVIDER_NAMES[provider] ?? provider;
+  const which = account === null ? name : `${name} (${account})`;
+  return {
+    kind: "waysIn",
+    lines: [`A sign-in by ${which} was linked to your account, and now signs in as you.`],
+    from,
+  };
+}
+
 export function sessionsEndedEvent(count: number, from: string): SecurityEvent {
   const what = count === 1 ? "One of your sessions was ended" : `${count} of your sessions were ended`;
   return { kind: "access", lines: [`${what}: the browsers they were in are signed out.`], from };
@@ -190,13 +211,36 @@ export async function noticeChoices(deps: Pick<Deps, "store">, personId: string)
 /**
  * GET/PATCH /auth/session/notices: the person turns the notices of sign-ins from new browsers off
  * or on. The others cannot be turned off: they tell of a way in or of access changing, which a
- * person who did not do it must hear of. This instance forgets its copy of the person at once.
+ * person who did not do it must hear of. Turning them off silences what would tell of a stolen
+ * session, so the caller has asked for a recent sign-in (account/own-data `ensureRecent`), and the
+ * person is told, in the transaction that turns them off. This instance forgets its copy of the
+ * person at once.
  */
 export async function chooseNewBrowserNotices(
-  deps: Pick<Deps, "store" | "people">,
+  deps: Pick<Deps, "store" | "people" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   personId: string,
   on: boolean,
+  from: string,
 ): Promise<void> {
-  await people.setNewBrowserNotices(deps.store, personId, on);
+  const told = await deps.transaction(async (tx) => {
+    const person = await people.findById(deps.store, personId, tx);
+    if (!person) return null;
+    people.setNewBrowserNotices(deps.store, tx, personId, on);
+    const turnedOff = !on && person.newBrowserNotices !== false;
+    return turnedOff && deps.config.notices.newBrowser
+      ? queueNotice(deps, tx, personId, newBrowserNoticesOffEvent(from))
+      : null;
+  });
   deps.people.evict(personId);
+  await wakeForNotice(deps, told);
+}
+
+export function newBrowserNoticesOffEvent(from: string): SecurityEvent {
+  return {
+    kind: "access",
+    lines: [
+      "Notices of sign-ins from new browsers were turned off: nothing will tell you of one until they are turned on again on your account page.",
+    ],
+    from,
+  };
 }

@@ -60,7 +60,7 @@ export async function openSession(
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
   ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
-  const person = await resolvePerson(deps, signIn, null);
+  const person = await resolvePerson(deps, signIn, null, nameUserAgent(sign.userAgent));
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as ApprovalRefusal | null;
   if (reason) return { approved: false, reason };
