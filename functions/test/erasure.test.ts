@@ -17,9 +17,13 @@ import * as projectAccess from "../src/store/project-access";
 import * as sessions from "../src/store/sessions";
 import type { Firestore } from "firebase-admin/firestore";
 import { randomPhone } from "./support/auth";
-import { testDeps, unique } from "./support/deps";
+import { appFor, ID_URL, testDeps, unique } from "./support/deps";
 import { admin, freshProject } from "./support/operator-cli";
-import { personFor } from "./support/people";
+import { personFor, sessionCookieFor } from "./support/people";
+import request from "supertest";
+import * as peopleRoutes from "../src/routes/people";
+import * as people from "../src/store/people";
+import { erasePerson } from "../src/core/account/erasure";
 
 jest.setTimeout(120_000);
 
@@ -150,7 +154,7 @@ describe("people erase", () => {
 
     const run = await admin(["people", "erase", email, "--yes", "--json"], env);
     expect(run).toMatchObject({ code: 0 });
-    expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, providerSyncErrors: [] });
+    expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, finished: true, providerSyncErrors: [] });
 
     const after = await everything(db);
     expect(holding(after)).toEqual([]);
@@ -203,5 +207,87 @@ describe("people erase", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/last approved administrator/);
     expect((await db.collection("people").where("emails", "array-contains", "boss@example.test").get()).size).toBe(1);
+  });
+});
+
+describe("an erasure the identity provider fails part-way", () => {
+  afterEach(() => allTasksIdle());
+
+  /**
+   * The provider failing: a fake of its failure (the Auth emulator is shared by every file, so it
+   * cannot be stopped for one), in front of the real one. It fails while `down` says so.
+   */
+  function failing(auth: ReturnType<typeof getAuth>) {
+    const real = firebaseIdentity(auth);
+    const state = { down: true };
+    const identity = {
+      ...real,
+      deleteAccounts: (uids: string[]) =>
+        state.down ? Promise.reject(new Error("the identity provider is unavailable")) : real.deleteAccounts(uids),
+    };
+    return { identity, state };
+  }
+
+  it("says it is not finished, lists it, and finishes by itself once the provider answers", async () => {
+    const { env, db, projectId } = freshProject();
+    const auth = getAuth(getApp(projectId));
+    const { identity, state } = failing(auth);
+    const deps = testDeps({ store: db, identity });
+    const email = `${unique("una")}@example.test`;
+    const account = await auth.createUser({ email, emailVerified: true });
+    const una = await personFor({ uid: account.uid, email }, { projects: ["startpage"] }, db);
+    const app = appFor(peopleRoutes, deps);
+    const cookie = await sessionCookieFor(deps, account.uid, una.id);
+
+    const res = await request(app).delete("/auth/account").set("Origin", ID_URL).set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      erased: true,
+      finished: false,
+      providerSyncErrors: [{ uid: account.uid, operation: "delete_account", error: expect.any(String) }],
+    });
+    expect(await people.findById(db, una.id)).toBeNull();
+    expect((await auth.getUsers([{ uid: account.uid }])).users).toHaveLength(1);
+    const listed = await admin(["people", "erasures", "--json"], env);
+    expect(JSON.parse(listed.stdout).unfinished).toEqual([
+      { personId: una.id, uids: [account.uid], startedAt: expect.any(String) },
+    ]);
+
+    // The provider answers again; the job, due a minute after the erasure, finishes it.
+    state.down = false;
+    deps.clock.advance(61_000);
+    deps.tasks!.runDue();
+    await allTasksIdle();
+    expect((await auth.getUsers([{ uid: account.uid }])).users).toEqual([]);
+    expect(JSON.parse((await admin(["people", "erasures", "--json"], env)).stdout).unfinished).toEqual([]);
+    expect((await db.collection("outbox").where("about", "==", una.id).get()).size).toBe(0);
+  });
+
+  it("is retried with backoff while the provider fails, and never deletes an account someone signed in with since", async () => {
+    const { db, projectId } = freshProject();
+    const auth = getAuth(getApp(projectId));
+    const { identity } = failing(auth);
+    const deps = testDeps({ store: db, identity });
+    const email = `${unique("rex")}@example.test`;
+    const account = await auth.createUser({ email, emailVerified: true });
+    const rex = await personFor({ uid: account.uid, email }, { projects: ["startpage"] }, db);
+    const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
+    expect((await erasePerson(deps, rex.id, operator)).finished).toBe(false);
+    // The job's first try fails too, and is tried again after its backoff.
+    deps.clock.advance(61_000);
+    deps.tasks!.runDue();
+    await allTasksIdle();
+    const [job] = (await db.collection("outbox").where("about", "==", rex.id).get()).docs;
+    expect(job!.get("state")).toBe("pending");
+    expect(job!.get("attempts")).toBe(1);
+    expect(job!.get("lastError")).toBe("unwritten");
+
+    // Meanwhile the account, still at the provider, signs in again: a new person holds it now.
+    const again = await personFor({ uid: account.uid, email }, { status: "pending" }, db);
+    const healed = testDeps({ store: db, identity: firebaseIdentity(auth) });
+    healed.clock.set(new Date(deps.clock.now().getTime() + 60_000));
+    expect((await erasePerson(healed, rex.id, operator)).finished).toBe(true);
+    expect((await auth.getUsers([{ uid: account.uid }])).users).toHaveLength(1);
+    expect((await people.findByUid(db, account.uid))?.id).toBe(again.id);
   });
 });

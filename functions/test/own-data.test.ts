@@ -140,7 +140,7 @@ describe("DELETE /auth/account", () => {
     const elsewhere = await cookie();
     const res = await request(app).delete("/auth/account").set("Origin", ID_URL).set("Cookie", mine);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ erased: true, providerSyncErrors: [] });
+    expect(res.body).toEqual({ erased: true, finished: true, providerSyncErrors: [] });
     expect(String(res.headers["set-cookie"])).toMatch(/__session=;.*Max-Age=0|__session=;.*Expires=Thu, 01 Jan 1970/);
     const refreshed = await request(sessionsApp).post("/auth/session/refresh").set("Cookie", elsewhere);
     expect(refreshed.status).toBe(401);
@@ -230,7 +230,7 @@ describe("an administrator on /auth/people/:personId", () => {
       .delete(`/auth/people/${person.id}`)
       .set("Origin", ID_URL)
       .set("Cookie", await admin.cookie());
-    expect(res.body).toEqual({ erased: true, providerSyncErrors: [] });
+    expect(res.body).toEqual({ erased: true, finished: true, providerSyncErrors: [] });
     const again = await request(app)
       .delete(`/auth/people/${person.id}`)
       .set("Origin", ID_URL)
@@ -285,7 +285,7 @@ describe("the core's own rules", () => {
     expect(await people.findById(db, person.id)).not.toBeNull();
     const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
     expect((await exportPersonData(deps, person.id, operator)).person.personId).toBe(person.id);
-    expect(await erasePerson(deps, person.id, operator)).toEqual({ providerSyncErrors: [] });
+    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [] });
     expect(await refusal(erasePerson(deps, person.id, operator))).toBe("person_not_found");
   });
 
@@ -295,13 +295,14 @@ describe("the core's own rules", () => {
     // The provider refuses once: the person is gone, the account is not, and the erasure says so.
     const refusing = { ...deps, identity: { ...deps.identity, deleteAccounts: async (uids: string[]) => uids } };
     const first = await erasePerson(refusing, person.id, operator);
+    expect(first.finished).toBe(false);
     expect(first.providerSyncErrors).toEqual([
       expect.objectContaining({ uid: account.uid, operation: "delete_account" }),
     ]);
     expect(await people.findById(db, person.id)).toBeNull();
     expect((await auth().getUsers([{ uid: account.uid }])).users).toHaveLength(1);
     expect((await db.collection("erasures").doc(person.id).get()).exists).toBe(true);
-    expect(await erasePerson(deps, person.id, operator)).toEqual({ providerSyncErrors: [] });
+    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [] });
     expect((await auth().getUsers([{ uid: account.uid }])).users).toEqual([]);
     expect((await db.collection("erasures").doc(person.id).get()).exists).toBe(false);
   });

@@ -174,9 +174,12 @@ export function routes(deps: Deps): Router {
 
   router.delete("/auth/account", async function eraseOwn(req: Request, res: Response) {
     const { person, principal } = await requireAccess(deps, req, SELF);
-    const { providerSyncErrors } = await erasePerson(deps, person.id, { self: person, signedInAt: principal.authTime });
+    const { finished, providerSyncErrors } = await erasePerson(deps, person.id, {
+      self: person,
+      signedInAt: principal.authTime,
+    });
     clearSessionCookie(res, deps.config.parentDomain);
-    res.json({ erased: true, providerSyncErrors });
+    res.json({ erased: true, finished, providerSyncErrors });
   });
 
   router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
@@ -215,10 +218,10 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/people/:personId", async function erase(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const by = { admin: admin.person, signedInAt: admin.principal.authTime };
-    const { providerSyncErrors } = await erasePerson(deps, personIdParam(req), by);
+    const { finished, providerSyncErrors } = await erasePerson(deps, personIdParam(req), by);
     // An administrator who erased themself is signed out here, as the account page's deletion does.
     if (personIdParam(req) === admin.person.id) clearSessionCookie(res, deps.config.parentDomain);
-    res.json({ erased: true, providerSyncErrors });
+    res.json({ erased: true, finished, providerSyncErrors });
   });
 
   const historyQuery = z

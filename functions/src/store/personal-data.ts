@@ -27,6 +27,11 @@ const NOTICE_WINDOWS: Collection = "noticeWindows";
  * erasure is done; a TTL field (`forgetAfter`) bounds how long a stuck one keeps the accounts' ids.
  */
 const ERASURES: Collection = "erasures";
+/**
+ * The outbox kind of an erasure's finishing job (core/people/erasure-job): nothing is mailed; the
+ * drain runs it, and retries it with backoff until the erasure is done. The sweep leaves it.
+ */
+export const ERASURE_JOB = "erasure";
 
 /** How many documents one sweep deletes per batch (Firestore allows 500 writes in one). */
 const SWEEP_BATCH = 400;
@@ -41,8 +46,6 @@ function naming(db: Firestore, personId: string): Query[] {
     db.collection(OIDC_CODES).where("personId", "==", personId),
     db.collection(OIDC_TOKENS).where("personId", "==", personId),
     db.collection(PROJECT_ACCESS).where("personId", "==", personId),
-    // Mail about them not yet written (an approval, a notice): nothing to send once they are gone.
-    db.collection(OUTBOX).where("about", "==", personId),
   ];
 }
 
@@ -63,6 +66,16 @@ async function sweep(db: Firestore, query: Query): Promise<number> {
 export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
   let deleted = 0;
   for (const query of naming(db, personId)) deleted += await sweep(db, query);
+  // Mail about them not yet written (an approval, a notice): nothing to send once they are gone.
+  // Their erasure's own job stays, to finish what this erasure could not. A person has few.
+  const waiting = await db.collection(OUTBOX).where("about", "==", personId).get();
+  const unsent = waiting.docs.filter((d) => d.get("kind") !== ERASURE_JOB);
+  for (let i = 0; i < unsent.length; i += SWEEP_BATCH) {
+    const batch = db.batch();
+    for (const d of unsent.slice(i, i + SWEEP_BATCH)) batch.delete(d.ref);
+    await batch.commit();
+  }
+  deleted += unsent.length;
   // Their history goes but for the entry that they were erased (it names no personal data).
   const history = db.collection(HISTORY).where("personId", "==", personId).where("event", "!=", "erased");
   deleted += await sweep(db, history);
@@ -116,6 +129,18 @@ export function beginErasure(
   tx.delete(db.collection(NOTICE_WINDOWS).doc(personId));
 }
 
+/** Every erasure begun and not finished, oldest first: for the operator (`people erasures`). */
+export async function unfinishedErasures(
+  db: Firestore,
+): Promise<Array<{ personId: string; uids: string[]; startedAt: Date }>> {
+  const snap = await db.collection(ERASURES).orderBy("startedAt").limit(1000).get();
+  return snap.docs.map((d) => ({
+    personId: d.id,
+    uids: stringList(d.get("uids")),
+    startedAt: toDate(d.get("startedAt")),
+  }));
+}
+
 /** An erasure begun and not finished: the accounts still to delete; null when there is none. */
 export async function erasureOf(db: Firestore, personId: string): Promise<{ uids: string[]; startedAt: Date } | null> {
   if (!isDocumentId(personId)) return null;
@@ -123,7 +148,11 @@ export async function erasureOf(db: Firestore, personId: string): Promise<{ uids
   return snap.exists ? { uids: stringList(snap.get("uids")), startedAt: toDate(snap.get("startedAt")) } : null;
 }
 
-/** The erasure is done. */
+/** The erasure is done: its record goes, and its finishing job with it (run or not). */
 export async function endErasure(db: Firestore, personId: string): Promise<void> {
-  await db.collection(ERASURES).doc(personId).delete();
+  const jobs = await db.collection(OUTBOX).where("about", "==", personId).get();
+  const batch = db.batch();
+  batch.delete(db.collection(ERASURES).doc(personId));
+  for (const d of jobs.docs) if (d.get("kind") === ERASURE_JOB) batch.delete(d.ref);
+  await batch.commit();
 }

@@ -5,7 +5,7 @@
  * 5 minutes ago, in place, and then go ahead.
  */
 import { ask, type Answer, type Person } from "../shared/api";
-import { TRY_AGAIN } from "../shared/messages";
+import { erasureWords, TRY_AGAIN } from "../shared/messages";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { alertBox, button, confirmPanel, field, h, paragraph, whileBusy } from "../shared/ui";
 
@@ -118,7 +118,7 @@ const WHAT_GOES = [
   "This can't be undone.",
 ];
 
-export function deleteSection(me: Person, deleted: () => void): HTMLElement {
+export function deleteSection(me: Person, deleted: (finishing: string) => void): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "delete-account" },
@@ -137,7 +137,7 @@ export function deleteSection(me: Person, deleted: () => void): HTMLElement {
         const answer = await askConfirmed(alert, panel, me, "DELETE", "/auth/account");
         if (answer === null) return;
         if (answer === "cancelled") return keep();
-        if (answer.status === 200) return deleted();
+        if (answer.status === 200) return deleted(erasureWords(answer.body));
         if (answer.status === 409)
           return alert.show(
             "You're the last administrator: make someone else an administrator before you delete your account.",

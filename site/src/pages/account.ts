@@ -69,10 +69,15 @@ function signedIn(person: Person): void {
   );
 }
 
-function accountDeleted(): void {
+function accountDeleted(finishing: string): void {
   view(
     "Your account is deleted",
-    paragraph("We've deleted your account and everything we kept about you, and signed you out everywhere."),
+    paragraph(
+      finishing === ""
+        ? "We've deleted your account and everything we kept about you, and signed you out everywhere."
+        : "We've deleted your account and what we kept about you, and signed you out everywhere.",
+    ),
+    finishing !== "" && paragraph(finishing),
     paragraph("If you want to come back, you can ask for access again."),
     linkButton("Ask for access", "/request-access", "secondary"),
   );

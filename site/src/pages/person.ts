@@ -7,7 +7,7 @@
  */
 import type { Person } from "../shared/api";
 import { askAdmin, forAdministrators, type Section } from "../reviewers/door";
-import { TRY_AGAIN } from "../shared/messages";
+import { erasureWords, TRY_AGAIN } from "../shared/messages";
 import { accessSections, type Change } from "../reviewers/person-access";
 import { historySection } from "../reviewers/person-history";
 import { passkeysSection, sessionsSection } from "../reviewers/person-sessions";
@@ -116,12 +116,15 @@ forAdministrators(async (me: Person) => {
             answer = await act();
           }
           if (answer === null) return;
-          if (answer.status === 200 || answer.status === 404)
+          if (answer.status === 200 || answer.status === 404) {
+            const finishing = answer.status === 200 ? erasureWords(answer.body) : "";
             return view(
               "Deleted",
               paragraph(`${whoIs(person)} is deleted, with everything kept about them.`),
+              finishing !== "" && paragraph(finishing),
               linkButton("All people", "/people", "primary"),
             );
+          }
           if (answer.status === 409)
             return alert.show("They're the last administrator: make someone else an administrator first.");
           alert.show(TRY_AGAIN);

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type { ErrorCode } from "../../../functions/src/core/errors";
 import { errorTable } from "../../../functions/src/core/errors";
 import type { Answer } from "./api";
-import { codeRefusal, normaliseCode, sendRefusalWords, TRY_AGAIN, waitFor } from "./messages";
+import { codeRefusal, erasureWords, normaliseCode, sendRefusalWords, TRY_AGAIN, waitFor } from "./messages";
 
 /** What the service answers for `code`, as the catalogue has it (its message, and its reason where it has one). */
 function refusal(code: ErrorCode, retryAfter: number | null = null): Answer {
@@ -101,5 +101,15 @@ describe("codeRefusal", () => {
   it("leaves other statuses to the page", () => {
     expect(codeRefusal(refusal("signin_pending"))).toBeNull();
     expect(codeRefusal(refusal("signin_failed"))).toBeNull();
+  });
+});
+
+describe("erasureWords", () => {
+  it("says an erasure is still finishing only when the service says it is not finished", () => {
+    expect(erasureWords({ erased: true, finished: true, providerSyncErrors: [] })).toBe("");
+    expect(erasureWords({ erased: true })).toBe("");
+    expect(erasureWords({ erased: true, finished: false, providerSyncErrors: [{ uid: "u" }] })).toMatch(
+      /didn't finish yet: the service keeps trying by itself/,
+    );
   });
 });

@@ -69,3 +69,13 @@ export function normaliseCode(raw: string): string | null {
   const code = raw.replace(/\s+/g, "");
   return /^[0-9]{6}$/.test(code) ? code : null;
 }
+
+/**
+ * What a page adds once an erasure is answered but not finished: the person is gone, and their
+ * account at the identity provider is still being removed, by the service itself. "" when finished.
+ */
+export function erasureWords(body: Record<string, unknown>): string {
+  return body.finished === false
+    ? "Removing the sign-in account at the identity provider didn't finish yet: the service keeps trying by itself, and nothing else is kept."
+    : "";
+}

@@ -25,7 +25,10 @@ import type { HistoryEntryView } from "../people/admin-view";
 import { changePerson, recentEnough, recordedAs, type ChangeDeps, type ChangedBy } from "../people/people-admin";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
-export type OwnDataDeps = Pick<Deps, "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random">;
+export type OwnDataDeps = Pick<
+  Deps,
+  "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random" | "mailQueue"
+>;
 
 /**
  * Records, in `tx`, what was done to the person in their history, and, when an administrator did

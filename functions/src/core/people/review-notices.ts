@@ -13,6 +13,7 @@
  * its mail, once, and one that does not has none; a mail server that is down delays the mail and
  * never the review.
  */
+import { erasureJobRenderers } from "./erasure-job";
 import { DAY } from "../../clock";
 import { errorText } from "../../logger";
 import * as people from "../../store/people";
@@ -106,7 +107,7 @@ export function queueReviewNotice(
  * what they tell is still true (an approval undone before it went is not sent).
  */
 export function noticeRenderers(
-  deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random">,
+  deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random" | "identity" | "log">,
 ): Record<string, Renderer> {
   const about = async (entry: OutboxEntry, status: PersonStatus) => {
     const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
@@ -115,6 +116,8 @@ export function noticeRenderers(
   return {
     // The person's security notices (core/people/security-mail) are written the same way.
     ...securityNoticeRenderers(deps),
+    // Not mail: an erasure's finishing job, run and retried as the outbox runs its entries.
+    ...erasureJobRenderers(deps),
     async approval(entry) {
       const to = await about(entry, "approved");
       return to === null ? null : approvalMail(to, deps.config.idUrl);
@@ -180,7 +183,9 @@ export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue"
  * What the `mail` task does each time it is woken: the reviewers' digest, when one is due, then
  * the outbox (which sends it).
  */
-export async function mailRound(deps: NoticeDeps & Pick<Deps, "mailQueue" | "mailer">): Promise<DrainReport> {
+export async function mailRound(
+  deps: NoticeDeps & Pick<Deps, "mailQueue" | "mailer" | "identity">,
+): Promise<DrainReport> {
   // A digest that cannot be made now is made at the next wake; the mail already queued goes anyway.
   await sendReviewDigest(deps).catch((err: unknown) =>
     deps.log.error("review digest failed", { error: errorText(err) }),

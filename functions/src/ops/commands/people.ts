@@ -1,4 +1,5 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people (access: people-access.ts). */
+import { unfinishedErasures } from "../../store/personal-data";
 import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
 import { personHistory } from "../../core/people/history";
 import type { HistoryEntry } from "../../core/model/history";
@@ -178,17 +179,42 @@ export const peopleCommands: Command[] = [
       const person = await findPersonByIdOrEmail(deps, who).catch(async (err: unknown) => {
         // An erasure that stopped half-way (its person already gone) is finished by its id.
         if (who.includes("@") || !(err instanceof AppError)) throw err;
-        const { providerSyncErrors } = await erasePerson(deps, who, { operator: ctx.actor() });
-        ctx.print(`finished erasing ${who}`, { erased: who, providerSyncErrors });
+        const { finished, providerSyncErrors } = await erasePerson(deps, who, { operator: ctx.actor() });
+        ctx.print(finished ? `finished erasing ${who}` : `erasing ${who}: not finished yet`, {
+          erased: who,
+          finished,
+          providerSyncErrors,
+        });
+        for (const e of providerSyncErrors) ctx.note(`account ${e.uid}: ${e.error}`);
         return null;
       });
       if (person === null) return;
       await ctx.confirm(
         `Erase ${named(person)}? Their sessions end; their ${person.uids.length} account(s) at the identity provider, passkeys, history and requests are deleted; only a record that someone was erased is kept. This cannot be undone.`,
       );
-      const { providerSyncErrors } = await erasePerson(deps, person.id, { operator: ctx.actor() });
-      ctx.print(`erased ${person.id}`, { erased: person.id, providerSyncErrors });
+      const { finished, providerSyncErrors } = await erasePerson(deps, person.id, { operator: ctx.actor() });
+      ctx.print(finished ? `erased ${person.id}` : `erased ${person.id}; not finished yet`, {
+        erased: person.id,
+        finished,
+        providerSyncErrors,
+      });
       for (const e of providerSyncErrors) ctx.note(`account ${e.uid}: ${e.error}`);
+    },
+  },
+  {
+    name: "people erasures",
+    summary: "list erasures not finished yet: their provider accounts still to delete (retried by itself)",
+    usage: "people erasures",
+    positionals: [0, 0],
+    backend,
+    async run(ctx) {
+      const unfinished = await unfinishedErasures(ctx.deps().store);
+      const lines = unfinished.map(
+        (e) => `${e.personId}  begun ${e.startedAt.toISOString()}  ${e.uids.length} provider account(s) left`,
+      );
+      ctx.print(lines.length === 0 ? "every erasure is finished" : lines.join("\n"), { unfinished });
+      if (lines.length > 0)
+        ctx.note("Each is retried by itself for a day; `people erase <id>` tries to finish one now.");
     },
   },
   {
