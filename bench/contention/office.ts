@@ -3,8 +3,10 @@
  * network) and all at the company's domain, ask for sign-in codes ten at a time, and each of the
  * ten signs in with the code the moment it is mailed, before the next ten ask. A used code stops
  * counting against where it was asked from and sent to, and earns room for one more, so the
- * client, network and domain budgets should refuse none of them. The service's minute counts
- * every send, used or not: it starts empty (the scenario waits until earlier sends have left it).
+ * client, network and domain budgets should refuse none of them, as long as the office sends
+ * fewer than half the service's minute (300) in any minute, used codes or not (TOTAL_SHARE). The
+ * service's minute counts every send, used or not: it starts empty (the scenario waits until
+ * earlier sends have left it).
  */
 import { service } from "../lib/functions.ts";
 import { call, firstUnavailable, now, percentile, type Answer } from "./measure.ts";

@@ -21,6 +21,7 @@ interface Budget {
   windowMs: number;
   limit: number;
   chargesUnusedOnly: boolean;
+  total: number | null;
 }
 // The service's own rule: which budgets a send counts against, and the allowance used codes earn.
 const { sendBudgets: budgetsOf, USED_ALLOWANCE_FACTOR } = service<{
@@ -193,6 +194,8 @@ function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
   // for a person who may not sign in is used all the same), or not answered at all (it may have committed).
   const firstUse = new Map<Exchange, number>();
   for (const t of codes) {
+    // Only a sign-in code earns room once used; a request-access code counts either way.
+    if (t.sent.note === "request-access") continue;
     const uses = t.right.filter((e) => e.status === 200 || e.status === 403 || e.status >= 500 || e.status === 0);
     if (uses.length) firstUse.set(t.sent, Math.min(...uses.map((e) => e.start)));
   }
@@ -219,17 +222,22 @@ function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
         ? Math.min(mayBe.filter(usedBy).length, USED_ALLOWANCE_FACTOR * budget.limit)
         : 0;
       mostAhead = Math.max(mostAhead, counted);
-      if (counted >= budget.limit + allowance) breaches.set(budget.scope, (breaches.get(budget.scope) ?? 0) + 1);
+      const overTotal = budget.total !== null && before.length >= budget.total;
+      if (counted >= budget.limit + allowance || overTotal)
+        breaches.set(budget.scope, (breaches.get(budget.scope) ?? 0) + 1);
     }
   const limits = [...new Map([...groups.values()].map(({ budget: b }) => [b.scope, b])).values()]
-    .map((b) => `${b.scope} ${b.limit} per ${b.windowMs / MINUTE} min${b.chargesUnusedOnly ? " unused" : ""}`)
+    .map(
+      (b) =>
+        `${b.scope} ${b.limit} per ${b.windowMs / MINUTE} min${b.chargesUnusedOnly ? " unused" : ""}${b.total === null ? "" : ` (${b.total} in all)`}`,
+    )
     .join(", ");
   const refusals = exchanges.filter(
     (e) => e.endpoint === "POST /auth/otp/send" && e.status === 429 && (e.reason ?? "").endsWith("_budget"),
   );
   const total = [...breaches.values()].reduce((a, b) => a + b, 0);
   return {
-    name: "Send budgets hold as the service's rule has them (unused codes counted, used ones earning room; the service's own budget counts every send), from the answers",
+    name: "Send budgets hold as the service's rule has them (unused codes counted, used sign-in codes earning room, a network's minute capped in all; the service's own budget counts every send), from the answers",
     pass: total === 0,
     numbers: `${sends.length} sends answered 200 (budgets: ${limits}); ${firstUse.size} of their codes used; most surely counted ahead of one send: ${mostAhead}; refused by a budget: ${refusals.length}${refusals.length ? ` (${tally(refusals.map((e) => e.reason ?? ""))})` : ""}; breaches: ${total === 0 ? "none" : tally([...breaches].flatMap(([k, n]) => Array<string>(n).fill(k)))}`,
   };

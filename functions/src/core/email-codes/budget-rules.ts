@@ -38,6 +38,12 @@ export const EDGE_SHARE = 0.25;
  * nothing, and one who uses codes of its own to earn room is capped.
  */
 export const USED_ALLOWANCE_FACTOR = 9;
+/**
+ * Whatever its codes, used or not, no one network or edge sends more than this share of the
+ * service's per-minute budget in a minute: one that reads its own mail (an office's people, or a
+ * catch-all domain's owner) never takes the whole service's minute from everyone else.
+ */
+export const TOTAL_SHARE = 0.5;
 
 export type BudgetRefusal = "otp_client_budget" | "otp_domain_budget" | "otp_service_budget";
 
@@ -51,6 +57,8 @@ export interface SendBudget {
   windowMs: number;
   /** How many unused codes it may hold, before any allowance for used ones. */
   limit: number;
+  /** How many sends it may hold in its window, used codes or not; null for no such bound. */
+  total: number | null;
   /**
    * Whether a used code stops counting (and earns room): every budget of where a send came
    * from or went; not the service's, which bounds the mail it sends whoever reads it.
@@ -76,14 +84,23 @@ const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perM
 export function sendBudgets(origin: Caller, address: string, settings: BudgetSettings): SendBudget[] {
   const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
   const domain = address.slice(address.lastIndexOf("@") + 1);
-  const ours = (scope: BudgetScope, subject: string, windowMs: number, limit: number, refusal: BudgetRefusal) =>
-    ({ scope, subject, windowMs, limit, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
+  const ours = (
+    scope: BudgetScope,
+    subject: string,
+    windowMs: number,
+    limit: number,
+    refusal: BudgetRefusal,
+    total: number | null = null,
+  ) => ({ scope, subject, windowMs, limit, total, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
+  const share = shareOf(perServicePerMinute, TOTAL_SHARE);
   const budgets: SendBudget[] = [
     ours("client", origin.client, HOUR, perClientPerHour, "otp_client_budget"),
-    ours("network", origin.network, MINUTE, shareOf(perServicePerMinute, NETWORK_SHARE), "otp_client_budget"),
+    ours("network", origin.network, MINUTE, shareOf(perServicePerMinute, NETWORK_SHARE), "otp_client_budget", share),
   ];
   if (origin.edge !== null)
-    budgets.push(ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "otp_client_budget"));
+    budgets.push(
+      ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "otp_client_budget", share),
+    );
   if (!settings.domainBudgetExempt.includes(domain))
     budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "otp_domain_budget"));
   budgets.push({
@@ -91,6 +108,7 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
     subject: "all",
     windowMs: MINUTE,
     limit: perServicePerMinute,
+    total: null,
     chargesUnusedOnly: false,
     refusal: "otp_service_budget",
   });
@@ -101,11 +119,13 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
  * Whether a send is let through one budget, from the sends recorded before it in the budget's
  * window (`ahead`): of those still counted (all of them for the service; the unused ones for the
  * others) there must be fewer than the budget's limit, raised by one for each used code up to
- * USED_ALLOWANCE_FACTOR times the limit. Decided by the send's place in the order sends were
+ * USED_ALLOWANCE_FACTOR times the limit; and, for a network or an edge, fewer than TOTAL_SHARE of
+ * the service's minute in all, used or not. Decided by the send's place in the order sends were
  * recorded, so of any number racing for the last places exactly those places are taken.
  */
 export function admits(budget: SendBudget, ahead: Tally): boolean {
   if (!budget.chargesUnusedOnly) return ahead.sent < budget.limit;
+  if (budget.total !== null && ahead.sent >= budget.total) return false;
   const allowance = budget.limit + Math.min(ahead.used, USED_ALLOWANCE_FACTOR * budget.limit);
   return ahead.sent - ahead.used < allowance;
 }

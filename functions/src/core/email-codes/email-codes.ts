@@ -141,8 +141,11 @@ export async function checkCode(
       () => stored !== null && codeMatches(ring, stored, purpose, address, code),
     );
     if (live !== null) {
-      // A used code stops counting against the budgets of where it was asked from and sent to.
-      if (decision.result === "valid") sends.markUsed(store, tx, live.sendId, new Date(now.getTime() + HOUR));
+      // A used sign-in code stops counting against the budgets of where it was asked from and sent
+      // to. A request-access code counts whether used or not: it goes to any address, and a stream
+      // of them verified is a stream of people in the reviewers' queue (budget-rules.ts).
+      if (decision.result === "valid" && purpose === "signin")
+        sends.markUsed(store, tx, live.sendId, new Date(now.getTime() + HOUR));
       if (decision.code === "attempt") codes.recordAttempt(store, tx, live.addressId, live.attempts + 1);
       if (decision.code === "expire" || decision.code === "exhaust")
         codes.destroy(store, tx, live.addressId, decision.code === "expire" ? "expired" : "exhausted");
