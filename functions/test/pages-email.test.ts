@@ -87,6 +87,18 @@ describe.each(MODES)("the sign-in pages, %s", (mode) => {
     expect(await t.page.locator("main").innerText()).toMatch(/A reviewer decides/);
     expect(await people.findByEmail(db, email)).toMatchObject({ status: "pending", emails: [email] });
     expect(await sessionCookie(t.page)).toBeNull();
+    // Approved inside the minute, the person asks for a sign-in code at once: refused as just
+    // sent, and the page does not ask for the code it sent, which was for the request and is used.
+    await t.visitor.press("Go to sign in");
+    await t.visitor.reaches("Sign in");
+    await t.visitor.fill("Email address", email);
+    await t.visitor.press("Email me a code");
+    await t.page
+      .getByRole("alert")
+      .filter({ hasText: "The code we sent to this address a moment ago has been used. You can ask for a new one in" })
+      .waitFor();
+    expect(await t.page.getByRole("button", { name: "Enter the code we sent" }).count()).toBe(0);
+    await t.visitor.audit();
   });
 
   it.each([

@@ -6,6 +6,7 @@
 import { call } from "../shared/api";
 import { emailStep, type EmailCodeJourney } from "../sign-in/email-code";
 import { says } from "../shared/messages";
+import { noteCodeUsed } from "../shared/used-codes";
 import { field, h, linkButton, paragraph, textArea, view } from "../shared/ui";
 
 const here = new URL(window.location.href);
@@ -82,6 +83,7 @@ const journey: EmailCodeJourney = {
       return null;
     }
     if (answer.status !== 200) return answer;
+    noteCodeUsed(email);
     requested(email);
     return null;
   },

@@ -10,6 +10,7 @@ import { bridgeButtons, listBridges, recallProject } from "../sign-in/bridges";
 import { emailStep, type EmailCodeJourney } from "../sign-in/email-code";
 import { failed, finishSignIn, pending, rejected, type Destination } from "../sign-in/finish";
 import { says } from "../shared/messages";
+import { noteCodeUsed } from "../shared/used-codes";
 import { passkeyOnly, withPasskeys } from "../sign-in/passkeys";
 import { allowedRedirect, projectFrom } from "../sign-in/redirect";
 import { button, h, linkButton, paragraph, view } from "../shared/ui";
@@ -46,6 +47,8 @@ function emailCodeJourney(to: Destination): EmailCodeJourney {
     submitLabel: "Sign in",
     async useCode(email, code) {
       const answer = await call("POST", "/auth/otp/sign-in", { email, otp: code });
+      // A right code is used whether it signs in or is refused as pending or rejected.
+      if (answer.status === 200 || answer.status === 403) noteCodeUsed(email);
       if (answer.status === 200 && typeof answer.body.customToken === "string") {
         await finishSignIn(answer.body.customToken, to);
         return null;

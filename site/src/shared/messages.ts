@@ -29,6 +29,12 @@ export function justSent(answer: Answer): boolean {
   return answer.status === 429 && says(answer, "resend_too_soon");
 }
 
+/** A send refused as "just sent" when this browser used the code that was just sent. */
+export function usedCodeWords(answer: Answer): string {
+  const wait = answer.retryAfter === null ? "in a minute" : waitFor(answer.retryAfter);
+  return `The code we sent to this address a moment ago has been used. You can ask for a new one ${wait}.`;
+}
+
 /** Why POST /auth/otp/send refused: `field` for the address itself, `alert` for the rest. */
 export function sendRefusalWords(answer: Answer): { field?: string; alert?: string } {
   const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);

@@ -3,7 +3,8 @@
  * and access requests differ only in their words and in what a correct code leads to.
  */
 import { call, Unreachable, type Answer } from "../shared/api";
-import { codeRefusal, justSent, normaliseCode, sendRefusalWords, UNREACHABLE } from "../shared/messages";
+import { codeRefusal, justSent, normaliseCode, sendRefusalWords, UNREACHABLE, usedCodeWords } from "../shared/messages";
+import { codeUsedLately } from "../shared/used-codes";
 import { alertBox, button, field, h, paragraph, view, whileBusy } from "../shared/ui";
 
 export interface EmailCodeJourney {
@@ -73,6 +74,8 @@ export function emailStep(journey: EmailCodeJourney, prefill = ""): EmailStep {
         if (answer.status === 200) return codeStep(journey, address);
         const refusal = sendRefusalWords(answer);
         if (refusal.field) email.setError(refusal.field);
+        // The code just sent was used here a moment ago (a request confirmed, say): not one to enter.
+        else if (justSent(answer) && codeUsedLately(address)) alert.show(usedCodeWords(answer));
         else if (justSent(answer)) alert.show(refusal.alert ?? null, enterSentCode(address));
         else alert.show(refusal.alert ?? null);
       } catch (err) {
