@@ -28,7 +28,11 @@ const behaviour = {
   testPathIgnorePatterns: ["/node_modules/", "/test/support/"],
   transform,
   setupFiles: ["<rootDir>/test/support/env.ts"],
-  setupFilesAfterEnv: ["<rootDir>/test/support/settle.ts", "<rootDir>/test/support/own-project.ts"],
+  setupFilesAfterEnv: [
+    "<rootDir>/test/support/settle.ts",
+    "<rootDir>/test/support/own-project.ts",
+    "<rootDir>/test/support/query-shapes.ts",
+  ],
 };
 
 const site = {
@@ -45,6 +49,9 @@ const site = {
 
 module.exports = {
   projects: [unit, site, behaviour],
+  // Every query the behaviour files made must have its composite index (test/support/check-indexes.cjs).
+  globalSetup: require.resolve("./test/support/check-indexes-setup.cjs"),
+  globalTeardown: require.resolve("./test/support/check-indexes.cjs"),
   testSequencer: require.resolve("./test/support/sequencer.cjs"),
   testTimeout: 30000,
 };
