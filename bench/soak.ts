@@ -21,7 +21,7 @@ import { Recorder } from "./soak/client.ts";
 import { Environment, PROJECT } from "./soak/environment.ts";
 import { runFaults } from "./soak/faults.ts";
 import { createFixture, fixture } from "./soak/fixture.ts";
-import { logChecks, notRecovered, type Check } from "./soak/invariants.ts";
+import { logChecks, lostCodes, notRecovered, type Check } from "./soak/invariants.ts";
 import { explainLost, justBefore } from "./soak/lost-codes.ts";
 import type { LoadContext } from "./soak/context.ts";
 import { Control, pause, startLoad } from "./soak/load.ts";
@@ -148,8 +148,8 @@ async function soak(choice: FirestoreChoice, current: Environment, seed: number)
       process.env.SOAK_DUMP.replace(/(\.json)?$/, `-${name}$1`),
       JSON.stringify({ windows, exchanges: recorder.exchanges, mailWaits: ctx.mailWaits }),
     );
-  // A code lost in the store it was queued in (not wiped by the restart), explained.
-  const lostWaits = ctx.mailWaits.filter((w) => w.arrivedAt === null && w.epoch === w.endEpoch);
+  // A code lost in the store it was queued in (not wiped by the restart, not sent before its re-seed), explained.
+  const lostWaits = lostCodes(ctx.mailWaits, windows);
   const lost = await explainLost(lostWaits, windows, {
     pepper: PEPPER,
     serviceLog: join(current.dir, "service.log"),
