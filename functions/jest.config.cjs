@@ -1,7 +1,7 @@
 /**
  * Three projects, in two tiers.
- * - `unit`: the pure tests beside their modules (src/**\/*.test.ts, test/support/*.test.ts), with no
- *   emulator and no stack.
+ * - `unit`: the pure tests beside their modules (src/**\/*.test.ts, test/support/*.test.ts) and the
+ *   whole tree's (test/unit/), with no emulator and no stack.
  * - `site`: the identity host's pages' pure rules, beside their modules (../site/src/**\/*.test.ts).
  * - `behaviour`: through HTTP, the CLI and a browser against the stack that `npm test` starts
  *   (test/). Each file owns a Firestore project of its own unless its header says it drives the
@@ -14,8 +14,9 @@ const transform = { "^.+\\.ts$": require.resolve("./test/support/transform.cjs")
 const unit = {
   displayName: "unit",
   testEnvironment: "node",
-  // With the test support's own pure tests (its task queue's stand-in, held to Cloud Tasks).
-  roots: ["<rootDir>/src", "<rootDir>/test/support"],
+  // With the test support's own pure tests (its task queue's stand-in, held to Cloud Tasks), and
+  // the checks of the whole tree that need no stack (test/unit: the architecture, the docs' paths).
+  roots: ["<rootDir>/src", "<rootDir>/test/support", "<rootDir>/test/unit"],
   testMatch: ["**/*.test.ts"],
   transform,
 };
@@ -25,7 +26,7 @@ const behaviour = {
   testEnvironment: "<rootDir>/test/support/environment.cjs",
   roots: ["<rootDir>/test"],
   testMatch: ["**/*.test.ts"],
-  testPathIgnorePatterns: ["/node_modules/", "/test/support/"],
+  testPathIgnorePatterns: ["/node_modules/", "/test/support/", "/test/unit/"],
   transform,
   setupFiles: ["<rootDir>/test/support/env.ts"],
   setupFilesAfterEnv: [

@@ -300,6 +300,7 @@ function staticChecks(): void {
   run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
   run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
   run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
+  run("architecture", process.execPath, [join(root, "tools", "architecture.ts"), "--check"]);
   run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
     "-p",
     join("site", "tsconfig.test.json"),

@@ -7,7 +7,7 @@ import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const root = join(__dirname, "..", "..");
+const root = join(__dirname, "..", "..", "..");
 
 function check(env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [join(root, "tools", "architecture.ts"), "--check"], {
