@@ -1,7 +1,8 @@
 /**
- * Records the shape of every Firestore query a behaviour file makes (its collection, its filters'
- * fields and operators, its orders), through the client library's one place that turns a query
- * into what it sends; written to .stack/query-shapes/ when the file ends. Jest's global teardown
+ * Records the shape of every Firestore query a behaviour file makes on the service's collections
+ * (store/collections.ts): its collection, its filters' fields and operators, its orders. Taken at
+ * the client library's one place that turns a query into what it sends, and written to
+ * .stack/query-shapes/ when the file ends. Jest's global teardown
  * (check-indexes.cjs) then finds the composite index each needs in firestore.indexes.json, which
  * the emulators do not enforce.
  */
@@ -10,6 +11,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { Query } from "@google-cloud/firestore";
 import type { QueryShape } from "./indexes.cjs";
+import { COLLECTIONS } from "../../src/store/collections";
 
 export const SHAPES_DIR = join(__dirname, "..", "..", "..", ".stack", "query-shapes");
 
@@ -26,6 +28,8 @@ const proto = Query.prototype as unknown as { toStructuredQuery: (...args: unkno
 const original = proto.toStructuredQuery;
 proto.toStructuredQuery = function record(this: Internals, ...args: unknown[]) {
   const options = this._queryOptions;
+  // The service's collections only: a test's own (the store contract's) is not deployed.
+  if (!(options.collectionId in COLLECTIONS)) return original.apply(this, args);
   const shape: QueryShape = {
     collection: options.collectionId,
     // A composite (or/and) filter of filters has no field of its own: none is made here.
