@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import type { Person } from "../model/person";
 import type { OutboxNotice } from "../../store/outbox";
-import { ADDRESS_REMOVED, addressRemovedEvent, passkeysEvent, personChangeEvent } from "./security-notices";
+import {
+  accountLinkedEvent,
+  ADDRESS_REMOVED,
+  addressRemovedEvent,
+  passkeysEvent,
+  personChangeEvent,
+  sessionsEndedEvent,
+} from "./security-notices";
 import { securityMail } from "./security-mail";
 
 const ALL_ON = { newBrowser: true, waysIn: true, access: true };
@@ -125,5 +132,42 @@ describe("securityMail", () => {
     );
     expect(mail.subject).toBe("More changes to your account");
     expect(mail.text).toContain("17 sign-ins from new browsers, 1 change to your ways in");
+  });
+});
+
+describe("every line that counts, read with one and with many", () => {
+  it("says one passkey, and several, added or removed", () => {
+    expect(passkeysEvent("added", ["Work laptop"], "Firefox on Windows").lines).toEqual([
+      "A passkey was added: “Work laptop”.",
+    ]);
+    expect(passkeysEvent("removed", ["Phone", "Key"], "Firefox on Windows").lines).toEqual([
+      "2 passkeys were removed: “Phone”, “Key”.",
+    ]);
+  });
+
+  it("says one session ended, and several", () => {
+    expect(sessionsEndedEvent(1, "an operator, on the command line").lines[0]).toMatch(
+      /^One of your sessions was ended/,
+    );
+    expect(sessionsEndedEvent(3, "an operator, on the command line").lines[0]).toMatch(
+      /^3 of your sessions were ended/,
+    );
+  });
+
+  it("counts one, several, and none of each kind folded into a summary", () => {
+    const summary = (folded: Record<string, number>) =>
+      securityMail("ada@example.test", notice({ kind: "summary", folded }), "https://id.example.test").text;
+    expect(summary({ newBrowser: 1, access: 1 })).toContain("1 sign-in from a new browser, 1 change to your access");
+    expect(summary({ waysIn: 4, access: 2 })).toContain("4 changes to your ways in, 2 changes to your access");
+    expect(summary({ newBrowser: 2 })).not.toMatch(/ways in|access/);
+  });
+
+  it("names a linked account's provider in words, and says nothing of an account it was not given", () => {
+    expect(accountLinkedEvent("google.com", "ada@example.test", "Safari on iOS").lines).toEqual([
+      "A sign-in by Google (ada@example.test) was linked to your account, and now signs in as you.",
+    ]);
+    expect(accountLinkedEvent("gaming", null, "Safari on iOS").lines).toEqual([
+      "A sign-in by gaming was linked to your account, and now signs in as you.",
+    ]);
   });
 });
