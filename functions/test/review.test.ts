@@ -406,8 +406,18 @@ describe("notices", () => {
         request(peopleApp).patch(`/auth/people/${person.id}`).set("Cookie", cookie).send({ status: "approved" }),
       ),
     );
-    expect(answers.every((a) => a.status === 200)).toBe(true);
-    await request(peopleApp).patch(`/auth/people/${person.id}`).set("Cookie", cookie).send({ status: "approved" });
+    // Ten transactions on one person contend on Google's emulator as in production: one that
+    // outlasts the retries is told to try again (503 with Retry-After), and changes nothing.
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThan(0);
+    for (const a of answers.filter((a) => a.status !== 200)) {
+      expect(a.status).toBe(503);
+      expect(Number(a.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    const after = await request(peopleApp)
+      .patch(`/auth/people/${person.id}`)
+      .set("Cookie", cookie)
+      .send({ status: "approved" });
+    expect(after.status).toBe(200);
     const [mail] = await waitForMail(email);
     expect(mail!.subject).toBe("Your access is approved");
     expect(mail!.text).toContain(`Sign in: ${ID_URL}/\n`);
