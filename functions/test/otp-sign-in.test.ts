@@ -219,7 +219,11 @@ describe("POST /auth/otp/sign-in", () => {
         const code = await codeFor(email);
         const answers = await Promise.all(Array.from({ length: 50 }, () => signIn(app, { email, otp: code })));
         expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
-        expect(answers.filter((a) => a.status === 400 && a.body.error === "Invalid code")).toHaveLength(49);
+        // The rest are refused, the code being used, or told to retry where contention on Google's
+        // emulator outlasted the transaction's retries (503 with Retry-After); none signs in.
+        for (const a of answers.filter((a) => a.status !== 200))
+          if (a.status === 503) expect(Number(a.headers["retry-after"])).toBeGreaterThan(0);
+          else expect([a.status, a.body.error]).toEqual([400, "Invalid code"]);
         expect(await storedCode(email)).toBeNull();
       });
     },
