@@ -10,6 +10,7 @@
 import { writeFileSync } from "node:fs";
 import { requireFromFunctions, service } from "../lib/functions.ts";
 import { BURSTS, SENDS, sendBurst } from "./bursts.ts";
+import { catchAllAttacker, NEIGHBOURS } from "./catch-all.ts";
 import { check, settle, type Context, type Result } from "./context.ts";
 import { drainRace } from "./drain.ts";
 import { Inbox } from "./inbox.ts";
@@ -46,6 +47,8 @@ function seedPeople(): Seed[] {
     for (let i = 0; i < SENDS; i++) list.push({ id: `burst-${b.id}-${i}`, email: b.address(i), status: "approved" });
   for (let i = 0; i < OFFICE.people; i++)
     list.push({ id: `office-${i}`, email: OFFICE.address(i), status: "approved" });
+  for (let i = 0; i < NEIGHBOURS.people; i++)
+    list.push({ id: `neighbour-${i}`, email: NEIGHBOURS.address(i), status: "approved" });
   return list;
 }
 
@@ -112,7 +115,8 @@ function unfinished(id: string, err: unknown): Result {
 
 // The drain goes first, while nothing else is queued: the service's own mail task stays out of it.
 // The one-network spray (7) takes a minute and leaves little in the service's minute, so Monday
-// morning (6) rarely waits for it to empty; the rising rates (9) run on a service and a budget of
+// morning (6) rarely waits for it to empty; the catch-all attacker (10) waits for it, and leaves
+// its client and network budgets to itself; the rising rates (9) run on a service and a budget of
 // their own while what Monday morning sent leaves the minute the distributed spray (8) starts empty.
 const SCENARIOS: Scenario[] = [
   { id: "5", run: drainRace },
@@ -123,6 +127,7 @@ const SCENARIOS: Scenario[] = [
   { id: "4", run: approvalRace },
   { id: "7", run: sprayOneNetwork },
   { id: "6", run: mondayMorning },
+  { id: "10", run: catchAllAttacker },
   { id: "9", run: risingRates },
   { id: "8", run: distributedSpray },
 ];

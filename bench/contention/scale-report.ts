@@ -1,4 +1,4 @@
-/** The paragraphs under section 8's table for the send budgets at scale (6 to 9), from each run's figures. */
+/** The paragraphs under section 8's table for the send budgets at scale (6 to 10), from each run's figures. */
 import type { Phase, Result } from "./context.ts";
 
 const n = (x: number | undefined, digits = 0) =>
@@ -118,6 +118,21 @@ function rates(phases: Phase[]): string {
   );
 }
 
+function catchAll(phases: Phase[]): string {
+  const say = (r: Result, f: Record<string, number>) =>
+    `${n(f.accepted)} of ${n(f.tries)} let through, ${n(f.verified)} verified, the queue ${n(f.queueGrown)} longer, ` +
+    `busiest minute ${n(f.busiest)} of the attacker's sends; refused: ${refusals(r)}; ` +
+    `${n(f.neighboursSignedIn)} of 50 neighbours signed in, ${n(f.refusedService)} refused by the service's minute`;
+  return (
+    "**10, the catch-all attacker.** The owner of a domain that takes every address asks for request-access " +
+    "codes to fresh addresses there, five at a time, and verifies each as it is mailed: each verified code is " +
+    "a pending person in the reviewers' queue. A request-access code counts whether used or not, so one " +
+    "client (10a) is held to its 20 an hour, and a client per request across one /24 (10b) to the network's " +
+    "30 a minute. Meanwhile 50 approved people of other networks sign in with their codes, ten at a time. " +
+    `10a: ${perPhase(phases, "10a", say)}. 10b: ${perPhase(phases, "10b", say)}.`
+  );
+}
+
 /** Sends answered 200, a second, over the step. */
 const count200 = (r: Result) => ((r.statuses["200"] ?? 0) / Math.max(1, r.requests)) * r.rate;
 
@@ -127,6 +142,7 @@ export function scaleNotes(phases: Phase[]): string[] {
     ran("6") ? monday(phases) : null,
     ran("7") ? spray(phases) : null,
     ran("8") ? distributed(phases) : null,
+    ran("10a") ? catchAll(phases) : null,
     ran("9a") ? rates(phases) : null,
   ];
   return paragraphs.flatMap((p) => (p === null ? [] : [p, ""]));
