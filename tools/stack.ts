@@ -298,7 +298,7 @@ const DEFAULT_WORKERS = 4;
 /** The whole-tree static checks: quick, and they need no emulator. */
 function staticChecks(): void {
   run("typecheck", "npm", ["--prefix", "functions", "run", "typecheck", "--silent"]);
-  run("lint", "npm", ["--prefix", "functions", "run", "lint", "--silent"]);
+  run("lint", "npm", ["run", "lint", "--silent"]);
   run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
   run("architecture", process.execPath, [join(root, "tools", "architecture.ts"), "--check"]);
   run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [

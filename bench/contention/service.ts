@@ -18,7 +18,6 @@ const { getFirestore } = requireFromFunctions("firebase-admin/firestore");
 const { getAuth } = requireFromFunctions("firebase-admin/auth");
 const { buildDeps } = service<any>("deps");
 const { readConfig } = service<any>("config/config");
-const { systemClock } = service<any>("clock");
 const { firebaseIdentity } = service<any>("adapters/identity");
 const { smtpMailer } = service<any>("adapters/mailer");
 const { AppError } = service<any>("core/errors");

@@ -19,7 +19,8 @@ import { status } from "@grpc/grpc-js";
 import { CommitError, type CommitResult, type ProtoWrite, commitWrites } from "./commit.ts";
 import type { TxLock } from "./tx-lock.ts";
 
-/** grpc-js's internal handler record (Server#handlers values). */
+/** grpc-js's internal handler record (Server#handlers values), whose calls it types no further. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- grpc-js's own untyped handler signature
 export type GrpcHandler = { func: (...args: any[]) => void; path: string };
 
 type GrpcError = { code: number; details: string };

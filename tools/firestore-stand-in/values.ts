@@ -24,6 +24,7 @@ export type Val =
   | { map_value: { fields: Fields } };
 
 /** A generated `google.firestore.v1.Value` message, duck-typed: each generated file bundles its own classes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a generated message, read field by field
 export type ProtoValue = { value_type: string } & Record<string, any>;
 
 export function fromProto(value: ProtoValue): Val {
