@@ -9,7 +9,7 @@ import type { Inbox } from "./inbox.ts";
 import { call, firstUnavailable, percentile, tally, throughput, until, type Answer } from "./measure.ts";
 import type { Service, TransactionCounts } from "./service.ts";
 
-const { addressIds } = service<any>("core/email-codes/code-pepper");
+const { addressIds } = service<any>("core/pepper");
 
 export interface Context {
   svc: Service;

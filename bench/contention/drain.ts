@@ -10,7 +10,7 @@ import { check, settle, snapshot, type Context, type Result } from "./context.ts
 import { duplicates } from "./inbox.ts";
 
 const { enqueueMail } = service<any>("core/mail/outbox");
-const { mailRound } = service<any>("core/people/review-notices");
+const { run: mailRound } = service<any>("tasks/mail");
 const outbox = service<any>("store/outbox");
 
 const MAILS = 50;

@@ -6,7 +6,7 @@
 import { service } from "../lib/functions.ts";
 import type { Context } from "./context.ts";
 
-const { budgetId } = service<any>("core/email-codes/code-pepper");
+const { budgetId } = service<any>("core/pepper");
 const { systemClock } = service<any>("clock");
 
 const MINUTE = 60_000;

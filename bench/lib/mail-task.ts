@@ -16,7 +16,7 @@ const { taskQueueDouble } = (await import(
 )) as { taskQueueDouble: (...args: unknown[]) => { busy(): boolean } };
 
 const { cloudTasksQueue, MAIL_QUEUE } = service<any>("adapters/mail-queue");
-const { mailRound } = service<any>("core/people/review-notices");
+const { run: mailRound } = service<any>("tasks/mail");
 const { systemClock } = service<any>("clock");
 
 /** The mail queue for `buildDeps` (given the deps it drains with), and the task queue behind it. */

@@ -11,7 +11,7 @@ import type { Window } from "./faults.ts";
 import { db, within } from "./store.ts";
 
 const { unseal } = service<any>("core/mail/seal");
-const { parsePepper } = service<any>("core/email-codes/code-pepper");
+const { parsePepper } = service<any>("core/pepper");
 
 export interface LostCode {
   address: string;

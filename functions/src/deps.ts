@@ -11,7 +11,7 @@ import { cloudTasksQueue } from "./adapters/mail-queue";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config/config";
 import type { Deps } from "./core/deps";
-import { parsePepper } from "./core/email-codes/code-pepper";
+import { parsePepper } from "./core/pepper";
 import { clientCache } from "./core/oidc/clients";
 import { personCache } from "./core/people/person-cache";
 import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
@@ -73,7 +73,7 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     log,
     identity: adapters.identity,
     tokens: tokensFor(config),
-    people: personCache(clock),
+    personCache: personCache(clock),
     clients: clientCache(clock),
     seen: ttlCache<true>(clock, SEEN_EVERY_MS, 10_000),
     mailer: adapters.mailer,

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseKeyRing } from "../src/core/sessions/session-token";
-import { parsePepper } from "../src/core/email-codes/code-pepper";
+import { parsePepper } from "../src/core/pepper";
 import { sha256 } from "../src/core/secrets";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
 import { admin, adminJson as json, freshProject } from "./support/operator-cli";

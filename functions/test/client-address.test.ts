@@ -2,12 +2,12 @@
  * Through the local stack (Hosting emulator → Functions emulator → function): no proxy of the
  * stack appends to X-Forwarded-For, so the stack reads none of it (CLIENT_ADDRESS_HOPS=0), and
  * whatever a caller writes there buys it nothing. The counting behind production's setting (the
- * entries the trusted proxies append) is tested in otp-send.test.ts.
+ * entries the trusted proxies append) is tested in email-code-send.test.ts.
  *
  * @stack-project requests go through Hosting to the stack's functions
  */
 import { firestore } from "./support/deps";
-import { strangerAddress } from "./support/otp";
+import { strangerAddress } from "./support/email-codes";
 
 const base = process.env.STACK_BASE_URL as string;
 

@@ -19,7 +19,7 @@ import {
   storedCode,
   storedLimits,
   recordingRandom,
-} from "./support/otp";
+} from "./support/email-codes";
 
 describe("POST /auth/otp/send", () => {
   it("mails a six-digit sign-in code to an address on a person and answers 200 ok", async () => {

@@ -17,7 +17,7 @@ import {
   personAddress,
   otherThan,
   storedCode,
-} from "./support/otp";
+} from "./support/email-codes";
 
 describe("POST /auth/otp/sign-in", () => {
   it("returns a custom token the Auth emulator exchanges for an ID token that POST /auth/verify approves", async () => {

@@ -19,7 +19,7 @@ import {
   otherThan,
   storedCode,
   storedLimits,
-} from "./support/otp";
+} from "./support/email-codes";
 
 describe("POST /auth/otp/verify", () => {
   it("answers 200 valid true for the right code, without consuming it", async () => {

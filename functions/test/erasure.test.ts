@@ -74,7 +74,12 @@ describe("people erase", () => {
     await changePerson(deps, erin.id, { status: "approved", role: "admin", projects: ["*"] }, operator);
     // ...who then changes someone else (that history names who did it).
     const approvedErin = { ...erin, status: "approved" as const, role: "admin" as const };
-    await changePerson(deps, someone.id, { projects: ["status"] }, { admin: approvedErin, signedInAt: now() });
+    await changePerson(
+      deps,
+      someone.id,
+      { projects: ["status"] },
+      { admin: approvedErin, signedInAt: now(), from: "Firefox on Linux" },
+    );
     // A session, a passkey, a project reached, notices addressed to them, an exchange code.
     await sessions.record(db, {
       sessionId: unique("s"),

@@ -121,7 +121,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
   it("answer 503 Authorization unavailable once the Firestore emulator stops, and recover when it is back", async () => {
     const { port, db, emulator } = await own();
     const deps = testDeps({ store: db });
-    deps.people.set = () => {}; // every request reads the store
+    deps.personCache.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
     const account = await signedUp();
     const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "down-test");
@@ -166,7 +166,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
   it("answer 503 Authorization unavailable, with Retry-After, when Firestore freezes before the person is known", async () => {
     const { db, emulator } = await own();
     const deps = testDeps({ store: db });
-    deps.people.set = () => {}; // every request reads the store
+    deps.personCache.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
     const account = await signedUp();
     const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "frozen-lookup");

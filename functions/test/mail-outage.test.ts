@@ -14,9 +14,9 @@ import { DRAIN_BATCH, drainOutbox } from "../src/core/mail/drain";
 import * as outbox from "../src/store/outbox";
 import { firestore, testConfig, unique, type TestDeps } from "./support/deps";
 import { allTasksIdle } from "./support/task-queue";
-import { noticeRenderers } from "../src/core/people/review-notices";
+import { renderers as noticeRenderers } from "../src/tasks/mail";
 import { codeIn, mailTo, ownInbox, waitForMail, type OwnInbox } from "./support/inbox";
-import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "./support/otp";
+import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "./support/email-codes";
 
 interface Answer {
   kind: "known" | "unknown";

@@ -14,7 +14,7 @@ import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import * as outbox from "../src/store/outbox";
 import { firestore, testConfig, testDeps, unique, type TestDeps } from "./support/deps";
 import { mailTo, settledCount, waitForMail } from "./support/inbox";
-import { recordingLogger } from "./support/otp";
+import { recordingLogger } from "./support/email-codes";
 
 const db = firestore();
 const realMailer = () => smtpMailer(testConfig().smtp!);

@@ -7,7 +7,8 @@ import request from "supertest";
 import { MINUTE } from "../src/clock";
 import { exportPersonData } from "../src/core/account/own-data";
 import { erasePerson } from "../src/core/account/erasure";
-import { STEP_UP_MS } from "../src/core/people/people-admin";
+import { STEP_UP_MS } from "../src/core/people/acting";
+import { personHistory } from "../src/core/people/history";
 import { AppError } from "../src/core/errors";
 import * as peopleRoutes from "../src/routes/people";
 import * as sessionRoutes from "../src/routes/sessions";
@@ -275,13 +276,26 @@ describe("an administrator on /auth/people/:personId", () => {
 });
 
 describe("the core's own rules", () => {
+  it("keeps a person to their own account: a copy or an erasure of someone else is refused", async () => {
+    const { person } = await someone();
+    const other = await someone();
+    const mine = { self: person, signedInAt: deps.clock.now() };
+    expect(await refusal(exportPersonData(deps, other.person.id, mine))).toBe("forbidden");
+    expect(await refusal(erasePerson(deps, other.person.id, mine))).toBe("forbidden");
+    expect(await people.findById(db, other.person.id)).not.toBeNull();
+    expect((await personHistory(deps, other.person.id, 50, null)).entries.map((e) => e.event)).not.toContain(
+      "exported",
+    );
+  });
+
   it("refuses a stale sign-in a copy or an erasure, whoever calls, and an operator needs none", async () => {
     const { person } = await someone();
     const stale = new Date(deps.clock.now().getTime() - STEP_UP_MS - 1);
     expect(await refusal(exportPersonData(deps, person.id, { self: person, signedInAt: stale }))).toBe(
       "step_up_required",
     );
-    expect(await refusal(erasePerson(deps, person.id, { admin: person, signedInAt: stale }))).toBe("step_up_required");
+    const admin = { admin: person, signedInAt: stale, from: "Firefox on Linux" };
+    expect(await refusal(erasePerson(deps, person.id, admin))).toBe("step_up_required");
     expect(await people.findById(db, person.id)).not.toBeNull();
     const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
     expect((await exportPersonData(deps, person.id, operator)).person.personId).toBe(person.id);

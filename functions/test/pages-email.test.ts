@@ -9,7 +9,7 @@ import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
 import { signInWithCustomToken } from "./support/auth";
 import { auth, firestore, unique } from "./support/deps";
 import { codeFor } from "./support/inbox";
-import { otherThan } from "./support/otp";
+import { otherThan } from "./support/email-codes";
 import { personFor } from "./support/people";
 import { MODES, sessionCookie, useJourneys } from "./support/visitor";
 import { type NewPerson } from "../src/core/model/person";

@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { sessionTokens } from "../src/core/sessions/session-token";
-import { addressIds, parsePepper } from "../src/core/email-codes/code-pepper";
+import { addressIds, parsePepper } from "../src/core/pepper";
 import * as limits from "../src/store/email-code-limits";
 import * as people from "../src/store/people";
 import { randomPhone, signInWithCustomToken } from "./support/auth";

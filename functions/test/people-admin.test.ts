@@ -6,7 +6,9 @@ import { allTasksIdle } from "./support/task-queue";
 import { MINUTE } from "../src/clock";
 import { AppError } from "../src/core/errors";
 import { personHistory } from "../src/core/people/history";
-import { changePerson, STEP_UP_MS } from "../src/core/people/people-admin";
+import { changePerson } from "../src/core/people/people-admin";
+import { NAME_MAX, STEP_UP_MS } from "../src/core/people/acting";
+import { renameSelf } from "../src/core/account/own-data";
 import * as people from "../src/store/people";
 import { testDeps, unique } from "./support/deps";
 import { personFor } from "./support/people";
@@ -19,7 +21,7 @@ async function world() {
   const admin = await personFor(stranger(), { role: "admin", projects: ["*"] }, deps.store);
   const person = await personFor(stranger(), { status: "pending", projects: ["status"] }, deps.store);
   const now = () => deps.clock.now();
-  const signedInAgo = (ms: number) => ({ admin, signedInAt: new Date(now().getTime() - ms) });
+  const signedInAgo = (ms: number) => ({ admin, signedInAt: new Date(now().getTime() - ms), from: "Firefox on Linux" });
   const stored = async () => (await people.findById(deps.store, person.id)) as Person;
   const entries = async () => (await personHistory(deps, person.id, 50, null)).entries;
   return { deps, admin, person, signedInAgo, stored, entries };
@@ -50,6 +52,18 @@ describe("changePerson", () => {
       expect(await refusal(changePerson(w.deps, w.person.id, change, stale))).toBe("step_up_required");
     expect(await w.stored()).toMatchObject({ status: "pending", role: "user", projects: ["status"], groups: [] });
     expect(await w.entries()).toEqual(before);
+  });
+
+  it("keeps a name plain text whoever gives it, an administrator as the person themself", async () => {
+    const w = await world();
+    const typed = " Ann\u202e\u0000 <b>Lee</b>\n\t ";
+    const byAdmin = await changePerson(w.deps, w.person.id, { name: typed }, w.signedInAgo(0));
+    expect(byAdmin.person.name).toBe("Ann <b>Lee</b>");
+    expect((await w.stored()).name).toBe("Ann <b>Lee</b>");
+    const self = { self: w.admin, signedInAt: w.deps.clock.now() };
+    expect(await renameSelf(w.deps, self, `${typed}!`)).toMatchObject({ name: "Ann <b>Lee</b> !" });
+    const tooLong = { name: "x".repeat(NAME_MAX + 1) };
+    expect(await refusal(changePerson(w.deps, w.person.id, tooLong, w.signedInAgo(0)))).toBe("invalid_person_change");
   });
 
   it("lets the same administrator narrow access without a fresh sign-in", async () => {

@@ -12,7 +12,7 @@ import { smtpMailer } from "../src/adapters/mailer";
 import { deliver, LEASE_MS } from "../src/core/mail/drain";
 import { newBrowserEvent, queueNoticeAlone } from "../src/core/people/security-notices";
 import { NOTICES_PER_HOUR } from "../src/core/people/security-mail";
-import { noticeRenderers } from "../src/core/people/review-notices";
+import { renderers as noticeRenderers } from "../src/tasks/mail";
 import type { Mailer } from "../src/core/ports";
 import type { Deps } from "../src/deps";
 import * as peopleRoutes from "../src/routes/people";

@@ -160,7 +160,7 @@ describe("POST /auth/verify", () => {
     // From the real now: the file's clock stands where its first test began, and the Auth
     // emulator stamped the token with the real time, as much later as the file's tests took.
     deps.clock.set(systemClock.now());
-    deps.clock.advance(4 * 60 * SECOND); // still a recent sign-in (RECENT_SIGN_IN_MS)
+    deps.clock.advance(4 * 60 * SECOND); // still a recent sign-in (STEP_UP_MS)
     try {
       const res = await verify({ idToken: account.idToken, project: "startpage" });
       const session = decodeJwt(cookieFrom(res.headers["set-cookie"])?.slice("__session=".length) ?? "");
@@ -411,7 +411,7 @@ describe("POST /auth/session/refresh", () => {
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     expect((await refresh(cookie)).status).toBe(200);
     await db.collection("people").doc(person.id).update({ status: "rejected" });
-    deps.people.evict(person.id);
+    deps.personCache.evict(person.id);
     expect((await refresh(cookie)).status).toBe(401);
   });
 });
@@ -550,7 +550,7 @@ describe("POST /auth/logout", () => {
     expect(res.body).toEqual({ error: "Origin not allowed" });
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["access-control-allow-origin"]).toBeUndefined();
-    logoutDeps.people.evict(person.id);
+    logoutDeps.personCache.evict(person.id);
     expect((await request(app).post("/auth/session/refresh").set("Cookie", cookie)).status).toBe(200);
   });
 

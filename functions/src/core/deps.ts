@@ -12,7 +12,8 @@ import type {
   SessionTokens,
   TransactionRunner,
 } from "./ports";
-import type { Config, PepperKey } from "./settings";
+import type { Config } from "./settings";
+import type { PepperKey } from "./pepper";
 import type { TtlCache } from "./ttl-cache";
 
 /**
@@ -32,7 +33,7 @@ export interface Deps {
   log: Logger;
   identity: Identity;
   tokens: SessionTokens;
-  people: PersonCache;
+  personCache: PersonCache;
   /** Registered OIDC clients, per instance. */
   clients: ClientCache;
   /** Sessions this instance has recorded as seen lately (core/sessions/active-sessions): no write for them. */

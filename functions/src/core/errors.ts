@@ -3,6 +3,8 @@
  * the presenters (http/presenters.ts) and the operator CLI answer it with its row below, and a
  * code must have a row to exist at all.
  */
+import { PAST_STEP_UP, STEP_UP_MINUTES } from "./model/step-up";
+
 /**
  * How one refusal is answered: the contract's status and message, and what else its body carries.
  * `reason` is the machine-readable word beside the message: the contract's approval vocabulary
@@ -95,35 +97,43 @@ export const errorTable = {
 
   // email codes (checkErrors, the verify endpoint's presenter, adds `valid: false` to its 400s)
   email_invalid: { status: 400, message: "A valid email is required", reason: "email_invalid" },
-  otp_purpose_invalid: { status: 400, message: "purpose must be signin or request-access", reason: "purpose_invalid" },
-  otp_resend_too_soon: {
+  email_code_purpose_invalid: {
+    status: 400,
+    message: "purpose must be signin or request-access",
+    reason: "purpose_invalid",
+  },
+  email_code_resend_too_soon: {
     status: 429,
     message: "A code was just sent. Please wait a minute.",
     reason: "resend_too_soon",
   },
-  otp_hourly_limit: { status: 429, message: "Too many codes requested. Try again later.", reason: "hourly_limit" },
-  otp_client_budget: {
+  email_code_hourly_limit: {
+    status: 429,
+    message: "Too many codes requested. Try again later.",
+    reason: "hourly_limit",
+  },
+  email_code_client_budget: {
     status: 429,
     message: "Too many codes requested from this network. Try again later.",
     reason: "client_budget",
   },
-  otp_service_budget: {
+  email_code_service_budget: {
     status: 429,
     message: "Too many codes are being requested right now. Try again in a minute.",
     reason: "service_budget",
   },
-  otp_domain_budget: {
+  email_code_domain_budget: {
     status: 429,
     message: "Too many codes have been requested for addresses at this domain. Try again later.",
     reason: "domain_budget",
   },
-  otp_address_locked: {
+  email_code_address_locked: {
     status: 429,
     message: "Too many failed attempts for this address. Try again later.",
     reason: "address_locked",
   },
   email_not_configured: { status: 503, message: "Email is not configured", reason: "email_not_configured" },
-  otp_fields_required: {
+  email_code_fields_required: {
     status: 400,
     message: "email and otp required; purpose must be signin or request-access",
     reason: "fields_required",
@@ -232,7 +242,7 @@ export const errorTable = {
   // A valid session, too old for this: sign in again (the contract's 401 means a new credential).
   passkey_sign_in_too_old: {
     status: 401,
-    message: "Sign in again to add a passkey: the sign-in must be from the last 5 minutes",
+    message: `Sign in again to add a passkey: the sign-in must be from the last ${STEP_UP_MINUTES} minutes`,
     reason: "sign_in_too_old",
   },
   passkey_challenge_invalid: {
@@ -263,7 +273,7 @@ export const errorTable = {
   client_not_found: { status: 404, message: "No such OpenID Connect client" },
   step_up_required: {
     status: 403,
-    message: "This widens someone's access: sign in again first (your sign-in is more than 5 minutes old)",
+    message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,
     reason: "step_up_required",
   },
 } as const satisfies Record<string, ErrorRow>;

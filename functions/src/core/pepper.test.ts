@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { addressIds, codeHash, codeMatches, parsePepper } from "./code-pepper";
+import { addressIds, codeHash, codeMatches, parsePepper } from "./pepper";
 
 const OLD = "k1:old-secret-0123456789abcdef";
 const NEW = "k2:new-secret-0123456789abcdef";

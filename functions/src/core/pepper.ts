@@ -1,8 +1,27 @@
+/**
+ * CODE_PEPPER, the service's one keyed-hash ring, in one place: its keys, its parsing, the ring
+ * as a function is given it, and every keyed hash made with it (an email code, the records named
+ * after an address, a send budget or a token endpoint's throttle; the mail's sealing key is derived
+ * from it in core/mail/seal). Keyed, so a stored record names none of what it is about, and a
+ * six-digit code cannot be found by hashing every guess.
+ */
 import { createHmac } from "node:crypto";
-import { constantTimeEqual } from "../secrets";
-import type { PepperKey } from "../settings";
+import { constantTimeEqual } from "./secrets";
 
-export type { PepperKey };
+/** One key of the CODE_PEPPER ring. The kid is stored beside every hash it made. */
+export interface PepperKey {
+  kid: string;
+  secret: string;
+}
+
+/**
+ * The CODE_PEPPER ring, parsed once per instance (deps.ts). A function that hashes with it and
+ * was deployed without the secret fails here, rather than store what a guess could find.
+ */
+export function pepperRing(deps: { pepper: PepperKey[] | null }): PepperKey[] {
+  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
+  return deps.pepper;
+}
 
 const KID = /^[A-Za-z0-9_.-]{1,64}$/;
 

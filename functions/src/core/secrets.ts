@@ -1,6 +1,4 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Deps } from "./deps";
-import type { PepperKey } from "./settings";
 
 /**
  * Hash for high-entropy bearer secrets (exchange codes, API keys, client secrets of 256 bits):
@@ -21,13 +19,4 @@ export function constantTimeEqual(a: string, b: string): boolean {
     return false;
   }
   return timingSafeEqual(left, right);
-}
-
-/**
- * The CODE_PEPPER ring, parsed once per instance (deps.ts). A function that hashes with it and
- * was deployed without the secret fails here, rather than store what a guess could find.
- */
-export function pepperRing(deps: Pick<Deps, "pepper">): PepperKey[] {
-  if (deps.pepper === null) throw new Error("CODE_PEPPER is not available to this function");
-  return deps.pepper;
 }

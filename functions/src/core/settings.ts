@@ -72,7 +72,7 @@ export interface SendBudgets {
   domainBudgetExempt: string[];
 }
 
-/** An app outside the parent domain that a signed-in person can be handed to (core/handoff). */
+/** An app outside the parent domain that a signed-in person can be handed to (core/sessions/handoff). */
 export interface HandoffApp {
   id: string;
   /** What the person is asked to continue to. */
@@ -111,10 +111,4 @@ export interface FederatedProvider {
 export interface FederatedConfig {
   apiKey: string;
   providers: Partial<Record<FederatedIdp, FederatedProvider>>;
-}
-
-/** One key of the CODE_PEPPER ring. The kid is stored beside every hash it made. */
-export interface PepperKey {
-  kid: string;
-  secret: string;
 }

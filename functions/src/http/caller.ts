@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import type { Request } from "express";
-import type { Caller } from "../core/email-codes/budget-rules";
+import type { Caller } from "../core/model/caller";
 
 export type { Caller };
 

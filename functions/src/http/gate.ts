@@ -16,7 +16,7 @@ export interface GateNeed extends AccessNeed {
   cookieOnly?: boolean;
 }
 
-export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "log" | "seen">;
+export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "personCache" | "log" | "seen">;
 
 export function bearerToken(req: Request): string | null {
   const header = req.headers.authorization;

@@ -8,7 +8,7 @@ import { errorText } from "../logger";
 import { apiKeyCommands } from "./commands/api-keys";
 import { clientCommands } from "./commands/clients";
 import { doctorCommand } from "./commands/doctor";
-import { secretCommands } from "./commands/secrets";
+import { keyCommands } from "./commands/keys";
 import { peopleCommands } from "./commands/people";
 import { sessionCommands } from "./commands/sessions";
 import { statusCommands } from "./commands/status";
@@ -26,7 +26,7 @@ const COMMANDS: Command[] = [
   ...sessionCommands,
   ...clientCommands,
   ...apiKeyCommands,
-  ...secretCommands,
+  ...keyCommands,
   doctorCommand,
 ];
 

@@ -107,8 +107,7 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         const { firebaseIdentity } = require("../adapters/identity") as typeof import("../adapters/identity");
         const { smtpMailer } = require("../adapters/mailer") as typeof import("../adapters/mailer");
         const { cloudTasksQueue } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
-        const { mailRound } =
-          require("../core/people/review-notices") as typeof import("../core/people/review-notices");
+        const { run: mailRound } = require("../tasks/mail") as typeof import("../tasks/mail");
         const { buildDeps } = require("../deps") as typeof import("../deps");
         /* eslint-enable @typescript-eslint/no-require-imports */
         const settings = ctx.config();

@@ -23,7 +23,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/otp/send", async function sendCode(req: Request, res: Response) {
     const { email: address } = await parseBody(req, sendBody, "email_invalid");
     const chosen = purpose.safeParse((await readJson(req)).purpose);
-    ensure(chosen.success, "otp_purpose_invalid");
+    ensure(chosen.success, "email_code_purpose_invalid");
     await requestCode(deps, address, chosen.data, callerOf(req, deps.config.clientAddressHops));
     // Also the answer for a sign-in code to an address on no account (no mail goes): the same
     // status, body, headers, limits and timing, so the answer never tells who has an account.
@@ -35,7 +35,7 @@ export function routes(deps: Deps): Router {
   const details = z.unknown().optional();
   const verifyBody = z.object({ email, otp, purpose, name: details, note: details }).strict();
   router.post("/auth/otp/verify", presentWith(checkErrors), async function verify(req: Request, res: Response) {
-    const { name, note, ...input } = await parseBody(req, verifyBody, "otp_fields_required");
+    const { name, note, ...input } = await parseBody(req, verifyBody, "email_code_fields_required");
     await verifyCode(deps, input.email, input.otp, input.purpose, { name, note });
     res.json({ valid: true });
   });

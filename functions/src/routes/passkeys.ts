@@ -141,8 +141,10 @@ export function routes(deps: Deps): Router {
   });
 
   router.delete(PATHS.one, async function remove(req: Request, res: Response) {
-    const { person } = await requireAccess(deps, req, SESSION);
+    const { person, principal } = await requireAccess(deps, req, SESSION);
     await removePasskey(deps, person.id, String(req.params.passkeyId), {
+      self: person,
+      signedInAt: principal.authTime,
       from: nameUserAgent(req.get("user-agent") ?? ""),
     });
     res.json({ ok: true });

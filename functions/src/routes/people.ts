@@ -1,15 +1,15 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { adminActor, changePerson, reviewMany } from "../core/people/people-admin";
+import { changePerson, reviewMany } from "../core/people/people-admin";
+import { NAME_MAX, type Acting } from "../core/people/acting";
 import { findPeople, findPerson, reviewQueue } from "../core/people/find-people";
 import { personHistory } from "../core/people/history";
-import type { HistoryEntry } from "../core/model/history";
 import type { Person } from "../core/model/person";
-import { exportPersonData, NAME_MAX, renameSelf, type PersonData } from "../core/account/own-data";
+import { exportPersonData, renameSelf, type PersonData } from "../core/account/own-data";
 import { erasePerson } from "../core/account/erasure";
-import { personView } from "../core/people/access";
-import type { AdminPersonView, HistoryEntryView } from "../core/people/admin-view";
+import { personView } from "../core/people/person-view";
+import { adminView, historyView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
 import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../core/passkeys/passkeys";
 import { ensure } from "../core/errors";
@@ -19,11 +19,20 @@ import { rowFor } from "../core/errors";
 import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
-import { byAdmin } from "../core/people/security-notices";
 import { nameUserAgent } from "../core/sessions/user-agent";
 
 /** The browser and system an administrator's request came from, for the person's notice. */
 const browserOf = (req: Request) => nameUserAgent(req.get("user-agent") ?? "");
+
+/** An administrator acting through the API, signed in when, from the browser of this request. */
+const asAdmin = (
+  admin: Awaited<ReturnType<typeof requireAccess>>,
+  req: Request,
+): Extract<Acting, { admin: Person }> => ({
+  admin: admin.person,
+  signedInAt: admin.principal.authTime,
+  from: browserOf(req),
+});
 
 export const presenter = jsonErrors;
 
@@ -37,31 +46,6 @@ function sendData(res: Response, data: PersonData): void {
   res.setHeader("Content-Disposition", `attachment; filename="account-data-${day}.json"`);
   res.setHeader("Cache-Control", "no-store");
   res.type("application/json").send(JSON.stringify(data, null, 2));
-}
-
-/** A person as administrators see it: the interface's fields, every linked account, and what they asked with. */
-export function adminView(person: Person): AdminPersonView {
-  return {
-    personId: person.id,
-    uid: person.uids[0] ?? null,
-    uids: person.uids,
-    email: person.emails[0] ?? null,
-    emails: person.emails,
-    phones: person.phones,
-    name: person.name,
-    role: person.role,
-    projects: person.projects,
-    groups: person.groups,
-    status: person.status,
-    createdAt: person.createdAt.toISOString(),
-    updatedAt: person.updatedAt.toISOString(),
-    origin: person.origin,
-    note: person.note,
-  };
-}
-
-function historyView(entry: HistoryEntry): HistoryEntryView {
-  return { at: entry.at.toISOString(), by: entry.by, via: entry.via, event: entry.event, changes: entry.changes };
 }
 
 const status = z.enum(["pending", "approved", "rejected"]);
@@ -144,7 +128,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/people/review", async function review(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const { personIds, status: decision } = await parseBody(req, reviewBody, "invalid_person_change");
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime, from: browserOf(req) };
+    const by = asAdmin(admin, req);
     const results = await reviewMany(deps, personIds, decision, by);
     res.json({
       results: results.map((r) =>
@@ -193,7 +177,10 @@ export function routes(deps: Deps): Router {
       role: z.enum(["user", "admin"]).optional(),
       projects: z.array(label).max(100).transform(unique).optional(),
       groups: z.array(label).max(100).transform(unique).optional(),
-      name: z.string().trim().max(200).optional(),
+      name: z
+        .string()
+        .max(NAME_MAX * 4)
+        .optional(),
       emails: z.array(email).max(20).transform(unique).optional(),
       phones: z.array(phone).max(20).transform(unique).optional(),
     })
@@ -202,7 +189,7 @@ export function routes(deps: Deps): Router {
   router.patch("/auth/people/:personId", async function patchPerson(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const change = await parseBody(req, changeBody, "invalid_person_change");
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime, from: browserOf(req) };
+    const by = asAdmin(admin, req);
     const { person, providerSyncErrors } = await changePerson(deps, personIdParam(req), change, by);
     // Provider failures do not undo the change: they are listed for the admin to retry.
     res.json({ ...adminView(person), providerSyncErrors });
@@ -210,14 +197,14 @@ export function routes(deps: Deps): Router {
 
   router.get("/auth/people/:personId/data", async function personData(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    const by = asAdmin(admin, req);
     sendData(res, await exportPersonData(deps, personIdParam(req), by));
   });
 
   // Irreversible: an administrator's recent sign-in, as for a change that widens access.
   router.delete("/auth/people/:personId", async function erase(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { admin: admin.person, signedInAt: admin.principal.authTime };
+    const by = asAdmin(admin, req);
     const { finished, providerSyncErrors } = await erasePerson(deps, personIdParam(req), by);
     // An administrator who erased themself is signed out here, as the account page's deletion does.
     if (personIdParam(req) === admin.person.id) clearSessionCookie(res, deps.config.parentDomain);
@@ -246,13 +233,13 @@ export function routes(deps: Deps): Router {
   // Ending someone's sessions only ever narrows access: no step-up.
   router.delete("/auth/people/:personId/sessions", async function endAll(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
+    const by = asAdmin(admin, req);
     res.json({ ended: await endSessions(deps, personIdParam(req), { allBut: null }, by) });
   });
 
   router.delete("/auth/people/:personId/sessions/:sessionId", async function endOne(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
-    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
+    const by = asAdmin(admin, req);
     const sessionIds = [String(req.params.sessionId)];
     res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
   });
@@ -268,7 +255,7 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/people/:personId/passkeys", async function removePersonPasskeys(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const person = await findPerson(deps, personIdParam(req));
-    const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
+    const by = asAdmin(admin, req);
     res.json({ removed: await removeAllPasskeys(deps, person.id, by) });
   });
 
@@ -277,7 +264,7 @@ export function routes(deps: Deps): Router {
     async function removePersonPasskey(req: Request, res: Response) {
       const admin = await requireAccess(deps, req, ADMIN);
       const person = await findPerson(deps, personIdParam(req));
-      const by = { actor: adminActor(admin.person), via: "api" as const, from: byAdmin(browserOf(req)) };
+      const by = asAdmin(admin, req);
       await removePasskey(deps, person.id, String(req.params.passkeyId), by);
       res.json({ removed: 1 });
     },

@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { ensureAccess, personView } from "../core/people/access";
+import { ensureAccess } from "../core/people/access";
+import { personView } from "../core/people/person-view";
 import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
 import { ensure } from "../core/errors";
-import { ensureRecent } from "../core/account/own-data";
+import { ensureStepUp } from "../core/people/acting";
 import { nameUserAgent } from "../core/sessions/user-agent";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
@@ -68,7 +69,7 @@ export function routes(deps: Deps): Router {
     const { principal, person } = await signedInPerson(req);
     const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
     // Off silences what would tell of a stolen session: a recent sign-in first, as for erasure.
-    if (!newBrowser) ensureRecent(deps, { self: person, signedInAt: principal.authTime });
+    if (!newBrowser) ensureStepUp(deps, { self: person, signedInAt: principal.authTime });
     await chooseNewBrowserNotices(deps, person.id, newBrowser, nameUserAgent(req.get("user-agent") ?? ""));
     res.json({ newBrowser });
   });

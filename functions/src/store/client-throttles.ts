@@ -1,4 +1,5 @@
 import type { Collection } from "./collections";
+import type { Throttle } from "../core/model/client-throttle";
 import { optionalDate, toDate, type Firestore, type Reading, type Transaction } from "./db";
 
 /**
@@ -7,12 +8,6 @@ import { optionalDate, toDate, type Firestore, type Reading, type Transaction } 
  * attempts are refused. `forgetAfter` is when the record stops mattering (a TTL field).
  */
 const THROTTLES: Collection = "clientThrottles";
-
-export interface Throttle {
-  id: string;
-  failures: Date[];
-  refusedUntil: Date | null;
-}
 
 function ref(db: Firestore, id: string) {
   return db.collection(THROTTLES).doc(id);

@@ -51,7 +51,6 @@ export async function read(db: Firestore, path: string, tx?: Transaction): Promi
   return snap.exists ? (snap.data() ?? null) : null;
 }
 
-/** Firestore's own read-write transactions (retried on contention), as the rules' TransactionRunner. */
 /** Documents a transaction reads, and what their snapshots say, in the order of `refs`. */
 export interface Reading<T> {
   refs: DocumentReference[];

@@ -4,7 +4,7 @@ import type { CodeState } from "../core/model/email-codes";
 
 /**
  * `emailCodes/{addressId}`: the one live code of an address. The id is a keyed hash of the
- * canonical address (core/code-pepper) and the code is kept only as a keyed hash of purpose,
+ * canonical address (core/pepper) and the code is kept only as a keyed hash of purpose,
  * address and code; neither the address nor the code is stored. A destroyed code stays as a
  * tombstone without its hash, so later checks can say why it no longer works.
  */

@@ -1,23 +1,9 @@
 import type { Collection } from "./collections";
+import type { PasskeyChallenge } from "../core/model/passkey";
 import { optionalDate, optionalString, read, toDate, type Firestore, type Transaction } from "./db";
 
 /** `passkeyChallenges/{sha256(challenge)}`: each WebAuthn challenge the service has handed out. */
 const CHALLENGES: Collection = "passkeyChallenges";
-
-export type ChallengePurpose = "register" | "sign-in";
-
-export interface PasskeyChallenge {
-  hash: string;
-  purpose: ChallengePurpose;
-  /** Registration: the person and the session (its key) that asked; null for a sign-in. */
-  personId: string | null;
-  sessionKey: string | null;
-  /** Sign-in: sha256 of the browser's binding cookie; null for a registration. */
-  binding: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-  usedAt: Date | null;
-}
 
 export function save(db: Firestore, challenge: PasskeyChallenge): Promise<unknown> {
   const { hash, ...stored } = challenge;

@@ -1,5 +1,6 @@
 import { AggregateField, FieldValue, type Query, type Timestamp } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
+import type { BudgetScope, Tally } from "../core/model/sends";
 import type { Firestore, Transaction } from "./db";
 
 /**
@@ -14,20 +15,11 @@ import type { Firestore, Transaction } from "./db";
  */
 const SENDS: Collection = "sends";
 
-/** What a send is counted by: where it came from, where it went, and the service as a whole. */
-export type BudgetScope = "client" | "network" | "edge" | "domain" | "service";
-
 /** Every key a send is recorded under: its budgets', and its address's own (the address's keyed id). */
 export type SendKeys = Partial<Record<BudgetScope | "address", string>>;
 
 /** The stamp the store puts on a send as it records it. */
 export type Stamp = Timestamp;
-
-/** Sends of one budget's window that came before a given one: how many, and how many of them were used. */
-export interface Tally {
-  sent: number;
-  used: number;
-}
 
 const ref = (db: Firestore, id: string) => db.collection(SENDS).doc(id);
 

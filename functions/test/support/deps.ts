@@ -12,8 +12,7 @@ import type { Group } from "../../src/groups";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { cloudTasksQueue, MAIL_QUEUE } from "../../src/adapters/mail-queue";
 import { taskQueueDouble, type TaskQueueDouble } from "./task-queue";
-import { drainOutbox } from "../../src/core/mail/drain";
-import { mailRound, noticeRenderers } from "../../src/core/people/review-notices";
+import { run as mailRound } from "../../src/tasks/mail";
 import { cryptoRandom } from "../../src/random";
 
 export const PARENT_DOMAIN = "example.test";
@@ -110,9 +109,7 @@ export function testDeps(overrides: Partial<Deps> = {}, { digests = false }: { d
   const clock = (overrides.clock as ManualClock | undefined) ?? manualClock(new Date());
   const tasks =
     overrides.mailQueue === undefined
-      ? taskQueueDouble(() => (digests ? mailRound(built) : drainOutbox(built, noticeRenderers(built))), MAIL_QUEUE, {
-          clock,
-        })
+      ? taskQueueDouble(() => mailRound(built, { digest: digests }), MAIL_QUEUE, { clock })
       : null;
   const built: Deps = buildDeps(config, {
     store: overrides.store ?? firestore(),

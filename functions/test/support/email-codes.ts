@@ -1,7 +1,7 @@
-/** Shared helpers of the email-code tests (otp-send, otp-verify, otp-sign-in). */
+/** Shared helpers of the email-code tests (email-code-send, -verify, -sign-in). */
 import request from "supertest";
 import type { Express } from "express";
-import { addressIds, parsePepper } from "../../src/core/email-codes/code-pepper";
+import { addressIds, parsePepper } from "../../src/core/pepper";
 import type { Deps } from "../../src/deps";
 import type { Logger } from "../../src/logger";
 import { cryptoRandom, type Random } from "../../src/random";

@@ -1,16 +1,17 @@
 /**
  * A person's own data, on `/account`: their name to change; a copy of everything the service
  * keeps about them, as one JSON file; and deleting their account, after a confirmation that says
- * what goes. A copy and a deletion ask them to confirm it's them when they signed in more than
- * 5 minutes ago, in place, and then go ahead.
+ * what goes. A copy and a deletion ask them to confirm it's them when their sign-in is older than
+ * the step-up window (core/model/step-up in the functions), in place, and then go ahead.
  */
 import { ask, type Answer, type Person } from "../shared/api";
 import { erasureWords, TRY_AGAIN } from "../shared/messages";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { alertBox, button, confirmPanel, field, h, paragraph, whileBusy } from "../shared/ui";
+import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
+import { NAME_MAX } from "../../../functions/src/core/model/person";
 
-const NAME_MAX = 200;
-const STALE = "You signed in more than 5 minutes ago.";
+const STALE = `You signed in ${PAST_STEP_UP} ago.`;
 
 /** Asks, and once more after the person confirms it's them when the service asks for that first. */
 export async function askConfirmed(

@@ -8,6 +8,7 @@ import { ask, type Answer } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { ceremonyEnd, passkeysSupported, webauthn } from "../sign-in/webauthn";
+import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 type Passkey = PasskeyView;
 
@@ -39,7 +40,7 @@ function platformName(): string {
 function addRefusal(answer: Answer): { message: string; action?: Node } {
   if (answer.status === 401 && answer.body.reason === "sign_in_too_old")
     return {
-      message: "To add a passkey, please sign in again first: it has been more than 5 minutes since you signed in.",
+      message: `To add a passkey, please sign in again first: it has been ${PAST_STEP_UP} since you signed in.`,
       action: linkButton(
         "Sign in again",
         `/?prompt=login&redirect=${encodeURIComponent(`${window.location.origin}/account`)}`,

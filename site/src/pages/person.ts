@@ -14,6 +14,7 @@ import { passkeysSection, sessionsSection } from "../reviewers/person-sessions";
 import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../reviewers/people-words";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { alertBox, confirmPanel, h, linkButton, paragraph, retitle, view } from "../shared/ui";
+import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 const id = new URL(window.location.href).searchParams.get("id") ?? "";
 const path = `/auth/people/${encodeURIComponent(id)}`;
@@ -111,7 +112,7 @@ forAdministrators(async (me: Person) => {
           const act = () => askAdmin(alert, "DELETE", path);
           let answer = await act();
           if (answer !== null && stepUpAsked(answer)) {
-            const why = "Deleting someone can't be undone, and you signed in more than 5 minutes ago.";
+            const why = `Deleting someone can't be undone, and you signed in ${PAST_STEP_UP} ago.`;
             if (!(await confirmItsYou((step) => panel.after(step), me, why))) return keep();
             answer = await act();
           }

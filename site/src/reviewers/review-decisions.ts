@@ -10,6 +10,7 @@ import type { Notice } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { syncErrorWords, whoIs, type AdminPerson } from "./people-words";
 import { confirmItsYou } from "../sign-in/step-up";
+import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 export type Decision = "approved" | "rejected";
 
@@ -28,7 +29,7 @@ export interface Outcome {
 export function resultWords(result: Result, decision: Decision): string {
   if ("person" in result) return decision === "approved" ? "Approved." : "Rejected.";
   if (result.reason === "step_up_required")
-    return "Not approved yet: confirm it's you first (you signed in more than 5 minutes ago), then approve again.";
+    return `Not approved yet: confirm it's you first (you signed in ${PAST_STEP_UP} ago), then approve again.`;
   if (result.reason === "person_not_found") return "Not done: this person is no longer there.";
   return `Not done: ${result.error}`;
 }

@@ -47,31 +47,31 @@ describe("waitFor", () => {
 
 describe("sendRefusalWords", () => {
   it("says how long to wait, from Retry-After, for each limit", () => {
-    expect(sendRefusalWords(refusal("otp_resend_too_soon", 42)).alert).toBe(
+    expect(sendRefusalWords(refusal("email_code_resend_too_soon", 42)).alert).toBe(
       "We've just sent a code to this address. You can ask for another in 42 seconds.",
     );
-    expect(sendRefusalWords(refusal("otp_hourly_limit", 1500)).alert).toBe(
+    expect(sendRefusalWords(refusal("email_code_hourly_limit", 1500)).alert).toBe(
       "You've asked for several codes in the last hour. You can ask for another in 25 minutes.",
     );
-    expect(sendRefusalWords(refusal("otp_address_locked", 20 * 3600)).alert).toMatch(
+    expect(sendRefusalWords(refusal("email_code_address_locked", 20 * 3600)).alert).toMatch(
       /locked for now\. You can ask for a new code in 20 hours\.$/,
     );
-    expect(sendRefusalWords(refusal("otp_client_budget", 1800)).alert).toBe(
+    expect(sendRefusalWords(refusal("email_code_client_budget", 1800)).alert).toBe(
       "Many codes have been asked for from your network lately. You can ask for another in 30 minutes.",
     );
-    expect(sendRefusalWords(refusal("otp_service_budget", 30)).alert).toBe(
+    expect(sendRefusalWords(refusal("email_code_service_budget", 30)).alert).toBe(
       "A lot of people are asking for codes right now. Please try again in 30 seconds.",
     );
-    expect(sendRefusalWords(refusal("otp_domain_budget", 1200)).alert).toBe(
+    expect(sendRefusalWords(refusal("email_code_domain_budget", 1200)).alert).toBe(
       "Many codes have been asked for addresses like yours lately. You can ask for another in 20 minutes.",
     );
   });
 
   it("tells refusals apart by their reason, never by their words", () => {
-    const reworded = refusal("otp_resend_too_soon", 30);
+    const reworded = refusal("email_code_resend_too_soon", 30);
     reworded.body.error = "Slow down a little";
     expect(sendRefusalWords(reworded).alert).toMatch(/^We've just sent a code to this address/);
-    const unexplained = refusal("otp_resend_too_soon", 30);
+    const unexplained = refusal("email_code_resend_too_soon", 30);
     delete unexplained.body.reason;
     expect(sendRefusalWords(unexplained).alert).toMatch(/^You've asked for several codes/);
   });

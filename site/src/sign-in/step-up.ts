@@ -14,6 +14,7 @@ import { passkeyToken } from "./passkeys";
 import { alertBox, button, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "./webauthn";
 import { verifyBody } from "../shared/browser-id";
+import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 /** Whether the service asked for a fresh sign-in before doing what was asked. */
 export function stepUpAsked(answer: Answer): boolean {
@@ -44,7 +45,7 @@ async function reopen(customToken: string): Promise<string | null> {
 export function confirmItsYou(
   place: (panel: HTMLElement) => void,
   me: Person,
-  why = "This gives someone more access, and you signed in more than 5 minutes ago.",
+  why = `This gives someone more access, and you signed in ${PAST_STEP_UP} ago.`,
 ): Promise<boolean> {
   open?.settle(false);
   return new Promise((resolve) => {

@@ -6,9 +6,10 @@ import { DAY, MINUTE } from "../../clock";
 import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personal from "../../store/personal-data";
-import { AppError, ensure } from "../errors";
-import { approvedAdmin, type ChangedBy, type SyncError } from "../people/people-admin";
-import { ensureRecent, recordBoth, type OwnDataDeps } from "./own-data";
+import { ensure } from "../errors";
+import type { SyncError } from "../people/people-admin";
+import { ensureKeepsAnAdmin, type Acting } from "../people/acting";
+import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
 import { finishErasure } from "../people/erasure-job";
 import { noticeEntry, wakeDrainer } from "../mail/outbox";
 
@@ -32,15 +33,14 @@ const JOB_AFTER_MS = MINUTE;
 export async function erasePerson(
   deps: OwnDataDeps,
   personId: string,
-  by: ChangedBy,
+  by: Acting,
 ): Promise<{ finished: boolean; providerSyncErrors: SyncError[] }> {
-  ensureRecent(deps, by);
+  ensureMayHandleData(deps, personId, by);
   const now = deps.clock.now();
   const erased = await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
     if (person === null) return false;
-    if (approvedAdmin(person) && (await people.approvedAdminList(deps.store, tx, 2)).length < 2)
-      throw new AppError("last_admin");
+    await ensureKeepsAnAdmin(deps, tx, person, null);
     people.remove(deps.store, tx, person);
     personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
     outbox.add(
@@ -56,7 +56,7 @@ export async function erasePerson(
     recordBoth(deps, tx, personId, by, "erased");
     return true;
   });
-  deps.people.evict(personId);
+  deps.personCache.evict(personId);
   if (erased) await wakeDrainer(deps, new Date(now.getTime() + JOB_AFTER_MS));
   // Gone already: an erasure that stopped half-way is finished now; otherwise there is no such person.
   const failed = await finishErasure(deps, personId);

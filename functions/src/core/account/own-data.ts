@@ -2,8 +2,8 @@
  * What the service keeps about a person, for them: their copy of it (an export, GDPR Art. 15 and
  * 20), its erasure (Art. 17, core/account/erasure), and their own name. The person themself, an
  * administrator and an operator on the command line each may; the first two only within
- * STEP_UP_MS of signing in, which these functions check themselves (a caller cannot leave it
- * out). Each is recorded in the person's history, naming who did it; an erasure leaves that one
+ * STEP_UP_MS of signing in, which these functions check themselves (core/people/acting; a
+ * caller cannot leave it out). Each is recorded in the person's history, naming who did it; an erasure leaves that one
  * entry and nothing else.
  */
 import type { Deps } from "../deps";
@@ -15,19 +15,19 @@ import * as projectAccess from "../../store/project-access";
 import * as notifications from "../../store/notifications";
 import { ensure } from "../errors";
 import type { ProviderAccount } from "../ports";
-import { cleanText, characters } from "../text";
 import { describeUserAgent } from "../sessions/user-agent";
 import { passkeyView, type PasskeyView } from "../passkeys/passkeys";
 import { recordEvent } from "../people/history";
 import type { Actor, HistoryEntry } from "../model/history";
 import type { Transaction } from "../../store/db";
-import type { HistoryEntryView } from "../people/admin-view";
-import { changePerson, recentEnough, recordedAs, type ChangeDeps, type ChangedBy } from "../people/people-admin";
+import { historyView, type HistoryEntryView } from "../people/admin-view";
+import { changePerson, type ChangeDeps } from "../people/people-admin";
+import { ensureOwnAccount, ensureStepUp, recordedAs, type Acting } from "../people/acting";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
 export type OwnDataDeps = Pick<
   Deps,
-  "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random" | "mailQueue"
+  "store" | "clock" | "identity" | "personCache" | "log" | "transaction" | "random" | "mailQueue"
 >;
 
 /**
@@ -38,7 +38,7 @@ export function recordBoth(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
   personId: string,
-  by: ChangedBy,
+  by: Acting,
   event: "exported" | "erased",
 ): void {
   recordEvent(deps, tx, { personId, ...recordedAs(by), event, changes: {} });
@@ -51,14 +51,14 @@ export function recordBoth(
     });
 }
 
-/** A person's copy, or their erasure, needs a recent sign-in of whoever asks at a page. */
-export function ensureRecent(deps: Pick<Deps, "clock">, by: ChangedBy): void {
-  if ("operator" in by) return;
-  ensure(
-    recentEnough(deps, by.signedInAt),
-    "step_up_required",
-    "Confirm it's you: sign in again first (your sign-in is more than 5 minutes old)",
-  );
+/**
+ * Who may take a person's copy or erase them, checked by the core whoever calls it: the person
+ * on their own account, an administrator or an operator on anyone's; at a page, signed in within
+ * STEP_UP_MS.
+ */
+export function ensureMayHandleData(deps: Pick<Deps, "clock">, personId: string, by: Acting): void {
+  ensureOwnAccount(by, personId);
+  ensureStepUp(deps, by);
 }
 
 /** One JSON document of everything the service keeps about a person; never a secret. */
@@ -111,7 +111,7 @@ const iso = (d: Date) => d.toISOString();
  * Who acted, as the copy shows it: to the person themself an administrator is named by role, not
  * by address (another person's data, GDPR Art. 15(4)); to an administrator or operator, in full.
  */
-function shownTo(reader: ChangedBy, actor: Actor): Actor {
+function shownTo(reader: Acting, actor: Actor): Actor {
   return "self" in reader && actor.kind === "admin" ? { ...actor, email: null } : actor;
 }
 
@@ -128,8 +128,8 @@ async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promis
 }
 
 /** Everything kept about the person, as one document (`people export`, GET /auth/account/data). */
-export async function exportPersonData(deps: OwnDataDeps, personId: string, by: ChangedBy): Promise<PersonData> {
-  ensureRecent(deps, by);
+export async function exportPersonData(deps: OwnDataDeps, personId: string, by: Acting): Promise<PersonData> {
+  ensureMayHandleData(deps, personId, by);
   const person = await deps.transaction(async (tx) => {
     const current = await people.findById(deps.store, personId, tx);
     ensure(current, "person_not_found");
@@ -177,13 +177,7 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
       ...describeUserAgent(s.userAgent),
     })),
     passkeys: keys.map((k) => ({ ...passkeyView(k), transports: k.transports, authenticator: k.aaguid })),
-    history: entries.map((e) => ({
-      at: iso(e.at),
-      by: shownTo(by, e.by),
-      via: e.via,
-      event: e.event,
-      changes: e.changes,
-    })),
+    history: entries.map((e) => ({ ...historyView(e), by: shownTo(by, e.by) })),
     notifications: addressed.map((n) => ({
       id: n.id,
       title: n.title,
@@ -196,19 +190,15 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
   };
 }
 
-/** The longest name a person may give themself, in characters. */
-export const NAME_MAX = 200;
-
 /**
- * The person renames themself (PATCH /auth/account): plain text, changed as an administrator's
- * change is (core/people/people-admin changePerson), and recorded in their history as their own.
+ * The person renames themself (PATCH /auth/account): changed as an administrator's change is
+ * (core/people/people-admin changePerson, which keeps the name plain text), and recorded in their
+ * history as their own.
  */
 export async function renameSelf(
   deps: ChangeDeps,
-  by: Extract<ChangedBy, { self: unknown }>,
+  by: Extract<Acting, { self: unknown }>,
   raw: string,
 ): Promise<Person> {
-  const name = cleanText(raw);
-  ensure(characters(name) <= NAME_MAX, "invalid_person_change", `name is at most ${NAME_MAX} characters`);
-  return (await changePerson(deps, by.self.id, { name }, by)).person;
+  return (await changePerson(deps, by.self.id, { name: raw }, by)).person;
 }

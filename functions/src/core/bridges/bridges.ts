@@ -1,6 +1,7 @@
 import { MINUTE } from "../../clock";
 import type { Config } from "../settings";
 import * as states from "../../store/bridge-states";
+import type { BridgeState } from "../model/bridge-state";
 import { AppError, ensure } from "../errors";
 import { translateFailure } from "../failures";
 import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol } from "./protocol";
@@ -118,7 +119,7 @@ async function useState(
   provider: string,
   fromQuery: unknown,
   fromCookie: string[],
-): Promise<states.BridgeState> {
+): Promise<BridgeState> {
   const presented = typeof fromQuery === "string" && fromQuery.length > 0 && fromQuery.length <= 128 ? fromQuery : null;
   // Every pending state is compared, in constant time, whichever matches.
   const ok =

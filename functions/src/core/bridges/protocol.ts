@@ -1,7 +1,7 @@
 import type { Config } from "../settings";
 import type { Deps } from "../deps";
 import type { SignIn } from "../ports";
-import type { BridgeState } from "../../store/bridge-states";
+import type { BridgeState } from "../model/bridge-state";
 import type { Failure } from "../failures";
 
 export type BridgeDeps = Pick<

@@ -1,24 +1,12 @@
 import { HOUR, MINUTE } from "../../clock";
-import type { BudgetScope, Tally } from "../../store/sends";
+import type { Caller } from "../model/caller";
+import type { BudgetScope, Tally } from "../model/sends";
 
 /**
  * The budgets a send counts against beyond its address's own limits (rules.ts), free of I/O: where
  * the request came from, each budget's window and limit, and whether a send is let through one.
  * send-budgets.ts counts the sends recorded and applies these.
  */
-
-/** Where a request came from (a send, a token request), as http/caller derives it from the request. */
-export interface Caller {
-  /** The client: an IPv4 address, or an IPv6 address's /64 (the block one subscriber is given). */
-  client: string;
-  /** The client's wider network: an IPv4 /24, an IPv6 /48. */
-  network: string;
-  /**
-   * The wider network of whoever reached the platform's own front end, when that is not the
-   * client: a CDN's edge, or a caller that went around the CDN straight to the function.
-   */
-  edge: string | null;
-}
 
 /**
  * No one network may take more than this share of the service's per-minute budget: a block of
@@ -45,9 +33,9 @@ export const USED_ALLOWANCE_FACTOR = 9;
  */
 export const TOTAL_SHARE = 0.5;
 
-export type BudgetRefusal = "otp_client_budget" | "otp_domain_budget" | "otp_service_budget";
+export type BudgetRefusal = "email_code_client_budget" | "email_code_domain_budget" | "email_code_service_budget";
 
-export type { BudgetScope, Tally };
+export type { BudgetScope, Caller, Tally };
 
 /** One budget a send counts against: what it counts (before keying), over what window, up to what. */
 export interface SendBudget {
@@ -94,15 +82,22 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
   ) => ({ scope, subject, windowMs, limit, total, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
   const share = shareOf(perServicePerMinute, TOTAL_SHARE);
   const budgets: SendBudget[] = [
-    ours("client", origin.client, HOUR, perClientPerHour, "otp_client_budget"),
-    ours("network", origin.network, MINUTE, shareOf(perServicePerMinute, NETWORK_SHARE), "otp_client_budget", share),
+    ours("client", origin.client, HOUR, perClientPerHour, "email_code_client_budget"),
+    ours(
+      "network",
+      origin.network,
+      MINUTE,
+      shareOf(perServicePerMinute, NETWORK_SHARE),
+      "email_code_client_budget",
+      share,
+    ),
   ];
   if (origin.edge !== null)
     budgets.push(
-      ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "otp_client_budget", share),
+      ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "email_code_client_budget", share),
     );
   if (!settings.domainBudgetExempt.includes(domain))
-    budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "otp_domain_budget"));
+    budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "email_code_domain_budget"));
   budgets.push({
     scope: "service",
     subject: "all",
@@ -110,7 +105,7 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
     limit: perServicePerMinute,
     total: null,
     chargesUnusedOnly: false,
-    refusal: "otp_service_budget",
+    refusal: "email_code_service_budget",
   });
   return budgets;
 }

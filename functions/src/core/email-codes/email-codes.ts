@@ -7,8 +7,7 @@ import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
 import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
-import { addressIds, codeHash, codeMatches, type PepperKey } from "./code-pepper";
-import { pepperRing } from "../secrets";
+import { addressIds, codeHash, codeMatches, pepperRing, type PepperKey } from "../pepper";
 import { admitSend, withdrawSend } from "./send-budgets";
 import { canonicalEmail } from "../email-address";
 import {

@@ -45,13 +45,13 @@ describe("sendRefusal", () => {
   const sentAt = (...offsets: number[]): LimitState => ({ ...NO_LIMITS, sends: offsets.map(at) });
 
   it("refuses a resend inside 60 seconds and allows one at 60 seconds", () => {
-    expect(sendRefusal(sentAt(0), at(59 * SECOND + 999))).toBe("otp_resend_too_soon");
+    expect(sendRefusal(sentAt(0), at(59 * SECOND + 999))).toBe("email_code_resend_too_soon");
     expect(sendRefusal(sentAt(0), at(60 * SECOND))).toBeNull();
   });
 
   it("refuses the sixth send inside the hour and allows it once the first is an hour old", () => {
     const five = sentAt(0, 12 * MINUTE, 24 * MINUTE, 36 * MINUTE, 48 * MINUTE);
-    expect(sendRefusal(five, at(HOUR - 1))).toBe("otp_hourly_limit");
+    expect(sendRefusal(five, at(HOUR - 1))).toBe("email_code_hourly_limit");
     expect(sendRefusal(five, at(HOUR))).toBeNull();
   });
 
@@ -60,7 +60,7 @@ describe("sendRefusal", () => {
   });
 
   it("refuses every send while the address is locked", () => {
-    expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY - 1))).toBe("otp_address_locked");
+    expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY - 1))).toBe("email_code_address_locked");
     expect(sendRefusal({ ...NO_LIMITS, lockedUntil: at(DAY) }, at(DAY))).toBeNull();
   });
 });

@@ -74,14 +74,14 @@ function recentSends(state: LimitState, now: Date): Date[] {
   return state.sends.filter((at) => now.getTime() - at.getTime() < HOUR);
 }
 
-export type SendRefusal = "otp_address_locked" | "otp_resend_too_soon" | "otp_hourly_limit";
+export type SendRefusal = "email_code_address_locked" | "email_code_resend_too_soon" | "email_code_hourly_limit";
 
 export function sendRefusal(state: LimitState, now: Date): SendRefusal | null {
-  if (isLocked(state, now)) return "otp_address_locked";
+  if (isLocked(state, now)) return "email_code_address_locked";
   const recent = recentSends(state, now);
   const last = recent.reduce((max, at) => Math.max(max, at.getTime()), -Infinity);
-  if (now.getTime() - last < RESEND_INTERVAL_MS) return "otp_resend_too_soon";
-  if (recent.length >= SENDS_PER_HOUR) return "otp_hourly_limit";
+  if (now.getTime() - last < RESEND_INTERVAL_MS) return "email_code_resend_too_soon";
+  if (recent.length >= SENDS_PER_HOUR) return "email_code_hourly_limit";
   return null;
 }
 

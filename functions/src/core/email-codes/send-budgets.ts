@@ -1,7 +1,8 @@
 import type { Deps } from "../deps";
 import * as sends from "../../store/sends";
+import type { Tally } from "../model/sends";
 import { limitReached, type AppError } from "../errors";
-import { budgetId, type PepperKey } from "./code-pepper";
+import { budgetId, type PepperKey } from "../pepper";
 import { RESEND_INTERVAL_MS } from "./rules";
 import { admits, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
 
@@ -15,7 +16,7 @@ const RECOUNT_PAUSE_MS = 100;
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** A tally that includes the send asking: the others. */
-const others = (t: sends.Tally): sends.Tally => ({ sent: t.sent - 1, used: t.used });
+const others = (t: Tally): Tally => ({ sent: t.sent - 1, used: t.used });
 
 /**
  * Lets one send through the budgets beyond its address (budget-rules.sendBudgets), or refuses it
@@ -85,17 +86,17 @@ async function decide(
   // Of sends racing for one address, only the first goes on to the transaction that decides the
   // address's limits (which would refuse the others one at a time, contending for its record):
   // the others hear at once what that transaction would tell them.
-  if ((sameAddress as sends.Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
-    return limitReached("otp_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
-  let over = budgets.filter((b, i) => !admits(b, others(totals[i] as sends.Tally)));
+  if ((sameAddress as Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
+    return limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
+  let over = budgets.filter((b, i) => !admits(b, others(totals[i] as Tally)));
   for (let round = 0; over.length > 0; round++) {
     const places = await Promise.all(over.map((b) => ahead(b.scope, keyOf(b), since(now, b))));
-    const behind = over.find((b, i) => !admits(b, places[i] as sends.Tally));
+    const behind = over.find((b, i) => !admits(b, places[i] as Tally));
     if (behind !== undefined || round === RECOUNTS)
       return refused(store, now, behind ?? (over[0] as SendBudget), keyOf);
     await pause(RECOUNT_PAUSE_MS);
     const recounted = await Promise.all(over.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))));
-    over = over.filter((b, i) => !admits(b, others(recounted[i] as sends.Tally)));
+    over = over.filter((b, i) => !admits(b, others(recounted[i] as Tally)));
   }
   return null;
 }

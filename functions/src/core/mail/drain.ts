@@ -4,7 +4,7 @@ import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
 import { unseal } from "./seal";
-import { pepperRing } from "../secrets";
+import { pepperRing } from "../pepper";
 import { contended } from "../failures";
 import { wakeDrainer } from "./outbox";
 

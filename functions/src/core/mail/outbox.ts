@@ -5,7 +5,7 @@ import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { MailMessage } from "../ports";
 import { seal } from "./seal";
-import { pepperRing } from "../secrets";
+import { pepperRing } from "../pepper";
 
 /**
  * Mail goes through an outbox. The rule that decides to send writes the message in its own

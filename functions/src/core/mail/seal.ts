@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync } from "node:crypto";
 import type { Random } from "../../random";
 import type { MailMessage } from "../ports";
-import type { PepperKey } from "../settings";
+import type { PepperKey } from "../pepper";
 import type { Sealed } from "../../store/outbox";
 
 /**

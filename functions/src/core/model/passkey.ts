@@ -27,3 +27,19 @@ export interface Passkey {
   /** When its counter went backwards (a cloned authenticator): never accepted again. */
   suspectAt: Date | null;
 }
+
+/** A WebAuthn challenge the service handed out (store/passkey-challenges), kept by its hash. */
+export type ChallengePurpose = "register" | "sign-in";
+
+export interface PasskeyChallenge {
+  hash: string;
+  purpose: ChallengePurpose;
+  /** Registration: the person and the session (its key) that asked; null for a sign-in. */
+  personId: string | null;
+  sessionKey: string | null;
+  /** Sign-in: sha256 of the browser's binding cookie; null for a registration. */
+  binding: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+}

@@ -4,6 +4,9 @@
  */
 
 export type PersonStatus = "pending" | "approved" | "rejected";
+
+/** The longest name a person may be given, in characters (core/people/acting `personName`; the account page). */
+export const NAME_MAX = 200;
 export type Role = "user" | "admin";
 
 /**

@@ -1,6 +1,6 @@
-import { throttleKeyId, type PepperKey } from "../email-codes/code-pepper";
+import { throttleKeyId, type PepperKey } from "../pepper";
 import { MINUTE } from "../../clock";
-import type { Throttle } from "../../store/client-throttles";
+import type { Throttle } from "../model/client-throttle";
 
 /**
  * The token endpoint's throttle on client authentication: after FAILURES_ALLOWED wrong secrets

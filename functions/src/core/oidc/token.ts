@@ -4,9 +4,10 @@ import { readTogether, type Transaction } from "../../store/db";
 import * as codes from "../../store/oidc-codes";
 import * as accessTokens from "../../store/oidc-tokens";
 import * as throttles from "../../store/client-throttles";
+import type { Throttle } from "../model/client-throttle";
 import { AppError, ensure, limitReached } from "../errors";
 import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
-import { pepperRing } from "../secrets";
+import { pepperRing } from "../pepper";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
@@ -42,10 +43,10 @@ export async function authenticateClient(
       throttles.byId(deps.store, [throttleId(pepperRing(deps), clientId, caller)]),
     );
     const now = deps.clock.now();
-    const until = refusedUntil(throttle as throttles.Throttle, now);
+    const until = refusedUntil(throttle as Throttle, now);
     // A refused attempt is not counted: nothing can make a running refusal longer.
     if (until) throw limitReached("oauth_client_throttled", now, until);
-    const next = afterFailure(throttle as throttles.Throttle, now);
+    const next = afterFailure(throttle as Throttle, now);
     throttles.save(deps.store, tx, next, throttleForgetAfter(next));
   });
   throw new AppError("oauth_invalid_client");
@@ -78,7 +79,7 @@ type Decision =
   | { kind: "replayed" }
   | { kind: "refused"; error: AppError };
 
-type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "people" | "transaction">;
+type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "personCache" | "transaction">;
 
 /**
  * One redemption, inside the batch's transaction: the code's checks, then its writes. A code
@@ -205,7 +206,7 @@ export type Redeemer = (input: {
  * on its way and handed out only once it has landed.
  */
 export function authorizationCodeRedeemer(
-  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "people" | "transaction" | "pepper">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "personCache" | "transaction" | "pepper">,
 ): Redeemer {
   const decideGrouped = groupCommit(
     (batch: Redemption[]) => decideAll(deps, batch),

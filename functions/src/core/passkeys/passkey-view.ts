@@ -1,8 +1,11 @@
 /**
  * A passkey as its owner (GET /auth/passkeys) and the administrators
- * (GET /auth/people/:personId/passkeys) see it; the public key and counter stay inside. A type of
- * its own with nothing imported, so the identity host's pages take it from here.
+ * (GET /auth/people/:personId/passkeys) see it, and its mapper; the public key and counter stay
+ * inside. Built from the domain's record (core/model), which imports nothing, so the identity
+ * host's pages take it from here.
  */
+import type { Passkey } from "../model/passkey";
+
 export interface PasskeyView {
   id: string;
   name: string;
@@ -12,4 +15,16 @@ export interface PasskeyView {
   synced: boolean;
   /** Refused since its signature counter went back (a cloned authenticator). */
   suspect: boolean;
+}
+
+/** A passkey as its owner (and an administrator) sees it. */
+export function passkeyView(passkey: Passkey): PasskeyView {
+  return {
+    id: passkey.id,
+    name: passkey.name,
+    createdAt: passkey.createdAt.toISOString(),
+    lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
+    synced: passkey.backupEligible,
+    suspect: passkey.suspectAt !== null,
+  };
 }

@@ -6,26 +6,13 @@ import type { Deps } from "../deps";
 import * as passkeys from "../../store/passkeys";
 import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
-import type { Actor, Via } from "../model/history";
+import { recordedAs, toldAs, type Acting, type ActingOnOthers } from "../people/acting";
 import type { Transaction } from "../../store/db";
 import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
 
-import type { PasskeyView } from "./passkey-view";
 import type { Passkey } from "../model/passkey";
 
-export type { PasskeyView };
-
-/** A passkey as its owner (and an administrator) sees it; the public key and counter stay inside. */
-export function passkeyView(passkey: Passkey): PasskeyView {
-  return {
-    id: passkey.id,
-    name: passkey.name,
-    createdAt: passkey.createdAt.toISOString(),
-    lastUsedAt: passkey.lastUsedAt?.toISOString() ?? null,
-    synced: passkey.backupEligible,
-    suspect: passkey.suspectAt !== null,
-  };
-}
+export { passkeyView, type PasskeyView } from "./passkey-view";
 
 export function listPasskeys(deps: Pick<Deps, "store">, personId: string): Promise<Passkey[]> {
   return passkeys.listByPerson(deps.store, personId);
@@ -50,19 +37,15 @@ export async function renamePasskey(
  * DELETE /auth/passkeys/:passkeyId (the person's own) and the administrators' removal: the
  * document goes, so the credential is unknown from then on and any sign-in with it is refused.
  */
-export async function removePasskey(
-  deps: RemovalDeps,
-  personId: string,
-  passkeyId: string,
-  by: RemovedBy | { from: string },
-): Promise<void> {
+export async function removePasskey(deps: RemovalDeps, personId: string, passkeyId: string, by: Acting): Promise<void> {
   const told = await deps.transaction(async (tx) => {
     const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
     passkeys.remove(deps.store, tx, passkeyId);
-    if ("actor" in by) recordRemoval(deps, tx, personId, [passkey], by);
-    return deps.config.notices.waysIn
-      ? queueNotice(deps, tx, personId, passkeysEvent("removed", [passkey.name], by.from))
+    if (!("self" in by)) recordRemoval(deps, tx, personId, [passkey], by);
+    const from = toldAs(by);
+    return deps.config.notices.waysIn && from !== null
+      ? queueNotice(deps, tx, personId, passkeysEvent("removed", [passkey.name], from))
       : null;
   });
   await wakeForNotice(deps, told);
@@ -70,24 +53,18 @@ export async function removePasskey(
 
 type RemovalDeps = Pick<Deps, "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log">;
 
-/**
- * Someone else removing a person's passkeys (an administrator, an operator): the person's history
- * says who, and their notice who and from where.
- */
-type RemovedBy = { actor: Actor; via: Via; from: string };
-
+/** Someone else removing a person's passkeys (an administrator, an operator): the person's history says who. */
 function recordRemoval(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
   personId: string,
   removed: Passkey[],
-  by: RemovedBy,
+  by: ActingOnOthers,
 ): void {
   const names = removed.map((p) => p.name);
   recordEvent(deps, tx, {
     personId,
-    by: by.actor,
-    via: by.via,
+    ...recordedAs(by),
     event: "passkeys-removed",
     changes: { passkeys: { from: names, to: null } },
   });
@@ -97,7 +74,7 @@ function recordRemoval(
  * Every passkey of a person, removed in one transaction (an administrator's, say for a lost
  * device or a suspect one): returns how many there were. The person signs in by email code after.
  */
-export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: RemovedBy): Promise<number> {
+export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: ActingOnOthers): Promise<number> {
   const { removed, told } = await deps.transaction(async (tx) => {
     const held = await passkeys.listByPerson(deps.store, personId, tx);
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
@@ -106,7 +83,7 @@ export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by:
     const event = passkeysEvent(
       "removed",
       held.map((p) => p.name),
-      by.from,
+      toldAs(by) as string,
     );
     return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, personId, event) : null };
   });

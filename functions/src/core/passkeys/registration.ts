@@ -16,7 +16,7 @@ import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
 import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
-import { RECENT_SIGN_IN_MS } from "../sessions/sessions";
+import { ensureRecentSignIn } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 import { type Person } from "../model/person";
@@ -42,18 +42,17 @@ export const DEFAULT_NAME = "Passkey";
 
 /**
  * A stolen session cookie must not be enough to plant an attacker's passkey on the account: the
- * person must have proved themselves moments ago, as POST /auth/verify asks of a new session.
+ * person must have proved themselves moments ago (step-up), as POST /auth/verify asks of a new session.
  */
-function ensureRecentSignIn(deps: Pick<Deps, "clock">, registrant: Registrant): void {
-  ensure(deps.clock.now().getTime() - registrant.authTime.getTime() <= RECENT_SIGN_IN_MS, "passkey_sign_in_too_old");
-}
+const ensureFreshRegistrant = (deps: Pick<Deps, "clock">, registrant: Registrant): void =>
+  ensureRecentSignIn(deps, registrant.authTime, "passkey_sign_in_too_old");
 
 /** POST /auth/passkeys/register/options: a challenge for this session, and the person's passkeys to exclude. */
 export async function registrationOptions(
   deps: RegistrationDeps,
   registrant: Registrant,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  ensureRecentSignIn(deps, registrant);
+  ensureFreshRegistrant(deps, registrant);
   const { person } = registrant;
   const challenge = deps.random.token(32);
   const now = deps.clock.now();
@@ -100,7 +99,7 @@ export async function registerPasskey(
   response: RegistrationResponseJSON,
   name: string | null,
 ): Promise<Passkey> {
-  ensureRecentSignIn(deps, registrant);
+  ensureFreshRegistrant(deps, registrant);
   const { store } = deps;
   const personId = registrant.person.id;
   const challenge = challengeOf(response.response.clientDataJSON);

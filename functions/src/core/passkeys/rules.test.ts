@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { PasskeyChallenge } from "../../store/passkey-challenges";
+import type { PasskeyChallenge } from "../model/passkey";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, counterVerdict, passkeyMethods } from "./rules";
 
 const clientData = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");

@@ -3,7 +3,7 @@
  * and how a passkey sign-in is named in RFC 8176's words. No I/O here.
  */
 import { MINUTE } from "../../clock";
-import type { ChallengePurpose, PasskeyChallenge } from "../../store/passkey-challenges";
+import type { ChallengePurpose, PasskeyChallenge } from "../model/passkey";
 import { AMR } from "../sessions/amr";
 
 /** From options to verify: time for the person to touch their authenticator, and no more. */

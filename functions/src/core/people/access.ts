@@ -1,6 +1,5 @@
 import type { Person } from "../model/person";
 import { AppError, type ErrorCode } from "../errors";
-import type { PersonView } from "./person-view";
 
 /** Why an approved sign-in still opens no session; the contract's `reason` vocabulary. */
 export type ApprovalRefusal = "pending" | "rejected" | "no_project_access";
@@ -70,17 +69,4 @@ export function ensureAccess<P extends Pick<Person, "status" | "role" | "project
   const code = (ACCESS_REFUSALS[place] as Partial<Record<AccessRefusal, ErrorCode>>)[refusal];
   if (code === undefined) throw new Error(`${place} has no answer for ${refusal}`);
   throw new AppError(code);
-}
-
-/** The person as sign-in endpoints return it. */
-export function personView(person: Person, uid: string): PersonView {
-  return {
-    uid,
-    personId: person.id,
-    email: person.emails[0] ?? null,
-    name: person.name,
-    role: person.role,
-    projects: person.projects,
-    groups: person.groups,
-  };
 }

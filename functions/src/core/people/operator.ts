@@ -6,6 +6,7 @@ import { changesBetween, recordEvent } from "./history";
 import type { Actor } from "../model/history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
+import { personName } from "./acting";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
 export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<Person> {
@@ -30,11 +31,12 @@ export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: stri
 export async function bootstrapAdmin(
   deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
   rawEmail: string,
-  name: string,
+  givenName: string,
   by: Actor,
 ): Promise<{ person: Person; created: boolean }> {
   const email = canonicalEmail(rawEmail);
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
+  const name = personName(givenName);
   return deps.transaction(async (tx) => {
     const writeLock = await personKeys.readBootstrapLock(deps.store, tx);
     // A first admin is asked for and the service already has one.

@@ -6,22 +6,24 @@
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
-import { MINUTE } from "../../clock";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
-import type { Actor, Operator, Via } from "../model/history";
 import { queueReviewNotice } from "./review-notices";
+import { addressRemovedEvent, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
 import {
-  addressRemovedEvent,
-  BY_OPERATOR,
-  byAdmin,
-  personChangeEvent,
-  queueNotice,
-  wakeForNotice,
-} from "./security-notices";
+  ensureKeepsAnAdmin,
+  ensureOwnAccount,
+  ensureStepUp,
+  personName,
+  recordedAs,
+  toldAs,
+  type Acting,
+  type ActingOnOthers,
+} from "./acting";
 import type { KeyKind, Person, PersonStatus, Role } from "../model/person";
+import { PAST_STEP_UP } from "../model/step-up";
 import * as personKeys from "../../store/person-keys";
 
 export interface PersonChange {
@@ -36,17 +38,17 @@ export interface PersonChange {
 
 export type ChangeDeps = Pick<
   Deps,
-  "store" | "clock" | "identity" | "people" | "log" | "transaction" | "random" | "config" | "mailQueue"
+  "store" | "clock" | "identity" | "personCache" | "log" | "transaction" | "random" | "config" | "mailQueue"
 >;
+
+/** What a widening change refused for want of step-up says. */
+const WIDENS = `This widens someone's access: sign in again first (your sign-in is ${PAST_STEP_UP} old)`;
 
 export interface SyncError {
   uid: string;
   operation: "revoke_sessions" | "delete_account";
   error: string;
 }
-
-/** An approved admin is who can approve anyone, at the endpoints and on the command line alike. */
-export const approvedAdmin = (p: Person) => p.role === "admin" && p.status === "approved";
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
 const lost = (before: string[], after: string[]) => before.some((v) => !after.includes(v));
@@ -83,27 +85,6 @@ function narrowed(before: Person, after: Person): boolean {
 }
 
 /**
- * Who changes a person: an administrator through the API, with when they last proved it was them
- * (a change that widens access needs that within STEP_UP_MS); an operator on the command line,
- * who holds the project's own credentials and is named as `login@machine`; or the person themself
- * at their account page, signed in when.
- */
-export type ChangedBy =
-  { admin: Person; signedInAt: Date; from?: string } | { operator: Operator } | { self: Person; signedInAt: Date };
-
-/** An administrator as a person's history records them. */
-export function adminActor(admin: Person): Actor {
-  return { kind: "admin", personId: admin.id, email: admin.emails[0] ?? null };
-}
-
-/** Who acted and through what, as the person's history records it. */
-export function recordedAs(by: ChangedBy): { by: Actor; via: Via } {
-  if ("self" in by) return { by: { kind: "person" }, via: "account" };
-  if ("admin" in by) return { by: adminActor(by.admin), via: "api" };
-  return { by: by.operator, via: "cli" };
-}
-
-/**
  * Applies a change to a person in one transaction: a change that widens access needs an
  * administrator's recent sign-in (step-up; an operator needs none), every address and number it
  * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
@@ -118,11 +99,11 @@ export async function changePerson(
   deps: ChangeDeps,
   personId: string,
   change: PersonChange | ((current: Person) => PersonChange),
-  by: ChangedBy,
+  by: Acting,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
   // Their own account is the one a person may change; anyone else's is an administrator's.
-  if ("self" in by) ensure(by.self.id === personId, "forbidden");
+  ensureOwnAccount(by, personId);
   let noticed = false;
   let told: string | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
@@ -130,7 +111,9 @@ export async function changePerson(
     ensure(current, "person_not_found");
     // A function computes the change from the person as read in this transaction (a grant adds to
     // the projects then current, not to a copy read earlier).
-    const fields = typeof change === "function" ? change(current) : change;
+    const given = typeof change === "function" ? change(current) : change;
+    // A name is plain text, whoever gives it.
+    const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     // Reviewed before a digest named them: the reviewers need not hear of them any more.
     if (next.status !== "pending") delete next.awaitingNotice;
@@ -148,12 +131,8 @@ export async function changePerson(
     }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
-    if ("admin" in by && widened(current, next)) ensure(recentEnough(deps, by.signedInAt), "step_up_required");
-    // Read in the same transaction as the change: of two admins demoting each other at once, the
-    // second sees the first's change and is refused, so the service always keeps someone who can
-    // approve people.
-    if (approvedAdmin(current) && !approvedAdmin(next) && (await people.approvedAdminList(store, tx, 2)).length < 2)
-      throw new AppError("last_admin");
+    if (widened(current, next)) ensureStepUp(deps, by, WIDENS);
+    await ensureKeepsAnAdmin(deps, tx, current, next);
     const claims: Array<[KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],
@@ -166,7 +145,7 @@ export async function changePerson(
     }
     // What the person is told of it. A person's own change is of their name alone, which no
     // notice tells them of.
-    const from = "self" in by ? null : "operator" in by ? BY_OPERATOR : byAdmin(by.from ?? "a browser not named");
+    const from = toldAs(by);
     const events =
       from === null
         ? []
@@ -180,7 +159,7 @@ export async function changePerson(
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     return { before: current, after: next };
   });
-  deps.people.evict(personId);
+  deps.personCache.evict(personId);
   if (noticed) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
@@ -204,14 +183,6 @@ export async function changePerson(
   return { person: after, providerSyncErrors };
 }
 
-/** How recent an administrator's sign-in must be for a change that widens access (step-up). */
-export const STEP_UP_MS = 5 * MINUTE;
-
-/** Whether a sign-in at `signedInAt` is recent enough for a change that widens access. */
-export function recentEnough(deps: Pick<Deps, "clock">, signedInAt: Date): boolean {
-  return deps.clock.now().getTime() - signedInAt.getTime() <= STEP_UP_MS;
-}
-
 export type ReviewResult =
   | { personId: string; person: Person; providerSyncErrors: SyncError[] }
   | { personId: string; error: ErrorCode; detail: string | undefined };
@@ -227,7 +198,7 @@ export async function reviewMany(
   deps: ChangeDeps,
   personIds: string[],
   status: "approved" | "rejected",
-  by: Exclude<ChangedBy, { self: Person }>,
+  by: ActingOnOthers,
 ): Promise<ReviewResult[]> {
   const results: ReviewResult[] = [];
   for (let i = 0; i < personIds.length; i += REVIEWS_AT_ONCE) {

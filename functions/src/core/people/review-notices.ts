@@ -13,27 +13,24 @@
  * its mail, once, and one that does not has none; a mail server that is down delays the mail and
  * never the review.
  */
-import { erasureJobRenderers } from "./erasure-job";
 import { DAY } from "../../clock";
-import { errorText } from "../../logger";
 import * as people from "../../store/people";
 import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../mail/outbox";
-import { drainOutbox, type DrainReport, type Renderer } from "../mail/drain";
+import type { Renderer } from "../mail/drain";
 import type { OutboxEntry } from "../../store/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
 import { composeMail as mail, link, plain } from "../mail/compose";
-import { securityNoticeRenderers } from "./security-mail";
 import { type Person, type PersonStatus } from "../model/person";
 
 /** How many of the waiting one digest names; the rest it counts. */
 export const DIGEST_NAMES = 50;
 
-type NoticeDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
+export type NoticeDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
 
 /** The approval notice: they can sign in now. The link opens the sign-in page and does nothing more. */
 export function approvalMail(to: string, idUrl: string): MailMessage {
@@ -86,7 +83,7 @@ export function digestMail(to: string, waiting: Person[], total: number, idUrl: 
 
 /**
  * Queues, in `tx`, what the person is told of a review that moved them from `before` to `after`:
- * a notice about them, written when it is sent (noticeRenderers), so no key is needed here.
+ * a notice about them, written when it is sent (reviewNoticeRenderers), so no key is needed here.
  */
 export function queueReviewNotice(
   deps: Pick<Deps, "store" | "clock" | "random" | "config">,
@@ -103,10 +100,10 @@ export function queueReviewNotice(
 }
 
 /**
- * The notices about a person, written as they are sent: to their address then, and only while
- * what they tell is still true (an approval undone before it went is not sent).
+ * The review's notices to a person, written as they are sent: to their address then, and only
+ * while what they tell is still true (an approval undone before it went is not sent).
  */
-export function noticeRenderers(
+export function reviewNoticeRenderers(
   deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random" | "identity" | "log">,
 ): Record<string, Renderer> {
   const about = async (entry: OutboxEntry, status: PersonStatus) => {
@@ -114,10 +111,6 @@ export function noticeRenderers(
     return person?.status === status ? (person.emails[0] ?? null) : null;
   };
   return {
-    // The person's security notices (core/people/security-mail) are written the same way.
-    ...securityNoticeRenderers(deps),
-    // Not mail: an erasure's finishing job, run and retried as the outbox runs its entries.
-    ...erasureJobRenderers(deps),
     async approval(entry) {
       const to = await about(entry, "approved");
       return to === null ? null : approvalMail(to, deps.config.idUrl);
@@ -177,18 +170,4 @@ export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue"
   else if (outcome.kind === "sent")
     deps.log.info("review digest queued", { reviewers: outcome.reviewers, named: outcome.named });
   return outcome;
-}
-
-/**
- * What the `mail` task does each time it is woken: the reviewers' digest, when one is due, then
- * the outbox (which sends it).
- */
-export async function mailRound(
-  deps: NoticeDeps & Pick<Deps, "mailQueue" | "mailer" | "identity">,
-): Promise<DrainReport> {
-  // A digest that cannot be made now is made at the next wake; the mail already queued goes anyway.
-  await sendReviewDigest(deps).catch((err: unknown) =>
-    deps.log.error("review digest failed", { error: errorText(err) }),
-  );
-  return drainOutbox(deps, noticeRenderers(deps));
 }

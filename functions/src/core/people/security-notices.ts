@@ -212,12 +212,12 @@ export async function noticeChoices(deps: Pick<Deps, "store">, personId: string)
  * GET/PATCH /auth/session/notices: the person turns the notices of sign-ins from new browsers off
  * or on. The others cannot be turned off: they tell of a way in or of access changing, which a
  * person who did not do it must hear of. Turning them off silences what would tell of a stolen
- * session, so the caller has asked for a recent sign-in (account/own-data `ensureRecent`), and the
+ * session, so the caller has asked for a recent sign-in (core/people/acting `ensureStepUp`), and the
  * person is told, in the transaction that turns them off. This instance forgets its copy of the
  * person at once.
  */
 export async function chooseNewBrowserNotices(
-  deps: Pick<Deps, "store" | "people" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
+  deps: Pick<Deps, "store" | "personCache" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   personId: string,
   on: boolean,
   from: string,
@@ -231,7 +231,7 @@ export async function chooseNewBrowserNotices(
       ? queueNotice(deps, tx, personId, newBrowserNoticesOffEvent(from))
       : null;
   });
-  deps.people.evict(personId);
+  deps.personCache.evict(personId);
   await wakeForNotice(deps, told);
 }
 

@@ -4,7 +4,7 @@ import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
-import type { Actor, Via } from "../model/history";
+import { recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
@@ -82,14 +82,14 @@ export async function listSessions(
  * once, others within the person cache's lifetime. Returns how many were ended.
  */
 export async function endSessions(
-  deps: Pick<Deps, "store" | "clock" | "transaction" | "people" | "random" | "config" | "mailQueue" | "log">,
+  deps: Pick<Deps, "store" | "clock" | "transaction" | "personCache" | "random" | "config" | "mailQueue" | "log">,
   personId: string,
   which: { sessionIds: string[] } | { allBut: string | null },
   /**
    * Someone else ending them (an administrator, an operator): the person's history says who, and
    * the person is told (`from`: who, from where).
    */
-  by?: { actor: Actor; via: Via; from: string },
+  by?: ActingOnOthers,
 ): Promise<number> {
   const { ended, told } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
@@ -110,19 +110,18 @@ export async function endSessions(
     if (by !== undefined && chosen.length > 0)
       recordEvent(deps, tx, {
         personId,
-        by: by.actor,
-        via: by.via,
+        ...recordedAs(by),
         event: "sessions-ended",
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
     // Someone else ended them: the person is told.
     const told =
       by !== undefined && chosen.length > 0 && deps.config.notices.access
-        ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, by.from))
+        ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, toldAs(by) as string))
         : null;
     return { ended: chosen.length, told };
   });
-  deps.people.evict(personId);
+  deps.personCache.evict(personId);
   await wakeForNotice(deps, told);
   return ended;
 }

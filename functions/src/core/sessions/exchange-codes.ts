@@ -13,7 +13,7 @@ export const EXCHANGE_CODE_LIFETIME_MS = 1 * MINUTE;
 
 /**
  * Issues a single-use code that POST /auth/exchange redeems for this person. Returns the code.
- * `binding`: the hand-off it was issued for (core/handoff), whose PKCE verifier must come with it.
+ * `binding`: the hand-off it was issued for (core/sessions/handoff), whose PKCE verifier must come with it.
  */
 export async function issueExchangeCode(
   deps: Pick<Deps, "store" | "clock" | "random">,

@@ -1,11 +1,12 @@
-import { DAY, MINUTE } from "../../clock";
+import { DAY } from "../../clock";
+import { ensureRecentSignIn } from "../people/acting";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as projectAccess from "../../store/project-access";
 import * as sessionRecords from "../../store/sessions";
 import { recordSession } from "./active-sessions";
 import { decideAccess, type ApprovalRefusal } from "../people/access";
-import { AppError, ensure } from "../errors";
+import { AppError } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
 import { newBrowserEvent, queueNoticeAlone } from "../people/security-notices";
@@ -13,13 +14,6 @@ import { nameUserAgent } from "./user-agent";
 import { type Person } from "../model/person";
 
 export const SESSION_LIFETIME_MS = 14 * DAY;
-/**
- * A session is only opened from a sign-in made moments ago, as the identity provider advises
- * for minting session cookies: an ID token lifted from a page or a log later on (it verifies
- * for an hour) must not become a two-week session. The pages call verify right after sign-in.
- */
-export const RECENT_SIGN_IN_MS = 5 * MINUTE;
-
 export type VerifyOutcome =
   | {
       approved: true;
@@ -59,7 +53,10 @@ export async function openSession(
 ): Promise<VerifyOutcome> {
   const signIn = await deps.identity.verifyIdToken(idToken, true);
   if (!signIn) throw new AppError("invalid_token");
-  ensure(deps.clock.now().getTime() - signIn.authTime.getTime() <= RECENT_SIGN_IN_MS, "sign_in_too_old");
+  // Only from a sign-in made moments ago (within STEP_UP_MS), as the identity provider advises for
+  // minting session cookies: an ID token lifted from a page or a log later on (it verifies for an
+  // hour) must not become a two-week session. The pages call verify right after sign-in.
+  ensureRecentSignIn(deps, signIn.authTime, "sign_in_too_old");
   const person = await resolvePerson(deps, signIn, null, nameUserAgent(sign.userAgent));
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as ApprovalRefusal | null;
@@ -177,7 +174,7 @@ export function sessionEnded(person: Person, principal: Pick<Principal, "session
  * see the end when their copy lapses (PERSON_CACHE_TTL_MS).
  */
 export async function endSession(
-  deps: Pick<Deps, "tokens" | "identity" | "clock" | "store" | "people" | "transaction">,
+  deps: Pick<Deps, "tokens" | "identity" | "clock" | "store" | "personCache" | "transaction">,
   cookie: string,
   guard: Guard = unguarded,
 ): Promise<void> {
@@ -202,17 +199,17 @@ export async function endSession(
       return person.id;
     }),
   );
-  if (personId !== null) deps.people.evict(personId);
+  if (personId !== null) deps.personCache.evict(personId);
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */
 export async function personFor(
-  deps: Pick<Deps, "store" | "people">,
+  deps: Pick<Deps, "store" | "personCache">,
   principal: Pick<Principal, "uid" | "personId">,
   guard: Guard = unguarded,
 ): Promise<Person | null> {
   if (principal.personId !== null) {
-    const cached = deps.people.get(principal.personId);
+    const cached = deps.personCache.get(principal.personId);
     if (cached) return cached.uids.includes(principal.uid) ? cached : null;
   }
   const id = principal.personId;
@@ -220,7 +217,7 @@ export async function personFor(
     id !== null ? people.findById(deps.store, id) : people.findByUid(deps.store, principal.uid),
   );
   if (!person) return null;
-  deps.people.set(person.id, person);
+  deps.personCache.set(person.id, person);
   // An account an admin has unlinked from the person no longer speaks for them.
   return person.uids.includes(principal.uid) ? person : null;
 }

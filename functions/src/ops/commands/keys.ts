@@ -4,7 +4,7 @@
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { systemClock } from "../../clock";
-import { parsePepper } from "../../core/email-codes/code-pepper";
+import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { one, type Command, type Values } from "../cli";
 import type { Context } from "../context";
@@ -84,7 +84,7 @@ const options = {
 };
 const where = "[--from-file <current value>] [--out <file> | --apply]";
 
-export const secretCommands: Command[] = [
+export const keyCommands: Command[] = [
   {
     name: "keys rotate-session-key",
     summary: "SESSION_KEYS with a fresh RSA-2048 key second: published, not yet signing",

@@ -8,7 +8,6 @@ import type { Person } from "../../core/model/person";
 import { removeAllPasskeys } from "../../core/passkeys/passkeys";
 import { exportPersonData } from "../../core/account/own-data";
 import { erasePerson } from "../../core/account/erasure";
-import { BY_OPERATOR } from "../../core/people/security-notices";
 import { one, type Command } from "../cli";
 import { table } from "../output";
 import { UsageError } from "../refusals";
@@ -150,7 +149,7 @@ export const peopleCommands: Command[] = [
       const deps = ctx.deps();
       const person = await findPersonByIdOrEmail(deps, id as string);
       await ctx.confirm(`Remove every passkey of ${named(person)}?`);
-      const removed = await removeAllPasskeys(deps, person.id, { actor: ctx.actor(), via: "cli", from: BY_OPERATOR });
+      const removed = await removeAllPasskeys(deps, person.id, { operator: ctx.actor() });
       ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
     },
   },

@@ -5,7 +5,7 @@
  * environment (where the functions' own config reader finds it).
  */
 import { federatedConfig } from "../../config/config";
-import { parsePepper } from "../../core/email-codes/code-pepper";
+import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { errorText } from "../../logger";
 import * as params from "../../config/params";

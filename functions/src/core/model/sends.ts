@@ -1,0 +1,13 @@
+/**
+ * What the send budgets count (core/email-codes/budget-rules), as the send ledger
+ * (store/sends) keeps it; no I/O here.
+ */
+
+/** What a send is counted by: where it came from, where it went, and the service as a whole. */
+export type BudgetScope = "client" | "network" | "edge" | "domain" | "service";
+
+/** Sends of one budget's window that came before a given one: how many, and how many of them were used. */
+export interface Tally {
+  sent: number;
+  used: number;
+}
