@@ -158,7 +158,9 @@ export async function approvalRace(ctx: Context): Promise<Result> {
   const history = (await store.collection("personHistory").where("personId", "==", APPLICANT_ID).get()).docs
     .map((d: any) => d.data())
     .filter((e: any) => e.changes?.status !== undefined);
-  const notices = (await store.collection("outbox").where("about", "==", APPLICANT_ID).get()).docs.length;
+  const notices = (
+    await store.collection("outbox").where("about", "==", APPLICANT_ID).where("kind", "==", "approval").get()
+  ).docs.length;
   await ctx.inbox.atLeast(notices, 30_000);
   const mails = (await ctx.inbox.to(RACE_PEOPLE.applicant)).length;
   const [person] = await docs(ctx, "people", [APPLICANT_ID]);

@@ -4,6 +4,9 @@
  * @stack-project the operator CLI runs against the stack's project, as an operator's does
  */
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -169,6 +172,73 @@ describe("npm run admin", () => {
       const unconfirmed = await admin(["people", "remove-passkeys", person.id]);
       expect(unconfirmed.code).toBe(2);
       expect(unconfirmed.stderr).toContain("confirm with --yes");
+    });
+  });
+
+  describe("hooks", () => {
+    it("subscribes an app, prints its secret once, and the app gets a signed event of an approval", async () => {
+      const got: Array<{ headers: Record<string, string>; body: string }> = [];
+      const receiver = createServer((req, res) => {
+        let body = "";
+        req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+        req.on("end", () => {
+          got.push({ headers: req.headers as Record<string, string>, body });
+          res.statusCode = 204;
+          res.end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      const app = unique("cli-app-").replace(/_/g, "-");
+      try {
+        const added = await json<{ secret: string; hook: { events: string[] } }>([
+          "hooks",
+          "add",
+          app,
+          url,
+          "--event",
+          "person.approved",
+        ]);
+        expect(added.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+        expect(added.hook.events).toEqual(["person.approved"]);
+        // Shown once: sealed in the store, never listed.
+        const stored = JSON.stringify((await firestore().collection("hooks").doc(app).get()).data());
+        expect(stored).not.toContain(added.secret.slice("whsec_".length));
+        for (const args of [
+          ["hooks", "list"],
+          ["hooks", "show", app],
+        ]) {
+          const shown = await admin([...args, "--json"]);
+          expect(shown.code).toBe(0);
+          expect(shown.stdout).toContain(app);
+          expect(shown.stdout).not.toContain(added.secret.slice("whsec_".length));
+        }
+        const plain = await admin([
+          "hooks",
+          "add",
+          unique("elsewhere-").replace(/_/g, "-"),
+          "http://example.com/hooks",
+        ]);
+        expect(plain.code).not.toBe(0);
+        expect(plain.stderr).toContain("https only");
+
+        const { person } = await accountWithPerson({ status: "pending", projects: [] });
+        await json(["people", "approve", person.emails[0] as string]);
+        for (let waited = 0; got.length === 0 && waited < 15_000; waited += 100)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(got).toHaveLength(1);
+        const event = new Webhook(added.secret).verify(got[0]?.body as string, got[0]?.headers ?? {}) as {
+          type: string;
+          personId: string;
+        };
+        expect(event).toMatchObject({ type: "person.approved", personId: person.id });
+        const deliveries = await json<Array<{ eventId: string; state: string }>>(["hooks", "deliveries", app]);
+        expect(deliveries).toEqual([expect.objectContaining({ state: "delivered" })]);
+      } finally {
+        await admin(["hooks", "remove", app, "--yes"]);
+        receiver.close();
+      }
+      expect((await firestore().collection("hooks").doc(app).get()).exists).toBe(false);
     });
   });
 

@@ -70,8 +70,11 @@ const notices = (fragment: string) => mailTo(fragment);
 /** The summary the person's notices past the limit wait in (store/notice-windows). */
 const waitingSummary = async (personId: string): Promise<string | null> =>
   ((await db.collection("noticeWindows").doc(personId).get()).get("summary") as string | null) ?? null;
+/** The mail about the person in the outbox: their notices, not the events for the apps (core/people/person-events). */
 const entriesAbout = async (personId: string) =>
-  (await db.collection("outbox").where("about", "==", personId).get()).docs.map((d) => ({ id: d.id, ...d.data() }));
+  (await db.collection("outbox").where("about", "==", personId).get()).docs
+    .filter((d) => d.get("kind") !== "event")
+    .map((d) => ({ id: d.id, ...d.data() }));
 
 /**
  * The drains have ended, and what is left of the person's notices is sent, as the next drains

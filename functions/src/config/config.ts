@@ -70,6 +70,7 @@ export function readConfig(): Config {
           },
     sessionKeys: secret(params.sessionKeys),
     codePepper: secret(params.codePepper),
+    loopbackHooks: process.env.FUNCTIONS_EMULATOR === "true" || (process.env.GCLOUD_PROJECT ?? "").startsWith("demo-"),
     idpSigningSecret: secret(params.idpSigningSecret),
     claimNamespace: urnNamespace(read(params.claimNamespace)),
     gamingEndpoint: openIdEndpoint(params.gamingOpenIdEndpoint.value()),

@@ -271,6 +271,9 @@ export const errorTable = {
     message: "That OpenID Connect client is already registered (rotate its secret instead)",
   },
   client_not_found: { status: 404, message: "No such OpenID Connect client" },
+  hook_invalid: { status: 400, message: "Invalid subscription" },
+  hook_exists: { status: 409, message: "That app already has a subscription (rotate its secret, or remove it first)" },
+  hook_not_found: { status: 404, message: "No such subscription" },
   step_up_required: {
     status: 403,
     message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,

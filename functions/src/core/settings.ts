@@ -16,6 +16,12 @@ export interface Config {
   smtp: { host: string; port: number; secure: boolean; user: string; password: string; from: string } | null;
   sessionKeys: string;
   codePepper: string;
+  /**
+   * Running on the emulators (a `demo-` project, or the Functions emulator): a subscription to
+   * events may then be posted over http to a loopback address, so a test or the local stack runs
+   * its own receiver. Never in a deployment.
+   */
+  loopbackHooks: boolean;
   idpSigningSecret: string;
   /** The namespace of the claims callback's claims: `urn:<claimNamespace>:personId` and so on. */
   claimNamespace: string;

@@ -9,6 +9,7 @@ import { apiKeyCommands } from "./commands/api-keys";
 import { clientCommands } from "./commands/clients";
 import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
+import { hookCommands } from "./commands/hooks";
 import { peopleCommands } from "./commands/people";
 import { sessionCommands } from "./commands/sessions";
 import { statusCommands } from "./commands/status";
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   ...sessionCommands,
   ...clientCommands,
   ...apiKeyCommands,
+  ...hookCommands,
   ...keyCommands,
   doctorCommand,
 ];

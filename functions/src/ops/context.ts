@@ -145,7 +145,13 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     async close() {
       if (!deps) return;
       const store = deps.store;
-      if (here) await within(15_000, here.settled);
+      // A round may ask for the next (an event fanned out into its deliveries): each is awaited,
+      // within 15 s in all.
+      const until = systemClock.now().getTime() + 15_000;
+      for (let last: unknown = null; here && last !== here.settled && systemClock.now().getTime() < until;) {
+        last = here.settled;
+        await within(until - systemClock.now().getTime(), here.settled);
+      }
       await within(
         3_000,
         store.terminate().catch(() => undefined),

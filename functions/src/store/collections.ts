@@ -14,6 +14,8 @@ export const COLLECTIONS = {
   personKeys: null,
   apiKeys: null,
   oidcClients: null,
+  // The apps' subscriptions to events (core/events): kept until the operator removes one.
+  hooks: null,
   notifications: null,
   startpageReads: null,
   emailCodes: "expiresAt",

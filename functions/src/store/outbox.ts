@@ -1,6 +1,7 @@
 import type { Collection } from "./collections";
 import { FieldValue, type DocumentData } from "firebase-admin/firestore";
 import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
+import type { ServiceEvent } from "../core/model/event";
 
 /**
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
@@ -64,6 +65,11 @@ export interface OutboxEntry {
   about: string | null;
   /** What a security notice tells; null for every other kind. */
   notice?: OutboxNotice | null;
+  /**
+   * An event for the apps (core/events): on an `event` entry, to be fanned out to each
+   * subscription; on a `delivery` entry (`about`: the subscription's app), to be posted to it.
+   */
+  event?: ServiceEvent | null;
   state: OutboxState;
   attempts: number;
   nextAttemptAt: Date;
@@ -89,6 +95,7 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
     about: optionalString(d.about),
     notice: noticeOf(d.notice),
+    event: typeof d.event === "object" && d.event !== null ? (d.event as ServiceEvent) : null,
     state: d.state as OutboxState,
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),
@@ -155,6 +162,18 @@ export async function nextDue(db: Firestore): Promise<Date | null> {
   const snaps = await db.collection(OUTBOX).where("state", "==", "pending").orderBy("nextAttemptAt").limit(1).get();
   const first = snaps.docs[0];
   return first ? toDate(first.get("nextAttemptAt")) : null;
+}
+
+/** The newest entries of `kind` about `about` (an app's deliveries), newest first. */
+export async function ofKindAbout(db: Firestore, kind: string, about: string, limit: number): Promise<OutboxEntry[]> {
+  const snaps = await db
+    .collection(OUTBOX)
+    .where("kind", "==", kind)
+    .where("about", "==", about)
+    .orderBy("createdAt", "desc")
+    .limit(limit)
+    .get();
+  return snaps.docs.map((s) => fromData(s.id, s.data()));
 }
 
 /** How much is waiting, and since when: for GET /status. */

@@ -27,6 +27,7 @@ export function fromDoc(id: string, d: DocumentData): Person {
     ...endedSessionsOf(d.endedSessions),
     ...knownBrowsersOf(d.knownBrowsers),
     ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
+    ...(typeof d.eventSeq === "number" ? { eventSeq: d.eventSeq } : {}),
   };
 }
 
@@ -84,8 +85,17 @@ export function setNewBrowserNotices(db: Firestore, tx: Transaction, personId: s
 }
 
 /** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */
-export function setEndedSessions(db: Firestore, tx: Transaction, personId: string, ended: Record<string, Date>): void {
-  tx.update(db.collection(PEOPLE).doc(personId), { endedSessions: ended });
+export function setEndedSessions(
+  db: Firestore,
+  tx: Transaction,
+  personId: string,
+  ended: Record<string, Date>,
+  eventSeq?: number,
+): void {
+  tx.update(db.collection(PEOPLE).doc(personId), {
+    endedSessions: ended,
+    ...(eventSeq === undefined ? {} : { eventSeq }),
+  });
 }
 
 async function first(query: Query, tx?: Transaction): Promise<Person | null> {

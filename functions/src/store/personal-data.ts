@@ -2,6 +2,7 @@ import type { Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, stringList, toDate, type Firestore, type Transaction } from "./db";
+import type { EventType } from "../core/model/event";
 
 /**
  * What the service keeps about a person beyond their own document, found by their id: for their
@@ -32,6 +33,9 @@ const ERASURES: Collection = "erasures";
  * drain runs it, and retries it with backoff until the erasure is done. The sweep leaves it.
  */
 export const ERASURE_JOB = "erasure";
+
+/** The event that tells the apps of an erasure (core/model/event): the one the sweep keeps. */
+const ERASED_EVENT: EventType = "person.erased";
 
 /** How many documents one sweep deletes per batch (Firestore allows 500 writes in one). */
 const SWEEP_BATCH = 400;
@@ -66,10 +70,16 @@ async function sweep(db: Firestore, query: Query): Promise<number> {
 export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
   let deleted = 0;
   for (const query of naming(db, personId)) deleted += await sweep(db, query);
-  // Mail about them not yet written (an approval, a notice): nothing to send once they are gone.
-  // Their erasure's own job stays, to finish what this erasure could not. A person has few.
-  const waiting = await db.collection(OUTBOX).where("about", "==", personId).get();
-  const unsent = waiting.docs.filter((d) => d.get("kind") !== ERASURE_JOB);
+  // Mail about them not yet written (an approval, a notice): nothing to send once they are gone;
+  // and the events about them for the apps, with each app's delivery of them, which say what
+  // changed. Their erasure's own job stays, to finish what this erasure could not, and so does the
+  // event of their erasure, which holds their ids alone: it tells the apps to forget them.
+  const [about, events] = await Promise.all([
+    db.collection(OUTBOX).where("about", "==", personId).get(),
+    db.collection(OUTBOX).where("event.personId", "==", personId).get(),
+  ]);
+  const waiting = [...new Map([...about.docs, ...events.docs].map((d) => [d.id, d])).values()];
+  const unsent = waiting.filter((d) => d.get("kind") !== ERASURE_JOB && d.get("event.type") !== ERASED_EVENT);
   for (let i = 0; i < unsent.length; i += SWEEP_BATCH) {
     const batch = db.batch();
     for (const d of unsent.slice(i, i + SWEEP_BATCH)) batch.delete(d.ref);

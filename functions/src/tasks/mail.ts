@@ -4,10 +4,12 @@
  * (core/people/review-notices), then the outbox drained (core/mail/drain) with a renderer for
  * every kind of entry it holds: the review's notices, the person's security notices
  * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
- * the erasure's finishing job (core/people/erasure-job).
+ * the erasure's finishing job (core/people/erasure-job) and the events for the apps, fanned out
+ * and delivered to each subscription (core/events/delivery).
  */
 import type { Deps } from "../core/deps";
 import { drainOutbox, type DrainReport, type Renderer } from "../core/mail/drain";
+import { eventRenderers } from "../core/events/delivery";
 import { erasureJobRenderers } from "../core/people/erasure-job";
 import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
 import { securityNoticeRenderers } from "../core/people/security-mail";
@@ -15,7 +17,17 @@ import { errorText } from "../logger";
 
 type MailDeps = Pick<
   Deps,
-  "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction" | "mailQueue" | "mailer" | "identity"
+  | "store"
+  | "clock"
+  | "random"
+  | "pepper"
+  | "config"
+  | "log"
+  | "transaction"
+  | "mailQueue"
+  | "mailer"
+  | "identity"
+  | "fetch"
 >;
 
 /** How each kind of outbox entry is written (or run) when its time comes. */
@@ -24,6 +36,7 @@ export function renderers(deps: MailDeps): Record<string, Renderer> {
     ...securityNoticeRenderers(deps),
     ...erasureJobRenderers(deps),
     ...reviewNoticeRenderers(deps),
+    ...eventRenderers(deps),
   };
 }
 

@@ -54,6 +54,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     },
     sessionKeys: TEST_SESSION_KEYS,
     codePepper: TEST_CODE_PEPPER,
+    // The tests run their own receivers of events on loopback, as on the emulators.
+    loopbackHooks: true,
     idpSigningSecret: "dev-idp-signing-secret",
     claimNamespace: "identity",
     gamingEndpoint: null,

@@ -8,7 +8,9 @@ import * as people from "../../store/people";
 import * as personal from "../../store/personal-data";
 import { ensure } from "../errors";
 import type { SyncError } from "../people/people-admin";
-import { ensureKeepsAnAdmin, type Acting } from "../people/acting";
+import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
+import { causeOf } from "../people/event-catalogue";
+import { nextSeq, publishEvent } from "../people/person-events";
 import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
 import { finishErasure } from "../people/erasure-job";
 import { noticeEntry, wakeDrainer } from "../mail/outbox";
@@ -42,6 +44,13 @@ export async function erasePerson(
     if (person === null) return false;
     await ensureKeepsAnAdmin(deps, tx, person, null);
     people.remove(deps.store, tx, person);
+    // The apps hear of it with the ids they know the person by, and nothing else.
+    publishEvent(deps, tx, {
+      type: "person.erased",
+      person,
+      seq: nextSeq(person),
+      by: causeOf(recordedAs(by).by),
+    });
     personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
     outbox.add(
       deps.store,
@@ -57,7 +66,8 @@ export async function erasePerson(
     return true;
   });
   deps.personCache.evict(personId);
-  if (erased) await wakeDrainer(deps, new Date(now.getTime() + JOB_AFTER_MS));
+  // The event goes now; the drain then asks to be woken for the job, a minute on.
+  if (erased) await wakeDrainer(deps);
   // Gone already: an erasure that stopped half-way is finished now; otherwise there is no such person.
   const failed = await finishErasure(deps, personId);
   ensure(erased || failed !== null, "person_not_found");

@@ -50,6 +50,19 @@ export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">
  */
 export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null>;
 
+/**
+ * What a renderer that delivers itself (an event to an app's endpoint, core/events/delivery)
+ * throws when the delivery did not go through: retried after the backoff, like a mail the server
+ * did not take, with `kind` (`timeout`, `status 503`, `paused`…) as its last error.
+ */
+export class NotDelivered extends Error {
+  readonly kind: string;
+  constructor(kind: string) {
+    super(`not delivered: ${kind}`);
+    this.kind = kind;
+  }
+}
+
 export interface DrainReport {
   sent: number;
   retrying: number;
@@ -98,6 +111,15 @@ export async function deliver(
   } catch (err) {
     // Another drain's transaction on the same documents won (a person's notices sent at once).
     if (contended(err)) return release(deps, entry, claimId);
+    if (err instanceof NotDelivered) {
+      deps.log.warn("event not delivered", {
+        outboxId: entry.id,
+        app: entry.about,
+        attempt: entry.attempts,
+        error: err.kind,
+      });
+      return settle(deps, entry, claimId, err.kind, false);
+    }
     // A store that could not be read: tried again after the backoff.
     deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
     return settle(deps, entry, claimId, "unwritten", false);

@@ -4,6 +4,7 @@ import * as outbox from "../../store/outbox";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { MailMessage } from "../ports";
+import type { ServiceEvent } from "../model/event";
 import { seal } from "./seal";
 import { pepperRing } from "../pepper";
 
@@ -72,16 +73,20 @@ export interface NoticeOptions {
   notice?: outbox.OutboxNotice;
   /** Not sent before then (a summary waits for the end of its hour); now otherwise. */
   notBefore?: Date;
+  /** An event for the apps (core/events), and the entry's id then: the event's own. */
+  event?: ServiceEvent;
+  id?: string;
 }
 
 /** A notice's entry as it is first stored, for the caller to write in its transaction or alone. */
 export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: NoticeOptions): outbox.OutboxEntry {
   return entry(deps, {
-    id: deps.random.id(),
+    id: options.id ?? deps.random.id(),
     kind: options.kind,
     sealed: null,
     about: options.about,
     ...(options.notice === undefined ? {} : { notice: options.notice }),
+    ...(options.event === undefined ? {} : { event: options.event }),
     state: "pending",
     deliverBy: options.deliverBy,
     ...(options.notBefore === undefined ? {} : { nextAttemptAt: options.notBefore }),
@@ -98,7 +103,7 @@ function add(
 
 function entry(
   deps: Pick<Deps, "clock">,
-  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice"> &
+  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice" | "event"> &
     Partial<Pick<outbox.OutboxEntry, "nextAttemptAt">>,
 ): outbox.OutboxEntry {
   const now = deps.clock.now();

@@ -60,12 +60,26 @@ export interface Person {
   knownBrowsers?: Record<string, Date>;
   /** Present, and false, only when the person turned off the notices of sign-ins from new browsers. */
   newBrowserNotices?: false;
+  /**
+   * The sequence number of the last event published about this person (core/events): each one
+   * takes the next, in the transaction of its change, so an app drops an event older than one it has.
+   */
+  eventSeq?: number;
 }
 
 export type NewPerson = Omit<
   Person,
-  "id" | "createdAt" | "updatedAt" | "endedSessions" | "origin" | "note" | "knownBrowsers" | "newBrowserNotices"
+  | "id"
+  | "createdAt"
+  | "updatedAt"
+  | "endedSessions"
+  | "origin"
+  | "note"
+  | "knownBrowsers"
+  | "newBrowserNotices"
+  | "eventSeq"
 > &
+  Partial<Pick<Person, "eventSeq">> &
   Partial<Pick<Person, "origin" | "note">>;
 export type KeyKind = "uid" | "email" | "phone";
 

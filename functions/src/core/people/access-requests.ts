@@ -6,6 +6,7 @@ import { type NewPerson } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
+import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
 export interface RequestDetails {
@@ -44,8 +45,10 @@ export async function recordAccessRequest(
         origin: { via: "email", address },
         note: details.note ?? "",
         awaitingNotice: true,
+        eventSeq: FIRST_SEQ,
       };
       const person = people.create(store, tx, request, deps.random.id(), deps.clock.now());
+      publishCreated(deps, tx, person, { kind: "person" });
       const changes = changesBetween(null, person);
       recordEvent(deps, tx, {
         personId: person.id,
@@ -77,6 +80,7 @@ async function updateRequest(
   };
   const changes = changesBetween(current, next);
   if (Object.keys(changes).length === 0) return;
-  people.replace(deps.store, tx, current, { ...next, updatedAt: deps.clock.now() });
+  const written = publishChange(deps, tx, current, { ...next, updatedAt: deps.clock.now() }, { kind: "person" });
+  people.replace(deps.store, tx, current, written);
   recordEvent(deps, tx, { personId, by: { kind: "person" }, via: "request-access", event: "changed", changes });
 }

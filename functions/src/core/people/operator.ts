@@ -7,6 +7,8 @@ import type { Actor } from "../model/history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import { personName } from "./acting";
+import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
+import { wakeDrainer } from "../mail/outbox";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
 export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<Person> {
@@ -29,7 +31,7 @@ export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: stri
  * and is refused.
  */
 export async function bootstrapAdmin(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
   rawEmail: string,
   givenName: string,
   by: Actor,
@@ -37,7 +39,7 @@ export async function bootstrapAdmin(
   const email = canonicalEmail(rawEmail);
   ensure(email, "email_invalid", `"${rawEmail}" is not an email address`);
   const name = personName(givenName);
-  return deps.transaction(async (tx) => {
+  const made = await deps.transaction(async (tx) => {
     const writeLock = await personKeys.readBootstrapLock(deps.store, tx);
     // A first admin is asked for and the service already has one.
     if (await people.anyAdmin(deps.store, tx)) throw new AppError("admin_exists");
@@ -47,8 +49,9 @@ export async function bootstrapAdmin(
     const now = deps.clock.now();
     writeLock(now);
     if (holder) {
-      const next = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
-      delete next.awaitingNotice;
+      const changed: Person = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
+      delete changed.awaitingNotice;
+      const next = publishChange(deps, tx, holder, changed, by);
       people.replace(deps.store, tx, holder, next);
       recordEvent(deps, tx, {
         personId: holder.id,
@@ -62,10 +65,11 @@ export async function bootstrapAdmin(
     const person = people.create(
       deps.store,
       tx,
-      { ...fields, name, uids: [], emails: [email], phones: [], groups: [] },
+      { ...fields, name, uids: [], emails: [email], phones: [], groups: [], eventSeq: FIRST_SEQ },
       deps.random.id(),
       now,
     );
+    publishCreated(deps, tx, person, by);
     recordEvent(deps, tx, {
       personId: person.id,
       by,
@@ -75,4 +79,7 @@ export async function bootstrapAdmin(
     });
     return { person, created: true };
   });
+  // The apps hear of the new administrator (core/people/person-events).
+  await wakeDrainer(deps);
+  return made;
 }

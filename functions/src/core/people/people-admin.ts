@@ -11,6 +11,7 @@ import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
 import { queueReviewNotice } from "./review-notices";
+import { publishChange } from "./person-events";
 import { addressRemovedEvent, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
 import {
   ensureKeepsAnAdmin,
@@ -105,6 +106,7 @@ export async function changePerson(
   // Their own account is the one a person may change; anyone else's is an administrator's.
   ensureOwnAccount(by, personId);
   let noticed = false;
+  let published = false;
   let told: string | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
@@ -153,14 +155,18 @@ export async function changePerson(
             personChangeEvent(deps.config.notices, current, next, from),
             addressRemovedEvent(deps.config.notices, current, next),
           ];
-    people.replace(store, tx, current, next);
-    recordEvent(deps, tx, { personId, ...recordedAs(by), event: "changed", changes });
+    const recorded = recordedAs(by);
+    // The apps hear of it in the same transaction (core/people/person-events).
+    const written = publishChange(deps, tx, current, next, recorded.by);
+    people.replace(store, tx, current, written);
+    recordEvent(deps, tx, { personId, ...recorded, event: "changed", changes });
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
-    return { before: current, after: next };
+    published = written !== next;
+    return { before: current, after: written };
   });
   deps.personCache.evict(personId);
-  if (noticed) await wakeDrainer(deps);
+  if (noticed || published) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   // A person's own change takes no access away (a rename only), so their sessions stay.

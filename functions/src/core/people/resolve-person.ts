@@ -4,12 +4,13 @@ import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
-import { accountLinkedEvent, queueNotice, wakeForNotice } from "./security-notices";
+import { accountLinkedEvent, queueNotice } from "./security-notices";
 import { changesBetween, recordEvent } from "./history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
+import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
 
@@ -32,10 +33,10 @@ export async function resolvePerson(
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
     try {
-      const { person, told } = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge, from));
+      const { person } = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge, from));
       // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices).
-      if (person.awaitingNotice === true) await wakeDrainer(deps);
-      await wakeForNotice(deps, told);
+      // A new or linked one is an event for the apps, and a linked one's notice is queued too.
+      await wakeDrainer(deps);
       return person;
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.
@@ -61,7 +62,13 @@ async function linkOrCreate(
     const holder = await people.findById(store, holderId, tx);
     if (holder) {
       if (holder.uids.includes(signIn.uid)) return { person: holder, told: null };
-      const linked = { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() };
+      const linked = publishChange(
+        deps,
+        tx,
+        holder,
+        { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() },
+        { kind: "person" },
+      );
       people.replace(store, tx, holder, linked);
       recordEvent(deps, tx, {
         personId: holder.id,
@@ -96,10 +103,12 @@ async function linkOrCreate(
         displayName: signIn.name ?? "",
       },
       awaitingNotice: true,
+      eventSeq: FIRST_SEQ,
     },
     deps.random.id(),
     deps.clock.now(),
   );
+  publishCreated(deps, tx, person, { kind: "person" });
   recordEvent(deps, tx, {
     personId: person.id,
     by: { kind: "person" },

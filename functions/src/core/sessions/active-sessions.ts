@@ -5,7 +5,10 @@ import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
 import { recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
-import { queueNotice, sessionsEndedEvent, wakeForNotice } from "../people/security-notices";
+import { causeOf } from "../people/event-catalogue";
+import { nextSeq, publishEvent } from "../people/person-events";
+import { queueNotice, sessionsEndedEvent } from "../people/security-notices";
+import { wakeDrainer } from "../mail/outbox";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 import { type Person } from "../model/person";
@@ -91,7 +94,7 @@ export async function endSessions(
    */
   by?: ActingOnOthers,
 ): Promise<number> {
-  const { ended, told } = await deps.transaction(async (tx) => {
+  const { ended, queued } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
@@ -102,10 +105,23 @@ export async function endSessions(
         : live.filter((s) => s.sessionId !== which.allBut);
     if ("sessionIds" in which) ensure(chosen.length === which.sessionIds.length, "session_not_found");
     const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
-    people.setEndedSessions(deps.store, tx, personId, {
-      ...Object.fromEntries(kept),
-      ...Object.fromEntries(chosen.map((s) => [s.sessionId, s.expiresAt])),
-    });
+    // Someone else ended them: the apps hear of it, in this transaction.
+    const seq = by !== undefined && chosen.length > 0 ? nextSeq(person) : undefined;
+    if (by !== undefined && seq !== undefined)
+      publishEvent(deps, tx, {
+        type: "person.sessions_ended",
+        person,
+        seq,
+        by: causeOf(recordedAs(by).by),
+        sessions: chosen.length,
+      });
+    people.setEndedSessions(
+      deps.store,
+      tx,
+      personId,
+      { ...Object.fromEntries(kept), ...Object.fromEntries(chosen.map((s) => [s.sessionId, s.expiresAt])) },
+      seq,
+    );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
     if (by !== undefined && chosen.length > 0)
       recordEvent(deps, tx, {
@@ -119,9 +135,9 @@ export async function endSessions(
       by !== undefined && chosen.length > 0 && deps.config.notices.access
         ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, toldAs(by) as string))
         : null;
-    return { ended: chosen.length, told };
+    return { ended: chosen.length, queued: told !== null || seq !== undefined };
   });
   deps.personCache.evict(personId);
-  await wakeForNotice(deps, told);
+  if (queued) await wakeDrainer(deps);
   return ended;
 }

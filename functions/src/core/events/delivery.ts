@@ -1,0 +1,128 @@
+/**
+ * Delivering events, as the `mail` task drains the outbox: an `event` entry is fanned out, in one
+ * transaction, into a `delivery` entry for each enabled subscription that hears of its type; each
+ * delivery is posted to its app on its own, signed as Standard Webhooks sign (`webhook-id`: the
+ * event's id, the same on every retry and redelivery; `webhook-timestamp`; `webhook-signature`,
+ * one `v1,` signature per secret in force), and ends at the app's 2xx. Otherwise it is retried
+ * with the outbox's backoff (jittered, up to 4 hours apart) for DELIVERY_TRIED_FOR_MS, then kept
+ * as `failed`, the dead letter `hooks deliveries` lists and `hooks redeliver` sends again.
+ *
+ * Each endpoint has its own health: a failure pauses it (30 s, doubling with each failure in a row,
+ * up to an hour), and while it is paused its deliveries fail at once without a request, so an app
+ * that is down or slow costs the drain one request per pause, never a wait per event, and holds up
+ * neither another app's events nor anybody's mail. The first delivery after a pause tries it again;
+ * a 2xx ends the pause. Delivery is at least once: an answer lost on the way means the event comes
+ * again, under the same `webhook-id`.
+ */
+import { Webhook } from "standardwebhooks";
+import { HOUR, SECOND } from "../../clock";
+import * as hooks from "../../store/hooks";
+import * as outbox from "../../store/outbox";
+import type { Deps } from "../deps";
+import { NotDelivered, type Renderer } from "../mail/drain";
+import type { Hook } from "../model/hook";
+import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
+import { queueDelivery, signingSecrets, subscribed } from "./hooks";
+
+/** How long an app has to answer a delivery. */
+export const DELIVERY_TIMEOUT_MS = 5 * SECOND;
+const FIRST_PAUSE_MS = 30 * SECOND;
+const LONGEST_PAUSE_MS = HOUR;
+
+type DeliveryDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "fetch" | "log">;
+
+/** How long an endpoint rests after `failures` failures in a row. */
+export const pauseAfter = (failures: number): number =>
+  Math.min(FIRST_PAUSE_MS * 2 ** Math.max(0, failures - 1), LONGEST_PAUSE_MS);
+
+/** Marks the entry done, if this drain's claim still holds it. */
+async function done(
+  deps: DeliveryDeps,
+  entry: outbox.OutboxEntry,
+  claim: string,
+  work?: (tx: Parameters<Parameters<Deps["transaction"]>[0]>[0]) => Promise<void>,
+): Promise<void> {
+  await deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, entry.id, tx);
+    if (current?.state !== "pending" || current.claim !== claim) return;
+    await work?.(tx);
+    outbox.update(deps.store, tx, entry.id, { state: "sent", sentAt: deps.clock.now(), claim: null });
+  });
+}
+
+/** What the app's answer (or its silence) says of its endpoint, recorded on the subscription. */
+async function recordAnswer(deps: DeliveryDeps, app: string, failure: string | null): Promise<void> {
+  await deps.transaction(async (tx) => {
+    const hook = await hooks.find(deps.store, app, tx);
+    if (hook === null) return;
+    const now = deps.clock.now();
+    const failures = failure === null ? 0 : hook.failures + 1;
+    hooks.recordHealth(deps.store, tx, app, {
+      failures,
+      pausedUntil: failure === null ? null : new Date(now.getTime() + pauseAfter(failures)),
+      lastError: failure ?? hook.lastError,
+      lastSuccessAt: failure === null ? now : hook.lastSuccessAt,
+    });
+  });
+}
+
+/** Posts the event to the app; null when it took it (2xx), else the kind of failure. */
+async function post(deps: DeliveryDeps, hook: Hook, body: string, id: string): Promise<string | null> {
+  const now = deps.clock.now();
+  const secrets = signingSecrets(deps, hook, now);
+  if (secrets.length === 0) return "no secret";
+  const signature = secrets.map((secret) => new Webhook(secret).sign(id, now, body)).join(" ");
+  try {
+    const res = await deps.fetch(hook.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": id,
+        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+        "webhook-signature": signature,
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    return res.status >= 200 && res.status < 300 ? null : `status ${res.status}`;
+  } catch (err) {
+    return err instanceof Error && err.name === "TimeoutError" ? "timeout" : "unreachable";
+  }
+}
+
+export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
+  return {
+    /** Fanned out to each subscription in one transaction with its own settling. */
+    async [EVENT_KIND](entry, claim) {
+      const event = entry.event;
+      if (!event) return null;
+      await done(deps, entry, claim, async (tx) => {
+        const all = await hooks.list(deps.store, tx);
+        for (const hook of all.filter((h) => !h.disabled && subscribed(h.events, event.type)))
+          queueDelivery(deps, tx, hook, event);
+      });
+      return null;
+    },
+    async [DELIVERY_KIND](entry, claim) {
+      const event = entry.event;
+      const hook = entry.about === null ? null : await hooks.find(deps.store, entry.about);
+      // Removed or disabled since: nothing to deliver.
+      if (!event || hook === null || hook.disabled) return null;
+      const now = deps.clock.now();
+      if (hook.pausedUntil !== null && hook.pausedUntil.getTime() > now.getTime()) throw new NotDelivered("paused");
+      const failure = await post(deps, hook, JSON.stringify(event), event.id);
+      await recordAnswer(deps, hook.app, failure);
+      if (failure !== null) throw new NotDelivered(failure);
+      await done(deps, entry, claim);
+      deps.log.info("event delivered", {
+        outboxId: entry.id,
+        app: hook.app,
+        type: event.type,
+        attempt: entry.attempts,
+      });
+      return null;
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The apps' subscriptions to events, kept by the operator (`npm run admin -- hooks …`): each an
+ * app's name, an https address, the event types it hears of, and its signing secrets
+ * (Standard Webhooks' `whsec_` form), generated here and shown once, sealed at rest under
+ * CODE_PEPPER (core/mail/seal), never listed. A rotation keeps the old secret signing beside the
+ * new one for an overlap, so the app can move to the new one without a delivery it cannot verify.
+ */
+import { HOUR } from "../../clock";
+import * as hooks from "../../store/hooks";
+import * as outbox from "../../store/outbox";
+import type { Deps } from "../deps";
+import { AppError, ensure } from "../errors";
+import { enqueueNotice, wakeDrainer } from "../mail/outbox";
+import { sealValue, unsealValue } from "../mail/seal";
+import { EVENT_TYPES, type EventType } from "../model/event";
+import type { Hook, HookSecret } from "../model/hook";
+import { pepperRing } from "../pepper";
+import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
+
+export const DEFAULT_SECRET_OVERLAP_MS = 24 * HOUR;
+/** How long a delivery is tried before it is dead-lettered (`failed`, listed by `hooks deliveries`). */
+export const DELIVERY_TRIED_FOR_MS = 24 * HOUR;
+
+type HookDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "config">;
+
+const APP = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+
+export const isAppName = (value: string): boolean => APP.test(value);
+
+/** Whether a subscription to `types` (empty: every event) hears of `type`. */
+export function subscribed(types: string[], type: EventType): boolean {
+  return types.length === 0 || types.includes(type);
+}
+
+/**
+ * Why `value` cannot take deliveries, or null: an absolute https address with no credentials or
+ * fragment; http only to a loopback address, and only on the emulators (`loopbackHooks`).
+ */
+export function urlProblem(value: string, loopbackHooks: boolean): string | null {
+  if (!URL.canParse(value)) return "not an absolute URL";
+  const url = new URL(value);
+  if (url.username !== "" || url.password !== "" || value.includes("#")) return "no credentials or fragment";
+  if (url.protocol === "https:") return null;
+  if (url.protocol === "http:" && LOOPBACK.includes(url.hostname))
+    return loopbackHooks ? null : "http is taken only on loopback, and only on the emulators";
+  return "https only";
+}
+
+/** Every type in `types` is one of the catalogue's; empty means every event. */
+export function checkTypes(types: string[]): EventType[] {
+  const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+  ensure(
+    unknown.length === 0,
+    "hook_invalid",
+    `unknown event type: ${unknown.join(", ")} (one of ${EVENT_TYPES.join(", ")})`,
+  );
+  return [...new Set(types)] as EventType[];
+}
+
+/** A new signing secret: `whsec_` and 32 random bytes, base64 (Standard Webhooks). */
+function newSecret(deps: Pick<Deps, "random" | "pepper">, now: Date): { value: string; stored: HookSecret } {
+  const value = `whsec_${Buffer.from(deps.random.token(32), "base64url").toString("base64")}`;
+  return {
+    value,
+    stored: {
+      sealed: sealValue(pepperRing(deps), deps.random, value, "hook-secret-v1"),
+      createdAt: now,
+      expiresAt: null,
+    },
+  };
+}
+
+/** The secrets of `hook` that sign a delivery at `now`, newest first; one the pepper no longer opens is left out. */
+export function signingSecrets(deps: Pick<Deps, "pepper">, hook: Hook, now: Date): string[] {
+  return hook.secrets
+    .filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime())
+    .map((s) => unsealValue(pepperRing(deps), s.sealed, "hook-secret-v1"))
+    .filter((v): v is string => typeof v === "string");
+}
+
+export function unknownHook(app: string): AppError {
+  return new AppError("hook_not_found", `No subscription for the app "${app}"`);
+}
+
+/** Subscribes `app`: its secret is returned this once. */
+export async function addHook(
+  deps: HookDeps,
+  input: { app: string; url: string; events: string[] },
+): Promise<{ hook: Hook; secret: string }> {
+  ensure(isAppName(input.app), "hook_invalid", "an app's name is 1-63 of a-z 0-9 -, starting with a letter or digit");
+  const problem = urlProblem(input.url, deps.config.loopbackHooks);
+  ensure(problem === null, "hook_invalid", `url: ${problem}`);
+  const now = deps.clock.now();
+  const { value, stored } = newSecret(deps, now);
+  const hook: Hook = {
+    app: input.app,
+    url: input.url,
+    events: checkTypes(input.events),
+    secrets: [stored],
+    disabled: false,
+    createdAt: now,
+    failures: 0,
+    pausedUntil: null,
+    lastError: null,
+    lastSuccessAt: null,
+  };
+  try {
+    await hooks.create(deps.store, hook);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 6) throw new AppError("hook_exists");
+    throw err;
+  }
+  return { hook, secret: value };
+}
+
+async function update(deps: HookDeps, app: string, change: (hook: Hook, now: Date) => Hook): Promise<Hook> {
+  return deps.transaction(async (tx) => {
+    const hook = await hooks.find(deps.store, app, tx);
+    if (hook === null) throw unknownHook(app);
+    const next = change(hook, deps.clock.now());
+    hooks.save(deps.store, tx, next);
+    return next;
+  });
+}
+
+/** A new secret, returned once; the ones before it keep signing for `overlapMs` (0: they stop now). */
+export async function rotateHookSecret(
+  deps: HookDeps,
+  app: string,
+  overlapMs: number,
+): Promise<{ hook: Hook; secret: string }> {
+  let secret = "";
+  const hook = await update(deps, app, (h, now) => {
+    const fresh = newSecret(deps, now);
+    secret = fresh.value;
+    const until = new Date(now.getTime() + overlapMs);
+    const kept = h.secrets
+      .filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime())
+      .map((s) => ({ ...s, expiresAt: s.expiresAt !== null && s.expiresAt < until ? s.expiresAt : until }));
+    return { ...h, secrets: [fresh.stored, ...(overlapMs > 0 ? kept : [])] };
+  });
+  return { hook, secret };
+}
+
+/** Disabled, nothing is delivered to it (events meanwhile are not kept for it); enabled, its health starts afresh. */
+export function setHookEnabled(deps: HookDeps, app: string, enabled: boolean): Promise<Hook> {
+  return update(deps, app, (h) =>
+    enabled ? { ...h, disabled: false, failures: 0, pausedUntil: null } : { ...h, disabled: true },
+  );
+}
+
+export async function removeHook(deps: HookDeps, app: string): Promise<void> {
+  await deps.transaction(async (tx) => {
+    if ((await hooks.find(deps.store, app, tx)) === null) throw unknownHook(app);
+    hooks.remove(deps.store, tx, app);
+  });
+}
+
+export const listHooks = (deps: Pick<Deps, "store">): Promise<Hook[]> => hooks.list(deps.store);
+export const findHook = (deps: Pick<Deps, "store">, app: string): Promise<Hook | null> => hooks.find(deps.store, app);
+
+/** Seals every secret again under the pepper's first key: before a pepper key is retired. Returns how many. */
+export async function resealHooks(deps: HookDeps): Promise<number> {
+  let count = 0;
+  for (const hook of await hooks.list(deps.store)) {
+    await update(deps, hook.app, (h) => ({
+      ...h,
+      secrets: h.secrets.map((s) => {
+        const value = unsealValue(pepperRing(deps), s.sealed, "hook-secret-v1");
+        if (typeof value !== "string" || s.sealed.kid === pepperRing(deps)[0]?.kid) return s;
+        count++;
+        return { ...s, sealed: sealValue(pepperRing(deps), deps.random, value, "hook-secret-v1") };
+      }),
+    }));
+  }
+  return count;
+}
+
+/** The app's latest deliveries, newest first: each event's id and type, its state, attempts and last failure. */
+export async function hookDeliveries(
+  deps: Pick<Deps, "store">,
+  app: string,
+  limit = 50,
+): Promise<outbox.OutboxEntry[]> {
+  return outbox.ofKindAbout(deps.store, DELIVERY_KIND, app, limit);
+}
+
+/** Queues a delivery of `event` to `hook`, in `tx`. */
+export function queueDelivery(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Parameters<typeof enqueueNotice>[1],
+  hook: Pick<Hook, "app">,
+  event: NonNullable<outbox.OutboxEntry["event"]>,
+): void {
+  enqueueNotice(deps, tx, {
+    kind: DELIVERY_KIND,
+    about: hook.app,
+    event,
+    deliverBy: new Date(deps.clock.now().getTime() + DELIVERY_TRIED_FOR_MS),
+  });
+}
+
+/**
+ * Sends an event again to one app, or to every app subscribed to it (`app` null), whatever became
+ * of its earlier deliveries: a new delivery each, with the event's own id, so a receiver that has
+ * it already drops it. The operator asks once the app is back: its endpoint's rest ends, so the
+ * delivery is tried at once. Returns the apps it was queued for.
+ */
+export async function redeliver(
+  deps: HookDeps & Pick<Deps, "mailQueue" | "log">,
+  eventId: string,
+  app: string | null,
+): Promise<string[]> {
+  const apps = await deps.transaction(async (tx) => {
+    const entry = await outbox.findById(deps.store, eventId, tx);
+    if (entry === null || entry.kind !== EVENT_KIND || !entry.event)
+      throw new AppError("hook_invalid", `no event ${eventId} is kept (events are kept a week past their fan-out)`);
+    const event = entry.event;
+    const all = await hooks.list(deps.store, tx);
+    const chosen =
+      app === null
+        ? all.filter((h) => !h.disabled && subscribed(h.events, event.type))
+        : all.filter((h) => h.app === app);
+    if (app !== null && chosen.length === 0) throw unknownHook(app);
+    for (const hook of chosen) {
+      queueDelivery(deps, tx, hook, event);
+      const { lastError, lastSuccessAt } = hook;
+      hooks.recordHealth(deps.store, tx, hook.app, { failures: 0, pausedUntil: null, lastError, lastSuccessAt });
+    }
+    return chosen.map((h) => h.app);
+  });
+  if (apps.length > 0) await wakeDrainer(deps);
+  return apps;
+}

@@ -1,0 +1,81 @@
+/**
+ * Publishing an event: written to the outbox in the transaction of the change it tells of, so no
+ * change goes without its event and no event without its change; the answer's path gains that one
+ * write. The `mail` task fans it out to each app's subscription (core/events/delivery) after the
+ * commit.
+ */
+import { DAY } from "../../clock";
+import type { Transaction } from "../../store/db";
+import type { Deps } from "../deps";
+import { enqueueNotice } from "../mail/outbox";
+import type { Actor } from "../model/history";
+import type { ServiceEvent } from "../model/event";
+import type { Person } from "../model/person";
+import { changesBetween } from "./history";
+import { causeOf, changeEventType, eventOf, type EventFacts } from "./event-catalogue";
+
+/** The outbox entry of an event before it is fanned out, and of one delivery of it to one app. */
+export const EVENT_KIND = "event";
+export const DELIVERY_KIND = "delivery";
+
+/** The next of a person's sequence numbers, which the caller stores on the person in the same transaction. */
+export const nextSeq = (person: Pick<Person, "eventSeq">): number => (person.eventSeq ?? 0) + 1;
+
+/** Queues the event in `tx`, its id `evt_…`; the caller wakes the drainer once `tx` has committed. */
+export function publishEvent(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  facts: Omit<EventFacts, "id" | "at">,
+): ServiceEvent {
+  const now = deps.clock.now();
+  const event = eventOf({ ...facts, id: `evt_${deps.random.token(16)}`, at: now });
+  enqueueNotice(deps, tx, {
+    id: event.id,
+    kind: EVENT_KIND,
+    about: event.personId,
+    event,
+    deliverBy: new Date(now.getTime() + DAY),
+  });
+  return event;
+}
+
+/**
+ * The event of a change from `before` to `after` (core/events/catalogue), published in `tx`:
+ * returns `after` with its next sequence number, which the caller writes in the same
+ * transaction, or `after` as it is when no app hears of the change (a note alone).
+ */
+export function publishChange(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  before: Person,
+  after: Person,
+  actor: Actor,
+): Person {
+  const changes = changesBetween(before, after);
+  const type = changeEventType(changes);
+  if (type === null) return after;
+  const seq = nextSeq(before);
+  publishEvent(deps, tx, { type, person: after, seq, by: causeOf(actor), changes });
+  return { ...after, eventSeq: seq };
+}
+
+/**
+ * A person just made, with `eventSeq: FIRST_SEQ` (a request for access or a first sign-in: they
+ * wait for review; the operator's first administrator: approved), published in `tx`.
+ */
+export function publishCreated(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  person: Person,
+  actor: Actor,
+): void {
+  publishEvent(deps, tx, {
+    type: person.status === "approved" ? "person.approved" : "person.access_requested",
+    person,
+    seq: FIRST_SEQ,
+    by: causeOf(actor),
+    changes: changesBetween(null, person),
+  });
+}
+
+export const FIRST_SEQ = 1;

@@ -1,0 +1,228 @@
+/** `hooks …`: the apps' subscriptions to events, through core/events/hooks. */
+import {
+  addHook,
+  DEFAULT_SECRET_OVERLAP_MS,
+  findHook,
+  hookDeliveries,
+  listHooks,
+  redeliver,
+  removeHook,
+  resealHooks,
+  rotateHookSecret,
+  setHookEnabled,
+  unknownHook,
+} from "../../core/events/hooks";
+import type { Hook } from "../../core/model/hook";
+import type { OutboxEntry } from "../../store/outbox";
+import { many, one, parseDuration, type Command } from "../cli";
+import type { Context } from "../context";
+import { table } from "../output";
+
+function view(h: Hook) {
+  return {
+    app: h.app,
+    url: h.url,
+    events: h.events.length === 0 ? ["*"] : h.events,
+    disabled: h.disabled,
+    // Never the secrets: when each was made and until when it signs.
+    secrets: h.secrets.map((s) => ({
+      createdAt: s.createdAt.toISOString(),
+      expiresAt: s.expiresAt?.toISOString() ?? null,
+    })),
+    failures: h.failures,
+    pausedUntil: h.pausedUntil?.toISOString() ?? null,
+    lastError: h.lastError,
+    lastSuccessAt: h.lastSuccessAt?.toISOString() ?? null,
+    createdAt: h.createdAt.toISOString(),
+  };
+}
+
+const state = (h: Hook, now: Date) =>
+  h.disabled ? "disabled" : h.pausedUntil !== null && h.pausedUntil > now ? "paused" : "enabled";
+
+function describe(h: Hook, now: Date): string {
+  const v = view(h);
+  return [
+    `app: ${v.app}`,
+    `url: ${v.url}`,
+    `events: ${v.events.join(", ")}`,
+    `status: ${state(h, now)}${v.failures > 0 ? ` (${v.failures} failed in a row, last: ${v.lastError})` : ""}`,
+    ...v.secrets.map((s) => `secret: made ${s.createdAt}${s.expiresAt ? `, signs until ${s.expiresAt}` : ""}`),
+    `last delivered: ${v.lastSuccessAt ?? "never"}`,
+    `created: ${v.createdAt}`,
+  ].join("\n");
+}
+
+function deliveryView(d: OutboxEntry) {
+  return {
+    deliveryId: d.id,
+    eventId: d.event?.id ?? null,
+    type: d.event?.type ?? null,
+    personId: d.event?.personId ?? null,
+    state: d.state === "sent" ? "delivered" : d.state === "failed" ? "dead" : d.state,
+    attempts: d.attempts,
+    lastError: d.lastError,
+    createdAt: d.createdAt.toISOString(),
+    deliveredAt: d.sentAt?.toISOString() ?? null,
+    nextAttemptAt: d.state === "pending" ? d.nextAttemptAt.toISOString() : null,
+  };
+}
+
+const secretNote =
+  "The secret is shown this once; it is stored sealed. The app verifies each delivery's webhook-signature with it (Standard Webhooks).";
+
+function shown(ctx: Context, hook: Hook, secret?: string): void {
+  const now = ctx.deps().clock.now();
+  if (secret === undefined) ctx.print(describe(hook, now), view(hook));
+  else ctx.print(`${describe(hook, now)}\nsecret: ${secret}`, { hook: view(hook), secret });
+}
+
+const backend = true;
+
+export const hookCommands: Command[] = [
+  {
+    name: "hooks add",
+    summary: "subscribe an app to events (every one unless --event names some); prints its secret once",
+    usage: "hooks add <app> <https url> [--event <type>...]",
+    options: { event: { type: "string", multiple: true } },
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [app, url], values) {
+      const { hook, secret } = await addHook(ctx.deps(), {
+        app: app as string,
+        url: url as string,
+        events: many(values, "event"),
+      });
+      shown(ctx, hook, secret);
+      ctx.note(secretNote);
+    },
+  },
+  {
+    name: "hooks list",
+    summary: "every subscription, with its health (never a secret)",
+    usage: "hooks list",
+    positionals: [0, 0],
+    backend,
+    async run(ctx) {
+      const all = await listHooks(ctx.deps());
+      const now = ctx.deps().clock.now();
+      const columns = [
+        { header: "APP", value: (h: Hook) => h.app },
+        { header: "STATUS", value: (h: Hook) => state(h, now) },
+        { header: "EVENTS", value: (h: Hook) => (h.events.length === 0 ? "*" : String(h.events.length)) },
+        { header: "LAST DELIVERED", value: (h: Hook) => h.lastSuccessAt?.toISOString() ?? "never" },
+        { header: "URL", value: (h: Hook) => h.url },
+      ];
+      ctx.print(table(all, columns, "(no subscriptions)"), all.map(view));
+    },
+  },
+  {
+    name: "hooks show",
+    summary: "one subscription: its events, health and secrets' dates (never the secrets)",
+    usage: "hooks show <app>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app]) {
+      const hook = await findHook(ctx.deps(), app as string);
+      if (hook === null) throw unknownHook(app as string);
+      shown(ctx, hook);
+    },
+  },
+  {
+    name: "hooks rotate-secret",
+    summary: "a new secret, printed once; the old ones keep signing for the overlap (default 24h)",
+    usage: "hooks rotate-secret <app> [--overlap <duration, e.g. 24h, 0s: asks first>] [--yes]",
+    options: { overlap: { type: "string" } },
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app], values) {
+      const overlap = one(values, "overlap");
+      const overlapMs = overlap === undefined ? DEFAULT_SECRET_OVERLAP_MS : parseDuration(overlap);
+      if (overlapMs === 0) await ctx.confirm(`Stop signing ${app as string}'s deliveries with its current secret now?`);
+      const { hook, secret } = await rotateHookSecret(ctx.deps(), app as string, overlapMs);
+      shown(ctx, hook, secret);
+      ctx.note(
+        `${secretNote} Both sign each delivery until ${new Date(ctx.deps().clock.now().getTime() + overlapMs).toISOString()}.`,
+      );
+    },
+  },
+  {
+    name: "hooks disable",
+    summary: "deliver nothing to an app (its events meanwhile are not kept for it)",
+    usage: "hooks disable <app>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app]) {
+      shown(ctx, await setHookEnabled(ctx.deps(), app as string, false));
+    },
+  },
+  {
+    name: "hooks enable",
+    summary: "deliver to an app again, its health afresh",
+    usage: "hooks enable <app>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app]) {
+      shown(ctx, await setHookEnabled(ctx.deps(), app as string, true));
+    },
+  },
+  {
+    name: "hooks remove",
+    summary: "end an app's subscription (asks first)",
+    usage: "hooks remove <app> [--yes]",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app]) {
+      await ctx.confirm(
+        `Remove ${app as string}'s subscription? Its secret stops signing, and nothing more is delivered.`,
+      );
+      await removeHook(ctx.deps(), app as string);
+      ctx.print(`removed ${app as string}`, { removed: app });
+    },
+  },
+  {
+    name: "hooks deliveries",
+    summary: "an app's latest deliveries: each event, delivered, retrying or dead, and its last failure",
+    usage: "hooks deliveries <app> [--limit <n>]",
+    options: { limit: { type: "string" } },
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [app], values) {
+      const limit = Math.min(500, Math.max(1, Number(one(values, "limit") ?? 50) || 50));
+      if ((await findHook(ctx.deps(), app as string)) === null) throw unknownHook(app as string);
+      const list = (await hookDeliveries(ctx.deps(), app as string, limit)).map(deliveryView);
+      const columns = [
+        { header: "EVENT", value: (d: ReturnType<typeof deliveryView>) => d.eventId ?? "?" },
+        { header: "TYPE", value: (d: ReturnType<typeof deliveryView>) => d.type ?? "?" },
+        { header: "STATE", value: (d: ReturnType<typeof deliveryView>) => d.state },
+        { header: "ATTEMPTS", value: (d: ReturnType<typeof deliveryView>) => String(d.attempts) },
+        { header: "LAST ERROR", value: (d: ReturnType<typeof deliveryView>) => d.lastError ?? "" },
+        { header: "QUEUED", value: (d: ReturnType<typeof deliveryView>) => d.createdAt },
+      ];
+      ctx.print(table(list, columns, "(no deliveries)"), list);
+    },
+  },
+  {
+    name: "hooks redeliver",
+    summary: "send an event again, to one app or to every app subscribed to it (the same webhook-id)",
+    usage: "hooks redeliver <event id> [--app <app>]",
+    options: { app: { type: "string" } },
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [eventId], values) {
+      const apps = await redeliver(ctx.deps(), eventId as string, one(values, "app") ?? null);
+      ctx.print(apps.length === 0 ? "no app is subscribed to it" : `queued for ${apps.join(", ")}`, { queued: apps });
+    },
+  },
+  {
+    name: "hooks reseal",
+    summary: "seal every subscription's secrets under the first CODE_PEPPER key: before retiring an older one",
+    usage: "hooks reseal",
+    positionals: [0, 0],
+    backend,
+    async run(ctx) {
+      const count = await resealHooks(ctx.deps());
+      ctx.print(`resealed ${count} secret${count === 1 ? "" : "s"}`, { resealed: count });
+    },
+  },
+];
