@@ -14,6 +14,7 @@ import { addHook, hookDeliveries, redeliver, rotateHookSecret } from "../src/cor
 import { MAX_ATTEMPTS } from "../src/core/mail/drain";
 import type { ServiceEvent } from "../src/core/model/event";
 import { changePerson } from "../src/core/people/people-admin";
+import { checkHealth } from "../src/core/status/health";
 import { endSessions } from "../src/core/sessions/active-sessions";
 import * as outbox from "../src/store/outbox";
 import * as sessions from "../src/store/sessions";
@@ -234,6 +235,21 @@ describe("events for the apps", () => {
     const id = String(after.headers["webhook-id"]);
     expect(signatures).toEqual([new Webhook(second).sign(id, at, after.body)]);
     expect(signatures).not.toContain(new Webhook(first.secret).sign(id, at, after.body));
+  });
+
+  it("counts an app's deliveries that wait for it apart from the mail: the service's status stays ok", async () => {
+    const deps = testDeps();
+    const app = await receiver();
+    await addHook(deps, { app: unique("away"), url: app.url, events: [] });
+    app.answer(503);
+    const person = await personFor(stranger(), { status: "pending" }, deps.store);
+    await changePerson(deps, person.id, { status: "approved" }, operator);
+    await drained(deps);
+    deps.clock.advance(30 * MINUTE);
+    const { checks } = await checkHealth(deps);
+    expect(checks.outbox).toEqual({ ok: true, pending: 0, oldestSeconds: null });
+    const waiting = await outbox.backlog(deps.store, "none");
+    expect(waiting.pending).toBe(1);
   });
 
   it("tells every subscribed app of an erasure, with the ids alone, and the store keeps nothing else of them", async () => {

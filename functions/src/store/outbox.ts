@@ -176,12 +176,20 @@ export async function ofKindAbout(db: Firestore, kind: string, about: string, li
   return snaps.docs.map((s) => fromData(s.id, s.data()));
 }
 
-/** How much is waiting, and since when: for GET /status. */
-export async function backlog(db: Firestore): Promise<{ pending: number; oldest: Date | null }> {
+/**
+ * How much is waiting, and since when: for GET /status. Entries of kind `except` (the apps'
+ * deliveries, whose own endpoints may be down for a while) are left out: the oldest is looked for
+ * among the 100 oldest pending entries.
+ */
+export async function backlog(db: Firestore, except: string): Promise<{ pending: number; oldest: Date | null }> {
   const pending = db.collection(OUTBOX).where("state", "==", "pending");
-  const [count, oldest] = await Promise.all([pending.count().get(), pending.orderBy("createdAt").limit(1).get()]);
-  const first = oldest.docs[0];
-  return { pending: count.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
+  const [count, left, oldest] = await Promise.all([
+    pending.count().get(),
+    pending.where("kind", "==", except).count().get(),
+    pending.orderBy("createdAt").limit(100).get(),
+  ]);
+  const first = oldest.docs.find((d) => d.get("kind") !== except);
+  return { pending: count.data().count - left.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
 }
 
 export function update(
