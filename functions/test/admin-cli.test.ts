@@ -234,9 +234,26 @@ describe("npm run admin", () => {
         expect(event).toMatchObject({ type: "person.approved", personId: person.id });
         const deliveries = await json<Array<{ eventId: string; state: string }>>(["hooks", "deliveries", app]);
         expect(deliveries).toEqual([expect.objectContaining({ state: "delivered" })]);
+        // doctor asks the app's address whether it answers, and says how its deliveries went.
+        const secrets = { SESSION_KEYS: TEST_SESSION_KEYS, CODE_PEPPER: TEST_CODE_PEPPER };
+        const doctor = JSON.parse((await admin(["doctor", "--json"], secrets)).stdout) as {
+          checks: Array<{ name: string; ok: boolean; detail: string; required: boolean }>;
+        };
+        expect(doctor.checks).toContainEqual({
+          name: `events to ${app}`,
+          ok: true,
+          detail: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/hooks answers; last delivered 20/),
+          required: false,
+        });
+        receiver.closeAllConnections();
+        receiver.close();
+        const down = JSON.parse((await admin(["doctor", "--json"], secrets)).stdout) as typeof doctor;
+        expect(down.checks).toContainEqual(
+          expect.objectContaining({ name: `events to ${app}`, ok: false, required: false }),
+        );
       } finally {
         await admin(["hooks", "remove", app, "--yes"]);
-        receiver.close();
+        if (receiver.listening) receiver.close();
       }
       expect((await firestore().collection("hooks").doc(app).get()).exists).toBe(false);
     });

@@ -1,7 +1,8 @@
 /**
  * `doctor`: whether the deployment can work. Its settings (names only), its secrets read as the
  * functions read them, its addresses against each other and against placeholders, whether
- * Firestore, the identity provider and mail answer, and, only when asked, a test mail.
+ * Firestore, the identity provider and mail answer, whether each app subscribed to events
+ * answers, and, only when asked, a test mail.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,8 @@ import { errorText } from "../../logger";
 import { cryptoRandom } from "../../random";
 import * as params from "../../config/params";
 import { ping } from "../../store/db";
+import { listHooks } from "../../core/events/hooks";
+import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
 import type { Context } from "../context";
 import { checkAddresses } from "../doctor/addresses";
@@ -85,6 +88,12 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
       ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
       : probe("mail (SMTP)", () => smtpAnswers(smtp.host, smtp.port, smtp.secure)),
   ]);
+  // Each app's subscription to events: whether its address answers at all (a HEAD, nothing
+  // delivered), and what its deliveries last said. Not required: the service works without them.
+  if (credentials) {
+    const subscriptions = await listHooks(deps).catch(() => []);
+    checks.push(...(await Promise.all(subscriptions.map((hook) => subscriptionCheck(hook)))));
+  }
   if (testTo !== null && mailer !== null) {
     const text = "The identity service's doctor sent this to check that its mail reaches people.";
     checks.push(
@@ -96,6 +105,25 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
     );
   }
   return checks;
+}
+
+/** One app's subscription: its address answers (any status below 500), and its deliveries' health. */
+function subscriptionCheck(hook: Hook): Promise<Check> {
+  const health =
+    hook.failures > 0
+      ? `${hook.failures} deliveries failed in a row (last: ${hook.lastError})`
+      : `last delivered ${hook.lastSuccessAt?.toISOString() ?? "never"}`;
+  return probe(
+    `events to ${hook.app}`,
+    async () => {
+      if (hook.disabled) return `disabled; ${health}`;
+      const res = await fetch(hook.url, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(5_000) });
+      if (res.status >= 500) throw new Error(`${hook.url} answers ${res.status}; ${health}`);
+      if (hook.failures > 0) throw new Error(`${hook.url} answers; ${health}`);
+      return `${hook.url} answers; ${health}`;
+    },
+    false,
+  );
 }
 
 export const doctorCommand: Command = {
