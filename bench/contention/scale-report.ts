@@ -38,7 +38,7 @@ function monday(phases: Phase[]): string {
   return (
     "**6, Monday morning.** A thousand people behind one office address (one client, one network) at one " +
     "company domain ask ten at a time, and each signs in with the mailed code before the next ten ask, as fast " +
-    "as it goes. A used code stops counting against the client (20 an hour), network (30 a minute) and domain " +
+    "as it goes up to 290 sends a minute (one network may send 300 in any minute, used codes or not). A used code stops counting against the client (20 an hour), network (30 a minute) and domain " +
     "(200 an hour) budgets and earns one more place, so at most ten unused codes ever count against them, " +
     "and none of these budgets should refuse anyone; the service's minute (600) counts every send, used or " +
     `not, and would refuse only sends past 600 in a minute. ${figures}.`
