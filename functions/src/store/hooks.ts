@@ -1,7 +1,8 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
-import type { Hook, HookSecret, SealedValue } from "../core/model/hook";
+import type { Hook, HookSecret } from "../core/model/hook";
+import type { Sealed } from "../core/model/sealed";
 
 /** `hooks/{app}`: the apps' subscriptions to events; their signing secrets sealed, never in the clear. */
 const HOOKS: Collection = "hooks";
@@ -46,7 +47,7 @@ export function recordHealth(
   db: Firestore,
   tx: Transaction,
   app: string,
-  health: Pick<Hook, "failures" | "pausedUntil" | "lastError" | "lastSuccessAt">,
+  health: Partial<Pick<Hook, "failures" | "pausedUntil" | "lastError" | "lastSuccessAt">>,
 ): void {
   tx.update(ref(db, app), health);
 }
@@ -54,7 +55,7 @@ export function recordHealth(
 function secretsOf(value: unknown): HookSecret[] {
   if (!Array.isArray(value)) return [];
   return (value as DocumentData[]).map((s) => ({
-    sealed: s.sealed as SealedValue,
+    sealed: s.sealed as Sealed,
     createdAt: toDate(s.createdAt),
     expiresAt: optionalDate(s.expiresAt),
   }));

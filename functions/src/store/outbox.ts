@@ -2,6 +2,7 @@ import type { Collection } from "./collections";
 import { FieldValue, type DocumentData } from "firebase-admin/firestore";
 import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ServiceEvent } from "../core/model/event";
+import type { Sealed } from "../core/model/sealed";
 
 /**
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
@@ -20,14 +21,6 @@ import type { ServiceEvent } from "../core/model/event";
 const OUTBOX: Collection = "outbox";
 
 export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
-
-export interface Sealed {
-  kid: string;
-  /** base64url: the nonce, the ciphertext and the authentication tag of AES-256-GCM. */
-  iv: string;
-  data: string;
-  tag: string;
-}
 
 /**
  * What a security notice tells (core/people/security-notices), kept beside whom it is about so the

@@ -2,18 +2,11 @@
  * A subscription of one of the family's apps to the service's events (core/events), kept by the
  * operator (`npm run admin -- hooks …`). The store keeps it (store/hooks); no I/O here.
  */
-
-/** A secret sealed at rest: AES-256-GCM under a key derived from CODE_PEPPER's key `kid` (core/mail/seal). */
-export interface SealedValue {
-  kid: string;
-  iv: string;
-  data: string;
-  tag: string;
-}
+import type { Sealed } from "./sealed";
 
 /** A signing secret (Standard Webhooks' `whsec_…`), sealed; `expiresAt` set on one rotated out, still inside its overlap. */
 export interface HookSecret {
-  sealed: SealedValue;
+  sealed: Sealed;
   createdAt: Date;
   expiresAt: Date | null;
 }
