@@ -19,7 +19,7 @@ import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
-import { NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, NotDelivered, type Renderer } from "../mail/drain";
 import type { Hook } from "../model/hook";
 import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
 import { queueDelivery, signingSecrets, subscribed } from "./hooks";
@@ -35,19 +35,14 @@ type DeliveryDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transa
 export const pauseAfter = (failures: number): number =>
   Math.min(FIRST_PAUSE_MS * 2 ** Math.max(0, failures - 1), LONGEST_PAUSE_MS);
 
-/** Marks the entry done, if this drain's claim still holds it. */
+/** Marks the entry done (with `work` in the same transaction), if this drain's claim still holds it. */
 async function done(
   deps: DeliveryDeps,
   entry: outbox.OutboxEntry,
   claim: string,
-  work?: (tx: Parameters<Parameters<Deps["transaction"]>[0]>[0]) => Promise<void>,
+  work?: Parameters<typeof changeWhileClaimed>[4],
 ): Promise<void> {
-  await deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, entry.id, tx);
-    if (current?.state !== "pending" || current.claim !== claim) return;
-    await work?.(tx);
-    outbox.update(deps.store, tx, entry.id, { state: "sent", sentAt: deps.clock.now(), claim: null });
-  });
+  await changeWhileClaimed(deps, entry.id, claim, { state: "sent", sentAt: deps.clock.now(), claim: null }, work);
 }
 
 /** What the app's answer (or its silence) says of its endpoint, recorded on the subscription. */
@@ -56,13 +51,15 @@ async function recordAnswer(deps: DeliveryDeps, app: string, failure: string | n
     const hook = await hooks.find(deps.store, app, tx);
     if (hook === null) return;
     const now = deps.clock.now();
-    const failures = failure === null ? 0 : hook.failures + 1;
-    hooks.recordHealth(deps.store, tx, app, {
-      failures,
-      pausedUntil: failure === null ? null : new Date(now.getTime() + pauseAfter(failures)),
-      lastError: failure ?? hook.lastError,
-      lastSuccessAt: failure === null ? now : hook.lastSuccessAt,
-    });
+    const failures = hook.failures + 1;
+    hooks.recordHealth(
+      deps.store,
+      tx,
+      app,
+      failure === null
+        ? { failures: 0, pausedUntil: null, lastSuccessAt: now }
+        : { failures, pausedUntil: new Date(now.getTime() + pauseAfter(failures)), lastError: failure },
+    );
   });
 }
 

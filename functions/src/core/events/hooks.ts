@@ -225,8 +225,7 @@ export async function redeliver(
     if (app !== null && chosen.length === 0) throw unknownHook(app);
     for (const hook of chosen) {
       queueDelivery(deps, tx, hook, event);
-      const { lastError, lastSuccessAt } = hook;
-      hooks.recordHealth(deps.store, tx, hook.app, { failures: 0, pausedUntil: null, lastError, lastSuccessAt });
+      hooks.recordHealth(deps.store, tx, hook.app, { failures: 0, pausedUntil: null });
     }
     return chosen.map((h) => h.app);
   });

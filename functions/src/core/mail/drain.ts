@@ -1,6 +1,7 @@
 import { MINUTE, SECOND } from "../../clock";
 import { errorText } from "../../logger";
 import * as outbox from "../../store/outbox";
+import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
 import { unseal } from "./seal";
@@ -194,24 +195,36 @@ async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: stri
 }
 
 /**
- * Records `change` on the entry if it is still pending under this drain's claim, and says so;
+ * Records `change` on the entry, in one transaction with `work` (a renderer's own writes, say an
+ * event's deliveries), if the entry is still pending under this drain's claim, and says so;
  * otherwise leaves it: settled already (by its renderer, say a notice folded into a summary), or
  * taken over by another drain whose claim replaced ours, whose outcome is the one that counts.
+ * Contention past the retries is thrown, for the caller to judge.
  */
-async function whileClaimed(
+export function changeWhileClaimed(
+  deps: Pick<DrainDeps, "store" | "transaction">,
+  id: string,
+  claimId: string,
+  change: Parameters<typeof outbox.update>[3],
+  work?: (tx: Transaction) => Promise<void>,
+): Promise<boolean> {
+  return deps.transaction(async (tx) => {
+    const current = await outbox.findById(deps.store, id, tx);
+    if (current?.state !== "pending" || current.claim !== claimId) return false;
+    await work?.(tx);
+    outbox.update(deps.store, tx, id, change);
+    return true;
+  });
+}
+
+/** changeWhileClaimed, where an entry left as it is falls due again when the claim lapses: the same outcome, a lease later. */
+function whileClaimed(
   deps: DrainDeps,
   id: string,
   claimId: string,
   change: Parameters<typeof outbox.update>[3],
 ): Promise<boolean> {
-  const changed = deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, id, tx);
-    if (current?.state !== "pending" || current.claim !== claimId) return false;
-    outbox.update(deps.store, tx, id, change);
-    return true;
-  });
-  // Left as it is, it falls due again when the claim lapses: the same outcome, a lease later.
-  return unlessContended(changed, false);
+  return unlessContended(changeWhileClaimed(deps, id, claimId, change), false);
 }
 
 /**
