@@ -123,7 +123,8 @@ describe("the mail outbox", () => {
     };
     const deps = testDeps({ mailer: flaky, mailQueue: quiet });
     const to = `${unique("retry")}@example.test`;
-    const id = await queued(deps, to, 60 * MINUTE);
+    // Mail that keeps for a day: its waits grow past the minute that caps a short-lived mail's.
+    const id = await queued(deps, to, 24 * 60 * MINUTE);
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       const before = deps.clock.now().getTime();
@@ -135,9 +136,13 @@ describe("the mail outbox", () => {
       expect(await deliver(deps, id, new Date(after.nextAttemptAt.getTime() - 1))).toBe("skipped");
       deps.clock.set(after.nextAttemptAt);
     }
+    // 15 s, 45 s and 135 s, each drawn ±20 %: the ranges do not overlap, so each wait is longer.
     expect(waits[0]).toBeGreaterThanOrEqual(12 * SECOND);
-    expect(waits[1]).toBeGreaterThan(waits[0] as number);
-    expect(waits[2]).toBeGreaterThan(waits[1] as number);
+    expect(waits[0]).toBeLessThanOrEqual(18 * SECOND);
+    expect(waits[1]).toBeGreaterThanOrEqual(36 * SECOND);
+    expect(waits[1]).toBeLessThanOrEqual(54 * SECOND);
+    expect(waits[2]).toBeGreaterThanOrEqual(108 * SECOND);
+    expect(waits[2]).toBeLessThanOrEqual(162 * SECOND);
     down = false;
     expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
     expect(await settledCount(to)).toBe(1);
