@@ -142,15 +142,24 @@ describe("POST /auth/otp/send while the mail server is out", () => {
 
 describe("the outbox after Firestore was out", () => {
   it("sends a code whose drains failed for five minutes within a minute of Firestore answering again", async () => {
-    // The outage is a fake (every file shares the emulator): the drain's transactions fail as an
-    // unreachable Firestore fails them (gRPC UNAVAILABLE), until `out` is false again.
+    // The outage is a fake (every file shares the emulator): the drain's reads, writes and
+    // transactions fail as an unreachable Firestore fails them (gRPC UNAVAILABLE), until `out` is
+    // false again.
     let out = false;
-    const store = firestore();
-    const real = transactionRunner(store);
-    const transaction: TransactionRunner = (work) =>
-      out
-        ? Promise.reject(Object.assign(new Error("14 UNAVAILABLE: No connection established"), { code: 14 }))
-        : real(work);
+    const unavailable = () => Object.assign(new Error("14 UNAVAILABLE: No connection established"), { code: 14 });
+    const reachable = firestore();
+    const store = new Proxy(reachable, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name, target);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (out) throw unavailable();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const real = transactionRunner(reachable);
+    const transaction: TransactionRunner = (work) => (out ? Promise.reject(unavailable()) : real(work));
     const { deps } = fresh({ store, transaction });
     const email = strangerAddress();
     const id = await deps.transaction(async (tx) =>
@@ -174,10 +183,10 @@ describe("the outbox after Firestore was out", () => {
     };
     for (let waited = 0; waited < 5 * MINUTE; waited += 10 * SECOND) await step();
     expect(deps.tasks!.counts.failed).toBeGreaterThanOrEqual(7);
-    expect((await outbox.findById(store, id))?.state).toBe("pending");
+    expect((await outbox.findById(reachable, id))?.state).toBe("pending");
     out = false;
     const back = deps.clock.now().getTime();
-    const sent = async () => (await outbox.findById(store, id))?.state === "sent";
+    const sent = async () => (await outbox.findById(reachable, id))?.state === "sent";
     while (!(await sent()) && deps.clock.now().getTime() - back < 2 * MINUTE) await step();
     expect(deps.clock.now().getTime() - back).toBeLessThanOrEqual(MINUTE);
     expect(await waitForMail(email)).toHaveLength(1);

@@ -8,7 +8,7 @@
 import { MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
 import { enqueueMail, enqueueNotice } from "../src/core/mail/outbox";
-import { deliver, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
+import { deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import * as outbox from "../src/store/outbox";
@@ -253,14 +253,34 @@ describe("the mail outbox", () => {
     expect(addresses.filter((to) => counts.get(to) !== 1)).toEqual([]);
   }, 60_000);
 
-  it("leaves an entry that other drains kept locked past the retries to a later drain, and goes on", async () => {
-    const deps = testDeps({ mailer: counting(realMailer()), mailQueue: quiet });
-    const id = await queued(deps, `${unique("locked")}@example.test`);
+  it("claims and marks without a transaction: a drain whose every transaction is kept locked still sends, once", async () => {
+    const mailer = counting(realMailer());
+    const to = `${unique("locked")}@example.test`;
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const id = await queued(deps, to);
     const aborted = Object.assign(new Error("10 ABORTED: Transaction lock timeout."), { code: 10 });
-    const locked = testDeps({ mailer: deps.mailer, mailQueue: quiet, transaction: () => Promise.reject(aborted) });
+    const locked = testDeps({ mailer, mailQueue: quiet, transaction: () => Promise.reject(aborted) });
     locked.clock.set(deps.clock.now());
-    expect(await deliver(locked, id, locked.clock.now())).toBe("skipped");
-    expect(await entry(id)).toMatchObject({ state: "pending", attempts: 0, claim: null });
+    expect(await deliver(locked, id, locked.clock.now())).toBe("sent");
+    expect(await entry(id)).toMatchObject({ state: "sent", attempts: 1, claim: null });
+    expect(await deliver(deps, id, deps.clock.now())).toBe("skipped");
+    expect(mailer.sends).toBe(1);
+    expect(await settledCount(to)).toBe(1);
+  });
+
+  it("leaves an entry claimed since the drain read it to the drain that claimed it", async () => {
+    const mailer = counting(realMailer());
+    const to = `${unique("overtaken")}@example.test`;
+    const deps = testDeps({ mailer, mailQueue: quiet });
+    const id = await queued(deps, to);
+    const stale = (await outbox.read(db, id)) as outbox.Read;
+    // Another drain reads it later, claims it and sends it; this drain's read is of the version before.
     expect(await deliver(deps, id, deps.clock.now())).toBe("sent");
+    expect(await deliverRead(deps, stale, deps.clock.now())).toBe("skipped");
+    // Even once its lease has lapsed: the version read is gone for good.
+    expect(await deliverRead(deps, stale, new Date(deps.clock.now().getTime() + 2 * LEASE_MS))).toBe("skipped");
+    expect(await entry(id)).toMatchObject({ state: "sent", attempts: 1 });
+    expect(mailer.sends).toBe(1);
+    expect(await settledCount(to)).toBe(1);
   });
 });

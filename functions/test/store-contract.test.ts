@@ -234,6 +234,31 @@ describe.each(emulators)("store contract, on %s", (_, ownStandIn) => {
     expect((await doc.get()).exists).toBe(false);
   });
 
+  it("update() on a version read by a query applies once: 20 concurrent claimers of that version, one winner", async () => {
+    // The outbox's claim (core/mail/drain): no transaction, a write on the version the due query read.
+    const doc = collection("version").doc("claimed");
+    await doc.set({ claim: null });
+    const [read] = (await collection("version").where("claim", "==", null).get()).docs;
+    const version = read?.updateTime as Timestamp;
+    const outcomes = await Promise.allSettled(
+      range(20).map((i) => doc.update({ claim: `c${i}` }, { lastUpdateTime: version })),
+    );
+    const winners = range(20).filter((i) => outcomes[i]?.status === "fulfilled");
+    expect(winners).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === "rejected").map((o) => (o.reason as { code?: number }).code)).toEqual(
+      range(19).map(() => 9),
+    );
+    const winner = winners[0] as number;
+    const claimed = await doc.get();
+    expect(claimed.get("claim")).toBe(`c${winner}`);
+    // Each write moves the version on, even two in the same millisecond: the old one matches no more.
+    const written = (outcomes[winner] as PromiseFulfilledResult<{ writeTime: Timestamp }>).value.writeTime;
+    expect(claimed.updateTime?.isEqual(written)).toBe(true);
+    await doc.update({ claim: "again" });
+    await expect(doc.update({ claim: "stale" }, { lastUpdateTime: written })).rejects.toMatchObject({ code: 9 });
+    expect((await doc.get()).get("claim")).toBe("again");
+  });
+
   it("a transaction that throws after reading applies nothing", async () => {
     const doc = collection("rollback").doc("kept");
     const other = collection("rollback").doc("never");

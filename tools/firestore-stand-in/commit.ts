@@ -65,7 +65,17 @@ type DocState = { exists: boolean; fields: Fields; updatedMs: number | null };
 
 const REQUEST_TIME = 1;
 
-export function commitWrites(state: FirestoreState, writes: ProtoWrite[], now = new Date()): CommitResult {
+/** The last commit's time: every commit is stamped later than the one before, as Firestore stamps them. */
+let lastCommitMs = 0;
+
+/**
+ * Applies a commit's writes at one time, strictly later than the last commit's (a millisecond on,
+ * when two fall in the same one), so a document's update time changes with every write and a
+ * precondition on it (`lastUpdateTime`) can never match a version that has been written over.
+ */
+export function commitWrites(state: FirestoreState, writes: ProtoWrite[], wall = new Date()): CommitResult {
+  lastCommitMs = Math.max(wall.getTime(), lastCommitMs + 1);
+  const now = new Date(lastCommitMs);
   const time = timestampOf(now.getTime());
   const pending = new Map<string, DocState>();
   const current = (path: string): DocState => pending.get(path) ?? stored(state.getDocument(path));

@@ -1,5 +1,5 @@
 import type { Collection } from "./collections";
-import { FieldValue, type DocumentData } from "firebase-admin/firestore";
+import { FieldValue, type DocumentData, type Timestamp } from "firebase-admin/firestore";
 import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ServiceEvent } from "../core/model/event";
 import type { Sealed } from "../core/model/sealed";
@@ -138,8 +138,20 @@ export async function findById(db: Firestore, id: string, tx?: Transaction): Pro
   return snap.exists ? fromData(snap.id, snap.data() ?? {}) : null;
 }
 
-/** Pending mail whose time has come, earliest first. */
-export async function due(db: Firestore, now: Date, limit: number): Promise<OutboxEntry[]> {
+/** An entry as it was read, with its version (its update time): a write can be made on that version alone. */
+export interface Read {
+  entry: OutboxEntry;
+  version: Timestamp;
+}
+
+/** The entry, read outside any transaction, with its version; null when there is none. */
+export async function read(db: Firestore, id: string): Promise<Read | null> {
+  const snap = await ref(db, id).get();
+  return snap.exists ? { entry: fromData(snap.id, snap.data() ?? {}), version: snap.updateTime as Timestamp } : null;
+}
+
+/** Pending mail whose time has come, earliest first, each with its version. */
+export async function due(db: Firestore, now: Date, limit: number): Promise<Read[]> {
   const snaps = await db
     .collection(OUTBOX)
     .where("state", "==", "pending")
@@ -147,7 +159,27 @@ export async function due(db: Firestore, now: Date, limit: number): Promise<Outb
     .orderBy("nextAttemptAt")
     .limit(limit)
     .get();
-  return snaps.docs.map((s) => fromData(s.id, s.data()));
+  return snaps.docs.map((s) => ({ entry: fromData(s.id, s.data()), version: s.updateTime }));
+}
+
+/**
+ * Writes `change` if the entry is still at `version`, outside any transaction: one write, no lock
+ * held across a read. Its new version; null when another write came first (or it is gone).
+ */
+export async function updateAt(
+  db: Firestore,
+  id: string,
+  version: Timestamp,
+  change: Change,
+): Promise<Timestamp | null> {
+  try {
+    return (await ref(db, id).update(change, { lastUpdateTime: version })).writeTime;
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    // FAILED_PRECONDITION: written since; NOT_FOUND: forgotten since.
+    if (code === 9 || code === 5) return null;
+    throw err;
+  }
 }
 
 /** When the earliest pending mail falls due (it may be now), or null when nothing is pending. */
@@ -185,11 +217,8 @@ export async function backlog(db: Firestore, except: string): Promise<{ pending:
   return { pending: count.data().count - left.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
 }
 
-export function update(
-  db: Firestore,
-  tx: Transaction,
-  id: string,
-  change: Partial<Pick<OutboxEntry, "state" | "attempts" | "nextAttemptAt" | "claim" | "sentAt" | "lastError">>,
-): void {
+type Change = Partial<Pick<OutboxEntry, "state" | "attempts" | "nextAttemptAt" | "claim" | "sentAt" | "lastError">>;
+
+export function update(db: Firestore, tx: Transaction, id: string, change: Change): void {
   tx.update(ref(db, id), change);
 }

@@ -71,8 +71,10 @@ export interface DrainReport {
 }
 
 /**
- * Sends what is due, one at a time, and asks to be woken again for what is left or retried. What
- * is due, and what has run out of time, is judged as of the drain's start.
+ * Sends what is due, and asks to be woken again for what is left or retried. What is due, and what
+ * has run out of time, is judged as of the drain's start. Drains woken together read the same due
+ * list: each starts at a place of its own in it, and a claim is a write on the version it read, so
+ * they claim different entries side by side rather than queueing on the same one.
  */
 export async function drainOutbox(
   deps: DrainDeps,
@@ -82,8 +84,9 @@ export async function drainOutbox(
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
   const due = await outbox.due(deps.store, now, batch);
-  for (const entry of due) {
-    const outcome = await deliver(deps, entry.id, now, renderers);
+  const start = due.length === 0 ? 0 : deps.random.int(0, due.length);
+  for (const read of [...due.slice(start), ...due.slice(0, start)]) {
+    const outcome = await deliverRead(deps, read, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
   // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
@@ -95,14 +98,26 @@ export async function drainOutbox(
 
 type Outcome = "sent" | "retrying" | "failed" | "skipped";
 
-/** One entry: claimed, sent, and marked, each step in a transaction of its own. */
+/** One entry: claimed, sent, and marked. */
 export async function deliver(
   deps: DrainDeps,
   id: string,
   now: Date,
   renderers: Record<string, Renderer> = {},
 ): Promise<Outcome> {
-  const claimed = await unlessContended(claim(deps, id, now), null);
+  const read = await outbox.read(deps.store, id);
+  return read === null ? "skipped" : deliverRead(deps, read, now, renderers);
+}
+
+/** One entry, as a drain read it: nothing is done unless it is still as read (see claim). */
+export async function deliverRead(
+  deps: DrainDeps,
+  read: outbox.Read,
+  now: Date,
+  renderers: Record<string, Renderer> = {},
+): Promise<Outcome> {
+  const id = read.entry.id;
+  const claimed = await unlessContended(claim(deps, read, now), null);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
   let message: MailMessage | null;
@@ -136,13 +151,7 @@ export async function deliver(
     deps.log.warn("mail not sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
     return settle(deps, entry, claimId, kind, permanent);
   }
-  const marked = deps.transaction(async (tx) => {
-    const now = deps.clock.now();
-    const current = await outbox.findById(deps.store, id, tx);
-    // Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it.
-    if (current?.state === "pending") outbox.update(deps.store, tx, id, { state: "sent", sentAt: now, claim: null });
-    return true;
-  });
+  const marked = markSent(deps, id, claimed.version);
   // Unmarked, it is sent again once the claim lapses, as the same message (one Message-ID).
   if (!(await unlessContended(marked, false)))
     deps.log.warn("mail sent, not marked", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
@@ -159,24 +168,46 @@ function renderOf(
   return render === undefined ? Promise.resolve(null) : render(entry, claimId);
 }
 
+/**
+ * Takes the entry for this drain, if it is due, by a write on the version that was read: of drains
+ * that read the same version, one claim lands and the others find it written since, at once, with
+ * no transaction to queue behind. Its claim's version is what it marks the entry sent on.
+ */
 async function claim(
   deps: DrainDeps,
-  id: string,
+  { entry, version }: outbox.Read,
   now: Date,
-): Promise<{ entry: outbox.OutboxEntry; claimId: string } | null> {
+): Promise<{ entry: outbox.OutboxEntry; claimId: string; version: outbox.Read["version"] } | null> {
+  if (entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
+  if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
+    const failed = { state: "failed" as const, claim: null, lastError: entry.lastError ?? "expired" };
+    if ((await outbox.updateAt(deps.store, entry.id, version, failed)) !== null)
+      deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts });
+    return null;
+  }
+  const claimId = deps.random.id();
+  const attempts = entry.attempts + 1;
+  // Pushed forward by the lease: if this drainer dies, the entry falls due again by itself.
+  const claimed = await outbox.updateAt(deps.store, entry.id, version, {
+    claim: claimId,
+    attempts,
+    nextAttemptAt: new Date(now.getTime() + LEASE_MS),
+  });
+  return claimed === null ? null : { entry: { ...entry, attempts }, claimId, version: claimed };
+}
+
+/**
+ * Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it. On the
+ * claim's own version, one write; written since (a renderer's settling, another drain's claim
+ * after a lapse), in a transaction that reads what is there.
+ */
+async function markSent(deps: DrainDeps, id: string, version: outbox.Read["version"]): Promise<boolean> {
+  const sent = () => ({ state: "sent" as const, sentAt: deps.clock.now(), claim: null });
+  if ((await outbox.updateAt(deps.store, id, version, sent())) !== null) return true;
   return deps.transaction(async (tx) => {
-    const entry = await outbox.findById(deps.store, id, tx);
-    if (entry === null || entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
-    if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
-      outbox.update(deps.store, tx, id, { state: "failed", claim: null, lastError: entry.lastError ?? "expired" });
-      deps.log.error("mail given up", { outboxId: id, kind: entry.kind, attempts: entry.attempts });
-      return null;
-    }
-    const claimId = deps.random.id();
-    const attempts = entry.attempts + 1;
-    // Pushed forward by the lease: if this drainer dies, the entry falls due again by itself.
-    outbox.update(deps.store, tx, id, { claim: claimId, attempts, nextAttemptAt: new Date(now.getTime() + LEASE_MS) });
-    return { entry: { ...entry, attempts }, claimId };
+    const current = await outbox.findById(deps.store, id, tx);
+    if (current?.state === "pending") outbox.update(deps.store, tx, id, sent());
+    return true;
   });
 }
 
