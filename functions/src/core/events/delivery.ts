@@ -45,17 +45,32 @@ async function done(
   await changeWhileClaimed(deps, entry.id, claim, { state: "sent", sentAt: deps.clock.now(), claim: null }, work);
 }
 
-/** What the app's answer (or its silence) says of its endpoint, recorded on the subscription. */
-async function recordAnswer(deps: DeliveryDeps, app: string, failure: string | null): Promise<void> {
+/** How stale the `lastSuccessAt` an operator reads may grow while an endpoint keeps answering. */
+const SUCCESS_NOTED_EVERY_MS = 60 * SECOND;
+
+/**
+ * What the app's answer (or its silence) says of its endpoint, recorded on the subscription. A
+ * success that changes nothing (no failures to clear, the last success noted within the minute)
+ * writes nothing: a thousand events to one app are not a thousand transactions on its document.
+ */
+async function recordAnswer(deps: DeliveryDeps, seen: Hook, failure: string | null): Promise<void> {
+  const now = deps.clock.now();
+  if (
+    failure === null &&
+    seen.failures === 0 &&
+    seen.pausedUntil === null &&
+    seen.lastSuccessAt !== null &&
+    now.getTime() - seen.lastSuccessAt.getTime() < SUCCESS_NOTED_EVERY_MS
+  )
+    return;
   await deps.transaction(async (tx) => {
-    const hook = await hooks.find(deps.store, app, tx);
+    const hook = await hooks.find(deps.store, seen.app, tx);
     if (hook === null) return;
-    const now = deps.clock.now();
     const failures = hook.failures + 1;
     hooks.recordHealth(
       deps.store,
       tx,
-      app,
+      seen.app,
       failure === null
         ? { failures: 0, pausedUntil: null, lastSuccessAt: now }
         : { failures, pausedUntil: new Date(now.getTime() + pauseAfter(failures)), lastError: failure },
@@ -95,8 +110,11 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
     async [EVENT_KIND](entry, claim) {
       const event = entry.event;
       if (!event) return null;
+      // The subscriptions as read now, outside the transaction: fan-outs running side by side lock
+      // none of them against the deliveries recording their endpoints' health. One removed or
+      // disabled meanwhile gets a delivery that finds it so, and is dropped.
+      const all = await hooks.list(deps.store);
       await done(deps, entry, claim, async (tx) => {
-        const all = await hooks.list(deps.store, tx);
         for (const hook of all.filter((h) => !h.disabled && subscribed(h.events, event.type)))
           queueDelivery(deps, tx, hook, event);
       });
@@ -110,7 +128,7 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
       const now = deps.clock.now();
       if (hook.pausedUntil !== null && hook.pausedUntil.getTime() > now.getTime()) throw new NotDelivered("paused");
       const failure = await post(deps, hook, JSON.stringify(event), event.id);
-      await recordAnswer(deps, hook.app, failure);
+      await recordAnswer(deps, hook, failure);
       if (failure !== null) throw new NotDelivered(failure);
       await done(deps, entry, claim);
       deps.log.info("event delivered", {
