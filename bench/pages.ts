@@ -51,6 +51,7 @@ const PORTS = Object.fromEntries(
     GAMING_PROVIDER_PORT: 5310,
     FEDERATED_PROVIDER_PORT: 5315,
     HTTPS_PORT: 5343,
+    HOOK_INBOX_PORT: 5320,
   }).map(([name, port]) => [name, port + OFFSET]),
 ) as Record<string, number>;
 

@@ -34,6 +34,14 @@ import { localTls } from "./stack/tls.ts";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
+const SEED = join(root, "emulator-data", "seed.json");
+
+/** The signing secrets of the seed's subscriptions (seed.json `hooks`), for the inbox that receives them. */
+function seedHookSecrets(): string[] {
+  const seed = JSON.parse(readFileSync(SEED, "utf8")) as { hooks?: Array<{ secret: string }> };
+  return (seed.hooks ?? []).map((h) => h.secret);
+}
+
 function run(what: string, command: string, args: string[], env: Record<string, string> = {}, cwd = root): void {
   const result = spawnSync(command, args, { cwd, stdio: "inherit", env: { ...process.env, ...env } });
   if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status ?? result.signal})`);
@@ -52,6 +60,7 @@ async function ensureFree(p: Profile): Promise<void> {
     p.mailWeb,
     p.gaming,
     p.federated,
+    p.hookInbox,
     p.https,
   ];
   // A stack stopped a moment ago may still be letting go of a port (the Firestore emulator's JVM
@@ -167,6 +176,14 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
       federated,
     ),
   );
+  // The seed's subscriptions sign with the secrets in seed.json: the inbox verifies with the same.
+  const inbox = procs.start(
+    "webhook inbox",
+    process.execPath,
+    [join(root, "tools", "hook-inbox.ts"), "--port", String(p.hookInbox)],
+    { quiet: true, env: { HOOK_INBOX_SECRETS: seedHookSecrets().join(",") } },
+  );
+  waits.push(waitFor("webhook inbox", () => httpOk(`http://127.0.0.1:${p.hookInbox}/health`), 15000, inbox));
   await Promise.all(waits);
 
   const tls = localTls(join(root, ".stack", "tls"), [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`, "elsewhere.test"]);
@@ -215,11 +232,13 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   // Ready means the whole chain answers: Hosting rewrite → function → express app.
   await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
 
+  // Only the dev stack subscribes an app to the inbox: the test stack's project would otherwise
+  // queue a delivery for every test's event.
   run(
     "seed",
     process.execPath,
-    [join(root, "functions", "lib", "ops", "seed.js"), join(root, "emulator-data", "seed.json")],
-    env,
+    [join(root, "functions", "lib", "ops", "seed.js"), SEED],
+    p.name === "dev" ? { ...env, STACK_HOOK_INBOX: `http://127.0.0.1:${p.hookInbox}` } : env,
   );
   if (p.name === "dev") writeLocation(root, p, { kind: flavour(firestore), why: firestore.why }, PARENT_DOMAIN);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -234,6 +253,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${flavour(firest
   https front               127.0.0.1:${p.https}: https://${PARENT_DOMAIN}, https://id.${PARENT_DOMAIN}, https://<app>.${PARENT_DOMAIN}
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
   federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
+  webhook inbox (local)     http://127.0.0.1:${p.hookInbox}/
 `);
   if (state !== null) {
     console.log(`Local data: kept in ${state.dir} between runs (\`npm start -- --fresh\` starts from the seed).

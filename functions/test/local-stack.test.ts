@@ -2,7 +2,7 @@
  * `npm start` as an operator meets it: in a checkout of its own (this one's files as a clone has
  * them, so nothing here touches this checkout's local data), on shifted ports, with the operator
  * CLI run there with no variables set. Its data survives a restart and is gone after --fresh; a
- * rotated key reaches the running functions.
+ * rotated key reaches the running functions; an event reaches its webhook inbox, signed.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -25,11 +25,13 @@ const PORTS = Object.fromEntries(
     MAIL_WEB_PORT: 1080,
     GAMING_PROVIDER_PORT: 5010,
     FEDERATED_PROVIDER_PORT: 5015,
+    HOOK_INBOX_PORT: 5020,
     HTTPS_PORT: 5443,
   }).map(([name, port]) => [name, String(port + SHIFT)]),
 );
 const service = `http://127.0.0.1:${PORTS.HOSTING_PORT}`;
 const authApi = `http://127.0.0.1:${PORTS.AUTH_PORT}/identitytoolkit.googleapis.com/v1`;
+const hookInbox = `http://127.0.0.1:${PORTS.HOOK_INBOX_PORT}`;
 
 let checkout: string;
 let stack: ChildProcess | null = null;
@@ -169,6 +171,46 @@ describe("npm start, and the operator CLI beside it", () => {
     expect((await sessionHeader(String(admin.idToken))).kid).toBe(rotated.kid);
   });
 
+  it("subscribes the seed's app to the webhook inbox, which shows an approval's event arrive, verified", async () => {
+    const hooks = await cliJson<Array<{ app: string; url: string; events: string[]; disabled: boolean }>>([
+      "hooks",
+      "list",
+    ]);
+    expect(hooks).toEqual([
+      expect.objectContaining({ app: "startpage", url: `${hookInbox}/startpage`, events: ["*"], disabled: false }),
+    ]);
+    const email = "hooked@example.test";
+    await identityToolkit(
+      "projects/demo-identity/accounts",
+      { email, password: "hooked-password", emailVerified: true },
+      true,
+    );
+    const signedIn = await signIn(email, "hooked-password");
+    const verify = await fetch(`${service}/auth/verify`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ idToken: signedIn.idToken, project: "startpage" }),
+    });
+    expect(await verify.json()).toMatchObject({ approved: false, reason: "pending" });
+    const person = await cliJson<{ id: string }>(["people", "show", email]);
+    await cliJson(["people", "approve", email]);
+
+    type Delivery = { verified: boolean; failure: string | null; body: { type?: string; personId?: string } };
+    const approval = async () => {
+      const res = await fetch(`${hookInbox}/deliveries?app=startpage`);
+      const { deliveries } = (await res.json()) as { deliveries: Delivery[] };
+      return deliveries.find((d) => d.body.type === "person.approved" && d.body.personId === person.id);
+    };
+    let arrived = await approval();
+    for (const until = performance.now() + 30_000; arrived === undefined && performance.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      arrived = await approval();
+    }
+    expect(arrived).toMatchObject({ verified: true, failure: null });
+    const page = await (await fetch(`${hookInbox}/`)).text();
+    expect(page).toMatch(/person\.approved to startpage<\/h2><p class="ok"><strong>The signature verifies\./);
+  });
+
   it("keeps a person, a client and an API key made on it across a restart; --fresh starts from the seed", async () => {
     const email = "kept@example.test";
     await identityToolkit(
@@ -204,6 +246,8 @@ describe("npm start, and the operator CLI beside it", () => {
     expect(await cliJson(["clients", "show", "kept-client"])).toMatchObject({ name: "Kept", disabled: false });
     expect((await cliJson<Array<{ id: string }>>(["api-keys", "list"])).map((k) => k.id)).toContain(key.id);
     expect(await signIn(email, "kept-password")).toMatchObject({ email });
+    // The seed ran again over the kept data: still the one subscription.
+    expect((await cliJson<Array<{ app: string }>>(["hooks", "list"])).map((h) => h.app)).toEqual(["startpage"]);
 
     await stop();
     await start("--fresh");

@@ -34,6 +34,7 @@ export function stackUrls(p: Profile, parentDomain: string): Record<string, stri
     https: `https://${parentDomain}, https://id.${parentDomain}, https://<app>.${parentDomain} at 127.0.0.1:${p.https}`,
     gaming: `${at(p.gaming)}/openid/login`,
     federated: at(p.federated),
+    hooks: `${at(p.hookInbox)}/`,
     hub: at(p.hub),
   };
 }
@@ -63,6 +64,7 @@ export function writeLocation(
       mailWeb: p.mailWeb,
       gaming: p.gaming,
       federated: p.federated,
+      hookInbox: p.hookInbox,
       https: p.https,
     },
     urls: stackUrls(p, parentDomain),

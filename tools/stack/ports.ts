@@ -14,6 +14,8 @@ export interface Profile {
   gaming: number;
   /** The local OpenID Connect provider behind the `federated` bridge. */
   federated: number;
+  /** The inbox for webhook deliveries (tools/hook-inbox.ts), which the dev stack's seed subscribes an app to. */
+  hookInbox: number;
   /** The https front: every host of the parent domain, as a browser meets them (stack/front.ts). */
   https: number;
 }
@@ -38,6 +40,7 @@ export function profile(name: "dev" | "test"): Profile {
       mailWeb: envPort("MAIL_WEB_PORT", 1080),
       gaming: envPort("GAMING_PROVIDER_PORT", 5010),
       federated: envPort("FEDERATED_PROVIDER_PORT", 5015),
+      hookInbox: envPort("HOOK_INBOX_PORT", 5020),
       https: envPort("HTTPS_PORT", 5443),
     };
   }
@@ -56,6 +59,7 @@ export function profile(name: "dev" | "test"): Profile {
     mailWeb: 1180 + off,
     gaming: 5110 + off,
     federated: 5115 + off,
+    hookInbox: 5120 + off,
     https: 5143 + off,
   };
 }

@@ -1,9 +1,10 @@
 /**
  * The apps' subscriptions to events, kept by the operator (`npm run admin -- hooks …`): each an
  * app's name, an https address, the event types it hears of, and its signing secrets
- * (Standard Webhooks' `whsec_` form), generated here and shown once, sealed at rest under
- * CODE_PEPPER (core/mail/seal), never listed. A rotation keeps the old secret signing beside the
- * new one for an overlap, so the app can move to the new one without a delivery it cannot verify.
+ * (Standard Webhooks' `whsec_` form), generated here (or given, by the local stack's seed) and
+ * shown once, sealed at rest under CODE_PEPPER (core/mail/seal), never listed. A rotation keeps
+ * the old secret signing beside the new one for an overlap, so the app can move to the new one
+ * without a delivery it cannot verify.
  */
 import { HOUR } from "../../clock";
 import * as hooks from "../../store/hooks";
@@ -21,7 +22,9 @@ export const DEFAULT_SECRET_OVERLAP_MS = 24 * HOUR;
 /** How long a delivery is tried before it is dead-lettered (`failed`, listed by `hooks deliveries`). */
 export const DELIVERY_TRIED_FOR_MS = 24 * HOUR;
 
-type HookDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "config">;
+type HookDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction"> & {
+  config: Pick<Deps["config"], "loopbackHooks">;
+};
 
 const APP = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
@@ -58,17 +61,28 @@ export function checkTypes(types: string[]): EventType[] {
   return [...new Set(types)] as EventType[];
 }
 
+/**
+ * Why `value` cannot be a subscription's secret, or null: Standard Webhooks' form, `whsec_` and
+ * the base64 of a key of 24 to 64 bytes (the spec's bounds), so a given key is no weaker than a
+ * generated one. The canonical base64 alone: what the app is given is what signs.
+ */
+export function secretProblem(value: string): string | null {
+  const base64 = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value)?.[1];
+  if (base64 === undefined) return "whsec_ and a base64 key (Standard Webhooks)";
+  const key = Buffer.from(base64, "base64");
+  if (key.toString("base64") !== base64) return "the key is not canonical base64";
+  return key.length >= 24 && key.length <= 64 ? null : "the key is 24 to 64 bytes";
+}
+
+/** A secret as stored: sealed under the pepper, never in the clear. */
+function sealedSecret(deps: Pick<Deps, "random" | "pepper">, value: string, now: Date): HookSecret {
+  return { sealed: sealValue(pepperRing(deps), deps.random, value, "hook-secret-v1"), createdAt: now, expiresAt: null };
+}
+
 /** A new signing secret: `whsec_` and 32 random bytes, base64 (Standard Webhooks). */
 function newSecret(deps: Pick<Deps, "random" | "pepper">, now: Date): { value: string; stored: HookSecret } {
   const value = `whsec_${Buffer.from(deps.random.token(32), "base64url").toString("base64")}`;
-  return {
-    value,
-    stored: {
-      sealed: sealValue(pepperRing(deps), deps.random, value, "hook-secret-v1"),
-      createdAt: now,
-      expiresAt: null,
-    },
-  };
+  return { value, stored: sealedSecret(deps, value, now) };
 }
 
 /** The secrets of `hook` that sign a delivery at `now`, newest first; one the pepper no longer opens is left out. */
@@ -83,16 +97,24 @@ export function unknownHook(app: string): AppError {
   return new AppError("hook_not_found", `No subscription for the app "${app}"`);
 }
 
-/** Subscribes `app`: its secret is returned this once. */
+/**
+ * Subscribes `app`: its secret is returned this once. The secret is made here unless `secret`
+ * gives one (the local stack's seed, whose receiver knows it beforehand); either is sealed alike.
+ */
 export async function addHook(
   deps: HookDeps,
-  input: { app: string; url: string; events: string[] },
+  input: { app: string; url: string; events: string[]; secret?: string },
 ): Promise<{ hook: Hook; secret: string }> {
   ensure(isAppName(input.app), "hook_invalid", "an app's name is 1-63 of a-z 0-9 -, starting with a letter or digit");
   const problem = urlProblem(input.url, deps.config.loopbackHooks);
   ensure(problem === null, "hook_invalid", `url: ${problem}`);
+  const given = input.secret === undefined ? null : secretProblem(input.secret);
+  ensure(given === null, "hook_invalid", `secret: ${given}`);
   const now = deps.clock.now();
-  const { value, stored } = newSecret(deps, now);
+  const { value, stored } =
+    input.secret === undefined
+      ? newSecret(deps, now)
+      : { value: input.secret, stored: sealedSecret(deps, input.secret, now) };
   const hook: Hook = {
     app: input.app,
     url: input.url,
