@@ -338,6 +338,31 @@ describe("npm run admin", () => {
       const listed = await json<Array<{ clientId: string }>>(["clients", "list"]);
       expect(listed.map((c) => c.clientId)).toContain(clientId);
     });
+
+    it("registers a client for refresh tokens, and takes them away only once asked", async () => {
+      const clientId = unique("cli-offline");
+      const { client } = await json<{ client: { refreshTokens: boolean } }>([
+        "clients",
+        "register",
+        clientId,
+        "--name",
+        "Sync",
+        "--redirect-uri",
+        "https://a.test/cb",
+        "--refresh-tokens",
+      ]);
+      expect(client.refreshTokens).toBe(true);
+      const shown = await admin(["clients", "show", clientId]);
+      expect(shown.stdout).toMatch(/^refresh tokens: allowed/m);
+      const unasked = await admin(["clients", "set-refresh-tokens", clientId, "off"]);
+      expect(unasked.code).not.toBe(0);
+      expect(await json(["clients", "show", clientId])).toMatchObject({ refreshTokens: true });
+      await json(["clients", "set-refresh-tokens", clientId, "off", "--yes"]);
+      expect(await json(["clients", "show", clientId])).toMatchObject({ refreshTokens: false });
+      const plain = unique("cli-online");
+      await json(["clients", "register", plain, "--name", "Plain", "--redirect-uri", "https://a.test/cb"]);
+      expect(await json(["clients", "show", plain])).toMatchObject({ refreshTokens: false });
+    });
   });
 
   describe("api-keys", () => {

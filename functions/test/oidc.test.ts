@@ -84,7 +84,7 @@ describe("the OpenID Connect provider", () => {
         userinfo_endpoint: `${SERVICE_URL}/auth/oidc/userinfo`,
         jwks_uri: `${SERVICE_URL}/auth/oidc/jwks`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
         code_challenge_methods_supported: ["S256"],
         prompt_values_supported: ["none", "login", "consent", "select_account"],
         acr_values_supported: ["phr"],

@@ -15,6 +15,7 @@ import * as emailCodes from "../src/store/email-codes";
 import * as exchangeCodes from "../src/store/exchange-codes";
 import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
+import * as oidcGrants from "../src/store/oidc-grants";
 import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
 import * as sessionRecords from "../src/store/sessions";
@@ -236,6 +237,7 @@ describe("data expiry", () => {
           expiresAt: later(60_000),
           usedAt: null,
           accessTokenHash: null,
+          grantId: null,
         });
         await oidcCodes.save(db, code(fresh));
         await oidcCodes.save(db, code(redeemed));
@@ -273,7 +275,46 @@ describe("data expiry", () => {
         });
         return [`oidcAccessTokens/${hash}`];
       },
+      oidcGrants: async () => [`oidcGrants/${await grant()}`],
+      oidcRefreshTokens: async () => {
+        const tokenId = id();
+        const grantId = await grant();
+        await db.runTransaction(async (tx) => {
+          oidcGrants.addToken(
+            db,
+            tx,
+            { id: tokenId, grantId, clientId: "c", personId: "p", createdAt: at },
+            { expiresAt: later(30 * 86_400_000) },
+          );
+        });
+        return [`oidcRefreshTokens/${tokenId}`];
+      },
     };
+
+    /** A grant of refresh tokens, as a redemption that asked for offline_access makes one. */
+    async function grant(): Promise<string> {
+      const grantId = id();
+      await db.runTransaction(async (tx) => {
+        oidcGrants.create(db, tx, {
+          id: grantId,
+          clientId: "c",
+          uid: "u",
+          personId: "p",
+          scopes: ["openid", "offline_access"],
+          authTime: at,
+          amr: [],
+          acr: null,
+          createdAt: at,
+          lastUsedAt: at,
+          expiresAt: later(30 * 86_400_000),
+          tokenId: "t",
+          accessTokenHash: null,
+          endedAt: null,
+          endedBecause: null,
+        });
+      });
+      return grantId;
+    }
 
     it("is exercised here for every short-lived collection", () => {
       expect(Object.keys(WRITERS).sort()).toEqual(shortLived.map(([name]) => name).sort());

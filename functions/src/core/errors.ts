@@ -206,6 +206,11 @@ export const errorTable = {
     message: "The authorization code is invalid, expired, used, or was issued to another client or redirect URI",
     oauth: "invalid_grant",
   },
+  oauth_invalid_refresh_token: {
+    status: 400,
+    message: "The refresh token is invalid, expired, revoked, or was issued to another client",
+    oauth: "invalid_grant",
+  },
   oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
   oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 

@@ -70,6 +70,15 @@ export function throttleKeyId(key: PepperKey, clientId: string, caller: string):
   return hmac(key, "oidc-client-throttle", clientId, caller);
 }
 
+/**
+ * The stored ids of a refresh token under each key of the ring, first key first: a new token is
+ * stored under the first, and one issued before a rotation is still found under the key it was
+ * made with, until that key leaves the ring.
+ */
+export function refreshTokenIds(ring: PepperKey[], token: string): string[] {
+  return ring.map((key) => hmac(key, "oidc-refresh-token", token));
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

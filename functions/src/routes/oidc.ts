@@ -10,6 +10,7 @@ import {
 } from "../core/oidc/authorize";
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
+import { refreshGrant, revokeToken } from "../core/oidc/refresh";
 import { userinfo } from "../core/oidc/userinfo";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
@@ -153,10 +154,10 @@ export function routes(deps: Deps): Router {
     authorize(req, res, await readForm(req)),
   );
 
-  router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
-    const form = await readForm(req);
+  /** The client a token or revocation request authenticates as: one method per request (RFC 6749 §2.3). */
+  async function clientOf(req: Request, form: Record<string, string>) {
     const basic = basicCredentials(req, "oauth_invalid_client");
-    // One authentication method per request (RFC 6749 §2.3); a client_id beside Basic must agree.
+    // A client_id beside Basic must agree.
     if (basic)
       ensure(
         form.client_secret === undefined && (form.client_id === undefined || form.client_id === basic.id),
@@ -167,24 +168,52 @@ export function routes(deps: Deps): Router {
     const secret = basic?.secret ?? form.client_secret;
     ensure(clientId && secret, "oauth_invalid_client");
     const caller = callerOf(req, deps.config.clientAddressHops).client;
-    const client = await authenticateClient(deps, clientId, secret, caller);
+    return authenticateClient(deps, clientId, secret, caller);
+  }
+
+  router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
     ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
-    ensure(form.grant_type === "authorization_code", "oauth_unsupported_grant_type");
-    const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
-    ensure(
-      code && redirectUri && (codeVerifier !== undefined || client.pkce === "optional"),
-      "oauth_invalid_request",
-      "code, redirect_uri and code_verifier are required",
-    );
-    ensure(
-      codeVerifier === undefined || isCodeVerifier(codeVerifier),
-      "oauth_invalid_request",
-      "code_verifier must be 43 to 128 unreserved characters",
-    );
-    const tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
+    let tokens;
+    // A client registered for refresh tokens may also trade one (core/oidc/refresh); for any other
+    // the endpoint takes authorization_code alone.
+    if (form.grant_type === "refresh_token" && client.refreshTokens) {
+      ensure(form.refresh_token, "oauth_invalid_request", "refresh_token is required");
+      tokens = await refreshGrant(deps, { client, refreshToken: form.refresh_token, scope: form.scope ?? null });
+    } else {
+      ensure(
+        form.grant_type === "authorization_code",
+        "oauth_unsupported_grant_type",
+        client.refreshTokens ? "Only grant_type authorization_code and refresh_token are supported" : undefined,
+      );
+      const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
+      ensure(
+        code && redirectUri && (codeVerifier !== undefined || client.pkce === "optional"),
+        "oauth_invalid_request",
+        "code, redirect_uri and code_verifier are required",
+      );
+      ensure(
+        codeVerifier === undefined || isCodeVerifier(codeVerifier),
+        "oauth_invalid_request",
+        "code_verifier must be 43 to 128 unreserved characters",
+      );
+      tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
+    }
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);
+  });
+
+  // Token revocation (RFC 7009): the client authenticates as at the token endpoint. A token that
+  // is unknown or already ended is answered 200 as one just revoked (§2.2); the hint is not needed.
+  router.post("/auth/oidc/revoke", async function revoke(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
+    ensure(form.token, "oauth_invalid_request", "token is required");
+    await revokeToken(deps, client, form.token);
+    res.setHeader("Cache-Control", "no-store");
+    res.status(200).end();
   });
 
   // The access token in the Authorization header, or in a POSTed form's `access_token`

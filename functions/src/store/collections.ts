@@ -30,6 +30,9 @@ export const COLLECTIONS = {
   // so it is kept as long as that token lives.
   oidcCodes: "forgetAfter",
   oidcAccessTokens: "expiresAt",
+  // What a person let an app do while away, and every refresh token issued on it: until its end.
+  oidcGrants: "forgetAfter",
+  oidcRefreshTokens: "forgetAfter",
   clientThrottles: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",

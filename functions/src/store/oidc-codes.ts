@@ -26,6 +26,8 @@ export interface OidcCode {
   usedAt: Date | null;
   /** The access token the code was redeemed for: revoked if the code is ever presented again. */
   accessTokenHash: string | null;
+  /** The grant (refresh tokens) it began, if it asked for one: ended too if the code comes again. */
+  grantId: string | null;
 }
 
 export function save(db: Firestore, code: OidcCode): Promise<unknown> {
@@ -67,6 +69,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     expiresAt: toDate(d.expiresAt),
     usedAt: optionalDate(d.usedAt),
     accessTokenHash: optionalString(d.accessTokenHash),
+    grantId: optionalString(d.grantId),
   };
 }
 
@@ -80,10 +83,12 @@ export function markUsed(
   hash: string,
   at: Date,
   accessToken: { hash: string; expiresAt: Date } | null,
+  grantId: string | null = null,
 ): void {
   tx.update(db.collection(OIDC_CODES).doc(hash), {
     usedAt: at,
     accessTokenHash: accessToken?.hash ?? null,
+    grantId,
     ...(accessToken === null ? {} : { forgetAfter: accessToken.expiresAt }),
   });
 }

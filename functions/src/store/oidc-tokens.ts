@@ -19,8 +19,8 @@ export function create(db: Firestore, tx: Transaction, token: AccessToken): void
   tx.create(db.collection(OIDC_ACCESS_TOKENS).doc(hash), stored);
 }
 
-export async function findByHash(db: Firestore, hash: string): Promise<AccessToken | null> {
-  const d = await read(db, `${OIDC_ACCESS_TOKENS}/${hash}`);
+export async function findByHash(db: Firestore, hash: string, tx?: Transaction): Promise<AccessToken | null> {
+  const d = await read(db, `${OIDC_ACCESS_TOKENS}/${hash}`, tx);
   if (!d) return null;
   return {
     hash,

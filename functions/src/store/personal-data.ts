@@ -16,6 +16,8 @@ const PASSKEY_CHALLENGES: Collection = "passkeyChallenges";
 const EXCHANGE_CODES: Collection = "exchangeCodes";
 const OIDC_CODES: Collection = "oidcCodes";
 const OIDC_TOKENS: Collection = "oidcAccessTokens";
+const OIDC_GRANTS: Collection = "oidcGrants";
+const OIDC_REFRESH_TOKENS: Collection = "oidcRefreshTokens";
 const PROJECT_ACCESS: Collection = "projectAccess";
 const OUTBOX: Collection = "outbox";
 const HISTORY: Collection = "personHistory";
@@ -49,6 +51,8 @@ function naming(db: Firestore, personId: string): Query[] {
     db.collection(EXCHANGE_CODES).where("personId", "==", personId),
     db.collection(OIDC_CODES).where("personId", "==", personId),
     db.collection(OIDC_TOKENS).where("personId", "==", personId),
+    db.collection(OIDC_GRANTS).where("personId", "==", personId),
+    db.collection(OIDC_REFRESH_TOKENS).where("personId", "==", personId),
     db.collection(PROJECT_ACCESS).where("personId", "==", personId),
   ];
 }

@@ -19,6 +19,11 @@ export interface OidcClient {
   redirectUris: string[];
   /** "optional": the client may omit the challenge; one that is sent is still enforced. */
   pkce: PkcePolicy;
+  /**
+   * Whether the client may act while the person is away: a sign-in to it that asks for
+   * `offline_access` then gets a refresh token (core/oidc/refresh). Off unless the operator says.
+   */
+  refreshTokens: boolean;
   /** A disabled client is unknown to the authorise and token endpoints. */
   disabled: boolean;
   createdAt: Date;

@@ -6,7 +6,7 @@ import { isS256Challenge } from "../pkce";
 import { sha256 } from "../secrets";
 import { meetsAcr, requestedAcr } from "./acr";
 import { findClient } from "./clients";
-import { SCOPES } from "./scopes";
+import { OFFLINE_ACCESS, SCOPES } from "./scopes";
 import type { OidcClient } from "../model/oidc-client";
 
 /** The code travels once through the browser and is redeemed by the client's server at once. */
@@ -130,7 +130,9 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
   return {
     client,
     redirectUri,
-    scopes: scopes.filter((s) => (SCOPES as readonly string[]).includes(s)),
+    scopes: scopes.filter(
+      (s) => (SCOPES as readonly string[]).includes(s) && (s !== OFFLINE_ACCESS || client.refreshTokens),
+    ),
     state: p.state ?? null,
     nonce: p.nonce ?? null,
     codeChallenge: p.codeChallenge ?? null,
@@ -202,6 +204,7 @@ export async function issueAuthorizationCode(
     expiresAt: new Date(now.getTime() + AUTHORIZATION_CODE_LIFETIME_MS),
     usedAt: null,
     accessTokenHash: null,
+    grantId: null,
   });
   return code;
 }

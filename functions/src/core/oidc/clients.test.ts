@@ -16,6 +16,7 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     })),
     redirectUris: ["https://app.example.test/cb"],
     pkce: "required",
+    refreshTokens: false,
     disabled: false,
     createdAt: at("2026-01-01T00:00:00Z"),
   };

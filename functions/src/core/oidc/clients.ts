@@ -54,6 +54,7 @@ export interface ClientRegistration {
   name: string;
   redirectUris: string[];
   pkce?: PkcePolicy;
+  refreshTokens?: boolean;
 }
 
 /** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
@@ -65,6 +66,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     secrets: [{ hash: sha256(client.clientSecret), createdAt: now, expiresAt: null }],
     redirectUris: client.redirectUris,
     pkce: client.pkce ?? "required",
+    refreshTokens: client.refreshTokens ?? false,
     disabled: false,
     createdAt: now,
   });
@@ -73,7 +75,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
 /** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: { clientId: string; name: string; redirectUris: string[]; pkce: PkcePolicy },
+  client: { clientId: string; name: string; redirectUris: string[]; pkce: PkcePolicy; refreshTokens: boolean },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
@@ -145,6 +147,14 @@ export function removeRedirectUri(deps: StoreDeps, clientId: string, uri: string
 
 export function setPkcePolicy(deps: StoreDeps, clientId: string, pkce: PkcePolicy): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, pkce }));
+}
+
+/**
+ * Lets the client hold refresh tokens, or not: taken away, every grant it holds ends at its next
+ * refresh (core/oidc/refresh), and it gets no new ones.
+ */
+export function setRefreshTokens(deps: StoreDeps, clientId: string, allowed: boolean): Promise<OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, refreshTokens: allowed }));
 }
 
 export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {

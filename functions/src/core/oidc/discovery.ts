@@ -13,10 +13,13 @@ export function discovery(issuer: string): Record<string, unknown> {
     scopes_supported: SCOPES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code"],
+    // refresh_token for the clients registered for it (core/oidc/refresh); authorization_code for every one.
+    grant_types_supported: ["authorization_code", "refresh_token"],
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    revocation_endpoint: `${issuer}/auth/oidc/revoke`,
+    revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
     claims_supported: [
       "iss",

@@ -13,7 +13,10 @@ import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
 import { findClient, secretMatches } from "./clients";
-import { claimsFor } from "./scopes";
+import { claimsFor, OFFLINE_ACCESS } from "./scopes";
+import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
+import * as grants from "../../store/oidc-grants";
+import type { OidcGrant } from "../model/oidc-grant";
 import { type Person } from "../model/person";
 import type { OidcClient } from "../model/oidc-client";
 
@@ -58,6 +61,8 @@ export interface TokenResponse {
   expires_in: number;
   id_token: string;
   scope: string;
+  /** For a client registered for refresh tokens, when the sign-in asked for `offline_access`. */
+  refresh_token?: string;
 }
 
 /** At most this many redemptions share a transaction: two writes each, within a commit's 500. */
@@ -71,11 +76,13 @@ interface Redemption {
   redirectUri: string;
   codeVerifier: string | null;
   tokenHash: string;
+  /** The grant to begin if the code asked for offline_access: ready for a client registered for refresh tokens. */
+  grant: NewGrant | null;
 }
 
 /** An issued decision carries its ID token being signed, to be handed out only once the commit lands. */
 type Decision =
-  | { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string> }
+  | { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string>; refreshToken: string | null }
   | { kind: "replayed" }
   | { kind: "refused"; error: AppError };
 
@@ -93,6 +100,7 @@ function decide(
   r: Redemption,
   stored: codes.OidcCode | null,
   person: Person | null,
+  replayedGrant: OidcGrant | null,
   now: Date,
 ): Decision {
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
@@ -109,6 +117,8 @@ function decide(
   // without it cannot be used to revoke what its rightful redemption was given.
   if (stored.usedAt !== null) {
     if (stored.accessTokenHash !== null) accessTokens.revoke(deps.store, tx, stored.accessTokenHash);
+    if (replayedGrant !== null && replayedGrant.endedAt === null)
+      endGrant(deps, tx, replayedGrant, now, "code_replayed");
     return { kind: "replayed" };
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
@@ -127,28 +137,43 @@ function decide(
     createdAt: now,
     expiresAt,
   });
-  codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt });
-  return { kind: "issued", stored, idToken: signIdToken(deps, stored, person, now) };
+  const grant = r.grant !== null && stored.scopes.includes(OFFLINE_ACCESS) ? r.grant : null;
+  if (grant !== null) beginGrant(deps, tx, grant, stored, r.tokenHash, now);
+  codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt }, grant?.id ?? null);
+  return {
+    kind: "issued",
+    stored,
+    idToken: signIdToken(deps, stored, person, now),
+    refreshToken: grant?.token ?? null,
+  };
 }
+
+/** What an ID token tells of the sign-in behind it: the code's, or the grant's it began. */
+export type SignIn = Pick<codes.OidcCode, "clientId" | "nonce" | "authTime" | "amr" | "acr" | "scopes">;
 
 /**
  * Starts signing the ID token (on libuv's thread pool) while the batch's commit is on its way,
  * so the signature and the round trip overlap. A signature whose commit fails, or whose
  * transaction is retried, is never handed out.
  */
-function signIdToken(deps: TokenDeps, stored: codes.OidcCode, person: Person, now: Date): Promise<string> {
+export function signIdToken(
+  deps: Pick<Deps, "tokens" | "config">,
+  signIn: SignIn,
+  person: Person,
+  now: Date,
+): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
   const signing = deps.tokens.signIdToken({
     iss: deps.config.serviceUrl,
     sub: person.id,
-    aud: stored.clientId,
+    aud: signIn.clientId,
     iat,
     exp: iat + ID_TOKEN_LIFETIME_MS / 1000,
-    ...(stored.nonce === null ? {} : { nonce: stored.nonce }),
-    ...(stored.authTime === null ? {} : { auth_time: Math.floor(stored.authTime.getTime() / 1000) }),
-    ...(stored.amr.length === 0 ? {} : { amr: stored.amr }),
-    ...(stored.acr === null ? {} : { acr: stored.acr }),
-    ...claimsFor(person, stored.scopes),
+    ...(signIn.nonce === null ? {} : { nonce: signIn.nonce }),
+    ...(signIn.authTime === null ? {} : { auth_time: Math.floor(signIn.authTime.getTime() / 1000) }),
+    ...(signIn.amr.length === 0 ? {} : { amr: signIn.amr }),
+    ...(signIn.acr === null ? {} : { acr: signIn.acr }),
+    ...claimsFor(person, signIn.scopes),
   });
   // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.
   signing.catch(() => {});
@@ -172,10 +197,16 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
         code && code.usedAt === null ? personFor(deps, { uid: code.uid, personId: code.personId }) : null,
       ),
     );
+    // The grants of codes presented again, to end with them; read, as every read, before a write.
+    const replayed = await Promise.all(
+      found.map((code) =>
+        code && code.usedAt !== null && code.grantId !== null ? grants.find(deps.store, code.grantId, tx) : null,
+      ),
+    );
     const now = deps.clock.now();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, now);
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, replayed[i] ?? null, now);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;
@@ -225,6 +256,7 @@ export function authorizationCodeRedeemer(
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,
       tokenHash,
+      grant: input.client.refreshTokens ? newGrant(deps) : null,
     });
     // Thrown after the commit, so a replay's revocation is kept.
     if (decision.kind === "refused") throw decision.error;
@@ -242,6 +274,7 @@ export function authorizationCodeRedeemer(
       expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
       id_token: idToken,
       scope: stored.scopes.join(" "),
+      ...(decision.refreshToken === null ? {} : { refresh_token: decision.refreshToken }),
     };
   };
 }

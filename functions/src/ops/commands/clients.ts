@@ -11,6 +11,7 @@ import {
   removeRedirectUri,
   rotateSecret,
   setPkcePolicy,
+  setRefreshTokens,
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
@@ -26,6 +27,7 @@ function view(c: OidcClient) {
     name: c.name,
     redirectUris: c.redirectUris,
     pkce: c.pkce,
+    refreshTokens: c.refreshTokens,
     disabled: c.disabled,
     // Never the hashes: when each secret was made and until when it works.
     secrets: c.secrets.map((s) => ({
@@ -40,6 +42,7 @@ const columns = [
   { header: "CLIENT ID", value: (c: OidcClient) => c.clientId },
   { header: "STATUS", value: (c: OidcClient) => (c.disabled ? "disabled" : "enabled") },
   { header: "PKCE", value: (c: OidcClient) => c.pkce },
+  { header: "REFRESH", value: (c: OidcClient) => (c.refreshTokens ? "allowed" : "no") },
   { header: "SECRETS", value: (c: OidcClient) => String(c.secrets.length) },
   { header: "REDIRECT URIS", value: (c: OidcClient) => String(c.redirectUris.length) },
   { header: "NAME", value: (c: OidcClient) => c.name },
@@ -52,6 +55,7 @@ function describe(c: OidcClient): string {
     `name: ${v.name}`,
     `status: ${v.disabled ? "disabled" : "enabled"}`,
     `pkce: ${v.pkce}`,
+    `refresh tokens: ${v.refreshTokens ? "allowed (for a sign-in that asks for offline_access)" : "no"}`,
     ...v.redirectUris.map((u) => `redirect URI: ${u}`),
     ...v.secrets.map((s) => `secret: made ${s.createdAt}${s.expiresAt ? `, works until ${s.expiresAt}` : ""}`),
     `created: ${v.createdAt}`,
@@ -91,8 +95,13 @@ export const clientCommands: Command[] = [
     name: "clients register",
     summary: "register a relying party; prints its generated secret once",
     usage:
-      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--pkce required|optional]",
-    options: { name: { type: "string" }, "redirect-uri": { type: "string", multiple: true }, pkce: { type: "string" } },
+      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--pkce required|optional] [--refresh-tokens]",
+    options: {
+      name: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      pkce: { type: "string" },
+      "refresh-tokens": { type: "boolean" },
+    },
     positionals: [1, 1],
     backend,
     async run(ctx, [id], values) {
@@ -105,6 +114,7 @@ export const clientCommands: Command[] = [
         name,
         redirectUris: [...new Set(uris)],
         pkce: pkce(one(values, "pkce")),
+        refreshTokens: values["refresh-tokens"] === true,
       });
       ctx.print(`client_id: ${client.clientId}\nclient_secret: ${clientSecret}`, {
         client: view(client),
@@ -144,6 +154,19 @@ export const clientCommands: Command[] = [
       if (policy !== "required" && policy !== "optional")
         throw new UsageError('set-pkce takes "required" or "optional"');
       changed(ctx, await setPkcePolicy(ctx.deps(), clientId(id as string), policy));
+    },
+  },
+  {
+    name: "clients set-refresh-tokens",
+    summary: "let a client hold refresh tokens, or take them away (its grants end at their next use)",
+    usage: "clients set-refresh-tokens <client_id> on|off [--yes]",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [id, setting]) {
+      if (setting !== "on" && setting !== "off") throw new UsageError('set-refresh-tokens takes "on" or "off"');
+      if (setting === "off")
+        await ctx.confirm(`Take refresh tokens from ${id as string}? Every grant it holds ends at its next refresh.`);
+      changed(ctx, await setRefreshTokens(ctx.deps(), clientId(id as string), setting === "on"));
     },
   },
   {

@@ -1,0 +1,148 @@
+/**
+ * Refresh tokens (RFC 6749 §6) and their revocation (RFC 7009), for a client the operator
+ * registered for them, once a sign-in that asked for `offline_access` is redeemed: the grant
+ * (core/model/oidc-grant) the redemption begins lets the client act while the person is away.
+ *
+ * - A refresh token is 256 random bits, stored only as its keyed hash (core/pepper), bound to its
+ *   client, and good for one use: each refresh answers a new one and ends the one presented.
+ * - One presented again after it was rotated out ends its grant, with the access token last
+ *   issued on it, and the newest refresh token with it (RFC 9700 §4.14.2): whoever holds a copy,
+ *   thief or client, must send the person to sign in again. Two refreshes with one token at once
+ *   are the same thing, decided in a transaction: one wins, and the other ends the grant.
+ * - A grant ends for good GRANT_LIFETIME_MS (core/oidc/grants) after the sign-in that began it, however often it is
+ *   used; and at the first refresh after its person may no longer sign in (no longer approved,
+ *   or erased, which deletes it outright).
+ * - Revoking a refresh token, current or rotated out, ends its grant; an access token is revoked
+ *   on its own.
+ */
+import { readTogether, type Transaction } from "../../store/db";
+import * as grants from "../../store/oidc-grants";
+import * as accessTokens from "../../store/oidc-tokens";
+import * as people from "../../store/people";
+import type { Deps } from "../deps";
+import { AppError, ensure } from "../errors";
+import type { GrantEnd, OidcGrant } from "../model/oidc-grant";
+import { endGrant, newToken } from "./grants";
+import type { OidcClient } from "../model/oidc-client";
+import type { Person } from "../model/person";
+import { pepperRing, refreshTokenIds } from "../pepper";
+import { sha256 } from "../secrets";
+import { ACCESS_TOKEN_LIFETIME_MS, signIdToken, type TokenResponse } from "./token";
+
+/** The grant a presented refresh token was issued on (current or rotated out), read in `tx`. */
+async function grantOf(
+  deps: Pick<Deps, "store" | "pepper">,
+  tx: Transaction,
+  refreshToken: string,
+): Promise<{ grant: OidcGrant | null; tokenId: string; clientId: string } | null> {
+  const [records] = await readTogether(
+    tx,
+    grants.tokensById(deps.store, refreshTokenIds(pepperRing(deps), refreshToken)),
+  );
+  const record = records.find((r) => r !== null) ?? null;
+  if (record === null) return null;
+  return { grant: await grants.find(deps.store, record.grantId, tx), tokenId: record.id, clientId: record.clientId };
+}
+
+type Outcome =
+  | { kind: "issued"; grant: OidcGrant; person: Person; scopes: string[]; now: Date }
+  | { kind: "refused"; error: AppError };
+
+const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_invalid_refresh_token") });
+
+/**
+ * One refresh: in a transaction, the token presented is checked against its grant and traded for
+ * the next one and a new access token; a refusal that ends the grant is committed before it is
+ * answered. `scope`, when sent, narrows what the new access token may read (RFC 6749 §6).
+ */
+export async function refreshGrant(
+  deps: Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">,
+  input: { client: OidcClient; refreshToken: string; scope: string | null },
+): Promise<TokenResponse> {
+  const next = newToken(deps);
+  const accessToken = deps.random.token(32);
+  const accessTokenHash = sha256(accessToken);
+  const asked = input.scope === null ? null : input.scope.split(" ").filter((s) => s !== "");
+  const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
+    const found = await grantOf(deps, tx, input.refreshToken);
+    // Another client's token is not this client's to use, nor to end.
+    if (found === null || found.clientId !== input.client.clientId) return refused();
+    const { grant } = found;
+    if (grant === null || grant.endedAt !== null) return refused();
+    const person = await people.findById(deps.store, grant.personId, tx);
+    const now = deps.clock.now();
+    const end = (because: GrantEnd): Outcome => {
+      endGrant(deps, tx, grant, now, because);
+      return refused();
+    };
+    if (found.tokenId !== grant.tokenId) return end("reuse");
+    if (now.getTime() >= grant.expiresAt.getTime()) return refused();
+    if (person === null || person.status !== "approved" || !person.uids.includes(grant.uid)) return end("person");
+    const scopes = asked ?? grant.scopes;
+    if (!scopes.every((s) => grant.scopes.includes(s)))
+      return { kind: "refused", error: new AppError("oauth_invalid_scope", "scope may only narrow what was granted") };
+    grants.addToken(
+      deps.store,
+      tx,
+      { id: next.tokenId, grantId: grant.id, clientId: grant.clientId, personId: grant.personId, createdAt: now },
+      grant,
+    );
+    grants.rotate(deps.store, tx, grant.id, { tokenId: next.tokenId, accessTokenHash, lastUsedAt: now });
+    if (grant.accessTokenHash !== null) accessTokens.revoke(deps.store, tx, grant.accessTokenHash);
+    accessTokens.create(deps.store, tx, {
+      hash: accessTokenHash,
+      clientId: grant.clientId,
+      uid: grant.uid,
+      personId: grant.personId,
+      scopes,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
+    });
+    return { kind: "issued", grant, person, scopes, now };
+  });
+  if (outcome.kind === "refused") throw outcome.error;
+  const { grant, person, scopes, now } = outcome;
+  let idToken: string;
+  try {
+    // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
+    idToken = await signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
+  } catch {
+    throw new AppError("oauth_server_error");
+  }
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+    id_token: idToken,
+    scope: scopes.join(" "),
+    refresh_token: next.token,
+  };
+}
+
+/**
+ * Revocation (RFC 7009 §2): a refresh token ends its grant, an access token ends alone. A token
+ * that is unknown, expired or already revoked is answered as revoked; one issued to another
+ * client is refused, and left as it is.
+ */
+export async function revokeToken(
+  deps: Pick<Deps, "store" | "clock" | "pepper" | "transaction" | "random">,
+  client: OidcClient,
+  token: string,
+): Promise<void> {
+  const mine = await deps.transaction(async (tx) => {
+    const found = await grantOf(deps, tx, token);
+    if (found !== null) {
+      if (found.clientId !== client.clientId) return false;
+      if (found.grant !== null && found.grant.endedAt === null)
+        endGrant(deps, tx, found.grant, deps.clock.now(), "revoked");
+      return true;
+    }
+    const hash = sha256(token);
+    const access = await accessTokens.findByHash(deps.store, hash, tx);
+    if (access === null) return true;
+    if (access.clientId !== client.clientId) return false;
+    accessTokens.revoke(deps.store, tx, hash);
+    return true;
+  });
+  ensure(mine, "oauth_invalid_request", "the token was issued to another client");
+}
