@@ -23,6 +23,10 @@ import { codeIn, mailTo, type Mail } from "./support/inbox";
 import { accountWithPerson, cookieFrom, personFor } from "./support/people";
 import { MODES, sessionCookie, useJourneys, Visitor, type Mode } from "./support/visitor";
 import { type Person } from "../src/core/model/person";
+import { addHook, removeHook } from "../src/core/events/hooks";
+import { systemClock } from "../src/clock";
+import { cryptoRandom } from "../src/random";
+import { transactionRunner } from "../src/store/db";
 import type { Timestamp } from "firebase-admin/firestore";
 
 const db = firestore();
@@ -292,6 +296,69 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
       [ann, ben, cat, dev].map(async (p) => (await people.findById(db, p.id))?.status),
     );
     expect(statuses).toEqual(["rejected", "approved", "approved", "approved"]);
+  });
+
+  it("shows an approval's event, signed, in the stack's webhook inbox", async () => {
+    t.name = "review-event";
+    const { account } = await reviewer();
+    await emptyQueue();
+    // An app of this test's own, subscribed to approvals at the stack's inbox, signing with the
+    // secret the inbox verifies with (the seed's); for this test alone.
+    const app = `walk-${cryptoRandom
+      .token(6)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, "0")}`;
+    const inbox = process.env.STACK_HOOK_INBOX_URL as string;
+    const seed = JSON.parse(readFileSync(join(__dirname, "..", "..", "emulator-data", "seed.json"), "utf8")) as {
+      hooks: Array<{ secret: string }>;
+    };
+    const hookDeps = {
+      store: db,
+      clock: systemClock,
+      random: cryptoRandom,
+      pepper: parsePepper(stackSecret("CODE_PEPPER")),
+      transaction: transactionRunner(db),
+      config: { loopbackHooks: true },
+    };
+    await addHook(hookDeps, {
+      app,
+      url: `${inbox}/${app}`,
+      events: ["person.approved"],
+      secret: seed.hooks[0]?.secret as string,
+    });
+    try {
+      const name = `Eve ${unique("Event")}`;
+      const waiting = await personFor(
+        { uid: unique("u"), email: `${unique("eve")}@example.test` },
+        { status: "pending", name, origin: { via: "email", address: "eve@example.org" } },
+      );
+      await openSessionAs(t.page, account.uid);
+      await t.page.goto(`${ID_HOST}/review`);
+      await t.visitor.reaches("Review requests (1 waiting)");
+      await t.visitor.press(`Approve ${name}`);
+      await t.page.locator("li.request", { hasText: name }).locator(".outcome", { hasText: "Approved." }).waitFor();
+
+      // The outbox delivers it after the answer: the inbox has it within seconds, signed.
+      type Delivered = { verified: boolean; body: { type: string; personId: string } };
+      const deliveredFor = async (): Promise<Delivered | undefined> => {
+        const listed = (await (await fetch(`${inbox}/deliveries?app=${app}`)).json()) as { deliveries: Delivered[] };
+        return listed.deliveries.find((d) => d.body.personId === waiting.id);
+      };
+      let delivered = await deliveredFor();
+      for (let waited = 0; delivered === undefined && waited < 30_000; waited += 250) {
+        await pause(250);
+        delivered = await deliveredFor();
+      }
+      expect(delivered).toMatchObject({ verified: true, body: { type: "person.approved", personId: waiting.id } });
+      await t.page.goto(`${inbox}/`);
+      const shown = t.page.locator("li", { hasText: waiting.id });
+      await shown.getByRole("heading", { name: `person.approved to ${app}` }).waitFor();
+      expect(await shown.innerText()).toContain("The signature verifies.");
+      await t.visitor.audit();
+      await t.visitor.screenshot("review-event-inbox");
+    } finally {
+      await removeHook(hookDeps, app);
+    }
   });
 
   it("turns away someone who is not an administrator, and the API gives them nothing", async () => {

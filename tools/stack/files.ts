@@ -172,6 +172,7 @@ export function stackEnv(p: Profile): Record<string, string> {
     STACK_ID_URL: `http://127.0.0.1:${idSitePort(p)}`,
     STACK_FUNCTIONS_URL: `http://127.0.0.1:${p.functions}/${p.projectId}/us-central1`,
     STACK_MAIL_URL: `http://127.0.0.1:${p.mailWeb}`,
+    STACK_HOOK_INBOX_URL: `http://127.0.0.1:${p.hookInbox}`,
     STACK_HTTPS_PORT: String(p.https),
     STACK_SMTP_PORT: String(p.smtp),
     // Nothing here runs on Google Cloud: don't let the client libraries probe for a metadata server.
