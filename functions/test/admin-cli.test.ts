@@ -339,7 +339,7 @@ describe("npm run admin", () => {
       expect(listed.map((c) => c.clientId)).toContain(clientId);
     });
 
-    it("registers a client for refresh tokens, and takes them away only once asked", async () => {
+    it("registers a client for refresh tokens, takes them away only once asked, and keeps its post-logout addresses", async () => {
       const clientId = unique("cli-offline");
       const { client } = await json<{ client: { refreshTokens: boolean } }>([
         "clients",
@@ -359,6 +359,22 @@ describe("npm run admin", () => {
       expect(await json(["clients", "show", clientId])).toMatchObject({ refreshTokens: true });
       await json(["clients", "set-refresh-tokens", clientId, "off", "--yes"]);
       expect(await json(["clients", "show", clientId])).toMatchObject({ refreshTokens: false });
+      const back = await json<{ postLogoutRedirectUris: string[] }>([
+        "clients",
+        "add-post-logout",
+        clientId,
+        "https://a.test/signed-out",
+      ]);
+      expect(back.postLogoutRedirectUris).toEqual(["https://a.test/signed-out"]);
+      const bad = await admin(["clients", "add-post-logout", clientId, "http://a.test/plain"]);
+      expect(bad.code).not.toBe(0);
+      const gone = await json<{ postLogoutRedirectUris: string[] }>([
+        "clients",
+        "remove-post-logout",
+        clientId,
+        "https://a.test/signed-out",
+      ]);
+      expect(gone.postLogoutRedirectUris).toEqual([]);
       const plain = unique("cli-online");
       await json(["clients", "register", plain, "--name", "Plain", "--redirect-uri", "https://a.test/cb"]);
       expect(await json(["clients", "show", plain])).toMatchObject({ refreshTokens: false });

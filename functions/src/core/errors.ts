@@ -211,6 +211,16 @@ export const errorTable = {
     message: "The refresh token is invalid, expired, revoked, or was issued to another client",
     oauth: "invalid_grant",
   },
+  oidc_logout_invalid_hint: {
+    status: 400,
+    message: "id_token_hint is not an ID token this provider issued",
+    oauth: "invalid_request",
+  },
+  oidc_logout_uri_not_registered: {
+    status: 400,
+    message: "post_logout_redirect_uri is not registered for this client",
+    oauth: "invalid_request",
+  },
   oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
   oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 

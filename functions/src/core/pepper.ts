@@ -79,6 +79,21 @@ export function refreshTokenIds(ring: PepperKey[], token: string): string[] {
   return ring.map((key) => hmac(key, "oidc-refresh-token", token));
 }
 
+/**
+ * What the logout confirmation page carries (core/oidc/logout): bound to the session it would end,
+ * so a form made for another browser, or forged by another page, ends nothing. Made with the first
+ * key; checked against each key in the ring.
+ */
+export function logoutConfirmation(key: PepperKey, sessionKey: string): string {
+  return hmac(key, "oidc-logout", sessionKey);
+}
+
+export function logoutConfirmed(ring: PepperKey[], sessionKey: string, presented: string): boolean {
+  let matched = false;
+  for (const key of ring) if (constantTimeEqual(logoutConfirmation(key, sessionKey), presented)) matched = true;
+  return matched;
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

@@ -29,7 +29,13 @@ export interface SeedHook {
 export interface Seed {
   admin: { email: string; password: string; name: string };
   apiKeys: Array<{ key: string; label: string }>;
-  oidcClients: Array<{ clientId: string; clientSecret: string; name: string; redirectUris: string[] }>;
+  oidcClients: Array<{
+    clientId: string;
+    clientSecret: string;
+    name: string;
+    redirectUris: string[];
+    postLogoutRedirectUris?: string[];
+  }>;
   hooks?: SeedHook[];
 }
 

@@ -11,16 +11,22 @@ import {
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
 import { refreshGrant, revokeToken } from "../core/oidc/refresh";
+import { checkLogoutRequest } from "../core/oidc/logout";
+import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../core/pepper";
+import { endSession } from "../core/sessions/sessions";
+import { clearSessionCookie, readSessionCookie } from "../http/cookies";
+import { confirmLogoutPage, signedOutPage } from "../http/logout-pages";
 import { userinfo } from "../core/oidc/userinfo";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
 import { basicCredentials } from "../http/basic";
 import { isForm, readForm } from "../http/body";
-import { bearerToken, cookieSession } from "../http/gate";
+import { bearerToken, cookieSession, unavailableGuard } from "../http/gate";
 import { callerOf } from "../http/caller";
 import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
+const LOGOUT = "/auth/oidc/logout";
 
 /** The provider's endpoints speak OAuth JSON; the authorise endpoint, a browser page, refuses with HTML (below). */
 export const presenter = oauthErrors;
@@ -215,6 +221,61 @@ export function routes(deps: Deps): Router {
     res.setHeader("Cache-Control", "no-store");
     res.status(200).end();
   });
+
+  /**
+   * RP-initiated logout (core/oidc/logout), by GET or by a form POST, the confirmation page's
+   * among them. The sign-in lives in the parent domain's cookie, which the issuer's host need not
+   * receive: a request that brings none is sent once to the identity host (`via`), where it does;
+   * one that still brings none has nothing to end, and goes on to where it asked to go.
+   */
+  async function endSessionHere(req: Request, res: Response, raw: Record<string, unknown>) {
+    const params = {
+      idTokenHint: single(raw.id_token_hint, "id_token_hint"),
+      clientId: single(raw.client_id, "client_id"),
+      postLogoutRedirectUri: single(raw.post_logout_redirect_uri, "post_logout_redirect_uri"),
+      state: single(raw.state, "state"),
+    };
+    const request = await checkLogoutRequest(deps, params);
+    const onward = () =>
+      request.returnTo === null ? signedOutPage(res, deps.config.idUrl) : res.redirect(303, request.returnTo);
+    const asked = Object.fromEntries(
+      Object.entries({
+        id_token_hint: params.idTokenHint,
+        client_id: params.clientId,
+        post_logout_redirect_uri: params.postLogoutRedirectUri,
+        state: params.state,
+      }).filter((e): e is [string, string] => e[1] !== undefined),
+    );
+    const { principal, person } = await cookieSession(deps, req);
+    if (principal === null || person === null) {
+      if (single(raw.via, "via") === undefined)
+        return void res.redirect(
+          303,
+          `${deps.config.idUrl}${LOGOUT}?${new URLSearchParams({ ...asked, via: "issuer" })}`,
+        );
+      return void onward();
+    }
+    const sessionKey = principal.sessionKey ?? principal.uid;
+    const confirm = single(raw.confirm, "confirm");
+    const confirmed =
+      req.method === "POST" && confirm !== undefined && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
+    // A valid hint for the person signed in here is the app's word that they asked; anything less, the person's.
+    if (!confirmed && request.hintedPerson !== person.id)
+      return void confirmLogoutPage(res, {
+        app: request.client?.name ?? null,
+        signedInAs: person.emails[0] ?? person.name,
+        idUrl: deps.config.idUrl,
+        action: LOGOUT,
+        fields: { ...asked, via: "issuer", confirm: logoutConfirmation(pepperRing(deps)[0] as PepperKey, sessionKey) },
+      });
+    for (const cookie of readSessionCookie(req).all) await endSession(deps, cookie, unavailableGuard(deps));
+    clearSessionCookie(res, deps.config.parentDomain);
+    onward();
+  }
+  router.get(LOGOUT, presentWith(htmlErrors), (req: Request, res: Response) => endSessionHere(req, res, req.query));
+  router.post(LOGOUT, presentWith(htmlErrors), async (req: Request, res: Response) =>
+    endSessionHere(req, res, await readForm(req)),
+  );
 
   // The access token in the Authorization header, or in a POSTed form's `access_token`
   // (RFC 6750 §2.1, §2.2); never both, and never in the query (§2.3 is not offered).

@@ -54,6 +54,7 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     name: String(d.name),
     secrets: secretsOf(d),
     redirectUris: stringList(d.redirectUris),
+    postLogoutRedirectUris: stringList(d.postLogoutRedirectUris),
     pkce: d.pkce === "optional" ? "optional" : "required",
     refreshTokens: d.refreshTokens === true,
     disabled: d.disabled === true,

@@ -17,6 +17,8 @@ export interface OidcClient {
   name: string;
   secrets: ClientSecret[];
   redirectUris: string[];
+  /** Where RP-initiated logout may send the browser back to (core/oidc/logout), matched exactly. */
+  postLogoutRedirectUris: string[];
   /** "optional": the client may omit the challenge; one that is sent is still enforced. */
   pkce: PkcePolicy;
   /**

@@ -15,6 +15,7 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
       expiresAt: s.expiresAt,
     })),
     redirectUris: ["https://app.example.test/cb"],
+    postLogoutRedirectUris: [],
     pkce: "required",
     refreshTokens: false,
     disabled: false,

@@ -53,6 +53,7 @@ export interface ClientRegistration {
   clientSecret: string;
   name: string;
   redirectUris: string[];
+  postLogoutRedirectUris?: string[];
   pkce?: PkcePolicy;
   refreshTokens?: boolean;
 }
@@ -65,6 +66,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     name: client.name,
     secrets: [{ hash: sha256(client.clientSecret), createdAt: now, expiresAt: null }],
     redirectUris: client.redirectUris,
+    postLogoutRedirectUris: client.postLogoutRedirectUris ?? [],
     pkce: client.pkce ?? "required",
     refreshTokens: client.refreshTokens ?? false,
     disabled: false,
@@ -75,7 +77,14 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
 /** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: { clientId: string; name: string; redirectUris: string[]; pkce: PkcePolicy; refreshTokens: boolean },
+  client: {
+    clientId: string;
+    name: string;
+    redirectUris: string[];
+    postLogoutRedirectUris: string[];
+    pkce: PkcePolicy;
+    refreshTokens: boolean;
+  },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
@@ -143,6 +152,20 @@ export function addRedirectUri(deps: StoreDeps, clientId: string, uri: string): 
 
 export function removeRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, redirectUris: c.redirectUris.filter((u) => u !== uri) }));
+}
+
+/** Where RP-initiated logout may send the browser back to, once it has signed the person out. */
+export function addPostLogoutRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<OidcClient> {
+  return update(deps, clientId, (c) =>
+    c.postLogoutRedirectUris.includes(uri) ? c : { ...c, postLogoutRedirectUris: [...c.postLogoutRedirectUris, uri] },
+  );
+}
+
+export function removePostLogoutRedirectUri(deps: StoreDeps, clientId: string, uri: string): Promise<OidcClient> {
+  return update(deps, clientId, (c) => ({
+    ...c,
+    postLogoutRedirectUris: c.postLogoutRedirectUris.filter((u) => u !== uri),
+  }));
 }
 
 export function setPkcePolicy(deps: StoreDeps, clientId: string, pkce: PkcePolicy): Promise<OidcClient> {

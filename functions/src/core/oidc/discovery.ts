@@ -10,6 +10,7 @@ export function discovery(issuer: string): Record<string, unknown> {
     token_endpoint: `${issuer}/auth/oidc/token`,
     userinfo_endpoint: `${issuer}/auth/oidc/userinfo`,
     jwks_uri: `${issuer}/auth/oidc/jwks`,
+    end_session_endpoint: `${issuer}/auth/oidc/logout`,
     scopes_supported: SCOPES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],

@@ -1,6 +1,7 @@
 /** `clients …`: OpenID Connect relying parties, through core/oidc/clients. */
 import {
   DEFAULT_ROTATION_OVERLAP_MS,
+  addPostLogoutRedirectUri,
   addRedirectUri,
   createClient,
   disableClient,
@@ -8,6 +9,7 @@ import {
   isClientId,
   isRedirectUri,
   listClients,
+  removePostLogoutRedirectUri,
   removeRedirectUri,
   rotateSecret,
   setPkcePolicy,
@@ -26,6 +28,7 @@ function view(c: OidcClient) {
     clientId: c.clientId,
     name: c.name,
     redirectUris: c.redirectUris,
+    postLogoutRedirectUris: c.postLogoutRedirectUris,
     pkce: c.pkce,
     refreshTokens: c.refreshTokens,
     disabled: c.disabled,
@@ -57,6 +60,7 @@ function describe(c: OidcClient): string {
     `pkce: ${v.pkce}`,
     `refresh tokens: ${v.refreshTokens ? "allowed (for a sign-in that asks for offline_access)" : "no"}`,
     ...v.redirectUris.map((u) => `redirect URI: ${u}`),
+    ...v.postLogoutRedirectUris.map((u) => `post-logout redirect URI: ${u}`),
     ...v.secrets.map((s) => `secret: made ${s.createdAt}${s.expiresAt ? `, works until ${s.expiresAt}` : ""}`),
     `created: ${v.createdAt}`,
   ].join("\n");
@@ -95,10 +99,11 @@ export const clientCommands: Command[] = [
     name: "clients register",
     summary: "register a relying party; prints its generated secret once",
     usage:
-      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--pkce required|optional] [--refresh-tokens]",
+      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--pkce required|optional] [--refresh-tokens]",
     options: {
       name: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
+      "post-logout-redirect-uri": { type: "string", multiple: true },
       pkce: { type: "string" },
       "refresh-tokens": { type: "boolean" },
     },
@@ -113,6 +118,7 @@ export const clientCommands: Command[] = [
         clientId: clientId(id as string),
         name,
         redirectUris: [...new Set(uris)],
+        postLogoutRedirectUris: [...new Set(many(values, "post-logout-redirect-uri").map(redirectUri))],
         pkce: pkce(one(values, "pkce")),
         refreshTokens: values["refresh-tokens"] === true,
       });
@@ -142,6 +148,26 @@ export const clientCommands: Command[] = [
     async run(ctx, [id, uri]) {
       await ctx.confirm(`Stop ${id as string} from redirecting to ${uri as string}?`);
       changed(ctx, await removeRedirectUri(ctx.deps(), clientId(id as string), uri as string));
+    },
+  },
+  {
+    name: "clients add-post-logout",
+    summary: "allow one more address to return to after RP-initiated logout (matched exactly)",
+    usage: "clients add-post-logout <client_id> <uri>",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [id, uri]) {
+      changed(ctx, await addPostLogoutRedirectUri(ctx.deps(), clientId(id as string), redirectUri(uri as string)));
+    },
+  },
+  {
+    name: "clients remove-post-logout",
+    summary: "stop returning to an address after logout",
+    usage: "clients remove-post-logout <client_id> <uri>",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [id, uri]) {
+      changed(ctx, await removePostLogoutRedirectUri(ctx.deps(), clientId(id as string), uri as string));
     },
   },
   {
