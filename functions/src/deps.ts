@@ -47,6 +47,7 @@ const noSessionKeys: SessionTokens = {
   issue: () => Promise.reject(missing()),
   verify: () => Promise.reject(missing()),
   signIdToken: () => Promise.reject(missing()),
+  signLogoutToken: () => Promise.reject(missing()),
   publicJwks: () => {
     throw missing();
   },

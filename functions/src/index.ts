@@ -61,9 +61,10 @@ export const passkeys = group("passkeys", 5, [sessionKeys]);
 /**
  * Drains the mail outbox (core/mail/drain), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.
+ * SESSION_KEYS signs the logout tokens it posts to the OpenID Connect clients (core/oidc/backchannel).
  */
 export const mail = taskFunction("mail", {
-  ...options(5, [codePepper, smtpPassword]),
+  ...options(5, [sessionKeys, codePepper, smtpPassword]),
   timeoutSeconds: 300,
   queue: MAIL_QUEUE,
 });

@@ -339,7 +339,7 @@ describe("npm run admin", () => {
       expect(listed.map((c) => c.clientId)).toContain(clientId);
     });
 
-    it("registers a client for refresh tokens, takes them away only once asked, and keeps its post-logout addresses", async () => {
+    it("registers a client for refresh tokens, takes them away only once asked, and keeps its logout addresses", async () => {
       const clientId = unique("cli-offline");
       const { client } = await json<{ client: { refreshTokens: boolean } }>([
         "clients",
@@ -375,6 +375,17 @@ describe("npm run admin", () => {
         "https://a.test/signed-out",
       ]);
       expect(gone.postLogoutRedirectUris).toEqual([]);
+      const told = await json<{ backchannelLogoutUri: string | null }>([
+        "clients",
+        "set-backchannel",
+        clientId,
+        "https://a.test/backchannel",
+      ]);
+      expect(told.backchannelLogoutUri).toBe("https://a.test/backchannel");
+      expect((await admin(["clients", "set-backchannel", clientId, "http://a.test/plain"])).code).not.toBe(0);
+      expect(await json(["clients", "set-backchannel", clientId, "none"])).toMatchObject({
+        backchannelLogoutUri: null,
+      });
       const plain = unique("cli-online");
       await json(["clients", "register", plain, "--name", "Plain", "--redirect-uri", "https://a.test/cb"]);
       expect(await json(["clients", "show", plain])).toMatchObject({ refreshTokens: false });

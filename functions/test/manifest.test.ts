@@ -66,7 +66,7 @@ describe("the deploy manifest", () => {
       ...others,
       bridge: https("SESSION_KEYS", "FEDERATED_CLIENT_SECRETS"),
       status: https("SESSION_KEYS", "SMTP_PASSWORD"),
-      mail: task("CODE_PEPPER", "SMTP_PASSWORD"),
+      mail: task("CODE_PEPPER", "SESSION_KEYS", "SMTP_PASSWORD"),
     });
   });
 
@@ -75,7 +75,7 @@ describe("the deploy manifest", () => {
       ...others,
       bridge: https("SESSION_KEYS"),
       status: https("SESSION_KEYS"),
-      mail: task("CODE_PEPPER"),
+      mail: task("CODE_PEPPER", "SESSION_KEYS"),
     });
   });
 

@@ -16,6 +16,7 @@ import * as exchangeCodes from "../src/store/exchange-codes";
 import * as oidcCodes from "../src/store/oidc-codes";
 import * as oidcTokens from "../src/store/oidc-tokens";
 import * as oidcGrants from "../src/store/oidc-grants";
+import * as oidcSignIns from "../src/store/oidc-sign-ins";
 import * as clientThrottles from "../src/store/client-throttles";
 import * as outbox from "../src/store/outbox";
 import * as sessionRecords from "../src/store/sessions";
@@ -238,6 +239,7 @@ describe("data expiry", () => {
           usedAt: null,
           accessTokenHash: null,
           grantId: null,
+          sessionKey: null,
         });
         await oidcCodes.save(db, code(fresh));
         await oidcCodes.save(db, code(redeemed));
@@ -276,6 +278,18 @@ describe("data expiry", () => {
         return [`oidcAccessTokens/${hash}`];
       },
       oidcGrants: async () => [`oidcGrants/${await grant()}`],
+      oidcSignIns: async () => {
+        const sid = id();
+        await db.runTransaction(async (tx) => {
+          oidcSignIns.record(
+            db,
+            tx,
+            { sid, sessionKey: "s", clientId: "c", personId: "p", createdAt: at },
+            later(14 * 86_400_000),
+          );
+        });
+        return [`oidcSignIns/${sid}`];
+      },
       oidcRefreshTokens: async () => {
         const tokenId = id();
         const grantId = await grant();
@@ -304,6 +318,7 @@ describe("data expiry", () => {
           authTime: at,
           amr: [],
           acr: null,
+          sid: null,
           createdAt: at,
           lastUsedAt: at,
           expiresAt: later(30 * 86_400_000),

@@ -80,6 +80,15 @@ export function refreshTokenIds(ring: PepperKey[], token: string): string[] {
 }
 
 /**
+ * The `sid` a client is told of a sign-in (its ID tokens', its logout tokens'): one per session of
+ * the identity host and client, so no two clients can match their sign-ins up by it, and none
+ * learns the session's own id.
+ */
+export function oidcSid(key: PepperKey, sessionKey: string, clientId: string): string {
+  return hmac(key, "oidc-sid", sessionKey, clientId).slice(0, 32);
+}
+
+/**
  * What the logout confirmation page carries (core/oidc/logout): bound to the session it would end,
  * so a form made for another browser, or forged by another page, ends nothing. Made with the first
  * key; checked against each key in the ring.

@@ -171,6 +171,13 @@ export interface SessionTokens {
   signIdToken(
     claims: { iss: string; sub: string; aud: string; iat: number; exp: number } & Record<string, unknown>,
   ): Promise<string>;
+  /**
+   * A back-channel logout token (OpenID Connect Back-Channel Logout 1.0 §2.4), signed by the same
+   * ring under `typ: logout+jwt`, so it passes for neither an ID token nor a session token.
+   */
+  signLogoutToken(
+    claims: { iss: string; aud: string; iat: number; exp: number; jti: string } & Record<string, unknown>,
+  ): Promise<string>;
   /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
   publicJwks(): { keys: Array<Record<string, unknown>> };
 }

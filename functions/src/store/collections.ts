@@ -33,6 +33,8 @@ export const COLLECTIONS = {
   // What a person let an app do while away, and every refresh token issued on it: until its end.
   oidcGrants: "forgetAfter",
   oidcRefreshTokens: "forgetAfter",
+  // A sign-in to a client from one session, for back-channel logout: until the session would expire.
+  oidcSignIns: "forgetAfter",
   clientThrottles: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",

@@ -55,6 +55,7 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     secrets: secretsOf(d),
     redirectUris: stringList(d.redirectUris),
     postLogoutRedirectUris: stringList(d.postLogoutRedirectUris),
+    backchannelLogoutUri: typeof d.backchannelLogoutUri === "string" ? d.backchannelLogoutUri : null,
     pkce: d.pkce === "optional" ? "optional" : "required",
     refreshTokens: d.refreshTokens === true,
     disabled: d.disabled === true,

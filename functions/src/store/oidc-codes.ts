@@ -26,6 +26,8 @@ export interface OidcCode {
   usedAt: Date | null;
   /** The access token the code was redeemed for: revoked if the code is ever presented again. */
   accessTokenHash: string | null;
+  /** The identity host's session it was issued from; null on codes stored without it. */
+  sessionKey: string | null;
   /** The grant (refresh tokens) it began, if it asked for one: ended too if the code comes again. */
   grantId: string | null;
 }
@@ -70,6 +72,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     usedAt: optionalDate(d.usedAt),
     accessTokenHash: optionalString(d.accessTokenHash),
     grantId: optionalString(d.grantId),
+    sessionKey: optionalString(d.sessionKey),
   };
 }
 

@@ -98,6 +98,7 @@ function grantFrom(id: string, d: DocumentData): OidcGrant {
     authTime: optionalDate(d.authTime),
     amr: stringList(d.amr),
     acr: optionalString(d.acr),
+    sid: optionalString(d.sid),
     createdAt: toDate(d.createdAt),
     lastUsedAt: toDate(d.lastUsedAt),
     expiresAt: toDate(d.expiresAt),

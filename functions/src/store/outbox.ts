@@ -48,6 +48,12 @@ export interface OutboxNotice {
   folded: Record<string, number>;
 }
 
+/** A sign-in whose end a client is told of (core/oidc/backchannel): its `sid`, and its `sub` unless the person was erased. */
+export interface OutboxLogout {
+  sid: string;
+  sub: string | null;
+}
+
 export interface OutboxEntry {
   id: string;
   /** What kind of mail, for the log (`code`, `lock-notice`, `digest`), and for a notice how to write it (`approval`). */
@@ -63,6 +69,8 @@ export interface OutboxEntry {
    * subscription; on a `delivery` entry (`about`: the subscription's app), to be posted to it.
    */
   event?: ServiceEvent | null;
+  /** On a `backchannel-logout` entry (`about`: the client): the sign-in to tell it has ended. */
+  logout?: OutboxLogout | null;
   state: OutboxState;
   attempts: number;
   nextAttemptAt: Date;
@@ -89,6 +97,10 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     about: optionalString(d.about),
     notice: noticeOf(d.notice),
     event: typeof d.event === "object" && d.event !== null ? (d.event as ServiceEvent) : null,
+    logout:
+      typeof d.logout === "object" && d.logout !== null
+        ? { sid: String(d.logout.sid), sub: optionalString(d.logout.sub) }
+        : null,
     state: d.state as OutboxState,
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),

@@ -4,12 +4,14 @@
  * (core/people/review-notices), then the outbox drained (core/mail/drain) with a renderer for
  * every kind of entry it holds: the review's notices, the person's security notices
  * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
- * the erasure's finishing job (core/people/erasure-job) and the events for the apps, fanned out
- * and delivered to each subscription (core/events/delivery).
+ * the erasure's finishing job (core/people/erasure-job), the events for the apps, fanned out
+ * and delivered to each subscription (core/events/delivery), and the logout tokens of ended
+ * sign-ins for the OpenID Connect clients (core/oidc/backchannel).
  */
 import type { Deps } from "../core/deps";
 import { drainOutbox, type DrainReport, type Renderer } from "../core/mail/drain";
 import { eventRenderers } from "../core/events/delivery";
+import { backchannelRenderers } from "../core/oidc/backchannel";
 import { erasureJobRenderers } from "../core/people/erasure-job";
 import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
 import { securityNoticeRenderers } from "../core/people/security-mail";
@@ -28,6 +30,7 @@ type MailDeps = Pick<
   | "mailer"
   | "identity"
   | "fetch"
+  | "tokens"
 >;
 
 /** How each kind of outbox entry is written (or run) when its time comes. */
@@ -37,6 +40,7 @@ export function renderers(deps: MailDeps): Record<string, Renderer> {
     ...erasureJobRenderers(deps),
     ...reviewNoticeRenderers(deps),
     ...eventRenderers(deps),
+    ...backchannelRenderers(deps),
   };
 }
 

@@ -2,6 +2,7 @@
  * A person's erasure (GDPR Art. 17), under the same rules as their copy (core/account/own-data):
  * who may, within how long of signing in, and what their history keeps of it.
  */
+import { signInsEnding, tellClients } from "../people/sign-in-ends";
 import { DAY, MINUTE } from "../../clock";
 import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
@@ -43,7 +44,10 @@ export async function erasePerson(
     const person = await people.findById(deps.store, personId, tx);
     if (person === null) return false;
     await ensureKeepsAnAdmin(deps, tx, person, null);
+    // Every client they signed in to is told the sign-in ended, by its `sid` alone.
+    const signedIn = await signInsEnding(deps, tx, person.id, "all");
     people.remove(deps.store, tx, person);
+    tellClients(deps, tx, signedIn, { erased: true });
     // The apps hear of it with the ids they know the person by, and nothing else.
     publishEvent(deps, tx, {
       type: "person.erased",

@@ -75,6 +75,8 @@ export interface NoticeOptions {
   notBefore?: Date;
   /** An event for the apps (core/events), and the entry's id then: the event's own. */
   event?: ServiceEvent;
+  /** A sign-in to tell its client has ended (core/oidc/backchannel). */
+  logout?: outbox.OutboxLogout;
   id?: string;
 }
 
@@ -87,6 +89,7 @@ export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: Notic
     about: options.about,
     ...(options.notice === undefined ? {} : { notice: options.notice }),
     ...(options.event === undefined ? {} : { event: options.event }),
+    ...(options.logout === undefined ? {} : { logout: options.logout }),
     state: "pending",
     deliverBy: options.deliverBy,
     ...(options.notBefore === undefined ? {} : { nextAttemptAt: options.notBefore }),
@@ -103,7 +106,10 @@ function add(
 
 function entry(
   deps: Pick<Deps, "clock">,
-  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice" | "event"> &
+  fields: Pick<
+    outbox.OutboxEntry,
+    "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice" | "event" | "logout"
+  > &
     Partial<Pick<outbox.OutboxEntry, "nextAttemptAt">>,
 ): outbox.OutboxEntry {
   const now = deps.clock.now();

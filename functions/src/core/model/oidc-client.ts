@@ -19,6 +19,8 @@ export interface OidcClient {
   redirectUris: string[];
   /** Where RP-initiated logout may send the browser back to (core/oidc/logout), matched exactly. */
   postLogoutRedirectUris: string[];
+  /** Where the provider posts a logout token when a sign-in to the client ends (core/oidc/backchannel); null for none. */
+  backchannelLogoutUri: string | null;
   /** "optional": the client may omit the challenge; one that is sent is still enforced. */
   pkce: PkcePolicy;
   /**

@@ -29,6 +29,8 @@ export interface OidcGrant {
   authTime: Date | null;
   amr: string[];
   acr: string | null;
+  /** The sign-in's `sid` (core/oidc/backchannel), which its refreshed ID tokens carry too; null when it had none. */
+  sid: string | null;
   createdAt: Date;
   lastUsedAt: Date;
   /** Its absolute end: no refresh after it, however recently used. */

@@ -183,7 +183,7 @@ export async function issueAuthorizationCode(
   deps: Pick<Deps, "store" | "clock" | "random">,
   request: AuthorizeRequest,
   person: { id: string },
-  principal: { uid: string; authTime: Date; amr: string[] },
+  principal: { uid: string; authTime: Date; amr: string[]; sessionKey: string | null },
 ): Promise<string> {
   const code = deps.random.token(32);
   const now = deps.clock.now();
@@ -205,6 +205,7 @@ export async function issueAuthorizationCode(
     usedAt: null,
     accessTokenHash: null,
     grantId: null,
+    sessionKey: principal.sessionKey,
   });
   return code;
 }

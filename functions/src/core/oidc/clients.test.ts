@@ -16,6 +16,7 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     })),
     redirectUris: ["https://app.example.test/cb"],
     postLogoutRedirectUris: [],
+    backchannelLogoutUri: null,
     pkce: "required",
     refreshTokens: false,
     disabled: false,

@@ -54,6 +54,7 @@ export interface ClientRegistration {
   name: string;
   redirectUris: string[];
   postLogoutRedirectUris?: string[];
+  backchannelLogoutUri?: string | null;
   pkce?: PkcePolicy;
   refreshTokens?: boolean;
 }
@@ -67,6 +68,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     secrets: [{ hash: sha256(client.clientSecret), createdAt: now, expiresAt: null }],
     redirectUris: client.redirectUris,
     postLogoutRedirectUris: client.postLogoutRedirectUris ?? [],
+    backchannelLogoutUri: client.backchannelLogoutUri ?? null,
     pkce: client.pkce ?? "required",
     refreshTokens: client.refreshTokens ?? false,
     disabled: false,
@@ -82,6 +84,7 @@ export async function createClient(
     name: string;
     redirectUris: string[];
     postLogoutRedirectUris: string[];
+    backchannelLogoutUri: string | null;
     pkce: PkcePolicy;
     refreshTokens: boolean;
   },
@@ -166,6 +169,11 @@ export function removePostLogoutRedirectUri(deps: StoreDeps, clientId: string, u
     ...c,
     postLogoutRedirectUris: c.postLogoutRedirectUris.filter((u) => u !== uri),
   }));
+}
+
+/** Where the provider tells the client of a sign-in's end (null: nowhere). */
+export function setBackchannelLogoutUri(deps: StoreDeps, clientId: string, uri: string | null): Promise<OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, backchannelLogoutUri: uri }));
 }
 
 export function setPkcePolicy(deps: StoreDeps, clientId: string, pkce: PkcePolicy): Promise<OidcClient> {

@@ -11,6 +11,10 @@ export function discovery(issuer: string): Record<string, unknown> {
     userinfo_endpoint: `${issuer}/auth/oidc/userinfo`,
     jwks_uri: `${issuer}/auth/oidc/jwks`,
     end_session_endpoint: `${issuer}/auth/oidc/logout`,
+    // Logout tokens carry `sid` (and `sub`, unless the person was erased); ID tokens carry `sid`.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: false,
     scopes_supported: SCOPES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
@@ -32,6 +36,7 @@ export function discovery(issuer: string): Record<string, unknown> {
       "amr",
       "acr",
       "nonce",
+      "sid",
       "email",
       "email_verified",
       "name",

@@ -39,6 +39,7 @@ export function beginGrant(
   grant: NewGrant,
   code: OidcCode,
   accessTokenHash: string,
+  sid: string | null,
   now: Date,
 ): void {
   const stored: OidcGrant = {
@@ -50,6 +51,7 @@ export function beginGrant(
     authTime: code.authTime,
     amr: code.amr,
     acr: code.acr,
+    sid,
     createdAt: now,
     lastUsedAt: now,
     expiresAt: new Date((code.authTime ?? now).getTime() + GRANT_LIFETIME_MS),

@@ -15,6 +15,7 @@ import { personFor } from "../sessions/sessions";
 import { findClient, secretMatches } from "./clients";
 import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
+import { recordSignIn } from "./backchannel";
 import * as grants from "../../store/oidc-grants";
 import type { OidcGrant } from "../model/oidc-grant";
 import { type Person } from "../model/person";
@@ -86,7 +87,7 @@ type Decision =
   | { kind: "replayed" }
   | { kind: "refused"; error: AppError };
 
-type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "personCache" | "transaction">;
+type TokenDeps = Pick<Deps, "store" | "clock" | "tokens" | "config" | "personCache" | "transaction" | "pepper">;
 
 /**
  * One redemption, inside the batch's transaction: the code's checks, then its writes. A code
@@ -102,6 +103,7 @@ function decide(
   person: Person | null,
   replayedGrant: OidcGrant | null,
   now: Date,
+  recorded: Set<string>,
 ): Decision {
   ensure(stored && stored.clientId === r.clientId, "oauth_invalid_grant");
   ensure(stored.redirectUri === r.redirectUri, "oauth_invalid_grant");
@@ -137,19 +139,24 @@ function decide(
     createdAt: now,
     expiresAt,
   });
+  // The session it came from, as the client will know it: back-channel logout tells the client when it ends.
+  const sid = stored.sessionKey === null ? null : recordSignIn(deps, tx, stored, stored.sessionKey, now, recorded);
   const grant = r.grant !== null && stored.scopes.includes(OFFLINE_ACCESS) ? r.grant : null;
-  if (grant !== null) beginGrant(deps, tx, grant, stored, r.tokenHash, now);
+  if (grant !== null) beginGrant(deps, tx, grant, stored, r.tokenHash, sid, now);
   codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt }, grant?.id ?? null);
   return {
     kind: "issued",
     stored,
-    idToken: signIdToken(deps, stored, person, now),
+    idToken: signIdToken(deps, { ...stored, sid }, person, now),
     refreshToken: grant?.token ?? null,
   };
 }
 
 /** What an ID token tells of the sign-in behind it: the code's, or the grant's it began. */
-export type SignIn = Pick<codes.OidcCode, "clientId" | "nonce" | "authTime" | "amr" | "acr" | "scopes">;
+export type SignIn = Pick<codes.OidcCode, "clientId" | "nonce" | "authTime" | "amr" | "acr" | "scopes"> & {
+  /** The sign-in's `sid` for this client (core/oidc/backchannel); null when it came from no session. */
+  sid: string | null;
+};
 
 /**
  * Starts signing the ID token (on libuv's thread pool) while the batch's commit is on its way,
@@ -173,6 +180,7 @@ export function signIdToken(
     ...(signIn.authTime === null ? {} : { auth_time: Math.floor(signIn.authTime.getTime() / 1000) }),
     ...(signIn.amr.length === 0 ? {} : { amr: signIn.amr }),
     ...(signIn.acr === null ? {} : { acr: signIn.acr }),
+    ...(signIn.sid === null ? {} : { sid: signIn.sid }),
     ...claimsFor(person, signIn.scopes),
   });
   // Awaited only if the commit lands; a dropped one must not surface as an unhandled rejection.
@@ -204,9 +212,11 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
       ),
     );
     const now = deps.clock.now();
+    // One write per sign-in in a commit, however many of the batch's codes came from it.
+    const recorded = new Set<string>();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, replayed[i] ?? null, now);
+        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, replayed[i] ?? null, now, recorded);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;

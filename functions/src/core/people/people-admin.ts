@@ -4,6 +4,7 @@
  * its history, its notices and the provider's sync; and reviewing several at once. Finding
  * people is core/people/find-people.
  */
+import { signInsEnding, tellClients } from "./sign-in-ends";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
@@ -107,6 +108,7 @@ export async function changePerson(
   ensureOwnAccount(by, personId);
   let noticed = false;
   let published = false;
+  let loggedOut = false;
   let told: string | null = null;
   const { before, after } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
@@ -145,6 +147,10 @@ export async function changePerson(
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
+    // No longer approved: every client they signed in to is told their sign-in ended
+    // (back-channel logout), read before any write.
+    const signedIn =
+      current.status === "approved" && next.status !== "approved" ? await signInsEnding(deps, tx, personId, "all") : [];
     // What the person is told of it. A person's own change is of their name alone, which no
     // notice tells them of.
     const from = toldAs(by);
@@ -163,10 +169,11 @@ export async function changePerson(
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     published = written !== next;
+    loggedOut = tellClients(deps, tx, signedIn);
     return { before: current, after: written };
   });
   deps.personCache.evict(personId);
-  if (noticed || published) await wakeDrainer(deps);
+  if (noticed || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   // A person's own change takes no access away (a rename only), so their sessions stay.

@@ -1,3 +1,4 @@
+import { signInsEnding, tellClients } from "../people/sign-in-ends";
 import { MINUTE } from "../../clock";
 import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
@@ -105,6 +106,16 @@ export async function endSessions(
         : live.filter((s) => s.sessionId !== which.allBut);
     if ("sessionIds" in which) ensure(chosen.length === which.sessionIds.length, "session_not_found");
     const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
+    // The clients signed in to from them are told (back-channel logout), read before any write.
+    const signedIn =
+      chosen.length === 0
+        ? []
+        : await signInsEnding(
+            deps,
+            tx,
+            personId,
+            chosen.map((s) => s.sessionId),
+          );
     // Someone else ended them: the apps hear of it, in this transaction.
     const seq = by !== undefined && chosen.length > 0 ? nextSeq(person) : undefined;
     if (by !== undefined && seq !== undefined)
@@ -123,6 +134,7 @@ export async function endSessions(
       seq,
     );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
+    const loggedOut = tellClients(deps, tx, signedIn);
     if (by !== undefined && chosen.length > 0)
       recordEvent(deps, tx, {
         personId,
@@ -135,7 +147,7 @@ export async function endSessions(
       by !== undefined && chosen.length > 0 && deps.config.notices.access
         ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, toldAs(by) as string))
         : null;
-    return { ended: chosen.length, queued: told !== null || seq !== undefined };
+    return { ended: chosen.length, queued: told !== null || seq !== undefined || loggedOut };
   });
   deps.personCache.evict(personId);
   if (queued) await wakeDrainer(deps);

@@ -73,6 +73,9 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
     signIdToken(claims) {
       return signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: "JWT" }, claims, ring.signing.key);
     },
+    signLogoutToken(claims) {
+      return signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: "logout+jwt" }, claims, ring.signing.key);
+    },
     publicJwks() {
       const keys = [...ring.verifying].map(([kid, key]) => {
         const { n, e, kty } = key.export({ format: "jwk" });

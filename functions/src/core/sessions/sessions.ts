@@ -1,3 +1,5 @@
+import { signInsEnding, tellClients } from "../people/sign-in-ends";
+import { wakeDrainer } from "../mail/outbox";
 import { DAY } from "../../clock";
 import { ensureRecentSignIn } from "../people/acting";
 import type { Deps } from "../deps";
@@ -174,7 +176,10 @@ export function sessionEnded(person: Person, principal: Pick<Principal, "session
  * see the end when their copy lapses (PERSON_CACHE_TTL_MS).
  */
 export async function endSession(
-  deps: Pick<Deps, "tokens" | "identity" | "clock" | "store" | "personCache" | "transaction">,
+  deps: Pick<
+    Deps,
+    "tokens" | "identity" | "clock" | "store" | "personCache" | "transaction" | "random" | "mailQueue" | "log"
+  >,
   cookie: string,
   guard: Guard = unguarded,
 ): Promise<void> {
@@ -182,7 +187,7 @@ export async function endSession(
   if (!principal || principal.sessionKey === null) return;
   const sessionKey = principal.sessionKey;
   const now = deps.clock.now();
-  const personId = await guard(() =>
+  const ended = await guard(() =>
     deps.transaction(async (tx) => {
       const person =
         principal.personId !== null
@@ -190,16 +195,20 @@ export async function endSession(
           : await people.findByUid(deps.store, principal.uid, tx);
       if (!person) return null;
       const recorded = await sessionRecords.exists(deps.store, sessionKey, tx);
+      // The clients signed in to from it are told (back-channel logout), read before any write.
+      const signedIn = await signInsEnding(deps, tx, person.id, [sessionKey]);
       const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
       people.setEndedSessions(deps.store, tx, person.id, {
         ...Object.fromEntries(kept),
         [sessionKey]: principal.expiresAt,
       });
       if (recorded) sessionRecords.markEnded(deps.store, tx, sessionKey, now);
-      return person.id;
+      return { personId: person.id, told: tellClients(deps, tx, signedIn) };
     }),
   );
-  if (personId !== null) deps.personCache.evict(personId);
+  if (ended === null) return;
+  deps.personCache.evict(ended.personId);
+  if (ended.told) await wakeDrainer(deps);
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */

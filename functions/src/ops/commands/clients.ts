@@ -12,12 +12,14 @@ import {
   removePostLogoutRedirectUri,
   removeRedirectUri,
   rotateSecret,
+  setBackchannelLogoutUri,
   setPkcePolicy,
   setRefreshTokens,
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
 import { many, one, parseDuration, type Command } from "../cli";
+import { urlProblem } from "../../core/events/hooks";
 import type { Context } from "../context";
 import { table } from "../output";
 import { UsageError } from "../refusals";
@@ -29,6 +31,7 @@ function view(c: OidcClient) {
     name: c.name,
     redirectUris: c.redirectUris,
     postLogoutRedirectUris: c.postLogoutRedirectUris,
+    backchannelLogoutUri: c.backchannelLogoutUri,
     pkce: c.pkce,
     refreshTokens: c.refreshTokens,
     disabled: c.disabled,
@@ -61,6 +64,7 @@ function describe(c: OidcClient): string {
     `refresh tokens: ${v.refreshTokens ? "allowed (for a sign-in that asks for offline_access)" : "no"}`,
     ...v.redirectUris.map((u) => `redirect URI: ${u}`),
     ...v.postLogoutRedirectUris.map((u) => `post-logout redirect URI: ${u}`),
+    `back-channel logout URI: ${v.backchannelLogoutUri ?? "none"}`,
     ...v.secrets.map((s) => `secret: made ${s.createdAt}${s.expiresAt ? `, works until ${s.expiresAt}` : ""}`),
     `created: ${v.createdAt}`,
   ].join("\n");
@@ -74,6 +78,14 @@ function clientId(value: string): string {
 function redirectUri(value: string): string {
   if (!isRedirectUri(value))
     throw new UsageError(`"${value}" is not a redirect URI (absolute https, or http on loopback; no fragment)`);
+  return value;
+}
+
+/** Where logout tokens go: https (http on loopback only on the emulators), as a webhook's address; `none` for nowhere. */
+function backchannelUri(ctx: Context, value: string): string | null {
+  if (value === "none") return null;
+  const problem = urlProblem(value, ctx.deps().config.loopbackHooks);
+  if (problem !== null) throw new UsageError(`"${value}" cannot take logout tokens: ${problem}`);
   return value;
 }
 
@@ -99,11 +111,12 @@ export const clientCommands: Command[] = [
     name: "clients register",
     summary: "register a relying party; prints its generated secret once",
     usage:
-      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--pkce required|optional] [--refresh-tokens]",
+      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--backchannel-logout-uri <uri>] [--pkce required|optional] [--refresh-tokens]",
     options: {
       name: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
       "post-logout-redirect-uri": { type: "string", multiple: true },
+      "backchannel-logout-uri": { type: "string" },
       pkce: { type: "string" },
       "refresh-tokens": { type: "boolean" },
     },
@@ -119,6 +132,7 @@ export const clientCommands: Command[] = [
         name,
         redirectUris: [...new Set(uris)],
         postLogoutRedirectUris: [...new Set(many(values, "post-logout-redirect-uri").map(redirectUri))],
+        backchannelLogoutUri: backchannelUri(ctx, one(values, "backchannel-logout-uri") ?? "none"),
         pkce: pkce(one(values, "pkce")),
         refreshTokens: values["refresh-tokens"] === true,
       });
@@ -168,6 +182,19 @@ export const clientCommands: Command[] = [
     backend,
     async run(ctx, [id, uri]) {
       changed(ctx, await removePostLogoutRedirectUri(ctx.deps(), clientId(id as string), uri as string));
+    },
+  },
+  {
+    name: "clients set-backchannel",
+    summary: "where the provider posts a logout token when a sign-in to the client ends; none for nowhere",
+    usage: "clients set-backchannel <client_id> <https uri>|none",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [id, uri]) {
+      changed(
+        ctx,
+        await setBackchannelLogoutUri(ctx.deps(), clientId(id as string), backchannelUri(ctx, uri as string)),
+      );
     },
   },
   {

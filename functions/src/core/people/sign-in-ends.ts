@@ -1,0 +1,48 @@
+/**
+ * What ending a session tells the clients the person signed in to from it (core/oidc/backchannel):
+ * read and queued in the transaction that ends it, so no session ends untold and no client is told
+ * of an end that did not happen.
+ */
+import { DAY } from "../../clock";
+import * as signIns from "../../store/oidc-sign-ins";
+import type { OidcSignIn } from "../../store/oidc-sign-ins";
+import type { Transaction } from "../../store/db";
+import type { Deps } from "../deps";
+import { enqueueNotice } from "../mail/outbox";
+
+/** The outbox kind of a logout token to post to a client. */
+export const BACKCHANNEL_KIND = "backchannel-logout";
+
+/** The sign-ins made from `sessionKeys` (or every one) of the person, read in `tx` before its writes. */
+export function signInsEnding(
+  deps: Pick<Deps, "store">,
+  tx: Transaction,
+  personId: string,
+  sessionKeys: string[] | "all",
+): Promise<OidcSignIn[]> {
+  return signIns.ofSessions(deps.store, tx, personId, sessionKeys);
+}
+
+/**
+ * Queues the logout token of each ended sign-in for its client, in `tx`, and forgets the sign-in.
+ * `erased`: the person is gone, and the token names the sign-in alone (`sid`), not them. Whether
+ * anything was queued: the caller wakes the drain once `tx` has committed.
+ */
+export function tellClients(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  ended: OidcSignIn[],
+  { erased = false }: { erased?: boolean } = {},
+): boolean {
+  const now = deps.clock.now();
+  for (const signIn of ended) {
+    enqueueNotice(deps, tx, {
+      kind: BACKCHANNEL_KIND,
+      about: signIn.clientId,
+      logout: { sid: signIn.sid, sub: erased ? null : signIn.personId },
+      deliverBy: new Date(now.getTime() + DAY),
+    });
+    signIns.remove(deps.store, tx, signIn.sid);
+  }
+  return ended.length > 0;
+}
