@@ -2,10 +2,10 @@
  * `npm run bench:contention`: the service's concurrency on Google's Firestore emulator, with the
  * stand-in (tools/firestore-stand-in: one global FIFO transaction lock, never aborts) beside it in
  * the same run: races on one code, one address and one person, bursts of sends from one office and
- * from many networks, the outbox drained by several workers, and the send budgets at scale (an
- * office of a thousand signing in, sprays from one network and from many, rising rates), each
- * emulator on fresh data and with every setting at its default. Writes section 8 of
- * bench/RESULTS.md (`npm run bench` keeps it).
+ * from many networks, the outbox drained by several workers, a thousand events to four apps (one of
+ * them down), and the send budgets at scale (an office of a thousand signing in, sprays from one
+ * network and from many, rising rates), each emulator on fresh data and with every setting at its
+ * default. Writes section 8 of bench/RESULTS.md (`npm run bench` keeps it).
  * Everything runs on loopback on free ports and stops by itself.
  *
  *   node bench/contention.ts [--no-write]   (after `npm run build` in functions/)

@@ -1,4 +1,7 @@
-/** The paragraphs under section 8's table for the send budgets at scale (6 to 10), from each run's figures. */
+/**
+ * The paragraphs under section 8's table, from each run's figures, for the scenarios a row cannot
+ * tell: the send budgets at scale (6 to 10) and the events to the apps (11).
+ */
 import type { Phase, Result } from "./context.ts";
 
 const n = (x: number | undefined, digits = 0) =>
@@ -133,6 +136,46 @@ function catchAll(phases: Phase[]): string {
   );
 }
 
+function events(phases: Phase[]): string {
+  const figures = perPhase(phases, "11", (r, f) => {
+    const apps = ["app-a", "app-b", "app-c"]
+      .map(
+        (a) =>
+          `${a} ${n(f[`${a} received`])} (p50 ${n(f[`${a} p50`])} ms, p99 ${n(f[`${a} p99`])} ms, ` +
+          `${n(f[`${a} duplicates`])} twice)`,
+      )
+      .join(", ");
+    return (
+      `${n(r.successes)} of ${n(3 * (f.events ?? 0))} delivered in ${n(f.drainS)} s (${n(r.rate, 1)}/s), the first ` +
+      `${n(f.firstArrivalS, 1)} s after the last event was published; a mail queued just after the events ` +
+      `sent after ${n(f.behindEventsS, 1)} s, one queued as the first delivery arrived after ` +
+      `${n(f.behindDeliveriesS, 1)} s; ${apps}; ${n(f.badSignatures)} signatures that did not verify; ` +
+      `${n(f.retried)} deliveries to these apps tried more than once; app-d: ${n(f.downRequests)} requests ` +
+      `(${n(f.downFailures)} failures on its subscription), its ${n(f.events)} deliveries handled ` +
+      `${n(f.downTries)} times, ${n(f.downPending)} still pending` +
+      (f.ownDrain
+        ? `; ${n(f.ownDrain)} of the requests made by a round of the service's own mail task, woken for later by an earlier drain`
+        : "")
+    );
+  });
+  return (
+    "**11, a thousand events to four apps, one of them down.** Four apps subscribe to every event: app-a, " +
+    "app-b and app-c answer 204 at receivers in the bench's process, which check each delivery's Standard " +
+    "Webhooks signature and note its `webhook-id` and when it came; app-d is subscribed at a port where " +
+    "nothing listens. A thousand events (a profile change each, of a thousand people) are published fifty " +
+    "to a transaction, and then 4 workers each run the `mail` task's work until the three apps have every " +
+    "event, for at most five minutes; a mail queued as a code is, just after the events, and another as " +
+    "the first delivery arrives, show how long mail waits behind them. Each event must reach each of the " +
+    "three once, signed, none of them waiting on app-d: a failed request pauses app-d's endpoint (30 s, " +
+    "doubling), and while it rests its deliveries fail without a request and are tried again after the " +
+    "outbox's backoff, so it should cost one request per pause, not one per event. The outbox, mail and " +
+    "events alike, is drained in order of when each entry falls due, so every event is fanned out to its " +
+    "four deliveries before the first delivery goes, and mail queued meanwhile waits its turn behind them. " +
+    "Latency is from the event's publishing (its transaction's commit) to its arrival; the rate is " +
+    `deliveries a second. ${figures}.`
+  );
+}
+
 /** Sends answered 200, a second, over the step. */
 const count200 = (r: Result) => ((r.statuses["200"] ?? 0) / Math.max(1, r.requests)) * r.rate;
 
@@ -144,6 +187,7 @@ export function scaleNotes(phases: Phase[]): string[] {
     ran("8") ? distributed(phases) : null,
     ran("10a") ? catchAll(phases) : null,
     ran("9a") ? rates(phases) : null,
+    ran("11") ? events(phases) : null,
   ];
   return paragraphs.flatMap((p) => (p === null ? [] : [p, ""]));
 }
