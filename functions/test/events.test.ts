@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { HOUR, MINUTE } from "../src/clock";
 import { erasePerson } from "../src/core/account/erasure";
-import { addHook, hookDeliveries, redeliver, rotateHookSecret } from "../src/core/events/hooks";
+import { addHook, findHook, hookDeliveries, redeliver, rotateHookSecret } from "../src/core/events/hooks";
 import { MAX_ATTEMPTS } from "../src/core/mail/drain";
 import type { ServiceEvent } from "../src/core/model/event";
 import { changePerson } from "../src/core/people/people-admin";
@@ -182,6 +182,39 @@ describe("events for the apps", () => {
     for (const r of app.got) expect(ids).toContain(JSON.parse(r.body).id);
     const states = (await hookDeliveries(deps, name)).map((d) => d.state);
     expect(states).toEqual(["sent", "sent", "sent"]);
+  });
+
+  it("holds an event for an app that rests after failing until its pause ends, without counting a try", async () => {
+    const deps = testDeps();
+    const app = await receiver();
+    const name = unique("resting");
+    await addHook(deps, { app: name, url: app.url, events: [] });
+    app.answer(503);
+    const [first, second] = await Promise.all(
+      [1, 2].map(() => personFor(stranger(), { status: "pending" }, deps.store)),
+    );
+    await changePerson(deps, first?.id as string, { status: "approved" }, operator);
+    await drained(deps);
+    expect(app.got).toHaveLength(1);
+    const hook = await findHook(deps, name);
+    expect(hook?.pausedUntil).not.toBeNull();
+
+    await changePerson(deps, second?.id as string, { status: "approved" }, operator);
+    await drained(deps);
+    // Not tried: no request, no try counted, due again when the pause ends.
+    expect(app.got).toHaveLength(1);
+    const held = (await hookDeliveries(deps, name)).find((d) => d.event?.personId === second?.id);
+    expect(held).toMatchObject({ state: "pending", attempts: 0, lastError: "paused" });
+    expect(held?.nextAttemptAt).toEqual(hook?.pausedUntil);
+
+    app.answer(204);
+    await later(deps, MINUTE);
+    expect(
+      app
+        .taken()
+        .map((e) => e.personId)
+        .sort(),
+    ).toEqual([first?.id, second?.id].sort());
   });
 
   it("keeps a delivery an app never takes as dead after the stated attempts, and sends it again when asked", async () => {

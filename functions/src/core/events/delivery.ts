@@ -8,10 +8,11 @@
  * as `failed`, the dead letter `hooks deliveries` lists and `hooks redeliver` sends again.
  *
  * Each endpoint has its own health: a failure pauses it (30 s, doubling with each failure in a row,
- * up to an hour), and while it is paused its deliveries fail at once without a request, so an app
- * that is down or slow costs the drain one request per pause, never a wait per event, and holds up
- * neither another app's events nor anybody's mail. The first delivery after a pause tries it again;
- * a 2xx ends the pause. Delivery is at least once: an answer lost on the way means the event comes
+ * up to an hour), and while it is paused its deliveries are not tried: each waits for the pause's
+ * end, without a request and without counting it as an attempt, so an app that is down or slow
+ * costs the drain one request per pause, never a wait per event, holds up no other app's events,
+ * and gets its deliveries for the whole time they are tried for. The first delivery after a pause
+ * tries it again; a 2xx ends the pause. Delivery is at least once: an answer lost on the way means the event comes
  * again, under the same `webhook-id`.
  */
 import { Webhook } from "standardwebhooks";
@@ -126,7 +127,9 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
       // Removed or disabled since: nothing to deliver.
       if (!event || hook === null || hook.disabled) return null;
       const now = deps.clock.now();
-      if (hook.pausedUntil !== null && hook.pausedUntil.getTime() > now.getTime()) throw new NotDelivered("paused");
+      // Not tried while the app rests: due again when its pause ends, the wait not counted as a try.
+      if (hook.pausedUntil !== null && hook.pausedUntil.getTime() > now.getTime())
+        throw new NotDelivered("paused", hook.pausedUntil);
       const failure = await post(deps, hook, JSON.stringify(event), event.id);
       await recordAnswer(deps, hook, failure);
       if (failure !== null) throw new NotDelivered(failure);

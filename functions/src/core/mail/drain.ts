@@ -58,9 +58,15 @@ export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<Mai
  */
 export class NotDelivered extends Error {
   readonly kind: string;
-  constructor(kind: string) {
+  /**
+   * Not tried at all: its endpoint rests until then (an app's pause after failures). The entry
+   * waits until that time, and the wait is not counted as an attempt.
+   */
+  readonly until: Date | null;
+  constructor(kind: string, until: Date | null = null) {
     super(`not delivered: ${kind}`);
     this.kind = kind;
+    this.until = until;
   }
 }
 
@@ -127,6 +133,7 @@ export async function deliverRead(
   } catch (err) {
     // Another drain's transaction on the same documents won (a person's notices sent at once).
     if (contended(err)) return release(deps, entry, claimId);
+    if (err instanceof NotDelivered && err.until !== null) return postpone(deps, entry, claimId, err.kind, err.until);
     if (err instanceof NotDelivered) {
       deps.log.warn("event not delivered", {
         outboxId: entry.id,
@@ -221,6 +228,28 @@ async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: stri
     claim: null,
     attempts: entry.attempts - 1,
     nextAttemptAt: deps.clock.now(),
+  });
+  return "retrying";
+}
+
+/**
+ * An entry whose endpoint rests until `until`: due again then, the attempt not counted (nothing
+ * was tried), so its tries and its time run out only by what was tried; one that would fall due
+ * past its time is given up now.
+ */
+async function postpone(
+  deps: DrainDeps,
+  entry: outbox.OutboxEntry,
+  claimId: string,
+  kind: string,
+  until: Date,
+): Promise<Outcome> {
+  if (until.getTime() >= entry.deliverBy.getTime()) return settle(deps, entry, claimId, kind, true);
+  await whileClaimed(deps, entry.id, claimId, {
+    claim: null,
+    attempts: entry.attempts - 1,
+    nextAttemptAt: until,
+    lastError: kind,
   });
   return "retrying";
 }
