@@ -20,7 +20,7 @@ import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
 import type { Hook } from "../model/hook";
 import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
 import { queueDelivery, signingSecrets, subscribed } from "./hooks";
@@ -119,7 +119,7 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
         for (const hook of all.filter((h) => !h.disabled && subscribed(h.events, event.type)))
           queueDelivery(deps, tx, hook, event);
       });
-      return null;
+      return DELIVERED;
     },
     async [DELIVERY_KIND](entry, claim) {
       const event = entry.event;
@@ -140,7 +140,7 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
         type: event.type,
         attempt: entry.attempts,
       });
-      return null;
+      return DELIVERED;
     },
   };
 }

@@ -46,10 +46,17 @@ export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">
 /**
  * Writes a notice (an entry with no sealed message) as it is sent: the message, or null when
  * there is nothing to send any more (the person is gone, or has no address, or the renderer has
- * settled the entry itself). `claim` is the drainer's hold on the entry, for a renderer that
- * settles it in a transaction of its own.
+ * settled the entry itself), or DELIVERED when the renderer delivered it and settled it. `claim`
+ * is the drainer's hold on the entry, for a renderer that settles it in a transaction of its own.
  */
-export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null>;
+export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null | typeof DELIVERED>;
+
+/**
+ * What a renderer that delivers the entry itself and settles it (an event fanned out, a delivery
+ * an app took, a logout token a client took) answers: done, counted as sent, with nothing more for
+ * the drain to write.
+ */
+export const DELIVERED = Symbol("delivered");
 
 /**
  * What a renderer that delivers itself (an event to an app's endpoint, core/events/delivery)
@@ -126,7 +133,7 @@ export async function deliverRead(
   const claimed = await unlessContended(claim(deps, read, now), null);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
-  let message: MailMessage | null;
+  let message: MailMessage | null | typeof DELIVERED;
   try {
     message =
       entry.sealed !== null ? unseal(pepperRing(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
@@ -147,6 +154,7 @@ export async function deliverRead(
     deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
     return settle(deps, entry, claimId, "unwritten", false);
   }
+  if (message === DELIVERED) return "sent";
   if (message === null && entry.sealed === null) return settleUnneeded(deps, entry, claimId);
   if (message === null) return settle(deps, entry, claimId, "unreadable", true);
   if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
@@ -170,7 +178,7 @@ function renderOf(
   renderers: Record<string, Renderer>,
   entry: outbox.OutboxEntry,
   claimId: string,
-): Promise<MailMessage | null> {
+): ReturnType<Renderer> {
   const render = renderers[entry.kind];
   return render === undefined ? Promise.resolve(null) : render(entry, claimId);
 }

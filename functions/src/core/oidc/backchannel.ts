@@ -23,7 +23,7 @@ import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcCode } from "../../store/oidc-codes";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
 import { oidcSid, pepperRing, type PepperKey } from "../pepper";
 import { SESSION_LIFETIME_MS } from "../sessions/sessions";
 import { BACKCHANNEL_KIND } from "../people/sign-in-ends";
@@ -101,7 +101,7 @@ export function backchannelRenderers(deps: BackchannelDeps): Record<string, Rend
       if (failure !== null) throw new NotDelivered(failure);
       await changeWhileClaimed(deps, entry.id, claim, { state: "sent", sentAt: deps.clock.now(), claim: null });
       deps.log.info("logout token delivered", { outboxId: entry.id, client: client.clientId, attempt: entry.attempts });
-      return null;
+      return DELIVERED;
     },
   };
 }
