@@ -5,9 +5,10 @@
  * The outbox is shared with every other test, so these send their own entries (`deliver`) rather
  * than whatever else is due.
  */
-import { MINUTE, SECOND } from "../src/clock";
+import { HOUR, MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { enqueueMail, enqueueNotice } from "../src/core/mail/outbox";
+import { enqueueMail, enqueueNotice, noticeEntry } from "../src/core/mail/outbox";
+import { renderers } from "../src/tasks/mail";
 import { deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
@@ -252,6 +253,26 @@ describe("the mail outbox", () => {
     for (const to of sentTo.filter((t) => ours.has(t))) counts.set(to, (counts.get(to) ?? 0) + 1);
     expect(addresses.filter((to) => counts.get(to) !== 1)).toEqual([]);
   }, 60_000);
+
+  it("sends a code queued behind a crowd of the apps' entries in the next round, and gives the apps their share", async () => {
+    const deps = testDeps({ mailer: realMailer(), mailQueue: quiet });
+    const past = new Date(deps.clock.now().getTime() - MINUTE);
+    const deliverBy = new Date(deps.clock.now().getTime() + HOUR);
+    // Deliveries to an app nobody subscribes any more, due before the code: each is settled as
+    // nothing to send once taken.
+    const crowd = Array.from({ length: 40 }, () =>
+      noticeEntry(deps, { kind: "delivery", about: unique("gone-app"), lane: "apps", deliverBy, notBefore: past }),
+    );
+    await Promise.all(crowd.map((e) => outbox.addAlone(db, e)));
+    const to = `${unique("behind")}@example.test`;
+    const id = await queued(deps, to);
+    await drainOutbox(deps, renderers(deps), 10);
+    expect(await entry(id)).toMatchObject({ state: "sent", lane: "mail" });
+    expect(await settledCount(to)).toBe(1);
+    // The apps' entries were taken too, up to the rest of the batch.
+    const states = await Promise.all(crowd.map(async (e) => (await entry(e.id)).state));
+    expect(states.filter((s) => s === "none")).toHaveLength(9);
+  });
 
   it("claims and marks without a transaction: a drain whose every transaction is kept locked still sends, once", async () => {
     const mailer = counting(realMailer());

@@ -176,6 +176,7 @@ describe("data expiry", () => {
             sealed: { kid: "k", iv: "i", data: "d", tag: "t" },
             about: null,
             state: "pending",
+            lane: "mail",
             attempts: 0,
             nextAttemptAt: at,
             claim: null,

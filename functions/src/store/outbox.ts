@@ -23,6 +23,13 @@ const OUTBOX: Collection = "outbox";
 export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
 
 /**
+ * Which of the drain's two queues an entry waits in: `mail`, for people (codes, notices, the
+ * digest, the erasure's job), taken first; `apps`, for the family's apps (events, their
+ * deliveries, logout tokens), which may come by the thousand and must not hold up a code.
+ */
+export type OutboxLane = "mail" | "apps";
+
+/**
  * What a security notice tells (core/people/security-notices), kept beside whom it is about so the
  * drainer can write it when it sends it. Nothing in it opens anything: lines of plain text, a
  * browser's name, and the digest (never the identifier) of the browser to remember.
@@ -72,6 +79,7 @@ export interface OutboxEntry {
   /** On a `backchannel-logout` entry (`about`: the client): the sign-in to tell it has ended. */
   logout?: OutboxLogout | null;
   state: OutboxState;
+  lane: OutboxLane;
   attempts: number;
   nextAttemptAt: Date;
   /** The claim of the drainer sending it now; null when nobody is. */
@@ -102,6 +110,7 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
         ? { sid: String(d.logout.sid), sub: optionalString(d.logout.sub) }
         : null,
     state: d.state as OutboxState,
+    lane: d.lane === "apps" ? "apps" : "mail",
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),
     claim: optionalString(d.claim),
@@ -162,11 +171,13 @@ export async function read(db: Firestore, id: string): Promise<Read | null> {
   return snap.exists ? { entry: fromData(snap.id, snap.data() ?? {}), version: snap.updateTime as Timestamp } : null;
 }
 
-/** Pending mail whose time has come, earliest first, each with its version. */
-export async function due(db: Firestore, now: Date, limit: number): Promise<Read[]> {
-  const snaps = await db
-    .collection(OUTBOX)
-    .where("state", "==", "pending")
+/**
+ * Pending entries of `lane` whose time has come, earliest first, each with its version; of any
+ * lane (`null`), entries stored before there were lanes among them.
+ */
+export async function due(db: Firestore, now: Date, limit: number, lane: OutboxLane | null = null): Promise<Read[]> {
+  const pending = db.collection(OUTBOX).where("state", "==", "pending");
+  const snaps = await (lane === null ? pending : pending.where("lane", "==", lane))
     .where("nextAttemptAt", "<=", now)
     .orderBy("nextAttemptAt")
     .limit(limit)

@@ -218,6 +218,7 @@ export function queueDelivery(
   enqueueNotice(deps, tx, {
     kind: DELIVERY_KIND,
     about: hook.app,
+    lane: "apps",
     event,
     deliverBy: new Date(deps.clock.now().getTime() + DELIVERY_TRIED_FOR_MS),
   });

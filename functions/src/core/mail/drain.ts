@@ -21,6 +21,8 @@ import { wakeDrainer } from "./outbox";
 /** How long a drainer's claim on an entry holds: longer than one SMTP send may take (nodemailer's 10 s + 20 s). */
 export const LEASE_MS = MINUTE;
 export const MAX_ATTEMPTS = 10;
+/** How many of a drain's batch the apps' entries get however much mail is due (more when there is less). */
+export const APPS_SHARE = 5;
 /** How many entries one drain sends before handing the rest to another. */
 export const DRAIN_BATCH = 25;
 type DrainDeps = Pick<
@@ -96,17 +98,27 @@ export async function drainOutbox(
 ): Promise<DrainReport> {
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
-  const due = await outbox.due(deps.store, now, batch);
-  const start = due.length === 0 ? 0 : deps.random.int(0, due.length);
-  for (const read of [...due.slice(start), ...due.slice(0, start)]) {
+  // Mail for people first; the apps' entries fill the rest of the batch, and always get a share.
+  const mail = await outbox.due(deps.store, now, batch, "mail");
+  const apps = await outbox.due(deps.store, now, Math.max(APPS_SHARE, batch - mail.length), "apps");
+  // Entries stored before there were lanes are in neither: taken once the lanes have nothing due.
+  const unlaned = mail.length + apps.length === 0 ? await outbox.due(deps.store, now, batch) : [];
+  for (const read of [...fromAPlaceOfItsOwn(deps, mail), ...fromAPlaceOfItsOwn(deps, apps), ...unlaned]) {
     const outcome = await deliverRead(deps, read, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
   // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
   // claim falls due at `next` (a wake for a time past runs at once).
+  const full = mail.length === batch || apps.length === Math.max(APPS_SHARE, batch - mail.length);
   const next = await outbox.nextDue(deps.store);
-  if (next !== null) await wakeDrainer(deps, due.length === batch ? undefined : next);
+  if (next !== null) await wakeDrainer(deps, full ? undefined : next);
   return report;
+}
+
+/** The entries of one lane, from a random place on, round to the start: drains read alike, and claim apart. */
+function fromAPlaceOfItsOwn(deps: Pick<DrainDeps, "random">, due: outbox.Read[]): outbox.Read[] {
+  const start = due.length === 0 ? 0 : deps.random.int(0, due.length);
+  return [...due.slice(start), ...due.slice(0, start)];
 }
 
 type Outcome = "sent" | "retrying" | "failed" | "skipped";

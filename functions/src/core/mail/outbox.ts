@@ -77,6 +77,8 @@ export interface NoticeOptions {
   event?: ServiceEvent;
   /** A sign-in to tell its client has ended (core/oidc/backchannel). */
   logout?: outbox.OutboxLogout;
+  /** `apps` for what goes to the family's apps; `mail` (for people) otherwise. */
+  lane?: outbox.OutboxLane;
   id?: string;
 }
 
@@ -90,6 +92,7 @@ export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: Notic
     ...(options.notice === undefined ? {} : { notice: options.notice }),
     ...(options.event === undefined ? {} : { event: options.event }),
     ...(options.logout === undefined ? {} : { logout: options.logout }),
+    ...(options.lane === undefined ? {} : { lane: options.lane }),
     state: "pending",
     deliverBy: options.deliverBy,
     ...(options.notBefore === undefined ? {} : { nextAttemptAt: options.notBefore }),
@@ -110,12 +113,13 @@ function entry(
     outbox.OutboxEntry,
     "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice" | "event" | "logout"
   > &
-    Partial<Pick<outbox.OutboxEntry, "nextAttemptAt">>,
+    Partial<Pick<outbox.OutboxEntry, "nextAttemptAt" | "lane">>,
 ): outbox.OutboxEntry {
   const now = deps.clock.now();
   return {
     attempts: 0,
     nextAttemptAt: now,
+    lane: "mail",
     ...fields,
     claim: null,
     createdAt: now,

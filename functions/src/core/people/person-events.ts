@@ -33,6 +33,7 @@ export function publishEvent(
     id: event.id,
     kind: EVENT_KIND,
     about: event.personId,
+    lane: "apps",
     event,
     deliverBy: new Date(now.getTime() + DAY),
   });

@@ -39,6 +39,7 @@ export function tellClients(
     enqueueNotice(deps, tx, {
       kind: BACKCHANNEL_KIND,
       about: signIn.clientId,
+      lane: "apps",
       logout: { sid: signIn.sid, sub: erased ? null : signIn.personId },
       deliverBy: new Date(now.getTime() + DAY),
     });
