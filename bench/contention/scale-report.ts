@@ -167,10 +167,10 @@ function events(phases: Phase[]): string {
     "event, for at most five minutes; a mail queued as a code is, just after the events, and another as " +
     "the first delivery arrives, show how long mail waits behind them. Each event must reach each of the " +
     "three once, signed, none of them waiting on app-d: a failed request pauses app-d's endpoint (30 s, " +
-    "doubling), and while it rests its deliveries fail without a request and are tried again after the " +
-    "outbox's backoff, so it should cost one request per pause, not one per event. The outbox, mail and " +
-    "events alike, is drained in order of when each entry falls due, so every event is fanned out to its " +
-    "four deliveries before the first delivery goes, and mail queued meanwhile waits its turn behind them. " +
+    "doubling), and while it rests its deliveries wait for the end of its rest without a request, so it " +
+    "should cost one request per pause, not one per event. The apps' entries (the events and their " +
+    "deliveries) wait in a lane of their own behind mail for people: each drain takes the mail that is " +
+    "due first, so the mail queued among the events should not wait for them. " +
     "Latency is from the event's publishing (its transaction's commit) to its arrival; the rate is " +
     `deliveries a second. ${figures}.`
   );
