@@ -18,9 +18,8 @@ import { changePerson } from "../src/core/people/people-admin";
 import { endSessions } from "../src/core/sessions/active-sessions";
 import * as oidc from "../src/routes/oidc";
 import * as sessionRoutes from "../src/routes/sessions";
-import * as sessionRecords from "../src/store/sessions";
 import { appFor, APP_ORIGIN, SERVICE_URL, testDeps, unique, type TestDeps } from "./support/deps";
-import { accountWithPerson } from "./support/people";
+import { accountWithPerson, recordedSession } from "./support/people";
 
 const REDIRECT = "https://app.example.test/callback";
 const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
@@ -68,30 +67,7 @@ describe("back-channel logout", () => {
     status = 200;
   });
 
-  /** A session of the identity host, recorded as a sign-in records it, and its cookie. */
-  async function session(person: { id: string; uids: string[] }) {
-    const sessionId = unique("s");
-    const now = deps.clock.now();
-    const uid = person.uids[0] as string;
-    const { token, expiresAt } = await deps.tokens.issue(
-      { uid, personId: person.id, sessionId, authTime: now, amr: ["otp"] },
-      now,
-      14 * 24 * 60 * MINUTE,
-    );
-    await sessionRecords.record(deps.store, {
-      sessionId,
-      personId: person.id,
-      uid,
-      openedAt: now,
-      authTime: now,
-      amr: ["otp"],
-      userAgent: "Firefox",
-      lastSeenAt: now,
-      expiresAt,
-      endedAt: null,
-    });
-    return { sessionId, cookie: `__session=${token}` };
-  }
+  const session = (person: { id: string; uids: string[] }) => recordedSession(deps, person);
 
   /** The ID token `client` is given for the person of `cookie`, through the code flow. */
   async function idTokenFor(cookie: string, client = told): Promise<string> {

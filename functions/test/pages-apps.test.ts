@@ -7,7 +7,7 @@
  * @stack-project a browser reaches the stack's functions
  */
 import { signInWithCustomToken } from "./support/auth";
-import { openSessionIn, useBrowserWorld } from "./support/browser";
+import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
 import { auth, unique } from "./support/deps";
 import { codeFor } from "./support/inbox";
 import { personFor } from "./support/people";
@@ -64,6 +64,55 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     const claims = await rp.redeem(relyingParty, back.searchParams.get("code") as string, verifier);
     expect(Number(claims.auth_time)).toBeGreaterThanOrEqual(asked);
     expect(await sessionCookie(t.page)).not.toBe(held);
+  });
+
+  it("lists an app the person let in on their account, disconnects it, and signs out through the app back to it", async () => {
+    t.name = "oidc-lifecycle";
+    const relyingParty = await rp.client({ lifecycle: true });
+    const email = `${unique("rp")}@example.test`;
+    const uid = unique("uid");
+    await personFor({ uid, email }, { name: "Lifecycle Person" });
+    await openSessionIn(t.page, await signInWithCustomToken(await auth().createCustomToken(uid)));
+    // Signed in already, the person carries on to the app from the identity host's page.
+    const signIn = async (scope: string) => {
+      const { verifier, challenge } = pkce();
+      await t.page.goto(rp.authorizeUrl(relyingParty.clientId, challenge, { scope }));
+      await t.visitor.reaches("You're already signed in");
+      await t.visitor.press("Continue");
+      const back = await rp.arrivalAt("/callback");
+      return rp.tokens(relyingParty, back.searchParams.get("code") as string, verifier);
+    };
+    const first = await signIn("openid email offline_access");
+    expect(first.refresh_token).toEqual(expect.any(String));
+
+    await t.page.goto(`${ID_HOST}/account`);
+    await t.visitor.reaches("Your account");
+    const app = t.page.locator("section[aria-labelledby=apps] li", { hasText: "Journey RP" });
+    await app.getByText("Can act while you're away").waitFor();
+    await t.visitor.audit();
+    await t.visitor.screenshot("account-apps");
+    await t.visitor.press("Disconnect Journey RP");
+    await t.page.getByRole("status").filter({ hasText: "Disconnected Journey RP." }).waitFor();
+    await t.page.getByText("No apps are signed in to your account.").waitFor();
+    // What the app held is gone: its refresh token is refused.
+    const refused = await rp.token(relyingParty, {
+      grant_type: "refresh_token",
+      refresh_token: first.refresh_token as string,
+    });
+    expect(refused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+
+    // Signed in to it again, the app signs the person out: back at the app, signed out here too.
+    const again = await signIn("openid email");
+    await t.page.goto(
+      `${rp.issuer()}/auth/oidc/logout?${new URLSearchParams({
+        id_token_hint: again.id_token,
+        post_logout_redirect_uri: `${rp.url()}/signed-out`,
+        state: "bye",
+      })}`,
+    );
+    const out = await rp.arrivalAt("/signed-out");
+    expect(out.searchParams.get("state")).toBe("bye");
+    expect(await sessionCookie(t.page)).toBeNull();
   });
 
   it("hands a signed-out person to a desktop app by a single-use code, after sign-in and their yes", async () => {

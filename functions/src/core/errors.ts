@@ -52,6 +52,7 @@ export const errorTable = {
   },
   missing_params: { status: 400, message: "missing params" },
   session_not_found: { status: 404, message: "Session not found" },
+  app_not_found: { status: 404, message: "This app is not signed in to the account" },
 
   // exchange codes
   code_required: { status: 400, message: "code required" },

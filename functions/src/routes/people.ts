@@ -8,6 +8,7 @@ import { personHistory } from "../core/people/history";
 import type { Person } from "../core/model/person";
 import { exportPersonData, renameSelf, type PersonData } from "../core/account/own-data";
 import { erasePerson } from "../core/account/erasure";
+import { appsOf, disconnectApp } from "../core/oidc/apps";
 import { personView } from "../core/people/person-view";
 import { adminView, historyView } from "../core/people/admin-view";
 import { endSessions, listSessions } from "../core/sessions/active-sessions";
@@ -156,6 +157,18 @@ export function routes(deps: Deps): Router {
     sendData(res, await exportPersonData(deps, person.id, { self: person, signedInAt: principal.authTime }));
   });
 
+  // The apps the person let in through the OpenID Connect provider, and letting one go.
+  router.get("/auth/account/apps", async function ownApps(req: Request, res: Response) {
+    const { person } = await requireAccess(deps, req, SELF);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ apps: await appsOf(deps, person.id) });
+  });
+  router.delete("/auth/account/apps/:clientId", async function disconnectOwnApp(req: Request, res: Response) {
+    const { person } = await requireAccess(deps, req, SELF);
+    await disconnectApp(deps, person.id, String(req.params.clientId));
+    res.json({ disconnected: true });
+  });
+
   router.delete("/auth/account", async function eraseOwn(req: Request, res: Response) {
     const { person, principal } = await requireAccess(deps, req, SELF);
     const { finished, providerSyncErrors } = await erasePerson(deps, person.id, {
@@ -165,6 +178,22 @@ export function routes(deps: Deps): Router {
     clearSessionCookie(res, deps.config.parentDomain);
     res.json({ erased: true, finished, providerSyncErrors });
   });
+
+  router.get("/auth/people/:personId/apps", async function personApps(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const person = await findPerson(deps, personIdParam(req));
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ apps: await appsOf(deps, person.id) });
+  });
+  router.delete(
+    "/auth/people/:personId/apps/:clientId",
+    async function disconnectPersonApp(req: Request, res: Response) {
+      await requireAccess(deps, req, ADMIN);
+      const person = await findPerson(deps, personIdParam(req));
+      await disconnectApp(deps, person.id, String(req.params.clientId));
+      res.json({ disconnected: true });
+    },
+  );
 
   router.get("/auth/people/:personId", async function getPerson(req: Request, res: Response) {
     await requireAccess(deps, req, ADMIN);

@@ -58,9 +58,10 @@ export async function find(db: Firestore, id: string, tx?: Transaction): Promise
   return d ? grantFrom(snap.id, d) : null;
 }
 
-/** The person's grants, newest first, ended ones too. */
-export async function ofPerson(db: Firestore, personId: string): Promise<OidcGrant[]> {
-  const snap = await db.collection(GRANTS).where("personId", "==", personId).get();
+/** The person's grants, newest first, ended ones too; read in `tx` when given. */
+export async function ofPerson(db: Firestore, personId: string, tx?: Transaction): Promise<OidcGrant[]> {
+  const query = db.collection(GRANTS).where("personId", "==", personId);
+  const snap = tx ? await tx.get(query) : await query.get();
   return snap.docs.map((d) => grantFrom(d.id, d.data())).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
 }
 

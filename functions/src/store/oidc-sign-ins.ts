@@ -27,6 +27,12 @@ export function record(db: Firestore, tx: Transaction, signIn: OidcSignIn, forge
   tx.set(ref(db, sid), { ...stored, forgetAfter });
 }
 
+/** Every sign-in of the person, outside a transaction: for what their account page lists. */
+export async function ofPerson(db: Firestore, personId: string): Promise<OidcSignIn[]> {
+  const snap = await db.collection(SIGN_INS).where("personId", "==", personId).get();
+  return snap.docs.map((d) => fromStored(d.id, d.data()));
+}
+
 /** The sign-ins made from these sessions of one person, read in `tx`. */
 export async function ofSessions(
   db: Firestore,

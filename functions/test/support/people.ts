@@ -1,6 +1,8 @@
 import type { Firestore } from "firebase-admin/firestore";
 import type { Deps } from "../../src/deps";
 import * as people from "../../src/store/people";
+import * as sessionRecords from "../../src/store/sessions";
+import { SESSION_LIFETIME_MS } from "../../src/core/sessions/sessions";
 import { signedUp, type Account } from "./auth";
 import { firestore, unique } from "./deps";
 import { type NewPerson, type Person } from "../../src/core/model/person";
@@ -52,6 +54,37 @@ export async function sessionCookieFor(deps: Deps, uid: string, personId: string
     14 * 24 * 3600 * 1000,
   );
   return `__session=${token}`;
+}
+
+/**
+ * A session of the identity host as a sign-in opens it: its record in the store (which ending
+ * sessions reads) and the browser's cookie.
+ */
+export async function recordedSession(
+  deps: Deps,
+  person: Pick<Person, "id" | "uids">,
+): Promise<{ sessionId: string; cookie: string }> {
+  const sessionId = unique("s");
+  const now = deps.clock.now();
+  const uid = person.uids[0] as string;
+  const { token, expiresAt } = await deps.tokens.issue(
+    { uid, personId: person.id, sessionId, authTime: now, amr: ["otp"] },
+    now,
+    SESSION_LIFETIME_MS,
+  );
+  await sessionRecords.record(deps.store, {
+    sessionId,
+    personId: person.id,
+    uid,
+    openedAt: now,
+    authTime: now,
+    amr: ["otp"],
+    userAgent: "Firefox",
+    lastSeenAt: now,
+    expiresAt,
+    endedAt: null,
+  });
+  return { sessionId, cookie: `__session=${token}` };
 }
 
 export function cookieFrom(setCookie: string[] | string | undefined): string | null {

@@ -49,6 +49,9 @@ export function useRelyingParty() {
     /** The server's origin. */
     url: () => url,
 
+    /** The provider's issuer, where its discovery sends an app (the stack's service address). */
+    issuer: () => base(),
+
     /** The first request that reached `path` (waiting for it), taken from the list. */
     async arrivalAt(path: string): Promise<URL> {
       for (let waited = 0; waited < 15000; waited += 50) {
@@ -62,10 +65,18 @@ export function useRelyingParty() {
       throw new Error(`nothing arrived at ${path}`);
     },
 
-    /** A client registered for this server's /callback. */
-    async client(): Promise<Client> {
+    /**
+     * A client registered for this server's /callback; `lifecycle`: with refresh tokens, and this
+     * server's /signed-out to come back to after logout.
+     */
+    async client({ lifecycle = false }: { lifecycle?: boolean } = {}): Promise<Client> {
       const registered = { clientId: unique("rp"), clientSecret: randomBytes(32).toString("base64url") };
-      await registerClient(testDeps(), { ...registered, name: "Journey RP", redirectUris: [`${url}/callback`] });
+      await registerClient(testDeps(), {
+        ...registered,
+        name: "Journey RP",
+        redirectUris: [`${url}/callback`],
+        ...(lifecycle ? { refreshTokens: true, postLogoutRedirectUris: [`${url}/signed-out`] } : {}),
+      });
       return registered;
     },
 
@@ -108,21 +119,32 @@ export function useRelyingParty() {
 
     /** The ID token's claims the code gives at the token endpoint. */
     async redeem(rp: Client, code: string, verifier: string) {
+      return decodeJwt((await this.tokens(rp, code, verifier)).id_token);
+    },
+
+    /** What the token endpoint answers for the code: the tokens as the app keeps them. */
+    async tokens(rp: Client, code: string, verifier: string) {
+      const res = await this.token(rp, {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: `${url}/callback`,
+        code_verifier: verifier,
+      });
+      expect(res.status).toBe(200);
+      return res.body as { id_token: string; refresh_token?: string };
+    },
+
+    /** A token request of the client's, with its Basic credentials: the status and the body. */
+    async token(rp: Client, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
       const res = await fetch(`${base()}/auth/oidc/token`, {
         method: "POST",
         headers: {
           "content-type": "application/x-www-form-urlencoded",
           authorization: `Basic ${Buffer.from(`${rp.clientId}:${rp.clientSecret}`).toString("base64")}`,
         },
-        body: new URLSearchParams({
-          grant_type: "authorization_code",
-          code,
-          redirect_uri: `${url}/callback`,
-          code_verifier: verifier,
-        }),
+        body: new URLSearchParams(form),
       });
-      expect(res.status).toBe(200);
-      return decodeJwt(((await res.json()) as { id_token: string }).id_token);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
   };
 }

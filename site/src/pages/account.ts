@@ -1,6 +1,6 @@
 /**
  * `/account`: who is signed in in this browser, their standing and projects, their passkeys and
- * sessions, which emails about their account they get, and signing out.
+ * sessions, the apps they let in, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
 import { call, currentSession, type Person } from "../shared/api";
@@ -8,6 +8,7 @@ import { button, h, linkButton, paragraph, view, whileBusy } from "../shared/ui"
 import { UNREACHABLE } from "../shared/messages";
 import { passkeysSection } from "../account/passkeys";
 import { sessionsSection } from "../account/sessions";
+import { appsSection } from "../account/apps";
 import { dataSection, deleteSection, nameSection } from "../account/data";
 import { noticesSection } from "../account/notices";
 
@@ -55,6 +56,7 @@ function signedIn(person: Person): void {
     nameSection(person, renamed),
     passkeysSection(),
     sessionsSection(),
+    appsSection(),
     noticesSection(person),
     h("h2", {}, "Sign out"),
     signOut,

@@ -16,7 +16,9 @@ export type GrantEnd =
   /** The client may no longer hold refresh tokens. */
   | "client"
   /** The code it was made with was presented again (RFC 6749 §4.1.2). */
-  | "code_replayed";
+  | "code_replayed"
+  /** The person (or an administrator) disconnected the app. */
+  | "disconnected";
 
 export interface OidcGrant {
   id: string;

@@ -1,0 +1,85 @@
+/**
+ * The apps a person let in through the OpenID Connect provider, as their account page lists them
+ * (and an administrator's page of the person): each client they are signed in to from a live
+ * session of the identity host, or that holds a grant to act while they are away, with when it was
+ * first and last used. Disconnecting one ends its grants (their refresh tokens and access token)
+ * and tells it, by back-channel logout, that each sign-in it was given has ended.
+ */
+import * as clients from "../../store/oidc-clients";
+import * as grants from "../../store/oidc-grants";
+import * as signIns from "../../store/oidc-sign-ins";
+import type { Deps } from "../deps";
+import { ensure } from "../errors";
+import { wakeDrainer } from "../mail/outbox";
+import { tellClients } from "../people/sign-in-ends";
+import { endGrant } from "./grants";
+
+export interface AppView {
+  clientId: string;
+  /** The name the operator registered it under. */
+  name: string;
+  firstUsedAt: string;
+  lastUsedAt: string;
+  /** Whether it holds a grant: it may act for the person while they are away (a refresh token). */
+  actsWhileAway: boolean;
+}
+
+type AppsDeps = Pick<Deps, "store" | "clock">;
+
+export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[]> {
+  const now = deps.clock.now().getTime();
+  const [held, signedIn] = await Promise.all([
+    grants.ofPerson(deps.store, personId),
+    signIns.ofPerson(deps.store, personId),
+  ]);
+  const live = held.filter((g) => g.endedAt === null && g.expiresAt.getTime() > now);
+  const byClient = new Map<string, { first: number; last: number; away: boolean }>();
+  const note = (clientId: string, first: Date, last: Date, away: boolean) => {
+    const seen = byClient.get(clientId);
+    byClient.set(clientId, {
+      first: Math.min(seen?.first ?? Infinity, first.getTime()),
+      last: Math.max(seen?.last ?? 0, last.getTime()),
+      away: (seen?.away ?? false) || away,
+    });
+  };
+  for (const g of live) note(g.clientId, g.createdAt, g.lastUsedAt, true);
+  for (const s of signedIn) note(s.clientId, s.createdAt, s.createdAt, false);
+  const named = await Promise.all(
+    [...byClient.entries()].map(async ([clientId, used]) => {
+      const client = await clients.findById(deps.store, clientId);
+      // A client the operator removed or disabled lets nobody in any more.
+      if (client === null || client.disabled) return null;
+      return {
+        clientId,
+        name: client.name,
+        firstUsedAt: new Date(used.first).toISOString(),
+        lastUsedAt: new Date(used.last).toISOString(),
+        actsWhileAway: used.away,
+      };
+    }),
+  );
+  return named.filter((a): a is AppView => a !== null).sort((a, b) => b.lastUsedAt.localeCompare(a.lastUsedAt));
+}
+
+/**
+ * Disconnects the app from the person, in one transaction: its grants end (their refresh tokens
+ * and last access token with them), and each sign-in it was given is told ended. 404 when it holds
+ * nothing of theirs.
+ */
+export async function disconnectApp(
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
+  personId: string,
+  clientId: string,
+): Promise<void> {
+  const told = await deps.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const held = (await grants.ofPerson(deps.store, personId, tx)).filter(
+      (g) => g.clientId === clientId && g.endedAt === null,
+    );
+    const signedIn = (await signIns.ofSessions(deps.store, tx, personId, "all")).filter((s) => s.clientId === clientId);
+    ensure(held.length > 0 || signedIn.length > 0, "app_not_found");
+    for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
+    return tellClients(deps, tx, signedIn);
+  });
+  if (told) await wakeDrainer(deps);
+}
