@@ -4,13 +4,14 @@
  * when it was first and last used and whether it can act while the person is away; disconnecting
  * one ends what it holds (its refresh tokens) and tells it the sign-in ended.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { MINUTE } from "../src/clock";
 import { registerClient } from "../src/core/oidc/clients";
 import * as oidc from "../src/routes/oidc";
 import * as peopleRoutes from "../src/routes/people";
 import { APP_ORIGIN, appFor, ID_URL, testDeps, unique } from "./support/deps";
+import { codeFlowTokens } from "./support/code-flow";
 import { accountWithPerson, recordedSession } from "./support/people";
 
 const REDIRECT = "https://app.example.test/callback";
@@ -36,26 +37,8 @@ describe("the apps a person let in", () => {
   }
 
   /** The tokens `client` is given for the person of `cookie`, through the code flow. */
-  async function tokensFor(cookie: string, client: typeof sync, scope: string) {
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      response_type: "code",
-      scope,
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-    });
-    const authorized = await request(oidcApp).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
-    const code = new URL(authorized.headers.location as string).searchParams.get("code") as string;
-    const res = await request(oidcApp)
-      .post("/auth/oidc/token")
-      .type("form")
-      .auth(client.clientId, client.clientSecret)
-      .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier });
-    expect(res.status).toBe(200);
-    return res.body as { refresh_token?: string };
-  }
+  const tokensFor = (cookie: string, client: typeof sync, scope: string) =>
+    codeFlowTokens(oidcApp, cookie, client, { scope, redirectUri: REDIRECT });
 
   const apps = (cookie: string, path = "/auth/account/apps") =>
     request(peopleApp).get(path).set("Cookie", cookie).set("Origin", origin);

@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose";
 import request from "supertest";
 import { MINUTE } from "../src/clock";
@@ -19,6 +19,7 @@ import { endSessions } from "../src/core/sessions/active-sessions";
 import * as oidc from "../src/routes/oidc";
 import * as sessionRoutes from "../src/routes/sessions";
 import { appFor, APP_ORIGIN, SERVICE_URL, testDeps, unique, type TestDeps } from "./support/deps";
+import { codeFlowTokens } from "./support/code-flow";
 import { accountWithPerson, recordedSession } from "./support/people";
 
 const REDIRECT = "https://app.example.test/callback";
@@ -70,26 +71,8 @@ describe("back-channel logout", () => {
   const session = (person: { id: string; uids: string[] }) => recordedSession(deps, person);
 
   /** The ID token `client` is given for the person of `cookie`, through the code flow. */
-  async function idTokenFor(cookie: string, client = told): Promise<string> {
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      response_type: "code",
-      scope: "openid",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-    });
-    const authorized = await request(oidcApp).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
-    const code = new URL(authorized.headers.location as string).searchParams.get("code") as string;
-    const res = await request(oidcApp)
-      .post("/auth/oidc/token")
-      .type("form")
-      .auth(client.clientId, client.clientSecret)
-      .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier });
-    expect(res.status).toBe(200);
-    return res.body.id_token as string;
-  }
+  const idTokenFor = async (cookie: string, client = told): Promise<string> =>
+    (await codeFlowTokens(oidcApp, cookie, client, { redirectUri: REDIRECT })).id_token;
 
   /** A person signed in on one browser, who signed in to both clients from it. */
   async function signedIn() {

@@ -27,7 +27,7 @@ import type { OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
 import { pepperRing, refreshTokenIds } from "../pepper";
 import { sha256 } from "../secrets";
-import { ACCESS_TOKEN_LIFETIME_MS, signIdToken, type TokenResponse } from "./token";
+import { ACCESS_TOKEN_LIFETIME_MS, signIdToken, tokenResponse, type TokenResponse } from "./token";
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx`. */
 async function grantOf(
@@ -102,21 +102,9 @@ export async function refreshGrant(
   });
   if (outcome.kind === "refused") throw outcome.error;
   const { grant, person, scopes, now } = outcome;
-  let idToken: string;
-  try {
-    // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
-    idToken = await signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
-  } catch {
-    throw new AppError("oauth_server_error");
-  }
-  return {
-    access_token: accessToken,
-    token_type: "Bearer",
-    expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
-    id_token: idToken,
-    scope: scopes.join(" "),
-    refresh_token: next.token,
-  };
+  // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
+  const signing = signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
+  return tokenResponse(accessToken, signing, scopes, next.token);
 }
 
 /**

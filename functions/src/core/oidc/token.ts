@@ -271,20 +271,32 @@ export function authorizationCodeRedeemer(
     // Thrown after the commit, so a replay's revocation is kept.
     if (decision.kind === "refused") throw decision.error;
     if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
-    const { stored } = decision;
-    let idToken: string;
-    try {
-      idToken = await decision.idToken;
-    } catch {
-      throw new AppError("oauth_server_error");
-    }
-    return {
-      access_token: accessToken,
-      token_type: "Bearer",
-      expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
-      id_token: idToken,
-      scope: stored.scopes.join(" "),
-      ...(decision.refreshToken === null ? {} : { refresh_token: decision.refreshToken }),
-    };
+    return tokenResponse(accessToken, decision.idToken, decision.stored.scopes, decision.refreshToken);
+  };
+}
+
+/**
+ * The token endpoint's answer, once what it answers for has committed: the ID token awaited
+ * (a signature that failed is a server error, and nothing more is handed out).
+ */
+export async function tokenResponse(
+  accessToken: string,
+  signing: Promise<string>,
+  scopes: string[],
+  refreshToken: string | null,
+): Promise<TokenResponse> {
+  let idToken: string;
+  try {
+    idToken = await signing;
+  } catch {
+    throw new AppError("oauth_server_error");
+  }
+  return {
+    access_token: accessToken,
+    token_type: "Bearer",
+    expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+    id_token: idToken,
+    scope: scopes.join(" "),
+    ...(refreshToken === null ? {} : { refresh_token: refreshToken }),
   };
 }
