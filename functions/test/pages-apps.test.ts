@@ -115,6 +115,40 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     expect(await sessionCookie(t.page)).toBeNull();
   });
 
+  it("shows an administrator the apps a person let in, on the person's page, and disconnects one", async () => {
+    t.name = "person-apps";
+    const relyingParty = await rp.client({ lifecycle: true });
+    const uid = unique("uid");
+    const person = await personFor({ uid, email: `${unique("rp")}@example.test` }, { name: "App User" });
+    // The person signs in to the app in a browser of their own.
+    const theirs = await world().context({ phone: mode === "phone" });
+    const page = await theirs.newPage();
+    await openSessionIn(page, await signInWithCustomToken(await auth().createCustomToken(uid)));
+    const { verifier, challenge } = pkce();
+    await page.goto(rp.authorizeUrl(relyingParty.clientId, challenge, { scope: "openid offline_access" }));
+    await page.getByRole("link", { name: "Continue" }).click();
+    const back = await rp.arrivalAt("/callback");
+    const held = await rp.tokens(relyingParty, back.searchParams.get("code") as string, verifier);
+    await theirs.close();
+
+    const adminUid = unique("uid");
+    await personFor({ uid: adminUid, email: `${unique("admin")}@example.test` }, { role: "admin", projects: ["*"] });
+    await openSessionIn(t.page, await signInWithCustomToken(await auth().createCustomToken(adminUid)));
+    await t.page.goto(`${ID_HOST}/person?id=${person.id}`);
+    await t.visitor.reaches("App User");
+    const apps = t.page.locator("section[aria-labelledby=apps]");
+    await apps.getByText("Journey RP (can act while they're away)").waitFor();
+    await t.visitor.audit();
+    await t.visitor.press("Disconnect Journey RP");
+    await apps.getByRole("status").filter({ hasText: "Disconnected Journey RP." }).waitFor();
+    await apps.getByText("None.").waitFor();
+    const refused = await rp.token(relyingParty, {
+      grant_type: "refresh_token",
+      refresh_token: held.refresh_token as string,
+    });
+    expect(refused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+  });
+
   it("hands a signed-out person to a desktop app by a single-use code, after sign-in and their yes", async () => {
     t.name = "handoff";
     const email = `${unique("desk")}@example.test`;

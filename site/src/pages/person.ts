@@ -10,7 +10,7 @@ import { askAdmin, forAdministrators, type Section } from "../reviewers/door";
 import { erasureWords, TRY_AGAIN } from "../shared/messages";
 import { accessSections, type Change } from "../reviewers/person-access";
 import { historySection } from "../reviewers/person-history";
-import { passkeysSection, sessionsSection } from "../reviewers/person-sessions";
+import { appsSection, passkeysSection, sessionsSection } from "../reviewers/person-sessions";
 import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../reviewers/people-words";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { alertBox, confirmPanel, h, linkButton, paragraph, retitle, view } from "../shared/ui";
@@ -153,6 +153,7 @@ forAdministrators(async (me: Person) => {
     summary,
     ...sections.elements,
     sessionsSection(person.personId, reloadHistory),
+    appsSection(person.personId),
     passkeysSection(person.personId, reloadHistory),
     history.element,
     eraseSection(),

@@ -1,11 +1,12 @@
 /**
  * A person's page, where they are signed in and with what: their live sessions (end one, or
- * every one: that browser is signed out at its next request) and their passkeys (remove one,
- * for a lost or stolen device, after a question). Both only take access away, so neither asks
+ * every one: that browser is signed out at its next request), the apps they let in (disconnect
+ * one) and their passkeys (remove one, for a lost or stolen device, after a question). Both only take access away, so neither asks
  * the administrator to confirm it's them.
  */
 import type { PasskeyView } from "../../../functions/src/core/passkeys/passkey-view";
 import type { SessionView } from "../../../functions/src/core/sessions/session-view";
+import type { AppView } from "../../../functions/src/core/oidc/apps";
 import { askAdmin, section, type Section } from "./door";
 import { TRY_AGAIN } from "../shared/messages";
 import { ago } from "./people-words";
@@ -76,6 +77,55 @@ export function sessionsSection(personId: string, changed: () => void): HTMLElem
     );
     return [h("ul", { class: "plain entries" }, ...rows), all];
   });
+  void load();
+  return where.element;
+}
+
+/**
+ * The apps they let in through this service's sign-in: each with when first and last used, and
+ * whether it can act while they are away; "Disconnect" ends what it holds and tells it the
+ * sign-in ended (core/oidc/apps). Only takes access away, as the rest of this file.
+ */
+export function appsSection(personId: string): HTMLElement {
+  const base = `/auth/people/${encodeURIComponent(personId)}/apps`;
+  const where = section("apps", "Apps", paragraph("Apps outside this service they signed in to with their account."));
+  const load = listed<AppView>(where, base, "apps", (apps) =>
+    apps.length === 0
+      ? [paragraph("None.")]
+      : [
+          h(
+            "ul",
+            { class: "plain entries" },
+            ...apps.map((app) => {
+              const off = button(["Disconnect", unseen(` ${app.name}`)], { kind: "link" });
+              off.addEventListener(
+                "click",
+                () =>
+                  void whileBusy(off, "Disconnecting…", async () => {
+                    const answer = await askAdmin(where.alert, "DELETE", `${base}/${encodeURIComponent(app.clientId)}`);
+                    if (answer === null) return;
+                    if (answer.status !== 200 && answer.status !== 404) return where.alert.show(TRY_AGAIN);
+                    await load();
+                    where.said(
+                      `Disconnected ${app.name}. It is told they signed out, and can't act for them any more.`,
+                    );
+                  }),
+              );
+              return h(
+                "li",
+                { class: "entry" },
+                h("p", { class: "who" }, app.name, app.actsWhileAway ? " (can act while they're away)" : ""),
+                h(
+                  "p",
+                  { class: "small" },
+                  `First signed in ${ago(app.firstUsedAt, new Date())} · last used ${roughly(app.lastUsedAt, Date.now())}`,
+                ),
+                off,
+              );
+            }),
+          ),
+        ],
+  );
   void load();
   return where.element;
 }
