@@ -159,7 +159,7 @@ describe("people erase", () => {
 
     const run = await admin(["people", "erase", email, "--yes", "--json"], env);
     expect(run).toMatchObject({ code: 0 });
-    expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, finished: true, providerSyncErrors: [] });
+    expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, finished: true, providerSyncErrors: [], apps: [] });
 
     const after = await everything(db);
     const data = (d: { path: string; text: string }) => JSON.parse(d.text.slice(d.path.length + 1));

@@ -292,7 +292,7 @@ describe("events for the apps", () => {
     const account = stranger();
     const person = await personFor(account, { status: "approved", name: "Erin Example" }, deps.store);
 
-    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [] });
+    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [], apps: [] });
     await drained(deps);
 
     for (const a of apps) {

@@ -151,7 +151,8 @@ describe("back-channel logout", () => {
     const third = await session(person);
     const thirdSid = decodeJwt(await idTokenFor(third.cookie)).sid as string;
 
-    await endSessions(deps, person.id, { allBut: sessionId });
+    // The answer names the apps signed out (both clients were signed in to from the others).
+    expect((await endSessions(deps, person.id, { allBut: sessionId })).apps).toEqual([told.clientId]);
     expect(new Set((await tokens()).map((t) => t.sid))).toEqual(new Set([otherSid, thirdSid]));
 
     arrivals.length = 0;
@@ -171,7 +172,7 @@ describe("back-channel logout", () => {
 
   it("tells of every sign-in by its sid alone when the person is erased", async () => {
     const { person, sid } = await signedIn();
-    await erasePerson(deps, person.id, operator);
+    expect((await erasePerson(deps, person.id, operator)).apps).toEqual([told.clientId, untold.clientId].sort());
     const got = await tokens();
     expect(got.map((t) => t.sid)).toEqual([sid]);
     expect(got[0]?.sub).toBeUndefined();

@@ -299,7 +299,7 @@ describe("the core's own rules", () => {
     expect(await people.findById(db, person.id)).not.toBeNull();
     const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
     expect((await exportPersonData(deps, person.id, operator)).person.personId).toBe(person.id);
-    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [] });
+    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [], apps: [] });
     expect(await refusal(erasePerson(deps, person.id, operator))).toBe("person_not_found");
   });
 
@@ -316,7 +316,7 @@ describe("the core's own rules", () => {
     expect(await people.findById(db, person.id)).toBeNull();
     expect((await auth().getUsers([{ uid: account.uid }])).users).toHaveLength(1);
     expect((await db.collection("erasures").doc(person.id).get()).exists).toBe(true);
-    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [] });
+    expect(await erasePerson(deps, person.id, operator)).toEqual({ finished: true, providerSyncErrors: [], apps: [] });
     expect((await auth().getUsers([{ uid: account.uid }])).users).toEqual([]);
     expect((await db.collection("erasures").doc(person.id).get()).exists).toBe(false);
   });

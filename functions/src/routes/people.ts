@@ -263,14 +263,16 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/people/:personId/sessions", async function endAll(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const by = asAdmin(admin, req);
-    res.json({ ended: await endSessions(deps, personIdParam(req), { allBut: null }, by) });
+    const { ended } = await endSessions(deps, personIdParam(req), { allBut: null }, by);
+    res.json({ ended });
   });
 
   router.delete("/auth/people/:personId/sessions/:sessionId", async function endOne(req: Request, res: Response) {
     const admin = await requireAccess(deps, req, ADMIN);
     const by = asAdmin(admin, req);
     const sessionIds = [String(req.params.sessionId)];
-    res.json({ ended: await endSessions(deps, personIdParam(req), { sessionIds }, by) });
+    const { ended } = await endSessions(deps, personIdParam(req), { sessionIds }, by);
+    res.json({ ended });
   });
 
   // A person's passkeys, for an administrator: to see a suspect one, and to take them away

@@ -94,7 +94,7 @@ export function routes(deps: Deps): Router {
   router.delete("/auth/sessions/:sessionId", async function endOwnSession(req: Request, res: Response) {
     const { person, principal } = await signedInPerson(req);
     const sessionId = String(req.params.sessionId);
-    const ended = await endSessions(deps, person.id, { sessionIds: [sessionId] });
+    const { ended } = await endSessions(deps, person.id, { sessionIds: [sessionId] });
     // Ending this browser's own session is signing out here.
     if (sessionId === principal.sessionKey) clearSessionCookie(res, deps.config.parentDomain);
     res.json({ ended });
@@ -102,7 +102,8 @@ export function routes(deps: Deps): Router {
 
   router.post("/auth/sessions/end-others", async function endOtherSessions(req: Request, res: Response) {
     const { person, principal } = await signedInPerson(req);
-    res.json({ ended: await endSessions(deps, person.id, { allBut: principal.sessionKey }) });
+    const { ended } = await endSessions(deps, person.id, { allBut: principal.sessionKey });
+    res.json({ ended });
   });
 
   // Ends the session this browser holds, server-side, so a copy of the cookie is worthless too;

@@ -37,17 +37,17 @@ export async function erasePerson(
   deps: OwnDataDeps,
   personId: string,
   by: Acting,
-): Promise<{ finished: boolean; providerSyncErrors: SyncError[] }> {
+): Promise<{ finished: boolean; providerSyncErrors: SyncError[]; apps: string[] }> {
   ensureMayHandleData(deps, personId, by);
   const now = deps.clock.now();
   const erased = await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
-    if (person === null) return false;
+    if (person === null) return null;
     await ensureKeepsAnAdmin(deps, tx, person, null);
     // Every client they signed in to is told the sign-in ended, by its `sid` alone.
     const signedIn = await signInsEnding(deps, tx, person.id, "all");
     people.remove(deps.store, tx, person);
-    tellClients(deps, tx, signedIn, { erased: true });
+    const apps = tellClients(deps, tx, signedIn, { erased: true });
     // The apps hear of it with the ids they know the person by, and nothing else.
     publishEvent(deps, tx, {
       type: "person.erased",
@@ -67,15 +67,17 @@ export async function erasePerson(
       }),
     );
     recordBoth(deps, tx, personId, by, "erased");
-    return true;
+    return { apps };
   });
   deps.personCache.evict(personId);
   // The event goes now; the drain then asks to be woken for the job, a minute on.
-  if (erased) await wakeDrainer(deps);
+  if (erased !== null) await wakeDrainer(deps);
   // Gone already: an erasure that stopped half-way is finished now; otherwise there is no such person.
   const failed = await finishErasure(deps, personId);
-  ensure(erased || failed !== null, "person_not_found");
+  ensure(erased !== null || failed !== null, "person_not_found");
   return {
+    // The OpenID Connect clients signed out of the person's sign-ins (core/oidc/backchannel).
+    apps: erased?.apps ?? [],
     finished: (failed ?? []).length === 0,
     providerSyncErrors: (failed ?? []).map((uid) => ({
       uid,

@@ -79,7 +79,7 @@ export async function disconnectApp(
     const signedIn = (await signIns.ofSessions(deps.store, tx, personId, "all")).filter((s) => s.clientId === clientId);
     ensure(held.length > 0 || signedIn.length > 0, "app_not_found");
     for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
-    return tellClients(deps, tx, signedIn);
+    return tellClients(deps, tx, signedIn).length > 0;
   });
   if (told) await wakeDrainer(deps);
 }

@@ -169,7 +169,7 @@ export async function changePerson(
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     published = written !== next;
-    loggedOut = tellClients(deps, tx, signedIn);
+    loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written };
   });
   deps.personCache.evict(personId);

@@ -25,15 +25,16 @@ export function signInsEnding(
 
 /**
  * Queues the logout token of each ended sign-in for its client, in `tx`, and forgets the sign-in.
- * `erased`: the person is gone, and the token names the sign-in alone (`sid`), not them. Whether
- * anything was queued: the caller wakes the drain once `tx` has committed.
+ * `erased`: the person is gone, and the token names the sign-in alone (`sid`), not them. The
+ * clients signed out, each once (none: nothing queued); the caller wakes the drain once `tx` has
+ * committed when there is one.
  */
 export function tellClients(
   deps: Pick<Deps, "store" | "clock" | "random">,
   tx: Transaction,
   ended: OidcSignIn[],
   { erased = false }: { erased?: boolean } = {},
-): boolean {
+): string[] {
   const now = deps.clock.now();
   for (const signIn of ended) {
     enqueueNotice(deps, tx, {
@@ -45,5 +46,5 @@ export function tellClients(
     });
     signIns.remove(deps.store, tx, signIn.sid);
   }
-  return ended.length > 0;
+  return [...new Set(ended.map((s) => s.clientId))].sort();
 }

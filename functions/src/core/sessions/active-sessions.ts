@@ -94,8 +94,8 @@ export async function endSessions(
    * the person is told (`from`: who, from where).
    */
   by?: ActingOnOthers,
-): Promise<number> {
-  const { ended, queued } = await deps.transaction(async (tx) => {
+): Promise<{ ended: number; apps: string[] }> {
+  const { ended, apps, queued } = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
@@ -134,7 +134,7 @@ export async function endSessions(
       seq,
     );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
-    const loggedOut = tellClients(deps, tx, signedIn);
+    const apps = tellClients(deps, tx, signedIn);
     if (by !== undefined && chosen.length > 0)
       recordEvent(deps, tx, {
         personId,
@@ -147,9 +147,9 @@ export async function endSessions(
       by !== undefined && chosen.length > 0 && deps.config.notices.access
         ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, toldAs(by) as string))
         : null;
-    return { ended: chosen.length, queued: told !== null || seq !== undefined || loggedOut };
+    return { ended: chosen.length, apps, queued: told !== null || seq !== undefined || apps.length > 0 };
   });
   deps.personCache.evict(personId);
   if (queued) await wakeDrainer(deps);
-  return ended;
+  return { ended, apps };
 }

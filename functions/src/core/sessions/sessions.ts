@@ -203,7 +203,7 @@ export async function endSession(
         [sessionKey]: principal.expiresAt,
       });
       if (recorded) sessionRecords.markEnded(deps.store, tx, sessionKey, now);
-      return { personId: person.id, told: tellClients(deps, tx, signedIn) };
+      return { personId: person.id, told: tellClients(deps, tx, signedIn).length > 0 };
     }),
   );
   if (ended === null) return;

@@ -13,7 +13,7 @@ import { table } from "../output";
 import { UsageError } from "../refusals";
 import { AppError } from "../../core/errors";
 import { accessCommands, projectName } from "./people-access";
-import { actorText, changeText, describe, line, named, proved, reach, view } from "./person-text";
+import { actorText, changeText, describe, line, named, proved, reach, signedOutOf, TOLD, view } from "./person-text";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
 const ROLES = ["user", "admin"] as const;
@@ -191,13 +191,15 @@ export const peopleCommands: Command[] = [
       await ctx.confirm(
         `Erase ${named(person)}? Their sessions end; their ${person.uids.length} account(s) at the identity provider, passkeys, history and requests are deleted; only a record that someone was erased is kept. This cannot be undone.`,
       );
-      const { finished, providerSyncErrors } = await erasePerson(deps, person.id, { operator: ctx.actor() });
-      ctx.print(finished ? `erased ${person.id}` : `erased ${person.id}; not finished yet`, {
+      const { finished, providerSyncErrors, apps } = await erasePerson(deps, person.id, { operator: ctx.actor() });
+      ctx.print(`erased ${person.id}${finished ? "" : "; not finished yet"}${signedOutOf(apps)}`, {
         erased: person.id,
         finished,
         providerSyncErrors,
+        apps,
       });
       for (const e of providerSyncErrors) ctx.note(`account ${e.uid}: ${e.error}`);
+      if (apps.length > 0) ctx.note(TOLD);
     },
   },
   {

@@ -53,3 +53,10 @@ export function changeText(changes: HistoryEntry["changes"]): string {
 }
 
 export const named = (p: Person) => `${p.name || reach(p)} (${p.id})`;
+
+/** The OpenID Connect clients whose sign-ins an end signed out, as a command's answer ends with them. */
+export const signedOutOf = (apps: string[]): string =>
+  apps.length === 0 ? "" : `; signed out of the app${apps.length === 1 ? "" : "s"} ${apps.join(", ")}`;
+
+export const TOLD =
+  "Each app with a back-channel logout address is sent a logout token by the mail task (`clients show` says whether it has one).";

@@ -1,4 +1,5 @@
 /** `sessions …`: a person's sessions, as the account page shows them, and ending them. */
+import { signedOutOf, TOLD } from "./person-text";
 import { findPersonByIdOrEmail } from "../../core/people/operator";
 import { endSessions, listSessions, type SessionView } from "../../core/sessions/active-sessions";
 import type { Command } from "../cli";
@@ -41,9 +42,10 @@ export const sessionCommands: Command[] = [
       const named = person.emails[0] ?? person.id;
       await ctx.confirm(all ? `Sign ${named} out everywhere?` : `End session ${sessionId as string} of ${named}?`);
       const which = all ? { allBut: null } : { sessionIds: [sessionId as string] };
-      const ended = await endSessions(deps, person.id, which, { operator: ctx.actor() });
-      ctx.print(`ended ${ended} session${ended === 1 ? "" : "s"} of ${named}`, { ended });
+      const { ended, apps } = await endSessions(deps, person.id, which, { operator: ctx.actor() });
+      ctx.print(`ended ${ended} session${ended === 1 ? "" : "s"} of ${named}${signedOutOf(apps)}`, { ended, apps });
       ctx.note("Each is refused at once by a function instance that reads it anew, and by every one within 10 s.");
+      if (apps.length > 0) ctx.note(TOLD);
     },
   },
 ];
