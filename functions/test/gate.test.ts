@@ -167,7 +167,10 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     const { db, emulator } = await own();
     const deps = testDeps({ store: db });
     deps.personCache.set = () => {}; // every request reads the store
-    const app = appFor(startpage, deps);
+    // The lookup's own deadline (4 s) is what answers here. The request's (8 s by default) is set
+    // well past it: on a busy machine the work before the lookup can take seconds, and the
+    // request's deadline would then answer first, as "Service unavailable".
+    const app = appFor(startpage, deps, { deadlineMs: 30_000 });
     const account = await signedUp();
     const person = await personFor(account, { name: "", projects: ["startpage"] }, db, "frozen-lookup");
     const cookie = await sessionCookieFor(deps, account.uid, person.id);

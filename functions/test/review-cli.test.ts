@@ -116,7 +116,7 @@ describe("the review loop on the command line", () => {
     expect((await cli(["sessions", "end", account.email, listed[0]!.sessionId])).code).toBe(2);
     expect((await cli(["sessions", "end", account.email])).code).toBe(2);
     const one = await cliJson<{ ended: number }>(["sessions", "end", account.email, listed[0]!.sessionId, "--yes"]);
-    expect(one).toEqual({ ended: 1 });
+    expect(one).toEqual({ ended: 1, apps: [] });
     // Another instance, which reads the person anew.
     const gate = (cookie: string) =>
       request(appFor(startpage, testDeps({ store: db, transaction: transactionRunner(db) })))
@@ -125,6 +125,7 @@ describe("the review loop on the command line", () => {
     expect((await Promise.all(cookies.map(async (c) => (await gate(c)).status))).sort()).toEqual([200, 200, 401]);
     expect(await cliJson<{ ended: number }>(["sessions", "end", account.email, "--all", "--yes"])).toEqual({
       ended: 2,
+      apps: [],
     });
     expect((await Promise.all(cookies.map(async (c) => (await gate(c)).status))).sort()).toEqual([401, 401, 401]);
     const history = await cliJson<Array<{ event: string; by: unknown }>>(["people", "history", account.email]);
