@@ -80,6 +80,8 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
       await t.visitor.reaches("You're already signed in");
       await t.visitor.press("Continue");
       const back = await rp.arrivalAt("/callback");
+      // The app's page has loaded: the browser is done with the trip before it goes anywhere else.
+      await t.page.getByRole("heading", { name: "Back at the app" }).waitFor();
       return rp.tokens(relyingParty, back.searchParams.get("code") as string, verifier);
     };
     const first = await signIn("openid email offline_access");
