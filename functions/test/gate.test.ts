@@ -173,6 +173,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     expect((await request(app).get("/startpage/notifications").set("Cookie", cookie)).status).toBe(200);
     signal(emulator, "SIGSTOP");
     try {
+      await frozenNow(db);
       const frozen = await request(app).get("/startpage/notifications").set("Cookie", cookie);
       expect(frozen.status).toBe(503);
       expect(frozen.body).toEqual({ error: "Service unavailable" });
