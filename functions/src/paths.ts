@@ -47,6 +47,8 @@ export const PATHS = {
     { path: "/auth/people/**" },
     { path: "/auth/account" },
     { path: "/auth/account/**" },
+    { path: "/auth/invitations" },
+    { path: "/auth/invitations/**" },
   ],
   passkeys: [{ path: "/auth/passkeys" }, { path: "/auth/passkeys/**" }],
   claims: [{ path: "/auth/idp/**" }],

@@ -9,7 +9,7 @@ import { HOUR, MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
 import { enqueueMail, enqueueNotice, noticeEntry } from "../src/core/mail/outbox";
 import { renderers } from "../src/tasks/mail";
-import { deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
+import { BULK_SHARE, deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
 import { unseal } from "../src/core/mail/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import * as outbox from "../src/store/outbox";
@@ -272,6 +272,29 @@ describe("the mail outbox", () => {
     // The apps' entries were taken too, up to the rest of the batch.
     const states = await Promise.all(crowd.map(async (e) => (await entry(e.id)).state));
     expect(states.filter((s) => s === "none")).toHaveLength(9);
+  });
+
+  it("sends a code queued behind invitations sent in bulk and the apps' entries, and gives each lane its share", async () => {
+    const deps = testDeps({ mailer: realMailer(), mailQueue: quiet });
+    // Due before anything other tests of this file left due, so each lane's first are these.
+    const past = new Date(deps.clock.now().getTime() - HOUR);
+    const deliverBy = new Date(deps.clock.now().getTime() + HOUR);
+    // Invitations revoked since, and deliveries to an app gone: each settled as nothing to send.
+    const lane = (kind: string, l: "apps" | "bulk") =>
+      Array.from({ length: 30 }, () =>
+        noticeEntry(deps, { kind, about: unique("gone"), lane: l, deliverBy, notBefore: past }),
+      );
+    const [apps, bulk] = [lane("delivery", "apps"), lane("invitation", "bulk")];
+    await Promise.all([...apps, ...bulk].map((e) => outbox.addAlone(db, e)));
+    const to = `${unique("before-bulk")}@example.test`;
+    const id = await queued(deps, to);
+    await drainOutbox(deps, renderers(deps), 10);
+    expect(await entry(id)).toMatchObject({ state: "sent", lane: "mail" });
+    const settled = async (crowd: typeof apps) =>
+      (await Promise.all(crowd.map(async (e) => (await entry(e.id)).state))).filter((s) => s === "none").length;
+    // The apps fill the batch's rest; the bulk lane still gets its share.
+    expect(await settled(apps)).toBe(9);
+    expect(await settled(bulk)).toBe(BULK_SHARE);
   });
 
   it("claims and marks without a transaction: a drain whose every transaction is kept locked still sends, once", async () => {

@@ -25,6 +25,7 @@ import * as sends from "../src/store/sends";
 import * as personalData from "../src/store/personal-data";
 import * as noticeWindows from "../src/store/notice-windows";
 import * as projectAccess from "../src/store/project-access";
+import * as invitations from "../src/store/invitations";
 
 const repo = join(__dirname, "..", "..");
 const storeDir = join(__dirname, "..", "src", "store");
@@ -279,6 +280,24 @@ describe("data expiry", () => {
         return [`oidcAccessTokens/${hash}`];
       },
       oidcGrants: async () => [`oidcGrants/${await grant()}`],
+      invitations: async () => {
+        const invitation = {
+          id: invitations.invitationId(`${id()}@example.test`),
+          address: "a@example.test",
+          name: "",
+          projects: [],
+          groups: [],
+          role: "user" as const,
+          note: "",
+          invitedBy: { kind: "service" as const },
+          invitedAt: at,
+          expiresAt: later(14 * 86_400_000),
+          sentAt: at,
+          sends: 1,
+        };
+        await db.runTransaction(async (tx) => invitations.save(db, tx, invitation, later(44 * 86_400_000)));
+        return [`invitations/${invitation.id}`];
+      },
       oidcSignIns: async () => {
         const sid = id();
         await db.runTransaction(async (tx) => {

@@ -290,6 +290,20 @@ export const errorTable = {
   hook_invalid: { status: 400, message: "Invalid subscription" },
   hook_exists: { status: 409, message: "That app already has a subscription (rotate its secret, or remove it first)" },
   hook_not_found: { status: 404, message: "No such subscription" },
+  invalid_invitation: { status: 400, message: "Invalid invitation" },
+  invalid_invitation_file: { status: 400, message: "The file has rows that cannot be invited", reason: "bad_rows" },
+  invitation_not_found: { status: 404, message: "No such invitation" },
+  address_held: {
+    status: 409,
+    message: "That address is already on a person: change their access instead",
+    reason: "address_held",
+  },
+  already_invited: {
+    status: 409,
+    message: "That address has an invitation already (send it again, or revoke it first)",
+    reason: "already_invited",
+  },
+  invitation_just_sent: { status: 429, message: "That invitation was just sent. Try again in a few minutes." },
   step_up_required: {
     status: 403,
     message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,

@@ -53,14 +53,28 @@ const parsed = new WeakMap<Request, Record<string, unknown>>();
  * exactly as sent (what a request signature covers); the JSON reader below parses the same ones. Only handlers
  * that take a body call this, so an endpoint without one (logout) never fails on what was sent.
  */
-export async function rawBody(req: Request): Promise<Buffer> {
+export async function rawBody(req: Request, limit = BODY_LIMIT_BYTES): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
+  if (declared > limit) throw new AppError("body_too_large");
   const raw =
-    (req as WithRawBody).rawBody ??
-    (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, BODY_LIMIT_BYTES));
-  if (raw.length > BODY_LIMIT_BYTES) throw new AppError("body_too_large");
+    (req as WithRawBody).rawBody ?? (BODYLESS.has(req.method) ? Buffer.alloc(0) : await readStream(req, limit));
+  if (raw.length > limit) throw new AppError("body_too_large");
   return raw;
+}
+
+/**
+ * A body that is a file rather than an object (a CSV upload): sent as `type`, UTF-8, up to `limit`
+ * bytes. Like JSON, such a type cannot be sent across sites without a preflight.
+ */
+export async function readText(req: Request, type: string, limit: number): Promise<string> {
+  const declared = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
+  if (declared !== type) throw new AppError("unsupported_media_type", `Content-Type must be ${type}`);
+  const raw = await rawBody(req, limit);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw new AppError("unsupported_media_type", "The file must be UTF-8 text");
+  }
 }
 
 /** An empty body is `{}`; anything else must be a JSON object sent as application/json. */

@@ -11,6 +11,7 @@ import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
 import { hookCommands } from "./commands/hooks";
 import { peopleCommands } from "./commands/people";
+import { invitationCommands } from "./commands/invitations";
 import { sessionCommands } from "./commands/sessions";
 import { statusCommands } from "./commands/status";
 import { GLOBAL_HELP, formatOf, one, parse, wantsJson, type Command } from "./cli";
@@ -24,6 +25,7 @@ import { applyTarget, ensureReachable, readSavedTarget, resolveTarget } from "./
 const COMMANDS: Command[] = [
   ...statusCommands,
   ...peopleCommands,
+  ...invitationCommands,
   ...sessionCommands,
   ...clientCommands,
   ...apiKeyCommands,

@@ -21,6 +21,7 @@ import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
 import { nameUserAgent } from "../core/sessions/user-agent";
+import { invitationRoutes } from "./invitations";
 
 /** The browser and system an administrator's request came from, for the person's notice. */
 const browserOf = (req: Request) => nameUserAgent(req.get("user-agent") ?? "");
@@ -83,6 +84,7 @@ function readCursor(cursor: string | undefined, list: string): string | null {
 
 export function routes(deps: Deps): Router {
   const router = Router();
+  router.use(invitationRoutes(deps));
 
   const listQuery = z
     .object({

@@ -16,6 +16,8 @@ export const COLLECTIONS = {
   oidcClients: null,
   // The apps' subscriptions to events (core/events): kept until the operator removes one.
   hooks: null,
+  // An address let in before it asked: until it is taken up or revoked, or a while past its expiry.
+  invitations: "forgetAfter",
   notifications: null,
   startpageReads: null,
   emailCodes: "expiresAt",

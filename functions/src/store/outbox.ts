@@ -23,11 +23,12 @@ const OUTBOX: Collection = "outbox";
 export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
 
 /**
- * Which of the drain's two queues an entry waits in: `mail`, for people (codes, notices, the
- * digest, the erasure's job), taken first; `apps`, for the family's apps (events, their
- * deliveries, logout tokens), which may come by the thousand and must not hold up a code.
+ * Which of the drain's queues an entry waits in: `mail`, for people (codes, notices, the digest,
+ * the erasure's job), taken first; `apps`, for the family's apps (events, their deliveries, logout
+ * tokens); `bulk`, mail an administrator sends many of at once (invitations). The last two may come
+ * by the thousand and must not hold up a code.
  */
-export type OutboxLane = "mail" | "apps";
+export type OutboxLane = "mail" | "apps" | "bulk";
 
 /**
  * What a security notice tells (core/people/security-notices), kept beside whom it is about so the
@@ -110,7 +111,7 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
         ? { sid: String(d.logout.sid), sub: optionalString(d.logout.sub) }
         : null,
     state: d.state as OutboxState,
-    lane: d.lane === "apps" ? "apps" : "mail",
+    lane: d.lane === "apps" || d.lane === "bulk" ? d.lane : "mail",
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
     nextAttemptAt: toDate(d.nextAttemptAt),
     claim: optionalString(d.claim),

@@ -15,6 +15,7 @@ import { backchannelRenderers } from "../core/oidc/backchannel";
 import { erasureJobRenderers } from "../core/people/erasure-job";
 import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
 import { securityNoticeRenderers } from "../core/people/security-mail";
+import { invitationRenderers } from "../core/people/invitation-mail";
 import { errorText } from "../logger";
 
 type MailDeps = Pick<
@@ -41,6 +42,7 @@ export function renderers(deps: MailDeps): Record<string, Renderer> {
     ...reviewNoticeRenderers(deps),
     ...eventRenderers(deps),
     ...backchannelRenderers(deps),
+    ...invitationRenderers(deps),
   };
 }
 

@@ -125,6 +125,7 @@ const VIA: Record<HistoryEntry["via"], string> = {
   "sign-in": " by signing in",
   seed: " when the service was set up",
   account: " on their account page",
+  invitation: ", who invited them",
 };
 
 /** Who did it, and how: "admin@example.test", "Ops (operator) on the command line", "They did, by requesting access". */
@@ -149,6 +150,11 @@ export function whatHappened(entry: Pick<HistoryEntry, "event" | "changes">): st
   if (entry.event === "exported") return ["A copy of everything kept about them was taken"];
   if (entry.event === "erased") return ["Deleted, with everything kept about them"];
   if (entry.event === "exported-someone") return [`Took a copy of someone's data (${personNamed(entry)})`];
+  const invited = entry.changes.invited?.to;
+  const address = typeof invited === "string" ? invited : "an address";
+  if (entry.event === "invited-someone") return [`Invited ${address}`];
+  if (entry.event === "invitation-resent") return [`Sent ${address} their invitation again`];
+  if (entry.event === "invitation-revoked") return [`Revoked the invitation of ${address}`];
   if (entry.event === "erased-someone")
     return [`Deleted someone, with everything kept about them (${personNamed(entry)})`];
   return lines.length > 0 ? lines : ["Nothing changed"];

@@ -4,6 +4,7 @@ import { canonicalEmail } from "../email-address";
 import { CHECK_REFUSALS, checkCode } from "./email-codes";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
+import { arriveByCode, liveInvitation } from "../people/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { type Person } from "../model/person";
@@ -18,7 +19,8 @@ type SignInDeps = Pick<
 const providerFailed = (what: string): Failure => ({ code: "signin_failed", log: `sign-in: ${what} failed` });
 
 /**
- * POST /auth/otp/sign-in: checks a `signin` code and, for an approved person only, consumes it
+ * POST /auth/otp/sign-in: checks a `signin` code and, for an approved person (or an invited
+ * address, which becomes one: core/people/arrival) only, consumes it
  * in the same transaction (as the contract's state table has it: a refusal for a missing or
  * unapproved account leaves the code as it was). Then mints a custom token for the person's
  * account: their first linked account, or the provider's account for the address (made,
@@ -27,10 +29,16 @@ const providerFailed = (what: string): Failure => ({ code: "signin_failed", log:
 export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: string): Promise<string> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_code_invalid");
-  const person = await people.findByEmail(deps.store, address);
-  const result = await checkCode(deps, address, "signin", otp, person?.status === "approved");
+  const [found, invitation] = await Promise.all([
+    people.findByEmail(deps.store, address),
+    liveInvitation(deps, address),
+  ]);
+  const consume = found?.status === "approved" || (found === null && invitation !== null);
+  const result = await checkCode(deps, address, "signin", otp, consume);
   // The code is judged first: without the right code, nothing is said about the account.
   if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
+  // An invited address becomes its person now, approved with the invitation's grants.
+  const person = found ?? (invitation === null ? null : await arriveByCode(deps, address));
   ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));

@@ -5,6 +5,7 @@ import * as codes from "../../store/email-codes";
 import * as sends from "../../store/sends";
 import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
+import { liveInvitation } from "../people/arrival";
 import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
 import { addressIds, codeHash, codeMatches, pepperRing, type PepperKey } from "../pepper";
@@ -53,8 +54,13 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   ensure(address, "email_invalid");
   ensure(deps.config.smtp !== null, "email_not_configured");
   const ring = pepperRing(deps);
-  // A sign-in code only goes to an address on a person; anyone may confirm an address for an access request.
-  const deliver = purpose === "request-access" || (await people.findByEmail(deps.store, address)) !== null;
+  // A sign-in code only goes to an address on a person, or one invited; anyone may confirm an
+  // address for an access request. Both are read for every address, so the time taken tells none apart.
+  const [person, invitation] = await Promise.all([
+    people.findByEmail(deps.store, address),
+    liveInvitation(deps, address),
+  ]);
+  const deliver = purpose === "request-access" || person !== null || invitation !== null;
   const code = sixDigits(deps.random);
   const mail = deliver ? codeMail(address, code, purpose, deps.config.idUrl) : null;
   const now = deps.clock.now();

@@ -23,6 +23,8 @@ export const LEASE_MS = MINUTE;
 export const MAX_ATTEMPTS = 10;
 /** How many of a drain's batch the apps' entries get however much mail is due (more when there is less). */
 export const APPS_SHARE = 5;
+/** How many of a drain's batch mail sent in bulk (invitations) gets however much else is due. */
+export const BULK_SHARE = 5;
 /** How many entries one drain sends before handing the rest to another. */
 export const DRAIN_BATCH = 25;
 type DrainDeps = Pick<
@@ -98,18 +100,23 @@ export async function drainOutbox(
 ): Promise<DrainReport> {
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
-  // Mail for people first; the apps' entries fill the rest of the batch, and always get a share.
+  // Mail for people first; the apps' entries, then mail sent in bulk (invitations), fill the rest
+  // of the batch, and each always gets a share.
   const mail = await outbox.due(deps.store, now, batch, "mail");
-  const apps = await outbox.due(deps.store, now, Math.max(APPS_SHARE, batch - mail.length), "apps");
-  // Entries stored before there were lanes are in neither: taken once the lanes have nothing due.
-  const unlaned = mail.length + apps.length === 0 ? await outbox.due(deps.store, now, batch) : [];
-  for (const read of [...fromAPlaceOfItsOwn(deps, mail), ...fromAPlaceOfItsOwn(deps, apps), ...unlaned]) {
+  const appsAsked = Math.max(APPS_SHARE, batch - mail.length);
+  const apps = await outbox.due(deps.store, now, appsAsked, "apps");
+  const bulkAsked = Math.max(BULK_SHARE, batch - mail.length - apps.length);
+  const bulk = await outbox.due(deps.store, now, bulkAsked, "bulk");
+  // Entries stored before there were lanes are in none: taken once the lanes have nothing due.
+  const unlaned = mail.length + apps.length + bulk.length === 0 ? await outbox.due(deps.store, now, batch) : [];
+  const lanes = [mail, apps, bulk].flatMap((due) => fromAPlaceOfItsOwn(deps, due));
+  for (const read of [...lanes, ...unlaned]) {
     const outcome = await deliverRead(deps, read, now, renderers);
     if (outcome !== "skipped") report[outcome]++;
   }
   // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
   // claim falls due at `next` (a wake for a time past runs at once).
-  const full = mail.length === batch || apps.length === Math.max(APPS_SHARE, batch - mail.length);
+  const full = mail.length === batch || apps.length === appsAsked || bulk.length === bulkAsked;
   const next = await outbox.nextDue(deps.store);
   if (next !== null) await wakeDrainer(deps, full ? undefined : next);
   return report;

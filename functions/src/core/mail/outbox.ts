@@ -77,7 +77,7 @@ export interface NoticeOptions {
   event?: ServiceEvent;
   /** A sign-in to tell its client has ended (core/oidc/backchannel). */
   logout?: outbox.OutboxLogout;
-  /** `apps` for what goes to the family's apps; `mail` (for people) otherwise. */
+  /** `apps` for what goes to the family's apps, `bulk` for invitations; `mail` (for people) otherwise. */
   lane?: outbox.OutboxLane;
   id?: string;
 }

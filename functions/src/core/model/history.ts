@@ -10,7 +10,8 @@ export type Actor =
 /** An operator on the command line, by login and machine. */
 export type Operator = { kind: "operator"; name: string };
 
-export type Via = "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account";
+export type Via =
+  "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account" | "invitation";
 
 /** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
 export type HistoryEvent =
@@ -22,7 +23,11 @@ export type HistoryEvent =
   | "erased"
   // In an administrator's own history: they took a copy of someone's data, or erased someone.
   | "exported-someone"
-  | "erased-someone";
+  | "erased-someone"
+  // In an inviter's own history: they invited an address, sent its invitation again, or revoked it.
+  | "invited-someone"
+  | "invitation-resent"
+  | "invitation-revoked";
 
 export type FieldValue = string | string[];
 

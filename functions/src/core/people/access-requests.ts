@@ -2,11 +2,11 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "./history";
-import { type NewPerson } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
+import { publishChange } from "./person-events";
+import { arrive, liveInvitation, type Arriving } from "./arrival";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
 export interface RequestDetails {
@@ -17,7 +17,8 @@ export interface RequestDetails {
 /**
  * A stranger has proved `address` (a correct `request-access` code): records the request as a
  * new pending person holding the address, with the name and note they gave, for a reviewer, and
- * marks them for the reviewers' digest. Asked again while still pending, the request's name and
+ * marks them for the reviewers' digest (an invited address arrives approved instead,
+ * core/people/arrival). Asked again while still pending, the request's name and
  * note are updated; a person already reviewed is left alone. The address key is claimed in the
  * same transaction (store/person-keys), so concurrent requests make one person.
  */
@@ -33,30 +34,17 @@ export async function recordAccessRequest(
       created = false;
       const holderId = await personKeys.keyHolder(store, tx, "email", address);
       if (holderId !== null) return updateRequest(deps, tx, holderId, details);
-      const request: NewPerson = {
+      // An address invited before arrives approved with its grants: no reviewer need see it.
+      const invitation = await liveInvitation(deps, address, tx);
+      const arriving: Arriving = {
         uids: [],
         emails: [address],
         phones: [],
         name: details.name ?? "",
-        role: "user",
-        projects: [],
-        groups: [],
-        status: "pending",
         origin: { via: "email", address },
         note: details.note ?? "",
-        awaitingNotice: true,
-        eventSeq: FIRST_SEQ,
       };
-      const person = people.create(store, tx, request, deps.random.id(), deps.clock.now());
-      publishCreated(deps, tx, person, { kind: "person" });
-      const changes = changesBetween(null, person);
-      recordEvent(deps, tx, {
-        personId: person.id,
-        by: { kind: "person" },
-        via: "request-access",
-        event: "created",
-        changes,
-      });
+      arrive(deps, tx, arriving, "request-access", invitation);
       created = true;
     });
   } catch (err) {

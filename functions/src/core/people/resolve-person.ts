@@ -10,14 +10,16 @@ import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
+import { publishChange } from "./person-events";
+import { arrive, liveInvitation, type Arriving } from "./arrival";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
 
 /**
  * Finds the person behind a sign-in: by account, then verified address, then phone number;
- * links the account to whoever it found. A sign-in nobody recognises becomes a new pending
- * person, except a phone-only one, which is refused.
+ * links the account to whoever it found. A sign-in nobody recognises becomes a new person
+ * (core/people/arrival: pending, or approved by an invitation of its address), except a phone-only
+ * one, which is refused.
  * Known accounts cost one read. The rest runs in one transaction whose key claims (see
  * store/person-keys) make two concurrent first sign-ins end in one person. An account linked to
  * someone already known is a new way into their account: they are told (`waysIn`), with `from`,
@@ -82,39 +84,23 @@ async function linkOrCreate(
     }
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
-  const person = people.create(
-    store,
-    tx,
-    {
-      uids: [signIn.uid],
-      emails: email === null ? [] : [email],
-      // A number is only claimed for a new person if it was free (checked above).
-      phones: signIn.phone === null ? [] : [signIn.phone],
-      name: signIn.name ?? "",
-      role: "user",
-      projects: [],
-      groups: [],
-      status: "pending",
-      origin: {
-        via: "account",
-        bridge,
-        provider: signIn.provider,
-        account: signIn.account ?? "",
-        displayName: signIn.name ?? "",
-      },
-      awaitingNotice: true,
-      eventSeq: FIRST_SEQ,
+  // An address invited before arrives approved with its grants; anyone else waits for review.
+  const invitation = await liveInvitation(deps, email, tx);
+  const arriving: Arriving = {
+    uids: [signIn.uid],
+    emails: email === null ? [] : [email],
+    // A number is only claimed for a new person if it was free (checked above).
+    phones: signIn.phone === null ? [] : [signIn.phone],
+    name: signIn.name ?? "",
+    origin: {
+      via: "account",
+      bridge,
+      provider: signIn.provider,
+      account: signIn.account ?? "",
+      displayName: signIn.name ?? "",
     },
-    deps.random.id(),
-    deps.clock.now(),
-  );
-  publishCreated(deps, tx, person, { kind: "person" });
-  recordEvent(deps, tx, {
-    personId: person.id,
-    by: { kind: "person" },
-    via: bridge === null ? "sign-in" : "bridge",
-    event: "created",
-    changes: changesBetween(null, person),
-  });
+    note: "",
+  };
+  const person = arrive(deps, tx, arriving, bridge === null ? "sign-in" : "bridge", invitation);
   return { person, told: null };
 }

@@ -34,7 +34,7 @@ export function projectName(value: string): string {
 }
 
 /** A project some app of the family declares (APP_HOSTS), or `*`; anything else only with --force. */
-function declaredProject(ctx: Context, value: string, force: boolean): string {
+export function declaredProject(ctx: Context, value: string, force: boolean): string {
   const project = projectName(value);
   ctx.config();
   const known = appHostList();

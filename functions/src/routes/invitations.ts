@@ -1,0 +1,170 @@
+/**
+ * Invitations, for administrators (served by the people group): inviting one address, a file of
+ * them, listing, sending again and revoking (core/people/invitations).
+ */
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import type { Deps } from "../core/deps";
+import { canonicalEmail } from "../core/email-address";
+import { AppError, ensure } from "../core/errors";
+import { parseBody, readText } from "../http/body";
+import { requireAccess } from "../http/gate";
+import { nameUserAgent } from "../core/sessions/user-agent";
+import type { ActingOnOthers } from "../core/people/acting";
+import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX, type Invitation } from "../core/model/invitation";
+import { NAME_MAX } from "../core/model/person";
+import {
+  findInvitation,
+  invite,
+  listInvitations,
+  resendInvitation,
+  revokeInvitation,
+  stateOf,
+} from "../core/people/invitations";
+import { readInvitationFile, type FileProblem } from "../core/people/invitation-file";
+import { inviteMany } from "../core/people/invite-many";
+
+const ADMIN = { admin: true, cookieOnly: true } as const;
+/** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */
+const FILE_LIMIT_BYTES = 2 * 1024 * 1024;
+
+/** An invitation as the API shows it. */
+export function invitationView(invitation: Invitation, now: Date) {
+  return {
+    id: invitation.id,
+    address: invitation.address,
+    name: invitation.name,
+    projects: invitation.projects,
+    groups: invitation.groups,
+    role: invitation.role,
+    note: invitation.note,
+    invitedBy: invitation.invitedBy,
+    invitedAt: invitation.invitedAt.toISOString(),
+    expiresAt: invitation.expiresAt.toISOString(),
+    sentAt: invitation.sentAt.toISOString(),
+    sends: invitation.sends,
+    state: stateOf(invitation, now),
+  };
+}
+
+/** A file's problems in one message, line by line (the first 20, then how many more). */
+function problemsText(problems: FileProblem[]): string {
+  const shown = problems.slice(0, 20).map((p) => `line ${p.line}: ${p.error}`);
+  const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : "";
+  return `Nobody was invited; fix these rows and send the file again: ${shown.join("; ")}${more}`;
+}
+
+const email = z
+  .string()
+  .max(320)
+  .transform(
+    (raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER),
+  );
+const label = z.string().trim().min(1).max(100);
+const days = z.number().int().min(1).max(INVITATION_MAX_DAYS);
+
+function readCursor(raw: string | undefined): { at: Date; id: string } | null {
+  if (raw === undefined) return null;
+  const [at = "", id = ""] = Buffer.from(raw, "base64url").toString("utf8").split("~");
+  const date = new Date(at);
+  ensure(
+    !Number.isNaN(date.getTime()) && id.startsWith("inv_"),
+    "invalid_people_query",
+    "cursor is not one this list gave",
+  );
+  return { at: date, id };
+}
+
+const cursorOf = (next: { at: Date; id: string } | null) =>
+  next === null ? null : Buffer.from(`${next.at.toISOString()}~${next.id}`).toString("base64url");
+
+export function invitationRoutes(deps: Deps): Router {
+  const router = Router();
+  const asAdmin = async (req: Request): Promise<ActingOnOthers> => {
+    const admin = await requireAccess(deps, req, ADMIN);
+    return {
+      admin: admin.person,
+      signedInAt: admin.principal.authTime,
+      from: nameUserAgent(req.get("user-agent") ?? ""),
+    };
+  };
+  const idParam = (req: Request) => String(req.params.invitationId);
+
+  const listQuery = z
+    .object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().max(200).optional() })
+    .strict();
+  router.get("/auth/invitations", async function list(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    const query = listQuery.safeParse(req.query);
+    ensure(query.success, "invalid_people_query", "Invalid query: limit 1 to 200, and a cursor this list gave");
+    const page = await listInvitations(deps, query.data.limit, readCursor(query.data.cursor));
+    const now = deps.clock.now();
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ invitations: page.invitations.map((i) => invitationView(i, now)), next: cursorOf(page.next) });
+  });
+
+  const inviteBody = z
+    .object({
+      address: email,
+      name: z
+        .string()
+        .max(NAME_MAX * 4)
+        .default(""),
+      projects: z.array(label).max(100).default([]),
+      groups: z.array(label).max(100).default([]),
+      role: z.enum(["user", "admin"]).default("user"),
+      note: z
+        .string()
+        .max(INVITATION_NOTE_MAX * 4)
+        .default(""),
+      days: days.optional(),
+    })
+    .strict();
+  router.post("/auth/invitations", async function inviteOne(req: Request, res: Response) {
+    const by = await asAdmin(req);
+    const { days: lasts, ...terms } = await parseBody(req, inviteBody, "invalid_invitation");
+    const invitation = await invite(deps, terms, by, lasts);
+    res.status(201).json(invitationView(invitation, deps.clock.now()));
+  });
+
+  const fileQuery = z
+    .object({ dryRun: z.enum(["true", "false"]).default("false"), days: z.coerce.number().pipe(days).optional() })
+    .strict();
+  router.post("/auth/invitations/file", async function inviteFile(req: Request, res: Response) {
+    const by = await asAdmin(req);
+    const query = fileQuery.safeParse(req.query);
+    ensure(
+      query.success,
+      "invalid_invitation",
+      `Invalid query: dryRun true or false, days 1 to ${INVITATION_MAX_DAYS}`,
+    );
+    const { rows, problems } = readInvitationFile(await readText(req, "text/csv", FILE_LIMIT_BYTES));
+    const dryRun = query.data.dryRun === "true";
+    // A dry run shows every row, the bad ones too; a real run with a bad row invites nobody.
+    if (!dryRun && problems.length > 0) throw new AppError("invalid_invitation_file", problemsText(problems));
+    const outcome = await inviteMany(deps, rows, by, { dryRun, days: query.data.days });
+    res.json({ ...outcome, problems });
+  });
+
+  router.get("/auth/invitations/:invitationId", async function getOne(req: Request, res: Response) {
+    await requireAccess(deps, req, ADMIN);
+    res.setHeader("Cache-Control", "no-store");
+    res.json(invitationView(await findInvitation(deps, idParam(req)), deps.clock.now()));
+  });
+
+  const resendBody = z.object({ days: days.optional() }).strict();
+  router.post("/auth/invitations/:invitationId/resend", async function resend(req: Request, res: Response) {
+    const by = await asAdmin(req);
+    const body = await parseBody(req, resendBody, "invalid_invitation");
+    const invitation = await resendInvitation(deps, idParam(req), by, body.days);
+    res.json(invitationView(invitation, deps.clock.now()));
+  });
+
+  router.delete("/auth/invitations/:invitationId", async function revoke(req: Request, res: Response) {
+    const by = await asAdmin(req);
+    await revokeInvitation(deps, idParam(req), by);
+    res.json({ revoked: true });
+  });
+
+  return router;
+}
