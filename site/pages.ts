@@ -24,6 +24,7 @@ export const PAGES: Page[] = [
   { path: "/review", title: "Review requests", entry: "review", body: NEEDS_SCRIPT },
   { path: "/people", title: "People", entry: "people", body: NEEDS_SCRIPT },
   { path: "/person", title: "A person", entry: "person", body: NEEDS_SCRIPT },
+  { path: "/invite", title: "Invite people", entry: "invite", body: NEEDS_SCRIPT },
   {
     path: null,
     title: "Page not found",

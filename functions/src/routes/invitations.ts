@@ -11,7 +11,8 @@ import { parseBody, readText } from "../http/body";
 import { requireAccess } from "../http/gate";
 import { nameUserAgent } from "../core/sessions/user-agent";
 import type { ActingOnOthers } from "../core/people/acting";
-import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX, type Invitation } from "../core/model/invitation";
+import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX } from "../core/model/invitation";
+import { invitationView } from "../core/people/invitation-view";
 import { NAME_MAX } from "../core/model/person";
 import {
   findInvitation,
@@ -19,7 +20,6 @@ import {
   listInvitations,
   resendInvitation,
   revokeInvitation,
-  stateOf,
 } from "../core/people/invitations";
 import { readInvitationFile, type FileProblem } from "../core/people/invitation-file";
 import { inviteMany } from "../core/people/invite-many";
@@ -27,25 +27,6 @@ import { inviteMany } from "../core/people/invite-many";
 const ADMIN = { admin: true, cookieOnly: true } as const;
 /** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */
 const FILE_LIMIT_BYTES = 2 * 1024 * 1024;
-
-/** An invitation as the API shows it. */
-export function invitationView(invitation: Invitation, now: Date) {
-  return {
-    id: invitation.id,
-    address: invitation.address,
-    name: invitation.name,
-    projects: invitation.projects,
-    groups: invitation.groups,
-    role: invitation.role,
-    note: invitation.note,
-    invitedBy: invitation.invitedBy,
-    invitedAt: invitation.invitedAt.toISOString(),
-    expiresAt: invitation.expiresAt.toISOString(),
-    sentAt: invitation.sentAt.toISOString(),
-    sends: invitation.sends,
-    state: stateOf(invitation, now),
-  };
-}
 
 /** A file's problems in one message, line by line (the first 20, then how many more). */
 function problemsText(problems: FileProblem[]): string {

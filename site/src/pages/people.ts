@@ -5,7 +5,7 @@
  */
 import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
 import { projectName, ROLE_WORDS, STATUS_WORDS, whoIs, type AdminPerson } from "../reviewers/people-words";
-import { alertBox, button, choice, field, h, paragraph, view, whileBusy } from "../shared/ui";
+import { alertBox, button, choice, field, h, linkButton, paragraph, view, whileBusy } from "../shared/ui";
 
 const PAGE = 25;
 
@@ -123,6 +123,7 @@ forAdministrators(() => {
   view(
     "People",
     paragraph("Everyone who has an account here or has asked for one. Open a person to change what they can use."),
+    linkButton("Invite people", "/invite"),
     form,
     alert.element,
     found,

@@ -4,7 +4,7 @@
  * that turns an answer no page can use (no service, an ended sign-in, a role taken away) into
  * words in the place that asked.
  */
-import { ask, currentSession, type Answer, type Notice, type Person } from "../shared/api";
+import { ask, currentSession, type Answer, type FileBody, type Notice, type Person } from "../shared/api";
 import { alertBox, button, h, linkButton, paragraph, view } from "../shared/ui";
 
 /** The sign-in page, coming back here afterwards. */
@@ -45,7 +45,7 @@ export async function askAdmin(
   notice: Notice,
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
-  body?: Record<string, unknown>,
+  body?: Record<string, unknown> | FileBody,
 ): Promise<Answer | null> {
   const answer = await ask(notice, method, path, body);
   if (answer === null) return null;

@@ -14,18 +14,27 @@ export class Unreachable extends Error {
   }
 }
 
+/** A body that is a file (a CSV of invitations) rather than a JSON object: its media type and its text. */
+export class FileBody {
+  constructor(
+    readonly type: string,
+    readonly text: string,
+  ) {}
+}
+
 export async function call(
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
-  body?: Record<string, unknown>,
+  body?: Record<string, unknown> | FileBody,
 ): Promise<Answer> {
+  const file = body instanceof FileBody ? body : null;
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: body === undefined ? {} : { "content-type": file?.type ?? "application/json" },
+      body: body === undefined ? undefined : (file?.text ?? JSON.stringify(body)),
     });
   } catch {
     throw new Unreachable();
@@ -55,7 +64,7 @@ export async function ask(
   notice: Notice,
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
-  body?: Record<string, unknown>,
+  body?: Record<string, unknown> | FileBody,
 ): Promise<Answer | null> {
   try {
     return await call(method, path, body);

@@ -216,10 +216,6 @@ export async function revokeInvitation(deps: InviteDeps, id: string, by: ActingO
 /** Wakes the drainer once for the mail of many invitations. */
 export const wakeForInvitations = (deps: InviteDeps) => wakeDrainer(deps);
 
-export type InvitationState = "live" | "expired";
-export const stateOf = (invitation: Invitation, now: Date): InvitationState =>
-  isLive(invitation, now) ? "live" : "expired";
-
 /** A page of invitations, newest first; `next` continues it. Taken-up and revoked ones are gone. */
 export async function listInvitations(
   deps: Pick<Deps, "store">,

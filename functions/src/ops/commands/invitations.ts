@@ -12,8 +12,8 @@ import {
   listInvitations,
   resendInvitation,
   revokeInvitation,
-  stateOf,
 } from "../../core/people/invitations";
+import { invitationView as view, stateOf } from "../../core/people/invitation-view";
 import { invitationId } from "../../store/invitations";
 import { many, one, type Command } from "../cli";
 import type { Context } from "../context";
@@ -44,14 +44,6 @@ export function invitationText(i: Invitation, now: Date): string {
   const gives = [i.role === "admin" ? "admin" : "", i.projects.join(",") || "no projects"].filter(Boolean).join(", ");
   return `${i.address} (${gives}; ${stateOf(i, now)} until ${day(i.expiresAt)} UTC)`;
 }
-
-const view = (i: Invitation, now: Date) => ({
-  ...i,
-  invitedAt: i.invitedAt.toISOString(),
-  expiresAt: i.expiresAt.toISOString(),
-  sentAt: i.sentAt.toISOString(),
-  state: stateOf(i, now),
-});
 
 async function inviteFromFile(ctx: Context, path: string, dryRun: boolean, days: number | undefined): Promise<void> {
   let text: string;
