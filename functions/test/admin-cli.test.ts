@@ -156,6 +156,50 @@ describe("npm run admin", () => {
     });
   });
 
+  describe("people invite", () => {
+    it("invites an address and a file's rows, once each, lists them, and revokes one", async () => {
+      const email = `${unique("cli-inv")}@example.test`;
+      const invited = await json<{ address: string; projects: string[]; state: string; invitedBy: { kind: string } }>([
+        "people",
+        "invite",
+        email,
+        "startpage",
+        "--group",
+        "crew",
+        "--note",
+        "Welcome",
+      ]);
+      expect(invited).toMatchObject({ address: email, projects: ["startpage"], state: "live" });
+      expect(invited.invitedBy.kind).toBe("operator");
+      const twice = await admin(["people", "invite", email, "startpage"]);
+      expect(twice.code).toBe(1);
+      expect(twice.stderr).toMatch(/has an invitation already/);
+
+      const dir = mkdtempSync(join(tmpdir(), "invite-"));
+      const rows = [`${unique("cli-row")}@example.test`, `${unique("cli-row")}@example.test`];
+      const file = join(dir, "people.csv");
+      writeFileSync(file, `address,projects\n${rows[0]},startpage\n${rows[1]},startpage;calendar\n`);
+      const dry = await json<{ counts: { invited: number } }>(["people", "invite", "--file", file, "--dry-run"]);
+      expect(dry.counts.invited).toBe(2);
+      expect((await firestore().collection("invitations").where("address", "==", rows[0]).get()).size).toBe(0);
+      const first = await json<{ counts: Record<string, number> }>(["people", "invite", "--file", file]);
+      expect(first.counts).toEqual({ invited: 2, "already-invited": 0, held: 0 });
+      const again = await json<{ counts: Record<string, number> }>(["people", "invite", "--file", file]);
+      expect(again.counts).toEqual({ invited: 0, "already-invited": 2, held: 0 });
+
+      const bad = join(dir, "bad.csv");
+      writeFileSync(bad, `address\n${unique("ok")}@example.test\nnope\n`);
+      const refused = await admin(["people", "invite", "--file", bad]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`${bad}:3: the address is not an email address`);
+
+      const listed = await json<Array<{ address: string }>>(["people", "invitations", "--limit", "200"]);
+      expect(listed.map((i) => i.address)).toEqual(expect.arrayContaining([email, ...rows]));
+      await json(["people", "revoke-invitation", email, "--yes"]);
+      expect((await firestore().collection("invitations").where("address", "==", email).get()).size).toBe(0);
+    });
+  });
+
   describe("people remove-passkeys", () => {
     it("removes every passkey of a person named by address, after which none signs in", async () => {
       const w = passkeyWorld();
