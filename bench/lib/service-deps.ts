@@ -82,6 +82,7 @@ export function serviceDeps(settings: BenchSettings): any {
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
+    addressRules: [],
     sendBudgets: settings.sendBudgets ?? {
       perClientPerHour: 1_000_000,
       perServicePerMinute: 1_000_000,

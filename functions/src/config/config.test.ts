@@ -32,3 +32,36 @@ describe("readConfig", () => {
     expect(() => readConfig()).toThrow("search has no client secret");
   });
 });
+
+describe("ADDRESS_RULES", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it("is off by default: nobody comes in without review", () => {
+    delete process.env.ADDRESS_RULES;
+    expect(readConfig().addressRules).toEqual([]);
+  });
+
+  it("reads each domain's rule, its lists defaulting to none", () => {
+    process.env.ADDRESS_RULES = JSON.stringify({
+      "school.example": { then: "approve", projects: ["calendar"], groups: ["pupils"] },
+      "partner.example": { then: "suggest" },
+    });
+    expect(readConfig().addressRules).toEqual([
+      { domain: "school.example", then: "approve", projects: ["calendar"], groups: ["pupils"] },
+      { domain: "partner.example", then: "suggest", projects: [], groups: [] },
+    ]);
+  });
+
+  it.each([
+    ['{"School.Example":{"then":"approve"}}', /School\.Example/],
+    ['{"school.example":{"then":"allow"}}', /then/],
+    ['{"school.example":{"then":"approve","role":"admin"}}', /role/],
+    ["[1]", /ADDRESS_RULES/],
+  ])("stops the function naming the setting for %s", (value, message) => {
+    process.env.ADDRESS_RULES = value;
+    expect(() => readConfig()).toThrow(message);
+  });
+});

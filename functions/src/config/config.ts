@@ -12,8 +12,18 @@ import * as params from "./params";
 import { check, openIdEndpoint, remoteEndpoint, urnNamespace } from "./checks";
 import { federatedConfig } from "./federated";
 import { parseHandoffApps } from "./handoff-apps";
+import { parseAddressRules } from "./address-rules";
 
-export { FEDERATED_IDPS, federatedConfig, openIdEndpoint, originsFor, parseHandoffApps, remoteEndpoint, urnNamespace };
+export {
+  FEDERATED_IDPS,
+  federatedConfig,
+  openIdEndpoint,
+  originsFor,
+  parseAddressRules,
+  parseHandoffApps,
+  remoteEndpoint,
+  urnNamespace,
+};
 export type { Config, FederatedConfig, FederatedIdp, FederatedProvider, HandoffApp } from "../core/settings";
 
 /** A setting's value, trimmed, or its default (defaults.ts) when left blank. */
@@ -87,6 +97,7 @@ export function readConfig(): Config {
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
+    addressRules: parseAddressRules(params.addressRules.value()),
     sendBudgets: {
       perClientPerHour: check("OTP_SENDS_PER_CLIENT_HOUR", budgetSchema, read(params.otpSendsPerClientHour)),
       perServicePerMinute: check("OTP_SENDS_PER_MINUTE", budgetSchema, read(params.otpSendsPerMinute)),

@@ -31,6 +31,7 @@ export const DEFAULTS = {
   REVIEW_DIGEST_MINUTES: "15",
   REVIEWERS: "",
   NOTIFY_REJECTED: "false",
+  ADDRESS_RULES: "",
   NOTIFY_NEW_BROWSER: "true",
   NOTIFY_WAYS_IN: "true",
   NOTIFY_ACCESS_CHANGED: "true",

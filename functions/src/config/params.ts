@@ -57,6 +57,10 @@ export const handoffAppsParam = setting(
   "HANDOFF_APPS",
   'Apps a signed-in person can be handed to with a single-use exchange code, as JSON: { "<app>": { "name", "redirectUris": [...] } }; empty: none',
 );
+export const addressRules = setting(
+  "ADDRESS_RULES",
+  'What a proven address at a mail domain is given when it first comes, as JSON: { "<domain>": { "then": "approve" | "suggest", "projects"?: [...], "groups"?: [...] } }; empty: none (everyone is reviewed)',
+);
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");

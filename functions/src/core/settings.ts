@@ -35,6 +35,12 @@ export interface Config {
   defaultLocation: string | null;
   /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
   handoffApps: Record<string, HandoffApp>;
+  /**
+   * What a proven address at a mail domain is given when its owner first comes (ADDRESS_RULES,
+   * core/people/arrival): approved with projects and groups, or left for review with them
+   * suggested. None by default: everyone is reviewed.
+   */
+  addressRules: AddressRule[];
   /** Email-code sends beyond each address's own limits: per client, network, recipient domain and service. */
   sendBudgets: SendBudgets;
   /**
@@ -47,6 +53,15 @@ export interface Config {
   review: ReviewSettings;
   /** Which security notices people are mailed (NOTIFY_*), each on by default. */
   notices: NoticeSettings;
+}
+
+export interface AddressRule {
+  /** The mail domain, exactly as after the @ (subdomains are domains of their own). */
+  domain: string;
+  /** `approve`: in at once, with these grants; `suggest`: reviewed, with them suggested to the reviewer. */
+  then: "approve" | "suggest";
+  projects: string[];
+  groups: string[];
 }
 
 export interface NoticeSettings {

@@ -3,7 +3,15 @@ import type { DocumentData, Query } from "firebase-admin/firestore";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import { claimKeys, moveKey, releaseKeys } from "./person-keys";
-import { listKeyOf, searchTerms, type KeyKind, type NewPerson, type Origin, type Person } from "../core/model/person";
+import {
+  listKeyOf,
+  searchTerms,
+  type KeyKind,
+  type NewPerson,
+  type Origin,
+  type Person,
+  type Suggestion,
+} from "../core/model/person";
 
 /** `people/{personId}`: a person and the accounts, addresses and numbers that lead to them. */
 const PEOPLE: Collection = "people";
@@ -24,11 +32,18 @@ export function fromDoc(id: string, d: DocumentData): Person {
     origin: originOf(d.origin),
     note: typeof d.note === "string" ? d.note : "",
     ...(d.awaitingNotice === true ? { awaitingNotice: true } : {}),
+    ...suggestionOf(d.suggestion),
     ...endedSessionsOf(d.endedSessions),
     ...knownBrowsersOf(d.knownBrowsers),
     ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
     ...(typeof d.eventSeq === "number" ? { eventSeq: d.eventSeq } : {}),
   };
+}
+
+function suggestionOf(value: unknown): { suggestion?: Suggestion } {
+  if (typeof value !== "object" || value === null) return {};
+  const o = value as Record<string, unknown>;
+  return { suggestion: { rule: String(o.rule), projects: stringList(o.projects), groups: stringList(o.groups) } };
 }
 
 function originOf(value: unknown): Origin | null {

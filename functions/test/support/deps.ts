@@ -63,6 +63,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     calendarUrl: null,
     defaultLocation: null,
     handoffApps: {},
+    addressRules: [],
     // Every test request comes from one loopback address; the budget tests set their own.
     sendBudgets: UNLIMITED_SENDS,
     clientAddressHops: 1,

@@ -11,7 +11,15 @@ import { erasureWords, TRY_AGAIN } from "../shared/messages";
 import { accessSections, type Change } from "../reviewers/person-access";
 import { historySection } from "../reviewers/person-history";
 import { appsSection, passkeysSection, sessionsSection } from "../reviewers/person-sessions";
-import { ago, exactly, proved, syncErrorWords, whoIs, type AdminPerson } from "../reviewers/people-words";
+import {
+  ago,
+  exactly,
+  proved,
+  suggestionWords,
+  syncErrorWords,
+  whoIs,
+  type AdminPerson,
+} from "../reviewers/people-words";
 import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { alertBox, confirmPanel, h, linkButton, paragraph, retitle, view } from "../shared/ui";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
@@ -37,6 +45,9 @@ function about(person: AdminPerson): HTMLElement {
     h("dt", {}, "Their note"),
     // What they wrote, as text: never parsed as HTML.
     h("dd", { class: person.note === "" ? "" : "note" }, person.note === "" ? "None" : person.note),
+    ...(person.suggestion === null
+      ? []
+      : [h("dt", {}, "Suggested"), h("dd", { class: "suggestion" }, suggestionWords(person.suggestion) ?? "")]),
   );
 }
 

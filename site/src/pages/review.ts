@@ -6,7 +6,7 @@
  */
 import type { Person } from "../shared/api";
 import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
-import { ago, exactly, proved, whoIs, type AdminPerson } from "../reviewers/people-words";
+import { ago, exactly, proved, suggestionWords, whoIs, type AdminPerson } from "../reviewers/people-words";
 import { review, type Decision } from "../reviewers/review-decisions";
 import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../shared/ui";
 
@@ -124,6 +124,9 @@ forAdministrators(async (me: Person) => {
         h("dt", {}, "Their note"),
         // What they wrote, as text: never parsed as HTML.
         h("dd", { class: person.note === "" ? "small" : "note" }, person.note === "" ? "No note." : person.note),
+        ...(person.suggestion === null
+          ? []
+          : [h("dt", {}, "Suggested"), h("dd", { class: "suggestion" }, suggestionWords(person.suggestion) ?? "")]),
       ),
       h("div", { class: "actions decide" }, approve, reject),
       h("p", { class: "small" }, h("a", { href: personPage(person.personId) }, "Details", unseen(` of ${who}`))),

@@ -32,6 +32,14 @@ const BRIDGES: Record<string, string> = {
   federated: "through a provider's sign-in",
 };
 
+/** What the operator's rule for the person's address's domain suggests they be given, in words; null for none. */
+export function suggestionWords(suggestion: AdminPerson["suggestion"]): string | null {
+  if (suggestion === null) return null;
+  const projects = suggestion.projects.map(projectName).join(", ") || "no projects";
+  const groups = suggestion.groups.length === 0 ? "" : `; groups ${suggestion.groups.join(", ")}`;
+  return `The rule for ${suggestion.rule} suggests: ${projects}${groups}`;
+}
+
 /** What the person proved when they first came, as the reviewer should read it. */
 export function proved(origin: AdminPerson["origin"]): string {
   if (origin === null) return "Added by an administrator";
@@ -80,6 +88,7 @@ const FIELDS: Record<string, string> = {
   note: "Note",
   sessions: "Sessions",
   passkeys: "Passkeys",
+  rule: "The rule for the domain",
 };
 
 type Value = string | string[] | null;
@@ -126,6 +135,7 @@ const VIA: Record<HistoryEntry["via"], string> = {
   seed: " when the service was set up",
   account: " on their account page",
   invitation: ", who invited them",
+  rule: " by the rule for their address's domain",
 };
 
 /** Who did it, and how: "admin@example.test", "Ops (operator) on the command line", "They did, by requesting access". */

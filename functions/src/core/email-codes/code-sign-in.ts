@@ -4,7 +4,7 @@ import { canonicalEmail } from "../email-address";
 import { CHECK_REFUSALS, checkCode } from "./email-codes";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
-import { arriveByCode, liveInvitation } from "../people/arrival";
+import { arriveByCode, arrivalFor, letsIn } from "../people/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { type Person } from "../model/person";
@@ -29,16 +29,13 @@ const providerFailed = (what: string): Failure => ({ code: "signin_failed", log:
 export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: string): Promise<string> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_code_invalid");
-  const [found, invitation] = await Promise.all([
-    people.findByEmail(deps.store, address),
-    liveInvitation(deps, address),
-  ]);
-  const consume = found?.status === "approved" || (found === null && invitation !== null);
+  const [found, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
+  const consume = found?.status === "approved" || (found === null && letsIn(arrival));
   const result = await checkCode(deps, address, "signin", otp, consume);
   // The code is judged first: without the right code, nothing is said about the account.
   if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
-  // An invited address becomes its person now, approved with the invitation's grants.
-  const person = found ?? (invitation === null ? null : await arriveByCode(deps, address));
+  // An invited address, or one a rule approves, becomes its person now, approved.
+  const person = found ?? (letsIn(arrival) ? await arriveByCode(deps, address) : null);
   ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));

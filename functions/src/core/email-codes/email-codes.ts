@@ -5,7 +5,7 @@ import * as codes from "../../store/email-codes";
 import * as sends from "../../store/sends";
 import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
-import { liveInvitation } from "../people/arrival";
+import { arrivalFor, letsIn } from "../people/arrival";
 import { characters, cleanText } from "../text";
 import { codeMail, lockNoticeMail } from "./code-mail";
 import { addressIds, codeHash, codeMatches, pepperRing, type PepperKey } from "../pepper";
@@ -54,13 +54,10 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   ensure(address, "email_invalid");
   ensure(deps.config.smtp !== null, "email_not_configured");
   const ring = pepperRing(deps);
-  // A sign-in code only goes to an address on a person, or one invited; anyone may confirm an
+  // A sign-in code only goes to an address on a person, or one an invitation or a rule lets in; anyone may confirm an
   // address for an access request. Both are read for every address, so the time taken tells none apart.
-  const [person, invitation] = await Promise.all([
-    people.findByEmail(deps.store, address),
-    liveInvitation(deps, address),
-  ]);
-  const deliver = purpose === "request-access" || person !== null || invitation !== null;
+  const [person, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
+  const deliver = purpose === "request-access" || person !== null || letsIn(arrival);
   const code = sixDigits(deps.random);
   const mail = deliver ? codeMail(address, code, purpose, deps.config.idUrl) : null;
   const now = deps.clock.now();

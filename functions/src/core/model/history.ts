@@ -11,7 +11,17 @@ export type Actor =
 export type Operator = { kind: "operator"; name: string };
 
 export type Via =
-  "api" | "cli" | "request-access" | "bridge" | "sign-in" | "seed" | "review" | "account" | "invitation";
+  | "api"
+  | "cli"
+  | "request-access"
+  | "bridge"
+  | "sign-in"
+  | "seed"
+  | "review"
+  | "account"
+  | "invitation"
+  // A person let in by the operator's rule for their address's domain (ADDRESS_RULES).
+  | "rule";
 
 /** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
 export type HistoryEvent =

@@ -47,6 +47,11 @@ export interface Person {
   /** New and pending, and not yet named in a digest to the reviewers (core/people/review-notices). */
   awaitingNotice?: boolean;
   /**
+   * Waiting for review, what the operator's rule for their address's domain suggests they be given
+   * (ADDRESS_RULES `suggest`, core/people/arrival); gone once they are reviewed.
+   */
+  suggestion?: Suggestion;
+  /**
    * Sessions of this person ended early (by logout), each until it would have expired anyway.
    * Kept on the person so the read every session request already makes brings them along.
    */
@@ -65,6 +70,13 @@ export interface Person {
    * takes the next, in the transaction of its change, so an app drops an event older than one it has.
    */
   eventSeq?: number;
+}
+
+export interface Suggestion {
+  /** The rule's domain. */
+  rule: string;
+  projects: string[];
+  groups: string[];
 }
 
 export type NewPerson = Omit<

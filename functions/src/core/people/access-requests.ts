@@ -6,7 +6,7 @@ import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
 import { publishChange } from "./person-events";
-import { arrive, liveInvitation, type Arriving } from "./arrival";
+import { arrive, arrivalFor, type Arriving } from "./arrival";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
 export interface RequestDetails {
@@ -23,7 +23,7 @@ export interface RequestDetails {
  * same transaction (store/person-keys), so concurrent requests make one person.
  */
 export async function recordAccessRequest(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   address: string,
   details: RequestDetails,
 ): Promise<void> {
@@ -34,8 +34,8 @@ export async function recordAccessRequest(
       created = false;
       const holderId = await personKeys.keyHolder(store, tx, "email", address);
       if (holderId !== null) return updateRequest(deps, tx, holderId, details);
-      // An address invited before arrives approved with its grants: no reviewer need see it.
-      const invitation = await liveInvitation(deps, address, tx);
+      // An address invited before, or at a domain a rule approves, arrives approved: no reviewer need see it.
+      const arrival = await arrivalFor(deps, address, tx);
       const arriving: Arriving = {
         uids: [],
         emails: [address],
@@ -44,7 +44,7 @@ export async function recordAccessRequest(
         origin: { via: "email", address },
         note: details.note ?? "",
       };
-      arrive(deps, tx, arriving, "request-access", invitation);
+      arrive(deps, tx, arriving, "request-access", arrival);
       created = true;
     });
   } catch (err) {

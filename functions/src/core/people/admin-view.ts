@@ -6,7 +6,7 @@
  * the pages' type check without a copy to keep in step.
  */
 import type { Actor, FieldValue, HistoryEntry, HistoryEvent, Via } from "../model/history";
-import type { Origin, Person, PersonStatus, Role } from "../model/person";
+import type { Origin, Person, PersonStatus, Role, Suggestion } from "../model/person";
 
 export interface AdminPersonView {
   personId: string;
@@ -28,6 +28,8 @@ export interface AdminPersonView {
   origin: Origin | null;
   /** What they wrote to the reviewer: plain text, "" for none. */
   note: string;
+  /** Waiting for review: what the rule for their address's domain suggests they be given; null for none. */
+  suggestion: Suggestion | null;
 }
 
 export interface HistoryEntryView {
@@ -57,6 +59,7 @@ export function adminView(person: Person): AdminPersonView {
     updatedAt: person.updatedAt.toISOString(),
     origin: person.origin,
     note: person.note,
+    suggestion: person.suggestion ?? null,
   };
 }
 

@@ -2,7 +2,8 @@
  * A stranger's first proven sign-in makes them a person, here alone: by a code at the sign-in page,
  * an access request, or a provider or bridge sign-in nobody recognised. An address invited before
  * (core/people/invitations) arrives approved with the invitation's grants and never waits for
- * review; anyone else waits, pending, for a reviewer. Read and written in the caller's transaction,
+ * review; so does one at a domain the operator's rule approves (ADDRESS_RULES); anyone else waits,
+ * pending, for a reviewer, with the rule's suggestion where it makes one. Read and written in the caller's transaction,
  * which has found the address free: the invitation is taken up in the same commit that makes the
  * person, so it lets one person in, once.
  */
@@ -12,7 +13,8 @@ import * as people from "../../store/people";
 import * as invitations from "../../store/invitations";
 import { isLive, type Invitation } from "../model/invitation";
 import type { NewPerson, Person } from "../model/person";
-import type { Via } from "../model/history";
+import type { Actor, Via } from "../model/history";
+import type { AddressRule } from "../settings";
 import { changesBetween, recordEvent } from "./history";
 import { FIRST_SEQ, publishCreated } from "./person-events";
 import * as personKeys from "../../store/person-keys";
@@ -36,48 +38,106 @@ export async function liveInvitation(
 }
 
 /**
- * Makes the person, in `tx`, after every read the transaction makes (`invitation` among them, as
- * liveInvitation read it): approved with the grants of a live invitation, which is taken up; or
- * pending, marked for the reviewers' digest. Their history's first entry names who let them in.
+ * What decides a newcomer's standing: a live invitation of their address, else the operator's rule
+ * for its domain (ADDRESS_RULES), else nothing (they wait for review).
+ */
+export type Arrival = { invitation: Invitation } | { rule: AddressRule } | null;
+
+/** The rule for the domain of `address`, if the operator made one. */
+export function ruleFor(deps: Pick<Deps, "config">, address: string | null): AddressRule | null {
+  const domain = address?.split("@")[1];
+  return deps.config.addressRules.find((r) => r.domain === domain) ?? null;
+}
+
+/** What decides the newcomer with `address`, read in `tx` (or alone). */
+export async function arrivalFor(
+  deps: Pick<Deps, "store" | "clock" | "config">,
+  address: string | null,
+  tx?: Transaction,
+): Promise<Arrival> {
+  const invitation = await liveInvitation(deps, address, tx);
+  if (invitation !== null) return { invitation };
+  const rule = ruleFor(deps, address);
+  return rule === null ? null : { rule };
+}
+
+/** Whether it lets the newcomer in at once (an invitation, or a rule that approves), so a sign-in code may make them. */
+export const letsIn = (arrival: Arrival): boolean =>
+  arrival !== null && ("invitation" in arrival || arrival.rule.then === "approve");
+
+/** The standing a newcomer arrives with, who is recorded as letting them in, and how. */
+function standing(arrival: Arrival, name: string, via: Via) {
+  const waits = { role: "user" as const, status: "pending" as const, awaitingNotice: true };
+  if (arrival === null)
+    return { fields: { ...waits, projects: [], groups: [] }, by: { kind: "person" } as Actor, via, rule: null };
+  if ("invitation" in arrival) {
+    const { invitation } = arrival;
+    return {
+      fields: {
+        // The name the inviter gave, unless the sign-in brought one and the inviter gave none.
+        name: invitation.name === "" ? name : invitation.name,
+        role: invitation.role,
+        projects: invitation.projects,
+        groups: invitation.groups,
+        status: "approved" as const,
+      },
+      by: invitation.invitedBy,
+      via: "invitation" as const,
+      rule: null,
+    };
+  }
+  const { rule } = arrival;
+  if (rule.then === "approve")
+    return {
+      fields: { role: "user" as const, projects: rule.projects, groups: rule.groups, status: "approved" as const },
+      by: { kind: "service" } as Actor,
+      via: "rule" as const,
+      rule: rule.domain,
+    };
+  const suggestion = { rule: rule.domain, projects: rule.projects, groups: rule.groups };
+  return {
+    fields: { ...waits, projects: [], groups: [], suggestion },
+    by: { kind: "person" } as Actor,
+    via,
+    rule: rule.domain,
+  };
+}
+
+/**
+ * Makes the person, in `tx`, after every read the transaction makes (`arrival` among them, as
+ * arrivalFor read it): approved with the grants of a live invitation, which is taken up, or of the
+ * rule for their address's domain; or pending, marked for the reviewers' digest (with the rule's
+ * suggestion, where it suggests). Their history's first entry names who or what let them in.
  */
 export function arrive(
   deps: ArrivalDeps,
   tx: Transaction,
   arriving: Arriving,
-  via: Exclude<Via, "invitation">,
-  invitation: Invitation | null,
+  via: Exclude<Via, "invitation" | "rule">,
+  arrival: Arrival,
 ): Person {
-  const base = { ...arriving, eventSeq: FIRST_SEQ };
-  const fields: NewPerson =
-    invitation === null
-      ? { ...base, role: "user", projects: [], groups: [], status: "pending", awaitingNotice: true }
-      : {
-          ...base,
-          // The name the inviter gave, unless the sign-in brought one and the inviter gave none.
-          name: invitation.name === "" ? arriving.name : invitation.name,
-          role: invitation.role,
-          projects: invitation.projects,
-          groups: invitation.groups,
-          status: "approved",
-        };
+  const decided = standing(arrival, arriving.name, via);
+  const fields: NewPerson = { ...arriving, eventSeq: FIRST_SEQ, ...decided.fields };
   const person = people.create(deps.store, tx, fields, deps.random.id(), deps.clock.now());
-  const by = invitation === null ? ({ kind: "person" } as const) : invitation.invitedBy;
-  publishCreated(deps, tx, person, by);
+  publishCreated(deps, tx, person, decided.by);
+  const changes = changesBetween(null, person);
   recordEvent(deps, tx, {
     personId: person.id,
-    by,
-    via: invitation === null ? via : "invitation",
+    by: decided.by,
+    via: decided.via,
     event: "created",
-    changes: changesBetween(null, person),
+    // The rule of the address's domain that let them in, or made its suggestion.
+    changes: decided.rule === null ? changes : { ...changes, rule: { from: null, to: decided.rule } },
   });
-  if (invitation !== null) invitations.remove(deps.store, tx, invitation.id);
+  if (arrival !== null && "invitation" in arrival) invitations.remove(deps.store, tx, arrival.invitation.id);
   return person;
 }
 
 /**
- * A correct sign-in code for an address no person holds, which an invitation let in when the code
- * was sent: the invited person is made now (one transaction; of two at once, one makes them and the
- * other finds them). Null when the invitation has since expired or been revoked: a stranger then.
+ * A correct sign-in code for an address no person holds, which an invitation or an approving rule
+ * let in when the code was sent: the person is made now (one transaction; of two at once, one
+ * makes them and the other finds them). Null when the invitation has since expired or been
+ * revoked, or the rule is gone: a stranger then.
  */
 export async function arriveByCode(
   deps: ArrivalDeps & Pick<Deps, "transaction" | "mailQueue" | "log" | "config">,
@@ -88,10 +148,17 @@ export async function arriveByCode(
       const person = await deps.transaction(async (tx) => {
         const holderId = await personKeys.keyHolder(deps.store, tx, "email", address);
         if (holderId !== null) return people.findById(deps.store, holderId, tx);
-        const invitation = await liveInvitation(deps, address, tx);
-        if (invitation === null) return null;
-        const arriving: Arriving = { uids: [], emails: [address], phones: [], name: "", origin: null, note: "" };
-        return arrive(deps, tx, arriving, "sign-in", invitation);
+        const arrival = await arrivalFor(deps, address, tx);
+        if (!letsIn(arrival)) return null;
+        const arriving: Arriving = {
+          uids: [],
+          emails: [address],
+          phones: [],
+          name: "",
+          origin: { via: "email", address },
+          note: "",
+        };
+        return arrive(deps, tx, arriving, "sign-in", arrival);
       });
       await wakeDrainer(deps);
       return person;

@@ -119,8 +119,11 @@ export async function changePerson(
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
-    // Reviewed before a digest named them: the reviewers need not hear of them any more.
-    if (next.status !== "pending") delete next.awaitingNotice;
+    // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
+    if (next.status !== "pending") {
+      delete next.awaitingNotice;
+      delete next.suggestion;
+    }
     const changes = changesBetween(current, next);
     if ("self" in by) {
       // Status, role, access and the ways into the account are an administrator's to change: a

@@ -11,7 +11,7 @@ import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
 import { publishChange } from "./person-events";
-import { arrive, liveInvitation, type Arriving } from "./arrival";
+import { arrive, arrivalFor, type Arriving } from "./arrival";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
 
@@ -84,8 +84,8 @@ async function linkOrCreate(
     }
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
-  // An address invited before arrives approved with its grants; anyone else waits for review.
-  const invitation = await liveInvitation(deps, email, tx);
+  // An address invited before, or at a domain a rule approves, arrives approved; anyone else waits for review.
+  const arrival = await arrivalFor(deps, email, tx);
   const arriving: Arriving = {
     uids: [signIn.uid],
     emails: email === null ? [] : [email],
@@ -101,6 +101,6 @@ async function linkOrCreate(
     },
     note: "",
   };
-  const person = arrive(deps, tx, arriving, bridge === null ? "sign-in" : "bridge", invitation);
+  const person = arrive(deps, tx, arriving, bridge === null ? "sign-in" : "bridge", arrival);
   return { person, told: null };
 }

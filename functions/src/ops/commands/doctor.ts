@@ -22,6 +22,7 @@ import { ROOT, shown } from "../local-stack";
 import { listening, probe, smtpAnswers, type Check } from "../probes";
 import { UsageError } from "../refusals";
 import { loadSettings } from "../settings";
+import { addressRulesText } from "../address-rules";
 
 const ALL_SECRETS = [
   params.sessionKeys,
@@ -145,8 +146,10 @@ export const doctorCommand: Command = {
       .map(({ name }) => ({ name, set: (process.env[name] ?? "") !== "" }));
     let addressChecks: Check[] = [];
     let resolved: Record<string, unknown> = {};
+    let rules: string | null = null;
     try {
       const config = ctx.config();
+      rules = addressRulesText(config.addressRules);
       const addresses = {
         parentDomain: config.parentDomain,
         serviceUrl: config.serviceUrl,
@@ -155,6 +158,7 @@ export const doctorCommand: Command = {
         allowedOrigins: config.allowedOrigins,
         mailFrom: config.smtp?.from ?? null,
         idpApiKey: params.idpApiKey.value(),
+        addressRules: config.addressRules,
       };
       addressChecks = checkAddresses(addresses, !target.emulators);
       resolved = addresses;
@@ -182,6 +186,7 @@ export const doctorCommand: Command = {
         ? [`secrets this deployment does not use (no function declares them): ${notUsed.join(", ")}`]
         : []),
       `hosting sites (firebase.json): ${sites.map((s) => `${s.site} (${s.functions.length} function(s))`).join(", ")}`,
+      ...(rules === null ? [] : [rules]),
       "checks:",
       ...checks.map((c) => `  ${mark(c)}  ${c.name}: ${c.detail}`),
       ok ? "all required checks pass" : "something required is missing, wrong or unreachable",

@@ -6,6 +6,8 @@ import { table } from "../output";
 import { UsageError } from "../refusals";
 import { settingsFiles } from "../settings";
 import { projectId, saveTarget, SAVED_TARGET } from "../target";
+import { addressRulesText } from "../address-rules";
+import type { AddressRule } from "../../core/settings";
 
 export const statusCommands: Command[] = [
   {
@@ -31,7 +33,18 @@ export const statusCommands: Command[] = [
           ...Object.entries(stack.urls).map(([what, url]) => `  ${what.padEnd(22)} ${url}`),
         );
       }
+      // The settings as the functions read them; a mistake in them is doctor's to explain.
+      let addressRules: AddressRule[] | null = null;
+      try {
+        addressRules = ctx.config().addressRules;
+      } catch {
+        addressRules = null;
+      }
       lines.push(
+        "",
+        addressRules === null
+          ? "address rules: cannot be read (npm run admin -- doctor says why)"
+          : addressRulesText(addressRules),
         "",
         `settings files for ${target.projectId}: ${files.length === 0 ? "(none)" : files.join(", ")}`,
         "",
@@ -54,6 +67,7 @@ export const statusCommands: Command[] = [
         stack: target.stack,
         settingsFiles: files,
         considered: target.considered,
+        addressRules,
       });
     },
   },
