@@ -39,7 +39,9 @@ export const PATHS = {
     { path: "/auth/sessions" },
     { path: "/auth/sessions/**" },
   ],
-  otp: [{ path: "/auth/otp/**" }],
+  // A person's own addresses are proved by code: served by `otp`, which holds CODE_PEPPER. Listed
+  // before `people`'s /auth/account/**, as Hosting takes the first rewrite that matches.
+  otp: [{ path: "/auth/otp/**" }, { path: "/auth/account/addresses" }, { path: "/auth/account/addresses/**" }],
   bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],
   oidc: [{ path: "/auth/oidc/**" }, { path: "/.well-known/openid-configuration" }],
   people: [

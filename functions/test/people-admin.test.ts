@@ -130,4 +130,37 @@ describe("changePerson by the person themself", () => {
     expect((await people.findById(w.deps.store, w.admin.id))?.name).toBe(w.admin.name);
     expect(await w.entries()).toEqual([]);
   });
+
+  it("lets a person reorder and remove their own addresses, never the last, and add one only with its proof", async () => {
+    const w = await world();
+    const [first] = w.person.emails as [string];
+    const second = `${unique("second")}@example.test`;
+    const self = { self: w.person, signedInAt: w.deps.clock.now() };
+    // Added by an administrator: the person then has two.
+    await changePerson(w.deps, w.person.id, { emails: [first, second] }, w.signedInAgo(0));
+    expect((await changePerson(w.deps, w.person.id, { emails: [second, first] }, self)).person.emails).toEqual([
+      second,
+      first,
+    ]);
+    expect((await changePerson(w.deps, w.person.id, { emails: [second] }, self)).person.emails).toEqual([second]);
+    expect(await refusal(changePerson(w.deps, w.person.id, { emails: [] }, self))).toBe("last_address");
+    const third = `${unique("third")}@example.test`;
+    const proofOf = (emails: string[]) => ({ emails, check: async () => ({ refusal: null, record: () => {} }) });
+    // A proof of one address adds that one, and no other.
+    const other = `${unique("other")}@example.test`;
+    expect(await refusal(changePerson(w.deps, w.person.id, { emails: [second, other] }, self, proofOf([third])))).toBe(
+      "forbidden",
+    );
+    const added = await changePerson(w.deps, w.person.id, { emails: [second, third] }, self, proofOf([third]));
+    expect(added.person.emails).toEqual([second, third]);
+    // A proof that does not hold adds nothing, and says why.
+    const refused = {
+      emails: [other],
+      check: async () => ({ refusal: "email_code_invalid" as const, record: () => {} }),
+    };
+    expect(await refusal(changePerson(w.deps, w.person.id, { emails: [second, third, other] }, self, refused))).toBe(
+      "email_code_invalid",
+    );
+    expect((await w.stored()).emails).toEqual([second, third]);
+  });
 });

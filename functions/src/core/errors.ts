@@ -304,6 +304,19 @@ export const errorTable = {
     reason: "already_invited",
   },
   invitation_just_sent: { status: 429, message: "That invitation was just sent. Try again in a few minutes." },
+  // a person's own addresses (core/account/addresses)
+  address_fields_required: { status: 400, message: "email and otp required", reason: "fields_required" },
+  address_already_yours: {
+    status: 409,
+    message: "That address is already on your account",
+    reason: "address_already_yours",
+  },
+  address_not_found: { status: 404, message: "That address is not on your account", reason: "address_not_found" },
+  last_address: {
+    status: 409,
+    message: "Your only address cannot be removed: add another first",
+    reason: "last_address",
+  },
   step_up_required: {
     status: 403,
     message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,

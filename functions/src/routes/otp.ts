@@ -5,8 +5,17 @@ import { PURPOSES } from "../core/email-codes/rules";
 import { requestCode, verifyCode } from "../core/email-codes/email-codes";
 import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
+import {
+  confirmAddress,
+  makePrimaryAddress,
+  ownAddresses,
+  removeOwnAddress,
+  requestAddressCode,
+} from "../core/account/addresses";
+import { nameUserAgent } from "../core/sessions/user-agent";
 import { parseBody, readJson } from "../http/body";
 import { callerOf } from "../http/caller";
+import { requireAccess } from "../http/gate";
 import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -47,5 +56,55 @@ export function routes(deps: Deps): Router {
     res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });
   });
 
+  addressRoutes(deps, router);
   return router;
+}
+
+/** The signed-in person's own account: their session cookie, no project or role needed. */
+const SELF = { cookieOnly: true } as const;
+
+/**
+ * A person's own addresses, from the account page (core/account/addresses). Served here, beside
+ * the codes they are proved with: this function holds CODE_PEPPER, and the people function does not.
+ */
+function addressRoutes(deps: Deps, router: Router): void {
+  /** The person acting for themself, signed in when, from the browser of this request (their notice names it). */
+  const asSelf = async (req: Request) => {
+    const { person, principal } = await requireAccess(deps, req, SELF);
+    return { self: person, signedInAt: principal.authTime, from: nameUserAgent(req.get("user-agent") ?? "") };
+  };
+
+  router.get("/auth/account/addresses", async function listOwnAddresses(req: Request, res: Response) {
+    const by = await asSelf(req);
+    res.json({ emails: await ownAddresses(deps, by) });
+  });
+
+  const addBody = z.object({ email }).strict();
+  router.post("/auth/account/addresses", async function addAddress(req: Request, res: Response) {
+    const by = await asSelf(req);
+    const input = await parseBody(req, addBody, "email_invalid");
+    await requestAddressCode(deps, by, input.email, callerOf(req, deps.config.clientAddressHops));
+    // Also the answer for an address another person holds (no code is mailed): the same status,
+    // body, limits and writes, so the answer never tells who holds an address.
+    res.json({ ok: true });
+  });
+
+  const confirmBody = z.object({ email, otp }).strict();
+  router.post("/auth/account/addresses/verify", async function confirmOwnAddress(req: Request, res: Response) {
+    const by = await asSelf(req);
+    const input = await parseBody(req, confirmBody, "address_fields_required");
+    res.json({ emails: await confirmAddress(deps, by, input.email, input.otp) });
+  });
+
+  const primaryBody = z.object({ email }).strict();
+  router.post("/auth/account/addresses/primary", async function makePrimary(req: Request, res: Response) {
+    const by = await asSelf(req);
+    const input = await parseBody(req, primaryBody, "email_invalid");
+    res.json({ emails: await makePrimaryAddress(deps, by, input.email) });
+  });
+
+  router.delete("/auth/account/addresses/:email", async function removeAddress(req: Request, res: Response) {
+    const by = await asSelf(req);
+    res.json({ emails: await removeOwnAddress(deps, by, String(req.params.email)) });
+  });
 }

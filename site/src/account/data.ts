@@ -18,7 +18,7 @@ export async function askConfirmed(
   alert: ReturnType<typeof alertBox>,
   near: HTMLElement,
   me: Person,
-  method: "GET" | "DELETE" | "PATCH",
+  method: "GET" | "POST" | "DELETE" | "PATCH",
   path: string,
   body?: Record<string, unknown>,
 ): Promise<Answer | null | "cancelled"> {

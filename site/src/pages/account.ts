@@ -1,5 +1,5 @@
 /**
- * `/account`: who is signed in in this browser, their standing and projects, their passkeys and
+ * `/account`: who is signed in in this browser, their standing and projects, their addresses, passkeys and
  * sessions, the apps they let in, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
@@ -11,6 +11,7 @@ import { sessionsSection } from "../account/sessions";
 import { appsSection } from "../account/apps";
 import { dataSection, deleteSection, nameSection } from "../account/data";
 import { noticesSection } from "../account/notices";
+import { addressesSection } from "../account/addresses";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -40,6 +41,8 @@ function signedIn(person: Person): void {
   const status = h("p", { role: "status" });
   const shownName = h("dd", {}, person.name === "" ? "Not given" : person.name);
   const renamed = (p: Person) => void (shownName.textContent = p.name === "" ? "Not given" : p.name);
+  const shownEmail = h("dd", {}, person.email ?? "None");
+  const readdressed = (emails: string[]) => void (shownEmail.textContent = emails[0] ?? "None");
   view(
     "Your account",
     h(
@@ -47,13 +50,15 @@ function signedIn(person: Person): void {
       { class: "details" },
       h("dt", {}, "Name"),
       shownName,
-      ...row("Email", person.email ?? "None"),
+      h("dt", {}, "Email"),
+      shownEmail,
       ...row("Status", "Approved"),
       ...row("Role", person.role === "admin" ? "Administrator" : "Member"),
       ...row("Projects", projects(person)),
     ),
     person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
     nameSection(person, renamed),
+    addressesSection(person, readdressed),
     passkeysSection(),
     sessionsSection(),
     appsSection(),

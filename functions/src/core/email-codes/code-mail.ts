@@ -1,10 +1,13 @@
 import type { MailMessage } from "../ports";
-import { CODE_LIFETIME_MS, type Purpose } from "./rules";
+import { CODE_LIFETIME_MS, isAddressPurpose, type Purpose } from "./rules";
 
 const MINUTES = CODE_LIFETIME_MS / 60_000;
 
 /** `host`: the identity host's name, where the person asked and where the code goes. */
-const WORDING: Record<Purpose, (host: string) => { subject: string; lead: string; use: string; ignore: string }> = {
+const WORDING: Record<
+  "signin" | "request-access" | "address",
+  (host: string) => { subject: string; lead: string; use: string; ignore: string }
+> = {
   signin: (host) => ({
     subject: "Your sign-in code",
     lead: "Your sign-in code is",
@@ -17,6 +20,13 @@ const WORDING: Record<Purpose, (host: string) => { subject: string; lead: string
     use: `Enter it on the request access page at ${host}, where you asked for access. It works for ${MINUTES} minutes.`,
     ignore: "If you did not ask for access, you can ignore this email: no request is made without the code.",
   }),
+  address: (host) => ({
+    subject: "Confirm your new email address",
+    lead: "Your code to add this address to your account is",
+    use: `Enter it on your account page at ${host}, where you asked to add this address. It works once, for ${MINUTES} minutes.`,
+    ignore:
+      "If you did not ask to add this address to an account, you can ignore this email: it is not added without the code.",
+  }),
 };
 
 /**
@@ -26,7 +36,7 @@ const WORDING: Record<Purpose, (host: string) => { subject: string; lead: string
  * phishing mail imitates, and a person who types the host knows where they are.
  */
 export function codeMail(to: string, code: string, purpose: Purpose, idUrl: string): MailMessage {
-  const w = WORDING[purpose](new URL(idUrl).host);
+  const w = WORDING[isAddressPurpose(purpose) ? "address" : purpose](new URL(idUrl).host);
   const text = `${w.lead}: ${code}\n\n${w.use}\n\n${w.ignore}\n`;
   // Every interpolated string here is ours: six digits and fixed wording, nothing from the request.
   const html = [

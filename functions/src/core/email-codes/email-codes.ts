@@ -28,7 +28,9 @@ import {
   type CheckResult,
   type LimitState,
   type Purpose,
+  isAddressPurpose,
 } from "./rules";
+import type { Transaction } from "../../store/db";
 import type { Caller } from "./budget-rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { enqueueMail, wakeDrainer } from "../mail/outbox";
@@ -54,10 +56,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   ensure(address, "email_invalid");
   ensure(deps.config.smtp !== null, "email_not_configured");
   const ring = pepperRing(deps);
-  // A sign-in code only goes to an address on a person, or one an invitation or a rule lets in; anyone may confirm an
-  // address for an access request. Both are read for every address, so the time taken tells none apart.
-  const [person, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
-  const deliver = purpose === "request-access" || person !== null || letsIn(arrival);
+  const deliver = await delivers(deps, address, purpose);
   const code = sixDigits(deps.random);
   const mail = deliver ? codeMail(address, code, purpose, deps.config.idUrl) : null;
   const now = deps.clock.now();
@@ -76,6 +75,34 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   await wakeDrainer(deps);
 }
 
+/**
+ * Whether a code for `purpose` is mailed to `address`: a sign-in code only to an address on a
+ * person, an address code (core/account/addresses) only to an address on nobody; anyone may
+ * confirm an address for an access request. Either way the same reads are made.
+ */
+async function delivers(
+  deps: Pick<Deps, "store" | "clock" | "config">,
+  address: string,
+  purpose: Purpose,
+): Promise<boolean> {
+  if (purpose === "request-access") return true;
+  // Both are read for every address, so the time taken tells none apart.
+  const [person, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
+  const held = person !== null;
+  if (isAddressPurpose(purpose)) return !held;
+  // A sign-in code goes to an address on a person, or to one an invitation or a rule lets in.
+  return held || letsIn(arrival);
+}
+
+/**
+ * Where an address's code is kept, under each key: the address's one live code for sign-in and
+ * access requests; an address code in a place of its own per person who asks, so one person's
+ * request neither replaces another's nor the holder's sign-in code. Limits stay the address's.
+ */
+function codeIds(ring: PepperKey[], address: string, purpose: Purpose): string[] {
+  return addressIds(ring, isAddressPurpose(purpose) ? `${purpose}\u0000${address}` : address);
+}
+
 async function issue(
   deps: CodeDeps,
   ring: PepperKey[],
@@ -87,6 +114,7 @@ async function issue(
 ): Promise<void> {
   const { store } = deps;
   const ids = addressIds(ring, address);
+  const codeAt = codeIds(ring, address, purpose);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
   await deps.transaction(async (tx) => {
     const now = deps.clock.now();
@@ -104,11 +132,22 @@ async function issue(
     codes.replace(
       store,
       tx,
-      { addressId: id, kid: key.kid, hash, state: "ready", attempts: 0, sendId, createdAt: now, expiresAt },
-      ids,
+      {
+        addressId: codeAt[0] as string,
+        kid: key.kid,
+        hash,
+        state: "ready",
+        attempts: 0,
+        sendId,
+        createdAt: now,
+        expiresAt,
+      },
+      codeAt,
     );
   });
 }
+
+type CheckDeps = Pick<Deps, "store" | "clock" | "random" | "config" | "pepper" | "transaction" | "mailQueue" | "log">;
 
 /**
  * One check of a code for `purpose`, decided and recorded in one transaction: the attempt, a
@@ -116,36 +155,59 @@ async function issue(
  * outcome, so concurrent guesses cannot share a spare attempt.
  */
 export async function checkCode(
-  deps: Pick<Deps, "store" | "clock" | "random" | "config" | "pepper" | "transaction" | "mailQueue" | "log">,
+  deps: CheckDeps,
   address: string,
   purpose: Purpose,
   otp: string,
   consume: boolean,
 ): Promise<CheckResult> {
-  const { store } = deps;
   const code = normaliseCode(otp);
   ensure(code, "email_code_malformed");
-  const ring = pepperRing(deps);
-  const ids = addressIds(ring, address);
   let noticed = false;
   const result = await deps.transaction(async (tx) => {
-    noticed = false;
-    const now = deps.clock.now();
-    const found = await limits.findAll(store, ids, tx);
-    const live = await codes.findFirst(store, ids, tx);
-    const state = combine(found);
-    const stored = live?.hash ? { kid: live.kid, hash: live.hash } : null;
-    const decision = decideCheck(
-      live,
-      isLocked(state, now),
-      now,
-      consume,
-      () => stored !== null && codeMatches(ring, stored, purpose, address, code),
-    );
+    const check = await checkCodeIn(deps, tx, address, purpose, code, consume);
+    noticed = check.record();
+    return check.result;
+  });
+  if (noticed) await wakeDrainer(deps);
+  return result;
+}
+
+/**
+ * A check of `code` (already normalised) read and decided in `tx`, the caller's transaction, which
+ * may read more before it writes: `record()` then writes the check's effect in `tx` and says
+ * whether a lock notice was queued (the drainer is woken once `tx` commits).
+ */
+export async function checkCodeIn(
+  deps: CheckDeps,
+  tx: Transaction,
+  address: string,
+  purpose: Purpose,
+  code: string,
+  consume: boolean,
+): Promise<{ result: CheckResult; record(): boolean }> {
+  const { store } = deps;
+  const ring = pepperRing(deps);
+  const ids = addressIds(ring, address);
+  const now = deps.clock.now();
+  const found = await limits.findAll(store, ids, tx);
+  const live = await codes.findFirst(store, codeIds(ring, address, purpose), tx);
+  const state = combine(found);
+  const stored = live?.hash ? { kid: live.kid, hash: live.hash } : null;
+  const decision = decideCheck(
+    live,
+    isLocked(state, now),
+    now,
+    consume,
+    () => stored !== null && codeMatches(ring, stored, purpose, address, code),
+  );
+  const record = (): boolean => {
+    let noticed = false;
     if (live !== null) {
       // A used sign-in code stops counting against the budgets of where it was asked from and sent
       // to. A request-access code counts whether used or not: it goes to any address, and a stream
-      // of them verified is a stream of people in the reviewers' queue (budget-rules.ts).
+      // of them verified is a stream of people in the reviewers' queue (budget-rules.ts); an
+      // address code counts too, as it goes to an address on nobody.
       if (decision.result === "valid" && purpose === "signin")
         sends.markUsed(store, tx, live.sendId, new Date(now.getTime() + HOUR));
       if (decision.code === "attempt") codes.recordAttempt(store, tx, live.addressId, live.attempts + 1);
@@ -166,10 +228,9 @@ export async function checkCode(
       noticed = true;
     }
     if (next) limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
-    return decision.result;
-  });
-  if (noticed) await wakeDrainer(deps);
-  return result;
+    return noticed;
+  };
+  return { result: decision.result, record };
 }
 
 /** How a code check's refusal is answered, by verify and by sign-in alike. */

@@ -24,8 +24,19 @@ export const LOCKOUT_STEPS_MS = [15 * MINUTE, HOUR, 4 * HOUR, DAY] as const;
 /** The owner hears of a lock at most once in this long. */
 export const LOCK_NOTICE_INTERVAL_MS = DAY;
 
+/** The purposes a caller of /auth/otp/* may name. */
 export const PURPOSES = ["signin", "request-access"] as const;
-export type Purpose = (typeof PURPOSES)[number];
+/**
+ * A code's purpose: one of PURPOSES, or an address code's (core/account/addresses), which names
+ * the person who asked for it. The purpose is hashed with the code (core/pepper), so a code
+ * satisfies no other purpose, and an address code no other person; /auth/otp/* take none of these.
+ */
+export type Purpose = (typeof PURPOSES)[number] | `address:${string}`;
+
+/** The purpose of a code that proves an address to the person `personId`. */
+export const addressPurpose = (personId: string): Purpose => `address:${personId}`;
+
+export const isAddressPurpose = (purpose: Purpose): purpose is `address:${string}` => purpose.startsWith("address:");
 
 /** Uniform over 000000–999999: the CSPRNG's unbiased integer, leading zeros kept. */
 export function sixDigits(random: Pick<Random, "int">): string {

@@ -27,6 +27,7 @@ import {
 import type { KeyKind, Person, PersonStatus, Role } from "../model/person";
 import { PAST_STEP_UP } from "../model/step-up";
 import * as personKeys from "../../store/person-keys";
+import type { Transaction } from "../../store/db";
 
 export interface PersonChange {
   status?: PersonStatus;
@@ -36,6 +37,17 @@ export interface PersonChange {
   name?: string;
   emails?: string[];
   phones?: string[];
+}
+
+/**
+ * What proves to the person's own session that the addresses it adds are theirs: the code mailed
+ * to each (core/account/addresses), checked in the change's transaction after the person is read
+ * and before anything else is judged. `refusal` null lets the change go on; `record()` writes the
+ * check's own effect (an attempt spent, the code consumed) whether or not the change is made.
+ */
+export interface Proof {
+  emails: string[];
+  check(tx: Transaction): Promise<{ refusal: ErrorCode | null; record(): void }>;
 }
 
 export type ChangeDeps = Pick<
@@ -90,7 +102,8 @@ function narrowed(before: Person, after: Person): boolean {
  * Applies a change to a person in one transaction: a change that widens access needs an
  * administrator's recent sign-in (step-up; an operator needs none), every address and number it
  * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
- * written). A person may change their own name and nothing else, with no step-up. The person's
+ * written). A person may change their own name, with no step-up, and their own addresses: reorder
+ * them, remove all but one, and add one only with its `proof`. The person's
  * history records who made it, and what it changed; an approval (or, where turned on, a
  * rejection) queues the person's notice in the same transaction (core/people/review-notices). When
  * the change takes access away, the person's provider sessions are revoked so no new session can
@@ -102,6 +115,7 @@ export async function changePerson(
   personId: string,
   change: PersonChange | ((current: Person) => PersonChange),
   by: Acting,
+  proof?: Proof,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
   // Their own account is the one a person may change; anyone else's is an administrator's.
@@ -110,9 +124,15 @@ export async function changePerson(
   let published = false;
   let loggedOut = false;
   let told: string | null = null;
-  const { before, after } = await deps.transaction(async (tx) => {
+  const { before, after, refused } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
+    // The proof is judged first: without it, nothing is said of who holds what it would add.
+    const proven = proof === undefined ? null : await proof.check(tx);
+    if (proven !== null && proven.refusal !== null) {
+      proven.record();
+      return { before: current, after: current, refused: proven.refusal };
+    }
     // A function computes the change from the person as read in this transaction (a grant adds to
     // the projects then current, not to a copy read earlier).
     const given = typeof change === "function" ? change(current) : change;
@@ -126,15 +146,22 @@ export async function changePerson(
     }
     const changes = changesBetween(current, next);
     if ("self" in by) {
-      // Status, role, access and the ways into the account are an administrator's to change: a
-      // person's own session may rename them, and no more.
+      // Status, role, access, numbers and accounts are an administrator's to change: a person's
+      // own session may rename them, and reorder or remove their own addresses, keeping one (mail
+      // and a way in go there). It adds an address only with the proof that it is theirs.
       ensure(
-        Object.keys(changes).every((field) => field === "name"),
+        Object.keys(changes).every((field) => field === "name" || field === "emails"),
         "forbidden",
-        "You may change your own name only",
+        "You may change your own name and addresses only",
       );
-      // Their name as it was: nothing to write, nor to record.
-      if (Object.keys(changes).length === 0) return { before: current, after: current };
+      const unproven = next.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
+      ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
+      ensure(next.emails.length > 0 || current.emails.length === 0, "last_address");
+      // Nothing changed: nothing to write, nor to record (a proof's own effect is written).
+      if (Object.keys(changes).length === 0) {
+        proven?.record();
+        return { before: current, after: current, refused: null };
+      }
     }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
@@ -154,8 +181,8 @@ export async function changePerson(
     // (back-channel logout), read before any write.
     const signedIn =
       current.status === "approved" && next.status !== "approved" ? await signInsEnding(deps, tx, personId, "all") : [];
-    // What the person is told of it. A person's own change is of their name alone, which no
-    // notice tells them of.
+    // What the person is told of it. Of a person's own change, only what their session names a
+    // browser for (their addresses); a rename no notice tells them of.
     const from = toldAs(by);
     const events =
       from === null
@@ -167,19 +194,21 @@ export async function changePerson(
     const recorded = recordedAs(by);
     // The apps hear of it in the same transaction (core/people/person-events).
     const written = publishChange(deps, tx, current, next, recorded.by);
+    proven?.record();
     people.replace(store, tx, current, written);
     recordEvent(deps, tx, { personId, ...recorded, event: "changed", changes });
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
-    return { before: current, after: written };
+    return { before: current, after: written, refused: null };
   });
+  if (refused !== null) throw new AppError(refused);
   deps.personCache.evict(personId);
   if (noticed || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
-  // A person's own change takes no access away (a rename only), so their sessions stay.
+  // A person's own change takes no access away (a name, their addresses), so their sessions stay.
   if (!("self" in by) && narrowed(before, after)) {
     await Promise.all(
       after.uids.map(async (uid) => {
