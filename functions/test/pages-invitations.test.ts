@@ -1,7 +1,8 @@
 /**
  * Inviting people, in a real browser over https on the real host names: an administrator invites
  * a person on /invite; opening the mail's link (as a scanner would, GET and HEAD) changes nothing;
- * the person opens it, signs in by code and reaches their account approved, never queued. A file
+ * the person opens it, signs in by code and reaches their account approved, never queued, and
+ * moves their account to a new address by the code mailed to it. A file
  * checked row by row, then invited; an invitation sent again and revoked. With the keyboard alone
  * and on a phone's screen, every page checked by axe-core.
  *
@@ -94,6 +95,27 @@ describe.each(MODES)("inviting people, %s", (mode) => {
     expect(person).toMatchObject({ status: "approved", name, projects: ["startpage", "calendar"] });
     expect(person?.awaitingNotice).toBeUndefined();
     expect(await invitations.findByAddress(db, email)).toBeNull();
+
+    // Their address changes: the new one is added by the code mailed to it, and the account stays theirs.
+    const moved = `${unique("moved")}@example.test`;
+    await invitee.visitor.fill("New email address", moved);
+    await invitee.visitor.press("Send a code");
+    const code = codeIn(await mailAfter(moved, 0, hasCode));
+    await invitee.visitor.fill("Code from the email", code);
+    await invitee.visitor.press("Add this address");
+    await said(invitee.page, `Added ${moved}.`);
+    await invitee.visitor.press(new RegExp(`^Make this the address we mail\\W*${moved.replace(/[.+]/g, "\\$&")}$`));
+    await said(invitee.page, `We'll email ${moved} from now on.`);
+    await invitee.visitor.press(`Remove ${email}`);
+    await said(invitee.page, `Removed ${email}.`);
+    await invitee.visitor.screenshot("invite-one-moved");
+    expect(await people.findById(db, person?.id as string)).toMatchObject({
+      uids: person?.uids,
+      emails: [moved],
+      status: "approved",
+      projects: ["startpage", "calendar"],
+    });
+    await mailAfter(email, 2, (m) => m.subject === "This address was removed from an account");
     await invitee.context.close();
     expect(invitee.visitor.serious()).toEqual([]);
   }, 180_000);
