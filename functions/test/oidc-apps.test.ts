@@ -13,6 +13,8 @@ import * as peopleRoutes from "../src/routes/people";
 import { APP_ORIGIN, appFor, ID_URL, testDeps, unique } from "./support/deps";
 import { codeFlowTokens } from "./support/code-flow";
 import { accountWithPerson, recordedSession } from "./support/people";
+import { mailTo, waitForSubject } from "./support/inbox";
+import { personHistory } from "../src/core/people/history";
 
 const REDIRECT = "https://app.example.test/callback";
 
@@ -40,11 +42,13 @@ describe("the apps a person let in", () => {
   const tokensFor = (cookie: string, client: typeof sync, scope: string) =>
     codeFlowTokens(oidcApp, cookie, client, { scope, redirectUri: REDIRECT });
 
+  const historyOf = async (personId: string) => (await personHistory(deps, personId, 50, null)).entries;
+
   const apps = (cookie: string, path = "/auth/account/apps") =>
     request(peopleApp).get(path).set("Cookie", cookie).set("Origin", origin);
 
   it("lists each app with its first and last use and whether it acts while the person is away; disconnects one", async () => {
-    const { cookie } = await signedIn();
+    const { cookie, person } = await signedIn();
     const started = deps.clock.now().toISOString();
     const held = await tokensFor(cookie, sync, "openid offline_access");
     deps.clock.advance(MINUTE);
@@ -88,6 +92,17 @@ describe("the apps a person let in", () => {
       .set("Cookie", cookie)
       .set("Origin", origin);
     expect(again.status).toBe(404);
+    // Written to their history as their own act; nobody tells them of it.
+    const history = await historyOf(person.id);
+    expect(history).toContainEqual(
+      expect.objectContaining({
+        event: "app-disconnected",
+        by: { kind: "person" },
+        via: "account",
+        changes: { apps: { from: ["Calendar sync"], to: null } },
+      }),
+    );
+    expect((await mailTo(person.emails[0] as string)).filter((m) => m.text.includes("disconnected"))).toEqual([]);
   });
 
   it("shows an administrator a person's apps, and lets them disconnect one; anyone else gets nothing", async () => {
@@ -104,6 +119,17 @@ describe("the apps a person let in", () => {
       .set("Origin", origin);
     expect(gone.status).toBe(200);
     expect((await apps(cookie)).body.apps).toEqual([]);
+    // Written to their history as the administrator's, and they are told.
+    expect(await historyOf(person.id)).toContainEqual(
+      expect.objectContaining({
+        event: "app-disconnected",
+        by: expect.objectContaining({ kind: "admin", personId: admin.person.id }),
+        changes: { apps: { from: ["Portal"], to: null } },
+      }),
+    );
+    const told = await waitForSubject(person.emails[0] as string, "Your access changed");
+    expect(told.text).toContain("The app “Portal” was disconnected from your account");
+    expect(told.text).toContain("an administrator");
   });
 
   it("asks for a session of the person's own", async () => {

@@ -166,8 +166,9 @@ export function routes(deps: Deps): Router {
     res.json({ apps: await appsOf(deps, person.id) });
   });
   router.delete("/auth/account/apps/:clientId", async function disconnectOwnApp(req: Request, res: Response) {
-    const { person } = await requireAccess(deps, req, SELF);
-    await disconnectApp(deps, person.id, String(req.params.clientId));
+    const { person, principal } = await requireAccess(deps, req, SELF);
+    const by = { self: person, signedInAt: principal.authTime };
+    await disconnectApp(deps, person.id, String(req.params.clientId), by);
     res.json({ disconnected: true });
   });
 
@@ -190,9 +191,9 @@ export function routes(deps: Deps): Router {
   router.delete(
     "/auth/people/:personId/apps/:clientId",
     async function disconnectPersonApp(req: Request, res: Response) {
-      await requireAccess(deps, req, ADMIN);
+      const admin = await requireAccess(deps, req, ADMIN);
       const person = await findPerson(deps, personIdParam(req));
-      await disconnectApp(deps, person.id, String(req.params.clientId));
+      await disconnectApp(deps, person.id, String(req.params.clientId), asAdmin(admin, req));
       res.json({ disconnected: true });
     },
   );

@@ -89,6 +89,7 @@ const FIELDS: Record<string, string> = {
   sessions: "Sessions",
   passkeys: "Passkeys",
   rule: "The rule for the domain",
+  apps: "Apps they let in",
 };
 
 type Value = string | string[] | null;

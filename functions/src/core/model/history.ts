@@ -29,6 +29,8 @@ export type HistoryEvent =
   | "changed"
   | "sessions-ended"
   | "passkeys-removed"
+  // An app they let in through the OpenID Connect provider was disconnected (`changes.apps.from`: its name).
+  | "app-disconnected"
   | "exported"
   | "erased"
   // In an administrator's own history: they took a copy of someone's data, or erased someone.

@@ -13,6 +13,9 @@ import { ensure } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
 import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
+import { recordEvent } from "../people/history";
+import { ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
+import { appDisconnectedEvent, queueNotice } from "../people/security-notices";
 
 export interface AppView {
   clientId: string;
@@ -63,15 +66,20 @@ export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[
 
 /**
  * Disconnects the app from the person, in one transaction: its grants end (their refresh tokens
- * and last access token with them), and each sign-in it was given is told ended. 404 when it holds
- * nothing of theirs.
+ * and last access token with them), and each sign-in it was given is told ended. Written to the
+ * person's history; an administrator's or an operator's disconnect is told to the person (an
+ * access notice). 404 when it holds nothing of theirs.
  */
 export async function disconnectApp(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   personId: string,
   clientId: string,
+  by: Acting,
 ): Promise<void> {
-  const told = await deps.transaction(async (tx) => {
+  ensureOwnAccount(by, personId);
+  const client = await clients.findById(deps.store, clientId);
+  const name = client?.name ?? clientId;
+  const queued = await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const held = (await grants.ofPerson(deps.store, personId, tx)).filter(
       (g) => g.clientId === clientId && g.endedAt === null,
@@ -79,7 +87,19 @@ export async function disconnectApp(
     const signedIn = (await signIns.ofSessions(deps.store, tx, personId, "all")).filter((s) => s.clientId === clientId);
     ensure(held.length > 0 || signedIn.length > 0, "app_not_found");
     for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
-    return tellClients(deps, tx, signedIn).length > 0;
+    recordEvent(deps, tx, {
+      personId,
+      ...recordedAs(by),
+      event: "app-disconnected",
+      changes: { apps: { from: [name], to: null } },
+    });
+    // Someone else cut it off: the person is told, as of their sessions ended.
+    const from = "self" in by ? null : toldAs(by);
+    const told =
+      from !== null && deps.config.notices.access
+        ? queueNotice(deps, tx, personId, appDisconnectedEvent(name, from))
+        : null;
+    return tellClients(deps, tx, signedIn).length > 0 || told !== null;
   });
-  if (told) await wakeDrainer(deps);
+  if (queued) await wakeDrainer(deps);
 }

@@ -146,6 +146,16 @@ export function sessionsEndedEvent(count: number, from: string): SecurityEvent {
   return { kind: "access", lines: [`${what}: the browsers they were in are signed out.`], from };
 }
 
+export function appDisconnectedEvent(app: string, from: string): SecurityEvent {
+  return {
+    kind: "access",
+    lines: [
+      `The app “${app}” was disconnected from your account: it can no longer act for you, and was told you signed out of it.`,
+    ],
+    from,
+  };
+}
+
 const listed = (values: string[]) => values.join(", ");
 const gone = (before: string[], after: string[]) => before.filter((v) => !after.includes(v));
 
