@@ -432,7 +432,16 @@ describe("npm run admin", () => {
       });
       const plain = unique("cli-online");
       await json(["clients", "register", plain, "--name", "Plain", "--redirect-uri", "https://a.test/cb"]);
-      expect(await json(["clients", "show", plain])).toMatchObject({ refreshTokens: false });
+      expect(await json(["clients", "show", plain])).toMatchObject({ refreshTokens: false, project: null });
+      const bound = unique("cli-bound");
+      const made = await json<{ client: { project: string | null } }>([
+        ...["clients", "register", bound, "--name", "Desk", "--redirect-uri", "https://a.test/cb"],
+        ...["--needs-project", "desk"],
+      ]);
+      expect(made.client.project).toBe("desk");
+      expect((await admin(["clients", "show", bound])).stdout).toMatch(/^project: desk \(only people granted it/m);
+      expect(await json(["clients", "set-project", bound, "none"])).toMatchObject({ project: null });
+      expect((await admin(["clients", "set-project", bound, "not a project"])).code).toBe(2);
     });
   });
 

@@ -1,4 +1,6 @@
 import { Router, type Request, type Response } from "express";
+import { maySignInTo } from "../core/oidc/clients";
+import type { OidcClient } from "../core/model/oidc-client";
 import { AppError, ensure } from "../core/errors";
 import {
   authorizeStep,
@@ -55,7 +57,7 @@ function returnUrl(idOrigin: string, raw: Record<string, unknown>): string {
 
 const ERROR_DESCRIPTIONS = {
   login_required: "The person must sign in",
-  access_denied: "The account is not approved",
+  access_denied: "The account may not sign in to this app",
 } as const;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
@@ -106,12 +108,13 @@ export function routes(deps: Deps): Router {
     }
   }
 
-  /** The browser's session, as the authorise step weighs it; null when it holds none. */
-  async function sessionOf(req: Request) {
+  /** The browser's session, as the authorise step weighs it for `client`; null when it holds none. */
+  async function sessionOf(req: Request, client: OidcClient) {
     const { principal, person } = await cookieSession(deps, req);
     if (principal === null || person === null) return null;
     const { authTime, amr } = principal;
-    return { principal, person, authTime, amr, approved: person.status === "approved" };
+    // Approved, and granted the client's project where it names one.
+    return { principal, person, authTime, amr, approved: maySignInTo(person, client) };
   }
 
   /**
@@ -136,7 +139,7 @@ export function routes(deps: Deps): Router {
     );
     const request = requestOf(target, raw);
     if ("refusal" in request) return void res.redirect(302, request.refusal);
-    const step = authorizeStep(request, await sessionOf(req), deps.clock.now());
+    const step = authorizeStep(request, await sessionOf(req, request.client), deps.clock.now());
     if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));
     if (step.kind === "error") {
       // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.

@@ -58,6 +58,7 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     backchannelLogoutUri: typeof d.backchannelLogoutUri === "string" ? d.backchannelLogoutUri : null,
     pkce: d.pkce === "optional" ? "optional" : "required",
     refreshTokens: d.refreshTokens === true,
+    project: typeof d.project === "string" ? d.project : null,
     disabled: d.disabled === true,
     createdAt: toDate(d.createdAt),
   };

@@ -28,6 +28,13 @@ export interface OidcClient {
    * `offline_access` then gets a refresh token (core/oidc/refresh). Off unless the operator says.
    */
   refreshTokens: boolean;
+  /**
+   * The project a person must be granted to sign in to the client (as the gate asks of an app's
+   * endpoints: an administrator and a `*` grant have every project); null: any approved person.
+   * A person who loses it is signed out of the client (back-channel logout), and its refresh
+   * tokens for them stop working.
+   */
+  project: string | null;
   /** A disabled client is unknown to the authorise and token endpoints. */
   disabled: boolean;
   createdAt: Date;

@@ -19,6 +19,7 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     backchannelLogoutUri: null,
     pkce: "required",
     refreshTokens: false,
+    project: null,
     disabled: false,
     createdAt: at("2026-01-01T00:00:00Z"),
   };

@@ -7,6 +7,8 @@ import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
 import type { OidcClient, PkcePolicy } from "../model/oidc-client";
+import type { Person } from "../model/person";
+import { decideAccess } from "../people/access";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
@@ -57,6 +59,7 @@ export interface ClientRegistration {
   backchannelLogoutUri?: string | null;
   pkce?: PkcePolicy;
   refreshTokens?: boolean;
+  project?: string | null;
 }
 
 /** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
@@ -71,6 +74,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     backchannelLogoutUri: client.backchannelLogoutUri ?? null,
     pkce: client.pkce ?? "required",
     refreshTokens: client.refreshTokens ?? false,
+    project: client.project ?? null,
     disabled: false,
     createdAt: now,
   });
@@ -87,6 +91,7 @@ export async function createClient(
     backchannelLogoutUri: string | null;
     pkce: PkcePolicy;
     refreshTokens: boolean;
+    project: string | null;
   },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
@@ -186,6 +191,23 @@ export function setPkcePolicy(deps: StoreDeps, clientId: string, pkce: PkcePolic
  */
 export function setRefreshTokens(deps: StoreDeps, clientId: string, allowed: boolean): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, refreshTokens: allowed }));
+}
+
+/** The project a person must hold to sign in to the client; null: any approved person. */
+export function setClientProject(deps: StoreDeps, clientId: string, project: string | null): Promise<OidcClient> {
+  return update(deps, clientId, (c) => ({ ...c, project }));
+}
+
+/**
+ * Whether the person may sign in to the client, now: the one access decision (core/people/access),
+ * with the client's project where it names one. Asked by the authorise endpoint, at a code's
+ * redemption and at every refresh.
+ */
+export function maySignInTo<P extends Pick<Person, "status" | "role" | "projects">>(
+  person: P | null,
+  client: Pick<OidcClient, "project">,
+): person is P {
+  return decideAccess(person, client.project === null ? {} : { project: client.project }) === null;
 }
 
 export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {

@@ -12,7 +12,7 @@ import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
-import { findClient, secretMatches } from "./clients";
+import { findClient, maySignInTo, secretMatches } from "./clients";
 import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
 import { recordSignIn } from "./backchannel";
@@ -73,6 +73,8 @@ export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
 
 interface Redemption {
   clientId: string;
+  /** The client's project, which the person must hold (maySignInTo); null: none asked. */
+  project: string | null;
   hash: string;
   redirectUri: string;
   codeVerifier: string | null;
@@ -124,8 +126,9 @@ function decide(
     return { kind: "replayed" };
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
-  // A person who is no longer approved gets nothing: the code is spent, and no token is stored.
-  if (person === null || person.status !== "approved") {
+  // A person who is no longer approved, or no longer has the client's project, gets nothing: the
+  // code is spent, and no token is stored.
+  if (!maySignInTo(person, r)) {
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }
@@ -262,6 +265,7 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(accessToken);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
+      project: input.client.project,
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,

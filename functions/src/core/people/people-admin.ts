@@ -4,7 +4,7 @@
  * its history, its notices and the provider's sync; and reviewing several at once. Finding
  * people is core/people/find-people.
  */
-import { signInsEnding, tellClients } from "./sign-in-ends";
+import { signInsLosing, tellClients } from "./sign-in-ends";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
@@ -177,10 +177,9 @@ export async function changePerson(
         if (holder !== null && holder !== personId) throw new AppError("person_conflict");
       }
     }
-    // No longer approved: every client they signed in to is told their sign-in ended
-    // (back-channel logout), read before any write.
-    const signedIn =
-      current.status === "approved" && next.status !== "approved" ? await signInsEnding(deps, tx, personId, "all") : [];
+    // No longer approved, or without a project a client asks for: each client they may no longer
+    // sign in to is told their sign-in ended (back-channel logout), read before any write.
+    const signedIn = await signInsLosing(deps, tx, current, next);
     // What the person is told of it. Of a person's own change, only what their session names a
     // browser for (their addresses); a rename no notice tells them of.
     const from = toldAs(by);

@@ -9,6 +9,9 @@ import type { OidcSignIn } from "../../store/oidc-sign-ins";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { enqueueNotice } from "../mail/outbox";
+import * as clientRecords from "../../store/oidc-clients";
+import type { Person } from "../model/person";
+import { decideAccess } from "./access";
 
 /** The outbox kind of a logout token to post to a client. */
 export const BACKCHANNEL_KIND = "backchannel-logout";
@@ -21,6 +24,33 @@ export function signInsEnding(
   sessionKeys: string[] | "all",
 ): Promise<OidcSignIn[]> {
   return signIns.ofSessions(deps.store, tx, personId, sessionKeys);
+}
+
+/**
+ * The sign-ins a change to a person ends, read in the change's transaction before its writes:
+ * every one when they are no longer approved; when they lose a project (or the administrator's
+ * role, which has every project), those to the clients that ask for it (OidcClient `project`),
+ * which the person may no longer sign in to.
+ */
+export async function signInsLosing(
+  deps: Pick<Deps, "store">,
+  tx: Transaction,
+  before: Person,
+  after: Person,
+): Promise<OidcSignIn[]> {
+  if (before.status !== "approved") return [];
+  if (after.status !== "approved") return signInsEnding(deps, tx, before.id, "all");
+  const narrowed =
+    before.role === "admin" ? after.role !== "admin" : before.projects.some((p) => !after.projects.includes(p));
+  if (!narrowed) return [];
+  const held = await signInsEnding(deps, tx, before.id, "all");
+  if (held.length === 0) return [];
+  // The clients' registrations, read outside the transaction: the operator's, never the person's.
+  const clients = new Map((await clientRecords.list(deps.store)).map((c) => [c.clientId, c]));
+  return held.filter((s) => {
+    const client = clients.get(s.clientId);
+    return client !== undefined && client.project !== null && decideAccess(after, { project: client.project }) !== null;
+  });
 }
 
 /**

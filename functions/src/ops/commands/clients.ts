@@ -15,6 +15,7 @@ import {
   setBackchannelLogoutUri,
   setPkcePolicy,
   setRefreshTokens,
+  setClientProject,
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
@@ -23,6 +24,7 @@ import { urlProblem } from "../../core/events/hooks";
 import type { Context } from "../context";
 import { table } from "../output";
 import { UsageError } from "../refusals";
+import { projectName } from "./people-access";
 import type { OidcClient, PkcePolicy } from "../../core/model/oidc-client";
 
 function view(c: OidcClient) {
@@ -34,6 +36,7 @@ function view(c: OidcClient) {
     backchannelLogoutUri: c.backchannelLogoutUri,
     pkce: c.pkce,
     refreshTokens: c.refreshTokens,
+    project: c.project,
     disabled: c.disabled,
     // Never the hashes: when each secret was made and until when it works.
     secrets: c.secrets.map((s) => ({
@@ -62,12 +65,18 @@ function describe(c: OidcClient): string {
     `status: ${v.disabled ? "disabled" : "enabled"}`,
     `pkce: ${v.pkce}`,
     `refresh tokens: ${v.refreshTokens ? "allowed (for a sign-in that asks for offline_access)" : "no"}`,
+    `project: ${v.project === null ? "none (any approved person may sign in)" : `${v.project} (only people granted it may sign in)`}`,
     ...v.redirectUris.map((u) => `redirect URI: ${u}`),
     ...v.postLogoutRedirectUris.map((u) => `post-logout redirect URI: ${u}`),
     `back-channel logout URI: ${v.backchannelLogoutUri ?? "none"}`,
     ...v.secrets.map((s) => `secret: made ${s.createdAt}${s.expiresAt ? `, works until ${s.expiresAt}` : ""}`),
     `created: ${v.createdAt}`,
   ].join("\n");
+}
+
+/** A project a person must be granted to use the client, named as `people grant` names them; "none" for none. */
+function neededProject(value: string): string | null {
+  return value === "none" ? null : projectName(value);
 }
 
 function clientId(value: string): string {
@@ -111,7 +120,7 @@ export const clientCommands: Command[] = [
     name: "clients register",
     summary: "register a relying party; prints its generated secret once",
     usage:
-      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--backchannel-logout-uri <uri>] [--pkce required|optional] [--refresh-tokens]",
+      "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--backchannel-logout-uri <uri>] [--pkce required|optional] [--refresh-tokens] [--needs-project <project>]",
     options: {
       name: { type: "string" },
       "redirect-uri": { type: "string", multiple: true },
@@ -119,6 +128,7 @@ export const clientCommands: Command[] = [
       "backchannel-logout-uri": { type: "string" },
       pkce: { type: "string" },
       "refresh-tokens": { type: "boolean" },
+      "needs-project": { type: "string" },
     },
     positionals: [1, 1],
     backend,
@@ -135,6 +145,7 @@ export const clientCommands: Command[] = [
         backchannelLogoutUri: backchannelUri(ctx, one(values, "backchannel-logout-uri") ?? "none"),
         pkce: pkce(one(values, "pkce")),
         refreshTokens: values["refresh-tokens"] === true,
+        project: neededProject(one(values, "needs-project") ?? "none"),
       });
       ctx.print(`client_id: ${client.clientId}\nclient_secret: ${clientSecret}`, {
         client: view(client),
@@ -220,6 +231,19 @@ export const clientCommands: Command[] = [
       if (setting === "off")
         await ctx.confirm(`Take refresh tokens from ${id as string}? Every grant it holds ends at its next refresh.`);
       changed(ctx, await setRefreshTokens(ctx.deps(), clientId(id as string), setting === "on"));
+    },
+  },
+  {
+    name: "clients set-project",
+    summary: "let only people granted a project sign in to a client (none: any approved person)",
+    usage: "clients set-project <client_id> <project>|none",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [id, project]) {
+      changed(ctx, await setClientProject(ctx.deps(), clientId(id as string), neededProject(project as string)));
+      ctx.note(
+        "People signed in to it already keep their sign-in until it ends; their refresh tokens stop at their next use.",
+      );
     },
   },
   {
