@@ -3,7 +3,8 @@
  * backchannel_logout_uri is posted a logout token, which jose verifies against the provider's
  * keys, whenever a sign-in it was given ends: logout, RP-initiated logout, "sign out everywhere
  * else", an administrator ending the session, a rejection and an erasure. The token carries the
- * `sid` of the ID token the client holds. A receiver of our own on loopback stands for the app.
+ * `sid` of the ID token the client holds. A receiver of our own on loopback stands for the app,
+ * and refuses a replayed `jti` as a relying party should.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -38,6 +39,8 @@ describe("back-channel logout", () => {
   let server: Server;
   let status = 200;
   const arrivals: Arrival[] = [];
+  const taken = new Set<string>();
+  let receiver = "";
   const told = { clientId: unique("told-rp"), clientSecret: randomBytes(32).toString("base64url") };
   const untold = { clientId: unique("untold-rp"), clientSecret: randomBytes(32).toString("base64url") };
 
@@ -46,16 +49,18 @@ describe("back-channel logout", () => {
       let body = "";
       req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       req.on("end", () => {
-        arrivals.push({
-          token: new URLSearchParams(body).get("logout_token") ?? "",
-          contentType: req.headers["content-type"],
-        });
-        res.statusCode = status;
+        const token = new URLSearchParams(body).get("logout_token") ?? "";
+        arrivals.push({ token, contentType: req.headers["content-type"] });
+        // As a relying party should (Back-Channel Logout §2.6): a jti it took before is a replay, refused.
+        const jti = String(decodeJwt(token).jti);
+        res.statusCode = status === 200 && taken.has(jti) ? 400 : status;
+        if (res.statusCode === 200) taken.add(jti);
         res.end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const uri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/backchannel`;
+    receiver = uri;
     await registerClient(deps, { ...told, name: "Told", redirectUris: [REDIRECT], backchannelLogoutUri: uri });
     await registerClient(deps, { ...untold, name: "Untold", redirectUris: [REDIRECT] });
   });
@@ -189,5 +194,14 @@ describe("back-channel logout", () => {
     const got = await tokens();
     expect(got.map((t) => t.sid)).toEqual([sid, sid]);
     expect(got[0]?.jti).not.toBe(got[1]?.jti);
+    // The retry was taken: a receiver that refuses replayed jtis loses no real logout. A token
+    // posted again is a replay, and refused.
+    expect(taken.has(String(got[1]?.jti))).toBe(true);
+    const replayed = await fetch(receiver, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ logout_token: arrivals[1]?.token ?? "" }),
+    });
+    expect(replayed.status).toBe(400);
   });
 });
