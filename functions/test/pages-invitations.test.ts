@@ -14,32 +14,15 @@ import * as invitations from "../src/store/invitations";
 import { signInWithCustomToken } from "./support/auth";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "./support/browser";
 import { auth, firestore, unique } from "./support/deps";
-import { codeIn, mailTo, type Mail } from "./support/inbox";
+import { codeIn, hasCode, mailAfter, type Mail } from "./support/inbox";
 import { accountWithPerson } from "./support/people";
-import { MODES, sessionCookie, useJourneys, Visitor, type Mode } from "./support/visitor";
+import { MODES, secondVisitor, sessionCookie, useJourneys } from "./support/visitor";
 
 const db = firestore();
 const world = useBrowserWorld();
 const stackId = () => process.env.STACK_ID_URL as string;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function mailAfter(address: string, seen: number, wanted: (m: Mail) => boolean, seconds = 30): Promise<Mail> {
-  for (let waited = 0; waited < seconds * 1000; waited += 250) {
-    const found = (await mailTo(address)).slice(seen).find(wanted);
-    if (found) return found;
-    await pause(250);
-  }
-  throw new Error(`no such mail to ${address} within ${seconds} s`);
-}
-
-const hasCode = (m: Mail) => /: ([0-9]{6})\n/.test(m.text);
 const isInvitation = (m: Mail) => m.subject.startsWith("You're invited");
-
-async function secondVisitor(mode: Mode) {
-  const context = await world().context({ phone: mode === "phone" });
-  const page = await context.newPage();
-  return { context, page, visitor: new Visitor(page, mode) };
-}
 
 describe.each(MODES)("inviting people, %s", (mode) => {
   const t = useJourneys(world, mode);
@@ -79,7 +62,7 @@ describe.each(MODES)("inviting people, %s", (mode) => {
     expect(await people.findByEmail(db, email)).toBeNull();
     expect(await invitations.findByAddress(db, email)).toMatchObject({ sends: 1, projects: ["startpage", "calendar"] });
 
-    const invitee = await secondVisitor(mode);
+    const invitee = await secondVisitor(world, mode);
     await invitee.page.goto(link);
     await invitee.visitor.reaches("Sign in");
     expect(await sessionCookie(invitee.page)).toBeNull();

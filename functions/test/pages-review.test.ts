@@ -19,9 +19,9 @@ import * as people from "../src/store/people";
 import { randomPhone, signInWithCustomToken } from "./support/auth";
 import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "./support/browser";
 import { auth, firestore, ID_URL, PARENT_DOMAIN, unique } from "./support/deps";
-import { codeIn, mailTo, type Mail } from "./support/inbox";
+import { codeIn, hasCode, mailAfter, mailTo } from "./support/inbox";
 import { accountWithPerson, cookieFrom, personFor } from "./support/people";
-import { MODES, sessionCookie, useJourneys, Visitor, type Mode } from "./support/visitor";
+import { MODES, secondVisitor, sessionCookie, useJourneys } from "./support/visitor";
 import { type Person } from "../src/core/model/person";
 import { addHook, removeHook } from "../src/core/events/hooks";
 import { systemClock } from "../src/clock";
@@ -35,17 +35,6 @@ const stackId = () => process.env.STACK_ID_URL as string;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The first mail to `address` after the first `seen` that `wanted` picks, within `seconds`. */
-async function mailAfter(address: string, seen: number, wanted: (m: Mail) => boolean, seconds = 15): Promise<Mail> {
-  for (let waited = 0; waited < seconds * 1000; waited += 250) {
-    const found = (await mailTo(address)).slice(seen).find(wanted);
-    if (found) return found;
-    await pause(250);
-  }
-  throw new Error(`no such mail to ${address} within ${seconds} s`);
-}
-
-const hasCode = (m: Mail) => /: ([0-9]{6})\n/.test(m.text);
 const mailCount = async (address: string) => (await mailTo(address)).length;
 
 /** A session cookie for the stack's own functions, as POST /auth/verify gives it: for the test's own API calls. */
@@ -148,13 +137,6 @@ async function signedInMinutesAgo(context: BrowserContext, page: Page, minutesAg
   ]);
 }
 
-/** Another person at their own browser, in the same way of using it, checked as the journey's visitor is. */
-async function secondVisitor(mode: Mode) {
-  const context = await world().context({ phone: mode === "phone" });
-  const page = await context.newPage();
-  return { context, page, visitor: new Visitor(page, mode) };
-}
-
 describe.each(MODES)("the reviewer pages, %s", (mode) => {
   const t = useJourneys(world, mode);
 
@@ -184,7 +166,7 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
     // The stack's digest window (1 minute) is open again: this request is told of at once.
     await db.collection("reviewDigests").doc("last").delete();
 
-    const stranger = await secondVisitor(mode);
+    const stranger = await secondVisitor(world, mode);
     const email = `${unique("stranger")}@example.test`;
     const name = `Sam ${unique("Stranger")}`;
     const note = "I run the <b>x</b> team & need the calendar.";

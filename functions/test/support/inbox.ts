@@ -62,6 +62,24 @@ export async function waitForSubject(address: string, subject: string, withinMs 
   throw new Error(`no mail "${subject}" to ${address}`);
 }
 
+/** The first mail to `address` after the first `seen` that `wanted` picks, within `seconds`. */
+export async function mailAfter(
+  address: string,
+  seen: number,
+  wanted: (m: Mail) => boolean,
+  seconds = 30,
+): Promise<Mail> {
+  for (let waited = 0; waited < seconds * 1000; waited += 250) {
+    const found = (await mailTo(address)).slice(seen).find(wanted);
+    if (found) return found;
+    await pause(250);
+  }
+  throw new Error(`no such mail to ${address} within ${seconds} s`);
+}
+
+/** Whether a mail carries a sign-in code. */
+export const hasCode = (m: Mail) => /: ([0-9]{6})\n/.test(m.text);
+
 /** The code in the `nth` mail (1-based) to `address`. */
 export async function codeFor(address: string, nth = 1, inboxUrl = stackInbox()): Promise<string> {
   const mail = (await waitForMail(address, nth, inboxUrl))[nth - 1] as Mail;

@@ -181,6 +181,13 @@ export class Visitor {
 }
 
 /** The session cookie this browser holds for the parent domain, if any. */
+/** Another person at their own browser, in the same way of using it, checked as the journey's visitor is. */
+export async function secondVisitor(world: () => BrowserWorld, mode: Mode) {
+  const context = await world().context({ phone: mode === "phone" });
+  const page = await context.newPage();
+  return { context, page, visitor: new Visitor(page, mode) };
+}
+
 export async function sessionCookie(page: Page): Promise<string | null> {
   const cookies = await page.context().cookies("https://example.test/");
   return cookies.find((c) => c.name === "__session" && !c.value.startsWith("bridge."))?.value ?? null;
