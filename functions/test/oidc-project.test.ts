@@ -136,7 +136,7 @@ describe("a client bound to a project", () => {
     // An administrator has every project, and a * grant too.
     const { cookie: adminCookie } = await person([]).then(async ({ person: p }) => {
       await changePerson(deps, p.id, { role: "admin" }, operator);
-      return recordedSession(deps, { ...p, role: "admin" });
+      return recordedSession(deps, p);
     });
     expect((await codeFlowTokens(oidcApp, adminCookie, desk, { redirectUri: REDIRECT })).id_token).toEqual(
       expect.any(String),
@@ -150,7 +150,7 @@ describe("a client bound to a project", () => {
   it("tells the client when an administrator who signed in to it is made a member without its project", async () => {
     const { person: p } = await person([]);
     await changePerson(deps, p.id, { role: "admin" }, operator);
-    const { cookie } = await recordedSession(deps, { ...p, role: "admin" });
+    const { cookie } = await recordedSession(deps, p);
     const sid = decodeJwt((await codeFlowTokens(oidcApp, cookie, desk, { redirectUri: REDIRECT })).id_token).sid;
     arrivals.length = 0;
     await changePerson(deps, p.id, { role: "user" }, operator);

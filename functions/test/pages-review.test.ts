@@ -21,7 +21,7 @@ import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "./suppo
 import { auth, firestore, ID_URL, PARENT_DOMAIN, unique } from "./support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "./support/inbox";
 import { accountWithPerson, cookieFrom, personFor } from "./support/people";
-import { MODES, secondVisitor, sessionCookie, useJourneys } from "./support/visitor";
+import { MODES, secondVisitor, sessionCookie, useJourneys, type Visitor } from "./support/visitor";
 import { type Person } from "../src/core/model/person";
 import { addHook, removeHook } from "../src/core/events/hooks";
 import { systemClock } from "../src/clock";

@@ -15,6 +15,7 @@
  * tries it again; a 2xx ends the pause. Delivery is at least once: an answer lost on the way means the event comes
  * again, under the same `webhook-id`.
  */
+import { postTo } from "../post-to";
 import { Webhook } from "standardwebhooks";
 import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
@@ -85,24 +86,13 @@ async function post(deps: DeliveryDeps, hook: Hook, body: string, id: string): P
   const secrets = signingSecrets(deps, hook, now);
   if (secrets.length === 0) return "no secret";
   const signature = secrets.map((secret) => new Webhook(secret).sign(id, now, body)).join(" ");
-  try {
-    const res = await deps.fetch(hook.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "webhook-id": id,
-        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
-        "webhook-signature": signature,
-      },
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.status >= 200 && res.status < 300 ? null : `status ${res.status}`;
-  } catch (err) {
-    return err instanceof Error && err.name === "TimeoutError" ? "timeout" : "unreachable";
-  }
+  const headers = {
+    "content-type": "application/json",
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": signature,
+  };
+  return postTo(deps, hook.url, { headers, body }, DELIVERY_TIMEOUT_MS);
 }
 
 export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {

@@ -17,6 +17,7 @@
  *   anything else is retried with the outbox's backoff for a day. A client with no URI is told
  *   nothing.
  */
+import { postTo } from "../post-to";
 import { SECOND } from "../../clock";
 import * as clients from "../../store/oidc-clients";
 import * as signIns from "../../store/oidc-sign-ins";
@@ -63,20 +64,10 @@ export function recordSignIn(
 type BackchannelDeps = Pick<Deps, "store" | "clock" | "random" | "tokens" | "config" | "fetch" | "log" | "transaction">;
 
 /** Posts a logout token; null when the client took it (2xx), else the kind of failure. */
-async function post(deps: BackchannelDeps, uri: string, token: string): Promise<string | null> {
-  try {
-    const res = await deps.fetch(uri, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ logout_token: token }).toString(),
-      redirect: "manual",
-      signal: AbortSignal.timeout(BACKCHANNEL_TIMEOUT_MS),
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    return res.status >= 200 && res.status < 300 ? null : `status ${res.status}`;
-  } catch (err) {
-    return err instanceof Error && err.name === "TimeoutError" ? "timeout" : "unreachable";
-  }
+function post(deps: BackchannelDeps, uri: string, token: string): Promise<string | null> {
+  const headers = { "content-type": "application/x-www-form-urlencoded" };
+  const body = new URLSearchParams({ logout_token: token }).toString();
+  return postTo(deps, uri, { headers, body }, BACKCHANNEL_TIMEOUT_MS);
 }
 
 export function backchannelRenderers(deps: BackchannelDeps): Record<string, Renderer> {
