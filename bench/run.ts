@@ -190,6 +190,12 @@ try {
     say(
       "service shard's budget document besides), each shared by every send from there. A right code marks its send used.",
     );
+    say(
+      "A send, a code sign-in and a first sign-in with a verified address read the address's invitation (one document, by",
+    );
+    say(
+      "id) beside the person; a send reads both for every address, in parallel, so how long it takes tells no address apart.",
+    );
     say();
   }
   if (runs(4)) {
