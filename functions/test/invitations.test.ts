@@ -349,6 +349,39 @@ describe("POST /auth/invitations/file", () => {
   });
 });
 
+describe("invitations decided at once", () => {
+  it("makes one invitation of an address invited by several administrators at once, with one mail", async () => {
+    const admins = await Promise.all([adminSession(), adminSession(), adminSession(), adminSession()]);
+    const email = address("together");
+    const answers = await Promise.all(
+      admins.map(({ cookie }, i) => inviteVia(cookie, { address: email, projects: [`p${i}`] })),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([201, 409, 409, 409]);
+    expect(answers.filter((a) => a.status === 409).every((a) => a.body.reason === "already_invited")).toBe(true);
+    const made = answers.find((a) => a.status === 201);
+    expect(await invitations.findByAddress(db, email)).toMatchObject({ projects: made?.body.projects, sends: 1 });
+    const queued = await db.collection("outbox").where("about", "==", made?.body.id).get();
+    expect(queued.size).toBe(1);
+  });
+
+  it("sends an invitation asked to be sent again several times at once once more, not more", async () => {
+    const d = world();
+    const app = appFor(peopleRoutes, d);
+    const { cookie } = await adminSession(d);
+    const { body } = await inviteVia(cookie, { address: address("resends") }, app);
+    d.clock.advance(RESEND_WAIT_MS);
+    const fresh = await adminSession(d);
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        request(app).post(`/auth/invitations/${body.id}/resend`).set("Cookie", fresh.cookie).send({}),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 429, 429, 429]);
+    expect(await invitations.findByAddress(db, body.address)).toMatchObject({ sends: 2 });
+  });
+});
+
 describe("an invitation taken up at once from several places", () => {
   it("makes one person, whoever proves the address first", async () => {
     const { cookie } = await adminSession();
