@@ -231,6 +231,34 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
     expect(stranger.visitor.serious()).toEqual([]);
   }, 240_000);
 
+  it("approves a person as the rule for their address's domain suggests, in one step", async () => {
+    t.name = "review-suggested";
+    const { account } = await reviewer();
+    await emptyQueue();
+    const name = `Sue ${unique("Suggested")}`;
+    const sue = await personFor(
+      { uid: unique("u"), email: `${unique("sue")}@partner.example` },
+      {
+        status: "pending",
+        name,
+        origin: { via: "email", address: "sue@partner.example" },
+        suggestion: { rule: "partner.example", projects: ["location"], groups: ["partners"] },
+      },
+    );
+    await openSessionAs(t.page, account.uid);
+    await t.page.goto(`${ID_HOST}/review`);
+    await t.visitor.reaches("Review requests (1 waiting)");
+    const item = t.page.locator("li.request", { hasText: name });
+    expect(await item.innerText()).toContain("The rule for partner.example suggests: location; groups partners");
+    await t.visitor.screenshot("review-suggested");
+    await t.visitor.press(`Approve as suggested for ${name}`);
+    await item.locator(".outcome", { hasText: "Approved, with location, group partners." }).waitFor();
+    await t.visitor.reaches("Review requests (none waiting)");
+    const approved = await people.findById(db, sue.id);
+    expect(approved).toMatchObject({ status: "approved", projects: ["location"], groups: ["partners"] });
+    expect(approved?.suggestion).toBeUndefined();
+  }, 120_000);
+
   it("rejects one request, and approves several at once, saying what became of each", async () => {
     t.name = "review-several";
     const { account } = await reviewer();

@@ -7,7 +7,7 @@
 import type { Person } from "../shared/api";
 import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
 import { ago, exactly, proved, suggestionWords, whoIs, type AdminPerson } from "../reviewers/people-words";
-import { review, type Decision } from "../reviewers/review-decisions";
+import { approveAsSuggested, review, type Decision } from "../reviewers/review-decisions";
 import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../shared/ui";
 
 const PAGE = 25;
@@ -105,6 +105,24 @@ forAdministrators(async (me: Person) => {
       });
     decideOne(approve, "approved", "Approving…");
     decideOne(reject, "rejected", "Rejecting…");
+    // What the operator's rule for their domain suggests, given with the approval in one step.
+    const suggested =
+      person.suggestion === null
+        ? null
+        : button(["Approve as suggested", unseen(` for ${who}`)], { kind: "secondary" });
+    suggested?.addEventListener("click", () => {
+      void whileBusy(suggested, "Approving…", async () => {
+        said.textContent = "";
+        alert.show(null);
+        const outcome = await approveAsSuggested(me, person, (panel) => item.append(panel), alert);
+        if (outcome === null) return;
+        settled(item, outcome.words, outcome.warning, outcome.done);
+        countChosen();
+        footer();
+        await recount();
+        item.querySelector<HTMLElement>(".outcome")?.focus();
+      });
+    });
     const item = h(
       "li",
       { class: "request", "data-person": person.personId, "data-name": who },
@@ -128,7 +146,7 @@ forAdministrators(async (me: Person) => {
           ? []
           : [h("dt", {}, "Suggested"), h("dd", { class: "suggestion" }, suggestionWords(person.suggestion) ?? "")]),
       ),
-      h("div", { class: "actions decide" }, approve, reject),
+      h("div", { class: "actions decide" }, approve, ...(suggested === null ? [] : [suggested]), reject),
       h("p", { class: "small" }, h("a", { href: personPage(person.personId) }, "Details", unseen(` of ${who}`))),
     );
     if (person.name === "")

@@ -8,8 +8,8 @@ import type { Person } from "../shared/api";
 import { askAdmin } from "./door";
 import type { Notice } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
-import { syncErrorWords, whoIs, type AdminPerson } from "./people-words";
-import { confirmItsYou } from "../sign-in/step-up";
+import { projectName, syncErrorWords, whoIs, type AdminPerson } from "./people-words";
+import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 export type Decision = "approved" | "rejected";
@@ -69,4 +69,45 @@ export async function review(
         ? `${verb} ${done === 1 ? whoIs(each[0]?.person as AdminPerson) : `all ${done}`}.`
         : `${verb} ${done} of ${each.length}. Each one that wasn't says why.`;
   return { each, summary };
+}
+
+/**
+ * Approves one person with what the rule for their address's domain suggests (their projects and
+ * groups added to), in one PATCH, confirming it's the reviewer first where the service asks.
+ */
+export async function approveAsSuggested(
+  me: Person,
+  person: AdminPerson,
+  place: (panel: HTMLElement) => void,
+  notice: Notice,
+): Promise<Outcome["each"][number] | null> {
+  const suggestion = person.suggestion;
+  if (suggestion === null) return null;
+  const body = {
+    status: "approved",
+    projects: [...new Set([...person.projects, ...suggestion.projects])],
+    groups: [...new Set([...person.groups, ...suggestion.groups])],
+  };
+  const act = () => askAdmin(notice, "PATCH", `/auth/people/${encodeURIComponent(person.personId)}`, body);
+  let answer = await act();
+  if (answer !== null && stepUpAsked(answer)) {
+    if (!(await confirmItsYou(place, me)))
+      return {
+        person,
+        words: resultWords({ personId: person.personId, error: "", reason: "step_up_required" }, "approved"),
+        warning: null,
+        done: false,
+      };
+    answer = await act();
+  }
+  if (answer === null) return null;
+  if (answer.status !== 200)
+    return { person, words: `Not done: ${String(answer.body.error ?? TRY_AGAIN)}`, warning: null, done: false };
+  const given = [...suggestion.projects.map(projectName), ...suggestion.groups.map((g) => `group ${g}`)];
+  return {
+    person,
+    words: `Approved, with ${given.join(", ") || "nothing more"}.`,
+    warning: syncErrorWords(answer.body.providerSyncErrors as Array<{ uid: string }>),
+    done: true,
+  };
 }
