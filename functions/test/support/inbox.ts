@@ -1,8 +1,8 @@
 /** The dev mail inbox (maildev) over its JSON API: what the service actually sent over SMTP. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { allTasksIdle } from "./task-queue";
+import { freePort } from "./own-firestore";
 
 export interface Mail {
   id: string;
@@ -111,17 +111,6 @@ export interface OwnInbox {
   /** SIGSTOP: connections are taken by the kernel and never answered, as by a hung server. */
   freeze(): void;
   thaw(): void;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function ownInbox(): Promise<OwnInbox> {

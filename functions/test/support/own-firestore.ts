@@ -1,16 +1,30 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Firestore } from "firebase-admin/firestore";
 
-export function freePort(): Promise<number> {
+/**
+ * Below the kernel's ephemeral ports (32768–60999 here, /proc/sys/net/ipv4/ip_local_port_range):
+ * a port the kernel handed out and took back may next be the source port of any connection the
+ * machine opens, and the emulator meant to listen on it then cannot bind it and exits.
+ */
+const LISTEN_PORTS = { from: 20_000, to: 32_000 };
+
+function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/** A port nothing listens on, for a server the test starts (a random one, so files side by side do not meet). */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = randomInt(LISTEN_PORTS.from, LISTEN_PORTS.to);
+    if (await bindable(port)) return port;
+  }
 }
 
 const MAIN = join(__dirname, "..", "..", "..", "tools", "firestore-stand-in", "main.ts");
@@ -40,11 +54,16 @@ export async function startOwnFirestore(port: number): Promise<ChildProcess> {
   const official = launch();
   if (official === null) return startStandIn(port);
   const args = [...official.prefix, "--host=127.0.0.1", `--port=${port}`, `--project_id=${process.env.GCLOUD_PROJECT}`];
-  const child = spawn(official.command, args, { stdio: "ignore", detached: true });
+  const child = spawn(official.command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  // What it said last, for the error should it not come up; read throughout, so it never blocks on a full pipe.
+  let said = "";
+  const keep = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-1500));
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
   let exited = false;
   child.once("exit", () => (exited = true));
   for (let waited = 0; !(await answersOk(port)); waited += 200) {
-    if (exited) throw new Error(`the Firestore emulator exited before it answered on ${port}`);
+    if (exited) throw new Error(`the Firestore emulator exited before it answered on ${port}:\n${said}`);
     if (waited > 60_000) throw new Error(`the Firestore emulator did not answer on ${port} within 60 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
