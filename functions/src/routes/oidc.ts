@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from "express";
-import { maySignInTo } from "../core/oidc/clients";
+import { maySignInTo } from "../core/people/access";
 import type { OidcClient } from "../core/model/oidc-client";
 import { AppError, ensure } from "../core/errors";
 import {

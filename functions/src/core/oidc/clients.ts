@@ -7,8 +7,6 @@ import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
 import type { OidcClient, PkcePolicy } from "../model/oidc-client";
-import type { Person } from "../model/person";
-import { decideAccess } from "../people/access";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
@@ -196,18 +194,6 @@ export function setRefreshTokens(deps: StoreDeps, clientId: string, allowed: boo
 /** The project a person must hold to sign in to the client; null: any approved person. */
 export function setClientProject(deps: StoreDeps, clientId: string, project: string | null): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, project }));
-}
-
-/**
- * Whether the person may sign in to the client, now: the one access decision (core/people/access),
- * with the client's project where it names one. Asked by the authorise endpoint, at a code's
- * redemption and at every refresh.
- */
-export function maySignInTo<P extends Pick<Person, "status" | "role" | "projects">>(
-  person: P | null,
-  client: Pick<OidcClient, "project">,
-): person is P {
-  return decideAccess(person, client.project === null ? {} : { project: client.project }) === null;
 }
 
 export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {

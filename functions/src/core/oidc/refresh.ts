@@ -15,7 +15,7 @@
  * - Revoking a refresh token, current or rotated out, ends its grant; an access token is revoked
  *   on its own.
  */
-import { maySignInTo } from "./clients";
+import { maySignInTo } from "../people/access";
 import { readTogether, type Transaction } from "../../store/db";
 import * as grants from "../../store/oidc-grants";
 import * as accessTokens from "../../store/oidc-tokens";

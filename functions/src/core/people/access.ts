@@ -1,4 +1,5 @@
 import type { Person } from "../model/person";
+import type { OidcClient } from "../model/oidc-client";
 import { AppError, type ErrorCode } from "../errors";
 
 /** Why an approved sign-in still opens no session; the contract's `reason` vocabulary. */
@@ -69,4 +70,16 @@ export function ensureAccess<P extends Pick<Person, "status" | "role" | "project
   const code = (ACCESS_REFUSALS[place] as Partial<Record<AccessRefusal, ErrorCode>>)[refusal];
   if (code === undefined) throw new Error(`${place} has no answer for ${refusal}`);
   throw new AppError(code);
+}
+
+/**
+ * Whether the person may sign in to the client, now: the one access decision (decideAccess above),
+ * with the client's project where it names one. Asked by the authorise endpoint, at a code's
+ * redemption, at every refresh, and of a change that may end the person's sign-ins (sign-in-ends).
+ */
+export function maySignInTo<P extends Pick<Person, "status" | "role" | "projects">>(
+  person: P | null,
+  client: Pick<OidcClient, "project">,
+): person is P {
+  return decideAccess(person, client.project === null ? {} : { project: client.project }) === null;
 }

@@ -11,7 +11,7 @@ import type { Deps } from "../deps";
 import { enqueueNotice } from "../mail/outbox";
 import * as clientRecords from "../../store/oidc-clients";
 import type { Person } from "../model/person";
-import { decideAccess } from "./access";
+import { maySignInTo } from "./access";
 
 /** The outbox kind of a logout token to post to a client. */
 export const BACKCHANNEL_KIND = "backchannel-logout";
@@ -49,7 +49,7 @@ export async function signInsLosing(
   const clients = new Map((await clientRecords.list(deps.store)).map((c) => [c.clientId, c]));
   return held.filter((s) => {
     const client = clients.get(s.clientId);
-    return client !== undefined && client.project !== null && decideAccess(after, { project: client.project }) !== null;
+    return client !== undefined && client.project !== null && !maySignInTo(after, client);
   });
 }
 
