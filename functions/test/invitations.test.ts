@@ -192,6 +192,30 @@ describe("POST /auth/invitations", () => {
     expect(unknown.body.error).toBe("Unknown field: admin");
   });
 
+  it("lists invitations newest first, a page at a time, by a cursor of this list alone", async () => {
+    const d = world();
+    const app = appFor(peopleRoutes, d);
+    // Ahead of every invitation the file's other tests make (their clocks move minutes, a day at most).
+    d.clock.advance(2 * DAY);
+    const { cookie } = await adminSession(d);
+    const [older, newer] = [address("older"), address("newer")];
+    expect((await inviteVia(cookie, { address: older }, app)).status).toBe(201);
+    d.clock.advance(1000);
+    expect((await inviteVia(cookie, { address: newer }, app)).status).toBe(201);
+    const first = await request(app).get("/auth/invitations?limit=1").set("Cookie", cookie);
+    expect(first.body.invitations.map((i: { address: string }) => i.address)).toEqual([newer]);
+    const second = await request(app)
+      .get(`/auth/invitations?limit=1&cursor=${encodeURIComponent(first.body.next)}`)
+      .set("Cookie", cookie);
+    expect(second.body.invitations.map((i: { address: string }) => i.address)).toEqual([older]);
+    const people = await request(app).get("/auth/people?limit=1").set("Cookie", cookie);
+    const foreign = await request(app)
+      .get(`/auth/invitations?cursor=${encodeURIComponent(people.body.next)}`)
+      .set("Cookie", cookie);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toBe("cursor is not one this list gave");
+  });
+
   it("is for administrators alone", async () => {
     const account = await signedUp();
     const user = await personFor(account, { projects: ["*"] }, db);

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from "express";
+import { browserOf } from "../http/acting";
 import {
   BRIDGE_STATE_LIFETIME_MS,
   completeBridge,
@@ -13,7 +14,6 @@ import { readForm } from "../http/body";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
 import { requestHost } from "../http/caller";
 import { htmlErrors } from "../http/presenters";
-import { nameUserAgent } from "../core/sessions/user-agent";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
 export const presenter = htmlErrors;
@@ -54,10 +54,7 @@ export function routes(deps: Deps): Router {
     if (rest.length === 0 && pending.length > 0) clearBridgeStateCookie(res, config.parentDomain);
     else if (rest.length < pending.length)
       setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
-    res.redirect(
-      302,
-      await completeBridge(deps, provider, req.query, pending, nameUserAgent(req.get("user-agent") ?? "")),
-    );
+    res.redirect(302, await completeBridge(deps, provider, req.query, pending, browserOf(req)));
   });
 
   /**

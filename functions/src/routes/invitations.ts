@@ -5,11 +5,12 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import type { Deps } from "../core/deps";
-import { canonicalEmail } from "../core/email-address";
 import { AppError, ensure } from "../core/errors";
 import { parseBody, readText } from "../http/body";
 import { requireAccess } from "../http/gate";
-import { nameUserAgent } from "../core/sessions/user-agent";
+import { asAdmin } from "../http/acting";
+import { cursorOf, readCursor } from "../http/cursor";
+import { emailField, labelField } from "../http/fields";
 import type { ActingOnOthers } from "../core/people/acting";
 import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX } from "../core/model/invitation";
 import { invitationView } from "../core/people/invitation-view";
@@ -27,6 +28,8 @@ import { inviteMany } from "../core/people/invite-many";
 const ADMIN = { admin: true, cookieOnly: true } as const;
 /** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */
 const FILE_LIMIT_BYTES = 2 * 1024 * 1024;
+/** The list a cursor of GET /auth/invitations belongs to (http/cursor). */
+const LIST = "invitations";
 
 /** A file's problems in one message, line by line (the first 20, then how many more). */
 function problemsText(problems: FileProblem[]): string {
@@ -35,40 +38,11 @@ function problemsText(problems: FileProblem[]): string {
   return `Nobody was invited; fix these rows and send the file again: ${shown.join("; ")}${more}`;
 }
 
-const email = z
-  .string()
-  .max(320)
-  .transform(
-    (raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER),
-  );
-const label = z.string().trim().min(1).max(100);
 const days = z.number().int().min(1).max(INVITATION_MAX_DAYS);
-
-function readCursor(raw: string | undefined): { at: Date; id: string } | null {
-  if (raw === undefined) return null;
-  const [at = "", id = ""] = Buffer.from(raw, "base64url").toString("utf8").split("~");
-  const date = new Date(at);
-  ensure(
-    !Number.isNaN(date.getTime()) && id.startsWith("inv_"),
-    "invalid_people_query",
-    "cursor is not one this list gave",
-  );
-  return { at: date, id };
-}
-
-const cursorOf = (next: { at: Date; id: string } | null) =>
-  next === null ? null : Buffer.from(`${next.at.toISOString()}~${next.id}`).toString("base64url");
 
 export function invitationRoutes(deps: Deps): Router {
   const router = Router();
-  const asAdmin = async (req: Request): Promise<ActingOnOthers> => {
-    const admin = await requireAccess(deps, req, ADMIN);
-    return {
-      admin: admin.person,
-      signedInAt: admin.principal.authTime,
-      from: nameUserAgent(req.get("user-agent") ?? ""),
-    };
-  };
+  const admin = async (req: Request): Promise<ActingOnOthers> => asAdmin(await requireAccess(deps, req, ADMIN), req);
   const idParam = (req: Request) => String(req.params.invitationId);
 
   const listQuery = z
@@ -78,21 +52,21 @@ export function invitationRoutes(deps: Deps): Router {
     await requireAccess(deps, req, ADMIN);
     const query = listQuery.safeParse(req.query);
     ensure(query.success, "invalid_people_query", "Invalid query: limit 1 to 200, and a cursor this list gave");
-    const page = await listInvitations(deps, query.data.limit, readCursor(query.data.cursor));
+    const page = await listInvitations(deps, query.data.limit, readCursor(query.data.cursor, LIST));
     const now = deps.clock.now();
     res.setHeader("Cache-Control", "no-store");
-    res.json({ invitations: page.invitations.map((i) => invitationView(i, now)), next: cursorOf(page.next) });
+    res.json({ invitations: page.invitations.map((i) => invitationView(i, now)), next: cursorOf(page.next, LIST) });
   });
 
   const inviteBody = z
     .object({
-      address: email,
+      address: emailField,
       name: z
         .string()
         .max(NAME_MAX * 4)
         .default(""),
-      projects: z.array(label).max(100).default([]),
-      groups: z.array(label).max(100).default([]),
+      projects: z.array(labelField).max(100).default([]),
+      groups: z.array(labelField).max(100).default([]),
       role: z.enum(["user", "admin"]).default("user"),
       note: z
         .string()
@@ -102,7 +76,7 @@ export function invitationRoutes(deps: Deps): Router {
     })
     .strict();
   router.post("/auth/invitations", async function inviteOne(req: Request, res: Response) {
-    const by = await asAdmin(req);
+    const by = await admin(req);
     const { days: lasts, ...terms } = await parseBody(req, inviteBody, "invalid_invitation");
     const invitation = await invite(deps, terms, by, lasts);
     res.status(201).json(invitationView(invitation, deps.clock.now()));
@@ -112,7 +86,7 @@ export function invitationRoutes(deps: Deps): Router {
     .object({ dryRun: z.enum(["true", "false"]).default("false"), days: z.coerce.number().pipe(days).optional() })
     .strict();
   router.post("/auth/invitations/file", async function inviteFile(req: Request, res: Response) {
-    const by = await asAdmin(req);
+    const by = await admin(req);
     const query = fileQuery.safeParse(req.query);
     ensure(
       query.success,
@@ -135,14 +109,14 @@ export function invitationRoutes(deps: Deps): Router {
 
   const resendBody = z.object({ days: days.optional() }).strict();
   router.post("/auth/invitations/:invitationId/resend", async function resend(req: Request, res: Response) {
-    const by = await asAdmin(req);
+    const by = await admin(req);
     const body = await parseBody(req, resendBody, "invalid_invitation");
     const invitation = await resendInvitation(deps, idParam(req), by, body.days);
     res.json(invitationView(invitation, deps.clock.now()));
   });
 
   router.delete("/auth/invitations/:invitationId", async function revoke(req: Request, res: Response) {
-    const by = await asAdmin(req);
+    const by = await admin(req);
     await revokeInvitation(deps, idParam(req), by);
     res.json({ revoked: true });
   });

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from "express";
+import { asSelf } from "../http/acting";
 import { z } from "zod";
 import { signInWithCode } from "../core/email-codes/code-sign-in";
 import { PURPOSES } from "../core/email-codes/rules";
@@ -12,7 +13,6 @@ import {
   removeOwnAddress,
   requestAddressCode,
 } from "../core/account/addresses";
-import { nameUserAgent } from "../core/sessions/user-agent";
 import { parseBody, readJson } from "../http/body";
 import { callerOf } from "../http/caller";
 import { requireAccess } from "../http/gate";
@@ -69,19 +69,16 @@ const SELF = { cookieOnly: true } as const;
  */
 function addressRoutes(deps: Deps, router: Router): void {
   /** The person acting for themself, signed in when, from the browser of this request (their notice names it). */
-  const asSelf = async (req: Request) => {
-    const { person, principal } = await requireAccess(deps, req, SELF);
-    return { self: person, signedInAt: principal.authTime, from: nameUserAgent(req.get("user-agent") ?? "") };
-  };
+  const self = async (req: Request) => asSelf(await requireAccess(deps, req, SELF), req);
 
   router.get("/auth/account/addresses", async function listOwnAddresses(req: Request, res: Response) {
-    const by = await asSelf(req);
+    const by = await self(req);
     res.json({ emails: await ownAddresses(deps, by) });
   });
 
   const addBody = z.object({ email }).strict();
   router.post("/auth/account/addresses", async function addAddress(req: Request, res: Response) {
-    const by = await asSelf(req);
+    const by = await self(req);
     const input = await parseBody(req, addBody, "email_invalid");
     await requestAddressCode(deps, by, input.email, callerOf(req, deps.config.clientAddressHops));
     // Also the answer for an address another person holds (no code is mailed): the same status,
@@ -91,20 +88,20 @@ function addressRoutes(deps: Deps, router: Router): void {
 
   const confirmBody = z.object({ email, otp }).strict();
   router.post("/auth/account/addresses/verify", async function confirmOwnAddress(req: Request, res: Response) {
-    const by = await asSelf(req);
+    const by = await self(req);
     const input = await parseBody(req, confirmBody, "address_fields_required");
     res.json({ emails: await confirmAddress(deps, by, input.email, input.otp) });
   });
 
   const primaryBody = z.object({ email }).strict();
   router.post("/auth/account/addresses/primary", async function makePrimary(req: Request, res: Response) {
-    const by = await asSelf(req);
+    const by = await self(req);
     const input = await parseBody(req, primaryBody, "email_invalid");
     res.json({ emails: await makePrimaryAddress(deps, by, input.email) });
   });
 
   router.delete("/auth/account/addresses/:email", async function removeAddress(req: Request, res: Response) {
-    const by = await asSelf(req);
+    const by = await self(req);
     res.json({ emails: await removeOwnAddress(deps, by, String(req.params.email)) });
   });
 }

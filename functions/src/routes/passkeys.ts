@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from "express";
+import { asSelf, browserOf } from "../http/acting";
 import { z } from "zod";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Deps } from "../core/deps";
@@ -11,7 +12,6 @@ import { parseBody } from "../http/body";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
-import { nameUserAgent } from "../core/sessions/user-agent";
 
 export const presenter = jsonErrors;
 
@@ -37,7 +37,7 @@ async function registrant(deps: Deps, req: Request): Promise<Registrant> {
   const { person, uid, principal } = await requireAccess(deps, req, SESSION);
   // A session cookie always has a key; a registration is bound to it.
   ensure(principal.sessionKey !== null, "unauthorized");
-  const from = nameUserAgent(req.get("user-agent") ?? "");
+  const from = browserOf(req);
   return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, from };
 }
 
@@ -141,12 +141,8 @@ export function routes(deps: Deps): Router {
   });
 
   router.delete(PATHS.one, async function remove(req: Request, res: Response) {
-    const { person, principal } = await requireAccess(deps, req, SESSION);
-    await removePasskey(deps, person.id, String(req.params.passkeyId), {
-      self: person,
-      signedInAt: principal.authTime,
-      from: nameUserAgent(req.get("user-agent") ?? ""),
-    });
+    const access = await requireAccess(deps, req, SESSION);
+    await removePasskey(deps, access.person.id, String(req.params.passkeyId), asSelf(access, req));
     res.json({ ok: true });
   });
 

@@ -1,11 +1,9 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { canonicalEmail } from "../core/email-address";
 import { changePerson, reviewMany } from "../core/people/people-admin";
-import { NAME_MAX, type Acting } from "../core/people/acting";
+import { NAME_MAX } from "../core/people/acting";
 import { findPeople, findPerson, reviewQueue } from "../core/people/find-people";
 import { personHistory } from "../core/people/history";
-import type { Person } from "../core/model/person";
 import { exportPersonData, renameSelf, type PersonData } from "../core/account/own-data";
 import { erasePerson } from "../core/account/erasure";
 import { appsOf, disconnectApp } from "../core/oidc/apps";
@@ -20,21 +18,10 @@ import { rowFor } from "../core/errors";
 import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
-import { nameUserAgent } from "../core/sessions/user-agent";
 import { invitationRoutes } from "./invitations";
-
-/** The browser and system an administrator's request came from, for the person's notice. */
-const browserOf = (req: Request) => nameUserAgent(req.get("user-agent") ?? "");
-
-/** An administrator acting through the API, signed in when, from the browser of this request. */
-const asAdmin = (
-  admin: Awaited<ReturnType<typeof requireAccess>>,
-  req: Request,
-): Extract<Acting, { admin: Person }> => ({
-  admin: admin.person,
-  signedInAt: admin.principal.authTime,
-  from: browserOf(req),
-});
+import { asAdmin } from "../http/acting";
+import { cursorOf, readCursor } from "../http/cursor";
+import { emailField, labelField } from "../http/fields";
 
 export const presenter = jsonErrors;
 
@@ -51,36 +38,11 @@ function sendData(res: Response, data: PersonData): void {
 }
 
 const status = z.enum(["pending", "approved", "rejected"]);
-const email = z
-  .string()
-  .transform(
-    (raw, ctx) => canonicalEmail(raw) ?? (ctx.addIssue({ code: "custom", message: "invalid email" }), z.NEVER),
-  );
+const email = emailField;
 const phone = z.string().regex(/^\+[1-9][0-9]{6,14}$/);
-const label = z.string().trim().min(1).max(100);
+const label = labelField;
 const unique = <T>(items: T[]) => [...new Set(items)];
 const personIdParam = (req: Request) => String(req.params.personId);
-
-/**
- * A page's cursor, opaque to the caller: where the page ended, and in which order, so a cursor
- * from one list is never read as another's.
- */
-function cursorOf(next: string | null, list: string): string | null {
-  return next === null ? null : Buffer.from(JSON.stringify({ k: next, o: list })).toString("base64url");
-}
-
-function readCursor(cursor: string | undefined, list: string): string | null {
-  if (cursor === undefined) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-  } catch {
-    parsed = null;
-  }
-  const { k, o } = (typeof parsed === "object" && parsed !== null ? parsed : {}) as { k?: unknown; o?: unknown };
-  ensure(typeof k === "string" && o === list, "invalid_people_query", "cursor is not one this list gave");
-  return k;
-}
 
 export function routes(deps: Deps): Router {
   const router = Router();

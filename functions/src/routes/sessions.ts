@@ -1,11 +1,11 @@
 import { Router, type Request, type Response } from "express";
+import { browserOf } from "../http/acting";
 import { z } from "zod";
 import { ensureAccess } from "../core/people/access";
 import { personView } from "../core/people/person-view";
 import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
 import { ensure } from "../core/errors";
 import { ensureStepUp } from "../core/people/acting";
-import { nameUserAgent } from "../core/sessions/user-agent";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
@@ -70,7 +70,7 @@ export function routes(deps: Deps): Router {
     const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
     // Off silences what would tell of a stolen session: a recent sign-in first, as for erasure.
     if (!newBrowser) ensureStepUp(deps, { self: person, signedInAt: principal.authTime });
-    await chooseNewBrowserNotices(deps, person.id, newBrowser, nameUserAgent(req.get("user-agent") ?? ""));
+    await chooseNewBrowserNotices(deps, person.id, newBrowser, browserOf(req));
     res.json({ newBrowser });
   });
 

@@ -110,7 +110,7 @@ function recordInInviter(deps: InviteDeps, tx: Transaction, by: ActingOnOthers, 
  * Invites one address, in one transaction: a person holding it, or a live invitation of it, leaves
  * everything as it is (an expired one is replaced). `dryRun` reads alike and writes nothing. The
  * caller has checked the inviter's step-up (ensureMayInvite), once for a whole file, and wakes the
- * drainer (wakeForInvitations) once, however many it invited.
+ * drainer once, however many it invited.
  */
 export async function inviteOne(
   deps: InviteDeps,
@@ -213,19 +213,22 @@ export async function revokeInvitation(deps: InviteDeps, id: string, by: ActingO
   });
 }
 
-/** Wakes the drainer once for the mail of many invitations. */
-export const wakeForInvitations = (deps: InviteDeps) => wakeDrainer(deps);
+/** Where an invitation stands in the list, newest first: when it was made, then its id (as people's listKeyOf). */
+const listKeyOf = (invitation: Invitation) => `${invitation.invitedAt.toISOString()}~${invitation.id}`;
 
-/** A page of invitations, newest first; `next` continues it. Taken-up and revoked ones are gone. */
+/** A page of invitations, newest first, after the one whose list key is `after`; `next` continues it. */
 export async function listInvitations(
   deps: Pick<Deps, "store">,
   limit: number,
-  after: { at: Date; id: string } | null,
-): Promise<{ invitations: Invitation[]; next: { at: Date; id: string } | null }> {
-  const found = await invitations.page(deps.store, limit + 1, after);
+  after: string | null,
+): Promise<{ invitations: Invitation[]; next: string | null }> {
+  const [at = "", id = ""] = after?.split("~") ?? [];
+  const from = after === null ? null : { at: new Date(at), id };
+  ensure(from === null || !Number.isNaN(from.at.getTime()), "invalid_people_query", "cursor is not one this list gave");
+  const found = await invitations.page(deps.store, limit + 1, from);
   const shown = found.slice(0, limit);
   const last = shown[shown.length - 1];
-  return { invitations: shown, next: found.length > limit && last ? { at: last.invitedAt, id: last.id } : null };
+  return { invitations: shown, next: found.length > limit && last ? listKeyOf(last) : null };
 }
 
 export async function findInvitation(deps: Pick<Deps, "store">, id: string): Promise<Invitation> {

@@ -5,7 +5,8 @@
  */
 import type { ActingOnOthers } from "./acting";
 import type { FileRow } from "./invitation-file";
-import { ensureMayInvite, inviteOne, wakeForInvitations, type InviteDeps, type InviteOutcome } from "./invitations";
+import { ensureMayInvite, inviteOne, type InviteDeps, type InviteOutcome } from "./invitations";
+import { wakeDrainer } from "../mail/outbox";
 
 /** How many rows are applied at once. */
 const ROWS_AT_ONCE = 8;
@@ -45,6 +46,6 @@ export async function inviteMany(
   }
   const counts = { invited: 0, "already-invited": 0, held: 0 };
   for (const row of done) counts[row.outcome]++;
-  if (!options.dryRun && counts.invited > 0) await wakeForInvitations(deps);
+  if (!options.dryRun && counts.invited > 0) await wakeDrainer(deps);
   return { dryRun: options.dryRun, rows: done, counts };
 }
