@@ -6,7 +6,7 @@
  */
 import { ask, type Answer, type Person } from "../shared/api";
 import { erasureWords, TRY_AGAIN } from "../shared/messages";
-import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { withStepUp } from "../sign-in/step-up";
 import { alertBox, button, confirmPanel, field, h, paragraph, whileBusy } from "../shared/ui";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 import { NAME_MAX } from "../../../functions/src/core/model/person";
@@ -22,10 +22,12 @@ export async function askConfirmed(
   path: string,
   body?: Record<string, unknown>,
 ): Promise<Answer | null | "cancelled"> {
-  const answer = await ask(alert, method, path, body);
-  if (answer === null || !stepUpAsked(answer)) return answer;
-  if (!(await confirmItsYou((panel) => near.after(panel), me, STALE))) return "cancelled";
-  return ask(alert, method, path, body);
+  return withStepUp(
+    () => ask(alert, method, path, body),
+    (panel) => near.after(panel),
+    me,
+    STALE,
+  );
 }
 
 export function nameSection(me: Person, renamed: (person: Person) => void): HTMLElement {

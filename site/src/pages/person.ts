@@ -20,7 +20,7 @@ import {
   whoIs,
   type AdminPerson,
 } from "../reviewers/people-words";
-import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { withStepUp } from "../sign-in/step-up";
 import { alertBox, confirmPanel, h, linkButton, paragraph, retitle, view } from "../shared/ui";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
@@ -73,14 +73,14 @@ forAdministrators(async (me: Person) => {
 
   const change: Change = async (body, done, where: Section, near) => {
     where.alert.show(null);
-    const act = () => askAdmin(where.alert, "PATCH", path, body);
-    let answer = await act();
-    if (answer !== null && stepUpAsked(answer)) {
-      if (!(await confirmItsYou((panel) => near.after(panel), me))) {
-        where.said("Nothing was changed.");
-        return false;
-      }
-      answer = await act();
+    const answer = await withStepUp(
+      () => askAdmin(where.alert, "PATCH", path, body),
+      (p) => near.after(p),
+      me,
+    );
+    if (answer === "cancelled") {
+      where.said("Nothing was changed.");
+      return false;
     }
     if (answer === null) return false;
     if (answer.status === 200) {
@@ -120,13 +120,14 @@ forAdministrators(async (me: Person) => {
         kept: "Nothing was deleted.",
         busy: "Deleting…",
         async go({ alert, panel, keep }) {
-          const act = () => askAdmin(alert, "DELETE", path);
-          let answer = await act();
-          if (answer !== null && stepUpAsked(answer)) {
-            const why = `Deleting someone can't be undone, and you signed in ${PAST_STEP_UP} ago.`;
-            if (!(await confirmItsYou((step) => panel.after(step), me, why))) return keep();
-            answer = await act();
-          }
+          const why = `Deleting someone can't be undone, and you signed in ${PAST_STEP_UP} ago.`;
+          const answer = await withStepUp(
+            () => askAdmin(alert, "DELETE", path),
+            (step) => panel.after(step),
+            me,
+            why,
+          );
+          if (answer === "cancelled") return keep();
           if (answer === null) return;
           if (answer.status === 200 || answer.status === 404) {
             const finishing = answer.status === 200 ? erasureWords(answer.body) : "";

@@ -5,7 +5,7 @@
  */
 import type { Person } from "../shared/api";
 import { askAdmin, type Section } from "./door";
-import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { withStepUp } from "../sign-in/step-up";
 
 type Ask = Parameters<typeof askAdmin>;
 
@@ -19,12 +19,13 @@ export async function askConfirmed(
   body?: Ask[3],
   why?: string,
 ) {
-  const act = () => askAdmin(where.alert, method, path, body);
-  const answer = await act();
-  if (answer === null || !stepUpAsked(answer)) return answer;
-  if (!(await confirmItsYou((panel) => near.after(panel), me, why))) {
-    where.said("Nothing was done.");
-    return null;
-  }
-  return act();
+  const answer = await withStepUp(
+    () => askAdmin(where.alert, method, path, body),
+    (p) => near.after(p),
+    me,
+    why,
+  );
+  if (answer !== "cancelled") return answer;
+  where.said("Nothing was done.");
+  return null;
 }

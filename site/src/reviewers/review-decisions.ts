@@ -9,7 +9,7 @@ import { askAdmin } from "./door";
 import type { Notice } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { projectName, syncErrorWords, whoIs, type AdminPerson } from "./people-words";
-import { confirmItsYou, stepUpAsked } from "../sign-in/step-up";
+import { confirmItsYou, withStepUp } from "../sign-in/step-up";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 export type Decision = "approved" | "rejected";
@@ -88,18 +88,15 @@ export async function approveAsSuggested(
     projects: [...new Set([...person.projects, ...suggestion.projects])],
     groups: [...new Set([...person.groups, ...suggestion.groups])],
   };
-  const act = () => askAdmin(notice, "PATCH", `/auth/people/${encodeURIComponent(person.personId)}`, body);
-  let answer = await act();
-  if (answer !== null && stepUpAsked(answer)) {
-    if (!(await confirmItsYou(place, me)))
-      return {
-        person,
-        words: resultWords({ personId: person.personId, error: "", reason: "step_up_required" }, "approved"),
-        warning: null,
-        done: false,
-      };
-    answer = await act();
-  }
+  const path = `/auth/people/${encodeURIComponent(person.personId)}`;
+  const answer = await withStepUp(() => askAdmin(notice, "PATCH", path, body), place, me);
+  if (answer === "cancelled")
+    return {
+      person,
+      words: resultWords({ personId: person.personId, error: "", reason: "step_up_required" }, "approved"),
+      warning: null,
+      done: false,
+    };
   if (answer === null) return null;
   if (answer.status !== 200)
     return { person, words: `Not done: ${String(answer.body.error ?? TRY_AGAIN)}`, warning: null, done: false };

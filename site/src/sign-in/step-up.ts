@@ -149,3 +149,20 @@ async function offerPasskey(
   });
   after.after(use);
 }
+
+/**
+ * Asks (`act`), and when the service wants a fresh sign-in first, asks the person to confirm it's
+ * them in a panel `place` puts on the page, then asks once more: the answer; null when `act` got
+ * none (it has said why); "cancelled" when they did not confirm.
+ */
+export async function withStepUp(
+  act: () => Promise<Answer | null>,
+  place: (panel: HTMLElement) => void,
+  me: Person,
+  why?: string,
+): Promise<Answer | null | "cancelled"> {
+  const answer = await act();
+  if (answer === null || !stepUpAsked(answer)) return answer;
+  if (!(await confirmItsYou(place, me, why))) return "cancelled";
+  return act();
+}
