@@ -23,7 +23,7 @@ import { bugs, section } from "./contention/report.ts";
 import type { Phase } from "./contention/context.ts";
 import { root, service } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
-import { freePort } from "./lib/procs.ts";
+import { freeFirestorePort, freePort } from "./lib/procs.ts";
 import { writeSection } from "./lib/results.ts";
 import { start, stop, stopAll } from "./soak/processes.ts";
 
@@ -79,7 +79,7 @@ async function startShared(): Promise<void> {
 
 /** The scenarios on one emulator: started on a port of its own, stopped after. */
 async function runOn(name: string, choice: FirestoreChoice): Promise<Phase> {
-  const port = await freePort();
+  const port = await freeFirestorePort();
   const { command, args } = firestoreProcess(choice, port, PROJECT);
   const firestore = start(`firestore-${name}`, command, args, { logDir: dir });
   try {

@@ -19,6 +19,7 @@ import {
   chooseFirestore,
   firestoreAnswers,
   firestoreExport,
+  besideApi,
   flavour,
   officialArgs,
   type FirestoreChoice,
@@ -47,8 +48,10 @@ function run(what: string, command: string, args: string[], env: Record<string, 
   if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status ?? result.signal})`);
 }
 
-async function ensureFree(p: Profile): Promise<void> {
+async function ensureFree(p: Profile, firestore: FirestoreChoice): Promise<void> {
+  const official = flavour(firestore) === "official";
   const ports = [
+    ...(official ? Object.values(besideApi(p.firestore)) : []),
     p.hosting,
     idSitePort(p),
     p.functions,
@@ -131,7 +134,7 @@ function startFirestore(
 async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<FirestoreChoice> {
   const started = performance.now();
   const firestore = chooseFirestore();
-  await ensureFree(p);
+  await ensureFree(p, firestore);
   const built = ensureFunctionsBuilt(root, (line) => console.log(`stack: ${line}`));
   // The code caches the platform's build makes, made here by this Node (the functions' own), so
   // that the emulator starts each function as an instance starts (functions/src/runtime/gcp-build.ts).

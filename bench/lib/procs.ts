@@ -1,19 +1,45 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { createServer } from "node:net";
 import { openSync, readdirSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { chooseFirestore, firestoreAnswers, firestoreProcess, flavour } from "../../tools/stack/firestore.ts";
+import {
+  besideApi,
+  chooseFirestore,
+  firestoreAnswers,
+  firestoreProcess,
+  flavour,
+} from "../../tools/stack/firestore.ts";
 import { waitFor } from "../../tools/stack/processes.ts";
 
-export function freePort(): Promise<number> {
+function bindable(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port nothing listens on, below the kernel's ephemeral ports (32768–60999): one the kernel
+ * handed out may next be the source port of any connection the machine opens, and whatever was
+ * meant to listen on it then cannot bind it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = randomInt(20_000, 32_000);
+    if (await bindable(port)) return port;
+  }
+}
+
+/** A port for Google's Firestore emulator: it listens on the two above it as well (`besideApi`). */
+export async function freeFirestorePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const beside = Object.values(besideApi(port));
+    if ((await Promise.all(beside.map(bindable))).every(Boolean)) return port;
+  }
 }
 
 const children: ChildProcess[] = [];
@@ -121,7 +147,7 @@ export async function benchFirestore(projectId = process.env.GCLOUD_PROJECT ?? "
   if (elsewhere)
     return { host: elsewhere, kind: "elsewhere", what: `the Firestore at ${elsewhere} (BENCH_FIRESTORE_HOST)` };
   const choice = chooseFirestore();
-  const port = await freePort();
+  const port = await freeFirestorePort();
   const { command, args } = firestoreProcess(choice, port, projectId);
   const log = join(tmpdir(), `bench-firestore-${process.pid}.log`);
   const out = openSync(log, "a");

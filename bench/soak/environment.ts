@@ -16,25 +16,35 @@ import {
   type FederatedProvider,
 } from "../../tools/federated-provider.ts";
 import { startGamingProvider, type GamingProvider } from "../../tools/gaming-provider.ts";
-import { firestoreAnswers, firestoreProcess, flavour, type FirestoreChoice } from "../../tools/stack/firestore.ts";
+import {
+  besideApi,
+  firestoreAnswers,
+  firestoreProcess,
+  flavour,
+  type FirestoreChoice,
+} from "../../tools/stack/firestore.ts";
 import { waitFor } from "../../tools/stack/processes.ts";
 import { root } from "../lib/functions.ts";
-import { freePort } from "../lib/procs.ts";
+import { freeFirestorePort, freePort } from "../lib/procs.ts";
 import { signal, start, stop, stopAll, type Proc } from "./processes.ts";
 
 export const PROJECT = "demo-soak";
 
-/** Ports the developer's own stacks use; the soak must never take one. */
-const RESERVED = new Set([
-  5000, 5001, 5002, 5003, 5004, 5005, 5010, 5100, 5110, 5101, 5102, 5103, 5104, 5105, 8080, 8180, 9099, 9199, 1025,
-  1080, 1125, 1180, 4400, 4410, 4500, 4510,
-]);
-
-async function port(): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    if (!RESERVED.has(p)) return p;
+/**
+ * Ports for the soak's components, none the same, and none the two beside the Firestore emulator's
+ * (`besideApi`): they are all chosen before any of them listens.
+ */
+async function componentPorts<K extends string>(others: K[]): Promise<{ firestore: number } & Record<K, number>> {
+  const firestore = await freeFirestorePort();
+  const taken = new Set([firestore, ...Object.values(besideApi(firestore))]);
+  const chosen: Record<string, number> = { firestore };
+  for (const key of others) {
+    let p = await freePort();
+    while (taken.has(p)) p = await freePort();
+    taken.add(p);
+    chosen[key] = p;
   }
+  return chosen as { firestore: number } & Record<K, number>;
 }
 
 async function answers(url: string): Promise<boolean> {
@@ -49,7 +59,7 @@ const FIRESTORE_START_MS = 60_000;
 export class Environment {
   readonly firestoreChoice: FirestoreChoice;
   readonly dir: string;
-  readonly ports = { firestore: 0, smtp: 0, mailWeb: 0, auth: 0, hub: 0, logging: 0 };
+  ports = { firestore: 0, smtp: 0, mailWeb: 0, auth: 0, hub: 0, logging: 0 };
   /** How many times Firestore has started: its data does not survive a restart. */
   epoch = 0;
   private firestore: Proc | undefined;
@@ -81,10 +91,10 @@ export class Environment {
   }
 
   async startAll(): Promise<void> {
-    for (const key of Object.keys(this.ports) as Array<keyof Environment["ports"]>) this.ports[key] = await port();
+    this.ports = await componentPorts(["smtp", "mailWeb", "auth", "hub", "logging"]);
     await Promise.all([this.startFirestore(), this.startMail(), this.startAuth()]);
-    this.gaming = await startGamingProvider(await port());
-    this.federated = await startFederatedProvider(await port());
+    this.gaming = await startGamingProvider(await freePort());
+    this.federated = await startFederatedProvider(await freePort());
   }
 
   async startFirestore(): Promise<void> {

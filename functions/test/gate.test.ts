@@ -6,7 +6,7 @@ import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
 import { appFor, testDeps } from "./support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "./support/people";
-import { firestoreAt, freePort, signal, startOwnFirestore, stopped } from "./support/own-firestore";
+import { firestoreAt, freeFirestorePort, signal, startOwnFirestore, stopped } from "./support/own-firestore";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
 describe("gated endpoints", () => {
@@ -124,7 +124,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
   const clients: Firestore[] = [];
   const emulators: ChildProcess[] = [];
   const own = async (): Promise<{ port: number; db: Firestore; emulator: ChildProcess }> => {
-    const port = await freePort();
+    const port = await freeFirestorePort();
     const emulator = await startOwnFirestore(port);
     const db = firestoreAt(`127.0.0.1:${port}`);
     emulators.push(emulator);

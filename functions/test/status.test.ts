@@ -5,7 +5,7 @@ import { OUTBOX_STALE_SECONDS } from "../src/core/status/health";
 import { appFor, testConfig, testDeps } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";
 import type { ChildProcess } from "node:child_process";
-import { firestoreAt, freePort, retire, startOwnFirestore, stopped } from "./support/own-firestore";
+import { firestoreAt, freeFirestorePort, freePort, retire, startOwnFirestore, stopped } from "./support/own-firestore";
 
 async function statusReader(deps = testDeps()) {
   const { account, person } = await accountWithPerson({ projects: ["status"] }, deps.store);
@@ -75,7 +75,7 @@ describe("GET /status", () => {
   });
 
   it("reports Firestore down once its emulator stops, without leaking details", async () => {
-    const port = await freePort();
+    const port = await freeFirestorePort();
     const emulator = await startOwnFirestore(port);
     const store = firestoreAt(`127.0.0.1:${port}`);
     let running: ChildProcess | null = emulator;

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaults } from "../../site/defaults.ts";
+import { besideApi } from "./firestore.ts";
 import { idSitePort, type Profile } from "./ports.ts";
 
 /**
@@ -156,6 +157,8 @@ export function firebaseConfigFor(root: string, p: Profile): string {
   e.functions.port = p.functions;
   e.auth.port = p.auth;
   e.firestore.port = p.firestore;
+  // Where the Firebase CLI starts Google's emulator: it names no WebChannel port, so that one stays the emulator's.
+  e.firestore.websocketPort = besideApi(p.firestore).websocket;
   e.hub.port = p.hub;
   e.logging.port = p.logging;
   const name = `.stack-firebase.${p.name}.json`;

@@ -82,6 +82,17 @@ export function chooseFirestore(env: NodeJS.ProcessEnv = process.env): Firestore
 }
 
 /**
+ * The ports Google's emulator opens beside its API: the emulator UI's websocket and the WebChannel.
+ * Left to choose them itself, it opens a socket on port 0, closes it, and binds that port a moment
+ * later; a connection the machine opens in between may take it as its source port, and the
+ * emulator then exits on the bind. So each is named: the two ports above the API's.
+ */
+export const besideApi = (api: number): { websocket: number; webchannel: number } => ({
+  websocket: api + 1,
+  webchannel: api + 2,
+});
+
+/**
  * The arguments of Google's emulator, started as a process of one's own on `port`: `seed` is an
  * export's `.overall_export_metadata` file to start from (firestoreExport writes them).
  */
@@ -90,6 +101,8 @@ export function officialArgs(launch: Launch, port: number, projectId: string, se
     ...launch.prefix,
     "--host=127.0.0.1",
     `--port=${port}`,
+    `--websocket_port=${besideApi(port).websocket}`,
+    `--webchannel_port=${besideApi(port).webchannel}`,
     `--project_id=${projectId}`,
     ...(seed === undefined ? [] : [`--seed_from_export=${seed}`]),
   ];

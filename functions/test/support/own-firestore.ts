@@ -27,6 +27,17 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * A port for a Firestore emulator of the test's own: Google's listens on the two above it as well
+ * (`besideApi` in tools/stack/firestore.ts), so all three are free.
+ */
+export async function freeFirestorePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if ((await bindable(port + 1)) && (await bindable(port + 2))) return port;
+  }
+}
+
 const MAIN = join(__dirname, "..", "..", "..", "tools", "firestore-stand-in", "main.ts");
 
 /**
@@ -46,18 +57,25 @@ async function answersOk(port: number): Promise<boolean> {
 }
 
 /**
- * A Firestore emulator of the test's own on `port`, of the kind the stack runs (Google's where it
+ * A Firestore emulator of the test's own on `port` (from freeFirestorePort), of the kind the stack runs (Google's where it
  * runs one, otherwise the stand-in): for tests that stop or freeze their emulator. Its own process
  * group, since Google's launcher runs the JVM as a child: `signal` and `stopped` reach both.
  */
 export async function startOwnFirestore(port: number): Promise<ChildProcess> {
   const official = launch();
   if (official === null) return startStandIn(port);
-  const args = [...official.prefix, "--host=127.0.0.1", `--port=${port}`, `--project_id=${process.env.GCLOUD_PROJECT}`];
+  const args = [
+    ...official.prefix,
+    "--host=127.0.0.1",
+    `--port=${port}`,
+    `--websocket_port=${port + 1}`,
+    `--webchannel_port=${port + 2}`,
+    `--project_id=${process.env.GCLOUD_PROJECT}`,
+  ];
   const child = spawn(official.command, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   // What it said last, for the error should it not come up; read throughout, so it never blocks on a full pipe.
   let said = "";
-  const keep = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-1500));
+  const keep = (chunk: Buffer) => (said = (said + chunk.toString()).slice(-6000));
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   let exited = false;
