@@ -1,46 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomInt } from "node:crypto";
-import { createServer } from "node:net";
 import { openSync, readdirSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  besideApi,
   chooseFirestore,
   firestoreAnswers,
   firestoreProcess,
   flavour,
+  freeFirestorePort,
 } from "../../tools/stack/firestore.ts";
 import { waitFor } from "../../tools/stack/processes.ts";
 
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once("error", () => resolve(false));
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-  });
-}
-
-/**
- * A port nothing listens on, below the kernel's ephemeral ports (32768–60999): one the kernel
- * handed out may next be the source port of any connection the machine opens, and whatever was
- * meant to listen on it then cannot bind it.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = randomInt(20_000, 32_000);
-    if (await bindable(port)) return port;
-  }
-}
-
-/** A port for Google's Firestore emulator: it listens on the two above it as well (`besideApi`). */
-export async function freeFirestorePort(): Promise<number> {
-  for (;;) {
-    const port = await freePort();
-    const beside = Object.values(besideApi(port));
-    if ((await Promise.all(beside.map(bindable))).every(Boolean)) return port;
-  }
-}
+/** Ports for the benches' own servers and emulators: tools/stack's choice, below the ephemeral range. */
+export { freePort } from "../../tools/stack/processes.ts";
+export { freeFirestorePort } from "../../tools/stack/firestore.ts";
 
 const children: ChildProcess[] = [];
 const CLOCK_TICKS = 100;

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { freePort, portIsFree } from "./processes.ts";
 
 /** How to start Google's emulator as a process of one's own: the command and its first arguments. */
 export interface Launch {
@@ -91,6 +92,15 @@ export const besideApi = (api: number): { websocket: number; webchannel: number 
   websocket: api + 1,
   webchannel: api + 2,
 });
+
+/** A port for an emulator of one's own (the benches, the soak): it and the two beside it are free. */
+export async function freeFirestorePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const beside = Object.values(besideApi(port));
+    if ((await Promise.all(beside.map(portIsFree))).every(Boolean)) return port;
+  }
+}
 
 /**
  * The arguments of Google's emulator, started as a process of one's own on `port`: `seed` is an

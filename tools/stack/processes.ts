@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { createConnection, createServer } from "node:net";
 
 /** Every process a stack starts, so one signal can stop them all and free their ports. */
@@ -95,6 +96,18 @@ export function portIsFree(port: number): Promise<boolean> {
     server.once("error", () => resolve(false));
     server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port nothing listens on, below the kernel's ephemeral ports (32768–60999): one the kernel
+ * handed out may next be the source port of any connection the machine opens, and whatever was
+ * meant to listen on it then cannot bind it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = randomInt(20_000, 32_000);
+    if (await portIsFree(port)) return port;
+  }
 }
 
 export function portAnswers(port: number): Promise<boolean> {
