@@ -81,16 +81,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
 /** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: {
-    clientId: string;
-    name: string;
-    redirectUris: string[];
-    postLogoutRedirectUris: string[];
-    backchannelLogoutUri: string | null;
-    pkce: PkcePolicy;
-    refreshTokens: boolean;
-    project: string | null;
-  },
+  client: Omit<OidcClient, "secrets" | "disabled" | "createdAt">,
 ): Promise<{ clientSecret: string; client: OidcClient }> {
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
