@@ -99,7 +99,8 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     },
     deps() {
       if (!deps) {
-        // Loaded on first use: `--help`, `status` and the key commands never load firebase-admin.
+        // Loaded on first use: `--help`, `status` and the key commands (but `retire-code-pepper`, which
+        // reads the subscriptions) never load firebase-admin.
         /* eslint-disable @typescript-eslint/no-require-imports */
         const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
         const { getFirestore } = require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");

@@ -85,10 +85,14 @@ function newSecret(deps: Pick<Deps, "random" | "pepper">, now: Date): { value: s
   return { value, stored: sealedSecret(deps, value, now) };
 }
 
+/** Whether a secret still signs at `now`: the current one, or a rotated one inside its overlap. */
+const signsAt = (secret: HookSecret, now: Date): boolean =>
+  secret.expiresAt === null || secret.expiresAt.getTime() > now.getTime();
+
 /** The secrets of `hook` that sign a delivery at `now`, newest first; one the pepper no longer opens is left out. */
 export function signingSecrets(deps: Pick<Deps, "pepper">, hook: Hook, now: Date): string[] {
   return hook.secrets
-    .filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime())
+    .filter((s) => signsAt(s, now))
     .map((s) => unsealValue(pepperRing(deps), s.sealed, "hook-secret-v1"))
     .filter((v): v is string => typeof v === "string");
 }
@@ -181,6 +185,18 @@ export async function removeHook(deps: HookDeps, app: string): Promise<void> {
 
 export const listHooks = (deps: Pick<Deps, "store">): Promise<Hook[]> => hooks.list(deps.store);
 export const findHook = (deps: Pick<Deps, "store">, app: string): Promise<Hook | null> => hooks.find(deps.store, app);
+
+/**
+ * The apps with a signing secret sealed under the CODE_PEPPER key `kid`: once that key leaves the
+ * ring their secrets cannot be opened, and their events go unsigned (`keys retire-code-pepper`
+ * asks this first). Secrets whose overlap has ended sign nothing, so they do not count.
+ */
+export async function appsSealedUnder(deps: Pick<Deps, "store" | "clock">, kid: string): Promise<string[]> {
+  const now = deps.clock.now();
+  return (await hooks.list(deps.store))
+    .filter((h) => h.secrets.some((s) => s.sealed.kid === kid && signsAt(s, now)))
+    .map((h) => h.app);
+}
 
 /** Seals every secret again under the pepper's first key: before a pepper key is retired. Returns how many. */
 export async function resealHooks(deps: HookDeps): Promise<number> {

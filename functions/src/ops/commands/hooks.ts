@@ -13,10 +13,12 @@ import {
   unknownHook,
 } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
+import { parsePepper } from "../../core/pepper";
 import type { OutboxEntry } from "../../store/outbox";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
+import { currentValue } from "../secret-values";
 
 function view(h: Hook) {
   return {
@@ -217,11 +219,15 @@ export const hookCommands: Command[] = [
   {
     name: "hooks reseal",
     summary: "seal every subscription's secrets under the first CODE_PEPPER key: before retiring an older one",
-    usage: "hooks reseal",
+    usage: "hooks reseal [--from-file <the CODE_PEPPER in place>]",
+    // The ring the functions now hold: the local stack's own, or (a real project, whose secrets
+    // the CLI never reads) the value the operator set, from the file they set it from.
+    options: { "from-file": { type: "string" } },
     positionals: [0, 0],
     backend,
-    async run(ctx) {
-      const count = await resealHooks(ctx.deps());
+    async run(ctx, _args, values) {
+      const pepper = parsePepper(currentValue(ctx, "CODE_PEPPER", one(values, "from-file")));
+      const count = await resealHooks({ ...ctx.deps(), pepper });
       ctx.print(`resealed ${count} secret${count === 1 ? "" : "s"}`, { resealed: count });
     },
   },

@@ -1,14 +1,16 @@
 /**
  * `keys …`: the next value of the session-signing keys and of the code pepper, in the order of
- * docs/operating.md: a session key is published (second in the ring) before it signs (first).
+ * docs/operating.md: a session key is published (second in the ring) before it signs (first); a
+ * pepper key is retired only once no app's signing secret is sealed under it (`hooks reseal`).
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { systemClock } from "../../clock";
+import { appsSealedUnder } from "../../core/events/hooks";
 import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { one, type Command, type Values } from "../cli";
 import type { Context } from "../context";
-import { UsageError } from "../refusals";
+import { Refusal, UsageError } from "../refusals";
 import { currentValue, reloadLocalFunctions, setLocalSecret, within, writePrivately } from "../secret-values";
 
 type Name = "SESSION_KEYS" | "CODE_PEPPER";
@@ -147,15 +149,22 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys retire-code-pepper",
-    summary: "CODE_PEPPER without one key (never the first)",
+    summary: "CODE_PEPPER without one key (never the first, nor one an app's signing secret is sealed under)",
     usage: `keys retire-code-pepper <kid> ${where}`,
     options,
     positionals: [1, 1],
+    // It reads the subscriptions (never their secrets) to see none is sealed under the key.
+    backend: true,
     async run(ctx, [kid], values) {
       const current = parsePepper(currentValue(ctx, "CODE_PEPPER", one(values, "from-file")));
       if (!current.some((k) => k.kid === kid)) throw new UsageError(`CODE_PEPPER has no key ${kid as string}`);
       if (current[0]?.kid === kid)
         throw new UsageError(`${kid as string} is the key new codes are hashed with; rotate first`);
+      const sealed = await appsSealedUnder(ctx.deps(), kid as string);
+      if (sealed.length > 0)
+        throw new Refusal(
+          `the signing secrets of ${sealed.join(", ")} are sealed under ${kid as string}, and would stop opening: with the new key first in place, run \`hooks reseal\`${ctx.target.emulators ? "" : " --from-file <it>"}, then retire ${kid as string}`,
+        );
       if (values.apply === true) await ctx.confirm(`Retire ${kid as string}? Codes keyed with it stop matching.`);
       const next = current.filter((k) => k.kid !== kid).map((k) => `${k.kid}:${k.secret}`);
       const then = `Codes and send records keyed with ${kid as string} are no longer recognised once this is in place.`;

@@ -1,0 +1,63 @@
+/**
+ * Retiring a CODE_PEPPER key with the operator CLI while apps' signing secrets are sealed under it
+ * (docs/operating.md, "Rotating CODE_PEPPER"): `keys retire-code-pepper` refuses until
+ * `hooks reseal` has sealed them under the new first key; the secrets are the same after, and open
+ * without the old key. On a project of its own, so no other subscription is in the way.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { addHook, findHook, signingSecrets } from "../src/core/events/hooks";
+import { parsePepper } from "../src/core/pepper";
+import type { Hook } from "../src/core/model/hook";
+import { TEST_CODE_PEPPER, testDeps } from "./support/deps";
+import { admin, freshProject, STACK_TRACE } from "./support/operator-cli";
+import { allTasksIdle } from "./support/task-queue";
+
+jest.setTimeout(120_000);
+
+const FRESH = "pepper-next:a-fresh-pepper-secret-of-this-file-0123456789";
+const ROTATED = `${FRESH},${TEST_CODE_PEPPER}`;
+
+describe("retiring a pepper key that apps' signing secrets are sealed under", () => {
+  afterEach(() => allTasksIdle());
+
+  it("is refused, naming the apps, until `hooks reseal`; the secrets then open under the new key alone", async () => {
+    const { env, db } = freshProject();
+    const deps = testDeps({ store: db });
+    const dir = mkdtempSync(join(tmpdir(), "pepper-retirement-"));
+    const file = join(dir, "pepper");
+    writeFileSync(file, ROTATED, { mode: 0o600 });
+    const calendar = await addHook(deps, { app: "calendar", url: "https://calendar.example/hooks", events: [] });
+    const portal = await addHook(deps, { app: "portal", url: "https://portal.example/hooks", events: [] });
+    const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
+
+    const refused = await admin(retire, env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("calendar, portal");
+    expect(refused.stderr).toContain("hooks reseal");
+    expect(refused.stderr).not.toMatch(STACK_TRACE);
+    expect(refused.stdout).toBe("");
+
+    const resealed = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
+    expect(resealed).toMatchObject({ code: 0 });
+    expect(JSON.parse(resealed.stdout)).toEqual({ resealed: 2 });
+    const newKeyOnly = testDeps({ store: db, pepper: parsePepper(FRESH) });
+    for (const [app, secret] of [
+      ["calendar", calendar.secret],
+      ["portal", portal.secret],
+    ] as const) {
+      const hook = (await findHook(deps, app)) as Hook;
+      expect(hook.secrets.map((s) => s.sealed.kid)).toEqual(["pepper-next"]);
+      expect(signingSecrets(newKeyOnly, hook, deps.clock.now())).toEqual([secret]);
+    }
+
+    const again = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
+    expect(JSON.parse(again.stdout)).toEqual({ resealed: 0 });
+    const retired = await admin(retire, env);
+    expect(retired).toMatchObject({ code: 0 });
+    expect(parsePepper((JSON.parse(retired.stdout) as { value: string }).value).map((k) => k.kid)).toEqual([
+      "pepper-next",
+    ]);
+  });
+});
