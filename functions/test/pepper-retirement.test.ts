@@ -1,16 +1,18 @@
 /**
- * Retiring a CODE_PEPPER key with the operator CLI while apps' signing secrets are sealed under it
- * (docs/operating.md, "Rotating CODE_PEPPER"): `keys retire-code-pepper` refuses until
- * `hooks reseal` has sealed them under the new first key; the secrets are the same after, and open
- * without the old key. On a project of its own, so no other subscription is in the way.
+ * Retiring a CODE_PEPPER key with the operator CLI while something is sealed under it
+ * (docs/operating.md, "Rotating CODE_PEPPER"): `keys retire-code-pepper` refuses while apps'
+ * signing secrets are, until `hooks reseal` has sealed them under the new first key (the secrets
+ * are the same after, and open without the old key), and while a mail waits to be sent. On a
+ * project of its own, so no other subscription or mail is in the way.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addHook, findHook, signingSecrets } from "../src/core/events/hooks";
+import { enqueueMail, wakeDrainer } from "../src/core/mail/outbox";
 import { parsePepper } from "../src/core/pepper";
 import type { Hook } from "../src/core/model/hook";
-import { TEST_CODE_PEPPER, testDeps } from "./support/deps";
+import { TEST_CODE_PEPPER, testDeps, unique } from "./support/deps";
 import { admin, freshProject, STACK_TRACE } from "./support/operator-cli";
 import { allTasksIdle } from "./support/task-queue";
 
@@ -22,7 +24,7 @@ const ROTATED = `${FRESH},${TEST_CODE_PEPPER}`;
 describe("retiring a pepper key that apps' signing secrets are sealed under", () => {
   afterEach(() => allTasksIdle());
 
-  it("is refused, naming the apps, until `hooks reseal`; the secrets then open under the new key alone", async () => {
+  it("is refused, naming the apps, until `hooks reseal`, and while a mail waits; the secrets open under the new key alone", async () => {
     const { env, db } = freshProject();
     const deps = testDeps({ store: db });
     const dir = mkdtempSync(join(tmpdir(), "pepper-retirement-"));
@@ -30,6 +32,11 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     writeFileSync(file, ROTATED, { mode: 0o600 });
     const calendar = await addHook(deps, { app: "calendar", url: "https://calendar.example/hooks", events: [] });
     const portal = await addHook(deps, { app: "portal", url: "https://portal.example/hooks", events: [] });
+    // A mail waiting to be sent: sealed under the ring's first key, as every outbox message is.
+    const to = `${unique("waiting")}@example.com`;
+    const mail = { to, subject: "Waiting", text: "A mail that waits.", html: "<p>A mail that waits.</p>" };
+    const deliverBy = new Date(deps.clock.now().getTime() + 60 * 60_000);
+    await deps.transaction(async (tx) => enqueueMail(deps, tx, mail, { kind: "test-mail", deliverBy }));
     const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
 
     const refused = await admin(retire, env);
@@ -54,6 +61,16 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
 
     const again = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
     expect(JSON.parse(again.stdout)).toEqual({ resealed: 0 });
+    const waiting = await admin(retire, env);
+    expect(waiting.code).toBe(1);
+    expect(waiting.stderr).toContain("1 mail(s) or deliveries waiting in the outbox are sealed under test-pepper-1");
+
+    // Sent (to the dev inbox), it waits no more.
+    await wakeDrainer(deps);
+    await deps.tasks?.idle();
+    expect(
+      (await db.collection("outbox").where("kind", "==", "test-mail").get()).docs.map((d) => d.get("state")),
+    ).toEqual(["sent"]);
     const retired = await admin(retire, env);
     expect(retired).toMatchObject({ code: 0 });
     expect(parsePepper((JSON.parse(retired.stdout) as { value: string }).value).map((k) => k.kid)).toEqual([

@@ -213,6 +213,17 @@ export async function nextDue(db: Firestore): Promise<Date | null> {
   return first ? toDate(first.get("nextAttemptAt")) : null;
 }
 
+/** How many pending entries are sealed under the CODE_PEPPER key `kid`: a key about to be retired. */
+export async function pendingSealedUnder(db: Firestore, kid: string): Promise<number> {
+  const count = await db
+    .collection(OUTBOX)
+    .where("state", "==", "pending")
+    .where("sealed.kid", "==", kid)
+    .count()
+    .get();
+  return count.data().count;
+}
+
 /** The newest entries of `kind` about `about` (an app's deliveries), newest first. */
 export async function ofKindAbout(db: Firestore, kind: string, about: string, limit: number): Promise<OutboxEntry[]> {
   const snaps = await db

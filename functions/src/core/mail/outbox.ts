@@ -51,6 +51,13 @@ export function enqueueMail(
 }
 
 /**
+ * How many mails and deliveries waiting to be sent are sealed under the CODE_PEPPER key `kid`:
+ * once it leaves the ring they cannot be opened, and are given up (`keys retire-code-pepper`).
+ */
+export const waitingSealedUnder = (deps: Pick<Deps, "store">, kid: string): Promise<number> =>
+  outbox.pendingSealedUnder(deps.store, kid);
+
+/**
  * Records a notice of `kind` about `about` (a person's id) for sending once `tx` commits. No
  * message is stored: the drainer writes it when it sends it (a Renderer, see core/mail/drain), from
  * what is true then. Needs no key, so a function that decides a notice never holds CODE_PEPPER.

@@ -1,11 +1,13 @@
 /**
  * `keys …`: the next value of the session-signing keys and of the code pepper, in the order of
  * docs/operating.md: a session key is published (second in the ring) before it signs (first); a
- * pepper key is retired only once no app's signing secret is sealed under it (`hooks reseal`).
+ * pepper key is retired only once no app's signing secret (`hooks reseal`) and no waiting mail is
+ * sealed under it.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { systemClock } from "../../clock";
 import { appsSealedUnder } from "../../core/events/hooks";
+import { waitingSealedUnder } from "../../core/mail/outbox";
 import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { one, type Command, type Values } from "../cli";
@@ -149,11 +151,11 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys retire-code-pepper",
-    summary: "CODE_PEPPER without one key (never the first, nor one an app's signing secret is sealed under)",
+    summary: "CODE_PEPPER without one key (never the first, nor one an app's secret or a waiting mail is sealed under)",
     usage: `keys retire-code-pepper <kid> ${where}`,
     options,
     positionals: [1, 1],
-    // It reads the subscriptions (never their secrets) to see none is sealed under the key.
+    // It reads the subscriptions and the outbox (never what they seal) to see nothing is sealed under the key.
     backend: true,
     async run(ctx, [kid], values) {
       const current = parsePepper(currentValue(ctx, "CODE_PEPPER", one(values, "from-file")));
@@ -164,6 +166,11 @@ export const keyCommands: Command[] = [
       if (sealed.length > 0)
         throw new Refusal(
           `the signing secrets of ${sealed.join(", ")} are sealed under ${kid as string}, and would stop opening: with the new key first in place, run \`hooks reseal\`${ctx.target.emulators ? "" : " --from-file <it>"}, then retire ${kid as string}`,
+        );
+      const waiting = await waitingSealedUnder(ctx.deps(), kid as string);
+      if (waiting > 0)
+        throw new Refusal(
+          `${waiting} mail(s) or deliveries waiting in the outbox are sealed under ${kid as string}, and would be given up: retire it once they are sent (a day after the rotation at most)`,
         );
       if (values.apply === true) await ctx.confirm(`Retire ${kid as string}? Codes keyed with it stop matching.`);
       const next = current.filter((k) => k.kid !== kid).map((k) => `${k.kid}:${k.secret}`);
