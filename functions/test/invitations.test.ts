@@ -174,7 +174,7 @@ describe("POST /auth/invitations", () => {
     expect((await inviteVia(fresh.cookie, { address: address("fresh"), role: "admin" }, app)).status).toBe(201);
   });
 
-  it("refuses bad input in the contract's shape: an address, a role, days, an unknown field", async () => {
+  it("refuses bad input in the contract's shape: an address, a role, days, a name, an unknown field", async () => {
     const { cookie } = await adminSession();
     for (const body of [
       { address: "not an address" },
@@ -187,6 +187,10 @@ describe("POST /auth/invitations", () => {
       expect(res.status).toBe(400);
       expect(typeof res.body.error).toBe("string");
     }
+    // A name too long once cleaned: the same limit as a person's name.
+    const longName = await inviteVia(cookie, { address: address(), name: "x".repeat(201) });
+    expect(longName.status).toBe(400);
+    expect(longName.body.error).toBe("name is at most 200 characters");
     const unknown = await inviteVia(cookie, { address: address(), admin: true });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toBe("Unknown field: admin");
