@@ -1,11 +1,15 @@
 /**
- * Odd input to the invitation and address-change endpoints: each field of a good request set in
- * turn to a value of the wrong type, size or shape, odd ids in the path, odd queries, and files
- * that are not CSV. Every answer is the contract's: below 500, and a refusal is JSON with an
- * `error` string (never a stack trace). On a project of this file's own.
+ * Odd input to the endpoints of invitations, address changes and the OpenID Connect provider's
+ * lifecycle (refresh, revocation, logout, the apps a person let in): each field of a good request
+ * set in turn to a value of the wrong type, size or shape, odd ids in the path, odd queries, and
+ * files that are not CSV. Every answer is the contract's: below 500, never a stack trace, and a
+ * refusal in JSON carries an `error` string (the logout endpoint's refusals are pages). On a
+ * project of this file's own.
  */
 import request from "supertest";
 import { transactionRunner } from "../src/store/db";
+import { registerClient } from "../src/core/oidc/clients";
+import * as oidc from "../src/routes/oidc";
 import * as otp from "../src/routes/otp";
 import * as peopleRoutes from "../src/routes/people";
 import { signedUp } from "./support/auth";
@@ -19,6 +23,7 @@ const { db } = freshProject();
 const deps = testDeps({ store: db, transaction: transactionRunner(db) });
 const peopleApp = appFor(peopleRoutes, deps);
 const otpApp = appFor(otp, deps);
+const oidcApp = appFor(oidc, deps);
 
 /** Values of the wrong type, size or shape, and a few that look like something they are not. */
 const ODD: unknown[] = [
@@ -55,8 +60,10 @@ describe("odd input to invitations and address changes", () => {
   const answers: string[] = [];
   /** What is wrong with an answer, or nothing. */
   const judge = (what: string, res: request.Response) => {
+    const json = /json/.test(String(res.headers["content-type"]));
     if (res.status >= 500) answers.push(`${what}: ${res.status}`);
-    else if (res.status >= 400 && typeof res.body?.error !== "string") answers.push(`${what}: ${res.status} no error`);
+    else if (res.status >= 400 && json && typeof res.body?.error !== "string")
+      answers.push(`${what}: ${res.status} no error`);
     else if (/\n\s+at .+[:(]/.test(res.text)) answers.push(`${what}: a stack trace`);
   };
 
@@ -134,6 +141,62 @@ describe("odd input to invitations and address changes", () => {
           .send(file),
       );
     judge("file as JSON", await request(peopleApp).post("/auth/invitations/file").set("Cookie", cookie).send({ a: 1 }));
+    expect(answers).toEqual([]);
+  });
+
+  it("answers odd parameters at the token, revocation and logout endpoints, and odd app ids", async () => {
+    const clientId = unique("odd-client");
+    const secret = "an-odd-input-client-secret-0123456789";
+    await registerClient(deps, {
+      clientId,
+      clientSecret: secret,
+      name: "Odd",
+      redirectUris: ["https://odd.example.test/callback"],
+      postLogoutRedirectUris: ["https://odd.example.test/bye"],
+      refreshTokens: true,
+    });
+    const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
+    const form = (values: Record<string, unknown>) =>
+      new URLSearchParams(
+        Object.entries(values).map(([k, v]): [string, string] => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+      );
+    const refresh = { grant_type: "refresh_token", refresh_token: "x".repeat(43), scope: "openid" };
+    const revoke = { token: "x".repeat(43), token_type_hint: "refresh_token" };
+    const logout = {
+      client_id: clientId,
+      post_logout_redirect_uri: "https://odd.example.test/bye",
+      state: "s",
+      id_token_hint: "a.b.c",
+    };
+    for (const value of ODD) {
+      for (const field of Object.keys(refresh)) {
+        const body = form({ ...refresh, [field]: value }).toString();
+        judge(
+          `token ${field}=${shown(value)}`,
+          await request(oidcApp).post("/auth/oidc/token").set("Authorization", basic).type("form").send(body),
+        );
+      }
+      for (const field of Object.keys(revoke)) {
+        const body = form({ ...revoke, [field]: value }).toString();
+        judge(
+          `revoke ${field}=${shown(value)}`,
+          await request(oidcApp).post("/auth/oidc/revoke").set("Authorization", basic).type("form").send(body),
+        );
+      }
+      for (const field of Object.keys(logout)) {
+        const query = form({ ...logout, [field]: value });
+        judge(`logout ${field}=${shown(value)}`, await request(oidcApp).get(`/auth/oidc/logout?${query}`));
+        judge(
+          `logout form ${field}=${shown(value)}`,
+          await request(oidcApp).post("/auth/oidc/logout").set("Cookie", cookie).type("form").send(query.toString()),
+        );
+      }
+      const raw = encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value));
+      judge(
+        `disconnect ${shown(value)}`,
+        await request(peopleApp).delete(`/auth/account/apps/${raw}`).set("Cookie", cookie),
+      );
+    }
     expect(answers).toEqual([]);
   });
 });
