@@ -1,7 +1,9 @@
 import request from "supertest";
 import { MINUTE } from "../src/clock";
 import * as sessions from "../src/routes/sessions";
+import type { ServiceEvent } from "../src/core/model/event";
 import * as people from "../src/store/people";
+import * as personHistory from "../src/store/person-history";
 import { signedUp, signInWithCustomToken, signInWithPassword } from "./support/auth";
 import { appFor, auth, testDeps } from "./support/deps";
 import { codeFor } from "./support/inbox";
@@ -18,6 +20,15 @@ import {
   otherThan,
   storedCode,
 } from "./support/email-codes";
+
+/** The events queued for the apps about `personId`, oldest first: their type, by whom, and `data`. */
+async function eventsAbout(personId: string) {
+  const entries = await db.collection("outbox").where("about", "==", personId).where("kind", "==", "event").get();
+  return entries.docs
+    .map((d) => d.get("event") as ServiceEvent)
+    .sort((a, b) => a.seq - b.seq)
+    .map((e) => ({ type: e.type, by: e.data.by, data: e.data }));
+}
 
 describe("POST /auth/otp/sign-in", () => {
   it("returns a custom token the Auth emulator exchanges for an ID token that POST /auth/verify approves", async () => {
@@ -53,7 +64,20 @@ describe("POST /auth/otp/sign-in", () => {
     const res = await signIn(app, { email, otp: await codeFor(email) });
     const user = await auth().getUserByEmail(email);
     expect(user.emailVerified).toBe(true);
-    expect((await people.findByEmail(db, email))?.uids).toEqual([user.uid]);
+    const linked = await people.findByEmail(db, email);
+    expect(linked?.uids).toEqual([user.uid]);
+    // The apps know people by their accounts: they hear of the link, and so does the history.
+    expect(await eventsAbout(linked?.id as string)).toEqual([
+      {
+        type: "person.profile_changed",
+        by: "person",
+        data: expect.objectContaining({ uids: [user.uid], changes: { uids: { from: [], to: [user.uid] } } }),
+      },
+    ]);
+    const history = await personHistory.page(db, linked?.id as string, 10, null);
+    expect(history.map((h) => [h.event, h.via, h.changes])).toEqual([
+      ["changed", "sign-in", { uids: { from: [], to: [user.uid] } }],
+    ]);
     const idToken = await signInWithCustomToken(res.body.customToken);
     expect(
       (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,
@@ -98,8 +122,24 @@ describe("POST /auth/otp/sign-in", () => {
     await send(app, { email });
     const res = await signIn(app, { email, otp: await codeFor(email) });
     expect(res.status).toBe(200);
-    expect((await people.findByEmail(db, email))?.uids).toEqual([squatter.uid]);
+    const owner = await people.findByEmail(db, email);
+    expect(owner?.uids).toEqual([squatter.uid]);
     expect(await people.findById(db, squatterPerson?.id as string)).toBeNull();
+    // The apps heard of the squatter's request: now that it is gone, they are told to forget it,
+    // by its account alone; and the owner's new account is told as any link is.
+    const squatterEvents = await eventsAbout(squatterPerson?.id as string);
+    expect(squatterEvents.map((e) => e.type)).toEqual(["person.access_requested", "person.erased"]);
+    expect(squatterEvents[1]).toEqual({
+      type: "person.erased",
+      by: "service",
+      data: { uids: [squatter.uid], by: "service" },
+    });
+    expect(await eventsAbout(owner?.id as string)).toEqual([
+      expect.objectContaining({
+        type: "person.profile_changed",
+        data: expect.objectContaining({ changes: { uids: { from: [], to: [squatter.uid] } } }),
+      }),
+    ]);
     const idToken = await signInWithCustomToken(res.body.customToken);
     expect(
       (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,

@@ -100,16 +100,21 @@ describe("POST /auth/invitations", () => {
     expect(person.awaitingNotice).toBeUndefined();
     const queue = await request(peopleApp).get("/auth/people/queue").set("Cookie", cookie);
     expect(queue.body.people.map((p: { personId: string }) => p.personId)).not.toContain(person.id);
-    // Taken up: the invitation is gone, and the person's history begins with who invited them.
+    // Taken up: the invitation is gone, and the person's history holds who invited them and the
+    // account their sign-in linked (at one instant of the test's clock, so in either order).
     expect(await invitations.findByAddress(db, email)).toBeNull();
     const history = await request(peopleApp).get(`/auth/people/${person.id}/history`).set("Cookie", cookie);
-    expect(history.body.entries).toEqual([
-      expect.objectContaining({
-        event: "created",
-        via: "invitation",
-        by: expect.objectContaining({ personId: admin.id }),
-      }),
-    ]);
+    expect(history.body.entries).toHaveLength(2);
+    expect(history.body.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ event: "changed", via: "sign-in", changes: { uids: { from: [], to: person.uids } } }),
+        expect.objectContaining({
+          event: "created",
+          via: "invitation",
+          by: expect.objectContaining({ personId: admin.id }),
+        }),
+      ]),
+    );
     const own = await request(peopleApp).get(`/auth/people/${admin.id}/history`).set("Cookie", cookie);
     expect(own.body.entries).toContainEqual(
       expect.objectContaining({ event: "invited-someone", changes: { invited: { from: null, to: email } } }),

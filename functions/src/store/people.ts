@@ -195,24 +195,23 @@ export function replace(db: Firestore, tx: Transaction, before: Person, next: Pe
 }
 
 /**
- * Moves account `uid` from `from` to `to` in `tx`: its key claim is rewritten in place, and a
- * `from` left with no account, address or number (nothing anyone could sign in as) is deleted.
+ * Moves account `uid` to `to` in `tx`, both people written as given (`to` holding `uid` now): the
+ * account's key claim is rewritten in place, and `from`, who held it, is written as given or, with
+ * no `next`, deleted.
  */
 export function moveAccount(
   db: Firestore,
   tx: Transaction,
   uid: string,
-  from: Person | null,
+  from: { id: string; next: Person | null } | null,
   to: Person,
-  at: Date,
 ): void {
   if (from !== null) {
-    const rest = from.uids.filter((u) => u !== uid);
     const fromRef = db.collection(PEOPLE).doc(from.id);
-    if (rest.length === 0 && from.emails.length === 0 && from.phones.length === 0) tx.delete(fromRef);
-    else tx.update(fromRef, { uids: rest, updatedAt: at });
+    if (from.next === null) tx.delete(fromRef);
+    else tx.set(fromRef, toStored(from.next));
   }
-  tx.update(db.collection(PEOPLE).doc(to.id), { uids: [...to.uids, uid], updatedAt: at });
+  tx.set(db.collection(PEOPLE).doc(to.id), toStored(to));
   moveKey(db, tx, "uid", uid, to.id);
 }
 

@@ -9,6 +9,11 @@ import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
+import type { Transaction } from "../../store/db";
+import { wakeDrainer } from "../mail/outbox";
+import { changesBetween, recordEvent } from "../people/history";
+import { nextSeq, publishChange, publishEvent } from "../people/person-events";
+import { withAccount } from "../people/resolve-person";
 
 type SignInDeps = Pick<
   Deps,
@@ -55,15 +60,14 @@ async function linkAccount(deps: SignInDeps, person: Person, address: string): P
     deps.identity.accountForEmail(address),
   );
   const uid = account.uid;
-  await deps.transaction(async (tx) => {
+  const linked = await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
-    if (!current || current.uids.includes(uid)) return;
+    if (!current || current.uids.includes(uid)) return false;
     const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
     const holder = holderId === null ? null : await people.findById(store, holderId, tx);
-    const now = deps.clock.now();
     if (holderId === null) {
-      people.replace(store, tx, current, { ...current, uids: [...current.uids, uid], updatedAt: now });
-      return;
+      people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
+      return true;
     }
     const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
     if (!account.takenBack && !unproven) {
@@ -77,7 +81,50 @@ async function linkAccount(deps: SignInDeps, person: Person, address: string): P
       personId: person.id,
       from: holderId,
     });
-    people.moveAccount(store, tx, uid, holder, current, now);
+    people.moveAccount(
+      store,
+      tx,
+      uid,
+      holder && withoutAccount(deps, tx, holder, uid),
+      withAccount(deps, tx, current, uid, "sign-in"),
+    );
+    return true;
   });
+  // The apps hear of the link (and of a person it emptied) once it has committed.
+  if (linked) await wakeDrainer(deps);
   return uid;
+}
+
+/**
+ * The unproven person who held `uid`, without it, as it is to be written (null: deleted, holding
+ * nothing anyone could sign in as). The apps heard of them when they asked for access, so they
+ * hear of the change too: `person.profile_changed`, or `person.erased` (by the service) for one
+ * deleted, so that no app keeps a person who is no more.
+ */
+function withoutAccount(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  holder: Person,
+  uid: string,
+): { id: string; next: Person | null } {
+  const rest = holder.uids.filter((u) => u !== uid);
+  if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
+    publishEvent(deps, tx, { type: "person.erased", person: holder, seq: nextSeq(holder), by: "service" });
+    return { id: holder.id, next: null };
+  }
+  const next = publishChange(
+    deps,
+    tx,
+    holder,
+    { ...holder, uids: rest, updatedAt: deps.clock.now() },
+    { kind: "service" },
+  );
+  recordEvent(deps, tx, {
+    personId: holder.id,
+    by: { kind: "service" },
+    via: "sign-in",
+    event: "changed",
+    changes: changesBetween(holder, next),
+  });
+  return { id: holder.id, next };
 }

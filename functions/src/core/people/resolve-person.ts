@@ -48,6 +48,35 @@ export async function resolvePerson(
   }
 }
 
+/**
+ * `person` with the provider account `uid` linked, as it is to be written in `tx` (the caller
+ * writes it): the change is in their history, and the apps hear of it (`person.profile_changed`,
+ * whose `uids` they know people by). Every path that links an account goes through here.
+ */
+export function withAccount(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  person: Person,
+  uid: string,
+  via: "sign-in" | "bridge",
+): Person {
+  const linked = publishChange(
+    deps,
+    tx,
+    person,
+    { ...person, uids: [...person.uids, uid], updatedAt: deps.clock.now() },
+    { kind: "person" },
+  );
+  recordEvent(deps, tx, {
+    personId: person.id,
+    by: { kind: "person" },
+    via,
+    event: "changed",
+    changes: changesBetween(person, linked),
+  });
+  return linked;
+}
+
 async function linkOrCreate(
   deps: ResolveDeps,
   tx: Transaction,
@@ -64,21 +93,8 @@ async function linkOrCreate(
     const holder = await people.findById(store, holderId, tx);
     if (holder) {
       if (holder.uids.includes(signIn.uid)) return { person: holder, told: null };
-      const linked = publishChange(
-        deps,
-        tx,
-        holder,
-        { ...holder, uids: [...holder.uids, signIn.uid], updatedAt: deps.clock.now() },
-        { kind: "person" },
-      );
+      const linked = withAccount(deps, tx, holder, signIn.uid, bridge === null ? "sign-in" : "bridge");
       people.replace(store, tx, holder, linked);
-      recordEvent(deps, tx, {
-        personId: holder.id,
-        by: { kind: "person" },
-        via: bridge === null ? "sign-in" : "bridge",
-        event: "changed",
-        changes: changesBetween(holder, linked),
-      });
       const event = accountLinkedEvent(bridge ?? signIn.provider, signIn.account ?? signIn.email ?? signIn.phone, from);
       return { person: linked, told: deps.config.notices.waysIn ? queueNotice(deps, tx, holder.id, event) : null };
     }
