@@ -140,6 +140,22 @@ describe("POST /auth/otp/sign-in", () => {
         data: expect.objectContaining({ changes: { uids: { from: [], to: [squatter.uid] } } }),
       }),
     ]);
+    // Erased as anyone is: once its job has run, what named it is swept and its history keeps only
+    // that it was erased; the account it held is the owner's now, and stays.
+    const squatterId = squatterPerson?.id as string;
+    // (At one instant of the test's clock, so in either order.)
+    expect((await personHistory.page(db, squatterId, 10, null)).map((h) => h.event).sort()).toEqual([
+      "created",
+      "erased",
+    ]);
+    deps.clock.advance(2 * MINUTE);
+    deps.tasks?.runDue();
+    await deps.tasks?.idle();
+    expect((await personHistory.page(db, squatterId, 10, null)).map((h) => [h.event, h.by])).toEqual([
+      ["erased", { kind: "service" }],
+    ]);
+    expect((await db.collection("erasures").doc(squatterId).get()).exists).toBe(false);
+    expect((await auth().getUser(squatter.uid)).email).toBe(email);
     const idToken = await signInWithCustomToken(res.body.customToken);
     expect(
       (await request(appFor(sessions, deps)).post("/auth/verify").send({ idToken, project: "startpage" })).body,

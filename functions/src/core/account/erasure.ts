@@ -3,23 +3,15 @@
  * who may, within how long of signing in, and what their history keeps of it.
  */
 import { signInsEnding, tellClients } from "../people/sign-in-ends";
-import { DAY, MINUTE } from "../../clock";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
-import * as personal from "../../store/personal-data";
 import { ensure } from "../errors";
 import type { SyncError } from "../people/people-admin";
 import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
-import { finishErasure } from "../people/erasure-job";
-import { noticeEntry, wakeDrainer } from "../mail/outbox";
-
-/** How long an erasure that could not finish keeps the ids of the provider accounts it has still to delete. */
-const ERASURE_KEPT_MS = 30 * DAY;
-/** The finishing job waits this long for the request's own attempt, then tries, and retries for a day. */
-const JOB_AFTER_MS = MINUTE;
+import { beginErasure, finishErasure } from "../people/erasure-job";
+import { wakeDrainer } from "../mail/outbox";
 
 /**
  * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
@@ -39,7 +31,6 @@ export async function erasePerson(
   by: Acting,
 ): Promise<{ finished: boolean; providerSyncErrors: SyncError[]; apps: string[] }> {
   ensureMayHandleData(deps, personId, by);
-  const now = deps.clock.now();
   const erased = await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
     if (person === null) return null;
@@ -55,17 +46,7 @@ export async function erasePerson(
       seq: nextSeq(person),
       by: causeOf(recordedAs(by).by),
     });
-    personal.beginErasure(deps.store, tx, person.id, person.uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
-    outbox.add(
-      deps.store,
-      tx,
-      noticeEntry(deps, {
-        kind: personal.ERASURE_JOB,
-        about: person.id,
-        deliverBy: new Date(now.getTime() + DAY),
-        notBefore: new Date(now.getTime() + JOB_AFTER_MS),
-      }),
-    );
+    beginErasure(deps, tx, person.id, person.uids);
     recordBoth(deps, tx, personId, by, "erased");
     return { apps };
   });

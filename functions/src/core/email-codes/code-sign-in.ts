@@ -14,6 +14,7 @@ import { wakeDrainer } from "../mail/outbox";
 import { changesBetween, recordEvent } from "../people/history";
 import { nextSeq, publishChange, publishEvent } from "../people/person-events";
 import { withAccount } from "../people/resolve-person";
+import { beginErasure } from "../people/erasure-job";
 
 type SignInDeps = Pick<
   Deps,
@@ -99,7 +100,9 @@ async function linkAccount(deps: SignInDeps, person: Person, address: string): P
  * The unproven person who held `uid`, without it, as it is to be written (null: deleted, holding
  * nothing anyone could sign in as). The apps heard of them when they asked for access, so they
  * hear of the change too: `person.profile_changed`, or `person.erased` (by the service) for one
- * deleted, so that no app keeps a person who is no more.
+ * deleted, so that no app keeps a person who is no more. One deleted is erased as anyone is (the
+ * records that name them swept, their history kept to the entry that they were), but for the
+ * account, which is the owner's now.
  */
 function withoutAccount(
   deps: Pick<Deps, "store" | "clock" | "random">,
@@ -110,6 +113,14 @@ function withoutAccount(
   const rest = holder.uids.filter((u) => u !== uid);
   if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
     publishEvent(deps, tx, { type: "person.erased", person: holder, seq: nextSeq(holder), by: "service" });
+    recordEvent(deps, tx, {
+      personId: holder.id,
+      by: { kind: "service" },
+      via: "sign-in",
+      event: "erased",
+      changes: {},
+    });
+    beginErasure(deps, tx, holder.id, []);
     return { id: holder.id, next: null };
   }
   const next = publishChange(

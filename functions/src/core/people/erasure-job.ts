@@ -6,13 +6,47 @@
  * retries it with the outbox's backoff (15 s, 45 s, 2¼ min, … for a day). Until it is done the
  * erasure is listed (`erasures/{personId}`, `people erasures`).
  */
+import { DAY, MINUTE } from "../../clock";
 import { errorText } from "../../logger";
+import type { Transaction } from "../../store/db";
+import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
 import type { Renderer } from "../mail/drain";
+import { noticeEntry } from "../mail/outbox";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log">;
+
+/** How long an erasure that could not finish keeps the ids of the provider accounts it has still to delete. */
+const ERASURE_KEPT_MS = 30 * DAY;
+/** The finishing job waits this long for the request's own attempt, then tries, and retries for a day. */
+const JOB_AFTER_MS = MINUTE;
+
+/**
+ * Begins, in the transaction that deletes the person's document, what is left of their erasure:
+ * `uids`, their accounts at the identity provider, noted to delete, and this job queued in the
+ * outbox to sweep the records that name them.
+ */
+export function beginErasure(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  personId: string,
+  uids: string[],
+): void {
+  const now = deps.clock.now();
+  personal.beginErasure(deps.store, tx, personId, uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
+  outbox.add(
+    deps.store,
+    tx,
+    noticeEntry(deps, {
+      kind: personal.ERASURE_JOB,
+      about: personId,
+      deliverBy: new Date(now.getTime() + DAY),
+      notBefore: new Date(now.getTime() + JOB_AFTER_MS),
+    }),
+  );
+}
 
 /**
  * What is left of the person's erasure, done now: their provider accounts deleted (but one that
