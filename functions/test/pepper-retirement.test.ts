@@ -46,6 +46,17 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     expect(refused.stderr).not.toMatch(STACK_TRACE);
     expect(refused.stdout).toBe("");
 
+    // A ring without the key they are sealed under (the new key alone, say) opens none: refused,
+    // and nothing changed.
+    const newOnly = join(dir, "new-only");
+    writeFileSync(newOnly, FRESH, { mode: 0o600 });
+    const wrong = await admin(["hooks", "reseal", "--from-file", newOnly, "--json"], env);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(
+      "the secrets of calendar, portal are sealed under a key this CODE_PEPPER does not hold",
+    );
+    expect(((await findHook(deps, "calendar")) as Hook).secrets.map((s) => s.sealed.kid)).toEqual(["test-pepper-1"]);
+
     const resealed = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
     expect(resealed).toMatchObject({ code: 0 });
     expect(JSON.parse(resealed.stdout)).toEqual({ resealed: 2 });

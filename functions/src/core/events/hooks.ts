@@ -198,21 +198,36 @@ export async function appsSealedUnder(deps: Pick<Deps, "store" | "clock">, kid: 
     .map((h) => h.app);
 }
 
-/** Seals every secret again under the pepper's first key: before a pepper key is retired. Returns how many. */
-export async function resealHooks(deps: HookDeps): Promise<number> {
-  let count = 0;
+/**
+ * Seals every secret that still signs again under the pepper's first key: before a pepper key is
+ * retired. How many were, and the apps with one this ring could not open (left as it was: the
+ * ring given is not the one in place, or lacks the key they are sealed under).
+ */
+export async function resealHooks(deps: HookDeps): Promise<{ resealed: number; unopened: string[] }> {
+  const ring = pepperRing(deps);
+  let resealed = 0;
+  const unopened: string[] = [];
   for (const hook of await hooks.list(deps.store)) {
-    await update(deps, hook.app, (h) => ({
-      ...h,
-      secrets: h.secrets.map((s) => {
-        const value = unsealValue(pepperRing(deps), s.sealed, "hook-secret-v1");
-        if (typeof value !== "string" || s.sealed.kid === pepperRing(deps)[0]?.kid) return s;
-        count++;
-        return { ...s, sealed: sealValue(pepperRing(deps), deps.random, value, "hook-secret-v1") };
-      }),
-    }));
+    // Counted from the attempt that commits: a retried transaction counts afresh.
+    let counts = { resealed: 0, unopened: 0 };
+    await update(deps, hook.app, (h, now) => {
+      counts = { resealed: 0, unopened: 0 };
+      const secrets = h.secrets.map((s) => {
+        if (s.sealed.kid === ring[0]?.kid || !signsAt(s, now)) return s;
+        const value = unsealValue(ring, s.sealed, "hook-secret-v1");
+        if (typeof value !== "string") {
+          counts.unopened++;
+          return s;
+        }
+        counts.resealed++;
+        return { ...s, sealed: sealValue(ring, deps.random, value, "hook-secret-v1") };
+      });
+      return { ...h, secrets };
+    });
+    resealed += counts.resealed;
+    if (counts.unopened > 0) unopened.push(hook.app);
   }
-  return count;
+  return { resealed, unopened };
 }
 
 /** The app's latest deliveries, newest first: each event's id and type, its state, attempts and last failure. */

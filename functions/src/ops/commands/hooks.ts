@@ -18,6 +18,7 @@ import type { OutboxEntry } from "../../store/outbox";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
+import { Refusal } from "../refusals";
 import { currentValue } from "../secret-values";
 
 function view(h: Hook) {
@@ -227,8 +228,12 @@ export const hookCommands: Command[] = [
     backend,
     async run(ctx, _args, values) {
       const pepper = parsePepper(currentValue(ctx, "CODE_PEPPER", one(values, "from-file")));
-      const count = await resealHooks({ ...ctx.deps(), pepper });
-      ctx.print(`resealed ${count} secret${count === 1 ? "" : "s"}`, { resealed: count });
+      const { resealed, unopened } = await resealHooks({ ...ctx.deps(), pepper });
+      if (unopened.length > 0)
+        throw new Refusal(
+          `resealed ${resealed}; the secrets of ${unopened.join(", ")} are sealed under a key this CODE_PEPPER does not hold, and are left as they were: give the value in place`,
+        );
+      ctx.print(`resealed ${resealed} secret${resealed === 1 ? "" : "s"}`, { resealed });
     },
   },
 ];
