@@ -10,6 +10,7 @@ import { DAY } from "../src/clock";
 import { allTasksIdle } from "./support/task-queue";
 import { firebaseIdentity } from "../src/adapters/identity";
 import { changePerson } from "../src/core/people/people-admin";
+import { invite } from "../src/core/people/invitations";
 import { issueExchangeCode } from "../src/core/sessions/exchange-codes";
 import * as notifications from "../src/store/notifications";
 import * as passkeys from "../src/store/passkeys";
@@ -80,6 +81,13 @@ describe("people erase", () => {
       { projects: ["status"] },
       { admin: approvedErin, signedInAt: now(), from: "Firefox on Linux" },
     );
+    // ...and invites someone (the invitation names who invited, by address).
+    const invitee = `${unique("invitee")}@example.test`;
+    await invite(
+      deps,
+      { address: invitee, name: "", projects: ["status"], groups: [], role: "user", note: "" },
+      { admin: approvedErin, signedInAt: now(), from: "Firefox on Linux" },
+    );
     // A session, a passkey, a project reached, notices addressed to them, an exchange code.
     await sessions.record(db, {
       sessionId: unique("s"),
@@ -143,6 +151,7 @@ describe("people erase", () => {
     expect([...keeping].sort()).toEqual(
       [
         "exchangeCodes",
+        "invitations",
         "noticeWindows",
         "notifications",
         "outbox",
@@ -176,15 +185,16 @@ describe("people erase", () => {
     ]);
     expect(holding(after.filter((d) => !told(d)))).toEqual([]);
     // What is left of them: one entry that they were erased, and by whom; and where they acted on
-    // someone else, that an administrator did, by an id that names nobody now.
+    // someone else, or invited them, that an administrator did, by an id that names nobody now.
     const left = after.filter((d) => d.text.includes(erin.id) && !told(d)).map(data);
     expect(left).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ personId: erin.id, event: "erased", via: "cli", changes: {} }),
         expect.objectContaining({ personId: someone.id, by: { kind: "admin", personId: erin.id, email: null } }),
+        expect.objectContaining({ address: invitee, invitedBy: { kind: "admin", personId: erin.id, email: null } }),
       ]),
     );
-    expect(left).toHaveLength(2);
+    expect(left).toHaveLength(3);
     expect(after.filter((d) => d.path.startsWith("notifications/"))).toHaveLength(1);
     expect(after.find((d) => d.path === `people/${keeper.id}`)).toBeDefined();
     expect(after.find((d) => d.path === `people/${someone.id}`)).toBeDefined();

@@ -25,6 +25,7 @@ const HISTORY: Collection = "personHistory";
 const NOTIFICATIONS: Collection = "notifications";
 const READS: Collection = "startpageReads";
 const NOTICE_WINDOWS: Collection = "noticeWindows";
+const INVITATIONS: Collection = "invitations";
 /**
  * `erasures/{personId}`: an erasure begun and not yet finished, with the accounts at the identity
  * provider still to delete (the person's document, which named them, is gone). Deleted once the
@@ -72,6 +73,29 @@ async function sweep(db: Firestore, query: Query): Promise<number> {
   }
 }
 
+/** The address of the administrator `personId` taken out of the actor field `actor` of a collection's documents. */
+async function forgetAddress(
+  db: Firestore,
+  collection: Collection,
+  actor: "by" | "invitedBy",
+  personId: string,
+): Promise<void> {
+  let after: QueryDocumentSnapshot | null = null;
+  for (;;) {
+    let query = db.collection(collection).where(`${actor}.personId`, "==", personId).orderBy(FieldPath.documentId());
+    if (after !== null) query = query.startAfter(after);
+    const snap = await query.limit(SWEEP_BATCH).get();
+    const named = snap.docs.filter((d) => d.get(`${actor}.email`) !== null);
+    if (named.length > 0) {
+      const batch = db.batch();
+      for (const d of named) batch.update(d.ref, { [`${actor}.email`]: null });
+      await batch.commit();
+    }
+    if (snap.size < SWEEP_BATCH) break;
+    after = snap.docs[snap.docs.length - 1] ?? null;
+  }
+}
+
 /** What names the person outside their document, all of it, for an erasure; idempotent. */
 export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
   let deleted = 0;
@@ -95,22 +119,11 @@ export async function sweepPerson(db: Firestore, personId: string): Promise<numb
   // Their history goes but for the entry that they were erased (it names no personal data).
   const history = db.collection(HISTORY).where("personId", "==", personId).where("event", "!=", "erased");
   deleted += await sweep(db, history);
-  // Where they acted on others (as an administrator), the others' history keeps that someone did,
-  // not who: their id names nobody once they are gone, their address would.
-  let after: QueryDocumentSnapshot | null = null;
-  for (;;) {
-    let query = db.collection(HISTORY).where("by.personId", "==", personId).orderBy(FieldPath.documentId());
-    if (after !== null) query = query.startAfter(after);
-    const snap = await query.limit(SWEEP_BATCH).get();
-    const named = snap.docs.filter((d) => d.get("by.email") !== null);
-    if (named.length > 0) {
-      const batch = db.batch();
-      for (const d of named) batch.update(d.ref, { "by.email": null });
-      await batch.commit();
-    }
-    if (snap.size < SWEEP_BATCH) break;
-    after = snap.docs[snap.docs.length - 1] ?? null;
-  }
+  // Where they acted on others (as an administrator), the others' history, and the invitations they
+  // sent, keep that someone did, not who: their id names nobody once they are gone, their address
+  // would (an invitation sent again names its inviter by address, and by role once it has none).
+  await forgetAddress(db, HISTORY, "by", personId);
+  await forgetAddress(db, INVITATIONS, "invitedBy", personId);
   // Start-page notices addressed to them by name: they leave the audience; a notice for nobody goes.
   for (;;) {
     const snap = await db
