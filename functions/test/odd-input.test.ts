@@ -1,6 +1,6 @@
 /**
  * Odd input to the endpoints of invitations, address changes and the OpenID Connect provider's
- * lifecycle (refresh, revocation, logout, the apps a person let in): each field of a good request
+ * lifecycle (refresh, revocation, introspection, logout, the apps a person let in): each field of a good request
  * set in turn to a value of the wrong type, size or shape, odd ids in the path, odd queries, and
  * files that are not CSV. Every answer is the contract's: below 500, never a stack trace, and a
  * refusal in JSON carries an `error` string (the logout endpoint's refusals are pages). On a
@@ -144,7 +144,7 @@ describe("odd input to invitations and address changes", () => {
     expect(answers).toEqual([]);
   });
 
-  it("answers odd parameters at the token, revocation and logout endpoints, and odd app ids", async () => {
+  it("answers odd parameters at the token, revocation, introspection and logout endpoints, and odd app ids", async () => {
     const clientId = unique("odd-client");
     const secret = "an-odd-input-client-secret-0123456789";
     await registerClient(deps, {
@@ -178,10 +178,11 @@ describe("odd input to invitations and address changes", () => {
       }
       for (const field of Object.keys(revoke)) {
         const body = form({ ...revoke, [field]: value }).toString();
-        judge(
-          `revoke ${field}=${shown(value)}`,
-          await request(oidcApp).post("/auth/oidc/revoke").set("Authorization", basic).type("form").send(body),
-        );
+        for (const path of ["/auth/oidc/revoke", "/auth/oidc/introspect"])
+          judge(
+            `${path} ${field}=${shown(value)}`,
+            await request(oidcApp).post(path).set("Authorization", basic).type("form").send(body),
+          );
       }
       for (const field of Object.keys(logout)) {
         const query = form({ ...logout, [field]: value });

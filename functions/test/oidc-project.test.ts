@@ -123,9 +123,26 @@ describe("a client bound to a project", () => {
     const still = await refresh(desk, deskTokens.refresh_token as string);
     expect(still.status).toBe(200);
 
+    const userinfo = (token: string) =>
+      request(oidcApp).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${token}`);
+    const introspected = async (token: string) =>
+      (
+        await request(oidcApp)
+          .post("/auth/oidc/introspect")
+          .type("form")
+          .auth(desk.clientId, desk.clientSecret)
+          .send({ token })
+      ).body;
+    expect((await userinfo(still.body.access_token)).status).toBe(200);
+    expect(await introspected(still.body.access_token)).toMatchObject({ active: true, sub: ada.id });
+
     await changePerson(deps, ada.id, { projects: [] }, operator);
     // Only the client that asks for the project is told, with the sid of the ID token it holds.
     expect(await told()).toEqual([{ aud: desk.clientId, sid: deskSid }]);
+    // Its access token, not yet expired, reads nothing more, and introspects as no longer active.
+    expect((await userinfo(still.body.access_token)).status).toBe(401);
+    expect(await introspected(still.body.access_token)).toEqual({ active: false });
+    expect(await introspected(still.body.refresh_token)).toEqual({ active: false });
     const refused = await refresh(desk, still.body.refresh_token as string);
     expect(refused.body).toMatchObject({ error: "invalid_grant" });
     // Given back, the grant that ended stays ended; the open client's goes on.

@@ -56,6 +56,7 @@ describe("refresh tokens and revocation", () => {
       issuer: SERVICE_URL,
       token_endpoint: `${local}/auth/oidc/token`,
       revocation_endpoint: `${local}/auth/oidc/revoke`,
+      introspection_endpoint: `${local}/auth/oidc/introspect`,
       userinfo_endpoint: `${local}/auth/oidc/userinfo`,
     };
     offline = await registered(true);
@@ -131,12 +132,21 @@ describe("refresh tokens and revocation", () => {
     return response;
   }
 
-  it("lists refresh_token, offline_access and the revocation endpoint in discovery", async () => {
+  /** What introspection (RFC 7662) tells client `c` of `token`, as the relying party reads it. */
+  async function introspected(token: string, c = offline) {
+    const response = await oauth.introspectionRequest(as, c.client, auth(c), token, insecure);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    return oauth.processIntrospectionResponse(as, c.client, response);
+  }
+
+  it("lists refresh_token, offline_access, and the revocation and introspection endpoints in discovery", async () => {
     const res = await request(app).get("/.well-known/openid-configuration");
     expect(res.body).toMatchObject({
       grant_types_supported: ["authorization_code", "refresh_token"],
       revocation_endpoint: `${SERVICE_URL}/auth/oidc/revoke`,
       revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      introspection_endpoint: `${SERVICE_URL}/auth/oidc/introspect`,
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     });
     expect(res.body.scopes_supported).toContain("offline_access");
   });
@@ -166,6 +176,64 @@ describe("refresh tokens and revocation", () => {
     const ids = stored.docs.map((d) => d.id);
     expect(ids).not.toContain(sha256(third.refresh_token as string));
     expect(JSON.stringify(stored.docs.map((d) => d.data()))).not.toContain(third.refresh_token as string);
+  });
+
+  it("introspects a client's own tokens: active while good, and inactive once rotated out or revoked", async () => {
+    const { tokens, person } = await signIn();
+    const now = Math.floor(deps.clock.now().getTime() / 1000);
+    const mine = {
+      client_id: offline.client.client_id,
+      aud: offline.client.client_id,
+      sub: person.id,
+      iss: SERVICE_URL,
+    };
+    expect(await introspected(tokens.access_token)).toEqual({
+      active: true,
+      token_type: "Bearer",
+      scope: "openid email offline_access",
+      ...mine,
+      iat: now,
+      exp: now + 3600,
+    });
+    expect(await introspected(tokens.refresh_token as string)).toEqual({
+      active: true,
+      token_type: "refresh_token",
+      scope: "openid email offline_access",
+      ...mine,
+      iat: now,
+      exp: now + GRANT_LIFETIME_MS / 1000,
+    });
+    // Another client learns nothing of them, nor does anyone of a token that never was.
+    expect(await introspected(tokens.access_token, online)).toEqual({ active: false });
+    expect(await introspected(tokens.refresh_token as string, online)).toEqual({ active: false });
+    expect(await introspected(randomBytes(32).toString("base64url"))).toEqual({ active: false });
+
+    const next = await refresh(tokens.refresh_token as string);
+    expect(await introspected(tokens.refresh_token as string)).toEqual({ active: false });
+    expect(await introspected(tokens.access_token)).toEqual({ active: false });
+    expect(await introspected(next.access_token)).toMatchObject({ active: true, sub: person.id });
+    expect(await introspected(next.refresh_token as string)).toMatchObject({ active: true, sub: person.id });
+    expect((await revoke(next.refresh_token as string)).status).toBe(200);
+    expect(await introspected(next.refresh_token as string)).toEqual({ active: false });
+    expect(await introspected(next.access_token)).toEqual({ active: false });
+  });
+
+  it("answers introspection only to an authenticated client, and only for a token given", async () => {
+    const { tokens } = await signIn();
+    const wrong = await request(app)
+      .post("/auth/oidc/introspect")
+      .type("form")
+      .auth(offline.client.client_id, "not-the-secret")
+      .send({ token: tokens.access_token });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ error: "invalid_client" });
+    const none = await request(app)
+      .post("/auth/oidc/introspect")
+      .type("form")
+      .auth(offline.client.client_id, offline.secret)
+      .send({});
+    expect(none.status).toBe(400);
+    expect(none.body).toMatchObject({ error: "invalid_request" });
   });
 
   it("ends the whole grant when a rotated token comes back: the newest token and access token fail too", async () => {

@@ -19,6 +19,7 @@ import { endSession } from "../core/sessions/sessions";
 import { clearSessionCookie, readSessionCookie } from "../http/cookies";
 import { confirmLogoutPage, signedOutPage } from "../http/logout-pages";
 import { userinfo } from "../core/oidc/userinfo";
+import { introspect } from "../core/oidc/introspection";
 import { isCodeVerifier } from "../core/pkce";
 import type { Deps } from "../core/deps";
 import { basicCredentials } from "../http/basic";
@@ -223,6 +224,18 @@ export function routes(deps: Deps): Router {
     await revokeToken(deps, client, form.token);
     res.setHeader("Cache-Control", "no-store");
     res.status(200).end();
+  });
+
+  // Token introspection (RFC 7662): the client authenticates as at the token endpoint, and learns
+  // of its own tokens alone; any other answers `{ "active": false }` (core/oidc/introspection).
+  router.post("/auth/oidc/introspect", async function introspection(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
+    ensure(form.token, "oauth_invalid_request", "token is required");
+    const answer = await introspect(deps, client, form.token);
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(answer);
   });
 
   /**

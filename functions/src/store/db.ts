@@ -60,9 +60,10 @@ export interface Reading<T> {
 /**
  * Several readings in one round trip (one getAll, whatever their collections), each given back
  * what its own documents say: reads a transaction needs together cost one call, not one each.
+ * In `tx`, or, given the database itself, outside any transaction.
  */
 export async function readTogether<T extends unknown[]>(
-  tx: Transaction,
+  tx: Transaction | Firestore,
   ...readings: { [K in keyof T]: Reading<T[K]> }
 ): Promise<T> {
   const refs = readings.flatMap((r) => r.refs);

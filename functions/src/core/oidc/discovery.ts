@@ -25,6 +25,8 @@ export function discovery(issuer: string): Record<string, unknown> {
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     revocation_endpoint: `${issuer}/auth/oidc/revoke`,
     revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    introspection_endpoint: `${issuer}/auth/oidc/introspect`,
+    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],
     claims_supported: [
       "iss",

@@ -30,19 +30,24 @@ import { pepperRing, refreshTokenIds } from "../pepper";
 import { sha256 } from "../secrets";
 import { ACCESS_TOKEN_LIFETIME_MS, signIdToken, tokenResponse, type TokenResponse } from "./token";
 
-/** The grant a presented refresh token was issued on (current or rotated out), read in `tx`. */
-async function grantOf(
+/** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
+export async function grantOf(
   deps: Pick<Deps, "store" | "pepper">,
-  tx: Transaction,
+  tx: Transaction | null,
   refreshToken: string,
-): Promise<{ grant: OidcGrant | null; tokenId: string; clientId: string } | null> {
+): Promise<{ grant: OidcGrant | null; tokenId: string; clientId: string; issuedAt: Date } | null> {
   const [records] = await readTogether(
-    tx,
+    tx ?? deps.store,
     grants.tokensById(deps.store, refreshTokenIds(pepperRing(deps), refreshToken)),
   );
   const record = records.find((r) => r !== null) ?? null;
   if (record === null) return null;
-  return { grant: await grants.find(deps.store, record.grantId, tx), tokenId: record.id, clientId: record.clientId };
+  return {
+    grant: await grants.find(deps.store, record.grantId, tx ?? undefined),
+    tokenId: record.id,
+    clientId: record.clientId,
+    issuedAt: record.createdAt,
+  };
 }
 
 type Outcome =

@@ -1,0 +1,97 @@
+/**
+ * Whether a token the provider issued is good now, in one place: userinfo asks it of an access
+ * token, and token introspection (RFC 7662) of either kind, for the client it was issued to.
+ *
+ * - An access token is good until it expires or is revoked (a refresh replaces it, a revocation
+ *   or an ended grant deletes it), while its person may still sign in to its client (approved,
+ *   with the client's project where it names one) with the account it was issued for, and while
+ *   the client is enabled.
+ * - A refresh token is good while it is its grant's newest, the grant has not ended nor outlived
+ *   its lifetime, and the same holds of its person and client.
+ *
+ * Introspection answers `{ "active": false }` alone for a token that is not good, unknown, or
+ * issued to another client (§2.2): a client learns nothing of any token but its own.
+ */
+import * as clients from "../../store/oidc-clients";
+import * as accessTokens from "../../store/oidc-tokens";
+import type { AccessToken } from "../../store/oidc-tokens";
+import * as people from "../../store/people";
+import type { Deps } from "../deps";
+import type { OidcClient } from "../model/oidc-client";
+import type { Person } from "../model/person";
+import { maySignInTo } from "../people/access";
+import { sha256 } from "../secrets";
+import { grantOf } from "./refresh";
+
+type LiveDeps = Pick<Deps, "store" | "clock">;
+
+/** Whether `person` may still use what `client` was given for the account `uid`. */
+async function stillTheirs(
+  deps: LiveDeps,
+  personId: string,
+  clientId: string,
+  uid: string,
+): Promise<{ person: Person; client: OidcClient } | null> {
+  const [person, client] = await Promise.all([
+    people.findById(deps.store, personId),
+    clients.findById(deps.store, clientId),
+  ]);
+  if (client === null || client.disabled || !maySignInTo(person, client) || !person.uids.includes(uid)) return null;
+  return { person, client };
+}
+
+/** The access token presented, with its person and client, while it is good; null otherwise. */
+export async function liveAccessToken(
+  deps: LiveDeps,
+  accessToken: string,
+): Promise<{ token: AccessToken; person: Person; client: OidcClient } | null> {
+  const token = await accessTokens.findByHash(deps.store, sha256(accessToken));
+  if (token === null || deps.clock.now().getTime() >= token.expiresAt.getTime()) return null;
+  const theirs = await stillTheirs(deps, token.personId, token.clientId, token.uid);
+  return theirs === null ? null : { token, ...theirs };
+}
+
+const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
+const INACTIVE = { active: false } as const;
+
+/** POST /auth/oidc/introspect for the authenticated `client`: RFC 7662 §2.2's answer. */
+export async function introspect(
+  deps: LiveDeps & Pick<Deps, "pepper" | "config">,
+  client: OidcClient,
+  token: string,
+): Promise<Record<string, unknown>> {
+  const iss = deps.config.serviceUrl;
+  const access = await liveAccessToken(deps, token);
+  if (access !== null) {
+    if (access.token.clientId !== client.clientId) return INACTIVE;
+    return {
+      active: true,
+      token_type: "Bearer",
+      scope: access.token.scopes.join(" "),
+      client_id: client.clientId,
+      sub: access.person.id,
+      aud: client.clientId,
+      iss,
+      iat: seconds(access.token.createdAt),
+      exp: seconds(access.token.expiresAt),
+    };
+  }
+  const found = await grantOf(deps, null, token);
+  const grant = found?.grant ?? null;
+  if (found === null || grant === null || found.clientId !== client.clientId) return INACTIVE;
+  const now = deps.clock.now();
+  if (found.tokenId !== grant.tokenId || grant.endedAt !== null || now.getTime() >= grant.expiresAt.getTime())
+    return INACTIVE;
+  if ((await stillTheirs(deps, grant.personId, grant.clientId, grant.uid)) === null) return INACTIVE;
+  return {
+    active: true,
+    token_type: "refresh_token",
+    scope: grant.scopes.join(" "),
+    client_id: client.clientId,
+    sub: grant.personId,
+    aud: client.clientId,
+    iss,
+    iat: seconds(found.issuedAt),
+    exp: seconds(grant.expiresAt),
+  };
+}
