@@ -1,4 +1,4 @@
-import type { Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
+import type { CollectionReference, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, stringList, toDate, type Firestore, type Transaction } from "./db";
@@ -76,13 +76,13 @@ async function sweep(db: Firestore, query: Query): Promise<number> {
 /** The address of the administrator `personId` taken out of the actor field `actor` of a collection's documents. */
 async function forgetAddress(
   db: Firestore,
-  collection: Collection,
+  collection: CollectionReference,
   actor: "by" | "invitedBy",
   personId: string,
 ): Promise<void> {
   let after: QueryDocumentSnapshot | null = null;
   for (;;) {
-    let query = db.collection(collection).where(`${actor}.personId`, "==", personId).orderBy(FieldPath.documentId());
+    let query = collection.where(`${actor}.personId`, "==", personId).orderBy(FieldPath.documentId());
     if (after !== null) query = query.startAfter(after);
     const snap = await query.limit(SWEEP_BATCH).get();
     const named = snap.docs.filter((d) => d.get(`${actor}.email`) !== null);
@@ -122,8 +122,8 @@ export async function sweepPerson(db: Firestore, personId: string): Promise<numb
   // Where they acted on others (as an administrator), the others' history, and the invitations they
   // sent, keep that someone did, not who: their id names nobody once they are gone, their address
   // would (an invitation sent again names its inviter by address, and by role once it has none).
-  await forgetAddress(db, HISTORY, "by", personId);
-  await forgetAddress(db, INVITATIONS, "invitedBy", personId);
+  await forgetAddress(db, db.collection(HISTORY), "by", personId);
+  await forgetAddress(db, db.collection(INVITATIONS), "invitedBy", personId);
   // Start-page notices addressed to them by name: they leave the audience; a notice for nobody goes.
   for (;;) {
     const snap = await db
