@@ -126,13 +126,14 @@ describe("POST /auth/otp/sign-in", () => {
     expect(owner?.uids).toEqual([squatter.uid]);
     expect(await people.findById(db, squatterPerson?.id as string)).toBeNull();
     // The apps heard of the squatter's request: now that it is gone, they are told to forget it,
-    // by its account alone; and the owner's new account is told as any link is.
+    // by its id alone (the account is the owner's now: an app must not forget what it keeps of
+    // it); and the owner's new account is told as any link is.
     const squatterEvents = await eventsAbout(squatterPerson?.id as string);
     expect(squatterEvents.map((e) => e.type)).toEqual(["person.access_requested", "person.erased"]);
     expect(squatterEvents[1]).toEqual({
       type: "person.erased",
       by: "service",
-      data: { uids: [squatter.uid], by: "service" },
+      data: { uids: [], by: "service" },
     });
     expect(await eventsAbout(owner?.id as string)).toEqual([
       expect.objectContaining({

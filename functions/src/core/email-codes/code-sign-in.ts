@@ -112,7 +112,14 @@ function withoutAccount(
 ): { id: string; next: Person | null } {
   const rest = holder.uids.filter((u) => u !== uid);
   if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
-    publishEvent(deps, tx, { type: "person.erased", person: holder, seq: nextSeq(holder), by: "service" });
+    // By their id alone: the account is the owner's now, and an app that forgot what it keeps
+    // of that account would forget the owner's.
+    publishEvent(deps, tx, {
+      type: "person.erased",
+      person: { ...holder, uids: rest },
+      seq: nextSeq(holder),
+      by: "service",
+    });
     recordEvent(deps, tx, {
       personId: holder.id,
       by: { kind: "service" },
