@@ -9,12 +9,8 @@ import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
-import type { Transaction } from "../../store/db";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent } from "../people/history";
-import { nextSeq, publishChange, publishEvent } from "../people/person-events";
-import { withAccount } from "../people/resolve-person";
-import { beginErasure } from "../people/erasure-job";
+import { withAccount, withoutAccount } from "../people/accounts";
 
 type SignInDeps = Pick<
   Deps,
@@ -94,55 +90,4 @@ async function linkAccount(deps: SignInDeps, person: Person, address: string): P
   // The apps hear of the link (and of a person it emptied) once it has committed.
   if (linked) await wakeDrainer(deps);
   return uid;
-}
-
-/**
- * The unproven person who held `uid`, without it, as it is to be written (null: deleted, holding
- * nothing anyone could sign in as). The apps heard of them when they asked for access, so they
- * hear of the change too: `person.profile_changed`, or `person.erased` (by the service) for one
- * deleted, so that no app keeps a person who is no more. One deleted is erased as anyone is (the
- * records that name them swept, their history kept to the entry that they were), but for the
- * account, which is the owner's now.
- */
-function withoutAccount(
-  deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: Transaction,
-  holder: Person,
-  uid: string,
-): { id: string; next: Person | null } {
-  const rest = holder.uids.filter((u) => u !== uid);
-  if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
-    // By their id alone: the account is the owner's now, and an app that forgot what it keeps
-    // of that account would forget the owner's.
-    publishEvent(deps, tx, {
-      type: "person.erased",
-      person: { ...holder, uids: rest },
-      seq: nextSeq(holder),
-      by: "service",
-    });
-    recordEvent(deps, tx, {
-      personId: holder.id,
-      by: { kind: "service" },
-      via: "sign-in",
-      event: "erased",
-      changes: {},
-    });
-    beginErasure(deps, tx, holder.id, []);
-    return { id: holder.id, next: null };
-  }
-  const next = publishChange(
-    deps,
-    tx,
-    holder,
-    { ...holder, uids: rest, updatedAt: deps.clock.now() },
-    { kind: "service" },
-  );
-  recordEvent(deps, tx, {
-    personId: holder.id,
-    by: { kind: "service" },
-    via: "sign-in",
-    event: "changed",
-    changes: changesBetween(holder, next),
-  });
-  return { id: holder.id, next };
 }

@@ -5,12 +5,11 @@ import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
 import { accountLinkedEvent, queueNotice } from "./security-notices";
-import { changesBetween, recordEvent } from "./history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { publishChange } from "./person-events";
+import { withAccount } from "./accounts";
 import { arrive, arrivalFor, type Arriving } from "./arrival";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
@@ -46,35 +45,6 @@ export async function resolvePerson(
       throw err;
     }
   }
-}
-
-/**
- * `person` with the provider account `uid` linked, as it is to be written in `tx` (the caller
- * writes it): the change is in their history, and the apps hear of it (`person.profile_changed`,
- * whose `uids` they know people by). Every path that links an account goes through here.
- */
-export function withAccount(
-  deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: Transaction,
-  person: Person,
-  uid: string,
-  via: "sign-in" | "bridge",
-): Person {
-  const linked = publishChange(
-    deps,
-    tx,
-    person,
-    { ...person, uids: [...person.uids, uid], updatedAt: deps.clock.now() },
-    { kind: "person" },
-  );
-  recordEvent(deps, tx, {
-    personId: person.id,
-    by: { kind: "person" },
-    via,
-    event: "changed",
-    changes: changesBetween(person, linked),
-  });
-  return linked;
 }
 
 async function linkOrCreate(
