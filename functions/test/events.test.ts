@@ -19,6 +19,7 @@ import { endSessions } from "../src/core/sessions/active-sessions";
 import * as outbox from "../src/store/outbox";
 import * as sessions from "../src/store/sessions";
 import { testDeps, unique, type TestDeps } from "./support/deps";
+import { recordingLogger } from "./support/email-codes";
 import { personFor } from "./support/people";
 
 interface Received {
@@ -218,7 +219,8 @@ describe("events for the apps", () => {
   });
 
   it("keeps a delivery an app never takes as dead after the stated attempts, and sends it again when asked", async () => {
-    const deps = testDeps();
+    const log = recordingLogger();
+    const deps = testDeps({ log });
     const app = await receiver();
     const name = unique("dead");
     await addHook(deps, { app: name, url: app.url, events: [] });
@@ -233,6 +235,10 @@ describe("events for the apps", () => {
     expect(dead).toMatchObject({ state: "failed", lastError: "status 500" });
     expect(dead?.attempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
     expect(app.taken()).toEqual([]);
+    // The log tells an app's endpoint that is down from mail failing.
+    const given = log.lines.map((l) => JSON.parse(l) as { message: string; outboxId: string });
+    expect(given.filter((l) => l.message === "delivery given up").map((l) => l.outboxId)).toEqual([dead?.id]);
+    expect(given.map((l) => l.message)).not.toContain("mail given up");
 
     app.answer(204);
     const eventId = dead?.event?.id as string;

@@ -170,7 +170,7 @@ export async function deliverRead(
       return settle(deps, entry, claimId, err.kind, false);
     }
     // A store that could not be read: tried again after the backoff.
-    deps.log.warn("mail not written", { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
+    deps.log.warn(`${what(entry)} not written`, { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
     return settle(deps, entry, claimId, "unwritten", false);
   }
   if (message === DELIVERED) return "sent";
@@ -192,6 +192,12 @@ export async function deliverRead(
   else deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
   return "sent";
 }
+
+/**
+ * What the log calls an entry: a `delivery` in the apps' lane (an event, its delivery to an app,
+ * a logout token), so an app's endpoint that is down never reads as mail failing; else `mail`.
+ */
+const what = (entry: outbox.OutboxEntry): "delivery" | "mail" => (entry.lane === "apps" ? "delivery" : "mail");
 
 function renderOf(
   renderers: Record<string, Renderer>,
@@ -216,7 +222,7 @@ async function claim(
   if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
     const failed = { state: "failed" as const, claim: null, lastError: entry.lastError ?? "expired" };
     if ((await outbox.updateAt(deps.store, entry.id, version, failed)) !== null)
-      deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts });
+      deps.log.error(`${what(entry)} given up`, { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts });
     return null;
   }
   const claimId = deps.random.id();
@@ -360,6 +366,11 @@ async function settle(
   );
   // Not recorded: another drain has it now, or it is tried again when this claim lapses.
   if (!giveUp || !recorded) return "retrying";
-  deps.log.error("mail given up", { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts, error: kind });
+  deps.log.error(`${what(entry)} given up`, {
+    outboxId: entry.id,
+    kind: entry.kind,
+    attempts: entry.attempts,
+    error: kind,
+  });
   return "failed";
 }
