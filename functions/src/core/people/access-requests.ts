@@ -1,11 +1,11 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent } from "./history";
+import { changesBetween } from "./history";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { publishChange } from "./person-events";
+import { publishAndRecord } from "./person-events";
 import { arrive, arrivalFor, type Arriving } from "./arrival";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
@@ -68,7 +68,11 @@ async function updateRequest(
   };
   const changes = changesBetween(current, next);
   if (Object.keys(changes).length === 0) return;
-  const written = publishChange(deps, tx, current, { ...next, updatedAt: deps.clock.now() }, { kind: "person" });
-  people.replace(deps.store, tx, current, written);
-  recordEvent(deps, tx, { personId, by: { kind: "person" }, via: "request-access", event: "changed", changes });
+  const changed = { ...next, updatedAt: deps.clock.now() };
+  people.replace(
+    deps.store,
+    tx,
+    current,
+    publishAndRecord(deps, tx, current, changed, { kind: "person" }, "request-access"),
+  );
 }

@@ -9,8 +9,8 @@ import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { Person } from "../model/person";
 import { beginErasure } from "./erasure-job";
-import { changesBetween, recordEvent } from "./history";
-import { nextSeq, publishChange, publishEvent } from "./person-events";
+import { recordEvent } from "./history";
+import { nextSeq, publishAndRecord, publishEvent } from "./person-events";
 
 /**
  * `person` with the provider account `uid` linked, as it is to be written in `tx` (the caller
@@ -24,21 +24,8 @@ export function withAccount(
   uid: string,
   via: "sign-in" | "bridge",
 ): Person {
-  const linked = publishChange(
-    deps,
-    tx,
-    person,
-    { ...person, uids: [...person.uids, uid], updatedAt: deps.clock.now() },
-    { kind: "person" },
-  );
-  recordEvent(deps, tx, {
-    personId: person.id,
-    by: { kind: "person" },
-    via,
-    event: "changed",
-    changes: changesBetween(person, linked),
-  });
-  return linked;
+  const linked = { ...person, uids: [...person.uids, uid], updatedAt: deps.clock.now() };
+  return publishAndRecord(deps, tx, person, linked, { kind: "person" }, via);
 }
 
 /**
@@ -75,19 +62,6 @@ export function withoutAccount(
     beginErasure(deps, tx, holder.id, []);
     return { id: holder.id, next: null };
   }
-  const next = publishChange(
-    deps,
-    tx,
-    holder,
-    { ...holder, uids: rest, updatedAt: deps.clock.now() },
-    { kind: "service" },
-  );
-  recordEvent(deps, tx, {
-    personId: holder.id,
-    by: { kind: "service" },
-    via: "sign-in",
-    event: "changed",
-    changes: changesBetween(holder, next),
-  });
-  return { id: holder.id, next };
+  const left = { ...holder, uids: rest, updatedAt: deps.clock.now() };
+  return { id: holder.id, next: publishAndRecord(deps, tx, holder, left, { kind: "service" }, "sign-in") };
 }

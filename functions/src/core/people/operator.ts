@@ -7,7 +7,7 @@ import type { Actor } from "../model/history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import { personName } from "./acting";
-import { FIRST_SEQ, publishChange, publishCreated } from "./person-events";
+import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
 import { wakeDrainer } from "../mail/outbox";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
@@ -51,15 +51,8 @@ export async function bootstrapAdmin(
     if (holder) {
       const changed: Person = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
       delete changed.awaitingNotice;
-      const next = publishChange(deps, tx, holder, changed, by);
+      const next = publishAndRecord(deps, tx, holder, changed, by, "cli");
       people.replace(deps.store, tx, holder, next);
-      recordEvent(deps, tx, {
-        personId: holder.id,
-        by,
-        via: "cli",
-        event: "changed",
-        changes: changesBetween(holder, next),
-      });
       return { person: next, created: false };
     }
     const person = people.create(

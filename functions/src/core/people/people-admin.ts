@@ -10,9 +10,9 @@ import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent } from "./history";
+import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
-import { publishChange } from "./person-events";
+import { publishAndRecord } from "./person-events";
 import { addressRemovedEvent, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
 import {
   ensureKeepsAnAdmin,
@@ -192,10 +192,9 @@ export async function changePerson(
           ];
     const recorded = recordedAs(by);
     // The apps hear of it in the same transaction (core/people/person-events).
-    const written = publishChange(deps, tx, current, next, recorded.by);
+    const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
     people.replace(store, tx, current, written);
-    recordEvent(deps, tx, { personId, ...recorded, event: "changed", changes });
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
     published = written !== next;

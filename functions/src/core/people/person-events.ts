@@ -8,10 +8,10 @@ import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { enqueueNotice } from "../mail/outbox";
-import type { Actor } from "../model/history";
+import type { Actor, Via } from "../model/history";
 import type { ServiceEvent } from "../model/event";
 import type { Person } from "../model/person";
-import { changesBetween } from "./history";
+import { changesBetween, recordEvent } from "./history";
 import { causeOf, changeEventType, eventOf, type EventFacts } from "./event-catalogue";
 
 /** The outbox entry of an event before it is fanned out, and of one delivery of it to one app. */
@@ -45,7 +45,7 @@ export function publishEvent(
  * returns `after` with its next sequence number, which the caller writes in the same
  * transaction, or `after` as it is when no app hears of the change (a note alone).
  */
-export function publishChange(
+function publishChange(
   deps: Pick<Deps, "store" | "clock" | "random">,
   tx: Transaction,
   before: Person,
@@ -58,6 +58,30 @@ export function publishChange(
   const seq = nextSeq(before);
   publishEvent(deps, tx, { type, person: after, seq, by: causeOf(actor), changes });
   return { ...after, eventSeq: seq };
+}
+
+/**
+ * A change from `before` to `after` as every change to a person is made, in `tx`: told to the
+ * apps (publishChange) and written to their history, by `actor` through `via`. Returns `after`
+ * as the caller writes it (with its next sequence number when the apps hear of it).
+ */
+export function publishAndRecord(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  before: Person,
+  after: Person,
+  actor: Actor,
+  via: Via,
+): Person {
+  const written = publishChange(deps, tx, before, after, actor);
+  recordEvent(deps, tx, {
+    personId: before.id,
+    by: actor,
+    via,
+    event: "changed",
+    changes: changesBetween(before, written),
+  });
+  return written;
 }
 
 /**
