@@ -19,7 +19,7 @@ import * as people from "../../store/people";
 import type { Deps } from "../deps";
 import type { OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
-import { maySignInTo } from "../people/access";
+import { mayStillUse } from "../people/access";
 import { sha256 } from "../secrets";
 import { grantOf } from "./refresh";
 
@@ -36,7 +36,7 @@ async function stillTheirs(
     people.findById(deps.store, personId),
     clients.findById(deps.store, clientId),
   ]);
-  if (client === null || client.disabled || !maySignInTo(person, client) || !person.uids.includes(uid)) return null;
+  if (client === null || client.disabled || !mayStillUse(person, client, uid)) return null;
   return { person, client };
 }
 
@@ -54,27 +54,36 @@ export async function liveAccessToken(
 const seconds = (at: Date): number => Math.floor(at.getTime() / 1000);
 const INACTIVE = { active: false } as const;
 
+/** RFC 7662 §2.2's answer for a good token issued to `client`, of either kind. */
+function active(
+  deps: Pick<Deps, "config">,
+  client: OidcClient,
+  token: { type: "Bearer" | "refresh_token"; scopes: string[]; personId: string; issuedAt: Date; expiresAt: Date },
+): Record<string, unknown> {
+  return {
+    active: true,
+    token_type: token.type,
+    scope: token.scopes.join(" "),
+    client_id: client.clientId,
+    sub: token.personId,
+    aud: client.clientId,
+    iss: deps.config.serviceUrl,
+    iat: seconds(token.issuedAt),
+    exp: seconds(token.expiresAt),
+  };
+}
+
 /** POST /auth/oidc/introspect for the authenticated `client`: RFC 7662 §2.2's answer. */
 export async function introspect(
   deps: LiveDeps & Pick<Deps, "pepper" | "config">,
   client: OidcClient,
   token: string,
 ): Promise<Record<string, unknown>> {
-  const iss = deps.config.serviceUrl;
   const access = await liveAccessToken(deps, token);
   if (access !== null) {
-    if (access.token.clientId !== client.clientId) return INACTIVE;
-    return {
-      active: true,
-      token_type: "Bearer",
-      scope: access.token.scopes.join(" "),
-      client_id: client.clientId,
-      sub: access.person.id,
-      aud: client.clientId,
-      iss,
-      iat: seconds(access.token.createdAt),
-      exp: seconds(access.token.expiresAt),
-    };
+    const { clientId, scopes, personId, createdAt, expiresAt } = access.token;
+    if (clientId !== client.clientId) return INACTIVE;
+    return active(deps, client, { type: "Bearer", scopes, personId, issuedAt: createdAt, expiresAt });
   }
   const found = await grantOf(deps, null, token);
   const grant = found?.grant ?? null;
@@ -83,15 +92,6 @@ export async function introspect(
   if (found.tokenId !== grant.tokenId || grant.endedAt !== null || now.getTime() >= grant.expiresAt.getTime())
     return INACTIVE;
   if ((await stillTheirs(deps, grant.personId, grant.clientId, grant.uid)) === null) return INACTIVE;
-  return {
-    active: true,
-    token_type: "refresh_token",
-    scope: grant.scopes.join(" "),
-    client_id: client.clientId,
-    sub: grant.personId,
-    aud: client.clientId,
-    iss,
-    iat: seconds(found.issuedAt),
-    exp: seconds(grant.expiresAt),
-  };
+  const { scopes, personId, expiresAt } = grant;
+  return active(deps, client, { type: "refresh_token", scopes, personId, issuedAt: found.issuedAt, expiresAt });
 }

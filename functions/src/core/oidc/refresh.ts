@@ -15,7 +15,7 @@
  * - Revoking a refresh token, current or rotated out, ends its grant; an access token is revoked
  *   on its own.
  */
-import { maySignInTo } from "../people/access";
+import { mayStillUse } from "../people/access";
 import { readTogether, type Transaction } from "../../store/db";
 import * as grants from "../../store/oidc-grants";
 import * as accessTokens from "../../store/oidc-tokens";
@@ -84,7 +84,7 @@ export async function refreshGrant(
     if (found.tokenId !== grant.tokenId) return end("reuse");
     if (now.getTime() >= grant.expiresAt.getTime()) return refused();
     // No longer approved, or without the client's project, or without the account signed in with.
-    if (!maySignInTo(person, input.client) || !person?.uids.includes(grant.uid)) return end("person");
+    if (!mayStillUse(person, input.client, grant.uid)) return end("person");
     const scopes = asked ?? grant.scopes;
     if (!scopes.every((s) => grant.scopes.includes(s)))
       return { kind: "refused", error: new AppError("oauth_invalid_scope", "scope may only narrow what was granted") };

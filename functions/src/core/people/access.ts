@@ -83,3 +83,16 @@ export function maySignInTo<P extends Pick<Person, "status" | "role" | "projects
 ): person is P {
   return decideAccess(person, client.project === null ? {} : { project: client.project }) === null;
 }
+
+/**
+ * Whether the person may still use what the client was given for their account `uid`: they may
+ * sign in to it (maySignInTo), and the account is still theirs. Asked at every refresh, and of
+ * every token userinfo and introspection are shown.
+ */
+export function mayStillUse<P extends Pick<Person, "status" | "role" | "projects" | "uids">>(
+  person: P | null,
+  client: Pick<OidcClient, "project">,
+  uid: string,
+): person is P {
+  return maySignInTo(person, client) && person.uids.includes(uid);
+}
