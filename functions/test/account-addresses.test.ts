@@ -101,20 +101,25 @@ describe("a person changes their address", () => {
     expect(told.text).toContain("Firefox on Linux");
 
     expect((await me.primary(added)).body).toEqual({ emails: [added, old] });
+    // This session signed in with the old address's password account, which goes with the address.
     const removed = await me.remove(old);
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ emails: [added] });
-    expect((await me.list()).body).toEqual({ emails: [added] });
+    expect(removed.body).toEqual({ emails: [added], signedOut: true });
+    // The contract's answer for an account no person holds: refused, whatever the cookie says.
+    expect((await me.list()).status).toBe(403);
     expect(await holderOf(old)).toBeNull();
     // The old address hears it was removed, and nothing of the account; the new one hears of it too.
     const gone = await waitForSubject(old, "This address was removed from an account");
     expect(gone.text).not.toContain(added);
-    expect((await waitForSubject(added, "A way into your account changed")).text).toContain(`Address removed: ${old}.`);
+    const toldNew = (await waitForSubject(added, "A way into your account changed")).text;
+    expect(toldNew).toContain(`Address removed: ${old}.`);
+    expect(toldNew).toContain(`no longer sign in as you: email and password (${old})`);
 
+    // The person is who they were, less the account of the address they let go.
     const after = (await people.findById(db, me.person.id))!;
     expect(after).toMatchObject({
       id: me.person.id,
-      uids: [me.account.uid],
+      uids: [],
       emails: [added],
       projects: ["startpage"],
       groups: ["crew"],

@@ -10,7 +10,7 @@ import { HOUR } from "../src/clock";
 import { allTasksIdle } from "./support/task-queue";
 import { smtpMailer } from "../src/adapters/mailer";
 import { deliver, LEASE_MS } from "../src/core/mail/drain";
-import { newBrowserEvent, queueNoticeAlone } from "../src/core/people/security-notices";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../src/core/people/security-notices";
 import { NOTICES_PER_HOUR } from "../src/core/people/security-mail";
 import { renderers as noticeRenderers } from "../src/tasks/mail";
 import type { Mailer } from "../src/core/ports";
@@ -221,7 +221,7 @@ describe("a sign-in from a browser not seen before", () => {
       for (let i = 0; i < NOTICES_PER_HOUR; i++)
         await queueNoticeAlone(
           deps,
-          person.id,
+          recipientOf(person),
           newBrowserEvent("Firefox on Windows", `browser-${at.getTime()}-${i}`, false),
         );
       await noticesSettled(deps, person.id);
@@ -237,7 +237,7 @@ describe("a sign-in from a browser not seen before", () => {
     // The summary takes a place of its own; the first three have lapsed, so the next is mailed alone.
     deps.clock.set(summary.nextAttemptAt);
     expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
-    await queueNoticeAlone(deps, person.id, newBrowserEvent("Firefox on Windows", "one-more", false));
+    await queueNoticeAlone(deps, recipientOf(person), newBrowserEvent("Firefox on Windows", "one-more", false));
     await noticesSettled(deps, person.id);
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR + 2);
     expect(await waitingSummary(person.id)).toBeNull();

@@ -176,6 +176,7 @@ describe("data expiry", () => {
             kind: "code",
             sealed: { kid: "k", iv: "i", data: "d", tag: "t" },
             about: null,
+            to: null,
             state: "pending",
             lane: "mail",
             attempts: 0,

@@ -317,6 +317,17 @@ export const errorTable = {
     message: "Your only address cannot be removed: add another first",
     reason: "last_address",
   },
+  // a person's own provider accounts (core/account/linked-accounts)
+  account_not_found: {
+    status: 404,
+    message: "That sign-in is not linked to your account",
+    reason: "account_not_found",
+  },
+  last_way_in: {
+    status: 409,
+    message: "That is your only way in: add an email address first",
+    reason: "last_way_in",
+  },
   step_up_required: {
     status: 403,
     message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,

@@ -101,7 +101,10 @@ function addressRoutes(deps: Deps, router: Router): void {
   });
 
   router.delete("/auth/account/addresses/:email", async function removeAddress(req: Request, res: Response) {
-    const by = await self(req);
-    res.json({ emails: await removeOwnAddress(deps, by, String(req.params.email)) });
+    const access = await requireAccess(deps, req, SELF);
+    const person = await removeOwnAddress(deps, asSelf(access, req), String(req.params.email));
+    // This browser signed in through an account of that address, which went with it: so did its
+    // session, and the page is told so rather than finding out at its next call.
+    res.json({ emails: person.emails, ...(person.uids.includes(access.uid) ? {} : { signedOut: true }) });
   });
 }

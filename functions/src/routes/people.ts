@@ -19,7 +19,8 @@ import { requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
 import { invitationRoutes } from "./invitations";
-import { asAdmin } from "../http/acting";
+import { asAdmin, asSelf } from "../http/acting";
+import { ownAccounts, unlinkOwnAccount } from "../core/account/linked-accounts";
 import { cursorOf, readCursor } from "../http/cursor";
 import { emailField, labelField } from "../http/fields";
 
@@ -132,6 +133,19 @@ export function routes(deps: Deps): Router {
     const by = { self: person, signedInAt: principal.authTime };
     await disconnectApp(deps, person.id, String(req.params.clientId), by);
     res.json({ disconnected: true });
+  });
+
+  // The accounts at the identity provider that sign in as the person, and unlinking one.
+  router.get("/auth/account/accounts", async function ownProviderAccounts(req: Request, res: Response) {
+    const access = await requireAccess(deps, req, SELF);
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ accounts: await ownAccounts(deps, asSelf(access, req), access.uid) });
+  });
+  router.delete("/auth/account/accounts/:accountId", async function unlinkOwn(req: Request, res: Response) {
+    const access = await requireAccess(deps, req, SELF);
+    const after = await unlinkOwnAccount(deps, asSelf(access, req), String(req.params.accountId));
+    // The account this browser signed in through: its session went with it.
+    res.json({ unlinked: true, ...(after.uids.includes(access.uid) ? {} : { signedOut: true }) });
   });
 
   router.delete("/auth/account", async function eraseOwn(req: Request, res: Response) {

@@ -46,8 +46,6 @@ export interface OutboxNotice {
   at: Date;
   /** The browser and system that did it ("Firefox on Windows"), or who did it where there was none. */
   from: string;
-  /** The addresses an `addressRemoved` notice goes to, instead of the person's own. */
-  alsoTo: string[];
   /** The digest of a browser to remember as the person's once this notice is written; null for none. */
   learn: string | null;
   /** Nothing to tell, only a browser to remember: the first one a person signs in from. */
@@ -70,6 +68,13 @@ export interface OutboxEntry {
   sealed: Sealed | null;
   /** What a notice is about (a person's id); null for a sealed message. */
   about: string | null;
+  /**
+   * The one address a notice to a person goes to, fixed when it was queued, in the transaction of
+   * what it tells: their first address before the change (or the address a change took off them).
+   * A change made since (a new first address, an address removed) cannot send it elsewhere. Null:
+   * written to their first address when it is sent (a person who had none when it was queued).
+   */
+  to: string | null;
   /** What a security notice tells; null for every other kind. */
   notice?: OutboxNotice | null;
   /**
@@ -104,6 +109,7 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     kind: String(d.kind),
     sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
     about: optionalString(d.about),
+    to: optionalString(d.to) ?? legacyRecipient(d.notice),
     notice: noticeOf(d.notice),
     event: typeof d.event === "object" && d.event !== null ? (d.event as ServiceEvent) : null,
     logout:
@@ -132,11 +138,16 @@ function noticeOf(value: unknown): OutboxNotice | null {
     lines: stringList(n.lines),
     at: toDate(n.at),
     from: typeof n.from === "string" ? n.from : "",
-    alsoTo: stringList(n.alsoTo),
     learn: optionalString(n.learn),
     quiet: n.quiet === true,
     folded: Object.fromEntries(Object.entries(counts).filter((e): e is [string, number] => typeof e[1] === "number")),
   };
+}
+
+/** Entries queued before recipients were fixed: the removed address a notice named, if any. */
+function legacyRecipient(notice: unknown): string | null {
+  if (typeof notice !== "object" || notice === null) return null;
+  return stringList((notice as Record<string, unknown>).alsoTo)[0] ?? null;
 }
 
 export function add(db: Firestore, tx: Transaction, entry: OutboxEntry): void {

@@ -4,7 +4,8 @@
  * (core/people/review-notices), then the outbox drained (core/mail/drain) with a renderer for
  * every kind of entry it holds: the review's notices, the person's security notices
  * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
- * the erasure's finishing job (core/people/erasure-job), the events for the apps, fanned out
+ * the erasure's finishing job (core/people/erasure-job), the deletion of a provider account a
+ * person let go with an address (core/people/accounts), the events for the apps, fanned out
  * and delivered to each subscription (core/events/delivery), and the logout tokens of ended
  * sign-ins for the OpenID Connect clients (core/oidc/backchannel).
  */
@@ -13,6 +14,7 @@ import { drainOutbox, type DrainReport, type Renderer } from "../core/mail/drain
 import { eventRenderers } from "../core/events/delivery";
 import { backchannelRenderers } from "../core/oidc/backchannel";
 import { erasureJobRenderers } from "../core/people/erasure-job";
+import { accountDeletionRenderers } from "../core/people/accounts";
 import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
 import { securityNoticeRenderers } from "../core/people/security-mail";
 import { invitationRenderers } from "../core/people/invitation-mail";
@@ -39,6 +41,7 @@ export function renderers(deps: MailDeps): Record<string, Renderer> {
   return {
     ...securityNoticeRenderers(deps),
     ...erasureJobRenderers(deps),
+    ...accountDeletionRenderers(deps),
     ...reviewNoticeRenderers(deps),
     ...eventRenderers(deps),
     ...backchannelRenderers(deps),

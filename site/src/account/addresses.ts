@@ -1,7 +1,9 @@
 /**
  * A person's email addresses, on `/account`: each one, and which one mail goes to; making another
  * the one mail goes to; removing one (never the last); and adding one, which takes the code mailed
- * to it (core/account/addresses in the functions). An address someone else holds is answered as
+ * to it (core/account/addresses in the functions); a removed address takes the accounts that sign
+ * in with it (a Google account of that address), and when this browser signed in through one of
+ * them, it is signed out. An address someone else holds is answered as
  * any other, and no code comes. Each step asks the person to confirm it's them when their sign-in
  * is older than the step-up window, in place, and then goes ahead.
  */
@@ -18,7 +20,11 @@ function codeWords(answer: Answer): string {
   return "That code isn't right. Check the email and try again.";
 }
 
-export function addressesSection(me: Person, changed: (emails: string[]) => void): HTMLElement {
+export function addressesSection(
+  me: Person,
+  changed: (emails: string[]) => void,
+  lost: (why: string) => void,
+): HTMLElement {
   const heading = h("h2", { id: "addresses", tabindex: "-1" }, "Email addresses");
   const alert = alertBox();
   const list = h("ul", { class: "plain sessions" });
@@ -26,6 +32,8 @@ export function addressesSection(me: Person, changed: (emails: string[]) => void
   let emails: string[] = me.email === null ? [] : [me.email];
   /** The address a code was sent to, waiting for it. */
   let pending: string | null = null;
+  /** The last change took this browser's sign-in with it. */
+  let signedOut = false;
 
   function show(next: string[]): void {
     emails = next;
@@ -45,6 +53,7 @@ export function addressesSection(me: Person, changed: (emails: string[]) => void
     }
     if (answer.status === 200) {
       show(answer.body.emails as string[]);
+      signedOut = answer.body.signedOut === true;
       return true;
     }
     if (says(answer, "last_address")) alert.show("This is your only address: add another before you remove it.");
@@ -73,6 +82,9 @@ export function addressesSection(me: Person, changed: (emails: string[]) => void
         void whileBusy(remove, "Removing…", async () => {
           const path = `/auth/account/addresses/${encodeURIComponent(address)}`;
           if (!(await change(remove, "DELETE", path))) return;
+          // This browser was signed in through an account of that address, which went with it.
+          if (signedOut)
+            return lost(`Removed ${address}. This browser was signed in through it, so it's signed out too.`);
           status.textContent = `Removed ${address}. It no longer signs in to your account, and we've emailed it to say so.`;
           heading.focus();
         });

@@ -12,6 +12,7 @@ import { appsSection } from "../account/apps";
 import { dataSection, deleteSection, nameSection } from "../account/data";
 import { noticesSection } from "../account/notices";
 import { addressesSection } from "../account/addresses";
+import { accountsSection } from "../account/accounts";
 
 const SIGN_IN = `/?redirect=${encodeURIComponent(`${window.location.origin}/account`)}`;
 
@@ -58,7 +59,8 @@ function signedIn(person: Person): void {
     ),
     person.role === "admin" && h("p", { class: "aside" }, h("a", { href: "/review" }, "Review requests")),
     nameSection(person, renamed),
-    addressesSection(person, readdressed),
+    addressesSection(person, readdressed, signedOutBecause),
+    accountsSection(person, signedOutBecause),
     passkeysSection(),
     sessionsSection(),
     appsSection(),
@@ -88,6 +90,11 @@ function accountDeleted(finishing: string): void {
     paragraph("If you want to come back, you can ask for access again."),
     linkButton("Ask for access", "/request-access", "secondary"),
   );
+}
+
+/** A change made on this page took this browser's sign-in with it: said, with the way back. */
+function signedOutBecause(why: string): void {
+  view("You're signed out here", paragraph(why), linkButton("Sign in again", SIGN_IN, "primary"));
 }
 
 function signedOut(): void {

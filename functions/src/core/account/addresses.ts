@@ -89,8 +89,11 @@ export async function makePrimaryAddress(deps: ChangeDeps, by: Self, rawEmail: s
   return (await changePerson(deps, by.self.id, first, by)).person.emails;
 }
 
-/** DELETE /auth/account/addresses/:email: one of their addresses goes, never the last (changePerson). */
-export async function removeOwnAddress(deps: ChangeDeps, by: Self, rawEmail: string): Promise<string[]> {
+/**
+ * DELETE /auth/account/addresses/:email: one of their addresses goes, never the last, with the
+ * provider accounts that sign in with it (changePerson). Answers the person as they are now.
+ */
+export async function removeOwnAddress(deps: ChangeDeps, by: Self, rawEmail: string): Promise<Person> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
   ensureStepUp(deps, by);
@@ -98,5 +101,5 @@ export async function removeOwnAddress(deps: ChangeDeps, by: Self, rawEmail: str
     ensure(current.emails.includes(address), "address_not_found");
     return { emails: current.emails.filter((e) => e !== address) };
   };
-  return (await changePerson(deps, by.self.id, without, by)).person.emails;
+  return (await changePerson(deps, by.self.id, without, by)).person;
 }

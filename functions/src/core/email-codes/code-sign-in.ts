@@ -7,10 +7,7 @@ import { ensureAccess } from "../people/access";
 import { arriveByCode, arrivalFor, letsIn } from "../people/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
-import { type Person } from "../model/person";
-import * as personKeys from "../../store/person-keys";
-import { wakeDrainer } from "../mail/outbox";
-import { withAccount, withoutAccount } from "../people/accounts";
+import { linkAccountOfAddress } from "../people/accounts";
 
 type SignInDeps = Pick<
   Deps,
@@ -39,55 +36,6 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   // An invited address, or one a rule approves, becomes its person now, approved.
   const person = found ?? (letsIn(arrival) ? await arriveByCode(deps, address) : null);
   ensureAccess(person, {}, "codeSignIn");
-  const uid = person.uids[0] ?? (await linkAccount(deps, person, address));
+  const uid = person.uids[0] ?? (await linkAccountOfAddress(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));
-}
-
-/**
- * The code proved the mailbox: the provider's account for it becomes this person's. The account
- * may already speak for someone else: whoever registered the address unverified and signed in
- * with it became a pending person who holds no address or number (an unverified address is never
- * taken as one). That link was made by someone who never proved the mailbox, so it moves here;
- * otherwise an unverified sign-up would lock the owner out for good. Any other holder is an
- * administrator's decision, and the sign-in fails.
- */
-async function linkAccount(deps: SignInDeps, person: Person, address: string): Promise<string> {
-  const { store } = deps;
-  const account = await translateFailure(deps, providerFailed("account for address"), () =>
-    deps.identity.accountForEmail(address),
-  );
-  const uid = account.uid;
-  const linked = await deps.transaction(async (tx) => {
-    const current = await people.findById(store, person.id, tx);
-    if (!current || current.uids.includes(uid)) return false;
-    const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
-    const holder = holderId === null ? null : await people.findById(store, holderId, tx);
-    if (holderId === null) {
-      people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
-      return true;
-    }
-    const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
-    if (!account.takenBack && !unproven) {
-      deps.log.warn("sign-in: the account for this address is linked to another person", {
-        personId: person.id,
-        holder: holderId,
-      });
-      throw new AppError("signin_failed");
-    }
-    deps.log.info("sign-in: an account registered unverified moved to the owner of its address", {
-      personId: person.id,
-      from: holderId,
-    });
-    people.moveAccount(
-      store,
-      tx,
-      uid,
-      holder && withoutAccount(deps, tx, holder, uid),
-      withAccount(deps, tx, current, uid, "sign-in"),
-    );
-    return true;
-  });
-  // The apps hear of the link (and of a person it emptied) once it has committed.
-  if (linked) await wakeDrainer(deps);
-  return uid;
 }

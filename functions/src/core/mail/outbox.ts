@@ -44,6 +44,7 @@ export function enqueueMail(
     kind: options.kind,
     sealed: seal(pepperRing(deps), deps.random, message ?? placeholder),
     about: null,
+    to: null,
     state: message === null ? "none" : "pending",
     deliverBy: options.deliverBy,
   });
@@ -75,6 +76,11 @@ export function enqueueNotice(
 export interface NoticeOptions {
   kind: string;
   about: string;
+  /**
+   * For a notice to a person: the address it goes to, fixed now (outbox `to`), in the transaction
+   * of what it tells. Omitted for what goes to no person (an app's event, a job).
+   */
+  to?: string | null;
   deliverBy: Date;
   /** What a security notice tells. */
   notice?: outbox.OutboxNotice;
@@ -96,6 +102,7 @@ export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: Notic
     kind: options.kind,
     sealed: null,
     about: options.about,
+    to: options.to ?? null,
     ...(options.notice === undefined ? {} : { notice: options.notice }),
     ...(options.event === undefined ? {} : { event: options.event }),
     ...(options.logout === undefined ? {} : { logout: options.logout }),
@@ -109,7 +116,7 @@ export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: Notic
 function add(
   deps: Pick<Deps, "store" | "clock">,
   tx: Transaction,
-  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "state" | "deliverBy">,
+  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "to" | "state" | "deliverBy">,
 ): void {
   outbox.add(deps.store, tx, entry(deps, fields));
 }
@@ -118,7 +125,7 @@ function entry(
   deps: Pick<Deps, "clock">,
   fields: Pick<
     outbox.OutboxEntry,
-    "id" | "kind" | "sealed" | "about" | "state" | "deliverBy" | "notice" | "event" | "logout"
+    "id" | "kind" | "sealed" | "about" | "to" | "state" | "deliverBy" | "notice" | "event" | "logout"
   > &
     Partial<Pick<outbox.OutboxEntry, "nextAttemptAt" | "lane">>,
 ): outbox.OutboxEntry {

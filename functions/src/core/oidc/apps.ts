@@ -15,7 +15,7 @@ import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
 import { recordEvent } from "../people/history";
 import { ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
-import { appDisconnectedEvent, queueNotice } from "../people/security-notices";
+import { appDisconnectedEvent, queueNotice, readRecipient } from "../people/security-notices";
 
 export interface AppView {
   clientId: string;
@@ -86,6 +86,9 @@ export async function disconnectApp(
     );
     const signedIn = (await signIns.ofSessions(deps.store, tx, personId, "all")).filter((s) => s.clientId === clientId);
     ensure(held.length > 0 || signedIn.length > 0, "app_not_found");
+    // Someone else cut it off: the person is told, as of their sessions ended.
+    const from = "self" in by ? null : toldAs(by);
+    const recipient = from !== null && deps.config.notices.access ? await readRecipient(deps, tx, personId) : null;
     for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
     recordEvent(deps, tx, {
       personId,
@@ -93,12 +96,8 @@ export async function disconnectApp(
       event: "app-disconnected",
       changes: { apps: { from: [name], to: null } },
     });
-    // Someone else cut it off: the person is told, as of their sessions ended.
-    const from = "self" in by ? null : toldAs(by);
     const told =
-      from !== null && deps.config.notices.access
-        ? queueNotice(deps, tx, personId, appDisconnectedEvent(name, from))
-        : null;
+      from !== null && recipient !== null ? queueNotice(deps, tx, recipient, appDisconnectedEvent(name, from)) : null;
     return tellClients(deps, tx, signedIn).length > 0 || told !== null;
   });
   if (queued) await wakeDrainer(deps);

@@ -8,7 +8,7 @@ import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
 import { recordedAs, toldAs, type Acting, type ActingOnOthers } from "../people/acting";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../people/security-notices";
 
 import type { Passkey } from "../model/passkey";
 
@@ -41,11 +41,12 @@ export async function removePasskey(deps: RemovalDeps, personId: string, passkey
   const told = await deps.transaction(async (tx) => {
     const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
+    const from = toldAs(by);
+    const recipient = deps.config.notices.waysIn && from !== null ? await readRecipient(deps, tx, personId) : null;
     passkeys.remove(deps.store, tx, passkeyId);
     if (!("self" in by)) recordRemoval(deps, tx, personId, [passkey], by);
-    const from = toldAs(by);
-    return deps.config.notices.waysIn && from !== null
-      ? queueNotice(deps, tx, personId, passkeysEvent("removed", [passkey.name], from))
+    return recipient !== null && from !== null
+      ? queueNotice(deps, tx, recipient, passkeysEvent("removed", [passkey.name], from))
       : null;
   });
   await wakeForNotice(deps, told);
@@ -76,7 +77,10 @@ function recordRemoval(
  */
 export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: ActingOnOthers): Promise<number> {
   const { removed, told } = await deps.transaction(async (tx) => {
-    const held = await passkeys.listByPerson(deps.store, personId, tx);
+    const [held, recipient] = await Promise.all([
+      passkeys.listByPerson(deps.store, personId, tx),
+      readRecipient(deps, tx, personId),
+    ]);
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
     if (held.length === 0) return { removed: 0, told: null };
     recordRemoval(deps, tx, personId, held, by);
@@ -85,7 +89,7 @@ export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by:
       held.map((p) => p.name),
       toldAs(by) as string,
     );
-    return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, personId, event) : null };
+    return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, recipient, event) : null };
   });
   await wakeForNotice(deps, told);
   return removed;

@@ -15,7 +15,7 @@ import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, queueNotice, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
 import { ensureRecentSignIn } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
@@ -147,7 +147,7 @@ export async function registerPasskey(
     passkeys.create(store, tx, passkey);
     // The person hears of it, by mail, whoever added it: a stolen session that plants a passkey is told of.
     const told = deps.config.notices.waysIn
-      ? queueNotice(deps, tx, personId, passkeysEvent("added", [passkey.name], registrant.from))
+      ? queueNotice(deps, tx, recipientOf(current), passkeysEvent("added", [passkey.name], registrant.from))
       : null;
     return { passkey, told };
   });

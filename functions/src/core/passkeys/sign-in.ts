@@ -26,8 +26,13 @@ import {
   userHandleOf,
 } from "./rules";
 import type { Passkey } from "../model/passkey";
+import type { Person } from "../model/person";
+import { linkAccountOfAddress } from "../people/accounts";
 
-type SignInDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "identity">;
+type SignInDeps = Pick<
+  Deps,
+  "store" | "transaction" | "clock" | "random" | "config" | "log" | "identity" | "mailQueue"
+>;
 
 /**
  * POST /auth/passkeys/sign-in/options. No credentials are named (discoverable credentials: the
@@ -57,7 +62,7 @@ export async function signInOptions(deps: SignInDeps, binding: string): Promise<
   });
 }
 
-type Decision = { uid: string; methods: string[] } | { refused: ErrorCode };
+type Decision = { uid: string | null; person: Person; methods: string[] } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/sign-in/verify: the custom token for the person whose passkey signed this
@@ -93,8 +98,10 @@ export async function signInWithPasskey(
     if (passkey === null || passkey.suspectAt !== null || person === null) return { refused: "passkey_not_accepted" };
     // The credential is the person's: the authenticator names its user, and it must be them.
     if (response.response.userHandle !== userHandleOf(person.id)) return { refused: "passkey_not_accepted" };
-    const uid = person.uids.includes(passkey.uid) ? passkey.uid : person.uids[0];
-    if (uid === undefined) return { refused: "passkey_not_accepted" };
+    // Its own account, or another of theirs; none left (let go with an address): their first
+    // address's, made after the commit (below). Nothing at all: nothing to sign in as.
+    const uid = person.uids.includes(passkey.uid) ? passkey.uid : (person.uids[0] ?? null);
+    if (uid === null && person.emails.length === 0) return { refused: "passkey_not_accepted" };
     const asserted = await verifiedAssertion(deps, response, challenge, passkey);
     if (asserted === null) return { refused: "passkey_not_accepted" };
     // Only a signature that verified can mark a passkey suspect: nobody else can lock it this way.
@@ -111,12 +118,13 @@ export async function signInWithPasskey(
       backedUp: asserted.credentialBackedUp,
       at: now,
     });
-    return { uid, methods: passkeyMethods(asserted.credentialDeviceType === "multiDevice") };
+    return { uid, person, methods: passkeyMethods(asserted.credentialDeviceType === "multiDevice") };
   });
   // Thrown after the commit, so a used challenge and a suspect mark are kept.
   if ("refused" in decision) throw new AppError(decision.refused);
+  const uid = decision.uid ?? (await linkAccountOfAddress(deps, decision.person, decision.person.emails[0] as string));
   return translateFailure(deps, { code: "signin_failed", log: "passkey sign-in: custom token failed" }, () =>
-    deps.identity.createCustomToken(decision.uid, decision.methods),
+    deps.identity.createCustomToken(uid, decision.methods),
   );
 }
 

@@ -1,16 +1,82 @@
 /**
  * A person's accounts at the identity provider, once they are a person: linked at a sign-in (a
- * provider's, a bridge's, or the code's own account for the address), and let go when an account
- * moves to the owner of its address. Each change is in the person's history and told to the apps,
+ * provider's, a bridge's, or the code's own account for the address), let go when an account
+ * moves to the owner of its address, and let go and deleted when the address or number they sign
+ * in with is taken off the person. Each change is in the person's history and told to the apps,
  * who know people by their accounts (`uids`). A person's first account comes with them
  * (core/people/arrival); an erasure lets go of all of them (core/account/erasure).
  */
+import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
+import * as outbox from "../../store/outbox";
+import * as people from "../../store/people";
+import * as personKeys from "../../store/person-keys";
 import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { translateFailure } from "../failures";
+import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
+import type { ProviderAccount } from "../ports";
+import { canonicalEmail } from "../email-address";
+import type { Renderer } from "../mail/drain";
+import { noticeEntry } from "../mail/outbox";
 import { beginErasure } from "./erasure-job";
 import { recordEvent } from "./history";
 import { nextSeq, publishAndRecord, publishEvent } from "./person-events";
+
+/** The outbox kind of deleting, at the identity provider, an account a person let go (one entry per account). */
+export const ACCOUNT_DELETION = "account-deletion";
+
+/**
+ * The person's accounts that sign in with an address or number the change from `before` to
+ * `after` took off them: the account's own address or number, or the address a provider linked
+ * to it names (a Google account of that address, the account made for it at a code sign-in). Once
+ * the address is gone, whoever holds its mailbox (a former employer, say) must not sign in as the
+ * person through it. `accounts` describes the person's accounts (Identity `describeAccounts`).
+ */
+export function accountsOfRemoved(before: Person, after: Person, accounts: ProviderAccount[]): ProviderAccount[] {
+  const emails = new Set(before.emails.filter((e) => !after.emails.includes(e)));
+  const phones = new Set(before.phones.filter((p) => !after.phones.includes(p)));
+  if (emails.size === 0 && phones.size === 0) return [];
+  const removedEmail = (raw: string | null) => {
+    const address = raw === null ? null : canonicalEmail(raw);
+    return address !== null && emails.has(address);
+  };
+  return accounts.filter(
+    (a) =>
+      before.uids.includes(a.uid) &&
+      (removedEmail(a.email) ||
+        (a.phone !== null && phones.has(a.phone)) ||
+        a.providers.some((p) => removedEmail(p.email))),
+  );
+}
+
+/**
+ * Queues, in `tx`, the deletion of each account at the identity provider once it is let go: the
+ * account is the service's record of that way in (its password, the provider link), so deleting
+ * it ends its sessions and anything set on it. A later sign-in with the same provider account
+ * makes a fresh one, which resolves by its address to whoever holds that address then.
+ */
+export function queueAccountDeletions(deps: Pick<Deps, "store" | "clock" | "random">, tx: Transaction, uids: string[]) {
+  const deliverBy = new Date(deps.clock.now().getTime() + 7 * DAY);
+  for (const uid of uids)
+    outbox.add(deps.store, tx, noticeEntry(deps, { kind: ACCOUNT_DELETION, about: uid, deliverBy }));
+}
+
+/** The outbox's runner of account deletions: done, or a failure the drain retries with backoff. */
+export function accountDeletionRenderers(deps: Pick<Deps, "store" | "identity">): Record<string, Renderer> {
+  return {
+    async [ACCOUNT_DELETION](entry) {
+      const uid = entry.about;
+      if (uid === null) return null;
+      // Signed in with again since, and so linked to whoever holds its address now: theirs to keep.
+      if ((await people.findByUid(deps.store, uid)) !== null) return null;
+      const failed = await deps.identity.deleteAccounts([uid]);
+      if (failed.length > 0) throw new Error("provider account not deleted yet");
+      return null;
+    },
+  };
+}
 
 /**
  * `person` with the provider account `uid` linked, as it is to be written in `tx` (the caller
@@ -64,4 +130,60 @@ export function withoutAccount(
   }
   const left = { ...holder, uids: rest, updatedAt: deps.clock.now() };
   return { id: holder.id, next: publishAndRecord(deps, tx, holder, left, { kind: "service" }, "sign-in") };
+}
+
+/**
+ * The provider's account for `address`, one of the person's own (a code just proved it, or it was
+ * proved when it was added), linked to them: made, verified, when there is none. The account may
+ * already speak for someone else: whoever registered the address unverified and signed in with it
+ * became a pending person who holds no address or number (an unverified address is never taken
+ * as one). That link was made by someone who never proved the mailbox, so it moves here;
+ * otherwise an unverified sign-up would lock the owner out for good. Any other holder is an
+ * administrator's decision, and the sign-in fails.
+ */
+export async function linkAccountOfAddress(
+  deps: Pick<Deps, "store" | "clock" | "random" | "identity" | "transaction" | "mailQueue" | "log">,
+  person: Person,
+  address: string,
+): Promise<string> {
+  const { store } = deps;
+  const account = await translateFailure(
+    deps,
+    { code: "signin_failed", log: "sign-in: account for address failed" },
+    () => deps.identity.accountForEmail(address),
+  );
+  const uid = account.uid;
+  const linked = await deps.transaction(async (tx) => {
+    const current = await people.findById(store, person.id, tx);
+    if (!current || current.uids.includes(uid)) return false;
+    const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
+    const holder = holderId === null ? null : await people.findById(store, holderId, tx);
+    if (holderId === null) {
+      people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
+      return true;
+    }
+    const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
+    if (!account.takenBack && !unproven) {
+      deps.log.warn("sign-in: the account for this address is linked to another person", {
+        personId: person.id,
+        holder: holderId,
+      });
+      throw new AppError("signin_failed");
+    }
+    deps.log.info("sign-in: an account registered unverified moved to the owner of its address", {
+      personId: person.id,
+      from: holderId,
+    });
+    people.moveAccount(
+      store,
+      tx,
+      uid,
+      holder && withoutAccount(deps, tx, holder, uid),
+      withAccount(deps, tx, current, uid, "sign-in"),
+    );
+    return true;
+  });
+  // The apps hear of the link (and of a person it emptied) once it has committed.
+  if (linked) await wakeDrainer(deps);
+  return uid;
 }

@@ -13,7 +13,17 @@ import { wakeDrainer } from "../mail/outbox";
 import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
-import { addressRemovedEvent, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
+import {
+  accountLabel,
+  addressRemovedNotices,
+  personChangeEvent,
+  queueNotice,
+  recipientOf,
+  wakeForNotice,
+} from "./security-notices";
+import { accountsOfRemoved, queueAccountDeletions } from "./accounts";
+import { translateFailure, type Failure } from "../failures";
+import type { ProviderAccount } from "../ports";
 import {
   ensureKeepsAnAdmin,
   ensureOwnAccount,
@@ -99,16 +109,40 @@ function narrowed(before: Person, after: Person): boolean {
 }
 
 /**
+ * The person's accounts at the identity provider, as far as this change has asked for them:
+ * `asked`, every uid asked about (one the provider no longer holds is asked, and not found).
+ */
+interface KnownAccounts {
+  asked: Set<string>;
+  found: ProviderAccount[];
+}
+
+/** Thrown inside the change's transaction when it takes a way in off a person whose accounts it has not read yet. */
+class AccountsUnread extends Error {
+  constructor(readonly uids: string[]) {
+    super("the person's provider accounts are to be read first");
+  }
+}
+
+const ACCOUNTS_UNREADABLE: Failure = {
+  code: "service_unavailable",
+  log: "reading a person's provider accounts failed",
+  level: "warn",
+};
+
+/**
  * Applies a change to a person in one transaction: a change that widens access needs an
  * administrator's recent sign-in (step-up; an operator needs none), every address and number it
  * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
  * written). A person may change their own name, with no step-up, and their own addresses: reorder
  * them, remove all but one, and add one only with its `proof`. The person's
  * history records who made it, and what it changed; an approval (or, where turned on, a
- * rejection) queues the person's notice in the same transaction (core/people/review-notices). When
- * the change takes access away, the person's provider sessions are revoked so no new session can
- * be minted from an older ID token; a failure there does not undo the change and is reported
- * instead.
+ * rejection) queues the person's notice in the same transaction (core/people/review-notices). An
+ * address or number taken off them takes with it the provider accounts that sign in with it
+ * (core/people/accounts `accountsOfRemoved`): let go in the change, deleted at the provider after
+ * it. When the change takes access away, the person's provider sessions are revoked so no new
+ * session can be minted from an older ID token; a failure there does not undo the change and is
+ * reported instead.
  */
 export async function changePerson(
   deps: ChangeDeps,
@@ -117,10 +151,35 @@ export async function changePerson(
   by: Acting,
   proof?: Proof,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
-  const { store } = deps;
   // Their own account is the one a person may change; anyone else's is an administrator's.
   ensureOwnAccount(by, personId);
-  let noticed = false;
+  // Read from the provider only for a change that takes a way in away, outside the transaction,
+  // which then runs again with them; an account linked meanwhile is read in turn.
+  const known: KnownAccounts = { asked: new Set(), found: [] };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await changeWith(deps, personId, change, by, proof, known);
+    } catch (err) {
+      if (!(err instanceof AccountsUnread)) throw err;
+      // Accounts linked faster than they can be read: contention, retried by the caller.
+      ensure(attempt < 3, "service_unavailable");
+      const found = await translateFailure(deps, ACCOUNTS_UNREADABLE, () => deps.identity.describeAccounts(err.uids));
+      for (const uid of err.uids) known.asked.add(uid);
+      known.found.push(...found);
+    }
+  }
+}
+
+async function changeWith(
+  deps: ChangeDeps,
+  personId: string,
+  change: PersonChange | ((current: Person) => PersonChange),
+  by: Acting,
+  proof: Proof | undefined,
+  known: KnownAccounts,
+): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
+  const { store } = deps;
+  let queued = false;
   let published = false;
   let loggedOut = false;
   let told: string | null = null;
@@ -138,13 +197,13 @@ export async function changePerson(
     const given = typeof change === "function" ? change(current) : change;
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
-    const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    const asked: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
     // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
-    if (next.status !== "pending") {
-      delete next.awaitingNotice;
-      delete next.suggestion;
+    if (asked.status !== "pending") {
+      delete asked.awaitingNotice;
+      delete asked.suggestion;
     }
-    const changes = changesBetween(current, next);
+    const changes = changesBetween(current, asked);
     if ("self" in by) {
       // Status, role, access, numbers and accounts are an administrator's to change: a person's
       // own session may rename them, and reorder or remove their own addresses, keeping one (mail
@@ -154,9 +213,9 @@ export async function changePerson(
         "forbidden",
         "You may change your own name and addresses only",
       );
-      const unproven = next.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
+      const unproven = asked.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
       ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
-      ensure(next.emails.length > 0 || current.emails.length === 0, "last_address");
+      ensure(asked.emails.length > 0 || current.emails.length === 0, "last_address");
       // Nothing changed: nothing to write, nor to record (a proof's own effect is written).
       if (Object.keys(changes).length === 0) {
         proven?.record();
@@ -165,10 +224,19 @@ export async function changePerson(
     }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
-    if (widened(current, next)) ensureStepUp(deps, by, WIDENS);
+    if (widened(current, asked)) ensureStepUp(deps, by, WIDENS);
+    // A way in taken off them takes the accounts that sign in with it: whoever holds that mailbox
+    // or number now (a former employer) must not sign in as them through a provider's account.
+    const removing = lost(current.emails, asked.emails) || lost(current.phones, asked.phones);
+    const unread = removing ? current.uids.filter((uid) => !known.asked.has(uid)) : [];
+    if (unread.length > 0) throw new AccountsUnread(unread);
+    const letGo = removing ? accountsOfRemoved(current, asked, known.found) : [];
+    const next =
+      letGo.length === 0 ? asked : { ...asked, uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)) };
     await ensureKeepsAnAdmin(deps, tx, current, next);
+    const taken = next.emails.filter((e) => !current.emails.includes(e));
     const claims: Array<[KeyKind, string[]]> = [
-      ["email", next.emails.filter((e) => !current.emails.includes(e))],
+      ["email", taken],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],
     ];
     for (const [kind, added] of claims) {
@@ -183,27 +251,32 @@ export async function changePerson(
     // What the person is told of it. Of a person's own change, only what their session names a
     // browser for (their addresses); a rename no notice tells them of.
     const from = toldAs(by);
-    const events =
-      from === null
-        ? []
-        : [
-            personChangeEvent(deps.config.notices, current, next, from),
-            addressRemovedEvent(deps.config.notices, current, next),
-          ];
+    const changed =
+      from === null ? null : personChangeEvent(deps.config.notices, current, next, from, letGo.map(accountLabel));
+    // Addressed now, from the person before the change (recipientOf): the change cannot redirect them.
+    const notices = [
+      ...(changed === null ? [] : [{ recipient: recipientOf(current, next), event: changed }]),
+      ...(from === null ? [] : addressRemovedNotices(deps.config.notices, current, next)),
+    ];
     const recorded = recordedAs(by);
     // The apps hear of it in the same transaction (core/people/person-events).
     const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
     people.replace(store, tx, current, written);
-    noticed = queueReviewNotice(deps, tx, current, next);
-    for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
+    queueAccountDeletions(
+      deps,
+      tx,
+      letGo.map((a) => a.uid),
+    );
+    queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
+    for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written, refused: null };
   });
   if (refused !== null) throw new AppError(refused);
   deps.personCache.evict(personId);
-  if (noticed || published || loggedOut) await wakeDrainer(deps);
+  if (queued || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   // A person's own change takes no access away (a name, their addresses), so their sessions stay.

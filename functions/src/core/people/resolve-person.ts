@@ -4,7 +4,7 @@ import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
-import { accountLinkedEvent, queueNotice } from "./security-notices";
+import { accountLinkedEvent, queueNotice, recipientOf } from "./security-notices";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
@@ -66,7 +66,10 @@ async function linkOrCreate(
       const linked = withAccount(deps, tx, holder, signIn.uid, bridge === null ? "sign-in" : "bridge");
       people.replace(store, tx, holder, linked);
       const event = accountLinkedEvent(bridge ?? signIn.provider, signIn.account ?? signIn.email ?? signIn.phone, from);
-      return { person: linked, told: deps.config.notices.waysIn ? queueNotice(deps, tx, holder.id, event) : null };
+      return {
+        person: linked,
+        told: deps.config.notices.waysIn ? queueNotice(deps, tx, recipientOf(holder), event) : null,
+      };
     }
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");

@@ -95,20 +95,22 @@ export function queueReviewNotice(
   const tell = after.status === "approved" || (after.status === "rejected" && deps.config.review.notifyRejected);
   if (!tell) return false;
   const deliverBy = new Date(deps.clock.now().getTime() + NOTICE_DELIVER_WITHIN_MS);
-  enqueueNotice(deps, tx, { kind: after.status === "approved" ? "approval" : "rejection", about: after.id, deliverBy });
+  // Addressed now: a new first address given them before it goes cannot take it.
+  const kind = after.status === "approved" ? "approval" : "rejection";
+  enqueueNotice(deps, tx, { kind, about: after.id, to: after.emails[0] ?? null, deliverBy });
   return true;
 }
 
 /**
- * The review's notices to a person, written as they are sent: to their address then, and only
- * while what they tell is still true (an approval undone before it went is not sent).
+ * The review's notices to a person, written as they are sent: to the address fixed when they were
+ * queued, and only while what they tell is still true (an approval undone before it went is not sent).
  */
 export function reviewNoticeRenderers(
   deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random" | "identity" | "log">,
 ): Record<string, Renderer> {
   const about = async (entry: OutboxEntry, status: PersonStatus) => {
     const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
-    return person?.status === status ? (person.emails[0] ?? null) : null;
+    return person?.status === status ? (entry.to ?? person.emails[0] ?? null) : null;
   };
   return {
     async approval(entry) {

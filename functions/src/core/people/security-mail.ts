@@ -136,6 +136,8 @@ export async function placeNotice(
       const summary = noticeEntry(deps, {
         kind: SECURITY_NOTICE,
         about: personId,
+        // Where the first notice it folds was going: fixed then, as that notice's was.
+        to: entry.to,
         deliverBy: new Date(due.getTime() + NOTICE_DELIVER_WITHIN_MS),
         notBefore: due,
         notice: { ...notice, kind: "summary", lines: [], learn: null, folded: { [notice.kind]: 1 } },
@@ -159,16 +161,17 @@ function remember(deps: Pick<Deps, "store">, tx: Transaction, person: Person, di
 }
 
 /**
- * The security notices, written as they are sent (placeNotice): to the person's address then, or,
- * for an address taken off them, to that address alone.
+ * The security notices, written as they are sent (placeNotice): to the address fixed when each was
+ * queued (security-notices `recipientOf`), or, for an address taken off them, to that address alone.
  */
 export function securityNoticeRenderers(deps: PlaceDeps & Pick<Deps, "config">): Record<string, Renderer> {
   return {
     async [SECURITY_NOTICE](entry, claim) {
       const placed = await placeNotice(deps, entry, claim);
       if (placed === null) return null;
-      const to = placed.notice.kind === ADDRESS_REMOVED ? placed.notice.alsoTo : placed.person.emails.slice(0, 1);
-      return to.length === 0 ? null : securityMail(to.join(", "), placed.notice, deps.config.idUrl);
+      // Fixed when it was queued: a change since (a new first address) cannot send it elsewhere.
+      const to = entry.to ?? (placed.notice.kind === ADDRESS_REMOVED ? null : (placed.person.emails[0] ?? null));
+      return to === null ? null : securityMail(to, placed.notice, deps.config.idUrl);
     },
   };
 }

@@ -4,7 +4,8 @@ import type { OutboxNotice } from "../../store/outbox";
 import {
   accountLinkedEvent,
   ADDRESS_REMOVED,
-  addressRemovedEvent,
+  addressRemovedNotices,
+  recipientOf,
   passkeysEvent,
   personChangeEvent,
   sessionsEndedEvent,
@@ -39,7 +40,6 @@ function notice(fields: Partial<OutboxNotice> = {}): OutboxNotice {
     lines: [],
     at,
     from: "Firefox on Windows",
-    alsoTo: [],
     learn: null,
     quiet: false,
     folded: {},
@@ -67,6 +67,25 @@ describe("personChangeEvent", () => {
     expect(personChangeEvent(ALL_ON, person(), person({ name: "Ada L." }), "x")).toBeNull();
   });
 
+  it("tells nothing of the grants an approval gives with it: the approval's one notice is enough", () => {
+    const waiting = person({ status: "pending", projects: [] });
+    expect(personChangeEvent(ALL_ON, waiting, person({ projects: ["startpage", "status"] }), "x")).toBeNull();
+    // A pending person given a grant, not yet decided on, is told as anyone is.
+    expect(personChangeEvent(ALL_ON, waiting, { ...waiting, projects: ["status"] }, "x")).toMatchObject({
+      lines: ["Access given to project: status."],
+    });
+  });
+
+  it("tells a new first address as a change of the ways in, naming both", () => {
+    const before = person({ emails: ["ada@example.test", "new@example.test"] });
+    const after = person({ emails: ["new@example.test", "ada@example.test"] });
+    expect(personChangeEvent(ALL_ON, before, after, "x")).toEqual({
+      kind: "waysIn",
+      lines: ["Mail for your account now goes to new@example.test, no longer to ada@example.test."],
+      from: "x",
+    });
+  });
+
   it("leaves out each kind the operator turned off, and tells nothing when nothing is left", () => {
     const before = person({ phones: ["+15555550100"] });
     const after = person({ phones: [], projects: [] });
@@ -78,23 +97,36 @@ describe("personChangeEvent", () => {
   });
 });
 
-describe("addressRemovedEvent", () => {
-  it("is for the removed addresses alone, and carries nothing of the change", () => {
-    const before = person({ emails: ["ada@example.test", "old@example.test"] });
+describe("addressRemovedNotices", () => {
+  it("is one notice for each removed address, to it alone, carrying nothing of the change", () => {
+    const before = person({ emails: ["ada@example.test", "old@example.test", "older@example.test"] });
     const after = person({ emails: ["ada@example.test", "new@example.test"], projects: ["calendar"] });
-    expect(addressRemovedEvent(ALL_ON, before, after)).toEqual({
-      kind: ADDRESS_REMOVED,
-      lines: [],
-      from: "",
-      alsoTo: ["old@example.test"],
-    });
+    const event = { kind: ADDRESS_REMOVED, lines: [], from: "" };
+    expect(addressRemovedNotices(ALL_ON, before, after)).toEqual([
+      { recipient: { personId: before.id, to: "old@example.test" }, event },
+      { recipient: { personId: before.id, to: "older@example.test" }, event },
+    ]);
   });
 
   it("tells nothing when no address went, or when ways-in notices are off", () => {
     const before = person({ emails: ["ada@example.test", "old@example.test"] });
     const after = person({ emails: ["ada@example.test"] });
-    expect(addressRemovedEvent(ALL_ON, before, before)).toBeNull();
-    expect(addressRemovedEvent({ ...ALL_ON, waysIn: false }, before, after)).toBeNull();
+    expect(addressRemovedNotices(ALL_ON, before, before)).toEqual([]);
+    expect(addressRemovedNotices({ ...ALL_ON, waysIn: false }, before, after)).toEqual([]);
+  });
+});
+
+describe("recipientOf", () => {
+  it("is the first address held before the change and kept after it, never one the change adds", () => {
+    const before = person({ emails: ["ada@example.test", "work@example.test"] });
+    const promoted = person({ emails: ["new@example.test", "ada@example.test", "work@example.test"] });
+    expect(recipientOf(before, promoted).to).toBe("ada@example.test");
+    // Its first address removed: the next of the old ones, which the removal does not take.
+    const without = person({ emails: ["new@example.test", "work@example.test"] });
+    expect(recipientOf(before, without).to).toBe("work@example.test");
+    // Every old address replaced: only the new one is left to tell (the old are told apart).
+    expect(recipientOf(before, person({ emails: ["new@example.test"] })).to).toBe("new@example.test");
+    expect(recipientOf(person({ emails: [] })).to).toBeNull();
   });
 });
 
@@ -102,7 +134,7 @@ describe("securityMail", () => {
   it("tells a removed address what happened and when, with no link and no other address", () => {
     const mail = securityMail(
       "old@example.test",
-      notice({ kind: ADDRESS_REMOVED, lines: [], from: "", alsoTo: ["old@example.test"] }),
+      notice({ kind: ADDRESS_REMOVED, lines: [], from: "" }),
       "https://id.example.test",
     );
     expect(mail.subject).toBe("This address was removed from an account");

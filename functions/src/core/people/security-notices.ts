@@ -26,6 +26,7 @@ import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
 import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../mail/outbox";
 import { type Person } from "../model/person";
+import type { ProviderAccount } from "../ports";
 
 /** The outbox kind of every security notice. */
 export const SECURITY_NOTICE = "security-notice";
@@ -40,8 +41,6 @@ export interface SecurityEvent {
   kind: NoticeKind | typeof ADDRESS_REMOVED;
   lines: string[];
   from: string;
-  /** The addresses an `addressRemoved` notice goes to, instead of the person's own. */
-  alsoTo?: string[];
   /** The digest of a browser to remember as theirs once the notice is written. */
   learn?: string | null;
   /** Nothing to tell, only a browser to remember (their first): takes no place in the hour's count. */
@@ -50,28 +49,55 @@ export interface SecurityEvent {
 
 type QueueDeps = Pick<Deps, "store" | "clock" | "random">;
 
-function entryOf(deps: QueueDeps, personId: string, event: SecurityEvent): outbox.OutboxEntry {
+/** Whom a notice is about, and the one address it goes to (null: their first address when it is sent). */
+export interface Recipient {
+  personId: string;
+  to: string | null;
+}
+
+/**
+ * Where the notice of a change from `before` to `after` goes, decided as the change is made: the
+ * first address the person had before it that they still have after it. So a change that adds
+ * an address and makes it the first is told at the address mail went to until then, never at
+ * the new one; and an address the change took off them hears only that (addressRemovedEvent),
+ * never what the account holds now. A person whose every address went is told at the new first.
+ */
+export function recipientOf(before: Person, after: Person = before): Recipient {
+  const kept = before.emails.find((e) => after.emails.includes(e));
+  return { personId: before.id, to: kept ?? after.emails[0] ?? null };
+}
+
+/**
+ * The recipient of a notice about `personId`, from the person as `tx` reads them now: for an
+ * action that has not read them otherwise. A transaction reads before it writes, so call it first.
+ */
+export async function readRecipient(deps: Pick<Deps, "store">, tx: Transaction, personId: string): Promise<Recipient> {
+  const person = await people.findById(deps.store, personId, tx);
+  return { personId, to: person?.emails[0] ?? null };
+}
+
+function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): outbox.OutboxEntry {
   const at = deps.clock.now();
   const notice: outbox.OutboxNotice = {
     kind: event.kind,
     lines: event.lines,
     at,
     from: event.from,
-    alsoTo: event.alsoTo ?? [],
     learn: event.learn ?? null,
     quiet: event.quiet ?? false,
     folded: {},
   };
   const deliverBy = new Date(at.getTime() + NOTICE_DELIVER_WITHIN_MS);
-  return noticeEntry(deps, { kind: SECURITY_NOTICE, about: personId, deliverBy, notice });
+  return noticeEntry(deps, { kind: SECURITY_NOTICE, about: recipient.personId, to: recipient.to, deliverBy, notice });
 }
 
 /**
- * Queues the notice in `tx`, the action's own transaction: one outbox write, nothing read.
- * Returns its entry's id, for waking the drainer once `tx` has committed (wakeForNotice).
+ * Queues the notice in `tx`, the action's own transaction: one outbox write, nothing read; its
+ * address is fixed now (`recipient`, see recipientOf). Returns its entry's id, for waking the
+ * drainer once `tx` has committed (wakeForNotice).
  */
-export function queueNotice(deps: QueueDeps, tx: Transaction, personId: string, event: SecurityEvent): string {
-  const entry = entryOf(deps, personId, event);
+export function queueNotice(deps: QueueDeps, tx: Transaction, recipient: Recipient, event: SecurityEvent): string {
+  const entry = entryOf(deps, recipient, event);
   outbox.add(deps.store, tx, entry);
   return entry.id;
 }
@@ -82,11 +108,11 @@ export function queueNotice(deps: QueueDeps, tx: Transaction, personId: string, 
  */
 export async function queueNoticeAlone(
   deps: QueueDeps & Pick<Deps, "mailQueue" | "log">,
-  personId: string,
+  recipient: Recipient,
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    await outbox.addAlone(deps.store, entryOf(deps, personId, event));
+    await outbox.addAlone(deps.store, entryOf(deps, recipient, event));
   } catch (err) {
     return deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
   }
@@ -130,6 +156,31 @@ const PROVIDER_NAMES: Record<string, string> = {
   "github.com": "GitHub",
 };
 
+/**
+ * How a person knows one of their accounts at the provider: each sign-in linked to it by name,
+ * with the address or account it names ("Google (ada@example.test)"); "email code (address)" for
+ * the account made for an address at a code sign-in.
+ */
+export function accountLabel(account: ProviderAccount): string {
+  const linked = account.providers.filter((p) => p.provider !== "password" && p.provider !== "phone");
+  if (linked.length === 0) {
+    // A bridge's account is made by the service, named `<bridge>:<account there>`.
+    const bridged = /^([a-z][a-z0-9.-]*):(.+)$/.exec(account.uid);
+    if (bridged !== null) return `${bridged[1]} (${bridged[2]})`;
+    const has = (provider: string) => account.providers.some((p) => p.provider === provider);
+    const what = has("password") ? "email and password" : has("phone") ? "phone number" : "email code";
+    const which = has("phone") && !has("password") ? account.phone : (account.email ?? account.phone);
+    return which === null ? what : `${what} (${which})`;
+  }
+  return linked
+    .map((p) => {
+      const name = PROVIDER_NAMES[p.provider] ?? p.provider;
+      const which = p.email ?? p.account;
+      return which === null ? name : `${name} (${which})`;
+    })
+    .join(", ");
+}
+
 /** A provider's account linked to the person by a sign-in with an address or number of theirs. */
 export function accountLinkedEvent(provider: string, account: string | null, from: string): SecurityEvent {
   const name = PROVIDER_NAMES[provider] ?? provider;
@@ -139,6 +190,11 @@ export function accountLinkedEvent(provider: string, account: string | null, fro
     lines: [`A sign-in by ${which} was linked to your account, and now signs in as you.`],
     from,
   };
+}
+
+/** A provider's account the person unlinked from their account page: it no longer signs in as them. */
+export function accountUnlinkedEvent(account: string, from: string): SecurityEvent {
+  return { kind: "waysIn", lines: [`A sign-in by ${account} was unlinked, and no longer signs in as you.`], from };
 }
 
 export function sessionsEndedEvent(count: number, from: string): SecurityEvent {
@@ -169,6 +225,7 @@ export function personChangeEvent(
   before: Person,
   after: Person,
   from: string,
+  accountsLetGo: string[] = [],
 ): SecurityEvent | null {
   const waysIn: string[] = [];
   const lines = (label: string, field: "emails" | "phones") => {
@@ -178,15 +235,25 @@ export function personChangeEvent(
     if (removed.length > 0) waysIn.push(`${label} removed: ${listed(removed)}.`);
   };
   lines("Address", "emails");
+  // The address mail goes to is a way in too: whoever reads it can sign in by code.
+  const [first, next] = [before.emails[0], after.emails[0]];
+  if (first !== undefined && next !== undefined && first !== next && after.emails.includes(first))
+    waysIn.push(`Mail for your account now goes to ${next}, no longer to ${first}.`);
   lines("Phone number", "phones");
+  if (accountsLetGo.length > 0)
+    waysIn.push(`These sign-ins went with it, and no longer sign in as you: ${listed(accountsLetGo)}.`);
   const access: string[] = [];
-  if (before.status !== after.status && before.status !== "pending")
+  // A review's decision is told by its own notice (review-notices), the grants given with it
+  // included: one mail, and none of the hour's places taken. A role given with it is told.
+  const reviewed = before.status === "pending" && after.status !== "pending";
+  if (before.status !== after.status && !reviewed)
     access.push(`Your account's status changed from ${before.status} to ${after.status}.`);
   if (before.role !== after.role) access.push(`Your role changed from ${before.role} to ${after.role}.`);
-  for (const [label, field] of [
+  const grants = [
     ["project", "projects"],
     ["group", "groups"],
-  ] as const) {
+  ] as const;
+  for (const [label, field] of reviewed ? [] : grants) {
     const added = gone(after[field], before[field]);
     const removed = gone(before[field], after[field]);
     if (added.length > 0) access.push(`Access given to ${label}${added.length > 1 ? "s" : ""}: ${listed(added)}.`);
@@ -200,13 +267,20 @@ export function personChangeEvent(
 }
 
 /**
- * The notice to the addresses a change took off the person, apart from theirs: it says only that
- * the address was removed, and when (security-mail), never what the account holds now.
+ * The notices to the addresses a change took off the person, apart from theirs, one each (a
+ * message names no other address): each says only that the address was removed, and when
+ * (security-mail), never what the account holds now.
  */
-export function addressRemovedEvent(settings: NoticeSettings, before: Person, after: Person): SecurityEvent | null {
-  const removed = gone(before.emails, after.emails);
-  if (!settings.waysIn || removed.length === 0) return null;
-  return { kind: ADDRESS_REMOVED, lines: [], from: "", alsoTo: removed };
+export function addressRemovedNotices(
+  settings: NoticeSettings,
+  before: Person,
+  after: Person,
+): Array<{ recipient: Recipient; event: SecurityEvent }> {
+  if (!settings.waysIn) return [];
+  return gone(before.emails, after.emails).map((to) => ({
+    recipient: { personId: before.id, to },
+    event: { kind: ADDRESS_REMOVED, lines: [], from: "" },
+  }));
 }
 
 /**
@@ -238,7 +312,7 @@ export async function chooseNewBrowserNotices(
     people.setNewBrowserNotices(deps.store, tx, personId, on);
     const turnedOff = !on && person.newBrowserNotices !== false;
     return turnedOff && deps.config.notices.newBrowser
-      ? queueNotice(deps, tx, personId, newBrowserNoticesOffEvent(from))
+      ? queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(from))
       : null;
   });
   deps.personCache.evict(personId);

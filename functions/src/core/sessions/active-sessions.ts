@@ -8,7 +8,7 @@ import { recordEvent } from "../people/history";
 import { recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
-import { queueNotice, sessionsEndedEvent } from "../people/security-notices";
+import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
 import { wakeDrainer } from "../mail/outbox";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
@@ -145,7 +145,7 @@ export async function endSessions(
     // Someone else ended them: the person is told.
     const told =
       by !== undefined && chosen.length > 0 && deps.config.notices.access
-        ? queueNotice(deps, tx, personId, sessionsEndedEvent(chosen.length, toldAs(by) as string))
+        ? queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string))
         : null;
     return { ended: chosen.length, apps, queued: told !== null || seq !== undefined || apps.length > 0 };
   });

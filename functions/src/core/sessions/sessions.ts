@@ -11,7 +11,7 @@ import { decideAccess, type ApprovalRefusal } from "../people/access";
 import { AppError } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
-import { newBrowserEvent, queueNoticeAlone } from "../people/security-notices";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../people/security-notices";
 import { nameUserAgent } from "./user-agent";
 import { type Person } from "../model/person";
 
@@ -103,7 +103,7 @@ async function noteBrowser(
   if (known[digest] !== undefined) return;
   const recognised = digests.some((d) => known[d] !== undefined);
   const quiet = recognised || Object.keys(known).length === 0 || person.newBrowserNotices === false;
-  await queueNoticeAlone(deps, person.id, newBrowserEvent(nameUserAgent(sign.userAgent), digest, quiet));
+  await queueNoticeAlone(deps, recipientOf(person), newBrowserEvent(nameUserAgent(sign.userAgent), digest, quiet));
 }
 
 /** Who a session cookie speaks for: the current token format first, then the provider's older cookie. */
