@@ -185,16 +185,17 @@ describe("people erase", () => {
     ]);
     expect(holding(after.filter((d) => !told(d)))).toEqual([]);
     // What is left of them: one entry that they were erased, and by whom; and where they acted on
-    // someone else, or invited them, that an administrator did, by an id that names nobody now.
+    // someone else, that an administrator did, by an id that names nobody now. The invitation they
+    // sent is revoked: an erased administrator lets nobody in.
     const left = after.filter((d) => d.text.includes(erin.id) && !told(d)).map(data);
     expect(left).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ personId: erin.id, event: "erased", via: "cli", changes: {} }),
         expect.objectContaining({ personId: someone.id, by: { kind: "admin", personId: erin.id, email: null } }),
-        expect.objectContaining({ address: invitee, invitedBy: { kind: "admin", personId: erin.id, email: null } }),
       ]),
     );
-    expect(left).toHaveLength(3);
+    expect(left).toHaveLength(2);
+    expect(after.filter((d) => d.path.startsWith("invitations/") && d.text.includes(invitee))).toEqual([]);
     expect(after.filter((d) => d.path.startsWith("notifications/"))).toHaveLength(1);
     expect(after.find((d) => d.path === `people/${keeper.id}`)).toBeDefined();
     expect(after.find((d) => d.path === `people/${someone.id}`)).toBeDefined();

@@ -98,6 +98,7 @@ export function readConfig(): Config {
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
     addressRules: parseAddressRules(params.addressRules.value()),
+    arrivalProviders: listOf(params.arrivalProviders.value()),
     sendBudgets: {
       perClientPerHour: check("OTP_SENDS_PER_CLIENT_HOUR", budgetSchema, read(params.otpSendsPerClientHour)),
       perServicePerMinute: check("OTP_SENDS_PER_MINUTE", budgetSchema, read(params.otpSendsPerMinute)),

@@ -32,6 +32,7 @@ export const DEFAULTS = {
   REVIEWERS: "",
   NOTIFY_REJECTED: "false",
   ADDRESS_RULES: "",
+  ARRIVAL_PROVIDERS: "google.com,apple.com",
   NOTIFY_NEW_BROWSER: "true",
   NOTIFY_WAYS_IN: "true",
   NOTIFY_ACCESS_CHANGED: "true",

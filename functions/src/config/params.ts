@@ -61,6 +61,10 @@ export const addressRules = setting(
   "ADDRESS_RULES",
   'What a proven address at a mail domain is given when it first comes, as JSON: { "<domain>": { "then": "approve" | "suggest", "projects"?: [...], "groups"?: [...] } }; empty: none (everyone is reviewed)',
 );
+export const arrivalProviders = setting(
+  "ARRIVAL_PROVIDERS",
+  "Comma-separated provider ids (google.com, oidc.<name>) whose verified address lets an invitation or an approving ADDRESS_RULES rule in at a first sign-in, beside an email code and the identity provider's own verified addresses; through any other, the newcomer waits, and takes up the invitation with a code",
+);
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");

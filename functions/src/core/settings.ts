@@ -41,6 +41,14 @@ export interface Config {
    * suggested. None by default: everyone is reviewed.
    */
   addressRules: AddressRule[];
+  /**
+   * The providers behind the identity provider (`google.com`, `oidc.<name>`) whose verified address
+   * is proof enough for an invitation or an approving rule at a first sign-in (ARRIVAL_PROVIDERS),
+   * beside the service's own email code and the identity provider's own verified addresses
+   * (`password`). Another provider's word is not: that newcomer waits, and an invitation of the
+   * address is taken up by a code (core/people/arrival).
+   */
+  arrivalProviders: string[];
   /** Email-code sends beyond each address's own limits: per client, network, recipient domain and service. */
   sendBudgets: SendBudgets;
   /**

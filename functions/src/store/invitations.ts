@@ -37,6 +37,19 @@ export function remove(db: Firestore, tx: Transaction, id: string): void {
   tx.delete(ref(db, id));
 }
 
+/** The ids of up to `limit` invitations the administrator `personId` made. */
+export async function idsByInviter(db: Firestore, personId: string, limit: number): Promise<string[]> {
+  const snap = await db.collection(INVITATIONS).where("invitedBy.personId", "==", personId).limit(limit).get();
+  return snap.docs.map((d) => d.id);
+}
+
+/** Deletes these invitations, outside any transaction, in one batch (at most 500). */
+export async function removeAll(db: Firestore, ids: string[]): Promise<void> {
+  const batch = db.batch();
+  for (const id of ids) batch.delete(ref(db, id));
+  await batch.commit();
+}
+
 /** A page of invitations, newest first, after the one invited at `after` (its id breaking ties). */
 export async function page(
   db: Firestore,

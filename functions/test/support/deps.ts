@@ -64,6 +64,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     defaultLocation: null,
     handoffApps: {},
     addressRules: [],
+    arrivalProviders: ["google.com", "apple.com"],
     // Every test request comes from one loopback address; the budget tests set their own.
     sendBudgets: UNLIMITED_SENDS,
     clientAddressHops: 1,

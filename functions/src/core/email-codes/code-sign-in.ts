@@ -4,7 +4,7 @@ import { canonicalEmail } from "../email-address";
 import { CHECK_REFUSALS, checkCode } from "./email-codes";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
-import { arriveByCode, arrivalFor, letsIn } from "../people/arrival";
+import { admitWaiting, arriveByCode, arrivalFor, letsIn } from "../people/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { linkAccountOfAddress } from "../people/accounts";
@@ -29,12 +29,17 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_code_invalid");
   const [found, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
-  const consume = found?.status === "approved" || (found === null && letsIn(arrival));
+  // Waiting with an address an invitation or rule lets in: they came by a provider whose word
+  // was not proof enough, and this code is.
+  const waiting = found?.status === "pending" && letsIn(arrival);
+  const consume = found?.status === "approved" || (found === null && letsIn(arrival)) || waiting;
   const result = await checkCode(deps, address, "signin", otp, consume);
   // The code is judged first: without the right code, nothing is said about the account.
   if (result !== "valid") throw new AppError(CHECK_REFUSALS[result]);
   // An invited address, or one a rule approves, becomes its person now, approved.
-  const person = found ?? (letsIn(arrival) ? await arriveByCode(deps, address) : null);
+  const person = waiting
+    ? ((await admitWaiting(deps, found.id, address)) ?? found)
+    : (found ?? (letsIn(arrival) ? await arriveByCode(deps, address) : null));
   ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccountOfAddress(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));

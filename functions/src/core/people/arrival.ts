@@ -12,13 +12,16 @@ import type { Transaction } from "../../store/db";
 import * as people from "../../store/people";
 import * as invitations from "../../store/invitations";
 import { isLive, type Invitation } from "../model/invitation";
+import { inviterStands } from "./invitations";
 import type { NewPerson, Person } from "../model/person";
 import type { Actor, Via } from "../model/history";
 import type { AddressRule } from "../settings";
 import { changesBetween, recordEvent } from "./history";
-import { FIRST_SEQ, publishCreated } from "./person-events";
+import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
 import * as personKeys from "../../store/person-keys";
-import { alreadyExists } from "../failures";
+import { alreadyExists, translateFailure } from "../failures";
+import { ensure } from "../errors";
+import { queueAccountDeletions } from "./accounts";
 import { wakeDrainer } from "../mail/outbox";
 
 type ArrivalDeps = Pick<Deps, "store" | "clock" | "random">;
@@ -34,7 +37,9 @@ export async function liveInvitation(
 ): Promise<Invitation | null> {
   if (address === null) return null;
   const invitation = await invitations.findByAddress(deps.store, address, tx);
-  return invitation !== null && isLive(invitation, deps.clock.now()) ? invitation : null;
+  if (invitation === null || !isLive(invitation, deps.clock.now())) return null;
+  // Made by an administrator who can no longer approve anyone: nothing stands of it.
+  return (await inviterStands(deps, invitation, tx)) ? invitation : null;
 }
 
 /**
@@ -49,16 +54,37 @@ export function ruleFor(deps: Pick<Deps, "config">, address: string | null): Add
   return deps.config.addressRules.find((r) => r.domain === domain) ?? null;
 }
 
-/** What decides the newcomer with `address`, read in `tx` (or alone). */
+/**
+ * What proved the newcomer's address: the service's own code (`code`), or a provider's sign-in
+ * whose verified address the operator takes as proof (the identity provider's own, and
+ * ARRIVAL_PROVIDERS: `trusted`) or does not (`unproven`).
+ */
+export type Proof = "code" | "trusted" | "unproven";
+
+/** Whether a provider's sign-in proves its verified address well enough to let an invitation or rule in. */
+export function proofOf(deps: Pick<Deps, "config">, provider: string): Proof {
+  return provider === "password" || deps.config.arrivalProviders.includes(provider) ? "trusted" : "unproven";
+}
+
+/**
+ * What decides the newcomer with `address`, read in `tx` (or alone). An address a provider the
+ * operator does not name vouches for lets nothing in: the newcomer waits (with a rule's
+ * suggestion), and an invitation stays for a code to take up (admitWaiting). A `+tag` address
+ * is the mailbox of the address without it, so a rule only suggests for it: a person turned
+ * down cannot walk back in, with the rule's grants, as `name+1@`.
+ */
 export async function arrivalFor(
   deps: Pick<Deps, "store" | "clock" | "config">,
   address: string | null,
   tx?: Transaction,
+  proof: Proof = "code",
 ): Promise<Arrival> {
-  const invitation = await liveInvitation(deps, address, tx);
+  const invitation = proof === "unproven" ? null : await liveInvitation(deps, address, tx);
   if (invitation !== null) return { invitation };
   const rule = ruleFor(deps, address);
-  return rule === null ? null : { rule };
+  if (rule === null) return null;
+  const tagged = (address ?? "").split("@")[0]?.includes("+") === true;
+  return { rule: proof === "unproven" || tagged ? { ...rule, then: "suggest" } : rule };
 }
 
 /** Whether it lets the newcomer in at once (an invitation, or a rule that approves), so a sign-in code may make them. */
@@ -131,6 +157,49 @@ export function arrive(
   });
   if (arrival !== null && "invitation" in arrival) invitations.remove(deps.store, tx, arrival.invitation.id);
   return person;
+}
+
+/**
+ * A person waiting with `address`, who has just proved it by code, where an invitation or an
+ * approving rule lets that address in (they came through a provider whose word was not proof
+ * enough): approved now, in one transaction, with its grants, the invitation taken up, their
+ * history naming who let them in. The accounts they came with are let go (and deleted): only the
+ * code proved the mailbox, and an account another provider vouched for must not inherit the
+ * invitation's grants. Null when nothing lets them in any more: they wait on.
+ */
+export async function admitWaiting(
+  deps: ArrivalDeps & Pick<Deps, "transaction" | "mailQueue" | "log" | "config" | "identity">,
+  personId: string,
+  address: string,
+): Promise<Person | null> {
+  let letGo: string[] = [];
+  const admitted = await deps.transaction(async (tx) => {
+    const current = await people.findById(deps.store, personId, tx);
+    if (current === null || current.status !== "pending" || !current.emails.includes(address)) return null;
+    const arrival = await arrivalFor(deps, address, tx);
+    if (!letsIn(arrival)) return null;
+    const decided = standing(arrival, current.name, "sign-in");
+    const next: Person = { ...current, ...decided.fields, uids: [], updatedAt: deps.clock.now() };
+    delete next.awaitingNotice;
+    delete next.suggestion;
+    const written = publishAndRecord(deps, tx, current, next, decided.by, decided.via);
+    people.replace(deps.store, tx, current, written);
+    if (arrival !== null && "invitation" in arrival) invitations.remove(deps.store, tx, arrival.invitation.id);
+    queueAccountDeletions(deps, tx, current.uids);
+    letGo = current.uids;
+    return written;
+  });
+  if (admitted === null) return null;
+  await wakeDrainer(deps);
+  // Gone before the sign-in goes on: the provider's account for the address is made afresh, and
+  // is not the one the other provider vouched for. The queued deletions retry what fails here.
+  const failed = await translateFailure(
+    deps,
+    { code: "signin_failed", log: "sign-in: letting accounts go failed" },
+    () => deps.identity.deleteAccounts(letGo),
+  );
+  ensure(failed.length === 0, "signin_failed");
+  return admitted;
 }
 
 /**

@@ -15,6 +15,7 @@ import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
 import type { Renderer } from "../mail/drain";
 import { noticeEntry } from "../mail/outbox";
+import { revokeInvitationsOf } from "./invitations";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log">;
 
@@ -66,6 +67,8 @@ export async function finishErasure(deps: FinishDeps, personId: string): Promise
     deps.log.warn("erasure: deleting provider accounts failed", { personId, error: errorText(err) });
     failed = theirs;
   }
+  // An erased administrator approves nobody any more, nor do the invitations they made.
+  await revokeInvitationsOf(deps, personId);
   await personal.sweepPerson(deps.store, personId);
   if (failed.length === 0) await personal.endErasure(deps.store, personId);
   else deps.log.warn("erasure not finished: provider accounts left", { personId, accounts: failed.length });

@@ -10,7 +10,7 @@ import type { MailMessage } from "../ports";
 import * as invitations from "../../store/invitations";
 import { composeMail as mail, link, plain } from "../mail/compose";
 import { isLive, type Invitation } from "../model/invitation";
-import { INVITATION_KIND } from "./invitations";
+import { INVITATION_KIND, inviterStands } from "./invitations";
 
 /** Who invited, as the mail names them: an administrator by address, the operator by role. */
 function inviterOf(invitation: Invitation, host: string): string {
@@ -56,6 +56,8 @@ export function invitationRenderers(deps: Pick<Deps, "store" | "clock" | "config
       const invitation = entry.about === null ? null : await invitations.find(deps.store, entry.about);
       if (invitation === null || !isLive(invitation, deps.clock.now())) return null;
       if (entry.id !== `${invitation.id}.${invitation.sends}`) return null;
+      // Its inviter can no longer approve anyone: it lets nobody in, so it invites nobody.
+      if (!(await inviterStands(deps, invitation))) return null;
       return invitationMail(invitation, deps.config.idUrl);
     },
   };

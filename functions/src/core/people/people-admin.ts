@@ -24,7 +24,10 @@ import {
 import { accountsOfRemoved, queueAccountDeletions } from "./accounts";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
+import * as invitations from "../../store/invitations";
+import { revokeInvitationsOf } from "./invitations";
 import {
+  approvedAdmin,
   ensureKeepsAnAdmin,
   ensureOwnAccount,
   ensureStepUp,
@@ -263,6 +266,9 @@ async function changeWith(
     const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
     people.replace(store, tx, current, written);
+    // An address someone holds is never invited: an invitation of it ends here, and cannot wake
+    // again should the address be freed later (its grants, an administrator's role among them).
+    for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));
     queueAccountDeletions(
       deps,
       tx,
@@ -276,6 +282,8 @@ async function changeWith(
   });
   if (refused !== null) throw new AppError(refused);
   deps.personCache.evict(personId);
+  // No longer able to approve anyone: nor can the invitations they made (inviterStands holds meanwhile).
+  if (approvedAdmin(before) && !approvedAdmin(after)) await revokeInvitationsOf(deps, personId);
   if (queued || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];

@@ -10,7 +10,7 @@ import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
 import { withAccount } from "./accounts";
-import { arrive, arrivalFor, type Arriving } from "./arrival";
+import { arrive, arrivalFor, proofOf, type Arriving } from "./arrival";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;
 
@@ -74,7 +74,7 @@ async function linkOrCreate(
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
   // An address invited before, or at a domain a rule approves, arrives approved; anyone else waits for review.
-  const arrival = await arrivalFor(deps, email, tx);
+  const arrival = await arrivalFor(deps, email, tx, proofOf(deps, signIn.provider));
   const arriving: Arriving = {
     uids: [signIn.uid],
     emails: email === null ? [] : [email],
