@@ -334,27 +334,6 @@ describe("POST /auth/session/refresh", () => {
     expect(res.body).toEqual({ authenticated: false });
   });
 
-  it("answers 401 to a request carrying two session cookies, whichever comes first (cookie tossing)", async () => {
-    const victim = await accountWithPerson({ projects: ["startpage"] });
-    const attacker = await accountWithPerson({ projects: ["startpage"] });
-    const victimCookie = (await sessionCookieFor(deps, victim.account.uid, victim.person.id)).slice(
-      "__session=".length,
-    );
-    const attackerCookie = (await sessionCookieFor(deps, attacker.account.uid, attacker.person.id)).slice(
-      "__session=".length,
-    );
-    for (const pair of [
-      `__session=${attackerCookie}; __session=${victimCookie}`,
-      `__session=${victimCookie}; __session=${victimCookie}`,
-    ]) {
-      const res = await refresh(pair);
-      expect(res.status).toBe(401);
-      expect(res.body).toEqual({ authenticated: false });
-    }
-    // The bridge's state value under the same name (path /auth/bridge) is not a second session.
-    expect((await refresh(`__session=bridge.abc; __session=${victimCookie}`)).status).toBe(200);
-  });
-
   it("does not accept an ID token presented as the cookie", async () => {
     const { account } = await accountWithPerson({ projects: ["*"] });
     const res = await refresh(`__session=${account.idToken}`);
