@@ -13,7 +13,7 @@ import {
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
 import { refreshGrant, revokeToken } from "../core/oidc/refresh";
-import { checkLogoutRequest } from "../core/oidc/logout";
+import { checkLogoutRequest, hintIsThisSignIn } from "../core/oidc/logout";
 import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../core/pepper";
 import { endSession } from "../core/sessions/sessions";
 import { clearSessionCookie, readSessionCookie } from "../http/cookies";
@@ -275,8 +275,9 @@ export function routes(deps: Deps): Router {
     const confirm = single(raw.confirm, "confirm");
     const confirmed =
       req.method === "POST" && confirm !== undefined && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
-    // A valid hint for the person signed in here is the app's word that they asked; anything less, the person's.
-    if (!confirmed && request.hintedPerson !== person.id)
+    // A hint issued from this very sign-in is the app's word that they asked; anything less, the person's.
+    const hinted = hintIsThisSignIn(deps, request.hint, { personId: person.id, sessionKey: principal.sessionKey });
+    if (!confirmed && !hinted)
       return void confirmLogoutPage(res, {
         app: request.client?.name ?? null,
         signedInAs: person.emails[0] ?? person.name,
