@@ -17,7 +17,7 @@ import { checkLogoutRequest, hintIsThisSignIn } from "../core/oidc/logout";
 import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../core/pepper";
 import { endSession } from "../core/sessions/sessions";
 import { clearSessionCookie, readSessionCookie } from "../http/cookies";
-import { confirmLogoutPage, signedOutPage } from "../http/logout-pages";
+import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../http/logout-pages";
 import { userinfo } from "../core/oidc/userinfo";
 import { introspect } from "../core/oidc/introspection";
 import { isCodeVerifier } from "../core/pkce";
@@ -252,8 +252,16 @@ export function routes(deps: Deps): Router {
       state: single(raw.state, "state"),
     };
     const request = await checkLogoutRequest(deps, params);
+    const confirm = single(raw.confirm, "confirm");
+    // The confirmation page's own post goes on by a page of ours (http/logout-pages): the host's
+    // form-action would hold a redirect to the app.
+    const fromOurForm = req.method === "POST" && confirm !== undefined;
     const onward = () =>
-      request.returnTo === null ? signedOutPage(res, deps.config.idUrl) : res.redirect(303, request.returnTo);
+      request.returnTo === null
+        ? signedOutPage(res, deps.config.idUrl)
+        : fromOurForm
+          ? signedOutOnwardPage(res, { app: request.client?.name ?? null, to: request.returnTo })
+          : res.redirect(303, request.returnTo);
     const asked = Object.fromEntries(
       Object.entries({
         id_token_hint: params.idTokenHint,
@@ -272,9 +280,7 @@ export function routes(deps: Deps): Router {
       return void onward();
     }
     const sessionKey = principal.sessionKey ?? principal.uid;
-    const confirm = single(raw.confirm, "confirm");
-    const confirmed =
-      req.method === "POST" && confirm !== undefined && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
+    const confirmed = fromOurForm && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
     // A hint issued from this very sign-in is the app's word that they asked; anything less, the person's.
     const hinted = hintIsThisSignIn(deps, request.hint, { personId: person.id, sessionKey: principal.sessionKey });
     if (!confirmed && !hinted)
