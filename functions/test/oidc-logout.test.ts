@@ -142,6 +142,7 @@ describe("RP-initiated logout", () => {
     const confirmed = await request(app).post("/auth/oidc/logout").type("form").set("Cookie", cookie).send(fields);
     expect(confirmed.status).toBe(200);
     expect(confirmed.headers.location).toBeUndefined();
+    expect(confirmed.headers["cache-control"]).toBe("private, no-store");
     expect(confirmed.text).toContain(`<meta http-equiv="refresh" content="0; url=${BACK}?state=x">`);
     expect(confirmed.text).toContain(`<a class="button primary" href="${BACK}?state=x">Back to Calendar sync</a>`);
     expect(await stillSignedIn(cookie)).toBe(false);
@@ -213,6 +214,9 @@ describe("RP-initiated logout", () => {
     expect(res.status).toBe(200);
     expect(res.text).toContain("<h1>You are signed out</h1>");
     expect(res.text).toContain(`href="${ID_URL}/"`);
+    // Hosting passes the cookie's clearing only on an answer marked private.
+    expect(res.headers["cache-control"]).toBe("private, no-store");
+    expect(res.headers["set-cookie"]?.[0]).toMatch(/^__session=; /);
     expect(await stillSignedIn(cookie)).toBe(false);
   });
 });

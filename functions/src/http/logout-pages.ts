@@ -12,7 +12,8 @@ export function providerPage(res: Response, title: string, body: string, head = 
   res
     .status(200)
     .type("html")
-    .setHeader("Cache-Control", "no-store")
+    // `private` as every answer (http/app): Hosting drops Set-Cookie (the sign-out's) from any other.
+    .setHeader("Cache-Control", "private, no-store")
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
         `${head}<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/page.css"></head>` +
