@@ -25,9 +25,13 @@ export interface Budget {
   take(reserve?: number, cap?: number): number;
 }
 
+/** The longest delay a timer takes; past it, Node fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A budget that ends at `endsAt` on `now`'s scale (a monotonic clock in milliseconds). */
 export function budgetUntil(endsAt: number, now: () => number): Budget {
   return {
-    take: (reserve = 0, cap = Infinity) => Math.max(1, Math.min(cap, Math.floor(endsAt - now() - reserve))),
+    take: (reserve = 0, cap = MAX_TIMER_MS) =>
+      Math.max(1, Math.min(cap, MAX_TIMER_MS, Math.floor(endsAt - now() - reserve))),
   };
 }

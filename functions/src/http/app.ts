@@ -45,7 +45,9 @@ function requestDeadline(ms: number, present: Presenter) {
  * its own page, never the deadline's 503, however slow one of them is.
  */
 export function requestBudget(res: Response): Budget {
-  const deadlineAt = typeof res.locals.deadlineAt === "number" ? res.locals.deadlineAt : Infinity;
+  // Every app sets it (requestDeadline); a response from elsewhere gets the default deadline from now.
+  const deadlineAt =
+    typeof res.locals.deadlineAt === "number" ? res.locals.deadlineAt : performance.now() + REQUEST_DEADLINE_MS;
   return budgetUntil(deadlineAt - ANSWER_MARGIN_MS, () => performance.now());
 }
 
