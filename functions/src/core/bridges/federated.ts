@@ -19,6 +19,9 @@ import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } fr
  */
 const IDENTITY_TIMEOUT_MS = 2500;
 
+/** Kept back for the sign-in at the identity provider while the provider is asked: it gets the rest. */
+const IDENTITY_RESERVE_MS = 1000;
+
 /** The provider behind the identity provider that `idp` selects, when this deployment has it. */
 function selected(
   deps: BridgeDeps,
@@ -74,7 +77,7 @@ export const federatedProtocol: Protocol = {
     const redirectUri = state.callback;
     // One deadline for everything the provider is asked: discovery, the code, its keys; with the
     // sign-in at the identity provider and the person still to come after it.
-    const providerMs = budget.take(PERSON_RESERVE_MS + IDENTITY_TIMEOUT_MS, PROVIDER_TIMEOUT_MS);
+    const providerMs = budget.take(PERSON_RESERVE_MS + IDENTITY_RESERVE_MS, PROVIDER_TIMEOUT_MS);
     const signal = AbortSignal.timeout(providerMs);
     const credential = await translateFailure(deps, providerSide(`federated/${idp}`), () =>
       withDeadline(
