@@ -23,33 +23,37 @@ describe("the logout confirmation page in a browser", () => {
     ["the apex", SERVICE],
     ["www", "https://www.example.test"],
     ["the identity host", ID_HOST],
-  ])("is pressed on %s and signs the person out, back to the app", async (_, host) => {
-    const relyingParty = await rp.client({ lifecycle: true });
-    const uid = unique("uid");
-    await personFor({ uid, email: `${unique("out")}@example.test` }, { name: "Leaving Person" });
-    const page = await (await world().context()).newPage();
-    await openSessionIn(page, await signInWithCustomToken(await auth().createCustomToken(uid)));
-    expect(await sessionCookie(page)).not.toBeNull();
-    const blocked: string[] = [];
-    page.on("console", (m) => {
-      if (/Content Security Policy/.test(m.text())) blocked.push(m.text());
-    });
+  ])(
+    "is pressed on %s and signs the person out, back to the app",
+    async (_, host) => {
+      const relyingParty = await rp.client({ lifecycle: true });
+      const uid = unique("uid");
+      await personFor({ uid, email: `${unique("out")}@example.test` }, { name: "Leaving Person" });
+      const page = await (await world().context()).newPage();
+      await openSessionIn(page, await signInWithCustomToken(await auth().createCustomToken(uid)));
+      expect(await sessionCookie(page)).not.toBeNull();
+      const blocked: string[] = [];
+      page.on("console", (m) => {
+        if (/Content Security Policy/.test(m.text())) blocked.push(m.text());
+      });
 
-    const query = new URLSearchParams({
-      client_id: relyingParty.clientId,
-      post_logout_redirect_uri: `${rp.url()}/signed-out`,
-      state: "bye",
-    });
-    await page.goto(`${host}/auth/oidc/logout?${query}`);
-    // Asked here, on this host: no hint, so the person's yes is needed.
-    expect(new URL(page.url()).origin).toBe(host);
-    await page.getByRole("heading", { level: 1, name: "Sign out?" }).waitFor();
-    await page.getByRole("button", { name: "Sign out" }).click();
+      const query = new URLSearchParams({
+        client_id: relyingParty.clientId,
+        post_logout_redirect_uri: `${rp.url()}/signed-out`,
+        state: "bye",
+      });
+      await page.goto(`${host}/auth/oidc/logout?${query}`);
+      // Asked here, on this host: no hint, so the person's yes is needed.
+      expect(new URL(page.url()).origin).toBe(host);
+      await page.getByRole("heading", { level: 1, name: "Sign out?" }).waitFor();
+      await page.getByRole("button", { name: "Sign out" }).click();
 
-    const back = await rp.arrivalAt("/signed-out");
-    expect(back.searchParams.get("state")).toBe("bye");
-    await page.getByRole("heading", { name: "Back at the app" }).waitFor();
-    expect(await sessionCookie(page)).toBeNull();
-    expect(blocked.filter((t) => /form-action/.test(t))).toEqual([]);
-  });
+      const back = await rp.arrivalAt("/signed-out");
+      expect(back.searchParams.get("state")).toBe("bye");
+      await page.getByRole("heading", { name: "Back at the app" }).waitFor();
+      expect(await sessionCookie(page)).toBeNull();
+      expect(blocked.filter((t) => /form-action/.test(t))).toEqual([]);
+    },
+    90_000,
+  );
 });
