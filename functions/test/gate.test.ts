@@ -6,7 +6,7 @@ import * as startpage from "../src/routes/startpage";
 import { signedUp } from "./support/auth";
 import { appFor, testDeps } from "./support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "./support/people";
-import { firestoreAt, freeFirestorePort, signal, startOwnFirestore, stopped } from "./support/own-firestore";
+import { firestoreAt, freeFirestorePort, frozenNow, signal, startOwnFirestore, stopped } from "./support/own-firestore";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
 describe("gated endpoints", () => {
@@ -99,26 +99,6 @@ describe("gated endpoints", () => {
     expect(res.body).toEqual({ error: "Forbidden", reason: "rejected" });
   });
 });
-
-/**
- * Waits until the stopped emulator no longer answers a read of its own (each given half a second),
- * for at most ten tries: on a busy machine a stop takes a moment to hold every thread of the JVM,
- * and a request sent meanwhile is answered as if nothing were frozen. The reads left waiting are
- * answered once the emulator goes on.
- */
-async function frozenNow(db: Firestore): Promise<void> {
-  for (let tries = 0; tries < 10; tries++) {
-    const answered = await Promise.race([
-      db
-        .doc("probe/frozen")
-        .get()
-        .then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
-    ]);
-    if (!answered) return;
-  }
-  throw new Error("the emulator still answers after SIGSTOP");
-}
 
 describe("gated endpoints when the person lookup is unavailable", () => {
   const clients: Firestore[] = [];

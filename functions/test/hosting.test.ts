@@ -333,6 +333,17 @@ describe("Hosting headers", () => {
     expect(res.headers.get("x-frame-options")).toBe("DENY");
   });
 
+  it("lets the logout confirmation on the service's host post to that host alone, and nothing else there post at all", async () => {
+    const logout = csp(await fetch(`${base}/auth/oidc/logout`, { redirect: "manual" }));
+    const elsewhere = csp(await fetch(`${base}/auth/oidc/authorize`, { redirect: "manual" }));
+    expect(logout.get("form-action")).toEqual(["'self'"]);
+    expect(elsewhere.get("form-action")).toEqual(["'none'"]);
+    // Otherwise the same policy.
+    expect(new Map([...logout].filter(([name]) => name !== "form-action"))).toEqual(
+      new Map([...elsewhere].filter(([name]) => name !== "form-action")),
+    );
+  });
+
   it("lets the identity host's pages call no one but this host and the identity provider", async () => {
     const connect = csp(await fetch(`${idHost}/`)).get("connect-src") ?? [];
     expect(connect[0]).toBe("'self'");

@@ -103,6 +103,18 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     });
     expect(refused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
 
+    // Disconnected, it is let in again only by the person's yes on the identity host: no code before it.
+    const { verifier, challenge } = pkce();
+    await t.page.goto(rp.authorizeUrl(relyingParty.clientId, challenge, { scope: "openid email" }));
+    await t.visitor.reaches("You're already signed in");
+    await t.visitor.press("Continue");
+    await t.visitor.reaches("Let Journey RP sign you in again?");
+    await t.visitor.screenshot("app-reconnect");
+    await t.visitor.press("Let Journey RP in");
+    const reconnected = await rp.arrivalAt("/callback");
+    await t.page.getByRole("heading", { name: "Back at the app" }).waitFor();
+    await rp.tokens(relyingParty, reconnected.searchParams.get("code") as string, verifier);
+
     // Signed in to it again, the app signs the person out: back at the app, signed out here too.
     const again = await signIn("openid email");
     await t.page.goto(

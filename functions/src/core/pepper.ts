@@ -103,6 +103,27 @@ export function logoutConfirmed(ring: PepperKey[], sessionKey: string, presented
   return matched;
 }
 
+/**
+ * What the page asking a person to let a disconnected app in again carries (core/oidc/disconnects):
+ * bound to the session and the app, so a form made for another browser or another app, or forged
+ * by another page, lets nothing in. Made with the first key; checked against each key in the ring.
+ */
+export function reconnectConfirmation(key: PepperKey, sessionKey: string, clientId: string): string {
+  return hmac(key, "oidc-reconnect", sessionKey, clientId);
+}
+
+export function reconnectConfirmed(
+  ring: PepperKey[],
+  sessionKey: string,
+  clientId: string,
+  presented: string,
+): boolean {
+  let matched = false;
+  for (const key of ring)
+    if (constantTimeEqual(reconnectConfirmation(key, sessionKey, clientId), presented)) matched = true;
+  return matched;
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from "express";
+import { budgetUntil, type Budget } from "../core/deadline";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
 import { corsPolicy } from "./cors";
@@ -22,8 +23,12 @@ export interface AppOptions {
  */
 export const REQUEST_DEADLINE_MS = 8000;
 
+/** Time kept back from a request's deadline for sending the answer (see requestBudget). */
+export const ANSWER_MARGIN_MS = 500;
+
 function requestDeadline(ms: number, present: Presenter) {
   return (_req: Request, res: Response, next: NextFunction): void => {
+    res.locals.deadlineAt = performance.now() + ms;
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       res.locals.timedOut = true;
@@ -32,6 +37,18 @@ function requestDeadline(ms: number, present: Presenter) {
     res.once("close", () => clearTimeout(timer));
     next();
   };
+}
+
+/**
+ * What is left of this request's deadline, less a margin for sending the answer: for a handler
+ * whose work takes several steps outside the process (a bridge callback), so that it answers with
+ * its own page, never the deadline's 503, however slow one of them is.
+ */
+export function requestBudget(res: Response): Budget {
+  // Every app sets it (requestDeadline); a response from elsewhere gets the default deadline from now.
+  const deadlineAt =
+    typeof res.locals.deadlineAt === "number" ? res.locals.deadlineAt : performance.now() + REQUEST_DEADLINE_MS;
+  return budgetUntil(deadlineAt - ANSWER_MARGIN_MS, () => performance.now());
 }
 
 /**

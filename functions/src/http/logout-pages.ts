@@ -1,19 +1,22 @@
 /**
- * The two pages of RP-initiated logout (core/oidc/logout), served by the provider on the identity
- * host: asking the person before signing them out, and saying that they are. No script; they take
- * the identity host's stylesheet (`/page.css`), as its refusal pages do (http/presenters).
+ * The pages of RP-initiated logout (core/oidc/logout), served by the provider on the host the
+ * request came to: asking the person before signing them out, and saying that they are. No
+ * script; they take the identity host's stylesheet (`/page.css`), as its refusal pages do
+ * (http/presenters).
  */
 import type { Response } from "express";
 import { escapeHtml } from "../core/text";
 
-function page(res: Response, title: string, body: string): void {
+/** A page of the provider's own; `head`: anything more for its head. */
+export function providerPage(res: Response, title: string, body: string, head = ""): void {
   res
     .status(200)
     .type("html")
-    .setHeader("Cache-Control", "no-store")
+    // `private` as every answer (http/app): Hosting drops Set-Cookie (the sign-out's) from any other.
+    .setHeader("Cache-Control", "private, no-store")
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-        `<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/page.css"></head>` +
+        `${head}<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/page.css"></head>` +
         `<body><main id="main"><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
     );
 }
@@ -30,7 +33,7 @@ export function confirmLogoutPage(
   const hidden = Object.entries(view.fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join("");
-  page(
+  providerPage(
     res,
     "Sign out?",
     `<p>${who} asks to sign you out. You are signed in as ${escapeHtml(view.signedInAs)}.</p>` +
@@ -40,9 +43,26 @@ export function confirmLogoutPage(
   );
 }
 
+/**
+ * Signed out by the person's yes on the page above, on the way back to the app. Not a redirect:
+ * the yes was a form post, and a browser holds every redirect that answers a form post to the
+ * page's `form-action`, which lets the form post to this host alone ('self'), never to the app.
+ * A refresh is a navigation of its own, which no `form-action` governs; the link is for a browser
+ * that does not follow it.
+ */
+export function signedOutOnwardPage(res: Response, view: { app: string | null; to: string }): void {
+  providerPage(
+    res,
+    "You are signed out",
+    `<p>You are no longer signed in on this browser.</p>` +
+      `<p><a class="button primary" href="${escapeHtml(view.to)}">Back to ${view.app === null ? "the app" : escapeHtml(view.app)}</a></p>`,
+    `<meta http-equiv="refresh" content="0; url=${escapeHtml(view.to)}">`,
+  );
+}
+
 /** Signed out, with no app to go back to. */
 export function signedOutPage(res: Response, idUrl: string): void {
-  page(
+  providerPage(
     res,
     "You are signed out",
     `<p>You are no longer signed in on this browser.</p>` +

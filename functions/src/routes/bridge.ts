@@ -14,6 +14,7 @@ import { readForm } from "../http/body";
 import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
 import { requestHost } from "../http/caller";
 import { htmlErrors } from "../http/presenters";
+import { requestBudget } from "../http/app";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
 export const presenter = htmlErrors;
@@ -54,7 +55,7 @@ export function routes(deps: Deps): Router {
     if (rest.length === 0 && pending.length > 0) clearBridgeStateCookie(res, config.parentDomain);
     else if (rest.length < pending.length)
       setBridgeStateCookie(res, config.parentDomain, rest, BRIDGE_STATE_LIFETIME_MS);
-    res.redirect(302, await completeBridge(deps, provider, req.query, pending, browserOf(req)));
+    res.redirect(302, await completeBridge(deps, provider, req.query, pending, browserOf(req), requestBudget(res)));
   });
 
   /**
@@ -72,7 +73,7 @@ export function routes(deps: Deps): Router {
   router.post("/auth/bridge/:provider/callback", async function formPostCallback(req: Request, res: Response) {
     const provider = String(req.params.provider);
     const form = await readForm(req);
-    await ensurePendingState(deps, provider, form.state, form.user);
+    await ensurePendingState(deps, provider, form.state, form.user, requestBudget(res));
     const next = new URLSearchParams();
     for (const name of ["state", "code", "iss", "error"]) {
       const value = form[name];

@@ -13,11 +13,13 @@ import {
 import { discovery } from "../core/oidc/discovery";
 import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
 import { refreshGrant, revokeToken } from "../core/oidc/refresh";
-import { checkLogoutRequest } from "../core/oidc/logout";
+import { checkLogoutRequest, hintIsThisSignIn } from "../core/oidc/logout";
 import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../core/pepper";
 import { endSession } from "../core/sessions/sessions";
 import { clearSessionCookie, readSessionCookie } from "../http/cookies";
-import { confirmLogoutPage, signedOutPage } from "../http/logout-pages";
+import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../http/logout-pages";
+import { confirmReconnectPage, onToAppPage } from "../http/reconnect-pages";
+import { reconnectStep } from "../core/oidc/disconnects";
 import { userinfo } from "../core/oidc/userinfo";
 import { introspect } from "../core/oidc/introspection";
 import { isCodeVerifier } from "../core/pkce";
@@ -25,7 +27,7 @@ import type { Deps } from "../core/deps";
 import { basicCredentials } from "../http/basic";
 import { isForm, readForm } from "../http/body";
 import { bearerToken, cookieSession, unavailableGuard } from "../http/gate";
-import { callerOf } from "../http/caller";
+import { callerOf, requestHost } from "../http/caller";
 import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
@@ -50,15 +52,21 @@ function single(value: unknown, name: string): string | undefined {
  * can reach).
  */
 function returnUrl(idOrigin: string, raw: Record<string, unknown>): string {
-  const params = new URLSearchParams();
+  return `${idOrigin}${AUTHORIZE}?${new URLSearchParams(requestFields(raw))}`;
+}
+
+/** The request's own parameters, less those the trip has answered and a confirmation it carried. */
+function requestFields(raw: Record<string, unknown>): Record<string, string> {
+  const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw))
-    if (typeof value === "string" && key !== "prompt" && key !== "max_age") params.set(key, value);
-  return `${idOrigin}${AUTHORIZE}?${params}`;
+    if (typeof value === "string" && key !== "prompt" && key !== "max_age" && key !== "reconnect") fields[key] = value;
+  return fields;
 }
 
 const ERROR_DESCRIPTIONS = {
   login_required: "The person must sign in",
   access_denied: "The account may not sign in to this app",
+  consent_required: "The person disconnected this app and must let it in again",
 } as const;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
@@ -142,20 +150,45 @@ export function routes(deps: Deps): Router {
     if ("refusal" in request) return void res.redirect(302, request.refusal);
     const step = authorizeStep(request, await sessionOf(req, request.client), deps.clock.now());
     if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));
-    if (step.kind === "error") {
-      // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
-      return void res.redirect(
+    // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
+    const refuse = (error: keyof typeof ERROR_DESCRIPTIONS) =>
+      res.redirect(
         302,
         redirectTo(request.redirectUri, {
-          error: step.error,
-          error_description: ERROR_DESCRIPTIONS[step.error],
+          error,
+          error_description: ERROR_DESCRIPTIONS[error],
           state: request.state,
           iss: issuer,
         }),
       );
+    if (step.kind === "error") return void refuse(step.error);
+    const { person, principal } = step.session;
+    // The person's press on the page below: a form post with the confirmation it carries.
+    const pressed = req.method === "POST" ? (single(raw.reconnect, "reconnect") ?? null) : null;
+    const reconnect = await reconnectStep(
+      deps,
+      { personId: person.id, sessionKey: principal.sessionKey ?? principal.uid },
+      request.client.clientId,
+      pressed,
+    );
+    if (reconnect.kind === "ask") {
+      if (request.prompt.none) return void refuse("consent_required");
+      const idOrigin = new URL(deps.config.idUrl).origin;
+      // Asked on the identity host alone, whose form-action lets the page's form post to it.
+      if (requestHost(req) !== new URL(idOrigin).host) return void res.redirect(302, returnUrl(idOrigin, raw));
+      return void confirmReconnectPage(res, {
+        app: request.client.name,
+        signedInAs: person.emails[0] ?? person.name,
+        idUrl: deps.config.idUrl,
+        action: AUTHORIZE,
+        fields: { ...requestFields(raw), reconnect: reconnect.confirmation },
+      });
     }
-    const code = await issueAuthorizationCode(deps, request, step.session.person, step.session.principal);
-    res.redirect(302, redirectTo(request.redirectUri, { code, state: request.state, iss: issuer }));
+    const code = await issueAuthorizationCode(deps, request, person, principal);
+    const to = redirectTo(request.redirectUri, { code, state: request.state, iss: issuer });
+    // The press was a form post: a page of ours goes on (http/reconnect-pages), also for a second press.
+    if (pressed !== null) return void onToAppPage(res, { app: request.client.name, to });
+    res.redirect(302, to);
   }
   router.get(AUTHORIZE, presentWith(htmlErrors), (req: Request, res: Response) => authorize(req, res, req.query));
   // A form post from the relying party's page. It carries no Lax cookie cross-site, so a person
@@ -252,8 +285,16 @@ export function routes(deps: Deps): Router {
       state: single(raw.state, "state"),
     };
     const request = await checkLogoutRequest(deps, params);
+    const confirm = single(raw.confirm, "confirm");
+    // The confirmation page's own post goes on by a page of ours (http/logout-pages): the host's
+    // form-action would hold a redirect to the app.
+    const fromOurForm = req.method === "POST" && confirm !== undefined;
     const onward = () =>
-      request.returnTo === null ? signedOutPage(res, deps.config.idUrl) : res.redirect(303, request.returnTo);
+      request.returnTo === null
+        ? signedOutPage(res, deps.config.idUrl)
+        : fromOurForm
+          ? signedOutOnwardPage(res, { app: request.client?.name ?? null, to: request.returnTo })
+          : res.redirect(303, request.returnTo);
     const asked = Object.fromEntries(
       Object.entries({
         id_token_hint: params.idTokenHint,
@@ -272,11 +313,10 @@ export function routes(deps: Deps): Router {
       return void onward();
     }
     const sessionKey = principal.sessionKey ?? principal.uid;
-    const confirm = single(raw.confirm, "confirm");
-    const confirmed =
-      req.method === "POST" && confirm !== undefined && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
-    // A valid hint for the person signed in here is the app's word that they asked; anything less, the person's.
-    if (!confirmed && request.hintedPerson !== person.id)
+    const confirmed = fromOurForm && logoutConfirmed(pepperRing(deps), sessionKey, confirm);
+    // A hint issued from this very sign-in is the app's word that they asked; anything less, the person's.
+    const hinted = hintIsThisSignIn(deps, request.hint, { personId: person.id, sessionKey: principal.sessionKey });
+    if (!confirmed && !hinted)
       return void confirmLogoutPage(res, {
         app: request.client?.name ?? null,
         signedInAs: person.emails[0] ?? person.name,

@@ -37,6 +37,8 @@ export const COLLECTIONS = {
   oidcRefreshTokens: "forgetAfter",
   // A sign-in to a client from one session, for back-channel logout: until the session would expire.
   oidcSignIns: "forgetAfter",
+  // An app disconnected from a person: until they let it in again, or are erased.
+  oidcDisconnects: null,
   clientThrottles: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",

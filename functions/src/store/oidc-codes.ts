@@ -54,6 +54,17 @@ export function byHash(db: Firestore, hashes: string[]): Reading<Array<OidcCode 
   };
 }
 
+/** The person's codes not yet redeemed, read in `tx`. */
+export async function unusedOf(db: Firestore, tx: Transaction, personId: string): Promise<OidcCode[]> {
+  const snap = await tx.get(db.collection(OIDC_CODES).where("personId", "==", personId));
+  return snap.docs.map((d) => fromStored(d.id, d.data())).filter((c) => c.usedAt === null);
+}
+
+/** Deletes a code that was never redeemed: presented later, it is unknown. */
+export function remove(db: Firestore, tx: Transaction, hash: string): void {
+  tx.delete(db.collection(OIDC_CODES).doc(hash));
+}
+
 function fromStored(hash: string, d: DocumentData): OidcCode {
   return {
     hash,

@@ -1,3 +1,4 @@
+import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { read, stringList, toDate, type Firestore, type Transaction } from "./db";
 
@@ -19,9 +20,18 @@ export function create(db: Firestore, tx: Transaction, token: AccessToken): void
   tx.create(db.collection(OIDC_ACCESS_TOKENS).doc(hash), stored);
 }
 
+/** Every access token of the person, read in `tx`: for what ends them all for one client. */
+export async function ofPerson(db: Firestore, tx: Transaction, personId: string): Promise<AccessToken[]> {
+  const snap = await tx.get(db.collection(OIDC_ACCESS_TOKENS).where("personId", "==", personId));
+  return snap.docs.map((d) => fromStored(d.id, d.data()));
+}
+
 export async function findByHash(db: Firestore, hash: string, tx?: Transaction): Promise<AccessToken | null> {
   const d = await read(db, `${OIDC_ACCESS_TOKENS}/${hash}`, tx);
-  if (!d) return null;
+  return d ? fromStored(hash, d) : null;
+}
+
+function fromStored(hash: string, d: DocumentData): AccessToken {
   return {
     hash,
     clientId: String(d.clientId),

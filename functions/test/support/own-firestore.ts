@@ -169,3 +169,23 @@ export async function retire(db: Firestore, port: number, pendingQueries: number
     await stopped(standIn);
   }
 }
+
+/**
+ * Waits until the stopped emulator no longer answers a read of its own (each given half a second),
+ * for at most ten tries: on a busy machine a stop takes a moment to hold every thread of the JVM,
+ * and a request sent meanwhile is answered as if nothing were frozen. The reads left waiting are
+ * answered once the emulator goes on.
+ */
+export async function frozenNow(db: Firestore): Promise<void> {
+  for (let tries = 0; tries < 10; tries++) {
+    const answered = await Promise.race([
+      db
+        .doc("probe/frozen")
+        .get()
+        .then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500)),
+    ]);
+    if (!answered) return;
+  }
+  throw new Error("the emulator still answers after SIGSTOP");
+}

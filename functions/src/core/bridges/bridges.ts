@@ -4,7 +4,8 @@ import * as states from "../../store/bridge-states";
 import type { BridgeState } from "../model/bridge-state";
 import { AppError, ensure } from "../errors";
 import { translateFailure } from "../failures";
-import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol } from "./protocol";
+import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol, STATE_RESERVE_MS } from "./protocol";
+import type { Budget } from "../deadline";
 import { federatedProtocol } from "./federated";
 import { gamingProtocol } from "./gaming";
 import { resolvePerson } from "../people/resolve-person";
@@ -174,23 +175,27 @@ export async function ensurePendingState(
   provider: string,
   presented: unknown,
   user: unknown,
+  budget: Budget,
 ): Promise<void> {
   usable(deps.config, provider);
   const ok = typeof presented === "string" && presented.length > 0 && presented.length <= 128;
   ensure(ok, "bridge_state_invalid");
   const hash = sha256(presented);
   const name = postedName(user);
-  await deps.transaction(async (tx) => {
-    const stored = await states.findByHash(deps.store, hash, tx);
-    ensure(
-      stored &&
-        stored.provider === provider &&
-        stored.usedAt === null &&
-        deps.clock.now().getTime() < stored.expiresAt.getTime(),
-      "bridge_state_invalid",
-    );
-    if (name !== null) states.keepPostedName(deps.store, tx, hash, name);
-  });
+  // A slow store ends in a page of ours, before the request's deadline.
+  await translateFailure(deps, { ...ourSide("state"), deadlineMs: budget.take() }, () =>
+    deps.transaction(async (tx) => {
+      const stored = await states.findByHash(deps.store, hash, tx);
+      ensure(
+        stored &&
+          stored.provider === provider &&
+          stored.usedAt === null &&
+          deps.clock.now().getTime() < stored.expiresAt.getTime(),
+        "bridge_state_invalid",
+      );
+      if (name !== null) states.keepPostedName(deps.store, tx, hash, name);
+    }),
+  );
 }
 
 /**
@@ -204,14 +209,21 @@ export async function completeBridge(
   query: Record<string, unknown>,
   cookieStates: string[],
   from: string,
+  budget: Budget,
 ): Promise<string> {
   const protocol = usable(deps.config, provider);
-  const state = await useState(deps, provider, query.state, cookieStates);
-  const signIn = await protocol.finish(deps, query, state);
+  // Every step that leaves the process shares what is left of the request's deadline, so a slow
+  // store or provider ends in a page of ours (500), never the deadline's 503.
+  const state = await translateFailure(deps, { ...ourSide("state"), deadlineMs: budget.take(STATE_RESERVE_MS) }, () =>
+    useState(deps, provider, query.state, cookieStates),
+  );
+  const signIn = await protocol.finish(deps, query, state, budget);
   // A name the provider signed comes first; one it only posted, for a new person only.
   const named = { ...signIn, name: signIn.name ?? state.postedName };
-  await translateFailure(deps, ourSide("person"), () => resolvePerson(deps, named, provider, from));
-  const customToken = await translateFailure(deps, ourSide("custom token"), () =>
+  await translateFailure(deps, { ...ourSide("person"), deadlineMs: budget.take() }, () =>
+    resolvePerson(deps, named, provider, from),
+  );
+  const customToken = await translateFailure(deps, { ...ourSide("custom token"), deadlineMs: budget.take() }, () =>
     deps.identity.createCustomToken(signIn.uid, [AMR.federated]),
   );
   const next = new URL(`${deps.config.idUrl}/`);

@@ -1,15 +1,26 @@
 import { FEDERATED_IDPS, type FederatedIdp, type FederatedProvider } from "../settings";
 import { translateFailure } from "../failures";
-import { ourSide, providerSide, type BridgeDeps, PROVIDER_TIMEOUT_MS, type Protocol } from "./protocol";
+import {
+  ourSide,
+  PERSON_RESERVE_MS,
+  providerSide,
+  type BridgeDeps,
+  PROVIDER_TIMEOUT_MS,
+  type Protocol,
+} from "./protocol";
 import { withDeadline } from "../deadline";
 import { AppError, ensure } from "../errors";
 import { authorizationUrl, discover, ensureIssuer, redeemCode, checkIdToken } from "./oidc-relying-party";
 
 /**
- * How long the sign-in at the identity provider may take, after the provider's own 5 s: the two
- * together stay under the 8 s request deadline, so a slow answer still gets a page of ours.
+ * How long the sign-in at the identity provider may take, after the provider: at most this, and
+ * less when the steps before took long (core/deadline Budget), so a slow answer still gets a page
+ * of ours before the request deadline.
  */
 const IDENTITY_TIMEOUT_MS = 2500;
+
+/** Kept back for the sign-in at the identity provider while the provider is asked: it gets the rest. */
+const IDENTITY_RESERVE_MS = 1000;
 
 /** The provider behind the identity provider that `idp` selects, when this deployment has it. */
 function selected(
@@ -56,7 +67,7 @@ export const federatedProtocol: Protocol = {
     return { location, extra: { idp, codeVerifier, nonce } };
   },
 
-  async finish(deps, query, state) {
+  async finish(deps, query, state, budget) {
     const { idp, provider } = selected(deps, state.idp);
     // The person cancelled or the provider refused (RFC 6749 §4.1.2.1).
     if (param(query, "error") !== null) throw new AppError("bridge_not_confirmed");
@@ -64,12 +75,14 @@ export const federatedProtocol: Protocol = {
     ensure(code !== null && state.codeVerifier !== null && state.nonce !== null, "bridge_not_confirmed");
     // The same redirect_uri as at the start, as the token endpoint requires (RFC 6749 §4.1.3).
     const redirectUri = state.callback;
-    // One deadline for everything the provider is asked: discovery, the code, its keys.
-    const signal = AbortSignal.timeout(PROVIDER_TIMEOUT_MS);
+    // One deadline for everything the provider is asked: discovery, the code, its keys; with the
+    // sign-in at the identity provider and the person still to come after it.
+    const providerMs = budget.take(PERSON_RESERVE_MS + IDENTITY_RESERVE_MS, PROVIDER_TIMEOUT_MS);
+    const signal = AbortSignal.timeout(providerMs);
     const credential = await translateFailure(deps, providerSide(`federated/${idp}`), () =>
       withDeadline(
         (async () => {
-          const meta = await discover(deps.fetch, provider, PROVIDER_TIMEOUT_MS);
+          const meta = await discover(deps.fetch, provider, providerMs);
           ensureIssuer(meta, query.iss);
           const token = await redeemCode(deps.fetch, meta, provider, {
             code,
@@ -81,22 +94,23 @@ export const federatedProtocol: Protocol = {
             await checkIdToken(deps.fetch, meta, provider, token.idToken, {
               nonce: state.nonce as string,
               now: deps.clock.now(),
-              timeoutMs: PROVIDER_TIMEOUT_MS,
+              timeoutMs: providerMs,
             });
           return token;
         })(),
-        PROVIDER_TIMEOUT_MS,
+        providerMs,
       ),
     );
     const apiKey = (deps.config.federated as { apiKey: string }).apiKey;
     // An OAuth 2.0 provider's access token is checked by the identity provider, which asks the provider for the account.
-    return translateFailure(deps, ourSide("sign-in at the identity provider"), () =>
+    const identityMs = budget.take(PERSON_RESERVE_MS, IDENTITY_TIMEOUT_MS);
+    return translateFailure(deps, { ...ourSide("sign-in at the identity provider"), deadlineMs: identityMs }, () =>
       deps.identity.signInWithProvider({
         apiKey,
         providerId: provider.providerId,
         credential,
         requestUri: redirectUri,
-        signal: AbortSignal.timeout(IDENTITY_TIMEOUT_MS),
+        signal: AbortSignal.timeout(identityMs),
       }),
     );
   },

@@ -1,5 +1,5 @@
 import { translateFailure } from "../failures";
-import { PROVIDER_TIMEOUT_MS, providerSide, type Protocol } from "./protocol";
+import { PERSON_RESERVE_MS, PROVIDER_TIMEOUT_MS, providerSide, type Protocol } from "./protocol";
 import { checkIdSetupUrl, openIdFields, verifyAssertion } from "./openid2";
 
 /** The provider sends the browser back here with the state, so the callback can match it to its cookie. */
@@ -24,14 +24,16 @@ export const gamingProtocol: Protocol = {
     };
   },
 
-  async finish(deps, query, state) {
+  async finish(deps, query, state, budget) {
     const endpoint = deps.config.gamingEndpoint as string;
     const fields = openIdFields(query);
-    const account = await translateFailure(deps, providerSide("gaming"), () =>
+    // Its own 5 s at most, less when the state took long: the person and their token still need time.
+    const timeoutMs = budget.take(PERSON_RESERVE_MS, PROVIDER_TIMEOUT_MS);
+    const account = await translateFailure(deps, { ...providerSide("gaming"), deadlineMs: timeoutMs }, () =>
       verifyAssertion(fields, {
         endpoint,
         returnTo: returnTo(state.callback, query.state as string),
-        timeoutMs: PROVIDER_TIMEOUT_MS,
+        timeoutMs,
         fetch: deps.fetch,
       }),
     );

@@ -3,6 +3,7 @@ import type { Deps } from "../deps";
 import type { SignIn } from "../ports";
 import type { BridgeState } from "../model/bridge-state";
 import type { Failure } from "../failures";
+import type { Budget } from "../deadline";
 
 export type BridgeDeps = Pick<
   Deps,
@@ -10,10 +11,18 @@ export type BridgeDeps = Pick<
 >;
 
 /**
- * How long the callback waits for the provider to confirm a sign-in. Below the request deadline
- * (8 s), so a provider that hangs still gets the person a page of ours, not a 503.
+ * How long the callback waits for the provider to confirm a sign-in, at most. Below the request
+ * deadline (8 s), so a provider that hangs still gets the person a page of ours, not a 503; and
+ * less when the store was slow before it: the callback's steps share what is left of the request's
+ * deadline (core/deadline Budget), each keeping back what the steps after it need.
  */
 export const PROVIDER_TIMEOUT_MS = 5000;
+
+/** Kept back, after the provider, for finding or making the person and their custom token. */
+export const PERSON_RESERVE_MS = 1500;
+
+/** Kept back, while the state is read and used, for the provider and the person after it. */
+export const STATE_RESERVE_MS = 2500;
 
 /** How one bridge sends a browser to its provider and reads what the provider sends back. */
 export interface Protocol {
@@ -27,8 +36,11 @@ export interface Protocol {
     deps: BridgeDeps,
     input: { state: string; idp: string | undefined; callback: string },
   ): Promise<{ location: string; extra: Pick<BridgeState, "idp" | "codeVerifier" | "nonce"> }>;
-  /** The sign-in the provider confirms for this callback, whose state has just been used. */
-  finish(deps: BridgeDeps, query: Record<string, unknown>, state: BridgeState): Promise<SignIn>;
+  /**
+   * The sign-in the provider confirms for this callback, whose state has just been used: asked
+   * within `budget`, keeping back PERSON_RESERVE_MS for what follows.
+   */
+  finish(deps: BridgeDeps, query: Record<string, unknown>, state: BridgeState, budget: Budget): Promise<SignIn>;
 }
 
 /**

@@ -2,17 +2,21 @@
  * The apps a person let in through the OpenID Connect provider, as their account page lists them
  * (and an administrator's page of the person): each client they are signed in to from a live
  * session of the identity host, or that holds a grant to act while they are away, with when it was
- * first and last used. Disconnecting one ends its grants (their refresh tokens and access token)
- * and tells it, by back-channel logout, that each sign-in it was given has ended.
+ * first and last used. Disconnecting one ends all it holds (grants, access tokens, codes), tells
+ * it, by back-channel logout, that each sign-in it was given has ended, and is remembered until the
+ * person lets it in again (core/oidc/disconnects).
  */
 import * as clients from "../../store/oidc-clients";
 import * as grants from "../../store/oidc-grants";
+import * as codes from "../../store/oidc-codes";
+import * as accessTokens from "../../store/oidc-tokens";
 import * as signIns from "../../store/oidc-sign-ins";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
 import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
+import { rememberDisconnect } from "./disconnects";
 import { recordEvent } from "../people/history";
 import { ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
 import { appDisconnectedEvent, queueNotice, readRecipient } from "../people/security-notices";
@@ -66,7 +70,8 @@ export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[
 
 /**
  * Disconnects the app from the person, in one transaction: its grants end (their refresh tokens
- * and last access token with them), and each sign-in it was given is told ended. Written to the
+ * and last access token with them), its other access tokens are revoked and the codes it has yet
+ * to redeem are spent, each sign-in it was given is told ended, and the disconnect is remembered. Written to the
  * person's history; an administrator's or an operator's disconnect is told to the person (an
  * access notice). 404 when it holds nothing of theirs.
  */
@@ -89,7 +94,17 @@ export async function disconnectApp(
     // Someone else cut it off: the person is told, as of their sessions ended.
     const from = "self" in by ? null : toldAs(by);
     const recipient = from !== null && deps.config.notices.access ? await readRecipient(deps, tx, personId) : null;
+    // What it holds beside its grants: access tokens of sign-ins without one, and codes it has yet to redeem.
+    const ofGrants = new Set(held.map((g) => g.accessTokenHash));
+    const tokens = (await accessTokens.ofPerson(deps.store, tx, personId)).filter(
+      (t) => t.clientId === clientId && !ofGrants.has(t.hash),
+    );
+    const unredeemed = (await codes.unusedOf(deps.store, tx, personId)).filter((c) => c.clientId === clientId);
     for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
+    for (const token of tokens) accessTokens.revoke(deps.store, tx, token.hash);
+    for (const code of unredeemed) codes.remove(deps.store, tx, code.hash);
+    // Until the person lets it in again, it gets no code for them without asking (core/oidc/disconnects).
+    rememberDisconnect(deps, tx, personId, clientId, now);
     recordEvent(deps, tx, {
       personId,
       ...recordedAs(by),

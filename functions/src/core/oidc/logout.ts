@@ -9,13 +9,16 @@
  * - `post_logout_redirect_uri`: one the client registered, matched exactly; never any other, and
  *   none without a client named. `state` goes back with it.
  *
- * A request that only a valid hint for the signed-in person backs ends the sign-in at once; any
- * other asks the person first, so that no page can sign someone out by a bare link.
+ * A request whose hint was issued from this very sign-in (its `sid`) ends it at once; any other asks
+ * the person first, so that no page can sign someone out by a bare link, nor by an ID token of
+ * theirs from another sign-in (an old one, another browser's, one that leaked).
  */
 import { compactVerify, createLocalJWKSet } from "jose";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import type { OidcClient } from "../model/oidc-client";
+import { oidcSid, pepperRing } from "../pepper";
+import { constantTimeEqual } from "../secrets";
 import { findClient } from "./clients";
 
 export interface LogoutParams {
@@ -25,10 +28,18 @@ export interface LogoutParams {
   state?: string;
 }
 
+/** What an ID token given as a hint says: its person, its client, and the sign-in it came from. */
+export interface IdTokenHint {
+  sub: string;
+  aud: string;
+  /** The sign-in's `sid` (core/pepper `oidcSid`); null for a token issued from no session. */
+  sid: string | null;
+}
+
 export interface LogoutRequest {
   client: OidcClient | null;
-  /** The person the hint was issued for (its `sub`); null without a hint. */
-  hintedPerson: string | null;
+  /** The hint, when one was given. */
+  hint: IdTokenHint | null;
   /** Where the browser goes once signed out, `state` added; null: the identity host's own page. */
   returnTo: string | null;
 }
@@ -36,11 +47,11 @@ export interface LogoutRequest {
 /** An ID token is a few hundred bytes; a hint past this is not one. */
 const HINT_MAX = 8192;
 
-/** The hint's person and client, if it is an ID token of this provider's (expired or not); else null. */
+/** The hint's person, client and sign-in, if it is an ID token of this provider's (expired or not); else null. */
 export async function readIdTokenHint(
   deps: Pick<Deps, "tokens" | "config">,
   hint: string,
-): Promise<{ sub: string; aud: string } | null> {
+): Promise<IdTokenHint | null> {
   if (hint.length > HINT_MAX) return null;
   try {
     const { payload, protectedHeader } = await compactVerify(hint, createLocalJWKSet(deps.tokens.publicJwks()));
@@ -49,7 +60,7 @@ export async function readIdTokenHint(
     const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
     if (claims.iss !== deps.config.serviceUrl || typeof claims.sub !== "string" || typeof claims.aud !== "string")
       return null;
-    return { sub: claims.sub, aud: claims.aud };
+    return { sub: claims.sub, aud: claims.aud, sid: typeof claims.sid === "string" ? claims.sid : null };
   } catch {
     return null;
   }
@@ -69,10 +80,30 @@ export async function checkLogoutRequest(
   const clientId = p.clientId ?? hint?.aud;
   const client = clientId === undefined ? null : await findClient(deps, clientId);
   ensure(clientId === undefined || client !== null, "oauth_unknown_client");
-  if (p.postLogoutRedirectUri === undefined) return { client, hintedPerson: hint?.sub ?? null, returnTo: null };
+  if (p.postLogoutRedirectUri === undefined) return { client, hint, returnTo: null };
   ensure(client !== null, "oauth_invalid_request", "post_logout_redirect_uri needs client_id or id_token_hint");
   ensure(client.postLogoutRedirectUris.includes(p.postLogoutRedirectUri), "oidc_logout_uri_not_registered");
   const returnTo = new URL(p.postLogoutRedirectUri);
   if (p.state !== undefined) returnTo.searchParams.set("state", p.state);
-  return { client, hintedPerson: hint?.sub ?? null, returnTo: returnTo.toString() };
+  return { client, hint, returnTo: returnTo.toString() };
+}
+
+/**
+ * Whether the hint was issued from the sign-in this browser holds: its `sid` is the one this
+ * session has with the hint's client (under any key of the ring, so a token from before a
+ * CODE_PEPPER rotation still counts). Only then is the hint the app's word that the person asked
+ * to sign out here. An ID token from any other sign-in of theirs (an earlier session, another
+ * browser's, another client's) was issued to someone who may hold it long after: a leaked or
+ * stolen one must not end the sign-in, and with it every app's, without the person's yes.
+ */
+export function hintIsThisSignIn(
+  deps: Pick<Deps, "pepper">,
+  hint: IdTokenHint | null,
+  signedIn: { personId: string; sessionKey: string | null },
+): boolean {
+  if (hint === null || hint.sid === null || signedIn.sessionKey === null || hint.sub !== signedIn.personId)
+    return false;
+  const { sid, aud } = hint;
+  const sessionKey = signedIn.sessionKey;
+  return pepperRing(deps).some((key) => constantTimeEqual(oidcSid(key, sessionKey, aud), sid));
 }
