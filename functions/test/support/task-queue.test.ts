@@ -68,6 +68,21 @@ describe("the task queue's stand-in", () => {
     expect(seen.runs).toBe(1);
   });
 
+  it("runs a task whose timer fired before the clock it reads had come to its time", async () => {
+    const { seen, handler } = counted();
+    // The system clock as the loop's timers can see it: read 5 ms behind once the task is queued,
+    // so its timer fires, by this clock, 5 ms before the task is due.
+    let lag = 0;
+    const lagging = { now: () => new Date(systemClock.now().getTime() - lag) };
+    const queue = taskQueueDouble(handler, SETTINGS, { clock: lagging });
+    await queue.enqueue({}, { scheduleTime: new Date(lagging.now().getTime() + 30) });
+    lag = 5;
+    for (let waited = 0; seen.runs === 0 && waited < 2000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await allTasksIdle();
+    expect(seen.runs).toBe(1);
+  });
+
   it("refuses a second task of one name, also after the first ran, as task-already-exists", async () => {
     const clock = manualClock();
     const queue = taskQueueDouble(counted().handler, SETTINGS, { clock });

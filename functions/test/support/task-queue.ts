@@ -126,9 +126,21 @@ export function taskQueueDouble(
     pump();
   };
   const at = (time: number, task: Task, soon: boolean) => {
-    later.push({ at: time, task, soon });
+    const entry = { at: time, task, soon };
+    later.push(entry);
     if (byHand(clock)) return;
-    setTimeout(due, Math.max(0, time - clock.now().getTime())).unref();
+    // A timer measures its wait on the loop's own clock, which can lag the system clock's reading:
+    // it may fire a millisecond before `time` has come by clock.now(). Then it waits again for the
+    // rest, rather than leaving the task for a wake that never comes.
+    const arm = () =>
+      setTimeout(
+        () => {
+          due();
+          if (later.includes(entry)) arm();
+        },
+        Math.max(1, time - clock.now().getTime()),
+      ).unref();
+    arm();
   };
   const double: TaskQueueDouble = {
     async enqueue(_data, opts = {}) {
