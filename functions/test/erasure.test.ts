@@ -96,6 +96,7 @@ describe("people erase", () => {
       openedAt: now(),
       authTime: now(),
       amr: ["otp"],
+      address: null,
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
       lastSeenAt: now(),
       expiresAt: new Date(now().getTime() + 86_400_000),

@@ -161,6 +161,7 @@ describe("data expiry", () => {
           openedAt: at,
           authTime: at,
           amr: ["otp"],
+          address: null,
           userAgent: "",
           lastSeenAt: at,
           expiresAt: later(14 * 86_400_000),

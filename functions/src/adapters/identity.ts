@@ -1,6 +1,6 @@
 import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
 import type { Identity, ProviderAccount, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
-import { METHODS_CLAIM, methodsOf } from "../core/sessions/amr";
+import { ADDRESS_CLAIM, METHODS_CLAIM, methodsOf } from "../core/sessions/amr";
 import { cryptoRandom } from "../random";
 
 /** The identity provider's sign-in API: the local emulator when the stack runs one. */
@@ -80,12 +80,18 @@ function toSignIn(t: DecodedIdToken): VerifiedSignIn {
   return {
     authTime: new Date(t.auth_time * 1000),
     amr: methodsOf(t[METHODS_CLAIM], provider),
+    // Only the service mints custom tokens, so only a code of ours can have put it there.
+    address: provider === "custom" && typeof t[ADDRESS_CLAIM] === "string" ? t[ADDRESS_CLAIM] : null,
     uid: t.uid,
     email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
     phone: typeof t.phone_number === "string" ? t.phone_number : null,
     name: typeof t.name === "string" ? t.name : null,
     provider,
     account: Array.isArray(held) ? nonEmpty(held[0]) : null,
+    // The token names every method linked to the account; `email` is the identity provider's own.
+    linked: Object.keys(identities)
+      .filter((id) => id !== "phone")
+      .map((id) => (id === "email" ? "password" : id)),
   };
 }
 
@@ -113,7 +119,11 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
         throw err;
       }
     },
-    createCustomToken: (uid, amr) => auth().createCustomToken(uid, { [METHODS_CLAIM]: amr }),
+    createCustomToken: (uid, amr, address) =>
+      auth().createCustomToken(uid, {
+        [METHODS_CLAIM]: amr,
+        ...(address === undefined ? {} : { [ADDRESS_CLAIM]: address }),
+      }),
     async accountForEmail(email) {
       let user: UserRecord;
       try {

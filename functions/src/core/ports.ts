@@ -18,6 +18,12 @@ export interface SignIn {
   provider: string;
   /** The account at the provider, as it names it (a handle, an id); null when it names none. */
   account: string | null;
+  /**
+   * Every sign-in method linked to the account, the sign-in's own among them (`password` for the
+   * identity provider's own address check, `google.com`, `oidc.<name>`): any of them may have set
+   * its address's verified flag. Left out: the sign-in's own provider alone.
+   */
+  linked?: string[];
 }
 
 /** A sign-in a token of the provider proves, with when the person actually authenticated. */
@@ -26,6 +32,8 @@ export interface VerifiedSignIn extends SignIn {
   authTime: Date;
   /** How the person authenticated, in RFC 8176's values (core/sessions/amr); empty when unknown. */
   amr: string[];
+  /** The address a code of the service's proved for this sign-in; null for any other way in. */
+  address: string | null;
 }
 
 /** The managed identity provider, as the rules see it. */
@@ -34,8 +42,11 @@ export interface Identity {
   verifyIdToken(token: string, checkRevoked: boolean): Promise<VerifiedSignIn | null>;
   /** The older session format (the provider's session cookie), still honoured until it expires. */
   verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
-  /** A custom token for `uid` that records how the person proved themselves (RFC 8176 values). */
-  createCustomToken(uid: string, amr: string[]): Promise<string>;
+  /**
+   * A custom token for `uid` that records how the person proved themselves (RFC 8176 values) and,
+   * for a code, the address it went to (`address`), which the session it opens remembers.
+   */
+  createCustomToken(uid: string, amr: string[], address?: string): Promise<string>;
   /**
    * The account for `email`, whose mailbox the caller has just proved: created (verified) when
    * there is none; an existing unverified one is taken back from whoever registered it first

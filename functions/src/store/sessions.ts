@@ -19,6 +19,8 @@ export interface SessionRecord {
   authTime: Date;
   /** How (RFC 8176). */
   amr: string[];
+  /** The address whose code opened it; null for any other way in. Removing the address ends it. */
+  address: string | null;
   /** The browser's User-Agent when the session was opened, cut to a length. */
   userAgent: string;
   lastSeenAt: Date;
@@ -39,6 +41,7 @@ function fromData(id: string, d: DocumentData): SessionRecord {
     openedAt: toDate(d.openedAt),
     authTime: toDate(d.authTime),
     amr: stringList(d.amr),
+    address: typeof d.address === "string" ? d.address : null,
     userAgent: typeof d.userAgent === "string" ? d.userAgent : "",
     lastSeenAt: toDate(d.lastSeenAt),
     expiresAt: toDate(d.expiresAt),

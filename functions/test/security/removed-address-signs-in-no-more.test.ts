@@ -11,10 +11,10 @@ import * as peopleRoutes from "../../src/routes/people";
 import * as sessions from "../../src/routes/sessions";
 import * as people from "../../src/store/people";
 import { adminCookie } from "../support/admin";
-import { signedInWithGoogle, signedUp } from "../support/auth";
+import { signedInWithGoogle, signedUp, signInWithCustomToken } from "../support/auth";
 import { allTasksIdle } from "../support/task-queue";
 import { appFor, auth, firestore, ID_URL, testDeps, unique, type TestDeps } from "../support/deps";
-import { mailAfter, waitForSubject } from "../support/inbox";
+import { codeFor, mailAfter, waitForSubject } from "../support/inbox";
 import { personFor } from "../support/people";
 
 const db = firestore();
@@ -122,6 +122,34 @@ describe("removing an address", () => {
   });
 });
 
+describe("removing an address, for sessions its codes opened", () => {
+  it("ends every session a code to that address opened, whichever account it is under", async () => {
+    const deps = testDeps();
+    const home = await signedUp();
+    const work = `${unique("work")}@example.test`;
+    const person = await personFor(home, { emails: [home.email, work], projects: ["startpage"] });
+    // Whoever reads the work mailbox signs in by code to it: a session under the home account.
+    const otp = appFor(otpRoutes, deps);
+    expect((await request(otp).post("/auth/otp/send").send({ email: work })).status).toBe(200);
+    const signedIn = await request(otp)
+      .post("/auth/otp/sign-in")
+      .send({ email: work, otp: await codeFor(work) });
+    expect(signedIn.status).toBe(200);
+    const byCode = await verify(deps, await signInWithCustomToken(signedIn.body.customToken));
+    expect(byCode.body).toMatchObject({ approved: true, uid: home.uid });
+    const homeCookie = (await verify(deps, home.idToken)).cookie as string;
+    const admin = await adminCookie(appFor(sessions, deps));
+    const patched = await request(appFor(peopleRoutes, deps))
+      .patch(`/auth/people/${person.id}`)
+      .set("Origin", ID_URL)
+      .set("Cookie", admin)
+      .send({ emails: [home.email] });
+    expect(patched.status).toBe(200);
+    expect((await refresh(deps, byCode.cookie as string)).status).toBe(401);
+    expect((await refresh(deps, homeCookie)).status).toBe(200);
+  });
+});
+
 describe("a person's linked accounts", () => {
   it("lists each, and unlinks one for good after a recent sign-in; never the last way in", async () => {
     const deps = testDeps();
@@ -143,6 +171,8 @@ describe("a person's linked accounts", () => {
     expect((await call("delete", `/auth/account/accounts/${google.uid}`)).body.reason).toBe("step_up_required");
     deps.clock.advance(-6 * 60_000);
     expect((await call("delete", `/auth/account/accounts/${unique("nobody")}`)).status).toBe(404);
+    // Not even a well-formed account id: not theirs, and the provider is never asked.
+    expect((await call("delete", `/auth/account/accounts/${"x".repeat(200)}`)).status).toBe(404);
     const unlinked = await call("delete", `/auth/account/accounts/${google.uid}`);
     expect(unlinked.body).toEqual({ unlinked: true });
     await allTasksIdle();

@@ -79,6 +79,7 @@ export async function recordedSession(
     openedAt: now,
     authTime: now,
     amr: ["otp"],
+    address: null,
     userAgent: "Firefox",
     lastSeenAt: now,
     expiresAt,

@@ -41,6 +41,7 @@ export function accountsSection(me: Person, lost: (why: string) => void): HTMLEl
   }
 
   function row(account: LinkedAccountView): HTMLElement {
+    const shown = account.label.charAt(0).toUpperCase() + account.label.slice(1);
     const unlink = button(["Unlink", unseen(` ${account.label}`)], { kind: "link" });
     unlink.addEventListener("click", () => {
       void whileBusy(unlink, "Unlinking…", async () => {
@@ -69,7 +70,7 @@ export function accountsSection(me: Person, lost: (why: string) => void): HTMLEl
       h(
         "p",
         { class: "session-name" },
-        account.label,
+        shown,
         account.thisBrowser ? h("span", { class: "badge" }, "This browser signed in with it") : null,
       ),
       h("p", { class: "small" }, used),

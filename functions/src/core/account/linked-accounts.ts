@@ -12,7 +12,7 @@ import { translateFailure, type Failure } from "../failures";
 import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
 import { ensureStepUp, recordedAs, toldAs, type Acting } from "../people/acting";
-import { queueAccountDeletions } from "../people/accounts";
+import { deleteLetGo, queueAccountDeletions } from "../people/accounts";
 import { publishAndRecord } from "../people/person-events";
 import { accountLabel, accountUnlinkedEvent, queueNotice, recipientOf } from "../people/security-notices";
 
@@ -66,6 +66,9 @@ export async function ownAccounts(deps: AccountsDeps, by: Self, uid: string): Pr
  */
 export async function unlinkOwnAccount(deps: AccountsDeps, by: Self, uid: string): Promise<Person> {
   ensureStepUp(deps, by);
+  // Theirs first: the provider is asked only about an account of theirs (and so a well-formed one).
+  const held = await people.findById(deps.store, by.self.id);
+  ensure(held?.uids.includes(uid), "account_not_found");
   const described = await translateFailure(deps, UNREADABLE, () => deps.identity.describeAccounts([uid]));
   const label = described[0] === undefined ? "an account the provider no longer holds" : accountLabel(described[0]);
   const after = await deps.transaction(async (tx) => {
@@ -87,5 +90,6 @@ export async function unlinkOwnAccount(deps: AccountsDeps, by: Self, uid: string
   });
   deps.personCache.evict(after.id);
   await wakeDrainer(deps);
+  await deleteLetGo(deps, [uid]);
   return after;
 }

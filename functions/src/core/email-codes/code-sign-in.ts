@@ -42,5 +42,7 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
     : (found ?? (letsIn(arrival) ? await arriveByCode(deps, address) : null));
   ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccountOfAddress(deps, person, address));
-  return translateFailure(deps, providerFailed("custom token"), () => deps.identity.createCustomToken(uid, [AMR.otp]));
+  return translateFailure(deps, providerFailed("custom token"), () =>
+    deps.identity.createCustomToken(uid, [AMR.otp], address),
+  );
 }

@@ -13,7 +13,7 @@ import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
 import { findClient, secretMatches } from "./clients";
-import { maySignInTo } from "../people/access";
+import { mayStillUse } from "../people/access";
 import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
 import { recordSignIn } from "./backchannel";
@@ -127,9 +127,10 @@ function decide(
     return { kind: "replayed" };
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
-  // A person who is no longer approved, or no longer has the client's project, gets nothing: the
-  // code is spent, and no token is stored.
-  if (!maySignInTo(person, r)) {
+  // A person who is no longer approved, or no longer has the client's project, or no longer holds
+  // the account the code was issued to (let go with an address), gets nothing: the code is spent,
+  // and no token is stored.
+  if (!mayStillUse(person, r, stored.uid)) {
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }

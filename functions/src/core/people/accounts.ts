@@ -15,6 +15,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { translateFailure } from "../failures";
 import { wakeDrainer } from "../mail/outbox";
+import { errorText } from "../../logger";
 import type { Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
 import { canonicalEmail } from "../email-address";
@@ -61,6 +62,22 @@ export function queueAccountDeletions(deps: Pick<Deps, "store" | "clock" | "rand
   const deliverBy = new Date(deps.clock.now().getTime() + 7 * DAY);
   for (const uid of uids)
     outbox.add(deps.store, tx, noticeEntry(deps, { kind: ACCOUNT_DELETION, about: uid, deliverBy }));
+}
+
+/**
+ * Deletes the accounts a committed change let go, at once, so none is left to sign in with (or to
+ * be found again by its address or number) while the outbox's job waits; what the provider does not
+ * take now, the queued deletions retry. Never fails the caller.
+ */
+export async function deleteLetGo(deps: Pick<Deps, "identity" | "log">, uids: string[]): Promise<void> {
+  if (uids.length === 0) return;
+  try {
+    const failed = await deps.identity.deleteAccounts(uids);
+    if (failed.length > 0)
+      deps.log.warn("accounts let go not deleted yet; the outbox retries", { accounts: failed.length });
+  } catch (err) {
+    deps.log.warn("accounts let go not deleted yet; the outbox retries", { error: errorText(err) });
+  }
 }
 
 /** The outbox's runner of account deletions: done, or a failure the drain retries with backoff. */

@@ -16,6 +16,7 @@ import { inviterStands } from "./invitations";
 import type { NewPerson, Person } from "../model/person";
 import type { Actor, Via } from "../model/history";
 import type { AddressRule } from "../settings";
+import type { SignIn } from "../ports";
 import { changesBetween, recordEvent } from "./history";
 import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
 import * as personKeys from "../../store/person-keys";
@@ -61,9 +62,15 @@ export function ruleFor(deps: Pick<Deps, "config">, address: string | null): Add
  */
 export type Proof = "code" | "trusted" | "unproven";
 
-/** Whether a provider's sign-in proves its verified address well enough to let an invitation or rule in. */
-export function proofOf(deps: Pick<Deps, "config">, provider: string): Proof {
-  return provider === "password" || deps.config.arrivalProviders.includes(provider) ? "trusted" : "unproven";
+/**
+ * Whether a provider's sign-in proves its verified address: the address's verified flag is the
+ * account's, which any sign-in method linked to it may have set, so every one of them must be the
+ * identity provider's own check (`password`) or a provider the operator names (ARRIVAL_PROVIDERS).
+ */
+export function proofOf(deps: Pick<Deps, "config">, signIn: Pick<SignIn, "provider" | "linked">): Proof {
+  const methods = [signIn.provider, ...(signIn.linked ?? [])];
+  const vouches = (m: string) => m === "password" || deps.config.arrivalProviders.includes(m);
+  return methods.every(vouches) ? "trusted" : "unproven";
 }
 
 /**
@@ -163,9 +170,10 @@ export function arrive(
  * A person waiting with `address`, who has just proved it by code, where an invitation or an
  * approving rule lets that address in (they came through a provider whose word was not proof
  * enough): approved now, in one transaction, with its grants, the invitation taken up, their
- * history naming who let them in. The accounts they came with are let go (and deleted): only the
- * code proved the mailbox, and an account another provider vouched for must not inherit the
- * invitation's grants. Null when nothing lets them in any more: they wait on.
+ * history naming who let them in. Only the code proved anything: the accounts they came with are
+ * let go (and deleted), and the number and note that came with them dropped, so nothing another
+ * provider vouched for (a phone that signs in by itself) inherits the invitation's grants. Null
+ * when nothing lets them in any more: they wait on.
  */
 export async function admitWaiting(
   deps: ArrivalDeps & Pick<Deps, "transaction" | "mailQueue" | "log" | "config" | "identity">,
@@ -179,7 +187,14 @@ export async function admitWaiting(
     const arrival = await arrivalFor(deps, address, tx);
     if (!letsIn(arrival)) return null;
     const decided = standing(arrival, current.name, "sign-in");
-    const next: Person = { ...current, ...decided.fields, uids: [], updatedAt: deps.clock.now() };
+    const next: Person = {
+      ...current,
+      ...decided.fields,
+      uids: [],
+      phones: [],
+      note: "",
+      updatedAt: deps.clock.now(),
+    };
     delete next.awaitingNotice;
     delete next.suggestion;
     const written = publishAndRecord(deps, tx, current, next, decided.by, decided.via);

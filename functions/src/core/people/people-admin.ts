@@ -4,7 +4,7 @@
  * its history, its notices and the provider's sync; and reviewing several at once. Finding
  * people is core/people/find-people.
  */
-import { signInsLosing, tellClients } from "./sign-in-ends";
+import { signInsEnding, signInsLosing, tellClients } from "./sign-in-ends";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
@@ -21,7 +21,8 @@ import {
   recipientOf,
   wakeForNotice,
 } from "./security-notices";
-import { accountsOfRemoved, queueAccountDeletions } from "./accounts";
+import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
+import * as sessions from "../../store/sessions";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
@@ -186,6 +187,7 @@ async function changeWith(
   let published = false;
   let loggedOut = false;
   let told: string | null = null;
+  let accountsLetGo: string[] = [];
   const { before, after, refused } = await deps.transaction(async (tx) => {
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
@@ -234,8 +236,24 @@ async function changeWith(
     const unread = removing ? current.uids.filter((uid) => !known.asked.has(uid)) : [];
     if (unread.length > 0) throw new AccountsUnread(unread);
     const letGo = removing ? accountsOfRemoved(current, asked, known.found) : [];
-    const next =
-      letGo.length === 0 ? asked : { ...asked, uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)) };
+    // So are the sessions a code to a removed address opened, whichever account they are under:
+    // ended as logout ends one (`endedSessions`, which every session request reads).
+    const removedEmails = current.emails.filter((e) => !asked.emails.includes(e));
+    const now = deps.clock.now();
+    const opened =
+      removedEmails.length === 0
+        ? []
+        : (await sessions.findLive(store, personId, now, tx)).filter(
+            (s) => s.address !== null && removedEmails.includes(s.address),
+          );
+    const ended = Object.entries(current.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
+    const next: Person = {
+      ...asked,
+      uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)),
+      ...(opened.length === 0
+        ? {}
+        : { endedSessions: Object.fromEntries([...ended, ...opened.map((s) => [s.sessionId, s.expiresAt] as const)]) }),
+    };
     await ensureKeepsAnAdmin(deps, tx, current, next);
     const taken = next.emails.filter((e) => !current.emails.includes(e));
     const claims: Array<[KeyKind, string[]]> = [
@@ -250,7 +268,17 @@ async function changeWith(
     }
     // No longer approved, or without a project a client asks for: each client they may no longer
     // sign in to is told their sign-in ended (back-channel logout), read before any write.
-    const signedIn = await signInsLosing(deps, tx, current, next);
+    const losing = await signInsLosing(deps, tx, current, next);
+    const fromEnded =
+      opened.length === 0
+        ? []
+        : await signInsEnding(
+            deps,
+            tx,
+            personId,
+            opened.map((s) => s.sessionId),
+          );
+    const signedIn = [...losing, ...fromEnded.filter((s) => !losing.some((l) => l.sid === s.sid))];
     // What the person is told of it. Of a person's own change, only what their session names a
     // browser for (their addresses); a rename no notice tells them of.
     const from = toldAs(by);
@@ -266,14 +294,12 @@ async function changeWith(
     const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
     people.replace(store, tx, current, written);
+    for (const s of opened) sessions.markEnded(store, tx, s.sessionId, now);
     // An address someone holds is never invited: an invitation of it ends here, and cannot wake
     // again should the address be freed later (its grants, an administrator's role among them).
     for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));
-    queueAccountDeletions(
-      deps,
-      tx,
-      letGo.map((a) => a.uid),
-    );
+    accountsLetGo = letGo.map((a) => a.uid);
+    queueAccountDeletions(deps, tx, accountsLetGo);
     queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
     for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
     published = written !== next;
@@ -282,6 +308,9 @@ async function changeWith(
   });
   if (refused !== null) throw new AppError(refused);
   deps.personCache.evict(personId);
+  // A removed address signs in no more: its accounts are gone at once (the queued deletions retry
+  // what fails here).
+  await deleteLetGo(deps, accountsLetGo);
   // No longer able to approve anyone: nor can the invitations they made (inviterStands holds meanwhile).
   if (approvedAdmin(before) && !approvedAdmin(after)) await revokeInvitationsOf(deps, personId);
   if (queued || published || loggedOut) await wakeDrainer(deps);

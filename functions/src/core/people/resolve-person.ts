@@ -56,8 +56,12 @@ async function linkOrCreate(
 ): Promise<{ person: Person; told: string | null }> {
   const { store } = deps;
   const email = signIn.email === null ? null : canonicalEmail(signIn.email);
+  const proof = proofOf(deps, signIn);
+  const addressHolder = email === null ? null : await personKeys.keyHolder(store, tx, "email", email);
+  // An address only a provider the operator does not name vouches for (ARRIVAL_PROVIDERS) never
+  // links its account to whoever holds the address: such a provider could say so of anyone's.
   const holderId =
-    (email !== null ? await personKeys.keyHolder(store, tx, "email", email) : null) ??
+    (proof === "unproven" ? null : addressHolder) ??
     (signIn.phone !== null ? await personKeys.keyHolder(store, tx, "phone", signIn.phone) : null);
   if (holderId !== null) {
     const holder = await people.findById(store, holderId, tx);
@@ -74,10 +78,11 @@ async function linkOrCreate(
   }
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
   // An address invited before, or at a domain a rule approves, arrives approved; anyone else waits for review.
-  const arrival = await arrivalFor(deps, email, tx, proofOf(deps, signIn.provider));
+  const arrival = await arrivalFor(deps, addressHolder === null ? email : null, tx, proof);
   const arriving: Arriving = {
     uids: [signIn.uid],
-    emails: email === null ? [] : [email],
+    // Held by someone already (an unnamed provider's word, above): the newcomer does not hold it too.
+    emails: email === null || addressHolder !== null ? [] : [email],
     // A number is only claimed for a new person if it was free (checked above).
     phones: signIn.phone === null ? [] : [signIn.phone],
     name: signIn.name ?? "",

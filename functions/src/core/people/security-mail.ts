@@ -52,9 +52,7 @@ export function securityMail(to: string, notice: outbox.OutboxNotice, idUrl: str
     return composeMail(to, SUBJECTS[ADDRESS_REMOVED] as string, [
       plain(`At ${host}: this email address was removed from the account it was on, and no longer signs in to it.`),
       plain(`When: ${when(notice.at)}`),
-      plain(
-        `If you did not expect this, tell the people who run ${host}. If you did, there is nothing to do, and nothing more will come to this address about that account.`,
-      ),
+      plain(`If you did not expect this, tell the people who run ${host}. If you did, there is nothing to do.`),
     ]);
   if (notice.kind === "summary") {
     const counts = Object.entries(notice.folded).map(([kind, n]) => FOLDED[kind]?.(n) ?? `${n} more`);
@@ -124,7 +122,10 @@ export async function placeNotice(
     const recent = Object.entries(window.sent).filter(([, at]) => now.getTime() - at.getTime() < HOUR);
     const forgetAfter = new Date(now.getTime() + WINDOW_KEPT_MS);
     const open = waiting?.state === "pending" ? waiting : null;
-    if (notice.kind === "summary" || (open === null && recent.length < NOTICES_PER_HOUR)) {
+    // A summary goes to one address: a notice meant for another (the person's first address
+    // changed within the hour) is sent on its own rather than told somewhere it was not meant for.
+    const elsewhere = open !== null && open.to !== entry.to;
+    if (notice.kind === "summary" || (open === null && recent.length < NOTICES_PER_HOUR) || elsewhere) {
       const sent = { ...Object.fromEntries(recent), [entry.id]: now };
       windows.save(store, tx, { personId, sent, summary: open?.id ?? null }, forgetAfter);
       return { person, notice };

@@ -29,7 +29,15 @@ const USER_AGENT_KEPT = 256;
 /** What POST /auth/verify records of a session it opens. */
 export async function recordSession(
   deps: Pick<Deps, "store" | "clock" | "seen">,
-  session: { sessionId: string; personId: string; uid: string; authTime: Date; amr: string[]; expiresAt: Date },
+  session: {
+    sessionId: string;
+    personId: string;
+    uid: string;
+    authTime: Date;
+    amr: string[];
+    address: string | null;
+    expiresAt: Date;
+  },
   userAgent: string,
 ): Promise<void> {
   const now = deps.clock.now();

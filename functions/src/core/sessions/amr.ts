@@ -26,6 +26,8 @@ export const AMR = {
 
 /** The developer claim of a custom token that carries the methods. */
 export const METHODS_CLAIM = "sign_in_methods";
+/** The claim of a custom token (and the ID token it becomes) naming the address a code proved. */
+export const ADDRESS_CLAIM = "signed_in_address";
 
 const KNOWN = new Set<string>(Object.values(AMR));
 
