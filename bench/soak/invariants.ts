@@ -190,13 +190,15 @@ function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
   const sends = exchanges
     .filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 200 && e.key && e.network)
     .sort((a, b) => a.start - b.start);
-  // When each send's code may first have been used: a right code answered 200 or 403 (a valid code
-  // for a person who may not sign in is used all the same), or not answered at all (it may have committed).
+  // When each send's code may first have been used: a sign-in with the right code answered 200, or
+  // not answered at all (it may have committed). A verify, or a sign-in refused for a person who may
+  // not sign in, uses nothing; a request-access code is never used.
   const firstUse = new Map<Exchange, number>();
   for (const t of codes) {
-    // Only a sign-in code earns room once used; a request-access code counts either way.
     if (t.sent.note === "request-access") continue;
-    const uses = t.right.filter((e) => e.status === 200 || e.status === 403 || e.status >= 500 || e.status === 0);
+    const uses = t.right.filter(
+      (e) => e.endpoint === "POST /auth/otp/sign-in" && (e.status === 200 || e.status >= 500 || e.status === 0),
+    );
     if (uses.length) firstUse.set(t.sent, Math.min(...uses.map((e) => e.start)));
   }
   const groups = new Map<string, { budget: Budget; list: Exchange[] }>();

@@ -11,6 +11,7 @@ import {
   RUNS,
   fresh,
   send,
+  signIn,
   verify,
   personAddress,
   strangerAddress,
@@ -371,12 +372,12 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect((await sendFrom(app, network(), to(), "request-access")).status).toBe(200);
   });
 
-  it("stops counting a sign-in code once it is used, and gives its client room for one more unused code", async () => {
+  it("stops counting a sign-in code once it signs its person in, and gives its client room for one more unused code", async () => {
     const { app } = budgeted({ perClientPerHour: 2 });
     const from = network();
     const first = await personAddress();
     expect((await sendFrom(app, from, first)).status).toBe(200);
-    const used = await verify(app, { email: first, otp: await codeFor(first) });
+    const used = await signIn(app, { email: first, otp: await codeFor(first) });
     expect(used.status).toBe(200);
     const statuses = [];
     for (let i = 2; i <= 5; i++) statuses.push((await sendFrom(app, from, strangerAddress())).status);
@@ -412,7 +413,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       const email = await personAddress();
       const sent = await sendVia(app, `${office}`, email);
       statuses.push(sent.status === 429 ? sent.body.reason : sent.status);
-      if (sent.status === 200) expect((await verify(app, { email, otp: await codeFor(email) })).status).toBe(200);
+      if (sent.status === 200) expect((await signIn(app, { email, otp: await codeFor(email) })).status).toBe(200);
     }
     // Half of 20: ten, however many of its codes were used; the network's unused budget (5 % of
     // 20, one) never refused any, as each was used before the next.
@@ -448,7 +449,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       );
       const answers = await Promise.all(staff.map((email) => sendFrom(app, from, email)));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-      for (const email of staff) expect((await verify(app, { email, otp: await codeFor(email) })).status).toBe(200);
+      for (const email of staff) expect((await signIn(app, { email, otp: await codeFor(email) })).status).toBe(200);
     }
   });
 
