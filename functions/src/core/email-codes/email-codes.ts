@@ -64,7 +64,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const state = combine(await limits.findAll(deps.store, ids));
   const refusal = sendRefusal(state, now);
   if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
-  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, from);
+  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, purpose, from);
   try {
     await issue(deps, ring, address, purpose, code, sendId, mail);
   } catch (err) {
