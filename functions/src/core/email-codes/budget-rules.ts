@@ -130,9 +130,9 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
 /**
  * Whether a send is let through one budget, from the sends recorded before it in the budget's
  * window (`ahead`): of those still counted (all of them for the service and for requests for
- * access; the unused ones for the others) there must be fewer than the budget's limit, raised by one for each used code up to
- * USED_ALLOWANCE_FACTOR times the limit; and, for a network or an edge, fewer than TOTAL_SHARE of
- * the service's minute in all, used or not. Decided by the send's place in the order sends were
+ * access; the unused ones for the others) there must be fewer than the budget's limit, raised by
+ * one for each used code up to USED_ALLOWANCE_FACTOR times the limit; and, for a network or an
+ * edge, fewer than TOTAL_SHARE of the service's minute in all, used or not. Decided by the send's place in the order sends were
  * recorded, so of any number racing for the last places exactly those places are taken.
  */
 export function admits(budget: SendBudget, ahead: Tally): boolean {
