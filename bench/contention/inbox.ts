@@ -54,14 +54,17 @@ export class Inbox {
   /**
    * The code mailed to each of `addresses`, waiting up to `ms` for them all, and how many mails
    * came to them in all (one each, unless a code went twice). An address whose mail did not come
-   * is left out.
+   * is left out. `lead`: only mails whose text starts so (a sign-in code's, say, where the address
+   * was mailed a request-access code before).
    */
-  async codesFor(addresses: string[], ms: number): Promise<{ codes: Map<string, string>; mails: number }> {
+  async codesFor(addresses: string[], ms: number, lead = ""): Promise<{ codes: Map<string, string>; mails: number }> {
     const wanted = new Set(addresses);
     let codes = new Map<string, string>();
     let mails = 0;
     await until(async () => {
-      const delivered = (await this.mails()).filter((m) => m.to.some((to) => wanted.has(to)));
+      const delivered = (await this.mails()).filter(
+        (m) => m.text.startsWith(lead) && m.to.some((to) => wanted.has(to)),
+      );
       codes = new Map();
       for (const m of delivered) {
         const code = codeIn(m);

@@ -13,6 +13,7 @@ import { BURSTS, SENDS, sendBurst } from "./bursts.ts";
 import { catchAllAttacker, NEIGHBOURS } from "./catch-all.ts";
 import { check, settle, type Context, type Result } from "./context.ts";
 import { drainRace } from "./drain.ts";
+import { earnBackAttacker } from "./earn-back.ts";
 import { eventsToApps } from "./events.ts";
 import { Inbox } from "./inbox.ts";
 import { call, now } from "./measure.ts";
@@ -117,8 +118,8 @@ function unfinished(id: string, err: unknown): Result {
 // The drain goes first, while nothing else is queued: the service's own mail task stays out of it.
 // The events to the apps (11) follow it for the same reason, and leave nothing pending behind them.
 // The one-network spray (7) takes a minute and leaves little in the service's minute, so Monday
-// morning (6) rarely waits for it to empty; the catch-all attacker (10) waits for it, and leaves
-// its client and network budgets to itself; the rising rates (9) run on a service and a budget of
+// morning (6) rarely waits for it to empty; the catch-all and earn-back attackers (10) wait for it,
+// and leave their client and network budgets to themselves; the rising rates (9) run on a service and a budget of
 // their own while what Monday morning sent leaves the minute the distributed spray (8) starts empty.
 const SCENARIOS: Scenario[] = [
   { id: "5", run: drainRace },
@@ -130,7 +131,7 @@ const SCENARIOS: Scenario[] = [
   { id: "4", run: approvalRace },
   { id: "7", run: sprayOneNetwork },
   { id: "6", run: mondayMorning },
-  { id: "10", run: catchAllAttacker },
+  { id: "10", run: async (ctx: Context) => [...(await catchAllAttacker(ctx)), await earnBackAttacker(ctx)] },
   { id: "9", run: risingRates },
   { id: "8", run: distributedSpray },
 ];

@@ -123,16 +123,23 @@ function rates(phases: Phase[]): string {
 
 function catchAll(phases: Phase[]): string {
   const say = (r: Result, f: Record<string, number>) =>
-    `${n(f.accepted)} of ${n(f.tries)} let through, ${n(f.verified)} verified, the queue ${n(f.queueGrown)} longer, ` +
-    `busiest minute ${n(f.busiest)} of the attacker's sends; refused: ${refusals(r)}; ` +
-    `${n(f.neighboursSignedIn)} of 50 neighbours signed in, ${n(f.refusedService)} refused by the service's minute`;
+    `${n(f.accepted)} of ${n(f.tries)} let through, ${n(f.verified)} verified, the queue ${n(f.queueGrown)} longer; ` +
+    `refused: ${refusals(r)}; ${n(f.neighboursSignedIn)} of 50 neighbours signed in, ${n(f.refusedService)} refused ` +
+    `by the service's minute`;
+  const earn = (r: Result, f: Record<string, number>) =>
+    `${say(r, f)}; ${n(f.minted)} sign-in codes minted for its pending people, ${n(f.mintedVerified)} of them ` +
+    `verified, ${n(f.earned)} earning room`;
   return (
     "**10, the catch-all attacker.** The owner of a domain that takes every address asks for request-access " +
     "codes to fresh addresses there, five at a time, and verifies each as it is mailed: each verified code is " +
-    "a pending person in the reviewers' queue. A request-access code counts whether used or not, so one " +
-    "client (10a) is held to its 20 an hour, and a client per request across one /24 (10b) to the network's " +
-    "30 a minute. Meanwhile 50 approved people of other networks sign in with their codes, ten at a time. " +
-    `10a: ${perPhase(phases, "10a", say)}. 10b: ${perPhase(phases, "10b", say)}.`
+    "a pending person in the reviewers' queue. Requests for access have bounds of their own that count every " +
+    "request and that nothing earns back: one client (10a) is held to 20 in 70 minutes, and a client per request " +
+    "across one /24 (10b, 25 a minute) to the network's 60. The earn-back attacker (10c) asks five requests " +
+    "every ten seconds for two minutes from one client, and a minute after each, mails a sign-in code to the " +
+    "pending person it made, verifies it and tries to sign in with it: a code earns room only by signing an " +
+    "approved person in, so it should earn nothing, and the queue should grow by 20 at most. Meanwhile 50 " +
+    `approved people of other networks sign in with their codes, ten at a time. 10a: ${perPhase(phases, "10a", say)}. ` +
+    `10b: ${perPhase(phases, "10b", say)}. 10c: ${perPhase(phases, "10c", earn)}.`
   );
 }
 

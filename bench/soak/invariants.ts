@@ -29,6 +29,7 @@ const { sendBudgets: budgetsOf, USED_ALLOWANCE_FACTOR } = service<{
     origin: { client: string; network: string; edge: string | null },
     address: string,
     settings: unknown,
+    purpose: string,
   ): Budget[];
   USED_ALLOWANCE_FACTOR: number;
 }>("core/email-codes/budget-rules");
@@ -194,20 +195,23 @@ function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
   const sends = exchanges
     .filter((e) => e.endpoint === "POST /auth/otp/send" && e.status === 200 && e.key && e.network)
     .sort((a, b) => a.start - b.start);
-  // When each send's code may first have been used: a right code answered 200 or 403 (a valid code
-  // for a person who may not sign in is used all the same), or not answered at all (it may have committed).
+  // When each send's code may first have been used: a sign-in with the right code answered 200, or
+  // not answered at all (it may have committed). A verify, or a sign-in refused for a person who may
+  // not sign in, uses nothing; a request-access code is never used.
   const firstUse = new Map<Exchange, number>();
   for (const t of codes) {
-    // Only a sign-in code earns room once used; a request-access code counts either way.
     if (t.sent.note === "request-access") continue;
-    const uses = t.right.filter((e) => e.status === 200 || e.status === 403 || e.status >= 500 || e.status === 0);
+    const uses = t.right.filter(
+      (e) => e.endpoint === "POST /auth/otp/sign-in" && (e.status === 200 || e.status >= 500 || e.status === 0),
+    );
     if (uses.length) firstUse.set(t.sent, Math.min(...uses.map((e) => e.start)));
   }
   const groups = new Map<string, { budget: Budget; list: Exchange[] }>();
   for (const e of sends) {
     const from = e.network as string;
     const origin = { client: clientNetwork(from), network: widerNetwork(from), edge: null };
-    for (const budget of budgetsOf(origin, e.key as string, SOAK_BUDGETS)) {
+    const purpose = e.note === "request-access" ? "request-access" : "signin";
+    for (const budget of budgetsOf(origin, e.key as string, SOAK_BUDGETS, purpose)) {
       const id = `${e.epoch} ${budget.scope} ${budget.subject}`;
       const group = groups.get(id) ?? { budget, list: [] };
       group.list.push(e);
@@ -241,7 +245,7 @@ function sendBudgets(exchanges: Exchange[], codes: CodeTrace[]): Check {
   );
   const total = [...breaches.values()].reduce((a, b) => a + b, 0);
   return {
-    name: "Send budgets hold as the service's rule has them (unused codes counted, used sign-in codes earning room, a network's minute capped in all; the service's own budget counts every send), from the answers",
+    name: "Send budgets hold as the service's rule has them (unused codes counted, sign-in codes used by a sign-in earning room, a network's minute capped in all, requests for access counted whatever is used; the service's own budget counts every send), from the answers",
     pass: total === 0,
     numbers: `${sends.length} sends answered 200 (budgets: ${limits}); ${firstUse.size} of their codes used; most surely counted ahead of one send: ${mostAhead}; refused by a budget: ${refusals.length}${refusals.length ? ` (${tally(refusals.map((e) => e.reason ?? ""))})` : ""}; breaches: ${total === 0 ? "none" : tally([...breaches].flatMap(([k, n]) => Array<string>(n).fill(k)))}`,
   };

@@ -11,12 +11,12 @@ import { strangerAddress } from "./support/email-codes";
 
 const base = process.env.STACK_BASE_URL as string;
 
-/** How many sends the stack's ledger holds for each client (by its keyed hash). */
+/** How many requests for access the stack's ledger holds for each client (by its keyed hash). */
 async function clientBudgets(): Promise<Map<string, number>> {
   const snaps = await firestore().collection("sends").get();
   const counts = new Map<string, number>();
   for (const doc of snaps.docs) {
-    const client = doc.get("client") as string | undefined;
+    const client = doc.get("requestClient") as string | undefined;
     if (client !== undefined) counts.set(client, (counts.get(client) ?? 0) + 1);
   }
   return counts;

@@ -11,6 +11,7 @@ import {
   RUNS,
   fresh,
   send,
+  signIn,
   verify,
   personAddress,
   strangerAddress,
@@ -266,8 +267,12 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     const from = network();
     const tag = unique("victim");
     const answers = [];
-    // request-access codes are mailed to any address, so the mails can be counted.
-    for (let i = 1; i <= 40; i++) answers.push(await sendFrom(app, from, `${tag}+${i}@example.test`, "request-access"));
+    // Sign-in codes to forty people, so the mails can be counted.
+    for (let i = 1; i <= 40; i++) {
+      const email = `${tag}+${i}@example.test`;
+      await personFor({ uid: unique("uid"), email });
+      answers.push(await sendFrom(app, from, email));
+    }
     expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
     const refused = answers.slice(20);
     for (const res of refused) {
@@ -371,12 +376,12 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect((await sendFrom(app, network(), to(), "request-access")).status).toBe(200);
   });
 
-  it("stops counting a sign-in code once it is used, and gives its client room for one more unused code", async () => {
+  it("stops counting a sign-in code once it signs its person in, and gives its client room for one more unused code", async () => {
     const { app } = budgeted({ perClientPerHour: 2 });
     const from = network();
     const first = await personAddress();
     expect((await sendFrom(app, from, first)).status).toBe(200);
-    const used = await verify(app, { email: first, otp: await codeFor(first) });
+    const used = await signIn(app, { email: first, otp: await codeFor(first) });
     expect(used.status).toBe(200);
     const statuses = [];
     for (let i = 2; i <= 5; i++) statuses.push((await sendFrom(app, from, strangerAddress())).status);
@@ -384,7 +389,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
-  it("holds a catch-all reader of its own mail: request-access codes count used or not, and others sign in meanwhile", async () => {
+  it("holds a catch-all reader of its own mail to its requests for access, and others sign in meanwhile", async () => {
     const { app } = budgeted({ perClientPerHour: 5, perServicePerMinute: 600 });
     const from = network();
     const domain = `${unique("catchall")}.example`;
@@ -398,7 +403,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       const checked = await verify(app, { email, otp: await codeFor(email), purpose: "request-access" });
       expect(checked.status).toBe(200);
     }
-    // Five, the client's hour, and no more: the queue has grown by five.
+    // Five, the client's requests for access, and no more: the queue has grown by five.
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     // Another network's people sign in as ever.
     for (let i = 0; i < 3; i++) expect((await sendFrom(app, network(), await personAddress())).status).toBe(200);
@@ -412,7 +417,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       const email = await personAddress();
       const sent = await sendVia(app, `${office}`, email);
       statuses.push(sent.status === 429 ? sent.body.reason : sent.status);
-      if (sent.status === 200) expect((await verify(app, { email, otp: await codeFor(email) })).status).toBe(200);
+      if (sent.status === 200) expect((await signIn(app, { email, otp: await codeFor(email) })).status).toBe(200);
     }
     // Half of 20: ten, however many of its codes were used; the network's unused budget (5 % of
     // 20, one) never refused any, as each was used before the next.
@@ -448,7 +453,7 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
       );
       const answers = await Promise.all(staff.map((email) => sendFrom(app, from, email)));
       expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-      for (const email of staff) expect((await verify(app, { email, otp: await codeFor(email) })).status).toBe(200);
+      for (const email of staff) expect((await signIn(app, { email, otp: await codeFor(email) })).status).toBe(200);
     }
   });
 

@@ -118,6 +118,11 @@ export const errorTable = {
     message: "Too many codes requested from this network. Try again later.",
     reason: "client_budget",
   },
+  email_code_request_budget: {
+    status: 429,
+    message: "Too many requests for access from this network. Try again later.",
+    reason: "request_budget",
+  },
   email_code_service_budget: {
     status: 429,
     message: "Too many codes are being requested right now. Try again in a minute.",

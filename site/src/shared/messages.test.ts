@@ -59,6 +59,9 @@ describe("sendRefusalWords", () => {
     expect(sendRefusalWords(refusal("email_code_client_budget", 1800)).alert).toBe(
       "Many codes have been asked for from your network lately. You can ask for another in 30 minutes.",
     );
+    expect(sendRefusalWords(refusal("email_code_request_budget", 4200)).alert).toBe(
+      "Many requests for access have come from your network lately. You can ask again in 70 minutes.",
+    );
     expect(sendRefusalWords(refusal("email_code_service_budget", 30)).alert).toBe(
       "A lot of people are asking for codes right now. Please try again in 30 seconds.",
     );

@@ -47,6 +47,8 @@ export function sendRefusalWords(answer: Answer): { field?: string; alert?: stri
       };
     if (says(answer, "client_budget"))
       return { alert: `Many codes have been asked for from your network lately. You can ask for another ${wait}.` };
+    if (says(answer, "request_budget"))
+      return { alert: `Many requests for access have come from your network lately. You can ask again ${wait}.` };
     if (says(answer, "service_budget"))
       return { alert: `A lot of people are asking for codes right now. Please try again ${wait}.` };
     if (says(answer, "domain_budget"))

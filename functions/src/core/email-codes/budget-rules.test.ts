@@ -1,8 +1,17 @@
-import { admits, sendBudgets, TOTAL_SHARE, USED_ALLOWANCE_FACTOR } from "./budget-rules";
+import { HOUR, MINUTE } from "../../clock";
+import {
+  admits,
+  REQUEST_NETWORK_CLIENTS,
+  REQUEST_WINDOW_MS,
+  sendBudgets,
+  TOTAL_SHARE,
+  USED_ALLOWANCE_FACTOR,
+} from "./budget-rules";
 
 const settings = { perClientPerHour: 20, perServicePerMinute: 600, perDomainPerHour: 200, domainBudgetExempt: [] };
 const origin = { client: "203.0.113.7", network: "203.0.113.0/24", edge: "198.51.100.0/24" };
-const byScope = (scope: string) => sendBudgets(origin, "a@example.test", settings).find((b) => b.scope === scope)!;
+const byScope = (scope: string, purpose: "signin" | "request-access" = "signin") =>
+  sendBudgets(origin, "a@example.test", settings, purpose).find((b) => b.scope === scope)!;
 
 describe("send budgets", () => {
   it("holds a network and an edge to half the service's minute in all, however many of their codes were used", () => {
@@ -26,5 +35,45 @@ describe("send budgets", () => {
     const service = byScope("service");
     expect(admits(service, { sent: 599, used: 599 })).toBe(true);
     expect(admits(service, { sent: 600, used: 600 })).toBe(false);
+  });
+
+  it("counts a request for access against its client's and network's requests in place of the client's codes", () => {
+    expect(sendBudgets(origin, "a@example.test", settings, "request-access").map((b) => b.scope)).toEqual([
+      "requestClient",
+      "requestNetwork",
+      "network",
+      "edge",
+      "domain",
+      "service",
+    ]);
+    expect(sendBudgets(origin, "a@example.test", settings, "signin").map((b) => b.scope)).toEqual([
+      "client",
+      "network",
+      "edge",
+      "domain",
+      "service",
+    ]);
+  });
+
+  it("holds a client to 20 requests for access and a network to 60, over an hour and a code's life", () => {
+    expect(REQUEST_WINDOW_MS).toBe(HOUR + 10 * MINUTE);
+    const client = byScope("requestClient", "request-access");
+    const network = byScope("requestNetwork", "request-access");
+    expect([client.windowMs, client.limit, client.refusal]).toEqual([
+      REQUEST_WINDOW_MS,
+      20,
+      "email_code_request_budget",
+    ]);
+    expect([network.windowMs, network.limit]).toEqual([REQUEST_WINDOW_MS, REQUEST_NETWORK_CLIENTS * 20]);
+    expect(network.limit).toBe(60);
+  });
+
+  it("lets nothing earn a request for access back: used codes ahead buy no room", () => {
+    for (const scope of ["requestClient", "requestNetwork"]) {
+      const budget = byScope(scope, "request-access");
+      expect(admits(budget, { sent: budget.limit - 1, used: 0 })).toBe(true);
+      expect(admits(budget, { sent: budget.limit, used: 0 })).toBe(false);
+      expect(admits(budget, { sent: budget.limit, used: budget.limit })).toBe(false);
+    }
   });
 });

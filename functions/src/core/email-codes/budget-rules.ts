@@ -1,6 +1,7 @@
 import { HOUR, MINUTE } from "../../clock";
 import type { Caller } from "../model/caller";
 import type { BudgetScope, Tally } from "../model/sends";
+import { CODE_LIFETIME_MS, type Purpose } from "./rules";
 
 /**
  * The budgets a send counts against beyond its address's own limits (rules.ts), free of I/O: where
@@ -32,8 +33,20 @@ export const USED_ALLOWANCE_FACTOR = 9;
  * catch-all domain's owner) never takes the whole service's minute from everyone else.
  */
 export const TOTAL_SHARE = 0.5;
+/**
+ * A request for access puts a person in the reviewers' queue once its code is verified, and its
+ * code goes to any address (the owner of a catch-all domain reads every one). So requests have
+ * bounds of their own, per client and per network, that count every request whatever is used
+ * and that nothing earns back. They are counted over an hour and the life of a code: the people
+ * who join the queue in any one hour all had their codes asked for inside one such window, so no
+ * hour sees more of them than the bound.
+ */
+export const REQUEST_WINDOW_MS = HOUR + CODE_LIFETIME_MS;
+/** A network's (IPv4 /24, IPv6 /48) requests for access in that window: this many clients' worth. */
+export const REQUEST_NETWORK_CLIENTS = 3;
 
-export type BudgetRefusal = "email_code_client_budget" | "email_code_domain_budget" | "email_code_service_budget";
+export type BudgetRefusal =
+  "email_code_client_budget" | "email_code_request_budget" | "email_code_domain_budget" | "email_code_service_budget";
 
 export type { BudgetScope, Caller, Tally };
 
@@ -49,7 +62,8 @@ export interface SendBudget {
   total: number | null;
   /**
    * Whether a used code stops counting (and earns room): every budget of where a send came
-   * from or went; not the service's, which bounds the mail it sends whoever reads it.
+   * from or went; not the service's, which bounds the mail it sends whoever reads it, nor the
+   * bounds on requests for access, which bound the queue whoever reads the codes.
    */
   chargesUnusedOnly: boolean;
   refusal: BudgetRefusal;
@@ -67,9 +81,11 @@ const shareOf = (perMinute: number, share: number) => Math.max(1, Math.ceil(perM
 /**
  * Every budget one send counts against beyond the address's own limits, in the order they are
  * checked: the client, its network, the edge it came through, the recipient's domain, and the
- * service.
+ * service. A request for access counts against its client's and network's requests for access
+ * in place of the client's budget of codes to use: it has a bound of its own there, and an office
+ * that welcomed new people is not kept from signing in by their requests.
  */
-export function sendBudgets(origin: Caller, address: string, settings: BudgetSettings): SendBudget[] {
+export function sendBudgets(origin: Caller, address: string, settings: BudgetSettings, purpose: Purpose): SendBudget[] {
   const { perClientPerHour, perServicePerMinute, perDomainPerHour } = settings;
   const domain = address.slice(address.lastIndexOf("@") + 1);
   const ours = (
@@ -80,9 +96,18 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
     refusal: BudgetRefusal,
     total: number | null = null,
   ) => ({ scope, subject, windowMs, limit, total, chargesUnusedOnly: true, refusal }) satisfies SendBudget;
+  const every = (scope: BudgetScope, subject: string, windowMs: number, limit: number, refusal: BudgetRefusal) =>
+    ({ scope, subject, windowMs, limit, total: null, chargesUnusedOnly: false, refusal }) satisfies SendBudget;
   const share = shareOf(perServicePerMinute, TOTAL_SHARE);
-  const budgets: SendBudget[] = [
-    ours("client", origin.client, HOUR, perClientPerHour, "email_code_client_budget"),
+  const requests = REQUEST_NETWORK_CLIENTS * perClientPerHour;
+  const budgets: SendBudget[] =
+    purpose === "request-access"
+      ? [
+          every("requestClient", origin.client, REQUEST_WINDOW_MS, perClientPerHour, "email_code_request_budget"),
+          every("requestNetwork", origin.network, REQUEST_WINDOW_MS, requests, "email_code_request_budget"),
+        ]
+      : [ours("client", origin.client, HOUR, perClientPerHour, "email_code_client_budget")];
+  budgets.push(
     ours(
       "network",
       origin.network,
@@ -91,31 +116,23 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
       "email_code_client_budget",
       share,
     ),
-  ];
+  );
   if (origin.edge !== null)
     budgets.push(
       ours("edge", origin.edge, MINUTE, shareOf(perServicePerMinute, EDGE_SHARE), "email_code_client_budget", share),
     );
   if (!settings.domainBudgetExempt.includes(domain))
     budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "email_code_domain_budget"));
-  budgets.push({
-    scope: "service",
-    subject: "all",
-    windowMs: MINUTE,
-    limit: perServicePerMinute,
-    total: null,
-    chargesUnusedOnly: false,
-    refusal: "email_code_service_budget",
-  });
+  budgets.push(every("service", "all", MINUTE, perServicePerMinute, "email_code_service_budget"));
   return budgets;
 }
 
 /**
  * Whether a send is let through one budget, from the sends recorded before it in the budget's
- * window (`ahead`): of those still counted (all of them for the service; the unused ones for the
- * others) there must be fewer than the budget's limit, raised by one for each used code up to
- * USED_ALLOWANCE_FACTOR times the limit; and, for a network or an edge, fewer than TOTAL_SHARE of
- * the service's minute in all, used or not. Decided by the send's place in the order sends were
+ * window (`ahead`): of those still counted (all of them for the service and for requests for
+ * access; the unused ones for the others) there must be fewer than the budget's limit, raised by
+ * one for each used code up to USED_ALLOWANCE_FACTOR times the limit; and, for a network or an
+ * edge, fewer than TOTAL_SHARE of the service's minute in all, used or not. Decided by the send's place in the order sends were
  * recorded, so of any number racing for the last places exactly those places are taken.
  */
 export function admits(budget: SendBudget, ahead: Tally): boolean {

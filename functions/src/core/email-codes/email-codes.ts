@@ -64,7 +64,7 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const state = combine(await limits.findAll(deps.store, ids));
   const refusal = sendRefusal(state, now);
   if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
-  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, from);
+  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, purpose, from);
   try {
     await issue(deps, ring, address, purpose, code, sendId, mail);
   } catch (err) {
@@ -204,11 +204,14 @@ export async function checkCodeIn(
   const record = (): boolean => {
     let noticed = false;
     if (live !== null) {
-      // A used sign-in code stops counting against the budgets of where it was asked from and sent
-      // to. A request-access code counts whether used or not: it goes to any address, and a stream
-      // of them verified is a stream of people in the reviewers' queue (budget-rules.ts); an
-      // address code counts too, as it goes to an address on nobody.
-      if (decision.result === "valid" && purpose === "signin")
+      // Only a sign-in code consumed by its sign-in stops counting against the budgets of where it
+      // was asked from and sent to, and earns them room: it is consumed only for an approved
+      // person, or an address an invitation or a rule lets in (core/email-codes/code-sign-in).
+      // A right code that signs nobody in (a verify, a pending or rejected person) earns nothing:
+      // whoever reads their own mail could mint such codes for pending people of their own making.
+      // A request-access code never stops counting (budget-rules.ts); nor does an address code,
+      // as it goes to an address on nobody.
+      if (decision.code === "consume" && purpose === "signin")
         sends.markUsed(store, tx, live.sendId, new Date(now.getTime() + HOUR));
       if (decision.code === "attempt") codes.recordAttempt(store, tx, live.addressId, live.attempts + 1);
       if (decision.code === "expire" || decision.code === "exhaust")

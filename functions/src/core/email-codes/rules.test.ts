@@ -235,10 +235,12 @@ describe("send budgets", () => {
   };
   const origin = { client: "192.0.2.7", network: "192.0.2.0/24", edge: null };
   const budget = (scope: string) =>
-    sendBudgets(origin, "ada@corp.example", settings).find((b) => b.scope === scope) as SendBudget;
+    sendBudgets(origin, "ada@corp.example", settings, "signin").find((b) => b.scope === scope) as SendBudget;
 
   it("count a send against its client, its network, the recipient's domain and the service, in that order", () => {
-    expect(sendBudgets(origin, "ada@corp.example", settings).map((b) => [b.scope, b.windowMs, b.limit])).toEqual([
+    expect(
+      sendBudgets(origin, "ada@corp.example", settings, "signin").map((b) => [b.scope, b.windowMs, b.limit]),
+    ).toEqual([
       ["client", HOUR, 20],
       ["network", MINUTE, 30],
       ["domain", HOUR, 200],
@@ -246,7 +248,7 @@ describe("send budgets", () => {
     ]);
     // An edge of its own when the caller did not come through the CDN; no domain budget for an exempt provider.
     expect(
-      sendBudgets({ ...origin, edge: "198.51.100.0/24" }, "ada@mail.example", settings).map((b) => b.scope),
+      sendBudgets({ ...origin, edge: "198.51.100.0/24" }, "ada@mail.example", settings, "signin").map((b) => b.scope),
     ).toEqual(["client", "network", "edge", "service"]);
   });
 
@@ -276,6 +278,8 @@ describe("send budgets", () => {
   it("hold a network to 5% and an edge to 25% of the service's minute, at least one", () => {
     expect(budget("network").limit).toBe(30);
     const tiny = { ...settings, perServicePerMinute: 3 };
-    expect(sendBudgets({ ...origin, edge: "e" }, "a@b.example", tiny).map((b) => b.limit)).toEqual([20, 1, 1, 200, 3]);
+    expect(sendBudgets({ ...origin, edge: "e" }, "a@b.example", tiny, "signin").map((b) => b.limit)).toEqual([
+      20, 1, 1, 200, 3,
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import * as sends from "../../store/sends";
 import type { Tally } from "../model/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "../pepper";
-import { RESEND_INTERVAL_MS } from "./rules";
+import { RESEND_INTERVAL_MS, type Purpose } from "./rules";
 import { admits, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
 
 type BudgetDeps = Pick<Deps, "store" | "clock" | "random" | "config">;
@@ -42,11 +42,12 @@ export async function admitSend(
   key: PepperKey,
   addressId: string,
   address: string,
+  purpose: Purpose,
   from: Caller,
 ): Promise<string> {
   const { store } = deps;
   const now = deps.clock.now();
-  const budgets = sendBudgets(from, address, deps.config.sendBudgets);
+  const budgets = sendBudgets(from, address, deps.config.sendBudgets, purpose);
   // Keyed: the ledger holds no client address, network or domain in the clear.
   const keys = Object.fromEntries(budgets.map((b) => [b.scope, budgetId(key, b.scope, b.subject)]));
   const id = deps.random.id();

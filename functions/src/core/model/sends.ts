@@ -3,8 +3,12 @@
  * (store/sends) keeps it; no I/O here.
  */
 
-/** What a send is counted by: where it came from, where it went, and the service as a whole. */
-export type BudgetScope = "client" | "network" | "edge" | "domain" | "service";
+/**
+ * What a send is counted by: where it came from, where it went, and the service as a whole; a
+ * request-access send by its client's and network's requests for access (`requestClient`,
+ * `requestNetwork`) in place of the client's codes to use.
+ */
+export type BudgetScope = "client" | "requestClient" | "requestNetwork" | "network" | "edge" | "domain" | "service";
 
 /** Sends of one budget's window that came before a given one: how many, and how many of them were used. */
 export interface Tally {
