@@ -188,10 +188,14 @@ describe("npm run admin", () => {
       expect(again.counts).toEqual({ invited: 0, "already-invited": 2, held: 0 });
 
       const bad = join(dir, "bad.csv");
-      writeFileSync(bad, `address\n${unique("ok")}@example.test\nnope\n`);
+      writeFileSync(
+        bad,
+        `address,projects\n${unique("ok")}@example.test,startpage\nnope,startpage\n${unique("cut")}@example.test\n`,
+      );
       const refused = await admin(["people", "invite", "--file", bad]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`${bad}:3: the address is not an email address`);
+      expect(refused.stderr).toContain(`${bad}:4: it has 1 field; the header names 2`);
 
       const listed = await json<Array<{ address: string }>>(["people", "invitations", "--limit", "200"]);
       expect(listed.map((i) => i.address)).toEqual(expect.arrayContaining([email, ...rows]));
