@@ -204,6 +204,20 @@ describe("npm run admin", () => {
     });
   });
 
+  describe("a long answer", () => {
+    it("reaches a pipe whole: a dry run of a thousand rows as JSON", async () => {
+      const file = join(mkdtempSync(join(tmpdir(), "invite-")), "people.csv");
+      const rows = Array.from({ length: 1000 }, (_, i) => `${unique("long")}-${i}@example.test`);
+      writeFileSync(file, ["address,projects", ...rows.map((r) => `${r},startpage`)].join("\n"));
+      // execFile reads stdout through a pipe, as `| jq` does: an exit before it is written cuts it.
+      const run = await admin(["people", "invite", "--file", file, "--dry-run", "--json"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout.length).toBeGreaterThan(128 * 1024);
+      const dry = JSON.parse(run.stdout) as { rows: unknown[]; counts: { invited: number } };
+      expect([dry.rows.length, dry.counts.invited]).toEqual([1000, 1000]);
+    });
+  });
+
   describe("people remove-passkeys", () => {
     it("removes every passkey of a person named by address, after which none signs in", async () => {
       const w = passkeyWorld();
