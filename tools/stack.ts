@@ -59,6 +59,7 @@ async function ensureFree(p: Profile, firestore: FirestoreChoice): Promise<void>
     p.firestore,
     p.hub,
     p.logging,
+    p.tasks,
     p.smtp,
     p.mailWeb,
     p.gaming,

@@ -13,10 +13,13 @@ import { join } from "node:path";
 import { parseKeyRing } from "../src/core/sessions/session-token";
 import { parsePepper } from "../src/core/pepper";
 import { sha256 } from "../src/core/secrets";
+import { invitationId } from "../src/store/invitations";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
 import { admin, adminJson as json, freshProject } from "./support/operator-cli";
 import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
+import { allMail } from "./support/inbox";
+import { freePort } from "./support/own-firestore";
 
 const base = process.env.STACK_BASE_URL as string;
 
@@ -28,6 +31,18 @@ const basic = (id: string, secret: string) =>
 
 // Every step starts a process (Node and firebase-admin loading): slower than a request.
 jest.setTimeout(120_000);
+
+/** Which of `addresses` the dev inbox has mail for, once all have it or `withinMs` has passed. */
+async function arrivals(addresses: string[], withinMs: number): Promise<Set<string>> {
+  const wanted = new Set(addresses);
+  const found = new Set<string>();
+  for (let waited = 0; ; waited += 500) {
+    for (const mail of await allMail())
+      for (const to of mail.envelope?.to ?? []) if (wanted.has(to.address)) found.add(to.address);
+    if (found.size === wanted.size || waited >= withinMs) return found;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
 
 describe("npm run admin", () => {
   describe("help and bad arguments", () => {
@@ -188,15 +203,53 @@ describe("npm run admin", () => {
       expect(again.counts).toEqual({ invited: 0, "already-invited": 2, held: 0 });
 
       const bad = join(dir, "bad.csv");
-      writeFileSync(bad, `address\n${unique("ok")}@example.test\nnope\n`);
+      writeFileSync(
+        bad,
+        `address,projects\n${unique("ok")}@example.test,startpage\nnope,startpage\n${unique("cut")}@example.test\n`,
+      );
       const refused = await admin(["people", "invite", "--file", bad]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`${bad}:3: the address is not an email address`);
+      expect(refused.stderr).toContain(`${bad}:4: it has 1 field; the header names 2`);
 
       const listed = await json<Array<{ address: string }>>(["people", "invitations", "--limit", "200"]);
       expect(listed.map((i) => i.address)).toEqual(expect.arrayContaining([email, ...rows]));
       await json(["people", "revoke-invitation", email, "--yes"]);
       expect((await firestore().collection("invitations").where("address", "==", email).get()).size).toBe(0);
+    });
+  });
+
+  describe("a long answer", () => {
+    it("reaches a pipe whole: a dry run of a thousand rows as JSON", async () => {
+      const file = join(mkdtempSync(join(tmpdir(), "invite-")), "people.csv");
+      const rows = Array.from({ length: 1000 }, (_, i) => `${unique("long")}-${i}@example.test`);
+      writeFileSync(file, ["address,projects", ...rows.map((r) => `${r},startpage`)].join("\n"));
+      // execFile reads stdout through a pipe, as `| jq` does: an exit before it is written cuts it.
+      const run = await admin(["people", "invite", "--file", file, "--dry-run", "--json"]);
+      expect(run.code).toBe(0);
+      expect(run.stdout.length).toBeGreaterThan(128 * 1024);
+      const dry = JSON.parse(run.stdout) as { rows: unknown[]; counts: { invited: number } };
+      expect([dry.rows.length, dry.counts.invited]).toEqual([1000, 1000]);
+    });
+  });
+
+  describe("people invite --file, on the local stack", () => {
+    it("exits once the file is queued, and the stack's `mail` function sends every invitation with no other request", async () => {
+      const rows = Array.from({ length: 30 }, () => `${unique("woken")}@example.test`);
+      const file = join(mkdtempSync(join(tmpdir(), "invite-")), "people.csv");
+      writeFileSync(file, ["address,projects", ...rows.map((r) => `${r},startpage`)].join("\n"));
+      // The command is given a mail server where nothing listens: whatever arrives was sent by the
+      // stack's own `mail` function, woken by the task the command left in its Cloud Tasks emulator.
+      const nowhere = { SMTP_HOST: "127.0.0.1", SMTP_PORT: String(await freePort()) };
+      const run = await json<{ counts: Record<string, number> }>(["people", "invite", "--file", file], nowhere);
+      expect(run.counts.invited).toBe(30);
+      // From here on, nothing but reading the inbox: no request that could wake the stack's mail.
+      const arrived = await arrivals(rows, 90_000);
+      expect(rows.filter((r) => !arrived.has(r))).toEqual([]);
+      // Mailed: they go, so the stack's /invite page (pages-invitations) lists no more than it did.
+      const batch = firestore().batch();
+      for (const r of rows) batch.delete(firestore().collection("invitations").doc(invitationId(r)));
+      await batch.commit();
     });
   });
 

@@ -278,7 +278,7 @@ describe("an erasure the identity provider fails part-way", () => {
     expect((await auth.getUsers([{ uid: account.uid }])).users).toHaveLength(1);
     const listed = await admin(["people", "erasures", "--json"], env);
     expect(JSON.parse(listed.stdout).unfinished).toEqual([
-      { personId: una.id, uids: [account.uid], startedAt: expect.any(String) },
+      { personId: una.id, uids: [account.uid], startedAt: expect.any(String), lastTriedAt: expect.any(String) },
     ]);
 
     // The provider answers again; the job, due a minute after the erasure, finishes it.

@@ -287,7 +287,7 @@ describe("events for the apps", () => {
     deps.clock.advance(30 * MINUTE);
     const { checks } = await checkHealth(deps);
     expect(checks.outbox).toEqual({ ok: true, pending: 0, oldestSeconds: null });
-    const waiting = await outbox.backlog(deps.store, "none");
+    const waiting = await outbox.backlog(deps.store, ["none"]);
     expect(waiting.pending).toBe(1);
   });
 

@@ -347,18 +347,29 @@ describe("POST /auth/invitations/file", () => {
   it("invites nobody from a file with a bad row, and names each bad row by its line", async () => {
     const { cookie } = await adminSession();
     const good = address("good");
-    const text = ["address,projects,role", `${good},calendar,`, "nobody,calendar,", `${address()},calendar,owner`].join(
-      "\n",
-    );
+    // Line 5 is cut short: its role (and, were it shorter, its projects) would be read as empty.
+    const short = address("short");
+    const text = [
+      "address,projects,role",
+      `${good},calendar,`,
+      "nobody,calendar,",
+      `${address()},calendar,owner`,
+      `${short},calendar`,
+    ].join("\n");
     const res = await upload(cookie, text);
     expect(res.status).toBe(400);
     expect(res.body.reason).toBe("bad_rows");
     expect(res.body.error).toContain("line 3: the address is not an email address");
     expect(res.body.error).toContain('line 4: the role is "user" or "admin"');
+    expect(res.body.error).toContain("line 5: it has 2 fields; the header names 3");
     expect(await invitations.findByAddress(db, good)).toBeNull();
     const dry = await upload(cookie, text, "?dryRun=true");
-    expect(dry.body.problems).toHaveLength(2);
+    expect(dry.body.problems).toHaveLength(3);
     expect(dry.body.rows).toHaveLength(1);
+    // Alone, the short row is still refused, and invites nobody.
+    const alone = await upload(cookie, ["address,projects,role", `${short},calendar`].join("\n"));
+    expect(alone.status).toBe(400);
+    expect(await invitations.findByAddress(db, short)).toBeNull();
   });
 
   it("reports a row whose address a person holds, and invites the rest", async () => {

@@ -21,6 +21,7 @@ const PORTS = Object.fromEntries(
     FIRESTORE_PORT: 8080,
     HUB_PORT: 4400,
     LOGGING_PORT: 4500,
+    TASKS_PORT: 9499,
     MAIL_SMTP_PORT: 1025,
     MAIL_WEB_PORT: 1080,
     GAMING_PROVIDER_PORT: 5010,
@@ -137,6 +138,7 @@ describe("npm start, and the operator CLI beside it", () => {
       projectId: string;
       emulators: boolean;
       firestore: string;
+      tasks: string;
       chosenBy: string;
       stack: { urls: Record<string, string> };
     }>(["status"]);
@@ -144,6 +146,8 @@ describe("npm start, and the operator CLI beside it", () => {
       projectId: "demo-identity",
       emulators: true,
       firestore: `127.0.0.1:${PORTS.FIRESTORE_PORT}`,
+      // Where a command wakes the stack's `mail` function for the mail it queues.
+      tasks: `127.0.0.1:${PORTS.TASKS_PORT}`,
       chosenBy: expect.stringMatching(/the running local stack/),
     });
     expect(status.stack.urls).toMatchObject({ service, hub: `http://127.0.0.1:${PORTS.HUB_PORT}` });

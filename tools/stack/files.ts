@@ -161,6 +161,7 @@ export function firebaseConfigFor(root: string, p: Profile): string {
   e.firestore.websocketPort = besideApi(p.firestore).websocket;
   e.hub.port = p.hub;
   e.logging.port = p.logging;
+  e.tasks.port = p.tasks;
   const name = `.stack-firebase.${p.name}.json`;
   writeFileSync(join(root, name), JSON.stringify(base, null, 2));
   return name;
@@ -174,6 +175,9 @@ export function stackEnv(p: Profile): Record<string, string> {
     STACK_BASE_URL: `http://127.0.0.1:${p.hosting}`,
     STACK_ID_URL: `http://127.0.0.1:${idSitePort(p)}`,
     STACK_FUNCTIONS_URL: `http://127.0.0.1:${p.functions}/${p.projectId}/us-central1`,
+    // Where a process outside the emulators (the operator CLI, a test) enqueues a task for the
+    // stack's `mail` function, as the admin SDK does in production (the functions get it anyway).
+    CLOUD_TASKS_EMULATOR_HOST: `127.0.0.1:${p.tasks}`,
     STACK_MAIL_URL: `http://127.0.0.1:${p.mailWeb}`,
     STACK_HOOK_INBOX_URL: `http://127.0.0.1:${p.hookInbox}`,
     STACK_HTTPS_PORT: String(p.https),

@@ -36,6 +36,7 @@ export function stackUrls(p: Profile, parentDomain: string): Record<string, stri
     federated: at(p.federated),
     hooks: `${at(p.hookInbox)}/`,
     hub: at(p.hub),
+    tasks: `127.0.0.1:${p.tasks}`,
   };
 }
 
@@ -60,6 +61,7 @@ export function writeLocation(
       firestore: p.firestore,
       hub: p.hub,
       logging: p.logging,
+      tasks: p.tasks,
       smtp: p.smtp,
       mailWeb: p.mailWeb,
       gaming: p.gaming,

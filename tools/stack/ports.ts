@@ -8,6 +8,11 @@ export interface Profile {
   firestore: number;
   hub: number;
   logging: number;
+  /**
+   * The Cloud Tasks emulator the Functions emulator starts for the `mail` task queue: on a port of
+   * the profile's own, so that the operator CLI can wake the stack's `mail` function through it.
+   */
+  tasks: number;
   smtp: number;
   mailWeb: number;
   /** The local OpenID 2.0 provider of the `gaming` bridge. */
@@ -36,6 +41,7 @@ export function profile(name: "dev" | "test"): Profile {
       firestore: envPort("FIRESTORE_PORT", 8080),
       hub: envPort("HUB_PORT", 4400),
       logging: envPort("LOGGING_PORT", 4500),
+      tasks: envPort("TASKS_PORT", 9499),
       smtp: envPort("MAIL_SMTP_PORT", 1025),
       mailWeb: envPort("MAIL_WEB_PORT", 1080),
       gaming: envPort("GAMING_PROVIDER_PORT", 5010),
@@ -55,6 +61,7 @@ export function profile(name: "dev" | "test"): Profile {
     firestore: 8180 + off,
     hub: 4410 + off,
     logging: 4510 + off,
+    tasks: 9599 + off,
     smtp: 1125 + off,
     mailWeb: 1180 + off,
     gaming: 5110 + off,

@@ -4,6 +4,11 @@ import type { MailQueue, QueueSettings, TaskEnqueuer } from "../core/ports";
 
 /** The task function that drains the outbox (index.ts). */
 export const MAIL_FUNCTION = "mail";
+/**
+ * Where it runs, and its queue with it: the region of every function (runtime/function.ts,
+ * test/manifest.test.ts holds them together), which the admin SDK takes for a queue named alone.
+ */
+export const MAIL_LOCATION = "us-central1";
 
 /**
  * The `mail` function's queue: up to five drains at once, each sending its batch one mail at a

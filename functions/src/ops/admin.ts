@@ -124,11 +124,25 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Exits once stdout and stderr have taken everything written to them: into a pipe (`| jq`, a
+ * script reading `--json`) they are written later, and an exit at once would cut a long answer
+ * (a file of a thousand invitations) off at the pipe's first 64 KiB or so.
+ */
+function exitWhenWritten(code: number): void {
+  let open = 2;
+  const written = () => {
+    if (--open === 0) process.exit(code);
+  };
+  process.stdout.write("", written);
+  process.stderr.write("", written);
+}
+
 /** The last resort: a failure outside any command's reach is still one line, and exit 1. */
 function lastResort(json: boolean) {
   return (err: unknown) => {
     console.error(errorReport(json, { kind: "refused", message: refusal(err) }));
-    process.exit(1);
+    exitWhenWritten(1);
   };
 }
 
@@ -136,7 +150,7 @@ export function run(argv: string[]): void {
   const last = lastResort(wantsJson(argv));
   process.on("unhandledRejection", last);
   process.on("uncaughtException", last);
-  main(argv).then((code) => process.exit(code), last);
+  main(argv).then(exitWhenWritten, last);
 }
 
 if (require.main === module) run(process.argv.slice(2));

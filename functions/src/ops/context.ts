@@ -4,9 +4,9 @@ import { createInterface } from "node:readline/promises";
 import { systemClock } from "../clock";
 import type { Config } from "../config/config";
 import type { Deps } from "../deps";
-import type { MailQueue } from "../core/ports";
 import type { Operator } from "../core/model/history";
 import { errorText, type Logger } from "../logger";
+import { localWakes, projectWakes, within, type Wakes } from "./mail-wakes";
 import { Refusal, UsageError } from "./refusals";
 import { loadSettings } from "./settings";
 import type { Target } from "./target";
@@ -48,36 +48,10 @@ async function ask(question: string): Promise<boolean> {
   }
 }
 
-/**
- * On the local stack, mail a command queues (an approval's notice) is sent by this process before
- * it exits: each wake for now runs one mail round here, after the one before. A wake for later (a
- * retry) is left: the stack's own `mail` function sends what is due at its next wake.
- */
-function roundsHere(round: () => Promise<unknown>, log: Logger): MailQueue & { settled: Promise<unknown> } {
-  const here = {
-    settled: Promise.resolve() as Promise<unknown>,
-    async wake(at?: Date) {
-      if (at !== undefined && at.getTime() > systemClock.now().getTime()) return;
-      here.settled = here.settled
-        .then(round)
-        .catch((err: unknown) => log.error("mail round failed", { error: errorText(err) }));
-    },
-  };
-  return here;
-}
-
-/** Waits for `work`, or `ms` at most. */
-async function within(ms: number, work: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([work, bound]);
-  clearTimeout(timer);
-}
-
 export function context(target: Target, options: { json: boolean; yes: boolean }): Context {
   const { json } = options;
   let config: Config | undefined;
-  let here: ReturnType<typeof roundsHere> | undefined;
+  let wakes: Wakes | undefined;
   let deps: Deps | undefined;
   const ctx: Context = {
     json,
@@ -107,7 +81,6 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
         const { getAuth } = require("firebase-admin/auth") as typeof import("firebase-admin/auth");
         const { firebaseIdentity } = require("../adapters/identity") as typeof import("../adapters/identity");
         const { smtpMailer } = require("../adapters/mailer") as typeof import("../adapters/mailer");
-        const { cloudTasksQueue } = require("../adapters/mail-queue") as typeof import("../adapters/mail-queue");
         const { run: mailRound } = require("../tasks/mail") as typeof import("../tasks/mail");
         const { buildDeps } = require("../deps") as typeof import("../deps");
         /* eslint-enable @typescript-eslint/no-require-imports */
@@ -119,11 +92,12 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
           mailer: settings.smtp === null ? null : smtpMailer(settings.smtp),
           clock: systemClock,
           log: stderrLog,
-          // Mail a command queues (an approval's notice) is sent by the deployment's `mail`
-          // function; on the local stack by this process, before it exits (close()).
+          // Mail a command queues (an approval's notice, a file's invitations) is sent by the
+          // `mail` function, woken through Cloud Tasks (ops/mail-wakes): the project's, or the
+          // local stack's emulator; by this process only for a project no `mail` function serves.
           mailQueue: target.emulators
-            ? (built) => (here = roundsHere(() => mailRound(built), stderrLog))
-            : cloudTasksQueue(),
+            ? (built) => (wakes = localWakes(target, () => mailRound(built), stderrLog))
+            : (wakes = projectWakes(target.projectId)),
         });
       }
       return deps;
@@ -146,13 +120,8 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     async close() {
       if (!deps) return;
       const store = deps.store;
-      // A round may ask for the next (an event fanned out into its deliveries): each is awaited,
-      // within 15 s in all.
-      const until = systemClock.now().getTime() + 15_000;
-      for (let last: unknown = null; here && last !== here.settled && systemClock.now().getTime() < until;) {
-        last = here.settled;
-        await within(until - systemClock.now().getTime(), here.settled);
-      }
+      // Mail this process sends itself (a project no `mail` function serves): within 15 s in all.
+      await wakes?.settle(15_000);
       await within(
         3_000,
         store.terminate().catch(() => undefined),

@@ -11,7 +11,12 @@ import { Refusal, UsageError } from "./refusals";
 import { ROOT, shown, STACK_FILE, type LocalStack, type StackFinding } from "./local-stack";
 
 /** npm start's project and ports (docs/local-stack.md), when no running stack says otherwise. */
-export const DEV_STACK = { projectId: "demo-identity", firestore: "127.0.0.1:8080", auth: "127.0.0.1:9099" };
+export const DEV_STACK = {
+  projectId: "demo-identity",
+  firestore: "127.0.0.1:8080",
+  auth: "127.0.0.1:9099",
+  tasks: "127.0.0.1:9499",
+};
 /** Where `use <project>` keeps the default target of this checkout. */
 export const SAVED_TARGET = join(ROOT, ".admin.json");
 
@@ -21,6 +26,12 @@ export interface Target {
   emulators: boolean;
   firestore: string | null;
   auth: string | null;
+  /**
+   * The Cloud Tasks emulator of the local stack, through which a command wakes the stack's `mail`
+   * function for the mail it queued; null for a real project (its own Cloud Tasks), or where the
+   * environment names emulators but none for tasks.
+   */
+  tasks: string | null;
   /** Which setting chose this target, in words. */
   chosenBy: string;
   stack: LocalStack | null;
@@ -64,6 +75,7 @@ function production(inputs: TargetInputs, projectId: string, chosenBy: string): 
     emulators: false,
     firestore: null,
     auth: null,
+    tasks: null,
     chosenBy,
     stack: null,
     considered: considered(inputs),
@@ -84,6 +96,9 @@ function local(inputs: TargetInputs, chosenBy: string, project?: string): Target
     emulators: true,
     firestore: (fromEnv ? env.FIRESTORE_EMULATOR_HOST : undefined) ?? at(running?.ports.firestore, DEV_STACK.firestore),
     auth: (fromEnv ? env.FIREBASE_AUTH_EMULATOR_HOST : undefined) ?? at(running?.ports.auth, DEV_STACK.auth),
+    // Emulators named by the environment name their Cloud Tasks emulator there too (as the test
+    // suite and `firebase emulators:exec` do), or have none.
+    tasks: fromEnv ? env.CLOUD_TASKS_EMULATOR_HOST || null : at(running?.ports.tasks, DEV_STACK.tasks),
     chosenBy: why,
     stack: running,
     considered: considered(inputs),
@@ -132,12 +147,17 @@ export function applyTarget(target: Target): void {
     env.FIRESTORE_EMULATOR_HOST = target.firestore ?? DEV_STACK.firestore;
     env.FIREBASE_AUTH_EMULATOR_HOST = target.auth ?? DEV_STACK.auth;
     env.GCLOUD_PROJECT = target.projectId;
+    // The admin SDK's task queues go to the stack's Cloud Tasks emulator (adapters/mail-queue).
+    if (target.tasks === null) delete env.CLOUD_TASKS_EMULATOR_HOST;
+    else env.CLOUD_TASKS_EMULATOR_HOST = target.tasks;
     // Nothing local runs on Google Cloud: no probe of a metadata server (and no warning about it).
     env.METADATA_SERVER_DETECTION ??= "none";
     return;
   }
   delete env.FIRESTORE_EMULATOR_HOST;
   delete env.FIREBASE_AUTH_EMULATOR_HOST;
+  // A real project's wakes go to its own Cloud Tasks, never to an emulator a shell names.
+  delete env.CLOUD_TASKS_EMULATOR_HOST;
   // On Google Cloud the BIOS says so; elsewhere nothing is probed over the network.
   env.METADATA_SERVER_DETECTION ??= "bios-only";
   // A person's credentials bill the Auth API to a quota project: the one worked on.

@@ -44,8 +44,9 @@ export const COLLECTIONS = {
   sessions: "expiresAt",
   passkeys: null,
   passkeyChallenges: "expiresAt",
-  // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
-  erasures: "forgetAfter",
+  // An erasure begun and not finished (store/personal-data): the provider accounts still to delete,
+  // kept until it is done, however long that takes.
+  erasures: null,
   // When a person last reached a project: forgotten a year after the last time (core/sessions).
   projectAccess: "forgetAfter",
   // The security notices a person was sent in the last hour (core/people/security-mail).

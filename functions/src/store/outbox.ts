@@ -96,7 +96,13 @@ export interface OutboxEntry {
   sentAt: Date | null;
   /** The kind of the last failure only (`timeout`, `refused`, `rejected`...), never a server's text. */
   lastError: string | null;
-  forgetAfter: Date;
+  /**
+   * Tried until it is done, past `deliverBy` and any number of attempts (an erasure's finishing
+   * job): never given up. Such an entry is deleted by whoever finishes its work.
+   */
+  retryUntilDone?: boolean;
+  /** When TTL deletes it; null for an entry retried until done, which no TTL may take while it waits. */
+  forgetAfter: Date | null;
 }
 
 function ref(db: Firestore, id: string) {
@@ -125,7 +131,8 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     createdAt: toDate(d.createdAt),
     sentAt: optionalDate(d.sentAt),
     lastError: optionalString(d.lastError),
-    forgetAfter: toDate(d.forgetAfter),
+    retryUntilDone: d.retryUntilDone === true,
+    forgetAfter: optionalDate(d.forgetAfter),
   };
 }
 
@@ -248,18 +255,22 @@ export async function ofKindAbout(db: Firestore, kind: string, about: string, li
 }
 
 /**
- * How much is waiting, and since when: for GET /status. Entries of kind `except` (the apps'
- * deliveries, whose own endpoints may be down for a while) are left out: the oldest is looked for
- * among the 100 oldest pending entries.
+ * How much is waiting, and since when: for GET /status. Entries of the kinds `except` (the apps'
+ * deliveries, whose own endpoints may be down for a while; an erasure's job, which waits hours
+ * between tries while the identity provider refuses) are left out: the oldest is looked for among
+ * the 100 oldest pending entries.
  */
-export async function backlog(db: Firestore, except: string): Promise<{ pending: number; oldest: Date | null }> {
+export async function backlog(
+  db: Firestore,
+  except: readonly string[],
+): Promise<{ pending: number; oldest: Date | null }> {
   const pending = db.collection(OUTBOX).where("state", "==", "pending");
   const [count, left, oldest] = await Promise.all([
     pending.count().get(),
-    pending.where("kind", "==", except).count().get(),
+    pending.where("kind", "in", except).count().get(),
     pending.orderBy("createdAt").limit(100).get(),
   ]);
-  const first = oldest.docs.find((d) => d.get("kind") !== except);
+  const first = oldest.docs.find((d) => !except.includes(d.get("kind") as string));
   return { pending: count.data().count - left.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
 }
 

@@ -1,7 +1,7 @@
 import type { CollectionReference, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { isDocumentId, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { EventType } from "../core/model/event";
 
 /**
@@ -29,8 +29,9 @@ const NOTICE_WINDOWS: Collection = "noticeWindows";
 const INVITATIONS: Collection = "invitations";
 /**
  * `erasures/{personId}`: an erasure begun and not yet finished, with the accounts at the identity
- * provider still to delete (the person's document, which named them, is gone). Deleted once the
- * erasure is done; a TTL field (`forgetAfter`) bounds how long a stuck one keeps the accounts' ids.
+ * provider still to delete (the person's document, which named them, is gone), when it began and
+ * when it was last tried. Deleted once the erasure is done, and never before: no TTL, since an
+ * erasure forgotten unfinished would leave the accounts at the provider with nothing to find them.
  */
 const ERASURES: Collection = "erasures";
 /**
@@ -147,29 +148,49 @@ export async function sweepPerson(db: Firestore, personId: string): Promise<numb
 }
 
 /** Begins an erasure, in `tx`: the accounts still to delete at the identity provider. */
-export function beginErasure(
-  db: Firestore,
-  tx: Transaction,
-  personId: string,
-  uids: string[],
-  at: Date,
-  forgetAfter: Date,
-): void {
-  tx.set(db.collection(ERASURES).doc(personId), { uids, startedAt: at, forgetAfter });
+export function beginErasure(db: Firestore, tx: Transaction, personId: string, uids: string[], at: Date): void {
+  tx.set(db.collection(ERASURES).doc(personId), { uids, startedAt: at, lastTriedAt: null });
   tx.delete(db.collection(READS).doc(personId));
   tx.delete(db.collection(NOTICE_WINDOWS).doc(personId));
 }
 
-/** Every erasure begun and not finished, oldest first: for the operator (`people erasures`). */
-export async function unfinishedErasures(
-  db: Firestore,
-): Promise<Array<{ personId: string; uids: string[]; startedAt: Date }>> {
+/**
+ * Notes an attempt that left accounts at the provider (when, for the operator), and takes away the
+ * `forgetAfter` of an erasure begun while erasures still expired, so that a TTL policy left on the
+ * collection never deletes it either.
+ */
+export async function erasureTried(db: Firestore, personId: string, at: Date): Promise<void> {
+  try {
+    await db.collection(ERASURES).doc(personId).update({ lastTriedAt: at, forgetAfter: FieldValue.delete() });
+  } catch (err) {
+    // NOT_FOUND: finished meanwhile by another attempt.
+    if ((err as { code?: unknown }).code !== 5) throw err;
+  }
+}
+
+export interface UnfinishedErasure {
+  personId: string;
+  uids: string[];
+  startedAt: Date;
+  /** The last attempt that left accounts at the provider; null before the first. */
+  lastTriedAt: Date | null;
+}
+
+/** Every erasure begun and not finished, oldest first: for the operator (`people erasures`, `doctor`). */
+export async function unfinishedErasures(db: Firestore): Promise<UnfinishedErasure[]> {
   const snap = await db.collection(ERASURES).orderBy("startedAt").limit(1000).get();
   return snap.docs.map((d) => ({
     personId: d.id,
     uids: stringList(d.get("uids")),
     startedAt: toDate(d.get("startedAt")),
+    lastTriedAt: optionalDate(d.get("lastTriedAt")),
   }));
+}
+
+/** Whether a finishing job of the person's erasure waits in the outbox to be run (or runs now). */
+export async function erasureJobWaiting(db: Firestore, personId: string, tx: Transaction): Promise<boolean> {
+  const jobs = await tx.get(db.collection(OUTBOX).where("about", "==", personId));
+  return jobs.docs.some((d) => d.get("kind") === ERASURE_JOB && d.get("state") === "pending");
 }
 
 /** An erasure begun and not finished: the accounts still to delete; null when there is none. */

@@ -73,7 +73,7 @@ export function fileSection(me: Person, invited: () => Promise<void>): HTMLEleme
       h(
         "p",
         { class: "hint", id: "invite-file-hint" },
-        "The first line names the columns: address, then any of name, projects, groups, role (member or admin: “user” or “admin”) and note. Separate projects and groups with semicolons.",
+        "The first line names the columns: address, then any of name, projects, groups, role (member or admin: “user” or “admin”) and note. Every row has a field for each column, empty or not. Separate projects and groups with semicolons.",
       ),
       input,
     ),

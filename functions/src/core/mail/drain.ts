@@ -219,7 +219,7 @@ async function claim(
   now: Date,
 ): Promise<{ entry: outbox.OutboxEntry; claimId: string; version: outbox.Read["version"] } | null> {
   if (entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
-  if (now.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS) {
+  if (outOfChances(entry, now)) {
     const failed = { state: "failed" as const, claim: null, lastError: entry.lastError ?? "expired" };
     if ((await outbox.updateAt(deps.store, entry.id, version, failed)) !== null)
       deps.log.error(`${what(entry)} given up`, { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts });
@@ -234,6 +234,16 @@ async function claim(
     nextAttemptAt: new Date(now.getTime() + LEASE_MS),
   });
   return claimed === null ? null : { entry: { ...entry, attempts }, claimId, version: claimed };
+}
+
+/**
+ * Out of time or tries: given up. Not an entry retried until done (an erasure's finishing job),
+ * whose work must not be left half done for any number of failures: it is tried with the backoff,
+ * at least every four hours, for as long as it takes.
+ */
+function outOfChances(entry: outbox.OutboxEntry, at: Date): boolean {
+  if (entry.retryUntilDone === true) return false;
+  return at.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS;
 }
 
 /**
@@ -353,9 +363,9 @@ async function settle(
   kind: string,
   permanent: boolean,
 ): Promise<Outcome> {
-  const lifetime = entry.deliverBy.getTime() - entry.createdAt.getTime();
+  const lifetime = entry.retryUntilDone === true ? Infinity : entry.deliverBy.getTime() - entry.createdAt.getTime();
   const retryAt = new Date(deps.clock.now().getTime() + retryDelay(entry.attempts, deps.random, lifetime));
-  const giveUp = permanent || entry.attempts >= MAX_ATTEMPTS || retryAt.getTime() >= entry.deliverBy.getTime();
+  const giveUp = permanent || outOfChances(entry, retryAt);
   const recorded = await whileClaimed(
     deps,
     entry.id,

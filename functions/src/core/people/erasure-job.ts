@@ -3,8 +3,9 @@
  * transaction, which also queues this job in the outbox; what is left (their accounts at the
  * identity provider, the records that name them) is done by the request that erased them and,
  * should that fail part-way, by the job: the `mail` task's drain runs it as it sends mail, and
- * retries it with the outbox's backoff (15 s, 45 s, 2¼ min, … for a day). Until it is done the
- * erasure is listed (`erasures/{personId}`, `people erasures`).
+ * retries it with the outbox's backoff (15 s, 45 s, 2¼ min, … then every 4 hours) until it is
+ * done, however long that takes. Until it is done the erasure is listed (`erasures/{personId}`,
+ * `people erasures`, and `doctor`, which fails once one is older than a day).
  */
 import { DAY, MINUTE } from "../../clock";
 import { errorText } from "../../logger";
@@ -17,17 +18,34 @@ import type { Renderer } from "../mail/drain";
 import { noticeEntry } from "../mail/outbox";
 import { revokeInvitationsOf } from "./invitations";
 
-type FinishDeps = Pick<Deps, "store" | "identity" | "log">;
+type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;
 
-/** How long an erasure that could not finish keeps the ids of the provider accounts it has still to delete. */
-const ERASURE_KEPT_MS = 30 * DAY;
-/** The finishing job waits this long for the request's own attempt, then tries, and retries for a day. */
+/** The finishing job waits this long for the request's own attempt, then tries, and retries until done. */
 const JOB_AFTER_MS = MINUTE;
 
 /**
+ * The finishing job's outbox entry, due `JOB_AFTER_MS` from now. Retried until done: no number of
+ * failures gives it up, and no TTL takes it while it waits (the erasure's end deletes it).
+ */
+function erasureJob(deps: Pick<Deps, "clock" | "random">, personId: string): outbox.OutboxEntry {
+  const now = deps.clock.now();
+  return {
+    ...noticeEntry(deps, {
+      kind: personal.ERASURE_JOB,
+      about: personId,
+      // Past this the job is late, never given up: doctor fails on an erasure older than a day.
+      deliverBy: new Date(now.getTime() + DAY),
+      notBefore: new Date(now.getTime() + JOB_AFTER_MS),
+    }),
+    retryUntilDone: true,
+    forgetAfter: null,
+  };
+}
+
+/**
  * Begins, in the transaction that deletes the person's document, what is left of their erasure:
- * `uids`, their accounts at the identity provider, noted to delete, and this job queued in the
- * outbox to sweep the records that name them.
+ * `uids`, their accounts at the identity provider, noted to delete until it is done, and this job
+ * queued in the outbox to sweep the records that name them.
  */
 export function beginErasure(
   deps: Pick<Deps, "store" | "clock" | "random">,
@@ -35,18 +53,21 @@ export function beginErasure(
   personId: string,
   uids: string[],
 ): void {
-  const now = deps.clock.now();
-  personal.beginErasure(deps.store, tx, personId, uids, now, new Date(now.getTime() + ERASURE_KEPT_MS));
-  outbox.add(
-    deps.store,
-    tx,
-    noticeEntry(deps, {
-      kind: personal.ERASURE_JOB,
-      about: personId,
-      deliverBy: new Date(now.getTime() + DAY),
-      notBefore: new Date(now.getTime() + JOB_AFTER_MS),
-    }),
-  );
+  personal.beginErasure(deps.store, tx, personId, uids, deps.clock.now());
+  outbox.add(deps.store, tx, erasureJob(deps, personId));
+}
+
+/**
+ * An attempt that left accounts at the provider: noted on the erasure, and its job queued again
+ * if none waits (one given up before jobs were retried until done, or lost), so an unfinished
+ * erasure is always being retried.
+ */
+async function keepRetrying(deps: FinishDeps, personId: string): Promise<void> {
+  await personal.erasureTried(deps.store, personId, deps.clock.now());
+  await deps.transaction(async (tx) => {
+    if (!(await personal.erasureJobWaiting(deps.store, personId, tx)))
+      outbox.add(deps.store, tx, erasureJob(deps, personId));
+  });
 }
 
 /**
@@ -71,16 +92,21 @@ export async function finishErasure(deps: FinishDeps, personId: string): Promise
   await revokeInvitationsOf(deps, personId);
   await personal.sweepPerson(deps.store, personId);
   if (failed.length === 0) await personal.endErasure(deps.store, personId);
-  else deps.log.warn("erasure not finished: provider accounts left", { personId, accounts: failed.length });
+  else {
+    deps.log.warn("erasure not finished: provider accounts left", { personId, accounts: failed.length });
+    await keepRetrying(deps, personId);
+  }
   return failed;
 }
 
-/** The outbox's runner of erasure jobs: done, or a failure the drain retries with backoff. */
+/** The outbox's runner of erasure jobs: done, or a failure the drain retries with backoff until it is. */
 export function erasureJobRenderers(deps: FinishDeps): Record<string, Renderer> {
   return {
     async [personal.ERASURE_JOB](entry) {
       if (entry.about === null) return null;
       const failed = await finishErasure(deps, entry.about);
+      // Finished already (by a request that asked again): the job goes, as it does when it finishes.
+      if (failed === null) await personal.endErasure(deps.store, entry.about);
       if (failed !== null && failed.length > 0) throw new Error(`${failed.length} provider account(s) not deleted yet`);
       return null;
     },

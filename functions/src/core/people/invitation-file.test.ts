@@ -61,6 +61,28 @@ describe("readInvitationFile", () => {
     ]);
   });
 
+  it("refuses a row with fewer cells than the header, by its line, rather than read the rest as empty", () => {
+    const file = [
+      "address,projects,role",
+      "whole@example.test,alpha,admin",
+      "short@example.test,alpha",
+      "bare@example.test",
+      "empty-cells@example.test,,",
+    ].join("\n");
+    const { rows, problems } = readInvitationFile(file);
+    expect(problems).toEqual([
+      { line: 3, error: "it has 2 fields; the header names 3" },
+      { line: 4, error: "it has 1 field; the header names 3" },
+    ]);
+    // Cells written empty are still a choice the file made: no projects, a user.
+    expect(rows.map((r) => [r.line, r.terms.projects, r.terms.role])).toEqual([
+      [2, ["alpha"], "admin"],
+      [5, [], "user"],
+    ]);
+    // A file of one column has one cell a row.
+    expect(readInvitationFile("address\nsolo@example.test\n").problems).toEqual([]);
+  });
+
   it("refuses a header without an address column, or with a column it does not know", () => {
     expect(readInvitationFile("name,projects\nAda,alpha\n").problems[0]?.line).toBe(1);
     expect(readInvitationFile("address,project\na@example.test,alpha\n").problems[0]?.error).toMatch(/not project/);

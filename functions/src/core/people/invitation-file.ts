@@ -129,10 +129,14 @@ export function readInvitationFile(text: string): { rows: FileRow[]; problems: F
   const problems: FileProblem[] = [];
   const seen = new Map<string, number>();
   for (const record of data) {
-    if (record.fields.length > names.length) {
+    // A row with fewer cells than the header is refused like one with more: read as empty cells,
+    // a row cut short (a lost comma, a line broken in two) would invite its address with no
+    // projects, or someone as a user meant to be an admin, and say nothing.
+    if (record.fields.length !== names.length) {
+      const n = record.fields.length;
       problems.push({
         line: record.line,
-        error: `it has ${record.fields.length} fields; the header names ${names.length}`,
+        error: `it has ${n} field${n === 1 ? "" : "s"}; the header names ${names.length}`,
       });
       continue;
     }

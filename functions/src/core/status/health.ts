@@ -1,6 +1,7 @@
 import { ping } from "../../store/db";
 import { backlog } from "../../store/outbox";
 import { DELIVERY_KIND } from "../people/person-events";
+import { ERASURE_JOB } from "../../store/personal-data";
 import { DeadlineExceeded, withDeadline } from "../deadline";
 import type { Deps } from "../deps";
 
@@ -50,8 +51,12 @@ async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): P
 
 async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<OutboxCheck> {
   try {
-    // The mail's backlog: an app's endpoint that is down holds up its own deliveries, not the mail.
-    const { pending, oldest } = await withDeadline(backlog(deps.store, DELIVERY_KIND), CHECK_DEADLINE_MS);
+    // The mail's backlog: an app's endpoint that is down holds up its own deliveries, not the mail;
+    // an erasure the identity provider refuses waits for its next try (doctor reports it), not the mail.
+    const { pending, oldest } = await withDeadline(
+      backlog(deps.store, [DELIVERY_KIND, ERASURE_JOB]),
+      CHECK_DEADLINE_MS,
+    );
     const oldestSeconds =
       oldest === null ? null : Math.max(0, Math.round((deps.clock.now().getTime() - oldest.getTime()) / 1000));
     return { ok: oldestSeconds === null || oldestSeconds < OUTBOX_STALE_SECONDS, pending, oldestSeconds };

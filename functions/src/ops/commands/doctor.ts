@@ -1,8 +1,8 @@
 /**
  * `doctor`: whether the deployment can work. Its settings (names only), its secrets read as the
  * functions read them, its addresses against each other and against placeholders, whether
- * Firestore, the identity provider and mail answer, whether each app subscribed to events
- * answers, and, only when asked, a test mail.
+ * Firestore, the identity provider and mail answer, the erasures not finished yet (and for how
+ * long), whether each app subscribed to events answers, and, only when asked, a test mail.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +17,9 @@ import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
 import type { Context } from "../context";
 import { checkAddresses } from "../doctor/addresses";
+import { checkErasures } from "../doctor/erasures";
+import { unfinishedErasures } from "../../store/personal-data";
+import { withDeadline } from "../../core/deadline";
 import { readSecrets } from "../doctor/secrets";
 import { ROOT, shown } from "../local-stack";
 import { listening, probe, smtpAnswers, type Check } from "../probes";
@@ -89,6 +92,8 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
       ? { name: "mail (SMTP)", ok: false, detail: "SMTP_HOST is not set: email codes answer 503", required: true }
       : probe("mail (SMTP)", () => smtpAnswers(smtp.host, smtp.port, smtp.secure)),
   ]);
+  // The erasures not finished yet, with how long: read once Firestore has answered.
+  if (credentials && checks[0]?.ok === true) checks.push(await erasures(deps));
   // Each app's subscription to events: whether its address answers at all (a HEAD, nothing
   // delivered), and what its deliveries last said. Not required: the service works without them.
   if (credentials) {
@@ -106,6 +111,15 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
     );
   }
   return checks;
+}
+
+/** Every erasure begun and not finished, judged by how long it has been (doctor/erasures). */
+async function erasures(deps: ReturnType<Context["deps"]>): Promise<Check> {
+  try {
+    return checkErasures(await withDeadline(unfinishedErasures(deps.store), 10_000), deps.clock.now());
+  } catch (err) {
+    return { name: "erasures", ok: false, detail: `could not be read: ${errorText(err)}`, required: false };
+  }
 }
 
 /** One app's subscription: its address answers (any status below 500), and its deliveries' health. */
@@ -129,7 +143,8 @@ function subscriptionCheck(hook: Hook): Promise<Check> {
 
 export const doctorCommand: Command = {
   name: "doctor",
-  summary: "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail",
+  summary:
+    "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail, erasures",
   usage: "doctor [--send-test-mail <address>]",
   options: { "send-test-mail": { type: "string" } },
   positionals: [0, 0],

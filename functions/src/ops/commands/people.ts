@@ -211,11 +211,13 @@ export const peopleCommands: Command[] = [
     async run(ctx) {
       const unfinished = await unfinishedErasures(ctx.deps().store);
       const lines = unfinished.map(
-        (e) => `${e.personId}  begun ${e.startedAt.toISOString()}  ${e.uids.length} provider account(s) left`,
+        (e) =>
+          `${e.personId}  begun ${e.startedAt.toISOString()}  ${e.uids.length} provider account(s) left` +
+          `  last tried ${e.lastTriedAt?.toISOString() ?? "-"}`,
       );
       ctx.print(lines.length === 0 ? "every erasure is finished" : lines.join("\n"), { unfinished });
       if (lines.length > 0)
-        ctx.note("Each is retried by itself for a day; `people erase <id>` tries to finish one now.");
+        ctx.note("Each is retried by itself until it is done; `people erase <id>` tries to finish one now.");
     },
   },
   {

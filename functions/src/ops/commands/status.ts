@@ -24,7 +24,10 @@ export const statusCommands: Command[] = [
         `target: ${target.projectId} (${target.emulators ? "local emulators" : "a real project, with Application Default Credentials"})`,
         `chosen by: ${target.chosenBy}`,
       ];
-      if (target.emulators) lines.push(`  Firestore ${target.firestore}, Auth ${target.auth}`);
+      if (target.emulators)
+        lines.push(
+          `  Firestore ${target.firestore}, Auth ${target.auth}, Cloud Tasks ${target.tasks ?? "(none: mail a command queues is sent by the command)"}`,
+        );
       if (target.stack !== null) {
         const { stack } = target;
         lines.push(
@@ -63,6 +66,7 @@ export const statusCommands: Command[] = [
         emulators: target.emulators,
         firestore: target.firestore,
         auth: target.auth,
+        tasks: target.tasks,
         chosenBy: target.chosenBy,
         stack: target.stack,
         settingsFiles: files,
