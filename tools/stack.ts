@@ -79,8 +79,8 @@ async function ensureFree(p: Profile, firestore: FirestoreChoice): Promise<void>
 }
 
 /** A 200, not merely an answer: Hosting says 404 while the functions are still being loaded. */
-async function httpOk(url: string, init?: RequestInit): Promise<boolean> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
+async function httpOk(url: string, init?: RequestInit, waitMs = 2000): Promise<boolean> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(waitMs) });
   await res.arrayBuffer();
   return res.status === 200;
 }
@@ -232,8 +232,15 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
     },
   );
-  // Ready means the whole chain answers: Hosting rewrite → function → express app.
-  await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
+  // Ready means the whole chain answers: Hosting rewrite → function → express app. Each probe waits
+  // for its answer: on a busy machine a function's first instance takes seconds to load, and a
+  // probe given up on is one more request the emulator starts another instance for.
+  await waitFor(
+    "emulators",
+    () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }, 30_000),
+    90000,
+    emulators,
+  );
 
   // Only the dev stack subscribes an app to the inbox: the test stack's project would otherwise
   // queue a delivery for every test's event.
