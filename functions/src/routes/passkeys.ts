@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Deps } from "../core/deps";
 import { ensure } from "../core/errors";
-import { listPasskeys, passkeyView, removePasskey, renamePasskey } from "../core/passkeys/passkeys";
+import { passkeysAndRule, passkeyView, removePasskey, renamePasskey } from "../core/passkeys/passkeys";
 import { registerPasskey, registrationOptions, type Registrant } from "../core/passkeys/registration";
 import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../core/passkeys/rules";
 import { signInOptions, signInWithPasskey } from "../core/passkeys/sign-in";
@@ -38,7 +38,7 @@ async function registrant(deps: Deps, req: Request): Promise<Registrant> {
   // A session cookie always has a key; a registration is bound to it.
   ensure(principal.sessionKey !== null, "unauthorized");
   const from = browserOf(req);
-  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, from };
+  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, amr: principal.amr, from };
 }
 
 const base64url = z
@@ -127,8 +127,9 @@ export function routes(deps: Deps): Router {
   });
 
   router.get(PATHS.list, async function list(req: Request, res: Response) {
-    const { person } = await requireAccess(deps, req, SESSION);
-    res.json({ passkeys: (await listPasskeys(deps, person.id)).map(passkeyView) });
+    const { person, principal } = await requireAccess(deps, req, SESSION);
+    const { passkeys, rule } = await passkeysAndRule(deps, person, principal.amr);
+    res.json({ passkeys: passkeys.map(passkeyView), rule });
   });
 
   const renameBody = z.object({ name: z.unknown() }).strict();

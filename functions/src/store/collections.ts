@@ -48,6 +48,8 @@ export const COLLECTIONS = {
   projectAccess: "forgetAfter",
   // The security notices a person was sent in the last hour (core/people/security-mail).
   noticeWindows: "forgetAfter",
+  // The operator's word on the passkey rule, and its lifts (core/people/acting): one document.
+  signInRules: null,
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

@@ -37,6 +37,7 @@ export function fromDoc(id: string, d: DocumentData): Person {
     ...knownBrowsersOf(d.knownBrowsers),
     ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
     ...(typeof d.eventSeq === "number" ? { eventSeq: d.eventSeq } : {}),
+    ...(d.enrolmentFrom instanceof Timestamp ? { enrolmentFrom: d.enrolmentFrom.toDate() } : {}),
   };
 }
 

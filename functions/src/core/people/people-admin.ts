@@ -13,9 +13,14 @@ import { wakeDrainer } from "../mail/outbox";
 import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
-import { addressRemovedEvent, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
+import { addressRemovedEvent, BY_OPERATOR, personChangeEvent, queueNotice, wakeForNotice } from "./security-notices";
+import { enrolmentEvent } from "./passkey-notices";
 import {
+  enrolmentEnds,
+  ensureAdminActs,
   ensureKeepsAnAdmin,
+  passkeyRule,
+  ruledBy,
   ensureOwnAccount,
   ensureStepUp,
   personName,
@@ -125,6 +130,8 @@ export async function changePerson(
   let loggedOut = false;
   let told: string | null = null;
   const { before, after, refused } = await deps.transaction(async (tx) => {
+    // The passkey rule, read in this transaction: an administrator acts as one only from a passkey sign-in.
+    const acting = await ensureAdminActs(deps, tx, by);
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
     // The proof is judged first: without it, nothing is said of who holds what it would add.
@@ -139,6 +146,8 @@ export async function changePerson(
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const next: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    // Made an administrator: the grace in which they may add a passkey after an email code starts now.
+    if (next.role === "admin" && current.role !== "admin") next.enrolmentFrom = next.updatedAt;
     // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
     if (next.status !== "pending") {
       delete next.awaitingNotice;
@@ -165,8 +174,11 @@ export async function changePerson(
     }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
-    if (widened(current, next)) ensureStepUp(deps, by, WIDENS);
+    if (widened(current, next)) ensureStepUp(deps, acting, WIDENS);
     await ensureKeepsAnAdmin(deps, tx, current, next);
+    // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
+    const promoted = next.role === "admin" && current.role !== "admin";
+    const rule = promoted ? await passkeyRule(deps, tx) : null;
     const claims: Array<[KeyKind, string[]]> = [
       ["email", next.emails.filter((e) => !current.emails.includes(e))],
       ["phone", next.phones.filter((p) => !current.phones.includes(p))],
@@ -182,7 +194,7 @@ export async function changePerson(
     const signedIn = await signInsLosing(deps, tx, current, next);
     // What the person is told of it. Of a person's own change, only what their session names a
     // browser for (their addresses); a rename no notice tells them of.
-    const from = toldAs(by);
+    const from = toldAs(acting);
     const events =
       from === null
         ? []
@@ -190,13 +202,20 @@ export async function changePerson(
             personChangeEvent(deps.config.notices, current, next, from),
             addressRemovedEvent(deps.config.notices, current, next),
           ];
-    const recorded = recordedAs(by);
+    const recorded = recordedAs(acting);
     // The apps hear of it in the same transaction (core/people/person-events).
     const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
     people.replace(store, tx, current, written);
     noticed = queueReviewNotice(deps, tx, current, next);
     for (const event of events) if (event !== null) told = queueNotice(deps, tx, personId, event);
+    if (rule !== null && ruledBy(rule, written))
+      told = queueNotice(
+        deps,
+        tx,
+        personId,
+        enrolmentEvent(enrolmentEnds(written, written.updatedAt), from ?? BY_OPERATOR),
+      );
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written, refused: null };
