@@ -271,6 +271,15 @@ export const errorTable = {
   // Every refusal of an assertion alike: unknown, removed, suspect, another person's, or not verifying.
   passkey_not_accepted: { status: 401, message: "That passkey wasn't accepted" },
   passkey_not_found: { status: 404, message: "Passkey not found" },
+  // recovery codes (core/passkeys/recovery-codes): every refusal of a wrong, used or unknown code alike
+  recovery_code_invalid: { status: 400, message: "That recovery code wasn't accepted", reason: "code_invalid" },
+  recovery_code_malformed: {
+    status: 400,
+    message: "A recovery code is ten letters and digits",
+    reason: "code_malformed",
+  },
+  recovery_fields_required: { status: 400, message: "email and code required", reason: "fields_required" },
+
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
   invalid_person_change: { status: 400, message: "Invalid change" },

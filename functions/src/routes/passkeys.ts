@@ -8,6 +8,7 @@ import { passkeysAndRule, passkeyView, removePasskey, renamePasskey } from "../c
 import { registerPasskey, registrationOptions, type Registrant } from "../core/passkeys/registration";
 import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../core/passkeys/rules";
 import { signInOptions, signInWithPasskey } from "../core/passkeys/sign-in";
+import { makeRecoveryCodes, recoveryCodesLeft, signInWithRecoveryCode } from "../core/passkeys/recovery-codes";
 import { parseBody } from "../http/body";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
 import { requireAccess } from "../http/gate";
@@ -27,6 +28,8 @@ export const PATHS = {
   signInOptions: `${SIGN_IN}/options`,
   signInVerify: `${SIGN_IN}/verify`,
   list: "/auth/passkeys",
+  recoveryCodes: "/auth/passkeys/recovery-codes",
+  recoverySignIn: "/auth/passkeys/recovery/sign-in",
   one: "/auth/passkeys/:passkeyId",
 } as const;
 
@@ -124,6 +127,26 @@ export function routes(deps: Deps): Router {
     );
     clearPasskeyBindingCookie(res, parentDomain, SIGN_IN);
     res.json({ customToken });
+  });
+
+  // Recovery codes: how many are left, a new set (shown this once), and signing in with one.
+  router.get(PATHS.recoveryCodes, async function recoveryCodesState(req: Request, res: Response) {
+    const { person } = await requireAccess(deps, req, SESSION);
+    res.json(await recoveryCodesLeft(deps, person.id));
+  });
+
+  router.post(PATHS.recoveryCodes, async function newRecoveryCodes(req: Request, res: Response) {
+    await parseBody(req, noBody, "passkey_fields_required");
+    const { person, principal } = await requireAccess(deps, req, SESSION);
+    const maker = { person, signedInAt: principal.authTime, amr: principal.amr, from: browserOf(req) };
+    res.status(201).json({ codes: await makeRecoveryCodes(deps, maker) });
+  });
+
+  const recoveryBody = z.object({ email: z.string().max(320), code: z.string().max(64) }).strict();
+  // Public: the code is judged first, and an address on nobody is answered as a wrong code is.
+  router.post(PATHS.recoverySignIn, async function recoverySignIn(req: Request, res: Response) {
+    const { email, code } = await parseBody(req, recoveryBody, "recovery_fields_required");
+    res.json({ customToken: await signInWithRecoveryCode(deps, email, code) });
   });
 
   router.get(PATHS.list, async function list(req: Request, res: Response) {

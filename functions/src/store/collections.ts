@@ -41,6 +41,8 @@ export const COLLECTIONS = {
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",
   passkeys: null,
+  // A person's one-time recovery codes, as keyed hashes: until they make new ones or are erased.
+  recoveryCodes: null,
   passkeyChallenges: "expiresAt",
   // An erasure begun and not finished (store/personal-data): the provider accounts still to delete.
   erasures: "forgetAfter",

@@ -26,6 +26,7 @@ const NOTIFICATIONS: Collection = "notifications";
 const READS: Collection = "startpageReads";
 const NOTICE_WINDOWS: Collection = "noticeWindows";
 const INVITATIONS: Collection = "invitations";
+const RECOVERY_CODES: Collection = "recoveryCodes";
 /** The operator's lifts of the passkey rule, by person id, in its one document (store/sign-in-rules). */
 const SIGN_IN_RULES: Collection = "signInRules";
 /**
@@ -59,6 +60,7 @@ function naming(db: Firestore, personId: string): Query[] {
     db.collection(OIDC_REFRESH_TOKENS).where("personId", "==", personId),
     db.collection(OIDC_SIGN_INS).where("personId", "==", personId),
     db.collection(PROJECT_ACCESS).where("personId", "==", personId),
+    db.collection(RECOVERY_CODES).where("personId", "==", personId),
   ];
 }
 

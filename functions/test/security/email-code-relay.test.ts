@@ -4,8 +4,9 @@
  * signs in with it, through every step a browser takes (POST /auth/otp/sign-in, the identity
  * provider, POST /auth/verify), and holds a session as the administrator. Under the passkey rule
  * that session has a member's powers and nothing more: every administrators' route is refused
- * (403 passkey_required), no address is added to anyone, no invitation is made or mailed, and
- * the administrator's own passkeys can be neither added to nor taken away.
+ * (403 passkey_required), no address is added to anyone, no invitation is made or mailed, no
+ * recovery codes are made, and the administrator's own passkeys can be neither added to nor taken
+ * away.
  */
 import request from "supertest";
 import * as otp from "../../src/routes/otp";
@@ -91,6 +92,11 @@ describe("an administrator's fresh email code, relayed", () => {
     expect(await invitations.findByAddress(deps.store, invited)).toBeNull();
     await allTasksIdle();
     expect(await mailTo(invited)).toHaveLength(0);
+
+    // No recovery codes made, to stand in for the passkey later.
+    const codes = await request(keys.app).post("/auth/passkeys/recovery-codes").set("Cookie", cookie).send({});
+    expect(codes.body.reason).toBe("passkey_required");
+    expect((await deps.store.collection("recoveryCodes").doc(admin.person.id).get()).exists).toBe(false);
 
     // The administrator's passkeys: none planted, none taken away.
     const options = await request(keys.app).post("/auth/passkeys/register/options").set("Cookie", cookie).send({});

@@ -1,7 +1,8 @@
 /**
  * What the passkey rule tells people (core/people/acting), as security notices: a person made an
- * administrator is told to add a passkey, and by when. Sent whatever NOTIFY_* says: it is what the
- * rule asks of its people.
+ * administrator is told to add a passkey, and by when; a recovery code used, or presented again
+ * after its use, and a new set of codes made. Each is sent whatever NOTIFY_* says: they are what
+ * the rule promises its people, and an attacker holding a code must not be able to use it unseen.
  */
 import type { SecurityEvent } from "./security-notices";
 import { ENROLMENT_GRACE_DAYS } from "../model/passkey-rule";
@@ -18,6 +19,37 @@ export function enrolmentEvent(ends: Date | null, from: string): SecurityEvent {
         ? "Add a passkey on your account page from a sign-in with one of your passkeys or a recovery code, or ask the operator."
         : `Sign in and add a passkey on your account page before ${day(ends)} (${ENROLMENT_GRACE_DAYS} days): until then an emailed code is enough to add your first one. Then make your recovery codes there.`,
     ],
+    from,
+  };
+}
+
+/** A recovery code signed the person in: how many are left. */
+export function recoveryCodeUsedEvent(left: number, from: string): SecurityEvent {
+  return {
+    kind: "waysIn",
+    lines: [
+      `One of your recovery codes was used to sign in. It works no more; ${left === 0 ? "none is left" : `${left} ${left === 1 ? "is" : "are"} left`}. That sign-in may add a passkey, and nothing else beyond your own account. If it was not you, your codes are in someone else's hands: make new ones, which ends these.`,
+    ],
+    from,
+  };
+}
+
+/** A recovery code already used was presented again: the codes are known to someone. */
+export function recoveryCodeReusedEvent(from: string): SecurityEvent {
+  return {
+    kind: "waysIn",
+    lines: [
+      "Someone tried to sign in with one of your recovery codes that was already used, and was refused. If it was not you, your codes are in someone else's hands: make new ones on your account page, which ends these.",
+    ],
+    from,
+  };
+}
+
+/** New recovery codes were made, and the old ones ended. */
+export function recoveryCodesMadeEvent(count: number, from: string): SecurityEvent {
+  return {
+    kind: "waysIn",
+    lines: [`New recovery codes were made for your account (${count}); any you had before work no more.`],
     from,
   };
 }
