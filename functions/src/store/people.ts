@@ -95,6 +95,11 @@ export function setKnownBrowsers(db: Firestore, tx: Transaction, personId: strin
   tx.update(db.collection(PEOPLE).doc(personId), { knownBrowsers: known });
 }
 
+/** Begins the person's enrolment (the passkey rule's grace for a first passkey) at `at`, in `tx`. */
+export function setEnrolmentFrom(db: Firestore, tx: Transaction, personId: string, at: Date): void {
+  tx.update(db.collection(PEOPLE).doc(personId), { enrolmentFrom: at });
+}
+
 /** Turns the notices of sign-ins from new browsers on or off for the person (one write, no read). */
 export function setNewBrowserNotices(db: Firestore, tx: Transaction, personId: string, on: boolean): void {
   tx.update(db.collection(PEOPLE).doc(personId), { newBrowserNotices: on ? FieldValue.delete() : false });

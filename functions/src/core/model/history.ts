@@ -51,7 +51,12 @@ export type HistoryEvent =
   // In an inviter's own history: they invited an address, sent its invitation again, or revoked it.
   | "invited-someone"
   | "invitation-resent"
-  | "invitation-revoked";
+  | "invitation-revoked"
+  // The operator lifted the passkey rule for them (`changes.passkeyRule.to`: until when), or ended
+  // a lift early; or cleared their passkeys and recovery codes (their enrolment begins again).
+  | "passkey-rule-lifted"
+  | "passkey-rule-restored"
+  | "passkeys-cleared";
 
 export type FieldValue = string | string[];
 

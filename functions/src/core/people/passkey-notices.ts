@@ -1,8 +1,10 @@
 /**
  * What the passkey rule tells people (core/people/acting), as security notices: a person made an
  * administrator is told to add a passkey, and by when; a recovery code used, or presented again
- * after its use, and a new set of codes made. Each is sent whatever NOTIFY_* says: they are what
- * the rule promises its people, and an attacker holding a code must not be able to use it unseen.
+ * after its use, and a new set of codes made; the operator lifting the rule for someone, or
+ * clearing their passkeys and codes, told to them and to every other administrator. Each is sent
+ * whatever NOTIFY_* says: they are what the rule promises its people, and an attacker holding a
+ * code or the operator's credentials must not be able to act unseen.
  */
 import type { SecurityEvent } from "./security-notices";
 import { ENROLMENT_GRACE_DAYS } from "../model/passkey-rule";
@@ -50,6 +52,30 @@ export function recoveryCodesMadeEvent(count: number, from: string): SecurityEve
   return {
     kind: "waysIn",
     lines: [`New recovery codes were made for your account (${count}); any you had before work no more.`],
+    from,
+  };
+}
+
+/** To the person the operator lifted the rule for, and (`about`) to every other administrator. */
+export function ruleLiftedEvent(until: Date, from: string, about: string | null): SecurityEvent {
+  const who = about === null ? "you" : about;
+  return {
+    kind: "access",
+    lines: [
+      `The operator lifted the passkey rule for ${who} until ${day(until)}: until then ${about === null ? "you act" : "they act"} as an administrator from any sign-in, an emailed code too. Each act is recorded as made under the lifted rule.`,
+    ],
+    from,
+  };
+}
+
+/** To the person whose passkeys and recovery codes the operator cleared, and (`about`) to every other administrator. */
+export function passkeysClearedEvent(passkeys: number, ends: Date, from: string, about: string | null): SecurityEvent {
+  const whose = about === null ? "your" : `${about}'s`;
+  return {
+    kind: "waysIn",
+    lines: [
+      `The operator removed ${whose} passkeys (${passkeys}) and recovery codes. Until ${day(ends)} a sign-in with an emailed code may add a first passkey again.`,
+    ],
     from,
   };
 }
