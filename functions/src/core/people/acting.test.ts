@@ -1,4 +1,12 @@
-import { ensureStepUp, liftedUntil, standingOf, STEP_UP_MS, type AdminActing } from "./acting";
+import {
+  enrolmentEnds,
+  ensureStepUp,
+  liftedUntil,
+  mayAddPasskey,
+  standingOf,
+  STEP_UP_MS,
+  type AdminActing,
+} from "./acting";
 import { AppError } from "../errors";
 import type { PasskeyRule } from "../model/passkey-rule";
 import type { Person } from "../model/person";
@@ -72,5 +80,37 @@ describe("ensureStepUp for an administrator", () => {
 
   it("is never judged before the rule was read", () => {
     expect(refusal(() => ensureStepUp(clock, acting(undefined, 0)))).toBeInstanceOf(Error);
+  });
+});
+
+describe("mayAddPasskey: who adds a passkey, and after which sign-in", () => {
+  const DAY = 24 * 3600_000;
+  const made = (ago: number) => ({ id: "ada", role: "admin" as const, createdAt: at(-ago) });
+
+  it("lets an administrator add their first after an email code for 7 days from when they were made, to the millisecond", () => {
+    expect(mayAddPasskey(on, made(7 * DAY - 1), ["otp"], 0, now)).toBe(true);
+    expect(mayAddPasskey(on, made(7 * DAY), ["otp"], 0, now)).toBe(false);
+    expect(enrolmentEnds(made(0), now)).toEqual(at(7 * DAY));
+  });
+
+  it("counts the 7 days from a promotion, or the operator's clearing, over when they were made", () => {
+    const promoted = { ...made(400 * DAY), enrolmentFrom: at(-DAY) };
+    expect(mayAddPasskey(on, promoted, ["otp"], 0, now)).toBe(true);
+  });
+
+  it("takes no email code once they hold one, within the 7 days or not", () => {
+    expect(mayAddPasskey(on, made(0), ["otp"], 1, now)).toBe(false);
+    expect(mayAddPasskey(on, made(0), ["fed"], 1, now)).toBe(false);
+  });
+
+  it("takes a passkey's sign-in, a recovery code's, or any under a lift, whatever they hold", () => {
+    expect(mayAddPasskey(on, made(400 * DAY), ["hwk", "user"], 3, now)).toBe(true);
+    expect(mayAddPasskey(on, made(400 * DAY), ["rec"], 3, now)).toBe(true);
+    expect(mayAddPasskey(lifted(at(60_000)), made(400 * DAY), ["otp"], 3, now)).toBe(true);
+  });
+
+  it("asks nothing of a member, or of anyone with the rule off", () => {
+    expect(mayAddPasskey(on, { ...made(400 * DAY), role: "user" }, ["otp"], 3, now)).toBe(true);
+    expect(mayAddPasskey(off, made(400 * DAY), ["otp"], 3, now)).toBe(true);
   });
 });
