@@ -110,6 +110,18 @@ describe("an administrator signed in by email code, under the passkey rule", () 
   });
 });
 
+describe("a person made an administrator under the passkey rule", () => {
+  it("is told to add a passkey, and until when an email code is enough for the first", async () => {
+    const w = await world();
+    await changePerson(deps, w.person.id, { status: "approved", role: "admin" }, w.acting(["hwk", "user"]));
+    const entries = await deps.store.collection("outbox").where("about", "==", w.person.id).get();
+    const told = entries.docs.flatMap((d) => (d.get("notice.lines") as string[] | undefined) ?? []);
+    expect(told).toContainEqual(expect.stringContaining("You were made an administrator."));
+    expect(told).toContainEqual(expect.stringMatching(/add a passkey on your account page before .* \(7 days\)/));
+    expect((await w.stored()).enrolmentFrom).toBeInstanceOf(Date);
+  });
+});
+
 describe("step-up under the passkey rule", () => {
   it("refuses a widening from a passkey sign-in grown old with passkey_required, not step_up_required", async () => {
     const w = await world();

@@ -11,8 +11,10 @@ import * as signInRules from "../../src/store/sign-in-rules";
 import { adminRoutes, filled } from "../support/admin-routes";
 import { appFor, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
+import { recordingLogger } from "../support/email-codes";
 
-const deps = testDeps({ config: testConfig({ passkeyRoles: ["admin"] }) });
+const log = recordingLogger();
+const deps = testDeps({ config: testConfig({ passkeyRoles: ["admin"] }), log });
 const app = appFor(peopleGroup, deps);
 const routes = adminRoutes(deps);
 
@@ -73,6 +75,21 @@ describe("the administrators' routes under the passkey rule", () => {
         reason: "passkey_required",
       });
     }
+  });
+
+  it("logs each privileged request with how its session began", async () => {
+    const w = await world();
+    const cookie = await w.cookie(["swk", "user"]);
+    expect((await request(app).get("/auth/people").query({ limit: 1 }).set("Cookie", cookie)).status).toBe(200);
+    const lines = log.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toContainEqual({
+      message: "privileged request",
+      personId: w.admin.id,
+      method: "GET",
+      path: "/auth/people",
+      amr: ["swk", "user"],
+      standing: "passkey",
+    });
   });
 
   it("holds nobody when the operator turns it off, and holds again when they turn it on", async () => {
