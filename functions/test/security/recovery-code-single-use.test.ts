@@ -17,7 +17,7 @@ import { SoftwareAuthenticator } from "../support/authenticator";
 import { signInWithCustomToken } from "../support/auth";
 import { appFor, TEST_CODE_PEPPER, testConfig, testDeps, unique } from "../support/deps";
 import { mailAfter, mailTo } from "../support/inbox";
-import { cookieFrom, sessionCookieFor } from "../support/people";
+import { accountWithPerson, cookieFrom, sessionCookieFor } from "../support/people";
 import { newBrowser, passkeyWorld } from "../support/passkeys";
 import { expectRaced } from "../support/race";
 import { allTasksIdle } from "../support/task-queue";
@@ -194,5 +194,13 @@ describe("POST /auth/passkeys/recovery/sign-in", () => {
     expect([stranger.status, stranger.body]).toEqual([none.status, none.body]);
     expect(none.body.reason).toBe("code_invalid");
     expect((await useCode(admin.account.email, "not a code")).body.reason).toBe("code_malformed");
+  });
+
+  it("counts no guess at an address whose person holds no codes: a stranger cannot lock a member's email sign-in", async () => {
+    const { account } = await accountWithPerson({}, deps.store);
+    for (let i = 0; i < 5; i++)
+      expect((await useCode(account.email, `0000${i}-00000`)).body.reason).toBe("code_invalid");
+    const [id] = addressIds(parsePepper(TEST_CODE_PEPPER), account.email);
+    expect(await limits.findAll(deps.store, [id as string])).toEqual([]);
   });
 });

@@ -135,8 +135,8 @@ function matchIn(
  * POST /auth/passkeys/recovery/sign-in: a custom token for the person whose address and unused
  * recovery code these are, its methods `rec`. Decided in one transaction on the address's run of
  * failures and the person's set, so of concurrent uses of one code one wins: while the address is
- * locked nothing is compared; a wrong code counts towards its ceiling; a right one is used, and
- * the person told. The code is judged before anything is said of the account, and an address on
+ * locked nothing is compared; a wrong code counts towards its ceiling (where the person holds
+ * unused codes); a right one is used, and the person told. The code is judged before anything is said of the account, and an address on
  * nobody is answered as a wrong code is.
  */
 export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string, rawCode: string): Promise<string> {
@@ -154,7 +154,10 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
     const now = deps.clock.now();
     const match = set === null ? null : matchIn(ring, set, code);
     if (person === null || set === null || match === null || match.used) {
-      noticed = run.record("failed");
+      // A guess counts where there was a code to guess: as an email code's check counts only with
+      // a live code, so nobody can lock the address of a person with no recovery codes (a member's
+      // email sign-in) by guessing at codes that do not exist.
+      if (set !== null && set.codes.some((c) => c.usedAt === null)) noticed = run.record("failed");
       // A used code presented again: the codes are in someone's hands, and their owner should know.
       if (person !== null && match?.used) {
         queueNotice(deps, tx, person.id, recoveryCodeReusedEvent("a sign-in with a recovery code"));
