@@ -1,6 +1,8 @@
 /**
- * `node tools/stack.ts start [--fresh]`: the whole local stack on the ports of local-stack.md,
- * until Ctrl-C, keeping its data in emulator-data/local/ between runs (--fresh: from the seed).
+ * `node tools/stack.ts start [--fresh] [--passkey-rule]`: the whole local stack on the ports of
+ * local-stack.md, until Ctrl-C, keeping its data in emulator-data/local/ between runs (--fresh:
+ * from the seed; --passkey-rule: administrators act only from a passkey sign-in, as on a real
+ * project, instead of the stack's default of any sign-in).
  * `node tools/stack.ts test [--checks] [jest arguments]`: the same stack on test ports, always
  * fresh, the suite against it, then stop. With jest arguments (a file, a name) the whole-tree
  * static checks are skipped unless --checks asks for them, and a test stack already running
@@ -80,8 +82,8 @@ async function ensureFree(p: Profile, firestore: FirestoreChoice): Promise<void>
 }
 
 /** A 200, not merely an answer: Hosting says 404 while the functions are still being loaded. */
-async function httpOk(url: string, init?: RequestInit): Promise<boolean> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(2000) });
+async function httpOk(url: string, init?: RequestInit, waitMs = 2000): Promise<boolean> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(waitMs) });
   await res.arrayBuffer();
   return res.status === 200;
 }
@@ -132,7 +134,12 @@ function startFirestore(
 }
 
 /** `state`: where the dev stack keeps its data between runs; null for the test stack (always fresh). */
-async function startStack(p: Profile, procs: Processes, state: LocalState | null): Promise<FirestoreChoice> {
+async function startStack(
+  p: Profile,
+  procs: Processes,
+  state: LocalState | null,
+  passkeyRule = false,
+): Promise<FirestoreChoice> {
   const started = performance.now();
   const firestore = chooseFirestore();
   await ensureFree(p, firestore);
@@ -146,7 +153,7 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
   const PARENT_DOMAIN = DEFAULTS.PARENT_DOMAIN;
   const APP_HOSTS = listOf(DEFAULTS.APP_HOSTS);
   ensureLocalSecrets(root);
-  writeFunctionsEnv(root, p);
+  writeFunctionsEnv(root, p, passkeyRule);
   await buildSite({ projectId: p.projectId, authEmulator: `127.0.0.1:${p.auth}` });
   const env = stackEnv(p);
 
@@ -233,8 +240,15 @@ async function startStack(p: Profile, procs: Processes, state: LocalState | null
       redact: (line) => line.replace(/customToken=[^&\s"]+/g, "customToken=[redacted]"),
     },
   );
-  // Ready means the whole chain answers: Hosting rewrite → function → express app.
-  await waitFor("emulators", () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }), 90000, emulators);
+  // Ready means the whole chain answers: Hosting rewrite → function → express app. Each probe waits
+  // for its answer: on a busy machine a function's first instance takes seconds to load, and a
+  // probe given up on is one more request the emulator starts another instance for.
+  await waitFor(
+    "emulators",
+    () => httpOk(`${env.STACK_BASE_URL}/auth/logout`, { method: "POST" }, 30_000),
+    90000,
+    emulators,
+  );
 
   // Only the dev stack subscribes an app to the inbox: the test stack's project would otherwise
   // queue a delivery for every test's event.
@@ -258,6 +272,7 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${flavour(firest
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
   federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
   webhook inbox (local)     http://127.0.0.1:${p.hookInbox}/
+  passkey rule              ${passkeyRule ? "on: administrators act only from a passkey sign-in" : "off (`npm start -- --passkey-rule`, or `npm run admin -- passkey-rule set admin`, turns it on)"}
 `);
   if (state !== null) {
     console.log(`Local data: kept in ${state.dir} between runs (\`npm start -- --fresh\` starts from the seed).
@@ -370,10 +385,12 @@ async function main(): Promise<number> {
   const rest = process.argv.slice(3);
   if (
     (mode !== "start" && mode !== "test" && mode !== "test-stack") ||
-    (mode === "start" && rest.some((o) => o !== "--fresh")) ||
+    (mode === "start" && rest.some((o) => o !== "--fresh" && o !== "--passkey-rule")) ||
     (mode === "test-stack" && rest.length > 0)
   ) {
-    console.error("usage: node tools/stack.ts start [--fresh] | test [--checks] [jest arguments] | test-stack");
+    console.error(
+      "usage: node tools/stack.ts start [--fresh] [--passkey-rule] | test [--checks] [jest arguments] | test-stack",
+    );
     return 2;
   }
   const p = profile(mode === "start" ? "dev" : "test");
@@ -409,7 +426,7 @@ async function main(): Promise<number> {
 
   let firestore: FirestoreChoice;
   try {
-    firestore = await startStack(p, procs, state);
+    firestore = await startStack(p, procs, state, mode === "start" && rest.includes("--passkey-rule"));
   } catch (err) {
     console.error(`\n${err instanceof Error ? err.message : String(err)}`);
     await stop(1);

@@ -56,8 +56,9 @@ export const calendar = group("calendar", 5, [sessionKeys]);
 export const location = group("location", 5, [sessionKeys]);
 export const status = group("status", 2, [sessionKeys, smtpPassword]);
 export const claims = group("claims", 10, [idpSigningSecret]);
-// Reads sessions (registration, the person's list) and mints custom tokens (sign-in).
-export const passkeys = group("passkeys", 5, [sessionKeys]);
+// Reads sessions (registration, the person's list) and mints custom tokens (sign-in); CODE_PEPPER
+// keys the recovery codes' hashes and the address's run of failed checks (core/passkeys/recovery-codes).
+export const passkeys = group("passkeys", 5, [sessionKeys, codePepper]);
 /**
  * Drains the mail outbox (core/mail/drain), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.

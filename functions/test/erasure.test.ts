@@ -79,14 +79,14 @@ describe("people erase", () => {
       deps,
       someone.id,
       { projects: ["status"] },
-      { admin: approvedErin, signedInAt: now(), from: "Firefox on Linux" },
+      { admin: approvedErin, signedInAt: now(), amr: ["hwk", "user"], from: "Firefox on Linux" },
     );
     // ...and invites someone (the invitation names who invited, by address).
     const invitee = `${unique("invitee")}@example.test`;
     await invite(
       deps,
       { address: invitee, name: "", projects: ["status"], groups: [], role: "user", note: "" },
-      { admin: approvedErin, signedInAt: now(), from: "Firefox on Linux" },
+      { admin: approvedErin, signedInAt: now(), amr: ["hwk", "user"], from: "Firefox on Linux" },
     );
     // A session, a passkey, a project reached, notices addressed to them, an exchange code.
     await sessions.record(db, {
@@ -192,7 +192,11 @@ describe("people erase", () => {
     expect(left).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ personId: erin.id, event: "erased", via: "cli", changes: {} }),
-        expect.objectContaining({ personId: someone.id, by: { kind: "admin", personId: erin.id, email: null } }),
+        // How the session she acted from began is kept with it: it names nobody.
+        expect.objectContaining({
+          personId: someone.id,
+          by: { kind: "admin", personId: erin.id, email: null, amr: ["hwk", "user"] },
+        }),
       ]),
     );
     expect(left).toHaveLength(2);

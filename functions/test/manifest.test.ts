@@ -57,7 +57,8 @@ describe("the deploy manifest", () => {
     calendar: https("SESSION_KEYS"),
     location: https("SESSION_KEYS"),
     claims: https("IDP_SIGNING_SECRET"),
-    passkeys: https("SESSION_KEYS"),
+    // CODE_PEPPER keys the recovery codes' hashes and the address's run of failed checks.
+    passkeys: https("SESSION_KEYS", "CODE_PEPPER"),
   };
 
   it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {

@@ -214,7 +214,10 @@ describe("an administrator on /auth/people/:personId", () => {
       .set("Cookie", await someoneCookie(person));
     const exports = JSON.parse(mine.text).history.filter((e: { event: string }) => e.event === "exported");
     expect(exports.map((e: { by: unknown }) => e.by)).toEqual(
-      expect.arrayContaining([{ kind: "admin", personId: admin.person.id, email: null }, { kind: "person" }]),
+      expect.arrayContaining([
+        { kind: "admin", personId: admin.person.id, email: null, amr: ["otp"] },
+        { kind: "person" },
+      ]),
     );
   });
 
@@ -294,7 +297,8 @@ describe("the core's own rules", () => {
     expect(await refusal(exportPersonData(deps, person.id, { self: person, signedInAt: stale }))).toBe(
       "step_up_required",
     );
-    const admin = { admin: person, signedInAt: stale, from: "Firefox on Linux" };
+    const { person: administrator } = await someone({ role: "admin", projects: ["*"] });
+    const admin = { admin: administrator, signedInAt: stale, amr: ["hwk", "user"], from: "Firefox on Linux" };
     expect(await refusal(erasePerson(deps, person.id, admin))).toBe("step_up_required");
     expect(await people.findById(db, person.id)).not.toBeNull();
     const operator = { operator: { kind: "operator" as const, name: "ops@console" } };

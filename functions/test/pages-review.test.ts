@@ -12,13 +12,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { sessionTokens } from "../src/core/sessions/session-token";
 import { addressIds, parsePepper } from "../src/core/pepper";
 import * as limits from "../src/store/email-code-limits";
 import * as people from "../src/store/people";
 import { randomPhone, signInWithCustomToken } from "./support/auth";
 import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "./support/browser";
-import { auth, firestore, ID_URL, PARENT_DOMAIN, unique } from "./support/deps";
+import { auth, firestore, PARENT_DOMAIN, unique } from "./support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "./support/inbox";
 import { accountWithPerson, cookieFrom, personFor } from "./support/people";
 import { MODES, secondVisitor, sessionCookie, useJourneys, type Visitor } from "./support/visitor";
@@ -27,6 +26,7 @@ import { addHook, removeHook } from "../src/core/events/hooks";
 import { systemClock } from "../src/clock";
 import { cryptoRandom } from "../src/random";
 import { transactionRunner } from "../src/store/db";
+import { stackSecret, stackSessionTokens } from "./support/stack-sessions";
 import type { Timestamp } from "firebase-admin/firestore";
 
 const db = firestore();
@@ -67,19 +67,6 @@ async function emptyQueue(): Promise<void> {
       body: JSON.stringify({ personIds: ids, status: "rejected" }),
     });
   }
-}
-
-/** One of the stack's local secrets (functions/.secret.local), as its functions read it. */
-function stackSecret(name: string): string {
-  const secrets = readFileSync(join(__dirname, "..", ".secret.local"), "utf8");
-  const value = new RegExp(`^${name}='?(.*?)'?$`, "m").exec(secrets)?.[1];
-  if (value === undefined) throw new Error(`no ${name} in functions/.secret.local`);
-  return value;
-}
-
-/** The stack's session keys: the test mints the cookie of an older sign-in with them. */
-function stackSessionTokens() {
-  return sessionTokens(stackSecret("SESSION_KEYS"), ID_URL, PARENT_DOMAIN);
 }
 
 /**

@@ -21,7 +21,12 @@ async function world() {
   const admin = await personFor(stranger(), { role: "admin", projects: ["*"] }, deps.store);
   const person = await personFor(stranger(), { status: "pending", projects: ["status"] }, deps.store);
   const now = () => deps.clock.now();
-  const signedInAgo = (ms: number) => ({ admin, signedInAt: new Date(now().getTime() - ms), from: "Firefox on Linux" });
+  const signedInAgo = (ms: number) => ({
+    admin,
+    signedInAt: new Date(now().getTime() - ms),
+    amr: ["hwk", "user"],
+    from: "Firefox on Linux",
+  });
   const stored = async () => (await people.findById(deps.store, person.id)) as Person;
   const entries = async () => (await personHistory(deps, person.id, 50, null)).entries;
   return { deps, admin, person, signedInAgo, stored, entries };

@@ -83,9 +83,14 @@ function localFederatedProviders(p: Profile): Record<(typeof LOCAL_FEDERATED_IDP
   };
 }
 
-/** Settings the functions read on this stack: mail goes to the stack's own dev inbox. */
-export function writeFunctionsEnv(root: string, p: Profile): void {
+/**
+ * Settings the functions read on this stack: mail goes to the stack's own dev inbox. The passkey
+ * rule is off unless asked for (`npm start -- --passkey-rule`): the seeded administrator signs in
+ * by password, and the contract's administrators' endpoints answer them as it says.
+ */
+export function writeFunctionsEnv(root: string, p: Profile, passkeyRule = false): void {
   const lines = [
+    `PASSKEY_ROLES=${passkeyRule ? "admin" : "none"}`,
     "SMTP_HOST=127.0.0.1",
     `SMTP_PORT=${p.smtp}`,
     "SMTP_SECURE=false",

@@ -50,6 +50,16 @@ const addressList = z.array(
     ),
 );
 
+/**
+ * PASSKEY_ROLES: the roles the passkey rule names, or `none`. Only `admin` carries powers over
+ * others today, so it is the one role the rule can name; a role it would not guard is refused
+ * rather than read as a rule that holds.
+ */
+const passkeyRolesSchema = z
+  .array(z.string())
+  .transform((roles) => (roles.length === 1 && roles[0] === "none" ? [] : roles))
+  .pipe(z.array(z.enum(["admin"])).transform((roles) => [...new Set(roles)]));
+
 /** APP_HOSTS as a list: the family's applications, each a host under the parent domain. */
 export function appHostList(): string[] {
   return listOf(read(params.appHosts));
@@ -116,5 +126,6 @@ export function readConfig(): Config {
       waysIn: check("NOTIFY_WAYS_IN", flag, read(params.notifyWaysIn)),
       access: check("NOTIFY_ACCESS_CHANGED", flag, read(params.notifyAccessChanged)),
     },
+    passkeyRoles: check("PASSKEY_ROLES", passkeyRolesSchema, listOf(read(params.passkeyRoles))),
   };
 }

@@ -36,6 +36,8 @@ export const DEFAULTS = {
   NOTIFY_NEW_BROWSER: "true",
   NOTIFY_WAYS_IN: "true",
   NOTIFY_ACCESS_CHANGED: "true",
+  // The roles that act only from a passkey sign-in (core/people/acting): on for administrators.
+  PASSKEY_ROLES: "admin",
 } as const;
 
 export type Setting = keyof typeof DEFAULTS;

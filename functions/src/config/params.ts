@@ -119,6 +119,11 @@ export const notifyAccessChanged = setting(
   "true: a person is mailed when someone else changes their role, status, projects or groups, or ends their sessions",
 );
 
+export const passkeyRoles = setting(
+  "PASSKEY_ROLES",
+  "Comma-separated roles whose holders act in that role only from a passkey sign-in (admin), or none; the operator CLI's `passkey-rule set` overrides it",
+);
+
 /**
  * The secrets a deployment may not use at all, each with the setting that says it does: SMTP
  * authentication, the federated bridge. A function declares such a secret, and so a deploy

@@ -276,6 +276,14 @@ export const errorTable = {
   // Every refusal of an assertion alike: unknown, removed, suspect, another person's, or not verifying.
   passkey_not_accepted: { status: 401, message: "That passkey wasn't accepted" },
   passkey_not_found: { status: 404, message: "Passkey not found" },
+  // recovery codes (core/passkeys/recovery-codes): every refusal of a wrong, used or unknown code alike
+  recovery_code_invalid: { status: 400, message: "That recovery code wasn't accepted", reason: "code_invalid" },
+  recovery_code_malformed: {
+    status: 400,
+    message: "A recovery code is ten letters and digits",
+    reason: "code_malformed",
+  },
+  recovery_fields_required: { status: 400, message: "email and code required", reason: "fields_required" },
 
   // people administration
   person_not_found: { status: 404, message: "Person not found" },
@@ -337,6 +345,12 @@ export const errorTable = {
     status: 403,
     message: `Confirm it's you: sign in again first (your sign-in is ${PAST_STEP_UP} old)`,
     reason: "step_up_required",
+  },
+  // The passkey rule (core/people/acting): an administrator acts as one only from a passkey sign-in.
+  passkey_required: {
+    status: 403,
+    message: "Administrators act only from a sign-in with a passkey: sign in with yours, or add one",
+    reason: "passkey_required",
   },
 } as const satisfies Record<string, ErrorRow>;
 

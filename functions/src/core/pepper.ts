@@ -124,6 +124,14 @@ export function reconnectConfirmed(
   return matched;
 }
 
+/**
+ * The stored form of a recovery code: bound to its person, so one person's code matches nothing
+ * of another's. Keyed, as an email code's is: a stolen copy of the store cannot be searched.
+ */
+export function recoveryCodeHash(key: PepperKey, personId: string, code: string): string {
+  return hmac(key, "recovery-code", personId, code);
+}
+
 /** The stored form of a code: bound to its purpose and address, so it satisfies nothing else. */
 export function codeHash(key: PepperKey, purpose: string, address: string, code: string): string {
   return hmac(key, "email-code", purpose, address, code);

@@ -1,3 +1,5 @@
+import type { Role } from "./model/person";
+
 /**
  * The shape core reads: what the rules are configured with, as plain values. Where settings are
  * read and checked is config/ (one home: each setting's name, default, parsing and check), which
@@ -61,6 +63,12 @@ export interface Config {
   review: ReviewSettings;
   /** Which security notices people are mailed (NOTIFY_*), each on by default. */
   notices: NoticeSettings;
+  /**
+   * The roles whose holders act in that role only from a passkey sign-in (PASSKEY_ROLES; `admin`
+   * by default, none on the local stack): the deployment's rule, which the operator's word, kept
+   * in Firestore, overrides (core/people/acting).
+   */
+  passkeyRoles: Role[];
 }
 
 export interface AddressRule {

@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import { ensureAccess, type AccessNeed } from "../core/people/access";
+import { ensureAdminSignIn } from "../core/people/acting";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
@@ -16,7 +17,13 @@ export interface GateNeed extends AccessNeed {
   cookieOnly?: boolean;
 }
 
-export type GateDeps = Pick<Deps, "tokens" | "identity" | "clock" | "store" | "personCache" | "log" | "seen">;
+/** What every administrators' route needs: the admin role, from a session cookie (and the passkey rule's sign-in). */
+export const ADMIN_NEED = { admin: true, cookieOnly: true } as const;
+
+export type GateDeps = Pick<
+  Deps,
+  "tokens" | "identity" | "clock" | "store" | "personCache" | "log" | "seen" | "config"
+>;
 
 export function bearerToken(req: Request): string | null {
   const header = req.headers.authorization;
@@ -85,8 +92,10 @@ async function principalOf(deps: GateDeps, req: Request, need: GateNeed, guard: 
 
 /**
  * The one gate of every gated endpoint: a session cookie (either format) or a bearer ID token,
- * an approved person, and the project grant or admin role the endpoint needs. Refusals follow
- * the contract's table; each check is a separate line so the order is plain.
+ * an approved person, and the project grant or admin role the endpoint needs; for the admin role,
+ * a sign-in the passkey rule accepts (core/people/acting), so every administrators' route keeps
+ * it, and each privileged request is logged with how its session began. Refusals follow the
+ * contract's table; each check is a separate line so the order is plain.
  */
 export async function requireAccess(
   deps: GateDeps,
@@ -99,6 +108,16 @@ export async function requireAccess(
   const person = await personFor(deps, principal, guard);
   ensure(!(person && sessionEnded(person, principal)), "unauthorized");
   ensureAccess(person, need, "gate");
+  if (need.admin) {
+    const standing = await ensureAdminSignIn(deps, person, principal.amr);
+    deps.log.info("privileged request", {
+      personId: person.id,
+      method: req.method,
+      path: req.path,
+      amr: principal.amr,
+      standing,
+    });
+  }
   await noteSeen(deps, principal);
   return { person, uid: principal.uid, principal };
 }

@@ -13,6 +13,7 @@ import { hookCommands } from "./commands/hooks";
 import { peopleCommands } from "./commands/people";
 import { invitationCommands } from "./commands/invitations";
 import { sessionCommands } from "./commands/sessions";
+import { passkeyRuleCommands } from "./commands/passkey-rule";
 import { statusCommands } from "./commands/status";
 import { GLOBAL_HELP, formatOf, one, parse, wantsJson, type Command } from "./cli";
 import { context, type Context } from "./context";
@@ -27,6 +28,7 @@ const COMMANDS: Command[] = [
   ...peopleCommands,
   ...invitationCommands,
   ...sessionCommands,
+  ...passkeyRuleCommands,
   ...clientCommands,
   ...apiKeyCommands,
   ...hookCommands,

@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Deps } from "../core/deps";
 import { AppError, ensure } from "../core/errors";
 import { parseBody, readText } from "../http/body";
-import { requireAccess } from "../http/gate";
+import { ADMIN_NEED, requireAccess } from "../http/gate";
 import { asAdmin } from "../http/acting";
 import { cursorOf, readCursor } from "../http/cursor";
 import { emailField, labelField } from "../http/fields";
@@ -25,7 +25,7 @@ import {
 import { readInvitationFile, type FileProblem } from "../core/people/invitation-file";
 import { inviteMany } from "../core/people/invite-many";
 
-const ADMIN = { admin: true, cookieOnly: true } as const;
+const ADMIN = ADMIN_NEED;
 /** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */
 const FILE_LIMIT_BYTES = 2 * 1024 * 1024;
 /** The list a cursor of GET /auth/invitations belongs to (http/cursor). */

@@ -4,10 +4,11 @@ import { z } from "zod";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import type { Deps } from "../core/deps";
 import { ensure } from "../core/errors";
-import { listPasskeys, passkeyView, removePasskey, renamePasskey } from "../core/passkeys/passkeys";
+import { passkeysAndRule, passkeyView, removePasskey, renamePasskey } from "../core/passkeys/passkeys";
 import { registerPasskey, registrationOptions, type Registrant } from "../core/passkeys/registration";
 import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../core/passkeys/rules";
 import { signInOptions, signInWithPasskey } from "../core/passkeys/sign-in";
+import { makeRecoveryCodes, recoveryCodesLeft, signInWithRecoveryCode } from "../core/passkeys/recovery-codes";
 import { parseBody } from "../http/body";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
 import { requireAccess } from "../http/gate";
@@ -27,6 +28,8 @@ export const PATHS = {
   signInOptions: `${SIGN_IN}/options`,
   signInVerify: `${SIGN_IN}/verify`,
   list: "/auth/passkeys",
+  recoveryCodes: "/auth/passkeys/recovery-codes",
+  recoverySignIn: "/auth/passkeys/recovery/sign-in",
   one: "/auth/passkeys/:passkeyId",
 } as const;
 
@@ -38,7 +41,7 @@ async function registrant(deps: Deps, req: Request): Promise<Registrant> {
   // A session cookie always has a key; a registration is bound to it.
   ensure(principal.sessionKey !== null, "unauthorized");
   const from = browserOf(req);
-  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, from };
+  return { person, uid, sessionKey: principal.sessionKey, authTime: principal.authTime, amr: principal.amr, from };
 }
 
 const base64url = z
@@ -126,9 +129,30 @@ export function routes(deps: Deps): Router {
     res.json({ customToken });
   });
 
-  router.get(PATHS.list, async function list(req: Request, res: Response) {
+  // Recovery codes: how many are left, a new set (shown this once), and signing in with one.
+  router.get(PATHS.recoveryCodes, async function recoveryCodesState(req: Request, res: Response) {
     const { person } = await requireAccess(deps, req, SESSION);
-    res.json({ passkeys: (await listPasskeys(deps, person.id)).map(passkeyView) });
+    res.json(await recoveryCodesLeft(deps, person.id));
+  });
+
+  router.post(PATHS.recoveryCodes, async function newRecoveryCodes(req: Request, res: Response) {
+    await parseBody(req, noBody, "passkey_fields_required");
+    const { person, principal } = await requireAccess(deps, req, SESSION);
+    const maker = { person, signedInAt: principal.authTime, amr: principal.amr, from: browserOf(req) };
+    res.status(201).json({ codes: await makeRecoveryCodes(deps, maker) });
+  });
+
+  const recoveryBody = z.object({ email: z.string().max(320), code: z.string().max(64) }).strict();
+  // Public: the code is judged first, and an address on nobody is answered as a wrong code is.
+  router.post(PATHS.recoverySignIn, async function recoverySignIn(req: Request, res: Response) {
+    const { email, code } = await parseBody(req, recoveryBody, "recovery_fields_required");
+    res.json({ customToken: await signInWithRecoveryCode(deps, email, code) });
+  });
+
+  router.get(PATHS.list, async function list(req: Request, res: Response) {
+    const { person, principal } = await requireAccess(deps, req, SESSION);
+    const { passkeys, rule } = await passkeysAndRule(deps, person, principal.amr);
+    res.json({ passkeys: passkeys.map(passkeyView), rule });
   });
 
   const renameBody = z.object({ name: z.unknown() }).strict();

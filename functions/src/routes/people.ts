@@ -15,7 +15,7 @@ import { ensure } from "../core/errors";
 import type { Deps } from "../core/deps";
 import { parseBody } from "../http/body";
 import { rowFor } from "../core/errors";
-import { requireAccess } from "../http/gate";
+import { ADMIN_NEED, requireAccess } from "../http/gate";
 import { clearSessionCookie } from "../http/cookies";
 import { jsonErrors } from "../http/presenters";
 import { invitationRoutes } from "./invitations";
@@ -26,7 +26,7 @@ import { emailField, labelField } from "../http/fields";
 
 export const presenter = jsonErrors;
 
-const ADMIN = { admin: true, cookieOnly: true } as const;
+const ADMIN = ADMIN_NEED;
 /** The signed-in person's own account: their session cookie, no project or role needed. */
 const SELF = { cookieOnly: true } as const;
 

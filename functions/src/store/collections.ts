@@ -43,6 +43,8 @@ export const COLLECTIONS = {
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",
   passkeys: null,
+  // A person's one-time recovery codes, as keyed hashes: until they make new ones or are erased.
+  recoveryCodes: null,
   passkeyChallenges: "expiresAt",
   // An erasure begun and not finished (store/personal-data): the provider accounts still to delete,
   // kept until it is done, however long that takes.
@@ -51,6 +53,8 @@ export const COLLECTIONS = {
   projectAccess: "forgetAfter",
   // The security notices a person was sent in the last hour (core/people/security-mail).
   noticeWindows: "forgetAfter",
+  // The operator's word on the passkey rule, and its lifts (core/people/acting): one document.
+  signInRules: null,
 } as const satisfies Record<string, string | null>;
 
 export type Collection = keyof typeof COLLECTIONS;

@@ -37,6 +37,7 @@ export function fromDoc(id: string, d: DocumentData): Person {
     ...knownBrowsersOf(d.knownBrowsers),
     ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
     ...(typeof d.eventSeq === "number" ? { eventSeq: d.eventSeq } : {}),
+    ...(d.enrolmentFrom instanceof Timestamp ? { enrolmentFrom: d.enrolmentFrom.toDate() } : {}),
   };
 }
 
@@ -92,6 +93,11 @@ function knownBrowsersOf(value: unknown): { knownBrowsers?: Record<string, Date>
 /** Writes the browsers the person is known to sign in from (the whole set: the caller read it in `tx` and bounded it). */
 export function setKnownBrowsers(db: Firestore, tx: Transaction, personId: string, known: Record<string, Date>): void {
   tx.update(db.collection(PEOPLE).doc(personId), { knownBrowsers: known });
+}
+
+/** Begins the person's enrolment (the passkey rule's grace for a first passkey) at `at`, in `tx`. */
+export function setEnrolmentFrom(db: Firestore, tx: Transaction, personId: string, at: Date): void {
+  tx.update(db.collection(PEOPLE).doc(personId), { enrolmentFrom: at });
 }
 
 /** Turns the notices of sign-ins from new browsers on or off for the person (one write, no read). */

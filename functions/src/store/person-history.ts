@@ -12,7 +12,14 @@ const HISTORY: Collection = "personHistory";
 
 function actorOf(value: unknown): Actor {
   const a = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
-  if (a.kind === "admin") return { kind: "admin", personId: String(a.personId), email: optionalString(a.email) };
+  if (a.kind === "admin")
+    return {
+      kind: "admin",
+      personId: String(a.personId),
+      email: optionalString(a.email),
+      ...(Array.isArray(a.amr) ? { amr: a.amr.filter((m): m is string => typeof m === "string") } : {}),
+      ...(a.lifted === true ? { lifted: true as const } : {}),
+    };
   if (a.kind === "operator") return { kind: "operator", name: String(a.name) };
   return a.kind === "person" ? { kind: "person" } : { kind: "service" };
 }

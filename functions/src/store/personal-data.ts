@@ -27,6 +27,9 @@ const NOTIFICATIONS: Collection = "notifications";
 const READS: Collection = "startpageReads";
 const NOTICE_WINDOWS: Collection = "noticeWindows";
 const INVITATIONS: Collection = "invitations";
+const RECOVERY_CODES: Collection = "recoveryCodes";
+/** The operator's lifts of the passkey rule, by person id, in its one document (store/sign-in-rules). */
+const SIGN_IN_RULES: Collection = "signInRules";
 /**
  * `erasures/{personId}`: an erasure begun and not yet finished, with the accounts at the identity
  * provider still to delete (the person's document, which named them, is gone), when it began and
@@ -60,6 +63,7 @@ function naming(db: Firestore, personId: string): Query[] {
     db.collection(OIDC_SIGN_INS).where("personId", "==", personId),
     db.collection(OIDC_DISCONNECTS).where("personId", "==", personId),
     db.collection(PROJECT_ACCESS).where("personId", "==", personId),
+    db.collection(RECOVERY_CODES).where("personId", "==", personId),
   ];
 }
 
@@ -103,6 +107,10 @@ async function forgetAddress(
 export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
   let deleted = 0;
   for (const query of naming(db, personId)) deleted += await sweep(db, query);
+  // A lift of the passkey rule for them (the break-glass) names them by their id.
+  const rules = db.collection(SIGN_IN_RULES).doc("passkey");
+  if ((await rules.get()).get(`lifts.${personId}`) !== undefined)
+    await rules.update({ [`lifts.${personId}`]: FieldValue.delete() });
   // Mail about them not yet written (an approval, a notice): nothing to send once they are gone;
   // and the events about them for the apps, with each app's delivery of them, which say what
   // changed. Their erasure's own job stays, to finish what this erasure could not, and so does the

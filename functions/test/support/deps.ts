@@ -70,6 +70,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     clientAddressHops: 1,
     review: { digestWindowMs: 15 * 60_000, reviewers: [], notifyRejected: false },
     notices: { newBrowser: true, waysIn: true, access: true },
+    // Off, as on the test stack: the files that test the passkey rule turn it on.
+    passkeyRoles: [],
     ...overrides,
   };
 }

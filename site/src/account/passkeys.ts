@@ -3,12 +3,14 @@
  * last used, to rename or remove; and a button to add one (which the service allows within five
  * minutes of signing in: otherwise the person is asked to sign in again first).
  */
-import type { PasskeyView } from "../../../functions/src/core/passkeys/passkey-view";
-import { ask, type Answer } from "../shared/api";
+import type { PasskeyView, RuleView } from "../../../functions/src/core/passkeys/passkey-view";
+import { ask } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
-import { alertBox, button, field, h, linkButton, paragraph, whileBusy } from "../shared/ui";
-import { ceremonyEnd, passkeysSupported, webauthn } from "../sign-in/webauthn";
-import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
+import { alertBox, button, field, h, paragraph, whileBusy } from "../shared/ui";
+import { passkeysSupported } from "../sign-in/webauthn";
+import { addPasskey } from "../sign-in/add-passkey";
+
+export { suggestedName } from "../sign-in/add-passkey";
 
 type Passkey = PasskeyView;
 
@@ -22,35 +24,18 @@ export function describe(passkey: Passkey, format: (iso: string) => string): str
   return `Added ${format(passkey.createdAt)} · ${used}${kind}${suspect}`;
 }
 
-/** A name for a new passkey that says where it was made; the person can rename it. */
-export function suggestedName(platform: string): string {
-  const known = ["Android", "ChromeOS", "iOS", "iPadOS", "Linux", "macOS", "Windows"];
-  const found = known.find((p) => platform.toLowerCase().startsWith(p.toLowerCase()));
-  const mac = platform.startsWith("Mac") ? "macOS" : platform.startsWith("Win") ? "Windows" : undefined;
-  const where = found ?? mac;
-  return where === undefined ? "Passkey" : `Passkey on ${where}`;
-}
-
-function platformName(): string {
-  const data = (navigator as Navigator & { userAgentData?: { platform?: string } }).userAgentData;
-  return data?.platform ?? navigator.platform ?? "";
-}
-
-/** Why adding a passkey went wrong, as the person should hear it; the sign-in link when it is too late. */
-function addRefusal(answer: Answer): { message: string; action?: Node } {
-  if (answer.status === 401 && answer.body.reason === "sign_in_too_old")
-    return {
-      message: `To add a passkey, please sign in again first: it has been ${PAST_STEP_UP} since you signed in.`,
-      action: linkButton(
-        "Sign in again",
-        `/?prompt=login&redirect=${encodeURIComponent(`${window.location.origin}/account`)}`,
-        "primary",
-      ),
-    };
-  if (answer.status === 409)
-    return { message: "This passkey is already on your account, or you have as many as an account may hold." };
-  if (answer.status === 400) return { message: "That passkey couldn't be added. Please try again." };
-  return { message: TRY_AGAIN };
+/** What the passkey rule means for this administrator now, on their account page. */
+function ruleWords(rule: RuleView, held: number): string {
+  const first = `As an administrator, you act as one only from a sign-in with a passkey.`;
+  if (rule.liftedUntil !== null)
+    return `${first} The operator has lifted that for you until ${new Date(rule.liftedUntil).toLocaleString()}.`;
+  if (held === 0 && rule.enrolBy !== null)
+    return `${first} Add one now: until ${new Date(rule.enrolBy).toLocaleString()} the code you signed in with is enough for your first.`;
+  if (held === 0 && !rule.mayAdd)
+    return `${first} Your account has none: sign in with a recovery code to add one, or ask the people who run this service.`;
+  return rule.acts
+    ? `${first} You signed in with one.`
+    : `${first} Sign in with one of yours to act as an administrator.`;
 }
 
 export function passkeysSection(): HTMLElement {
@@ -58,6 +43,7 @@ export function passkeysSection(): HTMLElement {
   const alert = alertBox();
   const list = h("ul", { class: "plain passkeys" });
   const status = h("p", { role: "status", class: "small" });
+  const rule = h("p", { class: "notice", hidden: true });
   const add = button("Add a passkey", { kind: "secondary" });
   const cannot = paragraph("This browser can't make passkeys. You can still rename or remove the ones you have.");
   cannot.className = "small";
@@ -68,6 +54,7 @@ export function passkeysSection(): HTMLElement {
     paragraph(
       "Sign in with your fingerprint, face or screen lock instead of a code from an email. A passkey only works on this site, so a look-alike page can't use it.",
     ),
+    rule,
     alert.element,
     list,
     passkeysSupported() ? add : cannot,
@@ -82,6 +69,9 @@ export function passkeysSection(): HTMLElement {
       return [];
     }
     const passkeys = answer.body.passkeys as Passkey[];
+    const held = answer.body.rule as RuleView | undefined;
+    rule.hidden = held?.holds !== true;
+    if (held?.holds === true) rule.textContent = ruleWords(held, passkeys.length);
     list.replaceChildren(...passkeys.map(row));
     if (passkeys.length === 0) list.append(h("li", { class: "small" }, "You have no passkeys yet."));
     return passkeys;
@@ -187,37 +177,12 @@ export function passkeysSection(): HTMLElement {
     alert.show(null);
     status.textContent = "";
     void whileBusy(add, "Waiting for your passkey…", async () => {
-      const options = await ask(alert, "POST", "/auth/passkeys/register/options", {});
-      if (options === null) return;
-      if (options.status !== 200) {
-        const refusal = addRefusal(options);
-        return alert.show(refusal.message, ...(refusal.action ? [refusal.action] : []));
-      }
-      const { startRegistration } = await webauthn();
-      let credential;
-      try {
-        credential = await startRegistration({ optionsJSON: options.body.options as never });
-      } catch (err) {
-        const end = ceremonyEnd(err);
-        if (end === "superseded") return;
-        return alert.show(
-          end === "duplicate"
-            ? "This device already has a passkey for your account."
-            : end === "cancelled"
-              ? "Adding a passkey was cancelled, or it took too long."
-              : "This browser couldn't make a passkey just now. Please try again.",
-        );
-      }
-      const name = suggestedName(platformName());
-      const answer = await ask(alert, "POST", "/auth/passkeys/register/verify", { credential, name });
-      if (answer === null) return;
-      if (answer.status !== 201) {
-        const refusal = addRefusal(answer);
-        return alert.show(refusal.message, ...(refusal.action ? [refusal.action] : []));
-      }
+      const added = await addPasskey(alert, `${window.location.origin}/account`);
+      if (added === null) return;
+      if (added.kind === "refused") return alert.show(added.message, ...(added.action ? [added.action] : []));
       await refresh();
-      status.textContent = `Passkey added as “${name}”. You can rename it.`;
-      focusOn("rename", String(answer.body.id));
+      status.textContent = `Passkey added as “${added.name}”. You can rename it.`;
+      focusOn("rename", added.id);
     });
   });
 

@@ -1,12 +1,13 @@
 /**
- * `/account`: who is signed in in this browser, their standing and projects, their addresses, passkeys and
- * sessions, the apps they let in, which emails about their account they get, and signing out.
+ * `/account`: who is signed in in this browser, their standing and projects, their addresses, passkeys,
+ * recovery codes and sessions, the apps they let in, which emails about their account they get, and signing out.
  * The bridges' default `redirect` lands here.
  */
 import { call, currentSession, type Person } from "../shared/api";
 import { button, h, linkButton, paragraph, view, whileBusy } from "../shared/ui";
 import { UNREACHABLE } from "../shared/messages";
 import { passkeysSection } from "../account/passkeys";
+import { recoveryCodesSection } from "../account/recovery-codes";
 import { sessionsSection } from "../account/sessions";
 import { appsSection } from "../account/apps";
 import { dataSection, deleteSection, nameSection } from "../account/data";
@@ -62,6 +63,7 @@ function signedIn(person: Person): void {
     addressesSection(person, readdressed, signedOutBecause),
     accountsSection(person, signedOutBecause),
     passkeysSection(),
+    recoveryCodesSection(),
     sessionsSection(),
     appsSection(),
     noticesSection(person),

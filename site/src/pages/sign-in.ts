@@ -3,7 +3,8 @@
  * (`/?customToken=…&redirect=…`). Query: `redirect` (where to go afterwards, allowlisted),
  * `project` (the grant POST /auth/verify checks; `account` by default), `prompt` (from the
  * OpenID Connect provider: `login` asks for a fresh sign-in, `select_account` for a choice),
- * `require=passkey` (from the provider too: a passkey sign-in and nothing else).
+ * `require=passkey` (from the provider too: a passkey sign-in and nothing else), `recovery=1`
+ * (a sign-in with a recovery code, for a lost passkey).
  */
 import { call, currentSession, type Person } from "../shared/api";
 import { bridgeButtons, listBridges, recallProject } from "../sign-in/bridges";
@@ -13,6 +14,7 @@ import { says } from "../shared/messages";
 import { noteCodeUsed } from "../shared/used-codes";
 import { passkeyOnly, withPasskeys } from "../sign-in/passkeys";
 import { allowedRedirect, projectFrom } from "../sign-in/redirect";
+import { recoveryLink, recoveryStep } from "../sign-in/recovery-code";
 import { button, h, linkButton, paragraph, view } from "../shared/ui";
 
 const here = new URL(window.location.href);
@@ -42,7 +44,7 @@ function emailCodeJourney(to: Destination): EmailCodeJourney {
     purpose: "signin",
     title: "Sign in",
     intro: "Enter your email address and we'll email you a code to sign in with.",
-    after: () => [bridgeButtons(to.redirect, to.project), ...requestAccessLink()],
+    after: () => [bridgeButtons(to.redirect, to.project), ...requestAccessLink(), recoveryLink(to)],
     codeHint: (email) => `If ${email} has an account, we've emailed it a 6-digit code. It works for 10 minutes.`,
     submitLabel: "Sign in",
     async useCode(email, code) {
@@ -113,6 +115,7 @@ async function main(): Promise<void> {
   const to: Destination = { redirect, project: projectFrom(here.searchParams.get("project")), restart };
   // An app asked for a phishing-resistant sign-in: a passkey, whatever this browser holds.
   if (here.searchParams.get("require") === "passkey") return passkeyOnly(to);
+  if (here.searchParams.get("recovery") === "1") return recoveryStep(to);
   void listBridges();
   // The form first, at once: the session is checked beside it, and a person who has begun typing
   // keeps what they typed. prompt=login: they must authenticate now, whatever this browser holds.

@@ -1,11 +1,15 @@
 /**
- * What the reviewer pages share: the door (an administrator's session; anyone else is told, and
- * a signed-out visitor is sent to sign in and back), and one way of asking the people endpoints
- * that turns an answer no page can use (no service, an ended sign-in, a role taken away) into
- * words in the place that asked.
+ * What the reviewer pages share: the door (an administrator's session, begun with a passkey where
+ * the passkey rule holds them; anyone else is told, an administrator signed in another way is
+ * asked for their passkey there and then, and a signed-out visitor is sent to sign in and back),
+ * and one way of asking the people endpoints that turns an answer no page can use (no service, an
+ * ended sign-in, a role taken away) into words in the place that asked; a passkey asked for
+ * (`passkey_required`) is asked for in place by what asked (sign-in/step-up `withStepUp`).
  */
-import { ask, currentSession, type Answer, type FileBody, type Notice, type Person } from "../shared/api";
+import { ask, call, currentSession, type Answer, type FileBody, type Notice, type Person } from "../shared/api";
 import { alertBox, button, h, linkButton, paragraph, view } from "../shared/ui";
+import { usePasskeyInPlace } from "../sign-in/passkey-in-place";
+import type { RuleView } from "../../../functions/src/core/passkeys/passkey-view";
 
 /** The sign-in page, coming back here afterwards. */
 export function signInHere(): string {
@@ -34,7 +38,31 @@ export async function forAdministrators(page: (me: Person) => void | Promise<voi
       paragraph(`You're signed in as ${session.person.email ?? session.person.name}.`),
       linkButton("Go to your account", "/account", "primary"),
     );
+  if (!(await actsAsAdministrator())) return passkeyDoor(page, session.person);
   await page(session.person);
+}
+
+/** Whether this session may act as an administrator under the passkey rule (yes when it cannot tell: the pages' own asks say). */
+async function actsAsAdministrator(): Promise<boolean> {
+  const mine = await call("GET", "/auth/passkeys").catch(() => null);
+  const rule = mine?.status === 200 ? (mine.body.rule as RuleView | undefined) : undefined;
+  return rule === undefined || !rule.holds || rule.acts;
+}
+
+/** An administrator signed in another way: their passkey first, asked for here, then the page. */
+function passkeyDoor(page: (me: Person) => void | Promise<void>, me: Person): void {
+  const place = h("div", {});
+  view(
+    "Use your passkey to go on",
+    paragraph(
+      `You're signed in as ${me.email ?? me.name}. Until you use your passkey, you can use your own account only.`,
+    ),
+    place,
+    linkButton("Go to your account", "/account"),
+  );
+  void usePasskeyInPlace((panel) => place.replaceChildren(panel)).then((confirmed) =>
+    confirmed ? forAdministrators(page) : undefined,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
  * Approving or rejecting people from the review queue, one or several at once
  * (POST /auth/people/review), with what became of each in words. Those the service holds back
  * for a fresh sign-in (approving widens access) are asked again once the reviewer has confirmed
- * it's them, in place.
+ * it's them, in place: with their passkey, where the passkey rule holds them.
  */
 import type { Person } from "../shared/api";
 import { askAdmin } from "./door";
@@ -10,6 +10,7 @@ import type { Notice } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { projectName, syncErrorWords, whoIs, type AdminPerson } from "./people-words";
 import { confirmItsYou, withStepUp } from "../sign-in/step-up";
+import { usePasskeyInPlace } from "../sign-in/passkey-in-place";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 export type Decision = "approved" | "rejected";
@@ -30,6 +31,8 @@ export function resultWords(result: Result, decision: Decision): string {
   if ("person" in result) return decision === "approved" ? "Approved." : "Rejected.";
   if (result.reason === "step_up_required")
     return `Not approved yet: confirm it's you first (you signed in ${PAST_STEP_UP} ago), then approve again.`;
+  if (result.reason === "passkey_required")
+    return "Not approved yet: use your passkey first (administrators act only from a sign-in with one), then approve again.";
   if (result.reason === "person_not_found") return "Not done: this person is no longer there.";
   return `Not done: ${result.error}`;
 }
@@ -49,8 +52,14 @@ export async function review(
   };
   let results = await post(people.map((p) => p.personId));
   if (results === null) return null;
-  const held = results.filter((r) => "reason" in r && r.reason === "step_up_required").map((r) => r.personId);
-  if (held.length > 0 && (await confirmItsYou(place, me))) {
+  const heldFor = (reason: string) =>
+    (results as Result[]).filter((r) => "reason" in r && r.reason === reason).map((r) => r.personId);
+  // Held back for a fresh sign-in: a passkey's where the passkey rule holds the reviewer, else any.
+  const forPasskey = heldFor("passkey_required");
+  const held = forPasskey.length > 0 ? forPasskey : heldFor("step_up_required");
+  const confirmed =
+    held.length > 0 && (forPasskey.length > 0 ? await usePasskeyInPlace(place) : await confirmItsYou(place, me));
+  if (confirmed) {
     const again = new Map((await post(held))?.map((r) => [r.personId, r]));
     results = results.map((r) => again.get(r.personId) ?? r);
   }

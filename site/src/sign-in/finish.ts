@@ -7,8 +7,14 @@
 import { call, Unreachable } from "../shared/api";
 import { idTokenFor } from "./identity-provider";
 import { TRY_AGAIN, UNREACHABLE } from "../shared/messages";
-import { button, h, linkButton, paragraph, view, working } from "../shared/ui";
+import { alertBox, button, h, linkButton, paragraph, view, whileBusy, working } from "../shared/ui";
 import { verifyBody } from "../shared/browser-id";
+import { passkeysSupported } from "./webauthn";
+import { addPasskey } from "./add-passkey";
+import { passkeyToken } from "./passkey-token";
+import { reopen } from "./reopen";
+import { ADMINISTRATORS_USE_PASSKEYS } from "./passkey-in-place";
+import type { RuleView } from "../../../functions/src/core/passkeys/passkey-view";
 
 export interface Destination {
   /** Where to go once signed in: already checked against the allowlist. */
@@ -42,6 +48,7 @@ async function openSession(idToken: string, to: Destination): Promise<void> {
   }
   const { body } = answer;
   if (answer.status === 200 && body.approved === true) {
+    if (await offerEnrolment(to.redirect)) return;
     // replace(): Back should not return to a sign-in that is over.
     window.location.replace(to.redirect);
     return;
@@ -57,6 +64,47 @@ async function openSession(idToken: string, to: Destination): Promise<void> {
     );
   if (answer.status === 401) return failed(to, "This sign-in has expired", "Please sign in again.");
   return failed(to, "We couldn't sign you in", TRY_AGAIN);
+}
+
+/**
+ * An administrator the passkey rule holds, signed in another way than with a passkey and who may
+ * add one now (their first, in the days after they were made one; or after a recovery code, for a
+ * lost one): walked through adding it, and signed in with it, before going on. True while that
+ * step is shown.
+ */
+async function offerEnrolment(redirect: string): Promise<boolean> {
+  if (!passkeysSupported()) return false;
+  const mine = await call("GET", "/auth/passkeys").catch(() => null);
+  const rule = mine?.status === 200 ? (mine.body.rule as RuleView | undefined) : undefined;
+  if (rule === undefined || !rule.holds || rule.acts || !rule.mayAdd) return false;
+  const alert = alertBox();
+  const add = button("Add a passkey", { kind: "primary" });
+  const go = () => window.location.replace(redirect);
+  add.addEventListener("click", () => {
+    alert.show(null);
+    void whileBusy(add, "Waiting for your passkey…", async () => {
+      const added = await addPasskey(alert, redirect);
+      if (added === null) return;
+      if (added.kind === "refused") return alert.show(added.message, ...(added.action ? [added.action] : []));
+      const signedIn = await passkeyToken(false);
+      if ("refusal" in signedIn) return alert.show(signedIn.refusal ?? TRY_AGAIN);
+      const refusal = await reopen(signedIn.customToken);
+      if (refusal !== null) return alert.show(refusal);
+      go();
+    });
+  });
+  view(
+    "Add a passkey",
+    paragraph(ADMINISTRATORS_USE_PASSKEYS),
+    paragraph(
+      rule.enrolBy === null
+        ? "Add one now, on this device, and we'll sign you in with it."
+        : `Add one now, on this device, and we'll sign you in with it. Until ${new Date(rule.enrolBy).toLocaleString()} the code you signed in with is enough to add your first; after that, only the people who run this service can help.`,
+    ),
+    alert.element,
+    h("div", { class: "actions" }, add, button("Not now", { kind: "link", onclick: go })),
+  );
+  return true;
 }
 
 export function pending(restart: string): void {

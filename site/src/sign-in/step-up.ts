@@ -8,12 +8,12 @@
  */
 import { call, Unreachable, type Answer, type Person } from "../shared/api";
 import { codeForm, send, type CodeJourney } from "./email-code";
-import { idTokenFor } from "./identity-provider";
 import { justSent, says, sendRefusalWords, TRY_AGAIN, UNREACHABLE } from "../shared/messages";
-import { passkeyToken } from "./passkeys";
+import { reopen } from "./reopen";
+import { passkeyAsked, usePasskeyInPlace } from "./passkey-in-place";
+import { passkeyToken } from "./passkey-token";
 import { alertBox, button, h, linkButton, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "./webauthn";
-import { verifyBody } from "../shared/browser-id";
 import { PAST_STEP_UP } from "../../../functions/src/core/model/step-up";
 
 /** Whether the service asked for a fresh sign-in before doing what was asked. */
@@ -23,20 +23,6 @@ export function stepUpAsked(answer: Answer): boolean {
 
 /** The panel on the page now, if any: a second request for it replaces the first. */
 let open: { panel: HTMLElement; settle(confirmed: boolean): void } | null = null;
-
-/** A new session for the custom token of a fresh sign-in: null once open, else what to tell the person. */
-async function reopen(customToken: string): Promise<string | null> {
-  const exchanged = await idTokenFor(customToken);
-  if (exchanged.kind === "expired") return "That took too long. Please ask for a new code.";
-  if (exchanged.kind === "unreachable") return UNREACHABLE;
-  try {
-    const answer = await call("POST", "/auth/verify", verifyBody(exchanged.idToken, "account"));
-    return answer.status === 200 && answer.body.approved === true ? null : TRY_AGAIN;
-  } catch (err) {
-    if (!(err instanceof Unreachable)) throw err;
-    return UNREACHABLE;
-  }
-}
 
 /**
  * Asks the administrator to confirm it's them, in a panel `place` puts on the page: true once a
@@ -153,7 +139,9 @@ async function offerPasskey(
 /**
  * Asks (`act`), and when the service wants a fresh sign-in first, asks the person to confirm it's
  * them in a panel `place` puts on the page, then asks once more: the answer; null when `act` got
- * none (it has said why); "cancelled" when they did not confirm.
+ * none (it has said why); "cancelled" when they did not confirm. Where the passkey rule holds an
+ * administrator, the service asks for their passkey instead (`passkey_required`), and so does the
+ * page; a code confirmed meanwhile with the rule just turned on is asked about once more.
  */
 export async function withStepUp(
   act: () => Promise<Answer | null>,
@@ -161,8 +149,14 @@ export async function withStepUp(
   me: Person,
   why?: string,
 ): Promise<Answer | null | "cancelled"> {
-  const answer = await act();
-  if (answer === null || !stepUpAsked(answer)) return answer;
-  if (!(await confirmItsYou(place, me, why))) return "cancelled";
-  return act();
+  let answer = await act();
+  for (let round = 0; round < 2 && answer !== null; round++) {
+    if (passkeyAsked(answer)) {
+      if (!(await usePasskeyInPlace(place))) return "cancelled";
+    } else if (stepUpAsked(answer)) {
+      if (!(await confirmItsYou(place, me, why))) return "cancelled";
+    } else return answer;
+    answer = await act();
+  }
+  return answer;
 }

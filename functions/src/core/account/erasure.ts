@@ -30,8 +30,8 @@ export async function erasePerson(
   personId: string,
   by: Acting,
 ): Promise<{ finished: boolean; providerSyncErrors: SyncError[]; apps: string[] }> {
-  ensureMayHandleData(deps, personId, by);
   const erased = await deps.transaction(async (tx) => {
+    const acting = await ensureMayHandleData(deps, tx, personId, by);
     const person = await people.findById(deps.store, personId, tx);
     if (person === null) return null;
     await ensureKeepsAnAdmin(deps, tx, person, null);
@@ -44,10 +44,10 @@ export async function erasePerson(
       type: "person.erased",
       person,
       seq: nextSeq(person),
-      by: causeOf(recordedAs(by).by),
+      by: causeOf(recordedAs(acting).by),
     });
     beginErasure(deps, tx, person.id, person.uids);
-    recordBoth(deps, tx, personId, by, "erased");
+    recordBoth(deps, tx, personId, acting, "erased");
     return { apps };
   });
   deps.personCache.evict(personId);

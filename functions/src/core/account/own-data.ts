@@ -22,12 +22,12 @@ import type { Actor, HistoryEntry } from "../model/history";
 import type { Transaction } from "../../store/db";
 import { historyView, type HistoryEntryView } from "../people/admin-view";
 import { changePerson, type ChangeDeps } from "../people/people-admin";
-import { ensureOwnAccount, ensureStepUp, recordedAs, type Acting } from "../people/acting";
+import { ensureAdminActs, ensureOwnAccount, ensureStepUp, recordedAs, type Acting } from "../people/acting";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
 export type OwnDataDeps = Pick<
   Deps,
-  "store" | "clock" | "identity" | "personCache" | "log" | "transaction" | "random" | "mailQueue"
+  "store" | "clock" | "identity" | "personCache" | "log" | "transaction" | "random" | "mailQueue" | "config"
 >;
 
 /**
@@ -52,13 +52,21 @@ export function recordBoth(
 }
 
 /**
- * Who may take a person's copy or erase them, checked by the core whoever calls it: the person
- * on their own account, an administrator or an operator on anyone's; at a page, signed in within
- * STEP_UP_MS.
+ * Who may take a person's copy or erase them, checked by the core whoever calls it, in the
+ * action's transaction: the person on their own account, an administrator (under the passkey
+ * rule) or an operator on anyone's; at a page, signed in within STEP_UP_MS. Returns who acts, as
+ * the history records them.
  */
-export function ensureMayHandleData(deps: Pick<Deps, "clock">, personId: string, by: Acting): void {
+export async function ensureMayHandleData<A extends Acting>(
+  deps: Pick<Deps, "clock" | "store" | "config">,
+  tx: Transaction,
+  personId: string,
+  by: A,
+): Promise<A> {
   ensureOwnAccount(by, personId);
-  ensureStepUp(deps, by);
+  const acting = await ensureAdminActs(deps, tx, by);
+  ensureStepUp(deps, acting);
+  return acting;
 }
 
 /** One JSON document of everything the service keeps about a person; never a secret. */
@@ -129,11 +137,11 @@ async function wholeHistory(deps: Pick<Deps, "store">, personId: string): Promis
 
 /** Everything kept about the person, as one document (`people export`, GET /auth/account/data). */
 export async function exportPersonData(deps: OwnDataDeps, personId: string, by: Acting): Promise<PersonData> {
-  ensureMayHandleData(deps, personId, by);
   const person = await deps.transaction(async (tx) => {
+    const acting = await ensureMayHandleData(deps, tx, personId, by);
     const current = await people.findById(deps.store, personId, tx);
     ensure(current, "person_not_found");
-    recordBoth(deps, tx, personId, by, "exported");
+    recordBoth(deps, tx, personId, acting, "exported");
     return current;
   });
   const [accounts, opened, keys, entries, addressed, reads, reached] = await Promise.all([

@@ -7,26 +7,22 @@ import * as people from "../../store/people";
 import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
 import { arrivalFor, letsIn } from "../people/arrival";
 import { characters, cleanText } from "../text";
-import { codeMail, lockNoticeMail } from "./code-mail";
+import { codeMail } from "./code-mail";
+import { addressRunIn } from "./address-failures";
 import { addressIds, codeHash, codeMatches, pepperRing, type PepperKey } from "../pepper";
 import { admitSend, withdrawSend } from "./send-budgets";
 import { canonicalEmail } from "../email-address";
 import {
-  afterFailure,
   afterSend,
-  afterSuccess,
   CODE_LIFETIME_MS,
   combine,
   decideCheck,
   forgetAfter,
-  isLocked,
   normaliseCode,
   nextSendAt,
-  noticeDue,
   sendRefusal,
   sixDigits,
   type CheckResult,
-  type LimitState,
   type Purpose,
   isAddressPurpose,
 } from "./rules";
@@ -188,21 +184,18 @@ export async function checkCodeIn(
 ): Promise<{ result: CheckResult; record(): boolean }> {
   const { store } = deps;
   const ring = pepperRing(deps);
-  const ids = addressIds(ring, address);
   const now = deps.clock.now();
-  const found = await limits.findAll(store, ids, tx);
+  const run = await addressRunIn(deps, tx, address);
   const live = await codes.findFirst(store, codeIds(ring, address, purpose), tx);
-  const state = combine(found);
   const stored = live?.hash ? { kid: live.kid, hash: live.hash } : null;
   const decision = decideCheck(
     live,
-    isLocked(state, now),
+    run.locked,
     now,
     consume,
     () => stored !== null && codeMatches(ring, stored, purpose, address, code),
   );
   const record = (): boolean => {
-    let noticed = false;
     if (live !== null) {
       // Only a sign-in code consumed by its sign-in stops counting against the budgets of where it
       // was asked from and sent to, and earns them room: it is consumed only for an approved
@@ -218,20 +211,7 @@ export async function checkCodeIn(
         codes.destroy(store, tx, live.addressId, decision.code === "expire" ? "expired" : "exhausted");
       if (decision.code === "consume") codes.remove(store, tx, live.addressId);
     }
-    const next: LimitState | null = decision.failed
-      ? afterFailure(state, now)
-      : decision.result === "valid" && (state.failures > 0 || state.lockouts > 0)
-        ? afterSuccess(state)
-        : null;
-    if (next && noticeDue(state, next, now) && next.lockedUntil !== null) {
-      // The owner of the mailbox hears of the lock, in the transaction that sets it (at most daily).
-      const notice = lockNoticeMail(address, next.lockedUntil, deps.config.idUrl);
-      enqueueMail(deps, tx, notice, { kind: "lock-notice", deliverBy: next.lockedUntil });
-      next.noticeAt = now;
-      noticed = true;
-    }
-    if (next) limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
-    return noticed;
+    return run.record(decision.failed ? "failed" : decision.result === "valid" ? "valid" : "none");
   };
   return { result: decision.result, record };
 }

@@ -4,8 +4,20 @@
  */
 
 /** Who acted: an administrator (through the API), an operator (the CLI), the person themself, or the service. */
-export type Actor =
-  { kind: "admin"; personId: string; email: string | null } | Operator | { kind: "person" } | { kind: "service" };
+export type Actor = AdminActor | Operator | { kind: "person" } | { kind: "service" };
+
+/**
+ * An administrator, and how the session they acted from began: its methods (RFC 8176: `hwk` or
+ * `swk` for a passkey) and, when the operator had lifted the passkey rule for them, `lifted`.
+ * Entries written before this was recorded carry neither.
+ */
+export interface AdminActor {
+  kind: "admin";
+  personId: string;
+  email: string | null;
+  amr?: string[];
+  lifted?: true;
+}
 
 /** An operator on the command line, by login and machine. */
 export type Operator = { kind: "operator"; name: string };
@@ -39,7 +51,12 @@ export type HistoryEvent =
   // In an inviter's own history: they invited an address, sent its invitation again, or revoked it.
   | "invited-someone"
   | "invitation-resent"
-  | "invitation-revoked";
+  | "invitation-revoked"
+  // The operator lifted the passkey rule for them (`changes.passkeyRule.to`: until when), or ended
+  // a lift early; or cleared their passkeys and recovery codes (their enrolment begins again).
+  | "passkey-rule-lifted"
+  | "passkey-rule-restored"
+  | "passkeys-cleared";
 
 export type FieldValue = string | string[];
 

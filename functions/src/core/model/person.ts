@@ -70,6 +70,13 @@ export interface Person {
    * takes the next, in the transaction of its change, so an app drops an event older than one it has.
    */
   eventSeq?: number;
+  /**
+   * When this person's time to add a passkey after signing in another way began (the passkey
+   * rule's enrolment, core/people/acting): their promotion to administrator, or the operator's
+   * clearing of their passkeys. Absent: from when they were created (an administrator made as
+   * one: the first, an invited one, the local stack's seed).
+   */
+  enrolmentFrom?: Date;
 }
 
 export interface Suggestion {
@@ -90,6 +97,7 @@ export type NewPerson = Omit<
   | "knownBrowsers"
   | "newBrowserNotices"
   | "eventSeq"
+  | "enrolmentFrom"
 > &
   Partial<Pick<Person, "eventSeq">> &
   Partial<Pick<Person, "origin" | "note">>;

@@ -5,7 +5,7 @@
  * email code or a bridge does not. Its hardware-bound sibling `phrh` is not offered: with
  * attestation `none`, whether a key lives in hardware is the authenticator's own word.
  */
-import { AMR } from "../sessions/amr";
+import { byPasskey } from "../model/passkey-rule";
 
 export const ACR = { phishingResistant: "phr" } as const;
 export const ACR_VALUES_SUPPORTED = [ACR.phishingResistant];
@@ -22,5 +22,5 @@ export function requestedAcr(acrValues: string | undefined): string | null {
 
 /** Whether a sign-in's methods (RFC 8176) meet the class: `phr` takes a passkey's key, in hardware or synced. */
 export function meetsAcr(amr: readonly string[], acr: string): boolean {
-  return acr === ACR.phishingResistant && (amr.includes(AMR.hardwareKey) || amr.includes(AMR.softwareKey));
+  return acr === ACR.phishingResistant && byPasskey(amr);
 }

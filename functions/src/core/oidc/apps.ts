@@ -18,7 +18,7 @@ import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
 import { rememberDisconnect } from "./disconnects";
 import { recordEvent } from "../people/history";
-import { ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
+import { ensureAdminActs, ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
 import { appDisconnectedEvent, queueNotice, readRecipient } from "../people/security-notices";
 
 export interface AppView {
@@ -79,12 +79,13 @@ export async function disconnectApp(
   deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   personId: string,
   clientId: string,
-  by: Acting,
+  given: Acting,
 ): Promise<void> {
-  ensureOwnAccount(by, personId);
+  ensureOwnAccount(given, personId);
   const client = await clients.findById(deps.store, clientId);
   const name = client?.name ?? clientId;
   const queued = await deps.transaction(async (tx) => {
+    const by = await ensureAdminActs(deps, tx, given);
     const now = deps.clock.now();
     const held = (await grants.ofPerson(deps.store, personId, tx)).filter(
       (g) => g.clientId === clientId && g.endedAt === null,

@@ -28,3 +28,17 @@ export function passkeyView(passkey: Passkey): PasskeyView {
     suspect: passkey.suspectAt !== null,
   };
 }
+
+/**
+ * How the passkey rule stands for the session asking (GET /auth/passkeys `rule`), for the pages
+ * to say what to do: whether it holds the person's role, whether this session acts in it, until
+ * when the operator lifted it, whether this session may add a passkey (a sign-in within the last
+ * 5 minutes still asked), and until when a first one may be added after an email code.
+ */
+export interface RuleView {
+  holds: boolean;
+  acts: boolean;
+  liftedUntil: string | null;
+  mayAdd: boolean;
+  enrolBy: string | null;
+}

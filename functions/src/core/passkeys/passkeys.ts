@@ -6,16 +6,53 @@ import type { Deps } from "../deps";
 import * as passkeys from "../../store/passkeys";
 import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
-import { recordedAs, toldAs, type Acting, type ActingOnOthers } from "../people/acting";
+import {
+  enrolmentEnds,
+  ensureAdminActs,
+  liftedUntil,
+  mayAddPasskey,
+  mayChangePasskeys,
+  passkeyRule,
+  recordedAs,
+  ruledBy,
+  standingOf,
+  toldAs,
+  type Acting,
+  type ActingOnOthers,
+} from "../people/acting";
+import type { Person } from "../model/person";
+import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
 import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../people/security-notices";
 
 import type { Passkey } from "../model/passkey";
 
-export { passkeyView, type PasskeyView } from "./passkey-view";
+export { passkeyView, type PasskeyView, type RuleView } from "./passkey-view";
 
 export function listPasskeys(deps: Pick<Deps, "store">, personId: string): Promise<Passkey[]> {
   return passkeys.listByPerson(deps.store, personId);
+}
+
+/** The person's passkeys, and how the passkey rule stands for the session of `amr` (GET /auth/passkeys). */
+export async function passkeysAndRule(
+  deps: Pick<Deps, "store" | "config" | "clock">,
+  person: Person,
+  amr: string[],
+): Promise<{ passkeys: Passkey[]; rule: RuleView }> {
+  const [held, rule] = await Promise.all([passkeys.listByPerson(deps.store, person.id), passkeyRule(deps)]);
+  const now = deps.clock.now();
+  const holds = ruledBy(rule, person);
+  const enrolBy = holds && held.length === 0 ? enrolmentEnds(person, now) : null;
+  return {
+    passkeys: held,
+    rule: {
+      holds,
+      acts: standingOf(rule, person, amr, now) !== null,
+      liftedUntil: holds ? (liftedUntil(rule, person.id, now)?.toISOString() ?? null) : null,
+      mayAdd: mayAddPasskey(rule, person, amr, held.length, now),
+      enrolBy: enrolBy?.toISOString() ?? null,
+    },
+  };
 }
 
 /** PATCH /auth/passkeys/:passkeyId: only the person's own; another's is as unknown as none. */
@@ -37,10 +74,23 @@ export async function renamePasskey(
  * DELETE /auth/passkeys/:passkeyId (the person's own) and the administrators' removal: the
  * document goes, so the credential is unknown from then on and any sign-in with it is refused.
  */
-export async function removePasskey(deps: RemovalDeps, personId: string, passkeyId: string, by: Acting): Promise<void> {
+export async function removePasskey(
+  deps: RemovalDeps,
+  personId: string,
+  passkeyId: string,
+  given: Acting,
+): Promise<void> {
   const told = await deps.transaction(async (tx) => {
+    const by = await ensureAdminActs(deps, tx, given);
     const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
+    // The person's own, under the passkey rule: not from an email code alone (core/people/acting).
+    if ("self" in by)
+      ensure(
+        mayChangePasskeys(await passkeyRule(deps, tx), by.self, by.amr ?? [], deps.clock.now()),
+        "passkey_required",
+        "Remove a passkey from a sign-in with a passkey or a recovery code",
+      );
     const from = toldAs(by);
     const recipient = deps.config.notices.waysIn && from !== null ? await readRecipient(deps, tx, personId) : null;
     passkeys.remove(deps.store, tx, passkeyId);
@@ -75,8 +125,9 @@ function recordRemoval(
  * Every passkey of a person, removed in one transaction (an administrator's, say for a lost
  * device or a suspect one): returns how many there were. The person signs in by email code after.
  */
-export async function removeAllPasskeys(deps: RemovalDeps, personId: string, by: ActingOnOthers): Promise<number> {
+export async function removeAllPasskeys(deps: RemovalDeps, personId: string, given: ActingOnOthers): Promise<number> {
   const { removed, told } = await deps.transaction(async (tx) => {
+    const by = await ensureAdminActs(deps, tx, given);
     const [held, recipient] = await Promise.all([
       passkeys.listByPerson(deps.store, personId, tx),
       readRecipient(deps, tx, personId),

@@ -16,7 +16,7 @@ import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
 import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
-import { ensureRecentSignIn } from "../people/acting";
+import { ensureRecentSignIn, mayAddPasskey, passkeyRule } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 import { type Person } from "../model/person";
@@ -24,12 +24,14 @@ import type { Passkey } from "../model/passkey";
 
 type RegistrationDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "config" | "log" | "mailQueue">;
 
-/** Who is adding a passkey: the session's person, its account, the session's key and its sign-in time. */
+/** Who is adding a passkey: the session's person, its account, the session's key, its sign-in time and methods. */
 export interface Registrant {
   person: Person;
   uid: string;
   sessionKey: string;
   authTime: Date;
+  /** How the session began (RFC 8176): under the passkey rule, not every sign-in may add one. */
+  amr: string[];
   /** The browser and system it is added from ("Firefox on Linux"), for the person's notice. */
   from: string;
 }
@@ -56,7 +58,9 @@ export async function registrationOptions(
   const { person } = registrant;
   const challenge = deps.random.token(32);
   const now = deps.clock.now();
-  const held = await passkeys.listByPerson(deps.store, person.id);
+  const [held, rule] = await Promise.all([passkeys.listByPerson(deps.store, person.id), passkeyRule(deps)]);
+  // Asked here so the page can say so before the person touches their authenticator; decided at verify.
+  ensure(mayAddPasskey(rule, person, registrant.amr, held.length, now), "passkey_required");
   await challenges.save(deps.store, {
     hash: sha256(challenge),
     purpose: "register",
@@ -108,11 +112,12 @@ export async function registerPasskey(
   const id = sha256(response.id);
   const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
     // Every read first, as a transaction must.
-    const [stored, current, held, taken] = await Promise.all([
+    const [stored, current, held, taken, rule] = await Promise.all([
       challenges.findByHash(store, hash, tx),
       people.findById(store, personId, tx),
       passkeys.listByPerson(store, personId, tx),
       passkeys.findById(store, id, tx),
+      passkeyRule(deps, tx),
     ]);
     const now = deps.clock.now();
     const ours =
@@ -124,6 +129,8 @@ export async function registerPasskey(
     challenges.markUsed(store, tx, hash, now);
     if (current?.status !== "approved")
       return { refused: current?.status === "rejected" ? "forbidden_rejected" : "forbidden_pending" };
+    // The passkey rule, on the person as this transaction reads them (a promotion, a lift ended).
+    if (!mayAddPasskey(rule, current, registrant.amr, held.length, now)) return { refused: "passkey_required" };
     const made = await verified(deps, response, challenge);
     if (made === null) return { refused: "passkey_registration_failed" };
     if (taken !== null) return { refused: "passkey_exists" };

@@ -23,7 +23,7 @@ import {
   type Invitation,
   type InvitationTerms,
 } from "../model/invitation";
-import { approvedAdmin, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "./acting";
+import { approvedAdmin, ensureAdminActs, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "./acting";
 import * as people from "../../store/people";
 import { errorText } from "../../logger";
 import { recordEvent } from "./history";
@@ -50,10 +50,16 @@ const STEP_UP = `Inviting someone gives them access: sign in again first (your s
 
 /**
  * An invitation approves someone ahead, as a review's approval does, so an administrator who
- * invites (or renews an invitation) has signed in within the step-up window; an operator needs none.
+ * invites (or renews an invitation) has signed in within the step-up window, with a passkey where
+ * the passkey rule holds them; an operator needs none. Asked before the first invitation (a file
+ * is never refused half-way for a sign-in grown old); each invitation's own transaction reads the
+ * rule again (ensureAdminActs).
  */
-export function ensureMayInvite(deps: Pick<Deps, "clock">, by: ActingOnOthers): void {
-  ensureStepUp(deps, by, STEP_UP);
+export async function ensureMayInvite(
+  deps: Pick<Deps, "clock" | "store" | "config" | "transaction">,
+  by: ActingOnOthers,
+): Promise<void> {
+  ensureStepUp(deps, await deps.transaction((tx) => ensureAdminActs(deps, tx, by)), STEP_UP);
 }
 
 /** The terms as kept: a name and note as plain text within their limits, lists without repeats. */
@@ -122,7 +128,9 @@ export async function inviteOne(
 ): Promise<InviteOutcome> {
   const terms = cleanTerms(given);
   const days = lifetimeDays(options.days);
+  const inviter = by;
   return deps.transaction(async (tx): Promise<InviteOutcome> => {
+    const by = await ensureAdminActs(deps, tx, inviter);
     const holderId = await personKeys.keyHolder(deps.store, tx, "email", terms.address);
     if (holderId !== null) return { outcome: "held", personId: holderId };
     const now = deps.clock.now();
@@ -152,7 +160,7 @@ export async function invite(
   by: ActingOnOthers,
   days?: number,
 ): Promise<Invitation> {
-  ensureMayInvite(deps, by);
+  await ensureMayInvite(deps, by);
   const done = await inviteOne(deps, terms, by, { days });
   if (done.outcome === "held")
     throw new AppError(
@@ -171,12 +179,13 @@ export async function invite(
 export async function resendInvitation(
   deps: InviteDeps,
   id: string,
-  by: ActingOnOthers,
+  given: ActingOnOthers,
   days?: number,
 ): Promise<Invitation> {
-  ensureMayInvite(deps, by);
+  await ensureMayInvite(deps, given);
   const lasts = lifetimeDays(days);
   const invitation = await deps.transaction(async (tx) => {
+    const by = await ensureAdminActs(deps, tx, given);
     const current = await invitations.find(deps.store, id, tx);
     ensure(current, "invitation_not_found");
     const holderId = await personKeys.keyHolder(deps.store, tx, "email", current.address);
@@ -249,8 +258,9 @@ export async function revokeInvitationsOf(deps: Pick<Deps, "store" | "log">, per
 }
 
 /** Revokes it: its address is a stranger's again, and a mail not yet sent never goes. */
-export async function revokeInvitation(deps: InviteDeps, id: string, by: ActingOnOthers): Promise<Invitation> {
+export async function revokeInvitation(deps: InviteDeps, id: string, given: ActingOnOthers): Promise<Invitation> {
   return deps.transaction(async (tx) => {
+    const by = await ensureAdminActs(deps, tx, given);
     const current = await invitations.find(deps.store, id, tx);
     ensure(current, "invitation_not_found");
     invitations.remove(deps.store, tx, id);

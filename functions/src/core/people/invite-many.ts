@@ -28,7 +28,7 @@ export async function inviteMany(
   options: { dryRun: boolean; days?: number },
 ): Promise<FileOutcome> {
   // Asked once before any row: a file is never refused half-way for a sign-in grown old.
-  ensureMayInvite(deps, by);
+  await ensureMayInvite(deps, by);
   const done: RowOutcome[] = [];
   for (let i = 0; i < rows.length; i += ROWS_AT_ONCE) {
     const chunk = rows.slice(i, i + ROWS_AT_ONCE);

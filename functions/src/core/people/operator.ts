@@ -49,7 +49,8 @@ export async function bootstrapAdmin(
     const now = deps.clock.now();
     writeLock(now);
     if (holder) {
-      const changed: Person = { ...holder, ...fields, name: holder.name || name, updatedAt: now };
+      // Their enrolment (a passkey, core/people/acting) starts now, as a promotion's does.
+      const changed: Person = { ...holder, ...fields, name: holder.name || name, updatedAt: now, enrolmentFrom: now };
       delete changed.awaitingNotice;
       const next = publishAndRecord(deps, tx, holder, changed, by, "cli");
       people.replace(deps.store, tx, holder, next);

@@ -16,6 +16,7 @@ import { publishAndRecord } from "./person-events";
 import {
   accountLabel,
   addressRemovedNotices,
+  BY_OPERATOR,
   personChangeEvent,
   queueNotice,
   recipientOf,
@@ -27,9 +28,14 @@ import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
 import { revokeInvitationsOf } from "./invitations";
+import { enrolmentEvent } from "./passkey-notices";
 import {
   approvedAdmin,
+  enrolmentEnds,
+  ensureAdminActs,
   ensureKeepsAnAdmin,
+  passkeyRule,
+  ruledBy,
   ensureOwnAccount,
   ensureStepUp,
   personName,
@@ -189,6 +195,8 @@ async function changeWith(
   let told: string | null = null;
   let accountsLetGo: string[] = [];
   const { before, after, refused } = await deps.transaction(async (tx) => {
+    // The passkey rule, read in this transaction: an administrator acts as one only from a passkey sign-in.
+    const acting = await ensureAdminActs(deps, tx, by);
     const current = await people.findById(store, personId, tx);
     ensure(current, "person_not_found");
     // The proof is judged first: without it, nothing is said of who holds what it would add.
@@ -203,6 +211,8 @@ async function changeWith(
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const asked: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
+    // Made an administrator: the grace in which they may add a passkey after an email code starts now.
+    if (asked.role === "admin" && current.role !== "admin") asked.enrolmentFrom = asked.updatedAt;
     // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
     if (asked.status !== "pending") {
       delete asked.awaitingNotice;
@@ -229,7 +239,7 @@ async function changeWith(
     }
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
-    if (widened(current, asked)) ensureStepUp(deps, by, WIDENS);
+    if (widened(current, asked)) ensureStepUp(deps, acting, WIDENS);
     // A way in taken off them takes the accounts that sign in with it: whoever holds that mailbox
     // or number now (a former employer) must not sign in as them through a provider's account.
     const removing = lost(current.emails, asked.emails) || lost(current.phones, asked.phones);
@@ -255,6 +265,9 @@ async function changeWith(
         : { endedSessions: Object.fromEntries([...ended, ...opened.map((s) => [s.sessionId, s.expiresAt] as const)]) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
+    // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
+    const promoted = next.role === "admin" && current.role !== "admin";
+    const rule = promoted ? await passkeyRule(deps, tx) : null;
     const taken = next.emails.filter((e) => !current.emails.includes(e));
     const claims: Array<[KeyKind, string[]]> = [
       ["email", taken],
@@ -281,7 +294,7 @@ async function changeWith(
     const signedIn = [...losing, ...fromEnded.filter((s) => !losing.some((l) => l.sid === s.sid))];
     // What the person is told of it. Of a person's own change, only what their session names a
     // browser for (their addresses); a rename no notice tells them of.
-    const from = toldAs(by);
+    const from = toldAs(acting);
     const changed =
       from === null ? null : personChangeEvent(deps.config.notices, current, next, from, letGo.map(accountLabel));
     // Addressed now, from the person before the change (recipientOf): the change cannot redirect them.
@@ -289,7 +302,7 @@ async function changeWith(
       ...(changed === null ? [] : [{ recipient: recipientOf(current, next), event: changed }]),
       ...(from === null ? [] : addressRemovedNotices(deps.config.notices, current, next)),
     ];
-    const recorded = recordedAs(by);
+    const recorded = recordedAs(acting);
     // The apps hear of it in the same transaction (core/people/person-events).
     const written = publishAndRecord(deps, tx, current, next, recorded.by, recorded.via);
     proven?.record();
@@ -302,6 +315,13 @@ async function changeWith(
     queueAccountDeletions(deps, tx, accountsLetGo);
     queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
     for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
+    if (rule !== null && ruledBy(rule, written))
+      told = queueNotice(
+        deps,
+        tx,
+        recipientOf(current, next),
+        enrolmentEvent(enrolmentEnds(written, written.updatedAt), from ?? BY_OPERATOR),
+      );
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written, refused: null };

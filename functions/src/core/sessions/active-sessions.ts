@@ -5,7 +5,7 @@ import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { recordEvent } from "../people/history";
-import { recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
+import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
@@ -101,9 +101,11 @@ export async function endSessions(
    * Someone else ending them (an administrator, an operator): the person's history says who, and
    * the person is told (`from`: who, from where).
    */
-  by?: ActingOnOthers,
+  given?: ActingOnOthers,
 ): Promise<{ ended: number; apps: string[] }> {
   const { ended, apps, queued } = await deps.transaction(async (tx) => {
+    // An administrator ends someone's sessions under the passkey rule, read in this transaction.
+    const by = given === undefined ? undefined : await ensureAdminActs(deps, tx, given);
     const now = deps.clock.now();
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");

@@ -7,6 +7,8 @@
  * a passkey) and records the method in it as the developer claim `sign_in_methods` (the provider
  * reserves `amr` for itself); the ID token the browser gets for it carries the claim back.
  */
+import { RECOVERY_METHOD } from "../model/passkey-rule";
+
 export const AMR = {
   /** A one-time code sent to the person (an email code). */
   otp: "otp",
@@ -22,6 +24,8 @@ export const AMR = {
   password: "pwd",
   /** A code sent by text message. */
   sms: "sms",
+  /** One of the person's one-time recovery codes (core/passkeys/recovery-codes): the service's own value. */
+  recoveryCode: RECOVERY_METHOD,
 } as const;
 
 /** The developer claim of a custom token that carries the methods. */

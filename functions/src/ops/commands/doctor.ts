@@ -26,6 +26,9 @@ import { listening, probe, smtpAnswers, type Check } from "../probes";
 import { UsageError } from "../refusals";
 import { loadSettings } from "../settings";
 import { addressRulesText } from "../address-rules";
+import { ruleInForce } from "../../core/people/passkey-rule";
+import { ruleText } from "./passkey-rule";
+import { passkeyRuleVerdict } from "../doctor/passkey-rule";
 
 const ALL_SECRETS = [
   params.sessionKeys,
@@ -94,6 +97,7 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
   ]);
   // The erasures not finished yet, with how long: read once Firestore has answered.
   if (credentials && checks[0]?.ok === true) checks.push(await erasures(deps));
+  if (credentials) checks.push(await passkeyRuleCheck(ctx, deps));
   // Each app's subscription to events: whether its address answers at all (a HEAD, nothing
   // delivered), and what its deliveries last said. Not required: the service works without them.
   if (credentials) {
@@ -120,6 +124,26 @@ async function erasures(deps: ReturnType<Context["deps"]>): Promise<Check> {
   } catch (err) {
     return { name: "erasures", ok: false, detail: `could not be read: ${errorText(err)}`, required: false };
   }
+}
+
+/**
+ * The passkey rule: on a real project it must hold administrators (their power is every site's
+ * door, and an email code can be relayed by a look-alike page), so doctor fails while it does
+ * not. The local stack runs it off by default (its seeded administrator signs in by password).
+ */
+async function passkeyRuleCheck(ctx: Context, deps: ReturnType<Context["deps"]>): Promise<Check> {
+  const local = ctx.target.emulators;
+  return probe(
+    "passkey rule",
+    async () => {
+      const r = await ruleInForce(deps);
+      const text = ruleText(r, deps.clock.now()).split("\n")[0] as string;
+      const verdict = passkeyRuleVerdict(r.rule.roles, local);
+      if (!verdict.ok) throw new Error(`${text}. ${verdict.advice as string}`);
+      return verdict.advice === null ? text : `${text}; ${verdict.advice}`;
+    },
+    !local,
+  );
 }
 
 /** One app's subscription: its address answers (any status below 500), and its deliveries' health. */

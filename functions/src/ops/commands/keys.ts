@@ -8,6 +8,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { systemClock } from "../../clock";
 import { appsSealedUnder } from "../../core/events/hooks";
 import { waitingSealedUnder } from "../../core/mail/outbox";
+import { recoveryCodesKeyedWith } from "../../core/passkeys/recovery-codes";
 import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
 import { one, type Command, type Values } from "../cli";
@@ -171,6 +172,11 @@ export const keyCommands: Command[] = [
       if (waiting > 0)
         throw new Refusal(
           `${waiting} mail(s) or deliveries waiting in the outbox are sealed under ${kid as string}, and would be given up: retire it once they are sent (a day after the rotation at most)`,
+        );
+      const recovery = await recoveryCodesKeyedWith(ctx.deps(), kid as string);
+      if (recovery > 0)
+        throw new Refusal(
+          `the recovery codes of ${recovery} person(s) are keyed with ${kid as string}, and would stop working: each makes new ones on their account page (after a passkey sign-in), or \`passkey-rule clear <who>\` ends them; then retire ${kid as string}`,
         );
       if (values.apply === true) await ctx.confirm(`Retire ${kid as string}? Codes keyed with it stop matching.`);
       const next = current.filter((k) => k.kid !== kid).map((k) => `${k.kid}:${k.secret}`);

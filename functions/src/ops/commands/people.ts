@@ -13,6 +13,7 @@ import { table } from "../output";
 import { UsageError } from "../refusals";
 import { AppError } from "../../core/errors";
 import { accessCommands, projectName } from "./people-access";
+import { ENROLMENT_GRACE_DAYS } from "../../core/model/passkey-rule";
 import { actorText, changeText, describe, line, named, proved, reach, signedOutOf, TOLD, view } from "./person-text";
 
 const STATUSES = ["pending", "approved", "rejected"] as const;
@@ -238,7 +239,9 @@ export const peopleCommands: Command[] = [
         person: view(person),
         created,
       });
-      ctx.note(`They sign in with an email code at ${email as string}; their account is linked by that address.`);
+      ctx.note(
+        `They sign in with an email code at ${email as string}; their account is linked by that address. Where the passkey rule holds administrators, that sign-in walks them through adding a passkey (an email code is enough for it for ${ENROLMENT_GRACE_DAYS} days), and they act as one from a sign-in with it.`,
+      );
     },
   },
 ];

@@ -1,6 +1,7 @@
 /** How the CLI prints a person and their history: a line, a description, the JSON view. */
 import type { HistoryEntry } from "../../core/model/history";
 import type { Person } from "../../core/model/person";
+import { byPasskey } from "../../core/model/passkey-rule";
 
 export function view(p: Person) {
   return {
@@ -38,8 +39,15 @@ export function proved(p: Person): string {
   return `the ${o.provider} account ${o.account || "(unnamed)"}${name}${o.bridge === null ? "" : ` through the ${o.bridge} bridge`}`;
 }
 
+/** How an administrator's session began, as their act is listed: a passkey, another way, under a lift. */
+function signInText(by: Extract<HistoryEntry["by"], { kind: "admin" }>): string {
+  if (by.amr === undefined) return "";
+  const how = byPasskey(by.amr) ? "passkey" : by.amr.join(",") || "?";
+  return ` (${how}${by.lifted ? ", rule lifted" : ""})`;
+}
+
 export function actorText(by: HistoryEntry["by"]): string {
-  if (by.kind === "admin") return `admin ${by.email ?? by.personId}`;
+  if (by.kind === "admin") return `admin ${by.email ?? by.personId}${signInText(by)}`;
   if (by.kind === "operator") return `operator ${by.name}`;
   return by.kind === "person" ? "the person" : "the service";
 }
