@@ -97,6 +97,8 @@ describe("people erase", () => {
       authTime: now(),
       amr: ["otp"],
       address: null,
+      passkeyId: null,
+      codesMadeAt: null,
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
       lastSeenAt: now(),
       expiresAt: new Date(now().getTime() + 86_400_000),

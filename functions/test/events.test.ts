@@ -138,7 +138,15 @@ describe("events for the apps", () => {
     const now = deps.clock.now();
     const session = { sessionId: unique("s"), personId: person.id, uid: person.uids[0] as string, amr: ["otp"] };
     const times = { openedAt: now, authTime: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + HOUR) };
-    await sessions.record(deps.store, { ...session, ...times, address: null, userAgent: "Firefox", endedAt: null });
+    await sessions.record(deps.store, {
+      ...session,
+      ...times,
+      address: null,
+      passkeyId: null,
+      codesMadeAt: null,
+      userAgent: "Firefox",
+      endedAt: null,
+    });
     await endSessions(deps, person.id, { allBut: null }, operator);
     await drained(deps);
 

@@ -156,6 +156,8 @@ describe("data expiry", () => {
           authTime: at,
           amr: ["otp"],
           address: null,
+          passkeyId: null,
+          codesMadeAt: null,
           userAgent: "",
           lastSeenAt: at,
           expiresAt: later(14 * 86_400_000),

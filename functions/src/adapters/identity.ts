@@ -1,6 +1,6 @@
 import type { Auth, DecodedIdToken, UserRecord } from "firebase-admin/auth";
 import type { Identity, ProviderAccount, ProviderSignIn, SignIn, VerifiedSignIn } from "../core/ports";
-import { ADDRESS_CLAIM, METHODS_CLAIM, methodsOf } from "../core/sessions/amr";
+import { ADDRESS_CLAIM, CODES_CLAIM, METHODS_CLAIM, methodsOf, PASSKEY_CLAIM } from "../core/sessions/amr";
 import { cryptoRandom } from "../random";
 
 /** The identity provider's sign-in API: the local emulator when the stack runs one. */
@@ -77,11 +77,14 @@ function toSignIn(t: DecodedIdToken): VerifiedSignIn {
   const provider = typeof t.firebase?.sign_in_provider === "string" ? t.firebase.sign_in_provider : "unknown";
   const identities = (t.firebase?.identities ?? {}) as Record<string, unknown>;
   const held = identities[provider];
+  const ours = provider === "custom";
   return {
     authTime: new Date(t.auth_time * 1000),
     amr: methodsOf(t[METHODS_CLAIM], provider),
-    // Only the service mints custom tokens, so only a code of ours can have put it there.
-    address: provider === "custom" && typeof t[ADDRESS_CLAIM] === "string" ? t[ADDRESS_CLAIM] : null,
+    // Only the service mints custom tokens, so only a sign-in of ours can have put these there.
+    address: ours && typeof t[ADDRESS_CLAIM] === "string" ? t[ADDRESS_CLAIM] : null,
+    passkeyId: ours && typeof t[PASSKEY_CLAIM] === "string" ? t[PASSKEY_CLAIM] : null,
+    codesMadeAt: ours && typeof t[CODES_CLAIM] === "number" ? new Date(t[CODES_CLAIM]) : null,
     uid: t.uid,
     email: typeof t.email === "string" && t.email_verified === true ? t.email : null,
     phone: typeof t.phone_number === "string" ? t.phone_number : null,
@@ -119,10 +122,12 @@ export function firebaseIdentity(source: Auth | (() => Auth)): Identity {
         throw err;
       }
     },
-    createCustomToken: (uid, amr, address) =>
+    createCustomToken: (uid, amr, through = {}) =>
       auth().createCustomToken(uid, {
         [METHODS_CLAIM]: amr,
-        ...(address === undefined ? {} : { [ADDRESS_CLAIM]: address }),
+        ...(through.address === undefined ? {} : { [ADDRESS_CLAIM]: through.address }),
+        ...(through.passkeyId === undefined ? {} : { [PASSKEY_CLAIM]: through.passkeyId }),
+        ...(through.codesMadeAt === undefined ? {} : { [CODES_CLAIM]: through.codesMadeAt.getTime() }),
       }),
     async accountForEmail(email) {
       let user: UserRecord;

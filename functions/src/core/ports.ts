@@ -34,6 +34,21 @@ export interface VerifiedSignIn extends SignIn {
   amr: string[];
   /** The address a code of the service's proved for this sign-in; null for any other way in. */
   address: string | null;
+  /** The passkey a sign-in of the service's verified (its id); null for any other way in. */
+  passkeyId: string | null;
+  /** For a recovery code's sign-in, when its set was made (what names the set); null for any other way in. */
+  codesMadeAt: Date | null;
+}
+
+/**
+ * What a sign-in of the service's own came in through, carried in its custom token to the session
+ * it opens, so that taking that way in away ends the session: a code's address, a passkey's id, or
+ * a recovery code's set (by when it was made).
+ */
+export interface SignedInThrough {
+  address?: string;
+  passkeyId?: string;
+  codesMadeAt?: Date;
 }
 
 /** The managed identity provider, as the rules see it. */
@@ -43,10 +58,10 @@ export interface Identity {
   /** The older session format (the provider's session cookie), still honoured until it expires. */
   verifyProviderSessionCookie(cookie: string): Promise<VerifiedSignIn | null>;
   /**
-   * A custom token for `uid` that records how the person proved themselves (RFC 8176 values) and,
-   * for a code, the address it went to (`address`), which the session it opens remembers.
+   * A custom token for `uid` that records how the person proved themselves (RFC 8176 values) and
+   * what they came in through (`through`), which the session it opens remembers.
    */
-  createCustomToken(uid: string, amr: string[], address?: string): Promise<string>;
+  createCustomToken(uid: string, amr: string[], through?: SignedInThrough): Promise<string>;
   /**
    * The account for `email`, whose mailbox the caller has just proved: created (verified) when
    * there is none; an existing unverified one is taken back from whoever registered it first

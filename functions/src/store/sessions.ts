@@ -21,6 +21,13 @@ export interface SessionRecord {
   amr: string[];
   /** The address whose code opened it; null for any other way in. Removing the address ends it. */
   address: string | null;
+  /** The passkey that opened it (its id); null for any other way in. Removing the passkey ends it. */
+  passkeyId: string | null;
+  /**
+   * For a session a recovery code opened, when its set was made (what names the set); null for
+   * any other way in. A new set, or the set's removal, ends it.
+   */
+  codesMadeAt: Date | null;
   /** The browser's User-Agent when the session was opened, cut to a length. */
   userAgent: string;
   lastSeenAt: Date;
@@ -42,6 +49,8 @@ function fromData(id: string, d: DocumentData): SessionRecord {
     authTime: toDate(d.authTime),
     amr: stringList(d.amr),
     address: typeof d.address === "string" ? d.address : null,
+    passkeyId: typeof d.passkeyId === "string" ? d.passkeyId : null,
+    codesMadeAt: optionalDate(d.codesMadeAt),
     userAgent: typeof d.userAgent === "string" ? d.userAgent : "",
     lastSeenAt: toDate(d.lastSeenAt),
     expiresAt: toDate(d.expiresAt),

@@ -80,6 +80,8 @@ export async function recordedSession(
     authTime: now,
     amr: ["otp"],
     address: null,
+    passkeyId: null,
+    codesMadeAt: null,
     userAgent: "Firefox",
     lastSeenAt: now,
     expiresAt,

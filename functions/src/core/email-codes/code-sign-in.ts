@@ -43,6 +43,6 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   ensureAccess(person, {}, "codeSignIn");
   const uid = person.uids[0] ?? (await linkAccountOfAddress(deps, person, address));
   return translateFailure(deps, providerFailed("custom token"), () =>
-    deps.identity.createCustomToken(uid, [AMR.otp], address),
+    deps.identity.createCustomToken(uid, [AMR.otp], { address }),
   );
 }

@@ -110,7 +110,7 @@ type SignInDeps = Pick<
   "store" | "transaction" | "clock" | "random" | "pepper" | "config" | "mailQueue" | "log" | "identity"
 >;
 
-type Decision = { uid: string } | { refused: ErrorCode };
+type Decision = { uid: string; madeAt: Date } | { refused: ErrorCode };
 
 /**
  * Which code of the set `code` is, under the key the set was made with, comparing every one in
@@ -175,11 +175,12 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
     const left = set.codes.filter((c, i) => c.usedAt === null && i !== match.index).length;
     queueNotice(deps, tx, recipientOf(person), recoveryCodeUsedEvent(left, "a sign-in with a recovery code"));
     noticed = true;
-    return { uid };
+    return { uid, madeAt: set.madeAt };
   });
   if (noticed) await wakeDrainer(deps);
   if ("refused" in decision) throw new AppError(decision.refused);
   return translateFailure(deps, { code: "signin_failed", log: "recovery code sign-in: custom token failed" }, () =>
-    deps.identity.createCustomToken(decision.uid, [AMR.recoveryCode]),
+    // The session it opens names the set: new codes, or none, end it.
+    deps.identity.createCustomToken(decision.uid, [AMR.recoveryCode], { codesMadeAt: decision.madeAt }),
   );
 }

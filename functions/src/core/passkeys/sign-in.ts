@@ -62,7 +62,7 @@ export async function signInOptions(deps: SignInDeps, binding: string): Promise<
   });
 }
 
-type Decision = { uid: string | null; person: Person; methods: string[] } | { refused: ErrorCode };
+type Decision = { uid: string | null; person: Person; methods: string[]; passkeyId: string } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/sign-in/verify: the custom token for the person whose passkey signed this
@@ -118,13 +118,19 @@ export async function signInWithPasskey(
       backedUp: asserted.credentialBackedUp,
       at: now,
     });
-    return { uid, person, methods: passkeyMethods(asserted.credentialDeviceType === "multiDevice") };
+    return {
+      uid,
+      person,
+      methods: passkeyMethods(asserted.credentialDeviceType === "multiDevice"),
+      passkeyId: passkey.id,
+    };
   });
   // Thrown after the commit, so a used challenge and a suspect mark are kept.
   if ("refused" in decision) throw new AppError(decision.refused);
   const uid = decision.uid ?? (await linkAccountOfAddress(deps, decision.person, decision.person.emails[0] as string));
   return translateFailure(deps, { code: "signin_failed", log: "passkey sign-in: custom token failed" }, () =>
-    deps.identity.createCustomToken(uid, decision.methods),
+    // The session it opens names the passkey: removing the passkey ends it.
+    deps.identity.createCustomToken(uid, decision.methods, { passkeyId: decision.passkeyId }),
   );
 }
 

@@ -36,6 +36,8 @@ export async function recordSession(
     authTime: Date;
     amr: string[];
     address: string | null;
+    passkeyId: string | null;
+    codesMadeAt: Date | null;
     expiresAt: Date;
   },
   userAgent: string,

@@ -32,6 +32,10 @@ export const AMR = {
 export const METHODS_CLAIM = "sign_in_methods";
 /** The claim of a custom token (and the ID token it becomes) naming the address a code proved. */
 export const ADDRESS_CLAIM = "signed_in_address";
+/** The claim naming the passkey a passkey sign-in verified (its id). */
+export const PASSKEY_CLAIM = "signed_in_passkey";
+/** The claim naming a recovery code's set, by when it was made (milliseconds since the epoch). */
+export const CODES_CLAIM = "signed_in_codes";
 
 const KNOWN = new Set<string>(Object.values(AMR));
 

@@ -73,7 +73,17 @@ export async function openSession(
   const session = await deps.tokens.issue(claims, deps.clock.now(), SESSION_LIFETIME_MS);
   // Recorded before the cookie is set: a session the person cannot see in their list never exists.
   await Promise.all([
-    recordSession(deps, { ...claims, address: signIn.address, expiresAt: session.expiresAt }, sign.userAgent),
+    recordSession(
+      deps,
+      {
+        ...claims,
+        address: signIn.address,
+        passkeyId: signIn.passkeyId,
+        codesMadeAt: signIn.codesMadeAt,
+        expiresAt: session.expiresAt,
+      },
+      sign.userAgent,
+    ),
     noteBrowser(deps, person, sign),
   ]);
   return { approved: true, person, uid: signIn.uid, ...session };
