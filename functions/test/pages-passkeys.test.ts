@@ -227,12 +227,12 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
     expect(await sessionCookie(t.page)).toBeNull();
   });
 
-  it("asks a person whose sign-in is over five minutes old to sign in again before adding one", async () => {
+  it("asks a person whose sign-in is over five minutes old to sign in again before adding or removing one", async () => {
     t.name = "passkey-sign-in-again";
-    const { account } = await accountWithPerson();
+    const { account } = await withPasskey();
     await virtualAuthenticator(t.page);
     await signInAs(account.uid);
-    // The service's answer to an older sign-in (test/passkeys.test.ts shows it is given).
+    // The service's answers to an older sign-in (test/passkeys.test.ts shows they are given).
     await t.page.route("**/auth/passkeys/register/options", (route) =>
       route.fulfill({
         status: 401,
@@ -240,15 +240,31 @@ describe.each(MODES)("passkeys on the identity host's pages, %s", (mode) => {
         body: JSON.stringify({ error: "Sign in again to add a passkey", reason: "sign_in_too_old" }),
       }),
     );
+    await t.page.route("**/auth/passkeys/*", (route) =>
+      route.request().method() === "DELETE"
+        ? route.fulfill({
+            status: 401,
+            contentType: "application/json",
+            body: JSON.stringify({ error: "Sign in again to remove a passkey", reason: "sign_in_too_old" }),
+          })
+        : route.continue(),
+    );
     await t.page.goto(`${ID_HOST}/account`);
     await t.visitor.reaches("Your account");
     await t.visitor.press("Add a passkey");
     await t.page
       .getByRole("alert")
-      .filter({ hasText: /please sign in again first/ })
+      .filter({ hasText: /^To add a passkey, please sign in again first/ })
       .waitFor();
     await t.visitor.audit();
     await t.visitor.screenshot("passkey-sign-in-again-asked");
+    await t.visitor.press("Remove Passkey");
+    await t.visitor.press("Remove passkey");
+    await t.page
+      .getByRole("alert")
+      .filter({ hasText: /^To remove a passkey, please sign in again first/ })
+      .waitFor();
+    await t.visitor.audit();
     await t.visitor.press("Sign in again");
     await t.visitor.reaches("Sign in");
     expect(new URL(t.page.url()).searchParams.get("prompt")).toBe("login");

@@ -543,6 +543,30 @@ describe("the person's passkeys: GET, PATCH and DELETE /auth/passkeys", () => {
     expect((await request(w.app).delete(`/auth/passkeys/${id}`).set("Cookie", browser.session)).status).toBe(404);
   });
 
+  it("removes one on a sign-in of exactly five minutes ago, and refuses one a second older, asking for a new sign-in", async () => {
+    const deps = testDeps();
+    const v = world(deps);
+    // On a whole second: a session carries its sign-in time in whole seconds.
+    deps.clock.set(new Date(Math.floor(deps.clock.now().getTime() / SECOND) * SECOND));
+    const { browser } = await v.person();
+    const [first, second] = [
+      (await v.register(browser, new SoftwareAuthenticator())).body.id,
+      (await v.register(browser, new SoftwareAuthenticator())).body.id,
+    ];
+    deps.clock.advance(5 * MINUTE);
+    expect((await request(v.app).delete(`/auth/passkeys/${first}`).set("Cookie", browser.session)).status).toBe(200);
+    deps.clock.advance(SECOND);
+    const late = await request(v.app).delete(`/auth/passkeys/${second}`).set("Cookie", browser.session);
+    expect([late.status, late.body]).toEqual([
+      401,
+      {
+        error: "Sign in again to remove a passkey: the sign-in must be from the last 5 minutes",
+        reason: "sign_in_too_old",
+      },
+    ]);
+    expect((await db.collection("passkeys").doc(second).get()).exists).toBe(true);
+  });
+
   it("answers 401 without a session, and 404 for an id no document can have", async () => {
     expect((await request(w.app).get("/auth/passkeys")).status).toBe(401);
     const { browser } = await w.person();

@@ -266,6 +266,11 @@ export const errorTable = {
     message: `Sign in again to add a passkey: the sign-in must be from the last ${STEP_UP_MINUTES} minutes`,
     reason: "sign_in_too_old",
   },
+  passkey_removal_too_old: {
+    status: 401,
+    message: `Sign in again to remove a passkey: the sign-in must be from the last ${STEP_UP_MINUTES} minutes`,
+    reason: "sign_in_too_old",
+  },
   passkey_challenge_invalid: {
     status: 400,
     message: "This passkey request has expired or was not started here. Please start again.",

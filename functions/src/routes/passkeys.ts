@@ -138,7 +138,15 @@ export function routes(deps: Deps): Router {
   router.post(PATHS.recoveryCodes, async function newRecoveryCodes(req: Request, res: Response) {
     await parseBody(req, noBody, "passkey_fields_required");
     const { person, principal } = await requireAccess(deps, req, SESSION);
-    const maker = { person, signedInAt: principal.authTime, amr: principal.amr, from: browserOf(req) };
+    // A session cookie always has a key; the codes record what it came in through.
+    ensure(principal.sessionKey !== null, "unauthorized");
+    const maker = {
+      person,
+      sessionKey: principal.sessionKey,
+      signedInAt: principal.authTime,
+      amr: principal.amr,
+      from: browserOf(req),
+    };
     res.status(201).json({ codes: await makeRecoveryCodes(deps, maker) });
   });
 

@@ -30,7 +30,7 @@ describe("retiring a pepper key recovery codes are keyed with", () => {
     const person = await personFor({ uid: unique("uid"), email: `${unique("a")}@example.test` }, { role: "admin" }, db);
     const maker = (pepper: string) => ({
       deps: testDeps({ store: db, pepper: parsePepper(pepper) }),
-      who: { person, amr: ["hwk", "user"], from: "Firefox on Linux" },
+      who: { person, sessionKey: unique("s"), amr: ["hwk", "user"], from: "Firefox on Linux" },
     });
     const before = maker(TEST_CODE_PEPPER);
     await makeRecoveryCodes(before.deps, { ...before.who, signedInAt: before.deps.clock.now() });

@@ -3,7 +3,8 @@
  * passkey rule a session begun with a passkey is an administrator's full power for 14 days; when
  * the device is lost or stolen, the person removes its passkey (from another of theirs), or the
  * operator clears them (`passkey-rule clear`, "a device in someone else's hands"). Whoever
- * signed in with it before must not keep acting as the administrator. Likewise a session a
+ * signed in with it before must not keep acting as the administrator, nor add a passkey through
+ * an instance whose copy of the person is older. Likewise a session a
  * recovery code opened must not keep its power over the person's passkeys once they have made new
  * codes ("which ends these"), as the notice of its use tells them to.
  */
@@ -11,6 +12,7 @@ import request from "supertest";
 import * as peopleGroup from "../../src/routes/people";
 import * as sessions from "../../src/routes/sessions";
 import { clearPasskeysAndCodes } from "../../src/core/people/passkey-rule";
+import { removeAllPasskeys } from "../../src/core/passkeys/passkeys";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { signInWithCustomToken } from "../support/auth";
 import { appFor, testConfig, testDeps } from "../support/deps";
@@ -25,6 +27,7 @@ const keys = passkeyWorld(deps);
 const sessionsApp = appFor(sessions, deps);
 const peopleApp = appFor(peopleGroup, deps);
 const OPERATOR = { kind: "operator" as const, name: "test operator" };
+const OPERATOR_ACTING = { operator: OPERATOR };
 
 afterEach(() => allTasksIdle());
 
@@ -73,6 +76,48 @@ describe("a passkey taken away", () => {
 
     const after = await listPeople(thief);
     expect(after.status).toBe(401);
+  });
+
+  it("by the removal of every one (an administrator's, the operator's): the sessions they opened end", async () => {
+    const admin = await keys.withPasskey({ role: "admin", projects: ["*"] });
+    const thief = await signInWith(admin.authenticator);
+    const own = await sessionCookieFor(deps, admin.account.uid, admin.person.id, ["otp"]);
+
+    expect(await removeAllPasskeys(deps, admin.person.id, OPERATOR_ACTING)).toBe(1);
+
+    expect((await listPeople(thief)).status).toBe(401);
+    // A session begun another way goes on.
+    expect((await request(keys.app).get("/auth/passkeys").set("Cookie", own)).status).toBe(200);
+  });
+
+  it("between a sign-in with it and the session it would open: no session opens", async () => {
+    const member = await keys.withPasskey({ projects: ["*"] });
+    const signedIn = await keys.signIn(newBrowser(), member.authenticator);
+    expect(signedIn.status).toBe(200);
+    const idToken = await signInWithCustomToken(signedIn.body.customToken);
+
+    await removeAllPasskeys(deps, member.person.id, OPERATOR_ACTING);
+
+    // The ID token still verifies for minutes; the passkey it came from is gone.
+    const verified = await request(sessionsApp).post("/auth/verify").send({ idToken, project: "account" });
+    expect(verified.status).toBe(401);
+    expect(cookieFrom(verified.headers["set-cookie"])).toBeNull();
+  });
+
+  it("on another instance, whose copy of the person is older: the session it opened adds no passkey", async () => {
+    const member = await keys.withPasskey({ projects: ["*"] });
+    const thief = await signInWith(member.authenticator);
+    // Another instance of the function has read the person while the session lived.
+    const elsewhere = passkeyWorld(testDeps({ config: deps.config, store: deps.store }));
+    expect((await request(elsewhere.app).get("/auth/passkeys").set("Cookie", thief)).status).toBe(200);
+
+    await removeAllPasskeys(deps, member.person.id, OPERATOR_ACTING);
+
+    // That instance's copy still shows the session live; the registration's own read does not.
+    const planted = await elsewhere.register({ session: thief, binding: null }, new SoftwareAuthenticator());
+    expect(planted.status).toBe(401);
+    const held = await deps.store.collection("passkeys").where("personId", "==", member.person.id).get();
+    expect(held.size).toBe(0);
   });
 });
 

@@ -1,14 +1,14 @@
 /**
  * The person's passkeys on `/account`: each with its name, when it was added and when it was
- * last used, to rename or remove; and a button to add one (which the service allows within five
- * minutes of signing in: otherwise the person is asked to sign in again first).
+ * last used, to rename or remove; and a button to add one (adding and removing, the service allows
+ * within five minutes of signing in: otherwise the person is asked to sign in again first).
  */
 import type { PasskeyView, RuleView } from "../../../functions/src/core/passkeys/passkey-view";
 import { ask } from "../shared/api";
 import { TRY_AGAIN } from "../shared/messages";
 import { alertBox, button, field, h, paragraph, whileBusy } from "../shared/ui";
 import { passkeysSupported } from "../sign-in/webauthn";
-import { addPasskey } from "../sign-in/add-passkey";
+import { addPasskey, signInAgainTo, signInTooOld } from "../sign-in/add-passkey";
 
 export { suggestedName } from "../sign-in/add-passkey";
 
@@ -156,6 +156,10 @@ export function passkeysSection(): HTMLElement {
       void whileBusy(remove, "Removing…", async () => {
         const answer = await ask(alert, "DELETE", `/auth/passkeys/${encodeURIComponent(passkey.id)}`);
         if (answer === null) return;
+        if (signInTooOld(answer)) {
+          const again = signInAgainTo("remove a passkey", `${window.location.origin}/account`);
+          return alert.show(again.message, again.action);
+        }
         if (answer.status !== 200 && answer.status !== 404) return alert.show(TRY_AGAIN);
         await refresh();
         status.textContent = `Removed “${passkey.name}”.`;

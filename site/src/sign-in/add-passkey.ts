@@ -25,13 +25,23 @@ function platformName(): string {
   return data?.platform ?? navigator.platform ?? "";
 }
 
+/**
+ * A change to the person's passkeys refused for a sign-in over five minutes old (`401
+ * sign_in_too_old`): what they hear, and the way to sign in again and come back to `back`.
+ */
+export function signInAgainTo(what: string, back: string): { message: string; action: Node } {
+  return {
+    message: `To ${what}, please sign in again first: it has been ${PAST_STEP_UP} since you signed in.`,
+    action: linkButton("Sign in again", `/?prompt=login&redirect=${encodeURIComponent(back)}`, "primary"),
+  };
+}
+
+/** Whether the service refused for a sign-in too old for what was asked. */
+export const signInTooOld = (answer: Answer): boolean => answer.status === 401 && says(answer, "sign_in_too_old");
+
 /** Why adding a passkey went wrong, as the person should hear it; the sign-in link when it is too late. */
 export function addRefusal(answer: Answer, back: string): { message: string; action?: Node } {
-  if (answer.status === 401 && says(answer, "sign_in_too_old"))
-    return {
-      message: `To add a passkey, please sign in again first: it has been ${PAST_STEP_UP} since you signed in.`,
-      action: linkButton("Sign in again", `/?prompt=login&redirect=${encodeURIComponent(back)}`, "primary"),
-    };
+  if (signInTooOld(answer)) return signInAgainTo("add a passkey", back);
   if (answer.status === 403 && says(answer, "passkey_required"))
     return {
       message:

@@ -9,6 +9,7 @@ import { recordEvent } from "../people/history";
 import {
   enrolmentEnds,
   ensureAdminActs,
+  ensureRecentSignIn,
   liftedUntil,
   mayAddPasskey,
   mayChangePasskeys,
@@ -23,7 +24,10 @@ import {
 import type { Person } from "../model/person";
 import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
+import { sessionsThrough } from "../people/sessions-through";
+import { wakeDrainer } from "../mail/outbox";
+import * as people from "../../store/people";
 
 import type { Passkey } from "../model/passkey";
 
@@ -72,7 +76,10 @@ export async function renamePasskey(
 
 /**
  * DELETE /auth/passkeys/:passkeyId (the person's own) and the administrators' removal: the
- * document goes, so the credential is unknown from then on and any sign-in with it is refused.
+ * document goes, so the credential is unknown from then on and any sign-in with it is refused, and
+ * every session it opened ends in the same transaction (core/people/sessions-through): whoever
+ * holds the lost device keeps nothing it gave them. The person's own removal asks, as adding one
+ * does, a sign-in of the last five minutes.
  */
 export async function removePasskey(
   deps: RemovalDeps,
@@ -80,29 +87,43 @@ export async function removePasskey(
   passkeyId: string,
   given: Acting,
 ): Promise<void> {
-  const told = await deps.transaction(async (tx) => {
+  const done = await deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
-    const passkey = await passkeys.findById(deps.store, passkeyId, tx);
-    ensure(passkey && passkey.personId === personId, "passkey_not_found");
-    // The person's own, under the passkey rule: not from an email code alone (core/people/acting).
-    if ("self" in by)
+    const [passkey, person] = await Promise.all([
+      passkeys.findById(deps.store, passkeyId, tx),
+      people.findById(deps.store, personId, tx),
+    ]);
+    ensure(passkey && passkey.personId === personId && person, "passkey_not_found");
+    if ("self" in by) {
+      // The person's own, under the passkey rule: not from an email code alone (core/people/acting).
       ensure(
         mayChangePasskeys(await passkeyRule(deps, tx), by.self, by.amr ?? [], deps.clock.now()),
         "passkey_required",
         "Remove a passkey from a sign-in with a passkey or a recovery code",
       );
+      // A stolen session, or one left open on a shared machine, must not strip the person of their
+      // passkeys weeks later: the person proved themselves moments ago, as adding one asks.
+      ensureRecentSignIn(deps, by.signedInAt, "passkey_removal_too_old");
+    }
+    const through = await sessionsThrough(deps, tx, person, { passkeyIds: [passkey.id] });
     const from = toldAs(by);
-    const recipient = deps.config.notices.waysIn && from !== null ? await readRecipient(deps, tx, personId) : null;
     passkeys.remove(deps.store, tx, passkeyId);
+    const apps = through.end();
     if (!("self" in by)) recordRemoval(deps, tx, personId, [passkey], by);
-    return recipient !== null && from !== null
-      ? queueNotice(deps, tx, recipient, passkeysEvent("removed", [passkey.name], from))
-      : null;
+    const told =
+      deps.config.notices.waysIn && from !== null
+        ? queueNotice(deps, tx, recipientOf(person), passkeysEvent("removed", [passkey.name], from))
+        : null;
+    return { ended: through.ending.length, wake: told !== null || apps.length > 0 };
   });
-  await wakeForNotice(deps, told);
+  if (done.ended > 0) deps.personCache.evict(personId);
+  if (done.wake) await wakeDrainer(deps);
 }
 
-type RemovalDeps = Pick<Deps, "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log">;
+type RemovalDeps = Pick<
+  Deps,
+  "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log" | "personCache"
+>;
 
 /** Someone else removing a person's passkeys (an administrator, an operator): the person's history says who. */
 function recordRemoval(
@@ -123,25 +144,34 @@ function recordRemoval(
 
 /**
  * Every passkey of a person, removed in one transaction (an administrator's, say for a lost
- * device or a suspect one): returns how many there were. The person signs in by email code after.
+ * device or a suspect one), with every session they opened: returns how many there were. The
+ * person signs in by email code after.
  */
 export async function removeAllPasskeys(deps: RemovalDeps, personId: string, given: ActingOnOthers): Promise<number> {
-  const { removed, told } = await deps.transaction(async (tx) => {
+  const done = await deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
-    const [held, recipient] = await Promise.all([
+    const [held, person] = await Promise.all([
       passkeys.listByPerson(deps.store, personId, tx),
-      readRecipient(deps, tx, personId),
+      people.findById(deps.store, personId, tx),
     ]);
+    if (held.length === 0) return { removed: 0, ended: 0, wake: false };
+    const through =
+      person === null
+        ? { ending: [], end: () => [] }
+        : await sessionsThrough(deps, tx, person, { passkeyIds: held.map((p) => p.id) });
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
-    if (held.length === 0) return { removed: 0, told: null };
+    const apps = through.end();
     recordRemoval(deps, tx, personId, held, by);
     const event = passkeysEvent(
       "removed",
       held.map((p) => p.name),
       toldAs(by) as string,
     );
-    return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, recipient, event) : null };
+    const recipient = person === null ? { personId, to: null } : recipientOf(person);
+    if (deps.config.notices.waysIn) queueNotice(deps, tx, recipient, event);
+    return { removed: held.length, ended: through.ending.length, wake: deps.config.notices.waysIn || apps.length > 0 };
   });
-  await wakeForNotice(deps, told);
-  return removed;
+  if (done.ended > 0) deps.personCache.evict(personId);
+  if (done.wake) await wakeDrainer(deps);
+  return done.removed;
 }

@@ -10,6 +10,7 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as recoveryCodes from "../../store/recovery-codes";
+import { sessionsThrough } from "../people/sessions-through";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { canonicalEmail } from "../email-address";
 import { constantTimeEqual } from "../secrets";
@@ -50,11 +51,15 @@ export function normaliseRecoveryCode(raw: string): string | null {
   return `${plain.slice(0, 5)}-${plain.slice(5)}`;
 }
 
-type MakeDeps = Pick<Deps, "store" | "transaction" | "clock" | "random" | "pepper" | "config" | "mailQueue" | "log">;
+type MakeDeps = Pick<
+  Deps,
+  "store" | "transaction" | "clock" | "random" | "pepper" | "config" | "mailQueue" | "log" | "personCache"
+>;
 
-/** Who makes codes: the person, from a session begun with a passkey, at when, from which browser. */
+/** Who makes codes: the person, from a session (its key) begun with a passkey, at when, from which browser. */
 export interface CodeMaker {
   person: Person;
+  sessionKey: string;
   signedInAt: Date;
   amr: string[];
   from: string;
@@ -62,9 +67,9 @@ export interface CodeMaker {
 
 /**
  * POST /auth/passkeys/recovery-codes: a new set, shown this once; the set before it ends in the
- * same write, and the person is told. Only from a sign-in with a passkey within the step-up
- * window: a stolen session, or one begun with a relayed email code, must not be able to mint the
- * codes that would then stand in for the passkey.
+ * same write, with every session its codes opened, and the person is told. Only from a sign-in
+ * with a passkey within the step-up window: a stolen session, or one begun with a relayed email
+ * code, must not be able to mint the codes that would then stand in for the passkey.
  */
 export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promise<string[]> {
   ensure(byPasskey(maker.amr), "passkey_required", "Recovery codes are made right after a sign-in with a passkey");
@@ -72,18 +77,29 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
   const key = pepperRing(deps)[0] as PepperKey;
   const personId = maker.person.id;
   const codes = Array.from({ length: RECOVERY_CODES }, () => newCode(deps.random));
-  const told = await deps.transaction(async (tx) => {
-    const current = await people.findById(deps.store, personId, tx);
+  const ended = await deps.transaction(async (tx) => {
+    const [current, before] = await Promise.all([
+      people.findById(deps.store, personId, tx),
+      recoveryCodes.findByPerson(deps.store, personId, tx),
+    ]);
     ensure(current?.status === "approved", "forbidden");
+    // A session ended meanwhile (its passkey removed) makes nothing, whatever a cached copy says.
+    ensure(current.endedSessions?.[maker.sessionKey] === undefined, "unauthorized");
+    // Whoever used one of the old codes keeps nothing: "make new ones, which ends these".
+    const through = await sessionsThrough(deps, tx, current, { codesMadeAt: before?.madeAt ?? null });
     recoveryCodes.replace(deps.store, tx, {
       personId,
       kid: key.kid,
       madeAt: deps.clock.now(),
       codes: codes.map((code) => ({ hash: recoveryCodeHash(key, personId, code), usedAt: null })),
     });
-    return queueNotice(deps, tx, recipientOf(current), recoveryCodesMadeEvent(codes.length, maker.from));
+    through.end();
+    queueNotice(deps, tx, recipientOf(current), recoveryCodesMadeEvent(codes.length, maker.from));
+    return through.ending.length;
   });
-  if (told !== null) await wakeDrainer(deps);
+  if (ended > 0) deps.personCache.evict(personId);
+  // The notice, and any app told of a sign-in ended.
+  await wakeDrainer(deps);
   return codes;
 }
 

@@ -127,6 +127,9 @@ export async function registerPasskey(
     // Another session's challenge is not this request's to spend.
     if (!ours) return { refused: "passkey_challenge_invalid" };
     challenges.markUsed(store, tx, hash, now);
+    // A session ended meanwhile (its passkey removed, say) adds nothing, whatever another
+    // instance's copy of the person still says of it.
+    if (current?.endedSessions?.[registrant.sessionKey] !== undefined) return { refused: "unauthorized" };
     if (current?.status !== "approved")
       return { refused: current?.status === "rejected" ? "forbidden_rejected" : "forbidden_pending" };
     // The passkey rule, on the person as this transaction reads them (a promotion, a lift ended).

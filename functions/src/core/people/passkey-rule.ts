@@ -19,6 +19,7 @@ import { liftedUntil, passkeyRule } from "./acting";
 import { recordEvent } from "./history";
 import { passkeysClearedEvent, ruleLiftedEvent } from "./passkey-notices";
 import { BY_OPERATOR, queueNotice, recipientOf, type SecurityEvent } from "./security-notices";
+import { sessionsThrough } from "./sessions-through";
 
 /** The rule in force, and whose word it is: the operator's (with who set it and when), or the deployment's setting. */
 export interface RuleInForce {
@@ -139,15 +140,16 @@ export async function restorePasskeyRule(deps: BreakGlassDeps, personId: string,
 
 /**
  * The other break-glass: every passkey and recovery code of the person removed (a lost device and
- * lost codes, or a device in someone else's hands), and their enrolment begun again, so that for
- * ENROLMENT_GRACE_DAYS a sign-in with an email code may add a first passkey. Written to their
- * history and told to them and to every other administrator, in one transaction.
+ * lost codes, or a device in someone else's hands) with every session they opened, and their
+ * enrolment begun again, so that for ENROLMENT_GRACE_DAYS a sign-in with an email code may add a
+ * first passkey. Written to their history and told to them and to every other administrator, in
+ * one transaction.
  */
 export async function clearPasskeysAndCodes(
   deps: BreakGlassDeps,
   personId: string,
   by: Operator,
-): Promise<{ person: Person; passkeys: number; codes: number; enrolBy: Date }> {
+): Promise<{ person: Person; passkeys: number; codes: number; sessions: number; enrolBy: Date }> {
   const done = await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
     ensure(person, "person_not_found");
@@ -160,8 +162,14 @@ export async function clearPasskeysAndCodes(
     const tell = await tellAll(deps, tx, person, (about) =>
       passkeysClearedEvent(held.length, enrolBy, BY_OPERATOR, about),
     );
+    // Whoever holds the device, or a code, is signed out with them.
+    const through = await sessionsThrough(deps, tx, person, {
+      passkeyIds: held.map((p) => p.id),
+      codesMadeAt: set?.madeAt ?? null,
+    });
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
     if (set !== null) recoveryCodes.remove(deps.store, tx, person.id);
+    through.end();
     people.setEnrolmentFrom(deps.store, tx, person.id, now);
     const codes = set?.codes.filter((c) => c.usedAt === null).length ?? 0;
     recordEvent(deps, tx, {
@@ -175,7 +183,7 @@ export async function clearPasskeysAndCodes(
       },
     });
     tell();
-    return { person, passkeys: held.length, codes, enrolBy };
+    return { person, passkeys: held.length, codes, enrolBy, sessions: through.ending.length };
   });
   deps.personCache.evict(personId);
   await wakeDrainer(deps);

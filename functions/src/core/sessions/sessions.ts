@@ -6,9 +6,12 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as projectAccess from "../../store/project-access";
 import * as sessionRecords from "../../store/sessions";
+import * as passkeys from "../../store/passkeys";
+import * as recoveryCodes from "../../store/recovery-codes";
+import type { VerifiedSignIn } from "../ports";
 import { recordSession } from "./active-sessions";
 import { decideAccess, type ApprovalRefusal } from "../people/access";
-import { AppError } from "../errors";
+import { AppError, ensure } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
 import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../people/security-notices";
@@ -63,6 +66,7 @@ export async function openSession(
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as ApprovalRefusal | null;
   if (reason) return { approved: false, reason };
+  ensure(await wayInStands(deps, person, signIn), "invalid_token");
   const claims = {
     uid: signIn.uid,
     personId: person.id,
@@ -87,6 +91,22 @@ export async function openSession(
     noteBrowser(deps, person, sign),
   ]);
   return { approved: true, person, uid: signIn.uid, ...session };
+}
+
+/**
+ * Whether what the sign-in came in through is still the person's: the address its code went to,
+ * the passkey that signed, the set of recovery codes its code was one of. Taken away between the
+ * sign-in and this moment (its ID token verifies for 5 minutes more), it opens no session: the
+ * sessions it had opened were ended with it, and this one would have been.
+ */
+async function wayInStands(deps: Pick<Deps, "store">, person: Person, signIn: VerifiedSignIn): Promise<boolean> {
+  if (signIn.address !== null && !person.emails.includes(signIn.address)) return false;
+  const [passkey, codes] = await Promise.all([
+    signIn.passkeyId === null ? null : passkeys.findById(deps.store, signIn.passkeyId),
+    signIn.codesMadeAt === null ? null : recoveryCodes.findByPerson(deps.store, person.id),
+  ]);
+  if (signIn.passkeyId !== null && passkey?.personId !== person.id) return false;
+  return signIn.codesMadeAt === null || codes?.madeAt.getTime() === signIn.codesMadeAt.getTime();
 }
 
 /**

@@ -142,10 +142,16 @@ export const passkeyRuleCommands: Command[] = [
       );
       const done = await clearPasskeysAndCodes(deps, person.id, ctx.actor());
       ctx.print(
-        `removed ${done.passkeys} passkey(s) and ${done.codes} unused recovery code(s) of ${named(person)}; a first passkey may be added after an email code until ${done.enrolBy.toISOString()}`,
-        { person: view(person), passkeys: done.passkeys, codes: done.codes, enrolBy: done.enrolBy.toISOString() },
+        `removed ${done.passkeys} passkey(s) and ${done.codes} unused recovery code(s) of ${named(person)}, and ended the ${done.sessions} session(s) they opened; a first passkey may be added after an email code until ${done.enrolBy.toISOString()}`,
+        {
+          person: view(person),
+          passkeys: done.passkeys,
+          codes: done.codes,
+          sessions: done.sessions,
+          enrolBy: done.enrolBy.toISOString(),
+        },
       );
-      ctx.note(`${TOLD} Their sessions go on: \`sessions end ${id as string} --all\` ends them.`);
+      ctx.note(`${TOLD} Their sessions begun another way go on: \`sessions end ${id as string} --all\` ends them.`);
     },
   },
 ];
