@@ -40,6 +40,7 @@ async function person(deps: TestDeps, app = appFor(otpRoutes, deps)) {
       backupEligible: false,
       backedUp: false,
       name: "Laptop",
+      address: null,
       createdAt: deps.clock.now(),
       lastUsedAt: null,
       suspectAt: null,

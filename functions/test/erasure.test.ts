@@ -117,6 +117,7 @@ describe("people erase", () => {
         backupEligible: true,
         backedUp: true,
         name: `${name}'s phone`,
+        address: null,
         createdAt: now(),
         lastUsedAt: null,
         suspectAt: null,

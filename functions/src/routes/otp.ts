@@ -16,6 +16,7 @@ import {
 import { parseBody, readJson } from "../http/body";
 import { callerOf } from "../http/caller";
 import { requireAccess } from "../http/gate";
+import { sessionEnded } from "../core/sessions/sessions";
 import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -103,8 +104,10 @@ function addressRoutes(deps: Deps, router: Router): void {
   router.delete("/auth/account/addresses/:email", async function removeAddress(req: Request, res: Response) {
     const access = await requireAccess(deps, req, SELF);
     const person = await removeOwnAddress(deps, asSelf(access, req), String(req.params.email));
-    // This browser signed in through an account of that address, which went with it: so did its
-    // session, and the page is told so rather than finding out at its next call.
-    res.json({ emails: person.emails, ...(person.uids.includes(access.uid) ? {} : { signedOut: true }) });
+    // This browser signed in through that address (an account of it, or a passkey added through
+    // it), which went with it: so did its session, and the page is told so rather than finding
+    // out at its next call.
+    const gone = !person.uids.includes(access.uid) || sessionEnded(person, access.principal);
+    res.json({ emails: person.emails, ...(gone ? { signedOut: true } : {}) });
   });
 }

@@ -23,6 +23,7 @@ function fromDoc(id: string, d: DocumentData): Passkey {
     backupEligible: d.backupEligible === true,
     backedUp: d.backedUp === true,
     name: typeof d.name === "string" ? d.name : "",
+    address: typeof d.address === "string" ? d.address : null,
     createdAt: toDate(d.createdAt),
     lastUsedAt: optionalDate(d.lastUsedAt),
     suspectAt: optionalDate(d.suspectAt),

@@ -18,7 +18,10 @@ export interface StoredCode {
 export interface RecoveryCodes {
   personId: string;
   kid: string;
+  /** When the set was made: also what names it, in the sessions its codes open. */
   madeAt: Date;
+  /** The address the session that made them came in through (see Passkey `address`); null for none. */
+  address: string | null;
   codes: StoredCode[];
 }
 
@@ -32,6 +35,7 @@ function fromData(personId: string, d: DocumentData): RecoveryCodes {
     personId,
     kid: String(d.kid ?? ""),
     madeAt: toDate(d.madeAt),
+    address: typeof d.address === "string" ? d.address : null,
     codes: codes.map((c) => ({ hash: String(c.hash ?? ""), usedAt: optionalDate(c.usedAt) })),
   };
 }
@@ -47,6 +51,7 @@ export function replace(db: Firestore, tx: Transaction, codes: RecoveryCodes): v
     personId: codes.personId,
     kid: codes.kid,
     madeAt: codes.madeAt,
+    address: codes.address,
     codes: codes.codes.map((c) => ({ hash: c.hash, usedAt: c.usedAt })),
   });
 }

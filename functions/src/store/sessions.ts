@@ -1,6 +1,6 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * `sessions/{sessionId}`: the sessions a person has opened, for them to see and end (the account
@@ -80,6 +80,14 @@ export async function findLive(db: Firestore, personId: string, now: Date, tx?: 
 
 export async function exists(db: Firestore, sessionId: string, tx: Transaction): Promise<boolean> {
   return (await tx.get(ref(db, sessionId))).exists;
+}
+
+/** The session's record; null for one opened before sessions were recorded, or by a key no record can have. */
+export async function findById(db: Firestore, sessionId: string, tx: Transaction): Promise<SessionRecord | null> {
+  if (!isDocumentId(sessionId)) return null;
+  const snap = await tx.get(ref(db, sessionId));
+  const d = snap.data();
+  return d === undefined ? null : fromData(sessionId, d);
 }
 
 export function markEnded(db: Firestore, tx: Transaction, sessionId: string, at: Date): void {

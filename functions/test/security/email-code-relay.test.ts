@@ -14,11 +14,12 @@ import * as peopleGroup from "../../src/routes/people";
 import * as sessions from "../../src/routes/sessions";
 import * as people from "../../src/store/people";
 import * as invitations from "../../src/store/invitations";
-import { signInWithCustomToken } from "../support/auth";
+import { signedUp, signInWithCustomToken } from "../support/auth";
+import { SoftwareAuthenticator } from "../support/authenticator";
 import { adminRoutes, filled } from "../support/admin-routes";
-import { appFor, testConfig, testDeps, unique } from "../support/deps";
+import { appFor, ID_URL, testConfig, testDeps, unique } from "../support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "../support/inbox";
-import { accountWithPerson, cookieFrom } from "../support/people";
+import { accountWithPerson, cookieFrom, personFor } from "../support/people";
 import { passkeyWorld } from "../support/passkeys";
 import { allTasksIdle } from "../support/task-queue";
 
@@ -103,6 +104,24 @@ describe("an administrator's fresh email code, relayed", () => {
     expect(options.body.reason).toBe("passkey_required");
     const removing = await request(keys.app).delete(`/auth/passkeys/${admin.passkeyId}`).set("Cookie", cookie);
     expect(removing.body.reason).toBe("passkey_required");
+    expect((await request(keys.app).get("/auth/passkeys").set("Cookie", cookie)).body.passkeys).toHaveLength(1);
+  });
+
+  it("cannot take the administrator's passkey away by removing the address it was added through", async () => {
+    // In their first days, the administrator added their passkey after a code to their second address.
+    const account = await signedUp();
+    const second = `${unique("second")}@example.test`;
+    const admin = await personFor(account, { emails: [account.email, second], role: "admin", projects: ["*"] });
+    const enrolled = await relayedSession(second);
+    expect((await keys.register({ session: enrolled, binding: null }, new SoftwareAuthenticator())).status).toBe(201);
+
+    const cookie = await relayedSession(account.email);
+    const removing = await request(otpApp)
+      .delete(`/auth/account/addresses/${encodeURIComponent(second)}`)
+      .set("Origin", ID_URL)
+      .set("Cookie", cookie);
+    expect(removing.body.reason).toBe("passkey_required");
+    expect((await people.findById(deps.store, admin.id))?.emails).toEqual([account.email, second]);
     expect((await request(keys.app).get("/auth/passkeys").set("Cookie", cookie)).body.passkeys).toHaveLength(1);
   });
 });

@@ -35,7 +35,10 @@ export type Via =
   // A person let in by the operator's rule for their address's domain (ADDRESS_RULES).
   | "rule";
 
-/** What happened: the person was created, changed, or had sessions or passkeys ended by someone else. */
+/**
+ * What happened: the person was created, changed, or had sessions or passkeys ended by someone
+ * else (or passkeys and recovery codes taken with an address, by anyone).
+ */
 export type HistoryEvent =
   | "created"
   | "changed"

@@ -22,6 +22,12 @@ export interface Passkey {
   /** Backed up (the BS flag) at its last use. */
   backedUp: boolean;
   name: string;
+  /**
+   * The address the session that added it came in through: a code to it, or a passkey or a
+   * recovery code that itself came through it (core/passkeys/rules `addressBehind`). Taking the
+   * address off the person takes the passkey with it. null for any other way in.
+   */
+  address: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   /** When its counter went backwards (a cloned authenticator): never accepted again. */

@@ -10,7 +10,10 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import * as recoveryCodes from "../../store/recovery-codes";
+import * as passkeys from "../../store/passkeys";
+import * as sessionRecords from "../../store/sessions";
 import { sessionsThrough } from "../people/sessions-through";
+import { addressBehind } from "./rules";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { canonicalEmail } from "../email-address";
 import { constantTimeEqual } from "../secrets";
@@ -69,7 +72,8 @@ export interface CodeMaker {
  * POST /auth/passkeys/recovery-codes: a new set, shown this once; the set before it ends in the
  * same write, with every session its codes opened, and the person is told. Only from a sign-in
  * with a passkey within the step-up window: a stolen session, or one begun with a relayed email
- * code, must not be able to mint the codes that would then stand in for the passkey.
+ * code, must not be able to mint the codes that would then stand in for the passkey. The set
+ * records the address the session came in through (`addressBehind`), and goes with it.
  */
 export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promise<string[]> {
   ensure(byPasskey(maker.amr), "passkey_required", "Recovery codes are made right after a sign-in with a passkey");
@@ -78,9 +82,11 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
   const personId = maker.person.id;
   const codes = Array.from({ length: RECOVERY_CODES }, () => newCode(deps.random));
   const ended = await deps.transaction(async (tx) => {
-    const [current, before] = await Promise.all([
+    const [current, before, session, held] = await Promise.all([
       people.findById(deps.store, personId, tx),
       recoveryCodes.findByPerson(deps.store, personId, tx),
+      sessionRecords.findById(deps.store, maker.sessionKey, tx),
+      passkeys.listByPerson(deps.store, personId, tx),
     ]);
     ensure(current?.status === "approved", "forbidden");
     // A session ended meanwhile (its passkey removed) makes nothing, whatever a cached copy says.
@@ -91,6 +97,7 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
       personId,
       kid: key.kid,
       madeAt: deps.clock.now(),
+      address: addressBehind(session, held, null),
       codes: codes.map((code) => ({ hash: recoveryCodeHash(key, personId, code), usedAt: null })),
     });
     through.end();

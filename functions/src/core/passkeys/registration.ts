@@ -13,12 +13,14 @@ import type { Deps } from "../deps";
 import * as challenges from "../../store/passkey-challenges";
 import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
+import * as recoveryCodes from "../../store/recovery-codes";
+import * as sessionRecords from "../../store/sessions";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
 import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
 import { ensureRecentSignIn, mayAddPasskey, passkeyRule } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
-import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
+import { addressBehind, CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 import { type Person } from "../model/person";
 import type { Passkey } from "../model/passkey";
 
@@ -112,13 +114,15 @@ export async function registerPasskey(
   const id = sha256(response.id);
   const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
     // Every read first, as a transaction must.
-    const [stored, current, held, taken, rule] = await Promise.all([
+    const [stored, current, held, taken, rule, session] = await Promise.all([
       challenges.findByHash(store, hash, tx),
       people.findById(store, personId, tx),
       passkeys.listByPerson(store, personId, tx),
       passkeys.findById(store, id, tx),
       passkeyRule(deps, tx),
+      sessionRecords.findById(store, registrant.sessionKey, tx),
     ]);
+    const codes = session?.codesMadeAt ? await recoveryCodes.findByPerson(store, personId, tx) : null;
     const now = deps.clock.now();
     const ours =
       challengeUsable(stored, "register", now) &&
@@ -150,6 +154,8 @@ export async function registerPasskey(
       backupEligible: made.credentialDeviceType === "multiDevice",
       backedUp: made.credentialBackedUp,
       name: name ?? DEFAULT_NAME,
+      // Goes with the address the session came in through, should that be taken off the person.
+      address: addressBehind(session, held, codes),
       createdAt: now,
       lastUsedAt: null,
       suspectAt: null,

@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import type { PasskeyChallenge } from "../model/passkey";
-import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, counterVerdict, passkeyMethods } from "./rules";
+import {
+  addressBehind,
+  CHALLENGE_LIFETIME_MS,
+  challengeOf,
+  challengeUsable,
+  counterVerdict,
+  passkeyMethods,
+} from "./rules";
 
 const clientData = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
@@ -86,5 +93,32 @@ describe("passkeyMethods: a passkey sign-in in RFC 8176's words", () => {
   it("names a device-bound key hwk and a synced one swk, each with the verified user", () => {
     expect(passkeyMethods(false)).toEqual(["hwk", "user"]);
     expect(passkeyMethods(true)).toEqual(["swk", "user"]);
+  });
+});
+
+describe("addressBehind: the address what a session adds goes with", () => {
+  const made = new Date("2026-12-01T10:00:00Z");
+  const way = { address: null, passkeyId: null, codesMadeAt: null };
+  const keys = [
+    { id: "work-key", address: "work@example.test" },
+    { id: "home-key", address: null },
+  ];
+  const codes = { madeAt: made, address: "work@example.test" };
+
+  it("is the address of the code that opened the session", () => {
+    expect(addressBehind({ ...way, address: "work@example.test" }, [], null)).toBe("work@example.test");
+  });
+
+  it("is the address a passkey or a set of codes came through, for a session they opened", () => {
+    expect(addressBehind({ ...way, passkeyId: "work-key" }, keys, null)).toBe("work@example.test");
+    expect(addressBehind({ ...way, codesMadeAt: new Date(made.getTime()) }, keys, codes)).toBe("work@example.test");
+  });
+
+  it("is null for any other way in, a passkey or set no longer held, and a session with no record", () => {
+    expect(addressBehind(way, keys, codes)).toBeNull();
+    expect(addressBehind({ ...way, passkeyId: "home-key" }, keys, codes)).toBeNull();
+    expect(addressBehind({ ...way, passkeyId: "gone" }, keys, codes)).toBeNull();
+    expect(addressBehind({ ...way, codesMadeAt: new Date(made.getTime() - 1) }, keys, codes)).toBeNull();
+    expect(addressBehind(null, keys, codes)).toBeNull();
   });
 });

@@ -70,3 +70,30 @@ export function passkeyMethods(backupEligible: boolean): string[] {
 export function userHandleOf(personId: string): string {
   return Buffer.from(personId, "utf8").toString("base64url");
 }
+
+/** How a session came in, as its record keeps it (store/sessions). */
+export interface SessionWay {
+  address: string | null;
+  passkeyId: string | null;
+  codesMadeAt: Date | null;
+}
+
+/**
+ * The address a session came in through, which what it adds (a passkey, recovery codes) records
+ * and goes with: the address of the code that opened it, or of the passkey or the recovery codes
+ * that did, as they recorded it when they were added. Otherwise a passkey added from a code's
+ * session could add a second one from its own sign-in, or make codes, which would outlive the
+ * address. null for any other way in (a session with no record, a provider's sign-in).
+ */
+export function addressBehind(
+  session: SessionWay | null,
+  passkeys: ReadonlyArray<{ id: string; address: string | null }>,
+  codes: { madeAt: Date; address: string | null } | null,
+): string | null {
+  if (session === null) return null;
+  if (session.address !== null) return session.address;
+  if (session.passkeyId !== null) return passkeys.find((p) => p.id === session.passkeyId)?.address ?? null;
+  if (session.codesMadeAt !== null && codes !== null && codes.madeAt.getTime() === session.codesMadeAt.getTime())
+    return codes.address;
+  return null;
+}

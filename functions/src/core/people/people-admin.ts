@@ -10,7 +10,7 @@ import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween } from "./history";
+import { changesBetween, recordEvent } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
 import {
@@ -24,6 +24,9 @@ import {
 } from "./security-notices";
 import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
 import * as sessions from "../../store/sessions";
+import * as passkeys from "../../store/passkeys";
+import * as recoveryCodes from "../../store/recovery-codes";
+import { endedWith, openedThrough } from "./sessions-through";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
@@ -38,6 +41,7 @@ import {
   ruledBy,
   ensureOwnAccount,
   ensureStepUp,
+  mayChangePasskeys,
   personName,
   recordedAs,
   toldAs,
@@ -83,6 +87,9 @@ export interface SyncError {
   operation: "revoke_sessions" | "delete_account";
   error: string;
 }
+
+/** How many codes of a set are unused: what its removal takes away. */
+const unused = (set: recoveryCodes.RecoveryCodes) => set.codes.filter((c) => c.usedAt === null).length;
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
 const lost = (before: string[], after: string[]) => before.some((v) => !after.includes(v));
@@ -150,9 +157,10 @@ const ACCOUNTS_UNREADABLE: Failure = {
  * rejection) queues the person's notice in the same transaction (core/people/review-notices). An
  * address or number taken off them takes with it the provider accounts that sign in with it
  * (core/people/accounts `accountsOfRemoved`): let go in the change, deleted at the provider after
- * it. When the change takes access away, the person's provider sessions are revoked so no new
- * session can be minted from an older ID token; a failure there does not undo the change and is
- * reported instead.
+ * it; an address also takes the passkeys and recovery codes a sign-in through it added, and the
+ * sessions all of these opened. When the change takes access away, the person's provider sessions
+ * are revoked so no new session can be minted from an older ID token; a failure there does not
+ * undo the change and is reported instead.
  */
 export async function changePerson(
   deps: ChangeDeps,
@@ -246,23 +254,39 @@ async function changeWith(
     const unread = removing ? current.uids.filter((uid) => !known.asked.has(uid)) : [];
     if (unread.length > 0) throw new AccountsUnread(unread);
     const letGo = removing ? accountsOfRemoved(current, asked, known.found) : [];
-    // So are the sessions a code to a removed address opened, whichever account they are under:
-    // ended as logout ends one (`endedSessions`, which every session request reads).
+    // So are the passkeys and recovery codes a sign-in through it added (their `address`, see
+    // core/passkeys/rules `addressBehind`): whoever read that mailbox may have added their own.
     const removedEmails = current.emails.filter((e) => !asked.emails.includes(e));
+    const through = (address: string | null) => address !== null && removedEmails.includes(address);
+    const [held, codes] =
+      removedEmails.length === 0
+        ? [[], null]
+        : await Promise.all([
+            passkeys.listByPerson(store, personId, tx),
+            recoveryCodes.findByPerson(store, personId, tx),
+          ]);
+    const keysGone = held.filter((p) => through(p.address));
+    const codesGone = codes !== null && through(codes.address) ? codes : null;
+    // Their own session takes them only as it may change their passkeys (the passkey rule): a
+    // relayed email code must not strip an administrator of them by removing an address.
+    if ("self" in by && (keysGone.length > 0 || codesGone !== null))
+      ensure(
+        mayChangePasskeys(await passkeyRule(deps, tx), current, by.amr ?? [], deps.clock.now()),
+        "passkey_required",
+        "Passkeys added through this address go with it: remove it from a sign-in with a passkey or a recovery code",
+      );
+    // And the sessions each of these opened, whichever account they are under: ended as logout
+    // ends one (`endedSessions`, which every session request reads).
     const now = deps.clock.now();
+    const ways = { addresses: removedEmails, passkeyIds: keysGone.map((p) => p.id), codesMadeAt: codesGone?.madeAt };
     const opened =
       removedEmails.length === 0
         ? []
-        : (await sessions.findLive(store, personId, now, tx)).filter(
-            (s) => s.address !== null && removedEmails.includes(s.address),
-          );
-    const ended = Object.entries(current.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
+        : (await sessions.findLive(store, personId, now, tx)).filter((s) => openedThrough(s, ways));
     const next: Person = {
       ...asked,
       uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)),
-      ...(opened.length === 0
-        ? {}
-        : { endedSessions: Object.fromEntries([...ended, ...opened.map((s) => [s.sessionId, s.expiresAt] as const)]) }),
+      ...(opened.length === 0 ? {} : { endedSessions: endedWith(current, opened, now) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
     // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
@@ -296,7 +320,13 @@ async function changeWith(
     // browser for (their addresses); a rename no notice tells them of.
     const from = toldAs(acting);
     const changed =
-      from === null ? null : personChangeEvent(deps.config.notices, current, next, from, letGo.map(accountLabel));
+      from === null
+        ? null
+        : personChangeEvent(deps.config.notices, current, next, from, {
+            accounts: letGo.map(accountLabel),
+            passkeys: keysGone.map((p) => p.name),
+            codes: codesGone !== null,
+          });
     // Addressed now, from the person before the change (recipientOf): the change cannot redirect them.
     const notices = [
       ...(changed === null ? [] : [{ recipient: recipientOf(current, next), event: changed }]),
@@ -308,6 +338,18 @@ async function changeWith(
     proven?.record();
     people.replace(store, tx, current, written);
     for (const s of opened) sessions.markEnded(store, tx, s.sessionId, now);
+    for (const p of keysGone) passkeys.remove(store, tx, p.id);
+    if (codesGone !== null) recoveryCodes.remove(store, tx, personId);
+    if (keysGone.length > 0 || codesGone !== null)
+      recordEvent(deps, tx, {
+        personId,
+        ...recorded,
+        event: "passkeys-removed",
+        changes: {
+          ...(keysGone.length > 0 ? { passkeys: { from: keysGone.map((p) => p.name), to: null } } : {}),
+          ...(codesGone !== null ? { recoveryCodes: { from: String(unused(codesGone)), to: null } } : {}),
+        },
+      });
     // An address someone holds is never invited: an invitation of it ends here, and cannot wake
     // again should the address be freed later (its grants, an administrator's role among them).
     for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));

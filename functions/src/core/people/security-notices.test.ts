@@ -86,6 +86,21 @@ describe("personChangeEvent", () => {
     });
   });
 
+  it("names what went with a removed address: its sign-ins, and the passkeys and codes added through it", () => {
+    const before = person({ emails: ["ada@example.test", "work@example.test"] });
+    const after = person({ emails: ["ada@example.test"] });
+    const gone = { accounts: ["Google (work@example.test)"], passkeys: ["Phone", "Laptop"], codes: true };
+    expect(personChangeEvent(ALL_ON, before, after, "x", gone)?.lines).toEqual([
+      "Address removed: work@example.test.",
+      "These sign-ins went with it, and no longer sign in as you: Google (work@example.test).",
+      "2 passkeys added from a sign-in through it went with it, and no longer sign you in: “Phone”, “Laptop”.",
+      "Your recovery codes, made from a sign-in through it, went with it.",
+    ]);
+    expect(personChangeEvent(ALL_ON, before, after, "x", { passkeys: ["Phone"] })?.lines).toContain(
+      "A passkey added from a sign-in through it went with it, and no longer signs you in: “Phone”.",
+    );
+  });
+
   it("leaves out each kind the operator turned off, and tells nothing when nothing is left", () => {
     const before = person({ phones: ["+15555550100"] });
     const after = person({ phones: [], projects: [] });

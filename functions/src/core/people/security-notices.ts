@@ -223,8 +223,8 @@ const listed = (values: string[]) => values.join(", ");
 const gone = (before: string[], after: string[]) => before.filter((v) => !after.includes(v));
 
 /**
- * What a change to a person tells them, for the kinds the operator has on: ways in first, then
- * access; null when it tells nothing. A decision on a pending person is told by the review
+ * What a change to a person tells them, for the kinds the operator has on: ways in first (with
+ * what went with a removed address: `withIt`), then access; null when it tells nothing. A decision on a pending person is told by the review
  * notices (core/people/review-notices), not here.
  */
 export function personChangeEvent(
@@ -232,8 +232,9 @@ export function personChangeEvent(
   before: Person,
   after: Person,
   from: string,
-  accountsLetGo: string[] = [],
+  withIt: { accounts?: string[]; passkeys?: string[]; codes?: boolean } = {},
 ): SecurityEvent | null {
+  const { accounts: accountsLetGo = [], passkeys = [], codes = false } = withIt;
   const waysIn: string[] = [];
   const lines = (label: string, field: "emails" | "phones") => {
     const added = gone(after[field], before[field]);
@@ -249,6 +250,11 @@ export function personChangeEvent(
   lines("Phone number", "phones");
   if (accountsLetGo.length > 0)
     waysIn.push(`These sign-ins went with it, and no longer sign in as you: ${listed(accountsLetGo)}.`);
+  if (passkeys.length > 0)
+    waysIn.push(
+      `${passkeys.length === 1 ? "A passkey" : `${passkeys.length} passkeys`} added from a sign-in through it went with it, and no longer sign${passkeys.length === 1 ? "s" : ""} you in: ${passkeys.map((n) => `“${n}”`).join(", ")}.`,
+    );
+  if (codes) waysIn.push("Your recovery codes, made from a sign-in through it, went with it.");
   const access: string[] = [];
   // A review's decision is told by its own notice (review-notices), the grants given with it
   // included: one mail, and none of the hour's places taken. A role given with it is told.
