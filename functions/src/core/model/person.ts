@@ -100,7 +100,7 @@ export type NewPerson = Omit<
   | "enrolmentFrom"
 > &
   Partial<Pick<Person, "eventSeq">> &
-  Partial<Pick<Person, "origin" | "note">>;
+  Partial<Pick<Person, "origin" | "note" | "enrolmentFrom">>;
 export type KeyKind = "uid" | "email" | "phone";
 
 /**

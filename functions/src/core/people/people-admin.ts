@@ -37,6 +37,7 @@ import {
   passkeyRule,
   ruledBy,
   ensureOwnAccount,
+  ensureOwnWaysIn,
   ensureStepUp,
   personName,
   recordedAs,
@@ -228,6 +229,8 @@ async function changeWith(
         "forbidden",
         "You may change your own name and addresses only",
       );
+      // Their addresses are ways in: under the passkey rule, a passkey sign-in's to change.
+      if (changes.emails !== undefined) await ensureOwnWaysIn(deps, by, tx, current);
       const unproven = asked.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
       ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
       ensure(asked.emails.length > 0 || current.emails.length === 0, "last_address");
