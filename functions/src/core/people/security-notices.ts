@@ -47,8 +47,10 @@ export interface SecurityEvent {
   quiet?: boolean;
   /**
    * Told at once, never folded into the hour's summary: what says a credential may be in someone
-   * else's hands (a recovery code used) or that the operator broke the glass. Each is bounded by
-   * what causes it (ten codes to a set; the operator's own commands), so it cannot flood a mailbox.
+   * else's hands (a recovery code used, a passkey added to a person the passkey rule holds) or that
+   * the operator broke the glass. Each is bounded by what causes it (ten codes to a set; a passkey
+   * sign-in of the person's own, or their enrolment's first passkey; the operator's own commands),
+   * so it cannot flood a mailbox.
    */
   urgent?: boolean;
 }
