@@ -29,6 +29,7 @@ import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
 import { revokeInvitationsOf } from "./invitations";
 import { enrolmentEvent } from "./passkey-notices";
+import { endedWith, heldKeys, openedByKey, removeHeldKeys, takesRuledRole } from "./promotion-keys";
 import {
   approvedAdmin,
   enrolmentEnds,
@@ -212,8 +213,9 @@ async function changeWith(
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const asked: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
-    // Made an administrator: the grace in which they may add a passkey after an email code starts now.
-    if (asked.role === "admin" && current.role !== "admin") asked.enrolmentFrom = asked.updatedAt;
+    // Given a role (made an administrator): the grace in which they may add a passkey after an
+    // email code starts now, whether or not the rule holds the role yet.
+    if (asked.role !== current.role) asked.enrolmentFrom = asked.updatedAt;
     // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
     if (asked.status !== "pending") {
       delete asked.awaitingNotice;
@@ -243,34 +245,34 @@ async function changeWith(
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
     if (widened(current, asked)) ensureStepUp(deps, acting, WIDENS);
+    // Made an administrator where the passkey rule holds them: the passkeys and recovery codes
+    // they hold were a member's, and go (core/people/promotion-keys); they are told to add one.
+    const rule = asked.role !== current.role ? await passkeyRule(deps, tx) : null;
+    const promoted = rule !== null && takesRuledRole(rule, current, asked);
+    const keys = rule !== null && ruledBy(rule, asked) ? await heldKeys(deps, tx, personId) : null;
     // A way in taken off them takes the accounts that sign in with it: whoever holds that mailbox
     // or number now (a former employer) must not sign in as them through a provider's account.
     const removing = lost(current.emails, asked.emails) || lost(current.phones, asked.phones);
     const unread = removing ? current.uids.filter((uid) => !known.asked.has(uid)) : [];
     if (unread.length > 0) throw new AccountsUnread(unread);
     const letGo = removing ? accountsOfRemoved(current, asked, known.found) : [];
-    // So are the sessions a code to a removed address opened, whichever account they are under:
-    // ended as logout ends one (`endedSessions`, which every session request reads).
+    // So are the sessions a code to a removed address opened, whichever account they are under,
+    // and at a promotion those the removed passkeys and codes opened: ended as logout ends one
+    // (`endedSessions`, which every session request reads).
     const removedEmails = current.emails.filter((e) => !asked.emails.includes(e));
     const now = deps.clock.now();
     const opened =
-      removedEmails.length === 0
+      removedEmails.length === 0 && !promoted
         ? []
         : (await sessions.findLive(store, personId, now, tx)).filter(
-            (s) => s.address !== null && removedEmails.includes(s.address),
+            (s) => (s.address !== null && removedEmails.includes(s.address)) || (promoted && openedByKey(s)),
           );
-    const ended = Object.entries(current.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
     const next: Person = {
       ...asked,
       uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)),
-      ...(opened.length === 0
-        ? {}
-        : { endedSessions: Object.fromEntries([...ended, ...opened.map((s) => [s.sessionId, s.expiresAt] as const)]) }),
+      ...(opened.length === 0 ? {} : { endedSessions: endedWith(current, opened, now) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
-    // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
-    const promoted = next.role === "admin" && current.role !== "admin";
-    const rule = promoted ? await passkeyRule(deps, tx) : null;
     const taken = next.emails.filter((e) => !current.emails.includes(e));
     const claims: Array<[KeyKind, string[]]> = [
       ["email", taken],
@@ -318,13 +320,18 @@ async function changeWith(
     queueAccountDeletions(deps, tx, accountsLetGo);
     queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
     for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
-    if (rule !== null && ruledBy(rule, written))
+    if (promoted && keys !== null) removeHeldKeys(deps, tx, personId, keys, recorded);
+    if (keys !== null) {
+      const removed = promoted ? { passkeys: keys.passkeys.map((p) => p.name), codes: keys.codes !== null } : undefined;
+      const held = promoted ? 0 : keys.passkeys.length;
+      const ends = enrolmentEnds(written, written.updatedAt);
       told = queueNotice(
         deps,
         tx,
         recipientOf(current, next),
-        enrolmentEvent(enrolmentEnds(written, written.updatedAt), from ?? BY_OPERATOR),
+        enrolmentEvent(ends, from ?? BY_OPERATOR, held, removed),
       );
+    }
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written, refused: null };
