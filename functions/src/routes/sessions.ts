@@ -3,9 +3,8 @@ import { browserOf } from "../http/acting";
 import { z } from "zod";
 import { ensureAccess } from "../core/people/access";
 import { personView } from "../core/people/person-view";
-import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
+import { chooseNewBrowserNotices, noticeChoices } from "../core/account/notices";
 import { ensure } from "../core/errors";
-import { ensureStepUp } from "../core/people/acting";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../core/sessions/handoff";
 import { isCodeVerifier } from "../core/pkce";
@@ -68,9 +67,9 @@ export function routes(deps: Deps): Router {
   router.patch("/auth/session/notices", async function chooseNotices(req: Request, res: Response) {
     const { principal, person } = await signedInPerson(req);
     const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
-    // Off silences what would tell of a stolen session: a recent sign-in first, as for erasure.
-    if (!newBrowser) ensureStepUp(deps, { self: person, signedInAt: principal.authTime });
-    await chooseNewBrowserNotices(deps, person.id, newBrowser, browserOf(req));
+    // Off silences what would tell of a stolen session: the core asks a recent sign-in first.
+    const by = { self: person, signedInAt: principal.authTime, amr: principal.amr, from: browserOf(req) };
+    await chooseNewBrowserNotices(deps, by, newBrowser);
     res.json({ newBrowser });
   });
 

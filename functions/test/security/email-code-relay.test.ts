@@ -4,9 +4,9 @@
  * signs in with it, through every step a browser takes (POST /auth/otp/sign-in, the identity
  * provider, POST /auth/verify), and holds a session as the administrator. Under the passkey rule
  * that session has a member's powers and nothing more: every administrators' route is refused
- * (403 passkey_required), no address is added to anyone, no invitation is made or mailed, no
- * recovery codes are made, and the administrator's own passkeys can be neither added to nor taken
- * away.
+ * (403 passkey_required), no address is added to anyone (the administrator's own account
+ * included), no invitation is made or mailed, no recovery codes are made, the notices of new
+ * browsers stay on, and the administrator's own passkeys can be neither added to nor taken away.
  */
 import request from "supertest";
 import * as otp from "../../src/routes/otp";
@@ -80,6 +80,18 @@ describe("an administrator's fresh email code, relayed", () => {
         .send({ emails: [planted], role: "admin", status: "approved" });
       expect(res.body.reason).toBe("passkey_required");
     }
+    // Nor on their own account page: their ways in are a passkey sign-in's to change, so no code
+    // goes to the attacker's address, and the notices of new browsers stay on.
+    const ownAddress = await request(otpApp)
+      .post("/auth/account/addresses")
+      .set("Cookie", cookie)
+      .send({ email: planted });
+    expect(ownAddress.body.reason).toBe("passkey_required");
+    const quiet = await request(sessionsApp)
+      .patch("/auth/session/notices")
+      .set("Cookie", cookie)
+      .send({ newBrowser: false });
+    expect(quiet.body.reason).toBe("passkey_required");
     expect((await people.findById(deps.store, victim.id))?.emails).not.toContain(planted);
     expect((await people.findById(deps.store, admin.person.id))?.emails).toEqual([admin.account.email]);
 

@@ -47,6 +47,7 @@ describe("the history in words", () => {
     expect(changeWords("emails", null, ["a@b.c"])).toBe("Email addresses: added a@b.c");
     expect(changeWords("sessions", ["s1", "s2"], null)).toBe("Ended 2 sessions");
     expect(changeWords("passkeys", ["Work laptop"], null)).toBe("Removed passkeys: Work laptop");
+    expect(changeWords("recoveryCodes", "7", null)).toBe("Removed recovery codes (7 unused)");
   });
 
   it("says who did it, and how", () => {

@@ -111,6 +111,8 @@ export function changeWords(field: string, from: Value, to: Value): string {
   if (field === "sessions" && Array.isArray(from))
     return `Ended ${from.length === 1 ? "a session" : `${from.length} sessions`}`;
   if (field === "passkeys" && Array.isArray(from)) return `Removed passkeys: ${from.join(", ")}`;
+  if (field === "recoveryCodes" && typeof from === "string" && to === null)
+    return `Removed recovery codes (${from} unused)`;
   if (Array.isArray(from) || Array.isArray(to)) {
     const before = Array.isArray(from) ? from : [];
     const after = Array.isArray(to) ? to : [];

@@ -4,7 +4,8 @@
  * to, or removing one, is a change of their own. All three go through `changePerson`
  * (core/people/people-admin), which keeps the rules (no address added without its code, one
  * address at least, none another person holds), records the change in their history, tells them
- * and a removed address, and tells the apps. Each asks a sign-in within the step-up window.
+ * and a removed address, and tells the apps. Each asks a sign-in within the step-up window, and,
+ * where the passkey rule holds the person, a passkey's (core/people/acting `ensureOwnWaysIn`).
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
@@ -14,7 +15,7 @@ import { CHECK_REFUSALS, checkCodeIn, requestCode } from "../email-codes/email-c
 import { addressPurpose, normaliseCode } from "../email-codes/rules";
 import type { Caller } from "../email-codes/budget-rules";
 import { changePerson, type ChangeDeps, type Proof } from "../people/people-admin";
-import { ensureStepUp, type Acting } from "../people/acting";
+import { ensureOwnWaysIn, type Acting } from "../people/acting";
 import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
 
@@ -36,7 +37,8 @@ export async function ownAddresses(deps: Pick<Deps, "store">, by: Self): Promise
 export async function requestAddressCode(deps: AddressDeps, by: Self, rawEmail: string, from: Caller): Promise<void> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
-  ensureStepUp(deps, by);
+  // Under the passkey rule, from a passkey sign-in only: asked before a code is sent anywhere.
+  await ensureOwnWaysIn(deps, by);
   // Their own already: telling them so tells them nothing about anyone else.
   ensure(!(await ownAddresses(deps, by)).includes(address), "address_already_yours");
   await requestCode(deps, address, addressPurpose(by.self.id), from);
@@ -54,8 +56,9 @@ export async function confirmAddress(deps: AddressDeps, by: Self, rawEmail: stri
   ensure(address, "email_code_invalid");
   const code = normaliseCode(otp);
   ensure(code, "email_code_malformed");
-  // Before the code is checked: a stale session spends none of its attempts.
-  ensureStepUp(deps, by);
+  // Before the code is checked: a stale session, or one the passkey rule refuses, spends none of
+  // its attempts (changePerson asks again, in its transaction).
+  await ensureOwnWaysIn(deps, by);
   let noticed = false;
   const proof: Proof = {
     emails: [address],
@@ -81,7 +84,7 @@ export async function confirmAddress(deps: AddressDeps, by: Self, rawEmail: stri
 export async function makePrimaryAddress(deps: ChangeDeps, by: Self, rawEmail: string): Promise<string[]> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
-  ensureStepUp(deps, by);
+  await ensureOwnWaysIn(deps, by);
   const first = (current: Person) => {
     ensure(current.emails.includes(address), "address_not_found");
     return { emails: [address, ...current.emails.filter((e) => e !== address)] };
@@ -96,7 +99,7 @@ export async function makePrimaryAddress(deps: ChangeDeps, by: Self, rawEmail: s
 export async function removeOwnAddress(deps: ChangeDeps, by: Self, rawEmail: string): Promise<Person> {
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_invalid");
-  ensureStepUp(deps, by);
+  await ensureOwnWaysIn(deps, by);
   const without = (current: Person) => {
     ensure(current.emails.includes(address), "address_not_found");
     return { emails: current.emails.filter((e) => e !== address) };

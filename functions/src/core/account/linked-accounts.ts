@@ -3,7 +3,8 @@
  * beside the codes mailed to their addresses and their passkeys (a Google account, a bridge's, the
  * account made for an address at a code sign-in, a password), and unlinking one, which lets it go
  * for good: it no longer signs in as them, and it is deleted at the provider, so its password and
- * sessions go with it (core/people/accounts). Unlinking needs a sign-in within the step-up window.
+ * sessions go with it (core/people/accounts). Unlinking needs a sign-in within the step-up window,
+ * and, where the passkey rule holds the person, a passkey's (core/people/acting `ensureOwnWaysIn`).
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
@@ -11,7 +12,7 @@ import { ensure } from "../errors";
 import { translateFailure, type Failure } from "../failures";
 import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
-import { ensureStepUp, recordedAs, toldAs, type Acting } from "../people/acting";
+import { ensureOwnWaysIn, recordedAs, toldAs, type Acting } from "../people/acting";
 import { deleteLetGo, queueAccountDeletions } from "../people/accounts";
 import { publishAndRecord } from "../people/person-events";
 import { accountLabel, accountUnlinkedEvent, queueNotice, recipientOf } from "../people/security-notices";
@@ -65,7 +66,8 @@ export async function ownAccounts(deps: AccountsDeps, by: Self, uid: string): Pr
  * account. Answers the person as they are now.
  */
 export async function unlinkOwnAccount(deps: AccountsDeps, by: Self, uid: string): Promise<Person> {
-  ensureStepUp(deps, by);
+  // Under the passkey rule, from a passkey sign-in only (asked again in the transaction).
+  await ensureOwnWaysIn(deps, by);
   // Theirs first: the provider is asked only about an account of theirs (and so a well-formed one).
   const held = await people.findById(deps.store, by.self.id);
   ensure(held?.uids.includes(uid), "account_not_found");
@@ -75,6 +77,7 @@ export async function unlinkOwnAccount(deps: AccountsDeps, by: Self, uid: string
     const current = await people.findById(deps.store, by.self.id, tx);
     ensure(current, "person_not_found");
     ensure(current.uids.includes(uid), "account_not_found");
+    await ensureOwnWaysIn(deps, by, tx, current);
     const uids = current.uids.filter((u) => u !== uid);
     // Codes go to an address; a person without one signs in only through an account.
     ensure(uids.length > 0 || current.emails.length > 0, "last_way_in");

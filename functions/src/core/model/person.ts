@@ -72,9 +72,10 @@ export interface Person {
   eventSeq?: number;
   /**
    * When this person's time to add a passkey after signing in another way began (the passkey
-   * rule's enrolment, core/people/acting): their promotion to administrator, or the operator's
-   * clearing of their passkeys. Absent: from when they were created (an administrator made as
-   * one: the first, an invited one, the local stack's seed).
+   * rule's enrolment, core/people/acting): when they were given their role (a promotion, an
+   * invitation's role taken up on arrival or when admitted from waiting, the operator's first
+   * administrator), or the operator's clearing of their passkeys. Absent: from when they were
+   * created (the local stack's seed, a member).
    */
   enrolmentFrom?: Date;
 }
@@ -100,7 +101,7 @@ export type NewPerson = Omit<
   | "enrolmentFrom"
 > &
   Partial<Pick<Person, "eventSeq">> &
-  Partial<Pick<Person, "origin" | "note">>;
+  Partial<Pick<Person, "origin" | "note" | "enrolmentFrom">>;
 export type KeyKind = "uid" | "email" | "phone";
 
 /**

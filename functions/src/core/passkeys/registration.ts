@@ -18,7 +18,7 @@ import * as sessionRecords from "../../store/sessions";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
 import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
-import { ensureRecentSignIn, mayAddPasskey, passkeyRule } from "../people/acting";
+import { ensureRecentSignIn, mayAddPasskey, passkeyRule, ruledBy } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { addressBehind, CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
 import { type Person } from "../model/person";
@@ -162,9 +162,16 @@ export async function registerPasskey(
     };
     passkeys.create(store, tx, passkey);
     // The person hears of it, by mail, whoever added it: a stolen session that plants a passkey is told of.
-    const told = deps.config.notices.waysIn
-      ? queueNotice(deps, tx, recipientOf(current), passkeysEvent("added", [passkey.name], registrant.from))
-      : null;
+    const added = passkeysEvent("added", [passkey.name], registrant.from);
+    // Where the rule holds them it is an administrator's key (in their enrolment's days, one an
+    // email code may add): told at once, never folded into a summary, at every address they hold,
+    // each its own mail, whatever NOTIFY_WAYS_IN says, so that no notice filling the hour and no
+    // address made the first keeps it from them.
+    const told = ruledBy(rule, current)
+      ? (current.emails.map((to) => queueNotice(deps, tx, { personId, to }, { ...added, urgent: true })).pop() ?? null)
+      : deps.config.notices.waysIn
+        ? queueNotice(deps, tx, recipientOf(current), added)
+        : null;
     return { passkey, told };
   });
   if ("refused" in outcome) throw new AppError(outcome.refused);

@@ -1,6 +1,7 @@
 import {
   enrolmentEnds,
   ensureStepUp,
+  judgeOwnWaysIn,
   liftedUntil,
   mayAddPasskey,
   standingOf,
@@ -112,5 +113,33 @@ describe("mayAddPasskey: who adds a passkey, and after which sign-in", () => {
   it("asks nothing of a member, or of anyone with the rule off", () => {
     expect(mayAddPasskey(on, { ...made(400 * DAY), role: "user" }, ["otp"], 3, now)).toBe(true);
     expect(mayAddPasskey(off, made(400 * DAY), ["otp"], 3, now)).toBe(true);
+  });
+});
+
+describe("judgeOwnWaysIn: a person's own change to their ways in", () => {
+  const clock = { clock: { now: () => now } };
+  const judged = (rule: PasskeyRule, person: Pick<Person, "id" | "role">, amr: string[], ago = 0) =>
+    refusal(() => judgeOwnWaysIn(clock, rule, person, { amr, signedInAt: at(-ago) }));
+
+  it("asks an administrator under the rule for a passkey sign-in, however fresh the email code", () => {
+    for (const amr of [["otp"], ["fed"], ["pwd"], ["rec"], []]) expect(judged(on, admin, amr)).toBe("passkey_required");
+    expect(judged(on, admin, ["hwk", "user"])).toBeNull();
+  });
+
+  it("asks them for the passkey again, not any sign-in, once it is older than the step-up window", () => {
+    expect(judged(on, admin, ["swk", "user"], STEP_UP_MS)).toBeNull();
+    expect(judged(on, admin, ["swk", "user"], STEP_UP_MS + 1)).toBe("passkey_required");
+  });
+
+  it("takes any fresh sign-in under the operator's lift, from a member, and with the rule off", () => {
+    expect(judged(lifted(at(60_000)), admin, ["otp"])).toBeNull();
+    expect(judged(lifted(at(60_000)), admin, ["otp"], STEP_UP_MS + 1)).toBe("step_up_required");
+    expect(judged(on, member, ["otp"])).toBeNull();
+    expect(judged(off, admin, ["otp"])).toBeNull();
+    expect(judged(on, member, ["otp"], STEP_UP_MS + 1)).toBe("step_up_required");
+  });
+
+  it("counts a session without its methods as one the rule refuses", () => {
+    expect(refusal(() => judgeOwnWaysIn(clock, on, admin, { signedInAt: now }))).toBe("passkey_required");
   });
 });

@@ -226,6 +226,50 @@ export async function ensureAdminActs<A extends Acting>(
   return { ...by, admin: actor, standing };
 }
 
+/** The person acting for themself, at their account page. */
+export type SelfActing = Extract<Acting, { self: Person }>;
+
+/** What a person the rule holds is told when their own change to a way in is asked of a passkey sign-in. */
+const OWN_WAYS_IN =
+  "Your ways in are an administrator's: change them from a sign-in with your passkey (an emailed code can be relayed by a look-alike page)";
+
+/**
+ * A person's own change to a way into their account (an address added, made the one mail goes
+ * to, or removed; a provider's account unlinked; the notices of new browsers turned off), judged
+ * on the rule as read: where the passkey rule holds them it is a privileged act, asked of a
+ * passkey sign-in (or the operator's lift), as their acts on others are. Otherwise an email code a
+ * look-alike page relays could add the attacker's address, make it the one mail goes to, and so
+ * send the notices that are the rule's safeguard to the attacker. In the enrolment's days an
+ * email code may add the first passkey (mayAddPasskey), and nothing else of their ways in. The
+ * step-up is then a passkey's; under a lift, or where the rule does not hold them, any fresh
+ * sign-in's.
+ */
+export function judgeOwnWaysIn(
+  deps: Pick<Deps, "clock">,
+  rule: PasskeyRule,
+  person: Pick<Person, "id" | "role">,
+  by: Pick<SelfActing, "amr" | "signedInAt">,
+): void {
+  const standing = standingOf(rule, person, by.amr ?? [], deps.clock.now());
+  ensure(standing, "passkey_required", OWN_WAYS_IN);
+  if (standing === "passkey") return ensureRecentSignIn(deps, by.signedInAt, "passkey_required", PASSKEY_AGAIN);
+  ensureRecentSignIn(deps, by.signedInAt);
+}
+
+/**
+ * judgeOwnWaysIn with the rule read now: in `tx`, on the person as `tx` read them, where the
+ * action decides (a promotion meanwhile counts); before it, on the gate's copy, so that nothing
+ * is sent or spent for a change that would be refused.
+ */
+export async function ensureOwnWaysIn(
+  deps: Pick<Deps, "store" | "config" | "clock">,
+  by: SelfActing,
+  tx?: Transaction,
+  person: Pick<Person, "id" | "role"> = by.self,
+): Promise<void> {
+  judgeOwnWaysIn(deps, await passkeyRule(deps, tx), person, by);
+}
+
 /** A person acting for themself acts on their own account only; an administrator or operator on anyone's. */
 export function ensureOwnAccount(by: Acting, personId: string): void {
   if ("self" in by) ensure(by.self.id === personId, "forbidden", "You may act on your own account only");

@@ -150,8 +150,12 @@ export function arrive(
   arrival: Arrival,
 ): Person {
   const decided = standing(arrival, arriving.name, via);
-  const fields: NewPerson = { ...arriving, eventSeq: FIRST_SEQ, ...decided.fields };
-  const person = people.create(deps.store, tx, fields, deps.random.id(), deps.clock.now());
+  const now = deps.clock.now();
+  // Arriving in an administrator's role (an invitation's): their enrolment, the days in which an
+  // email code may add a first passkey, starts now (core/people/acting).
+  const enrolment = decided.fields.role === "user" ? {} : { enrolmentFrom: now };
+  const fields: NewPerson = { ...arriving, eventSeq: FIRST_SEQ, ...decided.fields, ...enrolment };
+  const person = people.create(deps.store, tx, fields, deps.random.id(), now);
   publishCreated(deps, tx, person, decided.by);
   const changes = changesBetween(null, person);
   recordEvent(deps, tx, {
@@ -187,13 +191,17 @@ export async function admitWaiting(
     const arrival = await arrivalFor(deps, address, tx);
     if (!letsIn(arrival)) return null;
     const decided = standing(arrival, current.name, "sign-in");
+    const now = deps.clock.now();
     const next: Person = {
       ...current,
       ...decided.fields,
       uids: [],
       phones: [],
       note: "",
-      updatedAt: deps.clock.now(),
+      updatedAt: now,
+      // Given a role by the invitation: the enrolment starts at the admission, not when they
+      // first came to wait (an invitation can outlive the 7 days by months).
+      ...(decided.fields.role === current.role ? {} : { enrolmentFrom: now }),
     };
     delete next.awaitingNotice;
     delete next.suggestion;

@@ -6,7 +6,9 @@ import { changesBetween, recordEvent } from "./history";
 import type { Actor } from "../model/history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
-import { personName } from "./acting";
+import { passkeyRule, personName } from "./acting";
+import * as sessions from "../../store/sessions";
+import { endedWith, heldKeys, openedByKey, removeHeldKeys, takesRuledRole } from "./promotion-keys";
 import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
 import { wakeDrainer } from "../mail/outbox";
 
@@ -31,7 +33,7 @@ export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: stri
  * and is refused.
  */
 export async function bootstrapAdmin(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
   rawEmail: string,
   givenName: string,
   by: Actor,
@@ -47,13 +49,27 @@ export async function bootstrapAdmin(
     const holderId = await personKeys.keyHolder(deps.store, tx, "email", email);
     const holder = holderId === null ? null : await people.findById(deps.store, holderId, tx);
     const now = deps.clock.now();
+    // Made an administrator where the passkey rule holds them: the keys they made as a member go,
+    // with the sessions those keys opened, as at a promotion (core/people/promotion-keys).
+    const promoted = holder !== null && takesRuledRole(await passkeyRule(deps, tx), holder, fields);
+    const keys = promoted ? await heldKeys(deps, tx, holder.id) : null;
+    const opened = promoted ? (await sessions.findLive(deps.store, holder.id, now, tx)).filter(openedByKey) : [];
     writeLock(now);
     if (holder) {
       // Their enrolment (a passkey, core/people/acting) starts now, as a promotion's does.
-      const changed: Person = { ...holder, ...fields, name: holder.name || name, updatedAt: now, enrolmentFrom: now };
+      const changed: Person = {
+        ...holder,
+        ...fields,
+        name: holder.name || name,
+        updatedAt: now,
+        enrolmentFrom: now,
+        ...(opened.length === 0 ? {} : { endedSessions: endedWith(holder, opened, now) }),
+      };
       delete changed.awaitingNotice;
       const next = publishAndRecord(deps, tx, holder, changed, by, "cli");
       people.replace(deps.store, tx, holder, next);
+      for (const s of opened) sessions.markEnded(deps.store, tx, s.sessionId, now);
+      if (keys !== null) removeHeldKeys(deps, tx, holder.id, keys, { by, via: "cli" });
       return { person: next, created: false };
     }
     const person = people.create(

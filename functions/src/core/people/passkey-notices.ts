@@ -1,7 +1,9 @@
 /**
  * What the passkey rule tells people (core/people/acting), as security notices: a person made an
- * administrator is told to add a passkey, and by when; a recovery code used, or presented again
- * after its use, and a new set of codes made; the operator lifting the rule for someone, or
+ * administrator is told to add a passkey, and by when, and which keys the promotion removed (a
+ * passkey added while the rule holds them is told by core/passkeys/registration, as these are:
+ * at once, whatever NOTIFY_* says); a recovery code used, or presented again after its use, and a
+ * new set of codes made; the operator lifting the rule for someone, or
  * clearing their passkeys and codes, told to them and to every other administrator. Each is sent
  * whatever NOTIFY_* says: they are what the rule promises its people, and an attacker holding a
  * code or the operator's credentials must not be able to act unseen.
@@ -11,15 +13,37 @@ import { ENROLMENT_GRACE_DAYS } from "../model/passkey-rule";
 
 const day = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-/** To a person just made an administrator, where the rule holds administrators. */
-export function enrolmentEvent(ends: Date | null, from: string): SecurityEvent {
+/**
+ * To a person just made an administrator, where the rule holds administrators: worded from what
+ * they hold after it. The passkeys and recovery codes they held before it (`removed`, by name, and
+ * whether there were codes) went with the promotion (core/people/promotion-keys); a passkey they
+ * still hold (`held`: a role the rule held before too) is what they act with, and an emailed code
+ * then adds none.
+ */
+export function enrolmentEvent(
+  ends: Date | null,
+  from: string,
+  held: number,
+  removed: { passkeys: string[]; codes: boolean } = { passkeys: [], codes: false },
+): SecurityEvent {
+  const gone = [
+    removed.passkeys.length === 0 ? null : `your passkeys (${removed.passkeys.map((n) => `“${n}”`).join(", ")})`,
+    removed.codes ? "your recovery codes" : null,
+  ].filter((x) => x !== null);
   return {
     kind: "access",
     lines: [
       "You were made an administrator. Administrators act as one only from a sign-in with a passkey: an emailed code alone can be relayed by a look-alike page.",
-      ends === null
-        ? "Add a passkey on your account page from a sign-in with one of your passkeys or a recovery code, or ask the operator."
-        : `Sign in and add a passkey on your account page before ${day(ends)} (${ENROLMENT_GRACE_DAYS} days): until then an emailed code is enough to add your first one. Then make your recovery codes there.`,
+      ...(gone.length === 0
+        ? []
+        : [
+            `We removed ${gone.join(" and ")}: they were made when an emailed code was enough to make them, so they cannot be an administrator's.`,
+          ]),
+      held > 0
+        ? "Sign in with your passkey to act as one, and make your recovery codes on your account page if you have none."
+        : ends === null
+          ? "The days when an emailed code could add your first passkey are over: sign in with a recovery code to add one, or ask the operator."
+          : `Sign in and add a passkey on your account page before ${day(ends)} (${ENROLMENT_GRACE_DAYS} days): until then an emailed code is enough to add your first one. Then make your recovery codes there.`,
     ],
     from,
   };

@@ -26,12 +26,13 @@ import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./account
 import * as sessions from "../../store/sessions";
 import * as passkeys from "../../store/passkeys";
 import * as recoveryCodes from "../../store/recovery-codes";
-import { endedWith, openedThrough } from "./sessions-through";
+import { openedThrough } from "./sessions-through";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
 import { revokeInvitationsOf } from "./invitations";
 import { enrolmentEvent } from "./passkey-notices";
+import { endedWith, heldKeys, openedByKey, removeHeldKeys, takesRuledRole } from "./promotion-keys";
 import {
   approvedAdmin,
   enrolmentEnds,
@@ -40,6 +41,7 @@ import {
   passkeyRule,
   ruledBy,
   ensureOwnAccount,
+  ensureOwnWaysIn,
   ensureStepUp,
   mayChangePasskeys,
   personName,
@@ -219,8 +221,9 @@ async function changeWith(
     // A name is plain text, whoever gives it.
     const fields = given.name === undefined ? given : { ...given, name: personName(given.name) };
     const asked: Person = { ...current, ...fields, updatedAt: deps.clock.now() };
-    // Made an administrator: the grace in which they may add a passkey after an email code starts now.
-    if (asked.role === "admin" && current.role !== "admin") asked.enrolmentFrom = asked.updatedAt;
+    // Given a role (made an administrator): the grace in which they may add a passkey after an
+    // email code starts now, whether or not the rule holds the role yet.
+    if (asked.role !== current.role) asked.enrolmentFrom = asked.updatedAt;
     // Reviewed before a digest named them: the reviewers need not hear of them any more, nor of a suggestion.
     if (asked.status !== "pending") {
       delete asked.awaitingNotice;
@@ -236,6 +239,8 @@ async function changeWith(
         "forbidden",
         "You may change your own name and addresses only",
       );
+      // Their addresses are ways in: under the passkey rule, a passkey sign-in's to change.
+      if (changes.emails !== undefined) await ensureOwnWaysIn(deps, by, tx, current);
       const unproven = asked.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
       ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
       ensure(asked.emails.length > 0 || current.emails.length === 0, "last_address");
@@ -248,6 +253,11 @@ async function changeWith(
     // Judged on the person as this transaction reads them: a stolen session, or one left open on
     // a shared machine, cannot widen anyone's access without its owner signing in again.
     if (widened(current, asked)) ensureStepUp(deps, acting, WIDENS);
+    // Made an administrator where the passkey rule holds them: the passkeys and recovery codes
+    // they hold were a member's, and go (core/people/promotion-keys); they are told to add one.
+    const rule = asked.role !== current.role ? await passkeyRule(deps, tx) : null;
+    const promoted = rule !== null && takesRuledRole(rule, current, asked);
+    const keys = rule !== null && ruledBy(rule, asked) ? await heldKeys(deps, tx, personId) : null;
     // A way in taken off them takes the accounts that sign in with it: whoever holds that mailbox
     // or number now (a former employer) must not sign in as them through a provider's account.
     const removing = lost(current.emails, asked.emails) || lost(current.phones, asked.phones);
@@ -280,18 +290,17 @@ async function changeWith(
     const now = deps.clock.now();
     const ways = { addresses: removedEmails, passkeyIds: keysGone.map((p) => p.id), codesMadeAt: codesGone?.madeAt };
     const opened =
-      removedEmails.length === 0
+      removedEmails.length === 0 && !promoted
         ? []
-        : (await sessions.findLive(store, personId, now, tx)).filter((s) => openedThrough(s, ways));
+        : (await sessions.findLive(store, personId, now, tx)).filter(
+            (s) => openedThrough(s, ways) || (promoted && openedByKey(s)),
+          );
     const next: Person = {
       ...asked,
       uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)),
       ...(opened.length === 0 ? {} : { endedSessions: endedWith(current, opened, now) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
-    // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
-    const promoted = next.role === "admin" && current.role !== "admin";
-    const rule = promoted ? await passkeyRule(deps, tx) : null;
     const taken = next.emails.filter((e) => !current.emails.includes(e));
     const claims: Array<[KeyKind, string[]]> = [
       ["email", taken],
@@ -357,13 +366,18 @@ async function changeWith(
     queueAccountDeletions(deps, tx, accountsLetGo);
     queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
     for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
-    if (rule !== null && ruledBy(rule, written))
+    if (promoted && keys !== null) removeHeldKeys(deps, tx, personId, keys, recorded);
+    if (keys !== null) {
+      const removed = promoted ? { passkeys: keys.passkeys.map((p) => p.name), codes: keys.codes !== null } : undefined;
+      const held = promoted ? 0 : keys.passkeys.length;
+      const ends = enrolmentEnds(written, written.updatedAt);
       told = queueNotice(
         deps,
         tx,
         recipientOf(current, next),
-        enrolmentEvent(enrolmentEnds(written, written.updatedAt), from ?? BY_OPERATOR),
+        enrolmentEvent(ends, from ?? BY_OPERATOR, held, removed),
       );
+    }
     published = written !== next;
     loggedOut = tellClients(deps, tx, signedIn).length > 0;
     return { before: current, after: written, refused: null };

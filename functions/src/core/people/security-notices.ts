@@ -47,8 +47,10 @@ export interface SecurityEvent {
   quiet?: boolean;
   /**
    * Told at once, never folded into the hour's summary: what says a credential may be in someone
-   * else's hands (a recovery code used) or that the operator broke the glass. Each is bounded by
-   * what causes it (ten codes to a set; the operator's own commands), so it cannot flood a mailbox.
+   * else's hands (a recovery code used, a passkey added to a person the passkey rule holds) or that
+   * the operator broke the glass. Each is bounded by what causes it (ten codes to a set; a passkey
+   * sign-in of the person's own, or their enrolment's first passkey; the operator's own commands),
+   * so it cannot flood a mailbox.
    */
   urgent?: boolean;
 }
@@ -294,42 +296,6 @@ export function addressRemovedNotices(
     recipient: { personId: before.id, to },
     event: { kind: ADDRESS_REMOVED, lines: [], from: "" },
   }));
-}
-
-/**
- * Which notices the person may choose, as they have chosen: only those of new browsers. Read from
- * the store, not the person cache: a choice just made on another instance shows at once.
- */
-export async function noticeChoices(deps: Pick<Deps, "store">, personId: string): Promise<{ newBrowser: boolean }> {
-  const person = await people.findById(deps.store, personId);
-  return { newBrowser: person?.newBrowserNotices !== false };
-}
-
-/**
- * GET/PATCH /auth/session/notices: the person turns the notices of sign-ins from new browsers off
- * or on. The others cannot be turned off: they tell of a way in or of access changing, which a
- * person who did not do it must hear of. Turning them off silences what would tell of a stolen
- * session, so the caller has asked for a recent sign-in (core/people/acting `ensureStepUp`), and the
- * person is told, in the transaction that turns them off. This instance forgets its copy of the
- * person at once.
- */
-export async function chooseNewBrowserNotices(
-  deps: Pick<Deps, "store" | "personCache" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">,
-  personId: string,
-  on: boolean,
-  from: string,
-): Promise<void> {
-  const told = await deps.transaction(async (tx) => {
-    const person = await people.findById(deps.store, personId, tx);
-    if (!person) return null;
-    people.setNewBrowserNotices(deps.store, tx, personId, on);
-    const turnedOff = !on && person.newBrowserNotices !== false;
-    return turnedOff && deps.config.notices.newBrowser
-      ? queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(from))
-      : null;
-  });
-  deps.personCache.evict(personId);
-  await wakeForNotice(deps, told);
 }
 
 export function newBrowserNoticesOffEvent(from: string): SecurityEvent {

@@ -6,6 +6,7 @@
  * `endedSessions`, which every session request reads, its record marked, and the apps signed in to
  * from it told by back-channel logout. Whoever holds a lost device, or a used code, keeps nothing.
  */
+import { endedWith } from "./promotion-keys";
 import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { SessionRecord } from "../../store/sessions";
@@ -32,12 +33,6 @@ export function openedThrough(
     (passkeyId !== null && (ways.passkeyIds ?? []).includes(passkeyId)) ||
     (codesMadeAt !== null && codesMadeAt.getTime() === ways.codesMadeAt?.getTime())
   );
-}
-
-/** The person's ended sessions with `ending` added, until each would have expired; those past it pruned. */
-export function endedWith(person: Person, ending: SessionRecord[], now: Date): Record<string, Date> {
-  const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
-  return Object.fromEntries([...kept, ...ending.map((s) => [s.sessionId, s.expiresAt] as const)]);
 }
 
 /**
