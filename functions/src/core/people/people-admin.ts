@@ -44,7 +44,7 @@ import {
   type Acting,
   type ActingOnOthers,
 } from "./acting";
-import type { KeyKind, Person, PersonStatus, Role } from "../model/person";
+import { tokensValidFrom, type KeyKind, type Person, type PersonStatus, type Role } from "../model/person";
 import { PAST_STEP_UP } from "../model/step-up";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
@@ -263,6 +263,11 @@ async function changeWith(
       ...(opened.length === 0
         ? {}
         : { endedSessions: Object.fromEntries([...ended, ...opened.map((s) => [s.sessionId, s.expiresAt] as const)]) }),
+      // And the ID tokens a code to it gave a client of its own (never made a session): refused
+      // from now on by the gate, which reads this with the person, as the provider's refresh
+      // tokens are revoked after the change. A code signs in as whichever account was the
+      // person's first then, so every account's tokens end.
+      ...(removedEmails.length === 0 ? {} : { tokensValidAfter: tokensValidFrom(now) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
     // Made an administrator where the passkey rule holds them: told to add a passkey, and by when.
@@ -336,8 +341,9 @@ async function changeWith(
   if (queued || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
-  // A person's own change takes no access away (a name, their addresses), so their sessions stay.
-  if (!("self" in by) && narrowed(before, after)) {
+  // A person's own change takes no access away (a name, their addresses), so their sessions stay;
+  // but an address taken off them, by anyone, ends the provider sessions its codes began.
+  if ((!("self" in by) && narrowed(before, after)) || lost(before.emails, after.emails)) {
     await Promise.all(
       after.uids.map(async (uid) => {
         try {
