@@ -60,6 +60,7 @@ function originOf(value: unknown): Origin | null {
       provider: text(o.provider),
       account: text(o.account),
       displayName: text(o.displayName),
+      ...(typeof o.claimedAddress === "string" ? { claimedAddress: o.claimedAddress } : {}),
     };
   return null;
 }

@@ -27,6 +27,14 @@ export type Origin =
       account: string;
       /** The name the provider gave; "" when none. */
       displayName: string;
+      /**
+       * The address the provider said is the account's, when the operator does not take that
+       * provider's word for an address (ARRIVAL_PROVIDERS, core/people/arrival `proofOf`): a claim
+       * for the reviewer to weigh, never held (not in `emails`, no key in personKeys), so its owner
+       * still arrives by a code or an invitation. Absent when the provider proved the address, or
+       * gave none.
+       */
+      claimedAddress?: string;
     };
 
 export interface Person {
