@@ -329,7 +329,12 @@ describe("the federated bridge to a plain OAuth 2.0 provider (no ID tokens)", ()
     const { uid } = await landing(await callback(app, await atProvider(started.location, who), started.cookie));
     const user = await auth().getUser(uid);
     expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual(["github.com", who.account]);
-    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+    // A provider ARRIVAL_PROVIDERS does not name: its address is a claim for the reviewer, held by nobody.
+    expect(await people.findByUid(db, uid)).toMatchObject({
+      status: "pending",
+      emails: [],
+      origin: { provider: "github.com", claimedAddress: who.email },
+    });
   });
 
   it("answers 401 when the provider refuses the code", async () => {
@@ -549,7 +554,12 @@ describe("the federated bridge to each provider's style", () => {
     const { uid } = await landing(await callback(app, await atProvider(started.location, who), started.cookie));
     const user = await auth().getUser(uid);
     expect(user.providerData.map((p) => [p.providerId, p.uid])).toContainEqual([providerId, who.account]);
-    expect(await people.findByUid(db, uid)).toMatchObject({ status: "pending", emails: [who.email] });
+    // Neither provider is one ARRIVAL_PROVIDERS names: the address is claimed, not held.
+    expect(await people.findByUid(db, uid)).toMatchObject({
+      status: "pending",
+      emails: [],
+      origin: { provider: providerId, claimedAddress: who.email },
+    });
   });
 });
 

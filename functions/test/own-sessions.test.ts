@@ -85,6 +85,30 @@ describe("a person's own sessions", () => {
     expect((await list(here)).body.sessions.map((s: { current: boolean }) => s.current)).toEqual([true]);
   });
 
+  it("signs out everywhere else a client that kept an ID token of an earlier sign-in, and keeps this browser", async () => {
+    const { account } = await accountWithPerson({ projects: ["startpage"] });
+    const here = await browser(deps, account.uid, FIREFOX_LINUX);
+    // A client of its own (a script, an app) that signed in and kept its ID token as a bearer credential.
+    const kept = await signInWithCustomToken(await auth().createCustomToken(account.uid, { sign_in_methods: ["otp"] }));
+    const gated = (credential: Record<string, string>) =>
+      request(appFor(startpage, deps)).get("/startpage/notifications").set(credential);
+    expect((await gated({ Authorization: `Bearer ${kept}` })).status).toBe(200);
+    // A second after that sign-in (the identity provider's clock names it, to the second): it is earlier.
+    const signedInAt = (
+      JSON.parse(Buffer.from(kept.split(".")[1] as string, "base64url").toString("utf8")) as {
+        auth_time: number;
+      }
+    ).auth_time;
+    deps.clock.set(new Date(Math.max(deps.clock.now().getTime(), (signedInAt + 1) * 1000)));
+    const res = await request(app).post("/auth/sessions/end-others").set("Origin", ID_URL).set("Cookie", here);
+    expect(res.status).toBe(200);
+    expect((await gated({ Authorization: `Bearer ${kept}` })).status).toBe(401);
+    // Nor does that sign-in open a session, and this browser's stays.
+    const reopened = await request(app).post("/auth/verify").send({ idToken: kept, project: "startpage" });
+    expect(reopened.status).toBe(401);
+    expect((await gated({ Cookie: here })).status).toBe(200);
+  });
+
   it("ends this browser's own session as a sign-out, clearing its cookie", async () => {
     const { account } = await accountWithPerson({ projects: ["startpage"] });
     const here = await browser(deps, account.uid, FIREFOX_LINUX);

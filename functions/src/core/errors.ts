@@ -289,6 +289,11 @@ export const errorTable = {
     reason: "code_malformed",
   },
   recovery_fields_required: { status: 400, message: "email and code required", reason: "fields_required" },
+  recovery_code_budget: {
+    status: 429,
+    message: "Too many recovery codes were tried from this network. Try again later.",
+    reason: "recovery_budget",
+  },
 
   // people administration
   person_not_found: { status: 404, message: "Person not found" },

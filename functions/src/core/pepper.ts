@@ -60,6 +60,15 @@ export function addressIds(ring: PepperKey[], address: string): string[] {
   return ring.map((key) => hmac(key, "email-code-address", address));
 }
 
+/**
+ * The ids of an address's run of failed recovery-code guesses (core/email-codes/address-failures),
+ * one per key of the ring, as addressIds are its email codes': a run of its own, so guesses at
+ * recovery codes never lock sign-in by email code.
+ */
+export function recoveryRunIds(ring: PepperKey[], address: string): string[] {
+  return ring.map((key) => hmac(key, "recovery-code-address", address));
+}
+
 /** The record id of a send budget (a client, a network, a domain…): keyed, so stored records name none of them. */
 export function budgetId(key: PepperKey, scope: string, subject: string): string {
   return hmac(key, `send-budget-${scope}`, subject);

@@ -3,7 +3,7 @@ import { ensureAccess, type AccessNeed } from "../core/people/access";
 import { ensureAdminSignIn } from "../core/people/acting";
 import { ensure } from "../core/errors";
 import { translateFailure, type Failure } from "../core/failures";
-import { personFor, readSession, sessionEnded, type Guard, type Principal } from "../core/sessions/sessions";
+import { personFor, readSession, signInEnded, type Guard, type Principal } from "../core/sessions/sessions";
 import { noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import type { Person } from "../core/model/person";
@@ -61,8 +61,7 @@ export async function cookieSession(
   const principal = cookie === null ? null : await readSession(deps, cookie, guard);
   const person = principal === null ? null : await personFor(deps, principal, guard);
   // An ended session is no session at all: "not signed in", not "signed in and refused".
-  if (principal !== null && person !== null && sessionEnded(person, principal))
-    return { principal: null, person: null };
+  if (principal !== null && person !== null && signInEnded(person, principal)) return { principal: null, person: null };
   return { principal, person };
 }
 
@@ -75,7 +74,9 @@ async function principalOf(deps: GateDeps, req: Request, need: GateNeed, guard: 
   }
   const bearer = need.cookieOnly ? null : bearerToken(req);
   if (bearer === null) return null;
-  // No revocation check here: it would cost a call to the provider on every request.
+  // No revocation check here: it would cost a call to the provider on every request. What the
+  // person ended (an address taken off them, their other sessions) is on the person, read next
+  // (signInEnded): the token's `signed_in_address` and `auth_time` are all it takes.
   const signIn = await guard(() => deps.identity.verifyIdToken(bearer, false));
   // A bearer ID token is not a session: logout has nothing to end there.
   return signIn
@@ -86,6 +87,7 @@ async function principalOf(deps: GateDeps, req: Request, need: GateNeed, guard: 
         amr: signIn.amr,
         sessionKey: null,
         expiresAt: signIn.authTime,
+        address: signIn.address,
       }
     : null;
 }
@@ -106,7 +108,9 @@ export async function requireAccess(
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");
   const person = await personFor(deps, principal, guard);
-  ensure(!(person && sessionEnded(person, principal)), "unauthorized");
+  // Ended by the person (logout, sessions ended, an address taken off them): the credential no
+  // longer verifies, so 401, decided from the person already read.
+  ensure(!(person && signInEnded(person, principal)), "unauthorized");
   ensureAccess(person, need, "gate");
   if (need.admin) {
     const standing = await ensureAdminSignIn(deps, person, principal.amr);

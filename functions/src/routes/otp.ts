@@ -16,7 +16,7 @@ import {
 import { parseBody, readJson } from "../http/body";
 import { callerOf } from "../http/caller";
 import { requireAccess } from "../http/gate";
-import { sessionEnded } from "../core/sessions/sessions";
+import { signInEnded } from "../core/sessions/sessions";
 import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
 
 export const presenter = jsonErrors;
@@ -107,7 +107,7 @@ function addressRoutes(deps: Deps, router: Router): void {
     // This browser signed in through that address (an account of it, or a passkey added through
     // it), which went with it: so did its session, and the page is told so rather than finding
     // out at its next call.
-    const gone = !person.uids.includes(access.uid) || sessionEnded(person, access.principal);
+    const gone = !person.uids.includes(access.uid) || signInEnded(person, access.principal);
     res.json({ emails: person.emails, ...(gone ? { signedOut: true } : {}) });
   });
 }

@@ -10,6 +10,7 @@ import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../core/passkeys/rules";
 import { signInOptions, signInWithPasskey } from "../core/passkeys/sign-in";
 import { makeRecoveryCodes, recoveryCodesLeft, signInWithRecoveryCode } from "../core/passkeys/recovery-codes";
 import { parseBody } from "../http/body";
+import { callerOf } from "../http/caller";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
 import { requireAccess } from "../http/gate";
 import { jsonErrors } from "../http/presenters";
@@ -151,10 +152,12 @@ export function routes(deps: Deps): Router {
   });
 
   const recoveryBody = z.object({ email: z.string().max(320), code: z.string().max(64) }).strict();
-  // Public: the code is judged first, and an address on nobody is answered as a wrong code is.
+  // Public: each guess is counted against where it comes from before anything is read, the code is
+  // judged first, and an address on nobody is answered as a wrong code is.
   router.post(PATHS.recoverySignIn, async function recoverySignIn(req: Request, res: Response) {
     const { email, code } = await parseBody(req, recoveryBody, "recovery_fields_required");
-    res.json({ customToken: await signInWithRecoveryCode(deps, email, code) });
+    const from = callerOf(req, deps.config.clientAddressHops);
+    res.json({ customToken: await signInWithRecoveryCode(deps, email, code, from) });
   });
 
   router.get(PATHS.list, async function list(req: Request, res: Response) {

@@ -5,7 +5,9 @@ import type { LimitState } from "../core/model/email-codes";
 /**
  * `emailCodeLimits/{addressId}`: what one address has used, keyed like its code (a keyed hash,
  * never the address): its sends inside the last hour, its run of failed checks across codes,
- * and the end of its lockout. `forgetAfter` is when the record stops mattering (a TTL field).
+ * and the end of its lockout. An address's run of recovery-code guesses is a record of its own,
+ * under another keyed id (core/pepper `recoveryRunIds`), with no sends. `forgetAfter` is when the
+ * record stops mattering (a TTL field).
  */
 const LIMITS: Collection = "emailCodeLimits";
 

@@ -38,6 +38,7 @@ export function fromDoc(id: string, d: DocumentData): Person {
     ...(d.newBrowserNotices === false ? { newBrowserNotices: false as const } : {}),
     ...(typeof d.eventSeq === "number" ? { eventSeq: d.eventSeq } : {}),
     ...(d.enrolmentFrom instanceof Timestamp ? { enrolmentFrom: d.enrolmentFrom.toDate() } : {}),
+    ...(d.tokensValidAfter instanceof Timestamp ? { tokensValidAfter: d.tokensValidAfter.toDate() } : {}),
   };
 }
 
@@ -59,6 +60,7 @@ function originOf(value: unknown): Origin | null {
       provider: text(o.provider),
       account: text(o.account),
       displayName: text(o.displayName),
+      ...(typeof o.claimedAddress === "string" ? { claimedAddress: o.claimedAddress } : {}),
     };
   return null;
 }
@@ -105,17 +107,22 @@ export function setNewBrowserNotices(db: Firestore, tx: Transaction, personId: s
   tx.update(db.collection(PEOPLE).doc(personId), { newBrowserNotices: on ? FieldValue.delete() : false });
 }
 
-/** Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it). */
+/**
+ * Writes the person's ended sessions (the whole set: the caller read it in `tx` and pruned it),
+ * and with `tokensValidAfter`, the time before which their ID tokens' sign-ins are refused.
+ */
 export function setEndedSessions(
   db: Firestore,
   tx: Transaction,
   personId: string,
   ended: Record<string, Date>,
   eventSeq?: number,
+  tokensValidAfter?: Date,
 ): void {
   tx.update(db.collection(PEOPLE).doc(personId), {
     endedSessions: ended,
     ...(eventSeq === undefined ? {} : { eventSeq }),
+    ...(tokensValidAfter === undefined ? {} : { tokensValidAfter }),
   });
 }
 

@@ -7,7 +7,9 @@ import type { Firestore, Transaction } from "./db";
  * `sends/{sendId}`: the send ledger, one record per code sent that was let through the budgets
  * beyond its address (core/email-codes/send-budgets): where it came from and went, each as a
  * keyed hash (`client`, or for a request for access `requestClient` and `requestNetwork`;
- * `network`, `edge`, `domain`, `service`, the service's own key, and `address`, the address's id), when (`at`, the service's clock, for the windows), the time the
+ * `network`, `edge`, `domain`, `service`, the service's own key, and `address`, the address's id);
+ * and one per guess at a recovery code let through its budgets, under `recoveryClient` and
+ * `recoveryNetwork` alone. Each with when (`at`, the service's clock, for the windows), the time the
  * store stamped on it (`seq`, for the order sends racing for a budget's last places take them),
  * and whether its code was used (`used`, 0 or 1, so it can be summed). Every send
  * writes a record of its own and a use updates only its own: no document is shared by sends.

@@ -3,7 +3,8 @@
  * hashes; each signs in once (concurrent uses of one code: one wins, on the official emulator's
  * transactions), its person is told of each use and of a used code presented again; the session
  * it opens has a member's powers and may add a passkey, which then signs in and acts; every guess
- * counts towards the address's failure ceiling; a new set ends the old.
+ * counts towards the address's recovery-code ceiling, which leaves email sign-in alone; a new set
+ * ends the old.
  */
 import request from "supertest";
 import { STEP_UP_MS } from "../../src/core/model/step-up";
@@ -12,7 +13,7 @@ import * as passkeysGroup from "../../src/routes/passkeys";
 import * as peopleGroup from "../../src/routes/people";
 import * as sessions from "../../src/routes/sessions";
 import * as limits from "../../src/store/email-code-limits";
-import { addressIds, parsePepper } from "../../src/core/pepper";
+import { addressIds, parsePepper, recoveryRunIds } from "../../src/core/pepper";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { signInWithCustomToken } from "../support/auth";
 import { appFor, TEST_CODE_PEPPER, testConfig, testDeps, unique } from "../support/deps";
@@ -184,10 +185,10 @@ describe("POST /auth/passkeys/recovery/sign-in", () => {
     expect(stored.filter((c) => c.usedAt !== null)).toHaveLength(1);
   });
 
-  it("counts every wrong code towards the address's failure ceiling, after which even a right one is refused", async () => {
+  it("counts every wrong code towards the address's recovery ceiling, after which even a right one is refused", async () => {
     const admin = await adminWithPasskey();
     const [code] = (await make(admin.passkeyCookie)).body.codes as string[];
-    const [id] = addressIds(parsePepper(TEST_CODE_PEPPER), admin.account.email);
+    const [id] = recoveryRunIds(parsePepper(TEST_CODE_PEPPER), admin.account.email);
     // The run so far: one short of the ceiling, as 99 wrong guesses would leave it.
     await deps.transaction(async (tx) =>
       limits.save(
@@ -207,6 +208,10 @@ describe("POST /auth/passkeys/recovery/sign-in", () => {
     const locked = await useCode(admin.account.email, code as string);
     expect(locked.status).toBe(429);
     expect(locked.body.reason).toBe("address_locked");
+    // For the first lock's 15 minutes; and recovery codes' own: email sign-in is not locked.
+    expect(Number(locked.headers["retry-after"])).toBe(15 * 60);
+    const [email] = addressIds(parsePepper(TEST_CODE_PEPPER), admin.account.email);
+    expect(await limits.findAll(deps.store, [email as string])).toEqual([]);
   });
 
   it("answers an address on nobody, and a person with no codes, as a wrong code", async () => {
@@ -218,11 +223,14 @@ describe("POST /auth/passkeys/recovery/sign-in", () => {
     expect((await useCode(admin.account.email, "not a code")).body.reason).toBe("code_malformed");
   });
 
-  it("counts no guess at an address whose person holds no codes: a stranger cannot lock a member's email sign-in", async () => {
+  it("counts no guess against a member's email sign-in: a stranger cannot lock it by guessing at codes", async () => {
     const { account } = await accountWithPerson({}, deps.store);
     for (let i = 0; i < 5; i++)
       expect((await useCode(account.email, `0000${i}-00000`)).body.reason).toBe("code_invalid");
     const [id] = addressIds(parsePepper(TEST_CODE_PEPPER), account.email);
     expect(await limits.findAll(deps.store, [id as string])).toEqual([]);
+    // Counted where recovery codes count them, as at every address, codes or none.
+    const [run] = recoveryRunIds(parsePepper(TEST_CODE_PEPPER), account.email);
+    expect((await limits.findAll(deps.store, [run as string]))[0]?.failures).toBe(5);
   });
 });

@@ -71,11 +71,15 @@ describe("a provider the operator does not name", () => {
     expect((await request(otpApp).post("/auth/otp/sign-in").send({ email, otp: code })).status).toBe(200);
     const admitted = (await people.findByEmail(db, email))!;
     expect(admitted).toMatchObject({ status: "approved", phones: [] });
-    // The number signs in by itself: it is nobody's now, and opens nothing.
+    expect(admitted.uids).not.toContain(first.uid);
+    // The number signs in by itself: it stays with the newcomer who brought it, still waiting, and
+    // opens nothing of the owner's.
     const byPhone = await signedInByPhone(phone);
     const refused = await verify(byPhone.idToken);
-    expect(refused.status).toBe(403);
-    expect(refused.body.reason).toBe("phone_not_linked");
+    expect(refused.body).toMatchObject({ approved: false, reason: "pending" });
+    const holder = (await people.findByPhone(db, phone))!;
+    expect(holder.id).not.toBe(admitted.id);
+    expect(holder.uids).toContain(byPhone.uid);
   });
 });
 

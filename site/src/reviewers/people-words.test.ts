@@ -11,6 +11,20 @@ describe("proved", () => {
     );
     expect(proved(null)).toBe("Added by an administrator");
   });
+
+  it("says an address a provider the operator does not name gave is not proven, nor held", () => {
+    const origin = {
+      via: "account" as const,
+      bridge: null,
+      provider: "github.com",
+      account: "octo",
+      displayName: "",
+      claimedAddress: "ada@example.org",
+    };
+    expect(proved(origin)).toBe(
+      "Signed in at the identity provider with the account octo at github.com. It gave the address ada@example.org, not proven: the person does not hold it",
+    );
+  });
 });
 
 describe("whoIs", () => {

@@ -48,7 +48,12 @@ export function proved(origin: AdminPerson["origin"]): string {
     origin.bridge === null ? "at the identity provider" : (BRIDGES[origin.bridge] ?? `through ${origin.bridge}`);
   const account = origin.account === "" ? "an account" : `the account ${origin.account}`;
   const named = origin.displayName === "" ? "" : `, named “${origin.displayName}”`;
-  return `Signed in ${through} with ${account} at ${origin.provider}${named}`;
+  // A provider the operator does not take at its word: the address is its claim, proved by nobody.
+  const claim =
+    origin.claimedAddress === undefined
+      ? ""
+      : `. It gave the address ${origin.claimedAddress}, not proven: the person does not hold it`;
+  return `Signed in ${through} with ${account} at ${origin.provider}${named}${claim}`;
 }
 
 const EXACT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });

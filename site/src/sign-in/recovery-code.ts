@@ -48,10 +48,11 @@ export function recoveryStep(to: Destination): void {
         return code.setError("A recovery code is ten letters and digits, like k3m9q-x2v7d.");
       if (says(answer, "code_invalid"))
         return code.setError("That code wasn't accepted. Check the address, and use a code you haven't used before.");
+      const wait = answer.retryAfter === null ? "later" : waitFor(answer.retryAfter);
       if (says(answer, "address_locked"))
-        return alert.show(
-          `Too many wrong codes were tried for this address. Try again ${answer.retryAfter === null ? "later" : waitFor(answer.retryAfter)}.`,
-        );
+        return alert.show(`Too many wrong codes were tried for this address. Try again ${wait}.`);
+      if (says(answer, "recovery_budget"))
+        return alert.show(`Many recovery codes have been tried from your network lately. Try again ${wait}.`);
       if (says(answer, "pending") || says(answer, "rejected"))
         return alert.show("This account can't sign in: it isn't approved.");
       alert.show(TRY_AGAIN);

@@ -1,6 +1,7 @@
 import { HOUR, MINUTE } from "../../clock";
 import {
   admits,
+  guessBudgets,
   REQUEST_NETWORK_CLIENTS,
   REQUEST_WINDOW_MS,
   sendBudgets,
@@ -73,6 +74,21 @@ describe("send budgets", () => {
       const budget = byScope(scope, "request-access");
       expect(admits(budget, { sent: budget.limit - 1, used: 0 })).toBe(true);
       expect(admits(budget, { sent: budget.limit, used: 0 })).toBe(false);
+      expect(admits(budget, { sent: budget.limit, used: budget.limit })).toBe(false);
+    }
+  });
+
+  it("holds a client to 20 recovery-code guesses an hour and a network to 60, right or wrong", () => {
+    const [client, network] = guessBudgets(origin, settings);
+    expect([client?.scope, client?.windowMs, client?.limit, client?.refusal]).toEqual([
+      "recoveryClient",
+      HOUR,
+      20,
+      "recovery_code_budget",
+    ]);
+    expect([network?.scope, network?.limit]).toEqual(["recoveryNetwork", REQUEST_NETWORK_CLIENTS * 20]);
+    for (const budget of [client!, network!]) {
+      expect(admits(budget, { sent: budget.limit - 1, used: 0 })).toBe(true);
       expect(admits(budget, { sent: budget.limit, used: budget.limit })).toBe(false);
     }
   });

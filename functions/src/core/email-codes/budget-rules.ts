@@ -46,7 +46,11 @@ export const REQUEST_WINDOW_MS = HOUR + CODE_LIFETIME_MS;
 export const REQUEST_NETWORK_CLIENTS = 3;
 
 export type BudgetRefusal =
-  "email_code_client_budget" | "email_code_request_budget" | "email_code_domain_budget" | "email_code_service_budget";
+  | "email_code_client_budget"
+  | "email_code_request_budget"
+  | "email_code_domain_budget"
+  | "email_code_service_budget"
+  | "recovery_code_budget";
 
 export type { BudgetScope, Caller, Tally };
 
@@ -125,6 +129,30 @@ export function sendBudgets(origin: Caller, address: string, settings: BudgetSet
     budgets.push(ours("domain", domain, HOUR, perDomainPerHour, "email_code_domain_budget"));
   budgets.push(every("service", "all", MINUTE, perServicePerMinute, "email_code_service_budget"));
   return budgets;
+}
+
+/**
+ * The budgets one guess at a recovery code counts against (POST /auth/passkeys/recovery/sign-in),
+ * before anything of the address is read: its client's guesses in an hour (as many as the client
+ * may ask for requests for access, OTP_SENDS_PER_CLIENT_HOUR) and its network's (three clients'
+ * worth), right or wrong, with nothing earned back. A person who lost their passkey types a code
+ * or two; what these hold back is a stranger going from address to address, which the per-address
+ * failure ceiling (rules.ts) does not count.
+ */
+export function guessBudgets(origin: Caller, settings: Pick<BudgetSettings, "perClientPerHour">): SendBudget[] {
+  const every = (scope: BudgetScope, subject: string, limit: number): SendBudget => ({
+    scope,
+    subject,
+    windowMs: HOUR,
+    limit,
+    total: null,
+    chargesUnusedOnly: false,
+    refusal: "recovery_code_budget",
+  });
+  return [
+    every("recoveryClient", origin.client, settings.perClientPerHour),
+    every("recoveryNetwork", origin.network, REQUEST_NETWORK_CLIENTS * settings.perClientPerHour),
+  ];
 }
 
 /**

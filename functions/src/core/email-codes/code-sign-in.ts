@@ -29,8 +29,8 @@ export async function signInWithCode(deps: SignInDeps, rawEmail: string, otp: st
   const address = canonicalEmail(rawEmail);
   ensure(address, "email_code_invalid");
   const [found, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
-  // Waiting with an address an invitation or rule lets in: they came by a provider whose word
-  // was not proof enough, and this code is.
+  // Waiting with an address an invitation or rule lets in (one that came before the rule, say):
+  // this code proves it.
   const waiting = found?.status === "pending" && letsIn(arrival);
   const consume = found?.status === "approved" || (found === null && letsIn(arrival)) || waiting;
   const result = await checkCode(deps, address, "signin", otp, consume);

@@ -4,7 +4,7 @@ import type { Tally } from "../model/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "../pepper";
 import { RESEND_INTERVAL_MS, type Purpose } from "./rules";
-import { admits, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
+import { admits, guessBudgets, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
 
 type BudgetDeps = Pick<Deps, "store" | "clock" | "random" | "config">;
 
@@ -45,14 +45,40 @@ export async function admitSend(
   purpose: Purpose,
   from: Caller,
 ): Promise<string> {
+  return admit(deps, key, sendBudgets(from, address, deps.config.sendBudgets, purpose), addressId);
+}
+
+/**
+ * Lets one guess at a recovery code through its client's and network's budgets of guesses
+ * (budget-rules.guessBudgets), or refuses it (429 `recovery_budget`, with Retry-After), exactly as
+ * a send is let through its budgets and recorded in the same ledger, so the bound holds however
+ * many guesses race. Made before anything of the address is read: a refused guess reads nothing of
+ * it, whatever it is. A guess let through stays counted, right or wrong.
+ */
+export async function admitGuess(deps: BudgetDeps, key: PepperKey, from: Caller): Promise<void> {
+  await admit(deps, key, guessBudgets(from, deps.config.sendBudgets), null);
+}
+
+/** Records one request in the ledger under each budget's key, and keeps it only if every budget admits it. */
+async function admit(
+  deps: BudgetDeps,
+  key: PepperKey,
+  budgets: SendBudget[],
+  addressId: string | null,
+): Promise<string> {
   const { store } = deps;
   const now = deps.clock.now();
-  const budgets = sendBudgets(from, address, deps.config.sendBudgets, purpose);
   // Keyed: the ledger holds no client address, network or domain in the clear.
   const keys = Object.fromEntries(budgets.map((b) => [b.scope, budgetId(key, b.scope, b.subject)]));
   const id = deps.random.id();
   const longest = Math.max(...budgets.map((b) => b.windowMs));
-  await sends.record(store, id, { ...keys, address: addressId }, now, new Date(now.getTime() + longest));
+  await sends.record(
+    store,
+    id,
+    { ...keys, ...(addressId === null ? {} : { address: addressId }) },
+    now,
+    new Date(now.getTime() + longest),
+  );
   let refusal: AppError | null;
   try {
     refusal = await decide(store, id, now, addressId, budgets, (b) => keys[b.scope] as string);
@@ -69,7 +95,7 @@ async function decide(
   store: BudgetDeps["store"],
   id: string,
   now: Date,
-  addressId: string,
+  addressId: string | null,
   budgets: SendBudget[],
   keyOf: (b: SendBudget) => string,
 ): Promise<AppError | null> {
@@ -81,13 +107,13 @@ async function decide(
   };
   const lastMinute = new Date(now.getTime() - RESEND_INTERVAL_MS);
   const [sameAddress, ...totals] = await Promise.all([
-    sends.tally(store, "address", addressId, lastMinute),
+    addressId === null ? null : sends.tally(store, "address", addressId, lastMinute),
     ...budgets.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))),
   ]);
   // Of sends racing for one address, only the first goes on to the transaction that decides the
   // address's limits (which would refuse the others one at a time, contending for its record):
   // the others hear at once what that transaction would tell them.
-  if ((sameAddress as Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
+  if (addressId !== null && (sameAddress as Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
     return limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
   let over = budgets.filter((b, i) => !admits(b, others(totals[i] as Tally)));
   for (let round = 0; over.length > 0; round++) {

@@ -27,6 +27,14 @@ export type Origin =
       account: string;
       /** The name the provider gave; "" when none. */
       displayName: string;
+      /**
+       * The address the provider said is the account's, when the operator does not take that
+       * provider's word for an address (ARRIVAL_PROVIDERS, core/people/arrival `proofOf`): a claim
+       * for the reviewer to weigh, never held (not in `emails`, no key in personKeys), so its owner
+       * still arrives by a code or an invitation. Absent when the provider proved the address, or
+       * gave none.
+       */
+      claimedAddress?: string;
     };
 
 export interface Person {
@@ -78,6 +86,14 @@ export interface Person {
    * created (the local stack's seed, a member).
    */
   enrolmentFrom?: Date;
+  /**
+   * ID tokens of sign-ins made before this (their `auth_time`, to the second) are refused, as a
+   * bearer credential and at POST /auth/verify: set when an address is taken off the person and
+   * when all their other sessions are ended. The identity provider's refresh tokens keep a
+   * sign-in's `auth_time`, so no token they mint later passes either. Kept on the person so the
+   * read the gate already makes decides it, offline.
+   */
+  tokensValidAfter?: Date;
 }
 
 export interface Suggestion {
@@ -99,10 +115,24 @@ export type NewPerson = Omit<
   | "newBrowserNotices"
   | "eventSeq"
   | "enrolmentFrom"
+  | "tokensValidAfter"
 > &
   Partial<Pick<Person, "eventSeq">> &
   Partial<Pick<Person, "origin" | "note" | "enrolmentFrom">>;
 export type KeyKind = "uid" | "email" | "phone";
+
+/** Whether a sign-in at `authTime` is older than the person's `tokensValidAfter`. */
+export function signedInBefore(person: Pick<Person, "tokensValidAfter">, authTime: Date): boolean {
+  return person.tokensValidAfter !== undefined && authTime.getTime() < person.tokensValidAfter.getTime();
+}
+
+/**
+ * The `tokensValidAfter` a change made at `now` sets: to the second, as an ID token's `auth_time`
+ * is, so a sign-in made in the same second as the change (the person's own, right after) stands.
+ */
+export function tokensValidFrom(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / 1000) * 1000);
+}
 
 /**
  * The order people are listed in, and the cursor of a page: when they were created, then their

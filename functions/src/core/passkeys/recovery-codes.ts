@@ -14,13 +14,15 @@ import * as passkeys from "../../store/passkeys";
 import * as sessionRecords from "../../store/sessions";
 import { sessionsThrough } from "../people/sessions-through";
 import { addressBehind } from "./rules";
-import { AppError, ensure, type ErrorCode } from "../errors";
+import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { canonicalEmail } from "../email-address";
 import { constantTimeEqual } from "../secrets";
-import { pepperRing, recoveryCodeHash, type PepperKey } from "../pepper";
+import { pepperRing, recoveryCodeHash, recoveryRunIds, type PepperKey } from "../pepper";
 import { translateFailure } from "../failures";
 import { decideAccess } from "../people/access";
 import { addressRunIn } from "../email-codes/address-failures";
+import { admitGuess } from "../email-codes/send-budgets";
+import type { Caller } from "../model/caller";
 import { wakeDrainer } from "../mail/outbox";
 import { queueNotice, recipientOf } from "../people/security-notices";
 import { recoveryCodeReusedEvent, recoveryCodesMadeEvent, recoveryCodeUsedEvent } from "../people/passkey-notices";
@@ -133,22 +135,24 @@ type SignInDeps = Pick<
   "store" | "transaction" | "clock" | "random" | "pepper" | "config" | "mailQueue" | "log" | "identity"
 >;
 
-type Decision = { uid: string; madeAt: Date } | { refused: ErrorCode };
+type Decision = { uid: string; madeAt: Date } | { refused: ErrorCode; until?: Date | null };
 
 /**
  * Which code of the set `code` is, under the key the set was made with, comparing every one in
- * constant time: the index of an unused one, of a used one, or null.
+ * constant time: the index of an unused one, of a used one, or null. For an address with no set,
+ * the same hash is made and compared against nothing, so the work is the same whatever the address.
  */
 function matchIn(
   ring: PepperKey[],
-  set: recoveryCodes.RecoveryCodes,
+  set: recoveryCodes.RecoveryCodes | null,
+  standIn: string,
   code: string,
 ): { index: number; used: boolean } | null {
-  const key = ring.find((k) => k.kid === set.kid);
+  const key = set === null ? (ring[0] as PepperKey) : ring.find((k) => k.kid === set.kid);
   if (key === undefined) return null;
-  const hash = recoveryCodeHash(key, set.personId, code);
+  const hash = recoveryCodeHash(key, set?.personId ?? standIn, code);
   let found: { index: number; used: boolean } | null = null;
-  set.codes.forEach((stored, index) => {
+  (set?.codes ?? []).forEach((stored, index) => {
     if (constantTimeEqual(stored.hash, hash)) found = { index, used: stored.usedAt !== null };
   });
   return found;
@@ -156,31 +160,49 @@ function matchIn(
 
 /**
  * POST /auth/passkeys/recovery/sign-in: a custom token for the person whose address and unused
- * recovery code these are, its methods `rec`. Decided in one transaction on the address's run of
- * failures and the person's set, so of concurrent uses of one code one wins: while the address is
- * locked nothing is compared; a wrong code counts towards its ceiling (where the person holds
- * unused codes); a right one is used, and the person told. The code is judged before anything is said of the account, and an address on
- * nobody is answered as a wrong code is.
+ * recovery code these are, its methods `rec`. First the guess is let through its client's and
+ * network's budgets of guesses (core/email-codes/send-budgets `admitGuess`), before anything of the
+ * address is read. Then one transaction on the address's run of recovery-code failures
+ * (core/email-codes/address-failures, the `recovery` door) and the person's set decides it, so of
+ * concurrent uses of one code one wins: while the run is locked nothing is compared; a wrong code
+ * counts a failure, at every address alike; a right one is used, and the person told.
+ *
+ * Nothing tells a stranger whether the address is a person's, or whether that person holds codes:
+ * an address on nobody, a person without codes, a wrong code and a used one are answered alike;
+ * every one counts towards the same ceiling, so the lock comes after as many guesses everywhere
+ * (and locks recovery codes only, never email sign-in); and the transaction reads the same
+ * documents for each (the run, the query for the person, and a set: the person's, or for an
+ * address on nobody the one a stand-in id names, which no person has), and makes the same hash.
+ * The code is judged before anything is said of the account.
  */
-export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string, rawCode: string): Promise<string> {
+export async function signInWithRecoveryCode(
+  deps: SignInDeps,
+  rawEmail: string,
+  rawCode: string,
+  from: Caller,
+): Promise<string> {
   const code = normaliseRecoveryCode(rawCode);
   ensure(code, "recovery_code_malformed");
+  const ring = pepperRing(deps);
+  // Counted before anything else, however the address is written: a guess is a guess.
+  await admitGuess(deps, ring[0] as PepperKey, from);
   const address = canonicalEmail(rawEmail);
   ensure(address, "recovery_code_invalid");
-  const ring = pepperRing(deps);
+  // The set an address on nobody reads: a keyed id of the address, of a shape no person's id has.
+  const standIn = recoveryRunIds(ring, address)[0] as string;
   let noticed = false;
   const decision = await deps.transaction(async (tx): Promise<Decision> => {
-    const run = await addressRunIn(deps, tx, address);
+    const run = await addressRunIn(deps, tx, address, "recovery");
     const person = await people.findByEmail(deps.store, address, tx);
-    const set = person === null ? null : await recoveryCodes.findByPerson(deps.store, person.id, tx);
-    if (run.locked) return { refused: "email_code_address_locked" };
+    const set = await recoveryCodes.findByPerson(deps.store, person?.id ?? standIn, tx);
     const now = deps.clock.now();
-    const match = set === null ? null : matchIn(ring, set, code);
+    if (run.locked) return { refused: "email_code_address_locked", until: run.lockedUntil };
+    const match = matchIn(ring, set, standIn, code);
     if (person === null || set === null || match === null || match.used) {
-      // A guess counts where there was a code to guess: as an email code's check counts only with
-      // a live code, so nobody can lock the address of a person with no recovery codes (a member's
-      // email sign-in) by guessing at codes that do not exist.
-      if (set !== null && set.codes.some((c) => c.usedAt === null)) noticed = run.record("failed");
+      // Counted wherever it is made, so the ceiling is reached after as many guesses at an
+      // address with codes as at one without: the lock says nothing of who holds codes. It is
+      // recovery codes' own, so guessing locks nobody's email sign-in.
+      run.record("failed");
       // A used code presented again: the codes are in someone's hands, and their owner should know.
       if (person !== null && match?.used) {
         queueNotice(deps, tx, recipientOf(person), recoveryCodeReusedEvent("a sign-in with a recovery code"));
@@ -201,7 +223,10 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
     return { uid, madeAt: set.madeAt };
   });
   if (noticed) await wakeDrainer(deps);
-  if ("refused" in decision) throw new AppError(decision.refused);
+  if ("refused" in decision) {
+    if (decision.until === undefined || decision.until === null) throw new AppError(decision.refused);
+    throw limitReached(decision.refused, deps.clock.now(), decision.until);
+  }
   return translateFailure(deps, { code: "signin_failed", log: "recovery code sign-in: custom token failed" }, () =>
     // The session it opens names the set: new codes, or none, end it.
     deps.identity.createCustomToken(decision.uid, [AMR.recoveryCode], { codesMadeAt: decision.madeAt }),

@@ -12,7 +12,7 @@ import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personKeys from "../../store/person-keys";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, ensure } from "../errors";
 import { translateFailure } from "../failures";
 import { wakeDrainer } from "../mail/outbox";
 import { errorText } from "../../logger";
@@ -155,8 +155,11 @@ export function withoutAccount(
  * already speak for someone else: whoever registered the address unverified and signed in with it
  * became a pending person who holds no address or number (an unverified address is never taken
  * as one). That link was made by someone who never proved the mailbox, so it moves here;
- * otherwise an unverified sign-up would lock the owner out for good. Any other holder is an
- * administrator's decision, and the sign-in fails.
+ * otherwise an unverified sign-up would lock the owner out for good. An account whose address
+ * only a provider the operator does not name vouched for (its person claims the address, holding
+ * none: core/people/resolve-person) is that provider's account, not the mailbox's: it is let go
+ * and deleted, and the account is made afresh, so nothing of it (the provider's sign-in, a number)
+ * comes to the owner. Any other holder is an administrator's decision, and the sign-in fails.
  */
 export async function linkAccountOfAddress(
   deps: Pick<Deps, "store" | "clock" | "random" | "identity" | "transaction" | "mailQueue" | "log">,
@@ -164,43 +167,72 @@ export async function linkAccountOfAddress(
   address: string,
 ): Promise<string> {
   const { store } = deps;
-  const account = await translateFailure(
-    deps,
-    { code: "signin_failed", log: "sign-in: account for address failed" },
-    () => deps.identity.accountForEmail(address),
-  );
-  const uid = account.uid;
-  const linked = await deps.transaction(async (tx) => {
-    const current = await people.findById(store, person.id, tx);
-    if (!current || current.uids.includes(uid)) return false;
-    const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
-    const holder = holderId === null ? null : await people.findById(store, holderId, tx);
-    if (holderId === null) {
-      people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
-      return true;
-    }
-    const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
-    if (!account.takenBack && !unproven) {
-      deps.log.warn("sign-in: the account for this address is linked to another person", {
-        personId: person.id,
-        holder: holderId,
-      });
-      throw new AppError("signin_failed");
-    }
-    deps.log.info("sign-in: an account registered unverified moved to the owner of its address", {
-      personId: person.id,
-      from: holderId,
-    });
-    people.moveAccount(
-      store,
-      tx,
-      uid,
-      holder && withoutAccount(deps, tx, holder, uid),
-      withAccount(deps, tx, current, uid, "sign-in"),
+  for (let attempt = 0; ; attempt++) {
+    const account = await translateFailure(
+      deps,
+      { code: "signin_failed", log: "sign-in: account for address failed" },
+      () => deps.identity.accountForEmail(address),
     );
-    return true;
-  });
-  // The apps hear of the link (and of a person it emptied) once it has committed.
-  if (linked) await wakeDrainer(deps);
-  return uid;
+    const uid = account.uid;
+    const outcome = await deps.transaction(async (tx): Promise<"linked" | "theirs" | "letGo"> => {
+      const current = await people.findById(store, person.id, tx);
+      if (!current || current.uids.includes(uid)) return "theirs";
+      const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
+      const holder = holderId === null ? null : await people.findById(store, holderId, tx);
+      if (holderId === null) {
+        people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
+        return "linked";
+      }
+      if (!account.takenBack && holder !== null && claimsOnly(holder, address)) {
+        deps.log.info("sign-in: an account an unnamed provider vouched for let go for the owner of its address", {
+          personId: person.id,
+          from: holder.id,
+        });
+        const left = withoutAccount(deps, tx, holder, uid);
+        if (left.next === null) people.remove(store, tx, holder);
+        else people.replace(store, tx, holder, left.next);
+        queueAccountDeletions(deps, tx, [uid]);
+        return "letGo";
+      }
+      const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
+      if (!account.takenBack && !unproven) {
+        deps.log.warn("sign-in: the account for this address is linked to another person", {
+          personId: person.id,
+          holder: holderId,
+        });
+        throw new AppError("signin_failed");
+      }
+      deps.log.info("sign-in: an account registered unverified moved to the owner of its address", {
+        personId: person.id,
+        from: holderId,
+      });
+      people.moveAccount(
+        store,
+        tx,
+        uid,
+        holder && withoutAccount(deps, tx, holder, uid),
+        withAccount(deps, tx, current, uid, "sign-in"),
+      );
+      return "linked";
+    });
+    // The apps hear of the link (and of a person it emptied) once it has committed.
+    if (outcome !== "theirs") await wakeDrainer(deps);
+    if (outcome !== "letGo") return uid;
+    // Gone before the account for the address is asked for again, which then makes a fresh one
+    // (the queued deletion retries what fails here, and the sign-in fails meanwhile).
+    ensure(attempt === 0, "signin_failed");
+    const failed = await translateFailure(
+      deps,
+      { code: "signin_failed", log: "sign-in: letting an account go failed" },
+      () => deps.identity.deleteAccounts([uid]),
+    );
+    ensure(failed.length === 0, "signin_failed");
+  }
+}
+
+/** Whether `holder` only claims `address`, on an unnamed provider's word, without holding it. */
+function claimsOnly(holder: Person, address: string): boolean {
+  return (
+    !holder.emails.includes(address) && holder.origin?.via === "account" && holder.origin.claimedAddress === address
+  );
 }

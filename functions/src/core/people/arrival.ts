@@ -76,7 +76,8 @@ export function proofOf(deps: Pick<Deps, "config">, signIn: Pick<SignIn, "provid
 /**
  * What decides the newcomer with `address`, read in `tx` (or alone). An address a provider the
  * operator does not name vouches for lets nothing in: the newcomer waits (with a rule's
- * suggestion), and an invitation stays for a code to take up (admitWaiting). A `+tag` address
+ * suggestion), claiming the address without holding it (core/people/resolve-person), and an
+ * invitation stays for a code to the address to take up, as anyone's would. A `+tag` address
  * is the mailbox of the address without it, so a rule only suggests for it: a person turned
  * down cannot walk back in, with the rule's grants, as `name+1@`.
  */
@@ -172,8 +173,9 @@ export function arrive(
 
 /**
  * A person waiting with `address`, who has just proved it by code, where an invitation or an
- * approving rule lets that address in (they came through a provider whose word was not proof
- * enough): approved now, in one transaction, with its grants, the invitation taken up, their
+ * approving rule lets that address in (they asked for access before the operator's rule was
+ * made, or came through a provider before its word on an address was kept as a claim only):
+ * approved now, in one transaction, with its grants, the invitation taken up, their
  * history naming who let them in. Only the code proved anything: the accounts they came with are
  * let go (and deleted), and the number and note that came with them dropped, so nothing another
  * provider vouched for (a phone that signs in by itself) inherits the invitation's grants. Null

@@ -50,7 +50,7 @@ import {
   type Acting,
   type ActingOnOthers,
 } from "./acting";
-import type { KeyKind, Person, PersonStatus, Role } from "../model/person";
+import { tokensValidFrom, type KeyKind, type Person, type PersonStatus, type Role } from "../model/person";
 import { PAST_STEP_UP } from "../model/step-up";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
@@ -299,6 +299,11 @@ async function changeWith(
       ...asked,
       uids: asked.uids.filter((u) => !letGo.some((a) => a.uid === u)),
       ...(opened.length === 0 ? {} : { endedSessions: endedWith(current, opened, now) }),
+      // And the ID tokens a code to it gave a client of its own (never made a session): refused
+      // from now on by the gate, which reads this with the person, as the provider's refresh
+      // tokens are revoked after the change. A code signs in as whichever account was the
+      // person's first then, so every account's tokens end.
+      ...(removedEmails.length === 0 ? {} : { tokensValidAfter: tokensValidFrom(now) }),
     };
     await ensureKeepsAnAdmin(deps, tx, current, next);
     const taken = next.emails.filter((e) => !current.emails.includes(e));
@@ -392,8 +397,9 @@ async function changeWith(
   if (queued || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
-  // A person's own change takes no access away (a name, their addresses), so their sessions stay.
-  if (!("self" in by) && narrowed(before, after)) {
+  // A person's own change takes no access away (a name, their addresses), so their sessions stay;
+  // but an address taken off them, by anyone, ends the provider sessions its codes began.
+  if ((!("self" in by) && narrowed(before, after)) || lost(before.emails, after.emails)) {
     await Promise.all(
       after.uids.map(async (uid) => {
         try {

@@ -79,10 +79,14 @@ async function linkOrCreate(
   if (email === null && signIn.phone !== null) throw new AppError("phone_not_linked");
   // An address invited before, or at a domain a rule approves, arrives approved; anyone else waits for review.
   const arrival = await arrivalFor(deps, addressHolder === null ? email : null, tx, proof);
+  // Only a provider the operator names proves the address, so only then does the newcomer hold it.
+  // An unnamed provider's word is kept as a claim for the reviewer, and holds the address against
+  // nobody: were it held, its owner's code would answer "pending", the owner could not be invited,
+  // and the owner's trusted sign-in would be linked into this newcomer.
+  const claimed = email !== null && proof === "unproven" ? email : null;
   const arriving: Arriving = {
     uids: [signIn.uid],
-    // Held by someone already (an unnamed provider's word, above): the newcomer does not hold it too.
-    emails: email === null || addressHolder !== null ? [] : [email],
+    emails: email === null || claimed !== null || addressHolder !== null ? [] : [email],
     // A number is only claimed for a new person if it was free (checked above).
     phones: signIn.phone === null ? [] : [signIn.phone],
     name: signIn.name ?? "",
@@ -92,6 +96,7 @@ async function linkOrCreate(
       provider: signIn.provider,
       account: signIn.account ?? "",
       displayName: signIn.name ?? "",
+      ...(claimed === null ? {} : { claimedAddress: claimed }),
     },
     note: "",
   };

@@ -12,7 +12,7 @@ import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security
 import { wakeDrainer } from "../mail/outbox";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
-import { type Person } from "../model/person";
+import { tokensValidFrom, type Person } from "../model/person";
 
 export type { SessionView };
 
@@ -91,9 +91,10 @@ export async function listSessions(
 
 /**
  * Ends sessions of the person's, server-side, in one transaction: each named one (it must be
- * theirs and live), or with `allBut`, every live one but that. Each is recorded on the person
- * until it would have expired, as logout does; this instance forgets its copy of the person at
- * once, others within the person cache's lifetime. Returns how many were ended.
+ * theirs and live), or with `allBut`, every live one but that, and every ID token of a sign-in
+ * before now (`tokensValidAfter`). Each is recorded on the person until it would have expired, as
+ * logout does; this instance forgets its copy of the person at once, others within the person
+ * cache's lifetime. Returns how many were ended.
  */
 export async function endSessions(
   deps: Pick<Deps, "store" | "clock" | "transaction" | "personCache" | "random" | "config" | "mailQueue" | "log">,
@@ -144,6 +145,10 @@ export async function endSessions(
       personId,
       { ...Object.fromEntries(kept), ...Object.fromEntries(chosen.map((s) => [s.sessionId, s.expiresAt])) },
       seq,
+      // Everywhere (else): the ID tokens of earlier sign-ins too, which a client of its own may
+      // hold as a bearer credential, or mint afresh with the provider's refresh token. The session
+      // kept is a cookie, which this leaves alone.
+      "allBut" in which ? tokensValidFrom(now) : undefined,
     );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
     const apps = tellClients(deps, tx, signedIn);

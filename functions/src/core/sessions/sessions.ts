@@ -16,7 +16,7 @@ import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
 import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../people/security-notices";
 import { nameUserAgent } from "./user-agent";
-import { type Person } from "../model/person";
+import { signedInBefore, type Person } from "../model/person";
 
 export const SESSION_LIFETIME_MS = 14 * DAY;
 export type VerifyOutcome =
@@ -63,6 +63,9 @@ export async function openSession(
   // hour) must not become a two-week session. The pages call verify right after sign-in.
   ensureRecentSignIn(deps, signIn.authTime, "sign_in_too_old");
   const person = await resolvePerson(deps, signIn, null, nameUserAgent(sign.userAgent));
+  // A sign-in from before the person ended their other sessions (or lost an address) is refused
+  // as a revoked token is: one made moments before, relayed or kept, must not open a new session.
+  if (signedInBefore(person, signIn.authTime)) throw new AppError("invalid_token");
   // A person always exists here (resolvePerson makes one), so the refusal is one of the contract's reasons.
   const reason = decideAccess(person, { project }) as ApprovalRefusal | null;
   if (reason) return { approved: false, reason };
@@ -152,6 +155,11 @@ export interface Principal {
   sessionKey: string | null;
   /** When the cookie stops verifying on its own: how long an ended session must be remembered. */
   expiresAt: Date;
+  /**
+   * For a bearer ID token, the address a code of the service's proved for its sign-in (its
+   * `signed_in_address`); null for any other sign-in, and for a session, whose record keeps it.
+   */
+  address: string | null;
 }
 
 /** Wraps work that leaves the process (a provider call, a database read) in a deadline. */
@@ -173,6 +181,7 @@ export async function readSession(
       amr: claims.amr,
       sessionKey: claims.sessionId ?? cookieDigest(cookie),
       expiresAt: claims.expiresAt,
+      address: null,
     };
   const legacy = await guard(() => deps.identity.verifyProviderSessionCookie(cookie));
   // The provider's cookies lived at most as long as ours.
@@ -185,6 +194,7 @@ export async function readSession(
         amr: legacy.amr,
         sessionKey: cookieDigest(cookie),
         expiresAt,
+        address: null,
       }
     : null;
 }
@@ -194,9 +204,20 @@ function cookieDigest(cookie: string): string {
   return `c-${Buffer.from(sha256(cookie), "hex").subarray(0, 16).toString("base64url")}`;
 }
 
-/** Whether the session was ended by logout; the record travels with the person (see personFor). */
-export function sessionEnded(person: Person, principal: Pick<Principal, "sessionKey">): boolean {
-  return principal.sessionKey !== null && person.endedSessions?.[principal.sessionKey] !== undefined;
+/**
+ * Whether the person has ended what the principal signs in with, decided from the person alone
+ * (the gate has read them already, or holds them cached: nothing more is read). A session: ended
+ * by logout or from the person's list. A bearer ID token: minted for a code to an address that is
+ * no longer theirs (whoever reads that mailbox now kept the token, or the refresh token that mints
+ * more), or for a sign-in made before their `tokensValidAfter`.
+ */
+export function signInEnded(
+  person: Person,
+  principal: Pick<Principal, "sessionKey" | "address" | "authTime">,
+): boolean {
+  if (principal.sessionKey !== null) return person.endedSessions?.[principal.sessionKey] !== undefined;
+  if (principal.address !== null && !person.emails.includes(principal.address)) return true;
+  return signedInBefore(person, principal.authTime);
 }
 
 /**

@@ -36,7 +36,8 @@ export function proved(p: Person): string {
   if (o === null) return "added by an administrator";
   if (o.via === "email") return `the address ${o.address}`;
   const name = o.displayName === "" ? "" : ` (${o.displayName})`;
-  return `the ${o.provider} account ${o.account || "(unnamed)"}${name}${o.bridge === null ? "" : ` through the ${o.bridge} bridge`}`;
+  const claim = o.claimedAddress === undefined ? "" : `, claiming ${o.claimedAddress} (not proven, not held)`;
+  return `the ${o.provider} account ${o.account || "(unnamed)"}${name}${o.bridge === null ? "" : ` through the ${o.bridge} bridge`}${claim}`;
 }
 
 /** How an administrator's session began, as their act is listed: a passkey, another way, under a lift. */
