@@ -19,7 +19,7 @@ import * as sessions from "../src/store/sessions";
 import type { Firestore } from "firebase-admin/firestore";
 import { randomPhone } from "./support/auth";
 import { appFor, ID_URL, testDeps, unique } from "./support/deps";
-import { admin, freshProject } from "./support/operator-cli";
+import { operator, freshProject } from "./support/operator-cli";
 import { personFor, sessionCookieFor } from "./support/people";
 import request from "supertest";
 import * as peopleRoutes from "../src/routes/people";
@@ -51,7 +51,7 @@ describe("people erase", () => {
     const auth = getAuth(getApp(projectId));
     const deps = testDeps({ store: db, identity: firebaseIdentity(auth) });
     const now = () => deps.clock.now();
-    const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
+    const byOperator = { operator: { kind: "operator" as const, name: "ops@console" } };
 
     const email = `${unique("erin")}@example.test`;
     const phone = randomPhone();
@@ -72,7 +72,7 @@ describe("people erase", () => {
     const someone = await personFor({ uid: other.uid, email: other.email as string }, {}, db);
 
     // Approved and made an administrator (history, and the approval's notice in the outbox)...
-    await changePerson(deps, erin.id, { status: "approved", role: "admin", projects: ["*"] }, operator);
+    await changePerson(deps, erin.id, { status: "approved", role: "admin", projects: ["*"] }, byOperator);
     // ...who then changes someone else (that history names who did it).
     const approvedErin = { ...erin, status: "approved" as const, role: "admin" as const };
     await changePerson(
@@ -167,7 +167,7 @@ describe("people erase", () => {
     );
     expect(holding(before).length).toBeGreaterThan(0);
 
-    const run = await admin(["people", "erase", email, "--yes", "--json"], env);
+    const run = await operator(["people", "erase", email, "--yes", "--json"], env);
     expect(run).toMatchObject({ code: 0 });
     expect(JSON.parse(run.stdout)).toEqual({ erased: erin.id, finished: true, providerSyncErrors: [], apps: [] });
 
@@ -216,7 +216,7 @@ describe("people erase", () => {
     const email = `${unique("exp")}@example.test`;
     const account = await auth.createUser({ email, emailVerified: true, displayName: "Exa Port" });
     const person = await personFor({ uid: account.uid, email }, { name: "Exa Port", note: "hello" }, db);
-    const run = await admin(["people", "export", email], env);
+    const run = await operator(["people", "export", email], env);
     expect(run.code).toBe(0);
     const data = JSON.parse(run.stdout);
     expect(data).toMatchObject({
@@ -227,15 +227,15 @@ describe("people erase", () => {
         expect.objectContaining({ event: "exported", by: { kind: "operator", name: expect.any(String) }, via: "cli" }),
       ],
     });
-    const missing = await admin(["people", "export", "nobody@example.test"], env);
+    const missing = await operator(["people", "export", "nobody@example.test"], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no person has the address/);
   });
 
   it("refuses to erase the last approved administrator, and changes nothing", async () => {
     const { env, db } = freshProject();
-    expect((await admin(["bootstrap-admin", "boss@example.test"], env)).code).toBe(0);
-    const run = await admin(["people", "erase", "boss@example.test", "--yes"], env);
+    expect((await operator(["bootstrap-admin", "boss@example.test"], env)).code).toBe(0);
+    const run = await operator(["people", "erase", "boss@example.test", "--yes"], env);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/last approved administrator/);
     expect((await db.collection("people").where("emails", "array-contains", "boss@example.test").get()).size).toBe(1);
@@ -280,7 +280,7 @@ describe("an erasure the identity provider fails part-way", () => {
     });
     expect(await people.findById(db, una.id)).toBeNull();
     expect((await auth.getUsers([{ uid: account.uid }])).users).toHaveLength(1);
-    const listed = await admin(["people", "erasures", "--json"], env);
+    const listed = await operator(["people", "erasures", "--json"], env);
     expect(JSON.parse(listed.stdout).unfinished).toEqual([
       { personId: una.id, uids: [account.uid], startedAt: expect.any(String), lastTriedAt: expect.any(String) },
     ]);
@@ -291,7 +291,7 @@ describe("an erasure the identity provider fails part-way", () => {
     deps.tasks!.runDue();
     await allTasksIdle();
     expect((await auth.getUsers([{ uid: account.uid }])).users).toEqual([]);
-    expect(JSON.parse((await admin(["people", "erasures", "--json"], env)).stdout).unfinished).toEqual([]);
+    expect(JSON.parse((await operator(["people", "erasures", "--json"], env)).stdout).unfinished).toEqual([]);
     // The job is gone; what stays about them is the event that tells the apps, with their ids alone.
     const left = (await db.collection("outbox").where("about", "==", una.id).get()).docs;
     expect(left.map((d) => [d.get("kind"), d.get("event.type")])).toEqual([["event", "person.erased"]]);
@@ -305,8 +305,8 @@ describe("an erasure the identity provider fails part-way", () => {
     const email = `${unique("rex")}@example.test`;
     const account = await auth.createUser({ email, emailVerified: true });
     const rex = await personFor({ uid: account.uid, email }, { projects: ["startpage"] }, db);
-    const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
-    expect((await erasePerson(deps, rex.id, operator)).finished).toBe(false);
+    const byOperator = { operator: { kind: "operator" as const, name: "ops@console" } };
+    expect((await erasePerson(deps, rex.id, byOperator)).finished).toBe(false);
     // The job's first try fails too, and is tried again after its backoff.
     deps.clock.advance(61_000);
     deps.tasks!.runDue();
@@ -321,7 +321,7 @@ describe("an erasure the identity provider fails part-way", () => {
     const again = await personFor({ uid: account.uid, email }, { status: "pending" }, db);
     const healed = testDeps({ store: db, identity: firebaseIdentity(auth) });
     healed.clock.set(new Date(deps.clock.now().getTime() + 60_000));
-    expect((await erasePerson(healed, rex.id, operator)).finished).toBe(true);
+    expect((await erasePerson(healed, rex.id, byOperator)).finished).toBe(true);
     expect((await auth.getUsers([{ uid: account.uid }])).users).toHaveLength(1);
     expect((await people.findByUid(db, account.uid))?.id).toBe(again.id);
   });

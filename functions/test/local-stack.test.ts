@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { admin, adminJson } from "./support/operator-cli";
+import { operator, operatorJson } from "./support/operator-cli";
 
 const ROOT = join(__dirname, "..", "..");
 /** Clear of the test profile's ports at every offset in use (they stay below 12000). */
@@ -91,11 +91,11 @@ async function stop(): Promise<void> {
   await exited;
 }
 
-/** The operator CLI as `npm run admin` runs it in that checkout, from a shell with no stack variables. */
+/** The operator CLI as `npm run operator` runs it in that checkout, from a shell with no stack variables. */
 const cli = (args: string[]) =>
-  admin(args, {}, { entry: join(checkout, "tools", "admin.ts"), cwd: checkout, base: shell() });
+  operator(args, {}, { entry: join(checkout, "tools", "operator.ts"), cwd: checkout, base: shell() });
 const cliJson = <T>(args: string[]) =>
-  adminJson<T>(args, {}, { entry: join(checkout, "tools", "admin.ts"), cwd: checkout, base: shell() });
+  operatorJson<T>(args, {}, { entry: join(checkout, "tools", "operator.ts"), cwd: checkout, base: shell() });
 
 async function identityToolkit(path: string, body: unknown, owner = false): Promise<Record<string, unknown>> {
   const res = await fetch(`${authApi}/${path}`, {

@@ -13,7 +13,7 @@ import { enqueueMail, wakeDrainer } from "../src/core/mail/outbox";
 import { parsePepper } from "../src/core/pepper";
 import type { Hook } from "../src/core/model/hook";
 import { TEST_CODE_PEPPER, testDeps, unique } from "./support/deps";
-import { admin, freshProject, STACK_TRACE } from "./support/operator-cli";
+import { operator, freshProject, STACK_TRACE } from "./support/operator-cli";
 import { allTasksIdle } from "./support/task-queue";
 
 jest.setTimeout(120_000);
@@ -39,7 +39,7 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     await deps.transaction(async (tx) => enqueueMail(deps, tx, mail, { kind: "test-mail", deliverBy }));
     const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
 
-    const refused = await admin(retire, env);
+    const refused = await operator(retire, env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("calendar, portal");
     expect(refused.stderr).toContain("hooks reseal");
@@ -50,14 +50,14 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     // and nothing changed.
     const newOnly = join(dir, "new-only");
     writeFileSync(newOnly, FRESH, { mode: 0o600 });
-    const wrong = await admin(["hooks", "reseal", "--from-file", newOnly, "--json"], env);
+    const wrong = await operator(["hooks", "reseal", "--from-file", newOnly, "--json"], env);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain(
       "the secrets of calendar, portal are sealed under a key this CODE_PEPPER does not hold",
     );
     expect(((await findHook(deps, "calendar")) as Hook).secrets.map((s) => s.sealed.kid)).toEqual(["test-pepper-1"]);
 
-    const resealed = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
+    const resealed = await operator(["hooks", "reseal", "--from-file", file, "--json"], env);
     expect(resealed).toMatchObject({ code: 0 });
     expect(JSON.parse(resealed.stdout)).toEqual({ resealed: 2 });
     const newKeyOnly = testDeps({ store: db, pepper: parsePepper(FRESH) });
@@ -70,9 +70,9 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
       expect(signingSecrets(newKeyOnly, hook, deps.clock.now())).toEqual([secret]);
     }
 
-    const again = await admin(["hooks", "reseal", "--from-file", file, "--json"], env);
+    const again = await operator(["hooks", "reseal", "--from-file", file, "--json"], env);
     expect(JSON.parse(again.stdout)).toEqual({ resealed: 0 });
-    const waiting = await admin(retire, env);
+    const waiting = await operator(retire, env);
     expect(waiting.code).toBe(1);
     expect(waiting.stderr).toContain("1 mail(s) or deliveries waiting in the outbox are sealed under test-pepper-1");
 
@@ -82,7 +82,7 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     expect(
       (await db.collection("outbox").where("kind", "==", "test-mail").get()).docs.map((d) => d.get("state")),
     ).toEqual(["sent"]);
-    const retired = await admin(retire, env);
+    const retired = await operator(retire, env);
     expect(retired).toMatchObject({ code: 0 });
     expect(parsePepper((JSON.parse(retired.stdout) as { value: string }).value).map((k) => k.kid)).toEqual([
       "pepper-next",

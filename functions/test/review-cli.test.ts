@@ -13,7 +13,7 @@ import * as startpage from "../src/routes/startpage";
 import { signedUp, signInWithCustomToken } from "./support/auth";
 import { appFor, auth, firestore, testDeps, unique } from "./support/deps";
 import { waitForMail } from "./support/inbox";
-import { admin, adminJson as json, freshProject } from "./support/operator-cli";
+import { operator, operatorJson as json, freshProject } from "./support/operator-cli";
 import { cookieFrom, personFor, sessionCookieFor } from "./support/people";
 
 // The suite's own project is the default app (its accounts, its sign-ins): made before the fresh one's.
@@ -23,9 +23,9 @@ const { db, env } = project;
 const deps = testDeps({ store: db, transaction: transactionRunner(db) });
 // The fresh project has no settings file of its own: its mail goes to the stack's dev inbox, as the local stack's does.
 const mail = { SMTP_HOST: "127.0.0.1", SMTP_PORT: process.env.STACK_SMTP_PORT as string };
-const cli = (args: string[]) => admin(args, { ...env, ...mail });
+const cli = (args: string[]) => operator(args, { ...env, ...mail });
 const cliJson = <T>(args: string[]) => json<T>(args, { ...env, ...mail });
-const operator = `${userInfo().username}@${hostname()}`;
+const operatorName = `${userInfo().username}@${hostname()}`;
 
 describe("the review loop on the command line", () => {
   it("lists who waits, oldest first, with what they proved and their note", async () => {
@@ -83,10 +83,10 @@ describe("the review loop on the command line", () => {
       ["cli", ["projects"]],
       ["cli", ["status"]],
     ]);
-    expect(entries[0]!.by).toEqual({ kind: "operator", name: operator });
+    expect(entries[0]!.by).toEqual({ kind: "operator", name: operatorName });
     expect(entries[1]!.by).toEqual({ kind: "admin", personId: admin.id, email: reviewer.email });
     const text = await cli(["people", "history", person.id]);
-    expect(text.stdout).toContain(`operator ${operator}`);
+    expect(text.stdout).toContain(`operator ${operatorName}`);
     expect(text.stdout).toContain("status pending -> approved");
   });
 
@@ -130,6 +130,6 @@ describe("the review loop on the command line", () => {
     expect((await Promise.all(cookies.map(async (c) => (await gate(c)).status))).sort()).toEqual([401, 401, 401]);
     const history = await cliJson<Array<{ event: string; by: unknown }>>(["people", "history", account.email]);
     expect(history.slice(0, 2).map((e) => e.event)).toEqual(["sessions-ended", "sessions-ended"]);
-    expect(history[0]!.by).toEqual({ kind: "operator", name: operator });
+    expect(history[0]!.by).toEqual({ kind: "operator", name: operatorName });
   });
 });

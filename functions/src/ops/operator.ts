@@ -1,6 +1,6 @@
 /**
- * The operator CLI: `npm run admin -- <command> [arguments]`. Where it works (the local stack or a
- * real project) and why: ops/target.ts, and `npm run admin -- status`.
+ * The operator CLI: `npm run operator -- <command> [arguments]`. Where it works (the local stack or a
+ * real project) and why: ops/target.ts, and `npm run operator -- status`.
  */
 import { AppError } from "../core/errors";
 import { rowFor } from "../core/errors";
@@ -38,7 +38,7 @@ const COMMANDS: Command[] = [
 
 function overview(): string {
   return [
-    "usage: npm run admin -- <command> [arguments] [options]",
+    "usage: npm run operator -- <command> [arguments] [options]",
     "",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(26)} ${c.summary}`),
     "",
@@ -71,7 +71,7 @@ function unknown(json: boolean, argv: string[]): number {
     kind: "unknown_command",
     message:
       group.length === 0
-        ? `unknown command "${words.join(" ")}" (npm run admin -- --help lists them all)`
+        ? `unknown command "${words.join(" ")}" (npm run operator -- --help lists them all)`
         : `${words.length === 1 ? `"${words[0]}" needs a command` : `unknown command "${words.join(" ")}"`}: ${words[0]} ${group.map((n) => n.split(" ")[1]).join(", ")}`,
   };
   const guess = nearest(
@@ -103,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { help, values, positionals } = parse(command, rest);
     if (help) {
-      console.log(`usage: npm run admin -- ${command.usage}\n\n${command.summary}\n\n${GLOBAL_HELP}`);
+      console.log(`usage: npm run operator -- ${command.usage}\n\n${command.summary}\n\n${GLOBAL_HELP}`);
       return 0;
     }
     const target = resolveTarget({

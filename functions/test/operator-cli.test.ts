@@ -1,5 +1,5 @@
 /**
- * The operator CLI (npm run admin), run as the operator runs it: the compiled entry, against the stack's emulators.
+ * The operator CLI (npm run operator), run as the operator runs it: the compiled entry, against the stack's emulators.
  *
  * @stack-project the operator CLI runs against the stack's project, as an operator's does
  */
@@ -15,7 +15,7 @@ import { parsePepper } from "../src/core/pepper";
 import { sha256 } from "../src/core/secrets";
 import { invitationId } from "../src/store/invitations";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "./support/deps";
-import { admin, adminJson as json, freshProject } from "./support/operator-cli";
+import { operator, operatorJson as json, freshProject } from "./support/operator-cli";
 import { newBrowser, passkeyWorld } from "./support/passkeys";
 import { accountWithPerson } from "./support/people";
 import { allMail } from "./support/inbox";
@@ -44,24 +44,24 @@ async function arrivals(addresses: string[], withinMs: number): Promise<Set<stri
   }
 }
 
-describe("npm run admin", () => {
+describe("npm run operator", () => {
   describe("help and bad arguments", () => {
     it("lists every command, and answers --help for each with its usage", async () => {
-      const overview = await admin(["--help"]);
+      const overview = await operator(["--help"]);
       expect(overview.code).toBe(0);
       const names = [...overview.stdout.matchAll(/^ {2}([a-z][\w-]*(?: [a-z-]+)?) {2,}/gm)].map((m) => m[1] as string);
       expect(names).toEqual(expect.arrayContaining(["people list", "bootstrap-admin", "clients register", "doctor"]));
       expect(names.length).toBeGreaterThanOrEqual(24);
       for (const name of names) {
-        const help = await admin([...name.split(" "), "--help"]);
+        const help = await operator([...name.split(" "), "--help"]);
         expect({ name, code: help.code }).toEqual({ name, code: 0 });
-        expect(help.stdout).toContain(`usage: npm run admin -- ${name}`);
+        expect(help.stdout).toContain(`usage: npm run operator -- ${name}`);
       }
     });
 
     it.each([
       [["frobnicate"], /unknown command/],
-      [["peple", "list"], /did you mean: npm run admin -- people list/],
+      [["peple", "list"], /did you mean: npm run operator -- people list/],
       [["people", "show"], /missing arguments/],
       [["people", "show", "a", "b"], /unexpected argument/],
       [["people", "list", "--status", "maybe"], /--status must be one of/],
@@ -72,7 +72,7 @@ describe("npm run admin", () => {
       [["clients", "rotate-secret", "app", "--overlap", "a while"], /not a duration/],
       [["people", "list", "--project", "NOT A PROJECT"], /--project needs a project id/],
     ])("refuses %j with a message and exit code 2", async (args, message) => {
-      const run = await admin(args);
+      const run = await operator(args);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(run.stdout).toBe("");
@@ -83,7 +83,7 @@ describe("npm run admin", () => {
         ["people", "show", "nobody@example.test"],
         ["clients", "show", unique("missing")],
       ]) {
-        const run = await admin(args);
+        const run = await operator(args);
         expect(run.code).toBe(1);
         expect(run.stderr).toMatch(/^(people|clients) show: (no person has the address|no OpenID Connect client) /m);
         expect(run.stderr).not.toMatch(/\n\s+at /);
@@ -111,7 +111,7 @@ describe("npm run admin", () => {
         .doc(first.person.id as string)
         .get();
       expect(stored.data()).toMatchObject({ role: "admin", status: "approved" });
-      const again = await admin(["bootstrap-admin", "second@example.test"], env);
+      const again = await operator(["bootstrap-admin", "second@example.test"], env);
       expect(again.code).toBe(1);
       expect(again.stderr).toMatch(/an admin already exists/);
       const admins = await db.collection("people").where("role", "==", "admin").get();
@@ -121,7 +121,7 @@ describe("npm run admin", () => {
     it("leaves exactly one admin when several run at once", async () => {
       const { env, db } = freshProject();
       const runs = await Promise.all(
-        [1, 2, 3, 4].map((i) => admin(["bootstrap-admin", `admin${i}@example.test`, "--json"], env)),
+        [1, 2, 3, 4].map((i) => operator(["bootstrap-admin", `admin${i}@example.test`, "--json"], env)),
       );
       expect(runs.map((r) => r.code).sort()).toEqual([0, 1, 1, 1]);
       const admins = await db.collection("people").where("role", "==", "admin").get();
@@ -132,7 +132,7 @@ describe("npm run admin", () => {
 
     it("refuses an address that is not one", async () => {
       const { env } = freshProject();
-      const run = await admin(["bootstrap-admin", "not-an-address"], env);
+      const run = await operator(["bootstrap-admin", "not-an-address"], env);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/is not an email address/);
     });
@@ -186,7 +186,7 @@ describe("npm run admin", () => {
       ]);
       expect(invited).toMatchObject({ address: email, projects: ["startpage"], state: "live" });
       expect(invited.invitedBy.kind).toBe("operator");
-      const twice = await admin(["people", "invite", email, "startpage"]);
+      const twice = await operator(["people", "invite", email, "startpage"]);
       expect(twice.code).toBe(1);
       expect(twice.stderr).toMatch(/has an invitation already/);
 
@@ -207,7 +207,7 @@ describe("npm run admin", () => {
         bad,
         `address,projects\n${unique("ok")}@example.test,startpage\nnope,startpage\n${unique("cut")}@example.test\n`,
       );
-      const refused = await admin(["people", "invite", "--file", bad]);
+      const refused = await operator(["people", "invite", "--file", bad]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`${bad}:3: the address is not an email address`);
       expect(refused.stderr).toContain(`${bad}:4: it has 1 field; the header names 2`);
@@ -225,7 +225,7 @@ describe("npm run admin", () => {
       const rows = Array.from({ length: 1000 }, (_, i) => `${unique("long")}-${i}@example.test`);
       writeFileSync(file, ["address,projects", ...rows.map((r) => `${r},startpage`)].join("\n"));
       // execFile reads stdout through a pipe, as `| jq` does: an exit before it is written cuts it.
-      const run = await admin(["people", "invite", "--file", file, "--dry-run", "--json"]);
+      const run = await operator(["people", "invite", "--file", file, "--dry-run", "--json"]);
       expect(run.code).toBe(0);
       expect(run.stdout.length).toBeGreaterThan(128 * 1024);
       const dry = JSON.parse(run.stdout) as { rows: unknown[]; counts: { invited: number } };
@@ -266,7 +266,7 @@ describe("npm run admin", () => {
       expect(out).toMatchObject({ removed: 1, person: { id: person.id } });
       expect((await w.signIn(newBrowser(), authenticator)).status).toBe(401);
       expect((await json<{ removed: number }>(["people", "remove-passkeys", person.id, "--yes"])).removed).toBe(0);
-      const unconfirmed = await admin(["people", "remove-passkeys", person.id]);
+      const unconfirmed = await operator(["people", "remove-passkeys", person.id]);
       expect(unconfirmed.code).toBe(2);
       expect(unconfirmed.stderr).toContain("confirm with --yes");
     });
@@ -305,12 +305,12 @@ describe("npm run admin", () => {
           ["hooks", "list"],
           ["hooks", "show", app],
         ]) {
-          const shown = await admin([...args, "--json"]);
+          const shown = await operator([...args, "--json"]);
           expect(shown.code).toBe(0);
           expect(shown.stdout).toContain(app);
           expect(shown.stdout).not.toContain(added.secret.slice("whsec_".length));
         }
-        const plain = await admin([
+        const plain = await operator([
           "hooks",
           "add",
           unique("elsewhere-").replace(/_/g, "-"),
@@ -333,7 +333,7 @@ describe("npm run admin", () => {
         expect(deliveries).toEqual([expect.objectContaining({ state: "delivered" })]);
         // doctor asks the app's address whether it answers, and says how its deliveries went.
         const secrets = { SESSION_KEYS: TEST_SESSION_KEYS, CODE_PEPPER: TEST_CODE_PEPPER };
-        const doctor = JSON.parse((await admin(["doctor", "--json"], secrets)).stdout) as {
+        const doctor = JSON.parse((await operator(["doctor", "--json"], secrets)).stdout) as {
           checks: Array<{ name: string; ok: boolean; detail: string; required: boolean }>;
         };
         expect(doctor.checks).toContainEqual({
@@ -344,12 +344,12 @@ describe("npm run admin", () => {
         });
         receiver.closeAllConnections();
         receiver.close();
-        const down = JSON.parse((await admin(["doctor", "--json"], secrets)).stdout) as typeof doctor;
+        const down = JSON.parse((await operator(["doctor", "--json"], secrets)).stdout) as typeof doctor;
         expect(down.checks).toContainEqual(
           expect.objectContaining({ name: `events to ${app}`, ok: false, required: false }),
         );
       } finally {
-        await admin(["hooks", "remove", app, "--yes"]);
+        await operator(["hooks", "remove", app, "--yes"]);
         if (receiver.listening) receiver.close();
       }
       expect((await firestore().collection("hooks").doc(app).get()).exists).toBe(false);
@@ -390,7 +390,7 @@ describe("npm run admin", () => {
       const wrong = await token(randomBytes(32).toString("base64url"));
       expect(wrong.status).toBe(401);
       expect(((await wrong.json()) as { error: string }).error).toBe("invalid_client");
-      const twice = await admin([
+      const twice = await operator([
         "clients",
         "register",
         clientId,
@@ -449,9 +449,9 @@ describe("npm run admin", () => {
         "--refresh-tokens",
       ]);
       expect(client.refreshTokens).toBe(true);
-      const shown = await admin(["clients", "show", clientId]);
+      const shown = await operator(["clients", "show", clientId]);
       expect(shown.stdout).toMatch(/^refresh tokens: allowed/m);
-      const unasked = await admin(["clients", "set-refresh-tokens", clientId, "off"]);
+      const unasked = await operator(["clients", "set-refresh-tokens", clientId, "off"]);
       expect(unasked.code).not.toBe(0);
       expect(await json(["clients", "show", clientId])).toMatchObject({ refreshTokens: true });
       await json(["clients", "set-refresh-tokens", clientId, "off", "--yes"]);
@@ -463,7 +463,7 @@ describe("npm run admin", () => {
         "https://a.test/signed-out",
       ]);
       expect(back.postLogoutRedirectUris).toEqual(["https://a.test/signed-out"]);
-      const bad = await admin(["clients", "add-post-logout", clientId, "http://a.test/plain"]);
+      const bad = await operator(["clients", "add-post-logout", clientId, "http://a.test/plain"]);
       expect(bad.code).not.toBe(0);
       const gone = await json<{ postLogoutRedirectUris: string[] }>([
         "clients",
@@ -479,7 +479,7 @@ describe("npm run admin", () => {
         "https://a.test/backchannel",
       ]);
       expect(told.backchannelLogoutUri).toBe("https://a.test/backchannel");
-      expect((await admin(["clients", "set-backchannel", clientId, "http://a.test/plain"])).code).not.toBe(0);
+      expect((await operator(["clients", "set-backchannel", clientId, "http://a.test/plain"])).code).not.toBe(0);
       expect(await json(["clients", "set-backchannel", clientId, "none"])).toMatchObject({
         backchannelLogoutUri: null,
       });
@@ -492,9 +492,9 @@ describe("npm run admin", () => {
         ...["--needs-project", "desk"],
       ]);
       expect(made.client.project).toBe("desk");
-      expect((await admin(["clients", "show", bound])).stdout).toMatch(/^project: desk \(only people granted it/m);
+      expect((await operator(["clients", "show", bound])).stdout).toMatch(/^project: desk \(only people granted it/m);
       expect(await json(["clients", "set-project", bound, "none"])).toMatchObject({ project: null });
-      expect((await admin(["clients", "set-project", bound, "not a project"])).code).toBe(2);
+      expect((await operator(["clients", "set-project", bound, "not a project"])).code).toBe(2);
     });
   });
 
@@ -527,7 +527,7 @@ describe("npm run admin", () => {
     it("publishes a fresh session key before it signs: second, then promoted first, then the old one retired", async () => {
       const file = join(dir, "session-keys");
       writeFileSync(file, TEST_SESSION_KEYS);
-      const run = await admin(["keys", "rotate-session-key", "--from-file", file, "--project", "some-project"]);
+      const run = await operator(["keys", "rotate-session-key", "--from-file", file, "--project", "some-project"]);
       expect(run.code).toBe(0);
       expect(run.stderr).toContain("npx firebase functions:secrets:set SESSION_KEYS --project some-project");
       expect(run.stderr).toMatch(/5 minutes/);
@@ -552,7 +552,7 @@ describe("npm run admin", () => {
       expect(statSync(out).mode & 0o777).toBe(0o600);
       const retired = await json<{ value: string }>(["keys", "retire-session-key", "test-1", "--from-file", out]);
       expect([...parseKeyRing(retired.value).verifying.keys()]).toEqual([fresh]);
-      const signing = await admin(["keys", "retire-session-key", fresh, "--from-file", out]);
+      const signing = await operator(["keys", "retire-session-key", fresh, "--from-file", out]);
       expect(signing.code).toBe(2);
       expect(signing.stderr).toMatch(/signing key/);
     });
@@ -581,7 +581,7 @@ describe("npm run admin", () => {
     });
 
     it("needs the current value from a file when it runs against a real project", async () => {
-      const run = await admin(["keys", "rotate-session-key", "--project", "some-project"]);
+      const run = await operator(["keys", "rotate-session-key", "--project", "some-project"]);
       expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/--from-file/);
     });
@@ -592,7 +592,7 @@ describe("npm run admin", () => {
     const secrets = { SESSION_KEYS: TEST_SESSION_KEYS, CODE_PEPPER: TEST_CODE_PEPPER };
 
     it("passes when the settings are there and mail, the provider and Firestore answer; never prints a value", async () => {
-      const run = await admin(["doctor", "--json"], { ...smtp, ...secrets });
+      const run = await operator(["doctor", "--json"], { ...smtp, ...secrets });
       expect(run.code).toBe(0);
       const report = JSON.parse(run.stdout) as {
         ok: boolean;
@@ -614,10 +614,10 @@ describe("npm run admin", () => {
     });
 
     it("exits 1 naming what is missing or unreachable", async () => {
-      const noMail = await admin(["doctor"], { ...secrets, SMTP_HOST: "" });
+      const noMail = await operator(["doctor"], { ...secrets, SMTP_HOST: "" });
       expect(noMail.code).toBe(1);
       expect(noMail.stdout).toMatch(/FAIL\s+mail \(SMTP\): SMTP_HOST is not set/);
-      const unreachable = await admin(["doctor"], { ...secrets, SMTP_HOST: "127.0.0.1", SMTP_PORT: "9" });
+      const unreachable = await operator(["doctor"], { ...secrets, SMTP_HOST: "127.0.0.1", SMTP_PORT: "9" });
       expect(unreachable.code).toBe(1);
       expect(unreachable.stdout).toMatch(/FAIL\s+mail \(SMTP\)/);
     });

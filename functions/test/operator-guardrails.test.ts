@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { registerApiKey } from "../src/core/startpage/api-keys";
 import { systemClock } from "../src/clock";
 import { firestore, unique } from "./support/deps";
-import { admin, adminJson as json, freshProject, STACK_TRACE } from "./support/operator-cli";
+import { operator, operatorJson as json, freshProject, STACK_TRACE } from "./support/operator-cli";
 import { accountWithPerson } from "./support/people";
 
 const base = process.env.STACK_BASE_URL as string;
@@ -32,13 +32,13 @@ const noCredentials = {
   METADATA_SERVER_DETECTION: undefined,
 };
 
-describe("npm run admin, against a real project without credentials", () => {
+describe("npm run operator, against a real project without credentials", () => {
   it("says in one line what to run, with no stack trace and no metadata-server warning", async () => {
     for (const args of [
       ["people", "list", "--project", "some-project-1"],
       ["bootstrap-admin", "ada@example.com", "--project", "some-project-1"],
     ]) {
-      const run = await admin(args, noCredentials);
+      const run = await operator(args, noCredentials);
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: "" });
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
       expect(run.stderr).toMatch(/no Google Cloud credentials: run `gcloud auth application-default login`/);
@@ -49,7 +49,7 @@ describe("npm run admin, against a real project without credentials", () => {
   });
 
   it("answers JSON on stderr with --json", async () => {
-    const run = await admin(["people", "list", "--project", "some-project-1", "--json"], noCredentials);
+    const run = await operator(["people", "list", "--project", "some-project-1", "--json"], noCredentials);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stderr)).toEqual({
       error: { code: "refused", command: "people list", message: expect.stringMatching(/no Google Cloud credentials/) },
@@ -57,7 +57,7 @@ describe("npm run admin, against a real project without credentials", () => {
   });
 
   it("doctor says which secrets it cannot read and why, and fails the placeholders, without a stack trace", async () => {
-    const run = await admin(["doctor", "--project", "some-project-1", "--json"], noCredentials);
+    const run = await operator(["doctor", "--project", "some-project-1", "--json"], noCredentials);
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as {
       ok: boolean;
@@ -75,7 +75,7 @@ describe("npm run admin, against a real project without credentials", () => {
   });
 });
 
-describe("npm run admin guardrails", () => {
+describe("npm run operator guardrails", () => {
   it("never unmakes, rejects or demotes the last approved admin; does once there is another", async () => {
     const { env, db } = freshProject();
     const boss = await json<{ person: { id: string } }>(["bootstrap-admin", "boss@example.test"], env);
@@ -83,7 +83,7 @@ describe("npm run admin guardrails", () => {
       ["people", "unmake-admin", "boss@example.test", "--yes"],
       ["people", "reject", "boss@example.test", "--yes"],
     ]) {
-      const run = await admin(args, env);
+      const run = await operator(args, env);
       expect({ args, code: run.code }).toEqual({ args, code: 1 });
       expect(run.stderr).toMatch(/The last approved administrator cannot be removed/);
     }
@@ -95,14 +95,14 @@ describe("npm run admin guardrails", () => {
     const { person: second } = await accountWithPerson({ status: "approved" }, db);
     await json(["people", "make-admin", second.id], env);
     await json(["people", "unmake-admin", "boss@example.test", "--yes"], env);
-    const last = await admin(["people", "reject", second.id, "--yes"], env);
+    const last = await operator(["people", "reject", second.id, "--yes"], env);
     expect(last.code).toBe(1);
     expect((await db.collection("people").doc(second.id).get()).data()).toMatchObject({ role: "admin" });
   });
 
   it("refuses a grant of a project no app declares, naming the nearest, unless --force", async () => {
     const { person } = await accountWithPerson({ status: "approved", projects: [] });
-    const misspelt = await admin(["people", "grant", person.id, "startpgae"]);
+    const misspelt = await operator(["people", "grant", person.id, "startpgae"]);
     expect(misspelt.code).toBe(1);
     expect(misspelt.stderr).toMatch(/no app declares the project "startpgae".*did you mean "startpage"\?.*--force/);
     expect((await firestore().collection("people").doc(person.id).get()).get("projects")).toEqual([]);
@@ -120,7 +120,7 @@ describe("npm run admin guardrails", () => {
       ["people", "reject", person.id],
       ["people", "revoke", person.id, "startpage"],
     ]) {
-      const run = await admin(args);
+      const run = await operator(args);
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(/confirm with --yes/);
     }
@@ -131,15 +131,15 @@ describe("npm run admin guardrails", () => {
   });
 
   it("answers errors as JSON on stderr with --json: bad arguments (2), refusals (1), unknown commands (2)", async () => {
-    const usage = await admin(["people", "list", "--status", "maybe", "--json"]);
+    const usage = await operator(["people", "list", "--status", "maybe", "--json"]);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stderr)).toMatchObject({
       error: { code: "usage", message: expect.stringMatching(/--status/) },
     });
-    const refused = await admin(["people", "show", "nobody@example.test", "--format", "json"]);
+    const refused = await operator(["people", "show", "nobody@example.test", "--format", "json"]);
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stderr)).toMatchObject({ error: { code: "refused", command: "people show" } });
-    const unknown = await admin(["clients", "enabel", "x", "--json"]);
+    const unknown = await operator(["clients", "enabel", "x", "--json"]);
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stderr)).toMatchObject({
       error: { code: "unknown_command", suggestion: "clients enable" },
@@ -193,9 +193,9 @@ describe("npm run admin guardrails", () => {
     ]);
     expect(listed.find((k) => k.id === one.id)?.revokedAt).toEqual(expect.any(String));
     expect(listed.find((k) => k.id === two.id)?.revokedAt).toBeNull();
-    const text = await admin(["api-keys", "list", "--prefix", prefix]);
+    const text = await operator(["api-keys", "list", "--prefix", prefix]);
     expect(text.stdout.split("\n")[0]).toMatch(/^ID\s+PREFIX\s+CREATED\s+REVOKED\s+LABEL$/);
-    const prefixNotId = await admin(["api-keys", "revoke", prefix]);
+    const prefixNotId = await operator(["api-keys", "revoke", prefix]);
     expect(prefixNotId.code).toBe(2);
     expect(prefixNotId.stderr).toMatch(/not a key id .* a prefix goes with --prefix/);
   });
