@@ -340,6 +340,7 @@ function staticChecks(): void {
   run("lint", "npm", ["run", "lint", "--silent"]);
   run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
   run("architecture", process.execPath, [join(root, "tools", "architecture.ts"), "--check"]);
+  run("doc lists", process.execPath, [join(root, "tools", "doc-lists.ts"), "--check"]);
   run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
     "-p",
     join("site", "tsconfig.test.json"),

@@ -23,7 +23,8 @@ import { Refusal, UsageError } from "./refusals";
 import { nearest } from "./suggest";
 import { applyTarget, ensureReachable, readSavedTarget, resolveTarget } from "./target";
 
-const COMMANDS: Command[] = [
+/** Every command, in the order `help` lists them (docs/operating.md lists them from here too). */
+export const COMMANDS: Command[] = [
   ...statusCommands,
   ...peopleCommands,
   ...invitationCommands,
