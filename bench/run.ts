@@ -171,7 +171,7 @@ try {
     say();
     say("Counted around each request against the service as the soak runs it. Provider calls on the refresh and gated");
     say(
-      "paths are counted by `functions/test/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
+      "paths are counted by `functions/test/platform/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
     );
     say(
       "POST /auth/verify writes the new session's record; a session's first request to an instance writes when it was",
