@@ -1,3 +1,4 @@
+/** The bridges over HTTP: the list, a sign-in started at a provider, and its callback's state, person and session. */
 import request from "supertest";
 import type { Express } from "express";
 import { MINUTE } from "../../src/clock";

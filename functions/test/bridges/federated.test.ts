@@ -1,3 +1,4 @@
+/** The federated bridge to OpenID Connect and OAuth 2.0 providers: redirect, callback checks, who signs in. */
 import request from "supertest";
 import type { Express } from "express";
 import { createHash } from "node:crypto";

@@ -1,3 +1,4 @@
+/** The week's events, the coming days' places and where people are, from a calendar feed that may fail. */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";

@@ -1,3 +1,4 @@
+/** Reading a calendar feed: times and zones, recurrence rules and their exceptions; garbage never throws. */
 import { type CalendarEvent, eventsBetween as eventsIn, readCalendar } from "../../src/core/calendar/ics";
 import { icsCalendar as calendar } from "../support/ics";
 

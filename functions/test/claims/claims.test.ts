@@ -1,3 +1,4 @@
+/** POST /auth/idp/claims: a signed request's person's claims, and every refusal of one not signed. */
 import { createHmac } from "node:crypto";
 import request from "supertest";
 import * as claims from "../../src/routes/claims";

@@ -1,3 +1,4 @@
+/** POST /auth/otp/send: one code mailed, kept as keyed hashes, the same answer for strangers, and its limits. */
 import request from "supertest";
 import { HOUR, MINUTE, SECOND } from "../../src/clock";
 import { cryptoRandom } from "../../src/random";

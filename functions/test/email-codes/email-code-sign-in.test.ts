@@ -1,3 +1,4 @@
+/** POST /auth/otp/sign-in: a code signs its person in once, through an account it makes, links or takes back. */
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
 import * as sessions from "../../src/routes/sessions";

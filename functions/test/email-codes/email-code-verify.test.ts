@@ -1,3 +1,4 @@
+/** POST /auth/otp/verify: a code checked for its address, purpose, attempts and expiry; an access request kept once. */
 import request from "supertest";
 import { MINUTE, SECOND } from "../../src/clock";
 import * as peopleRoutes from "../../src/routes/people";

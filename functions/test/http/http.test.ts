@@ -1,3 +1,4 @@
+/** The request rules every JSON endpoint shares (bodies, paths, failures, deadline), and the CORS rules. */
 import { Router } from "express";
 import request from "supertest";
 import { z } from "zod";

@@ -1,3 +1,4 @@
+/** People administration over HTTP: a person's way in; listing, reading and changing people and passkeys. */
 import request from "supertest";
 import { SECOND } from "../../src/clock";
 import * as peopleRoutes from "../../src/routes/people";

@@ -1,3 +1,4 @@
+/** POST /auth/exchange: an exchange code redeemed once, for its person, in its lifetime, by one of many. */
 import request from "supertest";
 import { SECOND } from "../../src/clock";
 import { EXCHANGE_CODE_LIFETIME_MS, issueExchangeCode } from "../../src/core/sessions/exchange-codes";

@@ -1,3 +1,4 @@
+/** The gate: who it lets in by cookie or bearer token, who it refuses, and 503 without the person lookup. */
 import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";

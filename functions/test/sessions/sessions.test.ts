@@ -1,3 +1,4 @@
+/** The session cookie: POST /auth/verify opens it, refresh and project-access read it, logout ends it. */
 import { createServer, connect, type AddressInfo, type Socket } from "node:net";
 import { initializeApp } from "firebase-admin/app";
 import { getAuth } from "firebase-admin/auth";

@@ -1,3 +1,4 @@
+/** The start page's notifications: sent with an API key, listed a page at a time, marked read. */
 import request from "supertest";
 import { issueApiKey, registerApiKey, revokeApiKey } from "../../src/core/startpage/api-keys";
 import { sha256 } from "../../src/core/secrets";

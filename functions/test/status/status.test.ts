@@ -1,3 +1,4 @@
+/** GET /status: each dependency's health (Firestore, mail, the outbox's backlog), for the status project only. */
 import request from "supertest";
 import * as status from "../../src/routes/status";
 import { enqueueMail } from "../../src/core/mail/outbox";
