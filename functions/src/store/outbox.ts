@@ -50,6 +50,8 @@ export interface OutboxNotice {
   learn: string | null;
   /** Nothing to tell, only a browser to remember: the first one a person signs in from. */
   quiet: boolean;
+  /** Sent at once, whatever the hour's count: it takes a place, and is never folded. */
+  urgent?: boolean;
   /** A summary's count of the notices folded into it, by kind. */
   folded: Record<string, number>;
 }
@@ -147,6 +149,7 @@ function noticeOf(value: unknown): OutboxNotice | null {
     from: typeof n.from === "string" ? n.from : "",
     learn: optionalString(n.learn),
     quiet: n.quiet === true,
+    ...(n.urgent === true ? { urgent: true } : {}),
     folded: Object.fromEntries(Object.entries(counts).filter((e): e is [string, number] => typeof e[1] === "number")),
   };
 }
