@@ -72,8 +72,8 @@ const started = performance.now();
 const cli = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
   execFile(
     process.execPath,
-    // `npm run admin`'s own entry, as an operator runs it (it builds the functions first if they changed).
-    [join(root, "tools", "admin.ts"), "people", "invite", "--file", file, "--json"],
+    // `npm run operator`'s own entry, as an operator runs it (it builds the functions first if they changed).
+    [join(root, "tools", "operator.ts"), "people", "invite", "--file", file, "--json"],
     { maxBuffer: 64 * 1024 * 1024 },
     (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
   ),
@@ -104,7 +104,7 @@ const at = (share: number) => times[Math.max(0, Math.ceil(share * ROWS) - 1)];
 const lines = [
   "## 10. Invitations' mail from the operator CLI on the local stack (`npm run bench:invitation-mail`)",
   "",
-  `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, load average ${loadAtStart} at the start. ${ROWS} rows given to \`npm run admin -- people invite --file\`; after it exited, nothing but the dev inbox was read (polled every 2 s), so every mail was sent by the stack's \`mail\` function, woken by the task the command left in the Cloud Tasks emulator.`,
+  `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, load average ${loadAtStart} at the start. ${ROWS} rows given to \`npm run operator -- people invite --file\`; after it exited, nothing but the dev inbox was read (polled every 2 s), so every mail was sent by the stack's \`mail\` function, woken by the task the command left in the Cloud Tasks emulator.`,
   "",
   "| What | Time |",
   "|---|---|",

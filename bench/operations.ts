@@ -2,7 +2,7 @@
  * Target 3: what each request costs in Firestore operations, counted (not guessed) by the
  * stand-in (`GET /emulator/v1/operations`) around one request at a time, against the service
  * as it runs in the soak (bench/soak/server.ts: real firebase-admin, the Auth emulator, maildev).
- * `functions/test/operations.test.ts` asserts the same bounds, and that the refresh and gated
+ * `functions/test/platform/operations.test.ts` asserts the same bounds, and that the refresh and gated
  * paths make no call to the provider; this script reports the figures.
  *
  *   node bench/operations.ts [--write]   (after `npm run build` in functions/; `npm run bench:operations`

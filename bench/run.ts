@@ -171,7 +171,7 @@ try {
     say();
     say("Counted around each request against the service as the soak runs it. Provider calls on the refresh and gated");
     say(
-      "paths are counted by `functions/test/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
+      "paths are counted by `functions/test/platform/operations.test.ts`, which also fails if a change adds a read to a hot path: 0.",
     );
     say(
       "POST /auth/verify writes the new session's record; a session's first request to an instance writes when it was",
@@ -315,7 +315,7 @@ ratio against a baseline measured in the same run.
 
 `;
 // The pages (bench/pages.ts), the soak (bench/soak.ts), the first read (bench/cold-start.ts
-// --first-read, section 4b), the operator CLI (bench/admin.ts, section 7) and contention
+// --first-read, section 4b), the operator CLI (bench/operator.ts, section 7) and contention
 // (bench/contention.ts, section 8) own their sections of the file; keep them as they are, and
 // the comparison of the emulators (written by hand from runs on each).
 const previous = existsSync(RESULTS_PATH) ? readFileSync(RESULTS_PATH, "utf8") : "";
@@ -362,7 +362,7 @@ writeFileSync(
     kept("emulators") +
     kept("cold-start") +
     kept("pages", true) +
-    kept("admin") +
+    kept("operator") +
     kept("contention") +
     kept("soak", true).replace(/\n$/, ""),
 );

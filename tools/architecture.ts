@@ -135,7 +135,7 @@ const LABELS: Record<string, string> = {
     "runtime/, index.ts<br/>the entry, the deploy manifest, the bundles,<br/>serving a group, the build's rehearsal",
   ops: "ops/<br/>operator tools",
   groups: "groups.ts, paths.ts<br/>the endpoint groups and tasks,<br/>the route manifest",
-  routes: "routes/<br/>one file per group",
+  routes: "routes/<br/>each group's routes",
   tasks: "tasks/<br/>one file per task-queue function",
   http: "http/<br/>express plumbing, the gate,<br/>the caller, the presenters",
   deps: "deps.ts<br/>buildDeps",
@@ -143,8 +143,7 @@ const LABELS: Record<string, string> = {
   adapters: "adapters/<br/>identity provider, mail",
   core: "core/<br/>shared: the error catalogue, ports, deps,<br/>settings, secrets, the pepper, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
-  model:
-    "core/model/<br/>the domain's records:<br/>a person, their history, an address's limits,<br/>a passkey, a relying party, a caller,<br/>a send's tally, a bridge's state, step-up",
+  model: "core/model/<br/>the domain's records",
   base: "clock, random, logger",
 };
 

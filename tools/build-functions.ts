@@ -37,7 +37,7 @@ function inputsHash(functions: string): string {
 
 const entry = (functions: string) => join(functions, "lib", "index.js");
 const output = (functions: string) =>
-  existsSync(entry(functions)) && existsSync(join(functions, "lib", "ops", "admin.js"))
+  existsSync(entry(functions)) && existsSync(join(functions, "lib", "ops", "operator.js"))
     ? // Whole milliseconds: a copy that keeps the times (cp -p, cpSync) keeps no more than these.
       Math.floor(statSync(entry(functions)).mtimeMs)
     : null;

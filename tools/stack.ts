@@ -272,11 +272,11 @@ Stack ready in ${seconds} s (project ${p.projectId}, Firestore: ${flavour(firest
   gaming provider (local)   http://127.0.0.1:${p.gaming}/openid/login
   federated provider        http://127.0.0.1:${p.federated} (local; idp=search, professional, native: OpenID Connect; codehost: OAuth 2.0; devicemaker: form_post)
   webhook inbox (local)     http://127.0.0.1:${p.hookInbox}/
-  passkey rule              ${passkeyRule ? "on: administrators act only from a passkey sign-in" : "off (`npm start -- --passkey-rule`, or `npm run admin -- passkey-rule set admin`, turns it on)"}
+  passkey rule              ${passkeyRule ? "on: administrators act only from a passkey sign-in" : "off (`npm start -- --passkey-rule`, or `npm run operator -- passkey-rule set admin`, turns it on)"}
 `);
   if (state !== null) {
     console.log(`Local data: kept in ${state.dir} between runs (\`npm start -- --fresh\` starts from the seed).
-Operator CLI: \`npm run admin -- status\` finds this stack (.stack/local-stack.json).
+Operator CLI: \`npm run operator -- status\` finds this stack (.stack/local-stack.json).
 `);
   }
   if (p.name === "dev") {
@@ -340,6 +340,7 @@ function staticChecks(): void {
   run("lint", "npm", ["run", "lint", "--silent"]);
   run("typecheck tools", join(root, "functions", "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
   run("architecture", process.execPath, [join(root, "tools", "architecture.ts"), "--check"]);
+  run("doc lists", process.execPath, [join(root, "tools", "doc-lists.ts"), "--check"]);
   run("typecheck site", join(root, "functions", "node_modules", ".bin", "tsc"), [
     "-p",
     join("site", "tsconfig.test.json"),

@@ -2,7 +2,7 @@
  * The route manifest: the paths each endpoint group (one Cloud Function, groups.ts) serves, and
  * the Hosting sites that send them to it. Declared here once: `node tools/hosting.ts --write`
  * writes firebase.json's rewrites from it for every site, `npm test` fails while firebase.json
- * says otherwise, and test/hosting.test.ts sends a request to each path through Hosting and checks
+ * says otherwise, and test/platform/hosting.test.ts sends a request to each path through Hosting and checks
  * which function answered. Plain data, imported by the functions, the tests and the tools alike.
  *
  * Every path is served on the service's own sites (its apex, `www`, and the identity host, whose

@@ -2,7 +2,7 @@
  * The one place a running stack's location is written, whole and renamed into place once the
  * stack is ready, and removed when it stops:
  * - `.stack/local-stack.json`, the dev stack's, which the operator CLI reads
- *   (functions/src/ops/local-stack.ts) so that `npm run admin` finds a stack on any ports;
+ *   (functions/src/ops/local-stack.ts) so that `npm run operator` finds a stack on any ports;
  * - `.stack/test-stack.json`, a test stack kept running by `npm run stack:test`, which
  *   `npm test -- <file>` reads to run a file against it instead of starting one of its own.
  */

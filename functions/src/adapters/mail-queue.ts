@@ -6,7 +6,7 @@ import type { MailQueue, QueueSettings, TaskEnqueuer } from "../core/ports";
 export const MAIL_FUNCTION = "mail";
 /**
  * Where it runs, and its queue with it: the region of every function (runtime/function.ts,
- * test/manifest.test.ts holds them together), which the admin SDK takes for a queue named alone.
+ * test/platform/manifest.test.ts holds them together), which the admin SDK takes for a queue named alone.
  */
 export const MAIL_LOCATION = "us-central1";
 

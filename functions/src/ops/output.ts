@@ -32,7 +32,7 @@ export function errorReport(
     return JSON.stringify({ error: { code: kind, ...rest } });
   }
   const lines = [error.command === undefined ? error.message : `${error.command}: ${error.message}`];
-  if (error.suggestion !== undefined) lines.push(`did you mean: npm run admin -- ${error.suggestion}`);
-  if (error.usage !== undefined) lines.push(`usage: npm run admin -- ${error.usage}`);
+  if (error.suggestion !== undefined) lines.push(`did you mean: npm run operator -- ${error.suggestion}`);
+  if (error.usage !== undefined) lines.push(`usage: npm run operator -- ${error.usage}`);
   return lines.join("\n");
 }

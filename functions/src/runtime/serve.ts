@@ -15,7 +15,7 @@ export type AppHandler = (req: Request, res: Response) => void;
 export function serve(name: string, group: Group): AppHandler {
   let app: AppHandler | undefined;
   // Under the Functions emulator every answer names the function that gave it, so a test can see
-  // where Hosting sent a path (test/hosting.test.ts); deployed functions say nothing of themselves.
+  // where Hosting sent a path (test/platform/hosting.test.ts); deployed functions say nothing of themselves.
   const emulated = process.env.FUNCTIONS_EMULATOR === "true";
   return (req, res) => {
     if (emulated) res.setHeader("X-Function", name);

@@ -2,7 +2,7 @@
  * Every collection the store writes, and the field after which a document of it no longer
  * matters: Firestore's TTL policy (firestore.indexes.json) deletes it some time past that
  * instant (usually within a day), so the code still checks expiry itself. `null`: kept until
- * someone removes it. test/ttl.test.ts holds the modules, this table and the policies together:
+ * someone removes it. test/store/ttl.test.ts holds the modules, this table and the policies together:
  * a collection written without a row here, or a short-lived one without its policy, fails it.
  */
 export const COLLECTIONS = {

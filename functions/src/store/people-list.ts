@@ -28,7 +28,7 @@ export type ListOrder = "oldest" | "newest";
  * People matching `filter`, in list order (listKeyOf), from just after the list key `after`.
  * One array-contains at most (Firestore's rule): an address, else a search term, else a project;
  * the caller filters by the rest. Each combination has its composite index in
- * firestore.indexes.json (test/people-queries.test.ts holds the two together).
+ * firestore.indexes.json (test/store/people-queries.test.ts holds the two together).
  */
 export async function listPage(
   db: Firestore,

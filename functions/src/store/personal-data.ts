@@ -7,7 +7,7 @@ import type { EventType } from "../core/model/event";
 /**
  * What the service keeps about a person beyond their own document, found by their id: for their
  * copy of it (an export) and for erasing it. Each collection that names a person is listed here
- * with the field that names them; test/erasure.test.ts scans every collection after an erasure,
+ * with the field that names them; test/people/erasure.test.ts scans every collection after an erasure,
  * so a collection that keeps a person and is missing here fails it.
  */
 const SESSIONS: Collection = "sessions";

@@ -16,7 +16,7 @@ import * as signInRules from "../../src/store/sign-in-rules";
 import { signedUp } from "../support/auth";
 import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
 import { mailAfter, mailTo } from "../support/inbox";
-import { admin, freshProject } from "../support/operator-cli";
+import { operator, freshProject } from "../support/operator-cli";
 import { personFor, sessionCookieFor } from "../support/people";
 import { passkeyWorld } from "../support/passkeys";
 
@@ -35,7 +35,7 @@ const peopleApp = appFor(peopleGroup, deps);
 const passkeysApp = appFor(passkeysGroup, deps);
 const keys = passkeyWorld(deps);
 const mail = { SMTP_HOST: "127.0.0.1", SMTP_PORT: process.env.STACK_SMTP_PORT as string };
-const cli = (args: string[]) => admin([...args, "--yes"], { ...env, ...mail });
+const cli = (args: string[]) => operator([...args, "--yes"], { ...env, ...mail });
 
 async function administrator(name: string) {
   const account = await signedUp();

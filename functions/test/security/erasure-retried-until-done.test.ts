@@ -15,14 +15,14 @@ import { checkHealth } from "../../src/core/status/health";
 import * as people from "../../src/store/people";
 import { allTasksIdle } from "../support/task-queue";
 import { testDeps, unique, type TestDeps } from "../support/deps";
-import { admin, freshProject } from "../support/operator-cli";
+import { operator, freshProject } from "../support/operator-cli";
 import { personFor } from "../support/people";
 
 jest.setTimeout(180_000);
 
 const { env, db, projectId } = freshProject();
 const auth = getAuth(getApp(projectId));
-const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
+const byOperator = { operator: { kind: "operator" as const, name: "ops@console" } };
 
 /** The identity provider refusing every deletion while `down` says so; the real one otherwise. */
 function refusing() {
@@ -55,7 +55,7 @@ async function nextAttempt(deps: TestDeps, personId: string): Promise<void> {
 
 /** The doctor's `erasures` check, from the operator CLI on this project (on the real clock). */
 async function doctorsErasures(): Promise<{ ok: boolean; required: boolean; detail: string } | undefined> {
-  const run = await admin(["doctor", "--json"], env);
+  const run = await operator(["doctor", "--json"], env);
   const report = JSON.parse(run.stdout) as {
     checks: Array<{ name: string; ok: boolean; required: boolean; detail: string }>;
   };
@@ -73,7 +73,7 @@ describe("an erasure the identity provider keeps refusing", () => {
     const email = `${unique("stuck")}@example.test`;
     const account = await auth.createUser({ email, emailVerified: true });
     const person = await personFor({ uid: account.uid, email }, { projects: ["startpage"] }, db);
-    expect((await erasePerson(deps, person.id, operator)).finished).toBe(false);
+    expect((await erasePerson(deps, person.id, byOperator)).finished).toBe(false);
 
     // Fifteen attempts: past the ten after which mail is given up, and past a day of tries.
     for (let attempt = 1; attempt <= 15; attempt++) {
@@ -120,7 +120,7 @@ describe("an erasure the identity provider keeps refusing", () => {
     const email = `${unique("legacy")}@example.test`;
     const account = await auth.createUser({ email, emailVerified: true });
     const person = await personFor({ uid: account.uid, email }, {}, db);
-    expect((await erasePerson(deps, person.id, operator)).finished).toBe(false);
+    expect((await erasePerson(deps, person.id, byOperator)).finished).toBe(false);
     // As an erasure begun before jobs were retried until done was left: its job given up, and its
     // record set to expire.
     const [job] = (await db.collection("outbox").where("about", "==", person.id).where("kind", "==", "erasure").get())
@@ -136,7 +136,7 @@ describe("an erasure the identity provider keeps refusing", () => {
       .update({ forgetAfter: new Date(deps.clock.now().getTime() + 30 * DAY) });
 
     deps.clock.set(new Date(deps.clock.now().getTime() + 10 * MINUTE));
-    expect((await erasePerson(deps, person.id, operator)).finished).toBe(false);
+    expect((await erasePerson(deps, person.id, byOperator)).finished).toBe(false);
     const jobs = await jobsOf(db, person.id);
     expect(jobs.map((j) => j.state).sort()).toEqual(["failed", "pending"]);
     expect((await db.collection("erasures").doc(person.id).get()).get("forgetAfter")).toBeUndefined();

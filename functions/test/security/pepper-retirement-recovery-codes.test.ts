@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { makeRecoveryCodes } from "../../src/core/passkeys/recovery-codes";
 import { parsePepper } from "../../src/core/pepper";
 import { TEST_CODE_PEPPER, testDeps, unique } from "../support/deps";
-import { admin, freshProject, STACK_TRACE } from "../support/operator-cli";
+import { operator, freshProject, STACK_TRACE } from "../support/operator-cli";
 import { personFor } from "../support/people";
 import { allTasksIdle } from "../support/task-queue";
 
@@ -36,7 +36,7 @@ describe("retiring a pepper key recovery codes are keyed with", () => {
     await makeRecoveryCodes(before.deps, { ...before.who, signedInAt: before.deps.clock.now() });
     const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
 
-    const refused = await admin(retire, env);
+    const refused = await operator(retire, env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("the recovery codes of 1 person(s) are keyed with test-pepper-1");
     expect(refused.stderr).toContain("passkey-rule clear");
@@ -47,7 +47,7 @@ describe("retiring a pepper key recovery codes are keyed with", () => {
     const after = maker(ROTATED);
     await makeRecoveryCodes(after.deps, { ...after.who, signedInAt: after.deps.clock.now() });
     expect((await db.collection("recoveryCodes").doc(person.id).get()).get("kid")).toBe("pepper-next");
-    const retired = await admin(retire, env);
+    const retired = await operator(retire, env);
     expect(retired).toMatchObject({ code: 0 });
   });
 });

@@ -1,3 +1,4 @@
+/** store/people on the emulator: lookups, dates to the millisecond, one holder per address or account. */
 import * as people from "../../src/store/people";
 import { firestore, unique } from "../support/deps";
 import { type NewPerson, type Person } from "../../src/core/model/person";

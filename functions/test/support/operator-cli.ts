@@ -1,11 +1,11 @@
-/** The operator CLI (npm run admin), run as the operator runs it: the compiled entry, in a process of its own. */
+/** The operator CLI (npm run operator), run as the operator runs it: the compiled entry, in a process of its own. */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { initializeApp } from "firebase-admin/app";
 import { getFirestore } from "firebase-admin/firestore";
 
-const ENTRY = join(__dirname, "..", "..", "lib", "ops", "admin.js");
+const ENTRY = join(__dirname, "..", "..", "lib", "ops", "operator.js");
 
 export interface Run {
   code: number;
@@ -14,7 +14,7 @@ export interface Run {
 }
 
 /** `env` adds to the suite's environment; a variable set to undefined is left out. */
-export function admin(
+export function operator(
   args: string[],
   env: Record<string, string | undefined> = {},
   options: { entry?: string; cwd?: string; base?: NodeJS.ProcessEnv } = {},
@@ -31,13 +31,13 @@ export function admin(
   });
 }
 
-export async function adminJson<T = Record<string, unknown>>(
+export async function operatorJson<T = Record<string, unknown>>(
   args: string[],
   env: Record<string, string | undefined> = {},
-  options: Parameters<typeof admin>[2] = {},
+  options: Parameters<typeof operator>[2] = {},
 ): Promise<T> {
-  const run = await admin([...args, "--json"], env, options);
-  if (run.code !== 0) throw new Error(`admin ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  const run = await operator([...args, "--json"], env, options);
+  if (run.code !== 0) throw new Error(`operator ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as T;
 }
 

@@ -1,4 +1,4 @@
-/** The passkeys function's app through HTTP, as a browser and its authenticator drive it (test/passkeys.test.ts and others). */
+/** The passkeys function's app through HTTP, as a browser and its authenticator drive it (test/passkeys/passkeys.test.ts and others). */
 import request, { type Response } from "supertest";
 import * as passkeysGroup from "../../src/routes/passkeys";
 import { SoftwareAuthenticator } from "./authenticator";

@@ -1,5 +1,5 @@
 /**
- * The apps' subscriptions to events, kept by the operator (`npm run admin -- hooks …`): each an
+ * The apps' subscriptions to events, kept by the operator (`npm run operator -- hooks …`): each an
  * app's name, an https address, the event types it hears of, and its signing secrets
  * (Standard Webhooks' `whsec_` form), generated here (or given, by the local stack's seed) and
  * shown once, sealed at rest under CODE_PEPPER (core/mail/seal), never listed. A rotation keeps

@@ -1,6 +1,6 @@
 /**
  * A subscription of one of the family's apps to the service's events (core/events), kept by the
- * operator (`npm run admin -- hooks …`). The store keeps it (store/hooks); no I/O here.
+ * operator (`npm run operator -- hooks …`). The store keeps it (store/hooks); no I/O here.
  */
 import type { Sealed } from "./sealed";
 

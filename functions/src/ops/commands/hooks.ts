@@ -14,7 +14,7 @@ import {
 } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
 import { parsePepper } from "../../core/pepper";
-import type { OutboxEntry } from "../../store/outbox";
+import type { OutboxEntry, OutboxState } from "../../store/outbox";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
@@ -56,13 +56,26 @@ function describe(h: Hook, now: Date): string {
   ].join("\n");
 }
 
+/**
+ * A delivery's states, each by the one name `hooks deliveries` shows (its outbox entry's state
+ * beside it), and what it means; docs/operating.md lists them from here.
+ */
+export const DELIVERY_STATES = {
+  sent: { shown: "delivered", means: "the app took it (a `2xx`)" },
+  pending: { shown: "pending", means: "not taken yet: tried again after the backoff" },
+  failed: { shown: "dead", means: "given up (its attempts or its day spent); `hooks redeliver` sends it again" },
+} as const satisfies Partial<Record<OutboxState, { shown: string; means: string }>>;
+
+const shownState = (state: OutboxState): string =>
+  state in DELIVERY_STATES ? DELIVERY_STATES[state as keyof typeof DELIVERY_STATES].shown : state;
+
 function deliveryView(d: OutboxEntry) {
   return {
     deliveryId: d.id,
     eventId: d.event?.id ?? null,
     type: d.event?.type ?? null,
     personId: d.event?.personId ?? null,
-    state: d.state === "sent" ? "delivered" : d.state === "failed" ? "dead" : d.state,
+    state: shownState(d.state),
     attempts: d.attempts,
     lastError: d.lastError,
     createdAt: d.createdAt.toISOString(),
@@ -185,7 +198,9 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks deliveries",
-    summary: "an app's latest deliveries: each event, delivered, retrying or dead, and its last failure",
+    summary: `an app's latest deliveries: each event, its state (${Object.values(DELIVERY_STATES)
+      .map((s) => s.shown)
+      .join(", ")}) and its last failure`,
     usage: "hooks deliveries <app> [--limit <n>]",
     options: { limit: { type: "string" } },
     positionals: [1, 1],

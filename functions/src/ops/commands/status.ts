@@ -46,7 +46,7 @@ export const statusCommands: Command[] = [
       lines.push(
         "",
         addressRules === null
-          ? "address rules: cannot be read (npm run admin -- doctor says why)"
+          ? "address rules: cannot be read (npm run operator -- doctor says why)"
           : addressRulesText(addressRules),
         "",
         `settings files for ${target.projectId}: ${files.length === 0 ? "(none)" : files.join(", ")}`,
