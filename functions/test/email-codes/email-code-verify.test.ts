@@ -229,9 +229,19 @@ describe("POST /auth/otp/verify", () => {
         const wrongCompared = answers.filter((a) => a.body.error === "Invalid code").length;
         expect(successes).toBeLessThanOrEqual(1);
         const stored = await storedCode(email);
-        // Every wrong comparison was recorded: four spent attempts, or a fifth that destroyed the code.
-        if (stored?.state === "exhausted") expect(wrongCompared).toBe(4);
-        else expect(stored).toMatchObject({ state: "ready", attempts: wrongCompared });
+        // A 503 may still have been recorded: a commit whose answer never came back (a deadline at
+        // the emulator, under load) can have been applied, as Firestore's can. So every wrong
+        // comparison answered was recorded, and at most the 503s besides.
+        const unknown = answers.filter((a) => a.status === 503).length;
+        // Four spent attempts, or a fifth that destroyed the code.
+        if (stored?.state === "exhausted") {
+          expect(wrongCompared).toBeLessThanOrEqual(4);
+          expect(wrongCompared + unknown).toBeGreaterThanOrEqual(4);
+        } else {
+          expect(stored?.state).toBe("ready");
+          expect(stored?.attempts).toBeGreaterThanOrEqual(wrongCompared);
+          expect(stored?.attempts).toBeLessThanOrEqual(wrongCompared + unknown);
+        }
         expect(wrongCompared).toBeLessThanOrEqual(4);
         expect((await storedLimits(email))?.failures).toBeLessThanOrEqual(5);
         // The rest were refused as the contract says, or told to retry: contention outlasting the retries.
@@ -254,6 +264,7 @@ describe("POST /auth/otp/verify", () => {
     expect(await storedLimits(email)).toMatchObject({ failures: 0 });
   });
 
+  // A hundred checks, each a transaction at the emulator: more than the default 30 s when it is busy.
   it("locks an address for 15 minutes after 100 failed checks in a row across codes, and tells its owner once", async () => {
     const { app, deps } = fresh();
     const email = strangerAddress();
@@ -301,5 +312,5 @@ describe("POST /auth/otp/verify", () => {
     expect((await verify(app, { email, otp: unlocked, purpose: "request-access" })).body).toEqual({ valid: true });
     expect(await storedLimits(email)).toMatchObject({ failures: 0, lockouts: 0 });
     expect(await settledCount(email)).toBe(23);
-  });
+  }, 120_000);
 });
