@@ -57,7 +57,8 @@ describe("npm run operator", () => {
         expect({ name, code: help.code }).toEqual({ name, code: 0 });
         expect(help.stdout).toContain(`usage: npm run operator -- ${name}`);
       }
-    });
+      // One process per command, sixty and more, each starting node and loading the CLI.
+    }, 300_000);
 
     it.each([
       [["frobnicate"], /unknown command/],
