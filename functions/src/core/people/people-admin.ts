@@ -10,7 +10,7 @@ import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween, recordEvent } from "./history";
+import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
 import {
@@ -24,8 +24,6 @@ import {
 } from "./security-notices";
 import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
 import * as sessions from "../../store/sessions";
-import * as passkeys from "../../store/passkeys";
-import * as recoveryCodes from "../../store/recovery-codes";
 import { openedThrough } from "./sessions-through";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
@@ -89,9 +87,6 @@ export interface SyncError {
   operation: "revoke_sessions" | "delete_account";
   error: string;
 }
-
-/** How many codes of a set are unused: what its removal takes away. */
-const unused = (set: recoveryCodes.RecoveryCodes) => set.codes.filter((c) => c.usedAt === null).length;
 
 const added = (before: string[], after: string[]) => after.some((v) => !before.includes(v));
 const lost = (before: string[], after: string[]) => before.some((v) => !after.includes(v));
@@ -268,15 +263,10 @@ async function changeWith(
     // core/passkeys/rules `addressBehind`): whoever read that mailbox may have added their own.
     const removedEmails = current.emails.filter((e) => !asked.emails.includes(e));
     const through = (address: string | null) => address !== null && removedEmails.includes(address);
-    const [held, codes] =
-      removedEmails.length === 0
-        ? [[], null]
-        : await Promise.all([
-            passkeys.listByPerson(store, personId, tx),
-            recoveryCodes.findByPerson(store, personId, tx),
-          ]);
-    const keysGone = held.filter((p) => through(p.address));
-    const codesGone = codes !== null && through(codes.address) ? codes : null;
+    // Read once, for the promotion and the removal alike.
+    const holding = keys ?? (removedEmails.length === 0 ? null : await heldKeys(deps, tx, personId));
+    const keysGone = holding?.passkeys.filter((p) => through(p.address)) ?? [];
+    const codesGone = holding?.codes != null && through(holding.codes.address) ? holding.codes : null;
     // Their own session takes them only as it may change their passkeys (the passkey rule): a
     // relayed email code must not strip an administrator of them by removing an address.
     if ("self" in by && (keysGone.length > 0 || codesGone !== null))
@@ -352,18 +342,7 @@ async function changeWith(
     proven?.record();
     people.replace(store, tx, current, written);
     for (const s of opened) sessions.markEnded(store, tx, s.sessionId, now);
-    for (const p of keysGone) passkeys.remove(store, tx, p.id);
-    if (codesGone !== null) recoveryCodes.remove(store, tx, personId);
-    if (keysGone.length > 0 || codesGone !== null)
-      recordEvent(deps, tx, {
-        personId,
-        ...recorded,
-        event: "passkeys-removed",
-        changes: {
-          ...(keysGone.length > 0 ? { passkeys: { from: keysGone.map((p) => p.name), to: null } } : {}),
-          ...(codesGone !== null ? { recoveryCodes: { from: String(unused(codesGone)), to: null } } : {}),
-        },
-      });
+    removeHeldKeys(deps, tx, personId, { passkeys: keysGone, codes: codesGone }, recorded);
     // An address someone holds is never invited: an invitation of it ends here, and cannot wake
     // again should the address be freed later (its grants, an administrator's role among them).
     for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));
@@ -371,7 +350,14 @@ async function changeWith(
     queueAccountDeletions(deps, tx, accountsLetGo);
     queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
     for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
-    if (promoted && keys !== null) removeHeldKeys(deps, tx, personId, keys, recorded);
+    // What the promotion takes beside what the address took: each key removed, and recorded, once.
+    if (promoted && keys !== null) {
+      const rest = {
+        passkeys: keys.passkeys.filter((p) => !keysGone.includes(p)),
+        codes: codesGone === null ? keys.codes : null,
+      };
+      removeHeldKeys(deps, tx, personId, rest, recorded);
+    }
     if (keys !== null) {
       const removed = promoted ? { passkeys: keys.passkeys.map((p) => p.name), codes: keys.codes !== null } : undefined;
       const held = promoted ? 0 : keys.passkeys.length;
