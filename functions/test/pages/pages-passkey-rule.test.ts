@@ -3,8 +3,10 @@
  * rule on for the stack's administrators: a reviewer signed in by email code is walked through
  * adding a passkey, is refused at the queue with `passkey_required` until they use one, adds it in
  * place, and approves; an administrator's step-up by email code is refused, and by passkey
- * accepted, with no email code offered; and a lost passkey is replaced by signing in with a
- * recovery code. With the keyboard alone and on a phone's screen, every page checked by axe-core.
+ * accepted, with no email code offered; an administrator signed in by code who changes where
+ * their mail goes is asked for their passkey in place on `/account`; and a lost passkey is
+ * replaced by signing in with a recovery code. With the keyboard alone and on a phone's screen,
+ * every page checked by axe-core.
  *
  * @stack-project a browser reaches the stack's functions, with the passkey rule on for the file
  */
@@ -203,6 +205,33 @@ describe.each(MODES)("the passkey rule on the pages, %s", (mode) => {
     await t.visitor.press("Use your passkey");
     await t.page.getByRole("status").filter({ hasText: "Now an administrator." }).waitFor();
     expect((await people.findById(db, target.id))?.role).toBe("admin");
+  }, 180_000);
+
+  it("asks for the passkey in place when an administrator signed in by code changes where their mail goes", async () => {
+    t.name = "passkey-rule-ways-in";
+    const admin = await w.withPasskey({ role: "admin", projects: ["*"], name: "Wade Waysin" });
+    const second = `${unique("second")}@example.test`;
+    await db.runTransaction(async (tx) => {
+      const current = (await people.findById(db, admin.person.id, tx))!;
+      people.replace(db, tx, current, { ...current, emails: [admin.account.email, second] });
+    });
+    await t.page.goto(`${ID_HOST}/`);
+    await signInByCode(t.visitor, admin.account.email);
+    await t.visitor.reaches("Your account");
+    // Their ways in are an administrator's: a code's session is asked for the passkey first.
+    await virtualAuthenticator(t.page, [credentialOf(admin.authenticator.passkeys[0] as SoftwarePasskey)]);
+    await t.visitor.press(new RegExp(`^Make this the address we mail\\W*${second.replace(/[.+]/g, "\\$&")}$`));
+    await t.page.getByRole("heading", { level: 2, name: "Use your passkey" }).waitFor();
+    expect((await people.findById(db, admin.person.id))?.emails[0]).toBe(admin.account.email);
+    await t.visitor.audit();
+    await t.visitor.screenshot("passkey-rule-ways-in-asked");
+    await t.visitor.press("Use your passkey");
+    await t.page
+      .getByRole("status")
+      .filter({ hasText: `We'll email ${second} from now on.` })
+      .waitFor();
+    expect(await sessionMethods(t.page)).toEqual(["hwk", "user"]);
+    expect((await people.findById(db, admin.person.id))?.emails[0]).toBe(second);
   }, 180_000);
 
   it("replaces a lost passkey by signing in with a recovery code, and the new passkey acts", async () => {
