@@ -1,6 +1,6 @@
 /**
  * Scenario 5: the outbox drained by several workers at once. 50 mails are queued as the rules
- * queue them (core/mail/outbox's enqueueMail, in one transaction), then 4 workers each run the
+ * queue them (core/outbox/enqueue's enqueueMail, in one transaction), then 4 workers each run the
  * `mail` task's work (mailRound) until nothing is due, as concurrent task dispatches would: every
  * mail must reach the inbox exactly once, under its Message-ID, and be marked sent.
  */
@@ -9,7 +9,7 @@ import { now, percentile } from "./measure.ts";
 import { check, settle, snapshot, type Context, type Result } from "./context.ts";
 import { duplicates } from "./inbox.ts";
 
-const { enqueueMail } = service<any>("core/mail/outbox");
+const { enqueueMail } = service<any>("core/outbox/enqueue");
 const { run: mailRound } = service<any>("tasks/mail");
 const outbox = service<any>("store/outbox");
 

@@ -24,8 +24,8 @@ import { arrived, closeReceiver, startReceiver, type Receiver } from "./receiver
 const { addHook, findHook, removeHook } = service<any>("core/events/hooks");
 const { publishEvent, DELIVERY_KIND } = service<any>("core/people/person-events");
 const { run: mailRound, renderers } = service<any>("tasks/mail");
-const { deliverRead } = service<any>("core/mail/drain");
-const { enqueueMail } = service<any>("core/mail/outbox");
+const { deliverRead } = service<any>("core/outbox/drain");
+const { enqueueMail } = service<any>("core/outbox/enqueue");
 const outbox = service<any>("store/outbox");
 
 const EVENTS = 1000;

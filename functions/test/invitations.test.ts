@@ -14,7 +14,7 @@ import * as people from "../src/store/people";
 import * as invitations from "../src/store/invitations";
 import { arriveByCode } from "../src/core/people/arrival";
 import { RESEND_WAIT_MS } from "../src/core/people/invitations";
-import { deliver } from "../src/core/mail/drain";
+import { deliver } from "../src/core/outbox/drain";
 import { renderers } from "../src/tasks/mail";
 import { signedUp, signInWithCustomToken } from "./support/auth";
 import { appFor, ID_URL, testDeps, unique, type TestDeps } from "./support/deps";

@@ -1,5 +1,5 @@
 /**
- * The mail outbox (core/mail/outbox): what is queued in a transaction is sent after it, once in
+ * The mail outbox (core/outbox/enqueue): what is queued in a transaction is sent after it, once in
  * the ordinary course, again under the same Message-ID after a crash, retried with backoff while
  * the server fails, and dropped when it can no longer help. Real SMTP to the stack's dev inbox.
  * The outbox is shared with every other test, so these send their own entries (`deliver`) rather
@@ -7,10 +7,10 @@
  */
 import { HOUR, MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { enqueueMail, enqueueNotice, noticeEntry } from "../src/core/mail/outbox";
+import { enqueueMail, enqueueNotice, noticeEntry } from "../src/core/outbox/enqueue";
 import { renderers } from "../src/tasks/mail";
-import { BULK_SHARE, deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/mail/drain";
-import { unseal } from "../src/core/mail/seal";
+import { BULK_SHARE, deliver, deliverRead, drainOutbox, LEASE_MS } from "../src/core/outbox/drain";
+import { unseal } from "../src/core/seal";
 import { MailRefused, type Mailer, type MailMessage } from "../src/core/ports";
 import * as outbox from "../src/store/outbox";
 import { firestore, testConfig, testDeps, unique, type TestDeps } from "./support/deps";

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addHook, findHook, signingSecrets } from "../src/core/events/hooks";
-import { enqueueMail, wakeDrainer } from "../src/core/mail/outbox";
+import { enqueueMail, wakeDrainer } from "../src/core/outbox/enqueue";
 import { parsePepper } from "../src/core/pepper";
 import type { Hook } from "../src/core/model/hook";
 import { TEST_CODE_PEPPER, testDeps, unique } from "./support/deps";

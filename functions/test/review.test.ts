@@ -9,7 +9,7 @@ import request from "supertest";
 import { transactionRunner } from "../src/store/db";
 import { allTasksIdle } from "./support/task-queue";
 import { MINUTE } from "../src/clock";
-import { LEASE_MS, deliver } from "../src/core/mail/drain";
+import { LEASE_MS, deliver } from "../src/core/outbox/drain";
 import { digestMail } from "../src/core/people/review-notices";
 import { renderers as noticeRenderers, run as mailRound } from "../src/tasks/mail";
 import type { Deps } from "../src/deps";

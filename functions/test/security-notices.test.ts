@@ -9,7 +9,7 @@ import request from "supertest";
 import { HOUR } from "../src/clock";
 import { allTasksIdle } from "./support/task-queue";
 import { smtpMailer } from "../src/adapters/mailer";
-import { deliver, LEASE_MS } from "../src/core/mail/drain";
+import { deliver, LEASE_MS } from "../src/core/outbox/drain";
 import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../src/core/people/security-notices";
 import { NOTICES_PER_HOUR } from "../src/core/people/security-mail";
 import { renderers as noticeRenderers } from "../src/tasks/mail";

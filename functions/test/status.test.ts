@@ -1,6 +1,6 @@
 import request from "supertest";
 import * as status from "../src/routes/status";
-import { enqueueMail } from "../src/core/mail/outbox";
+import { enqueueMail } from "../src/core/outbox/enqueue";
 import { OUTBOX_STALE_SECONDS } from "../src/core/status/health";
 import { appFor, testConfig, testDeps } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";

@@ -40,7 +40,7 @@ export interface Deps {
   seen: TtlCache<true>;
   /** null when SMTP is not configured: email codes answer 503, and the outbox keeps its mail. */
   mailer: Mailer | null;
-  /** Wakes the outbox's drainer (core/mail/outbox). */
+  /** Wakes the outbox's drainer (core/outbox/enqueue). */
   mailQueue: MailQueue;
   /** CODE_PEPPER, parsed once per instance; null in a function that does not read the secret. */
   pepper: PepperKey[] | null;

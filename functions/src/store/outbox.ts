@@ -6,7 +6,7 @@ import type { Sealed } from "../core/model/sealed";
 
 /**
  * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
- * decision, and sent by the drainer (core/mail/drain). The message itself is sealed (encrypted
+ * decision, and sent by the drainer (core/outbox/drain). The message itself is sealed (encrypted
  * under a key derived from CODE_PEPPER): a code mail carries the code, and no stored record may.
  * A notice (an approval) stores no message at all, only whom it is about: the drainer writes it
  * when it sends it, so the function that decides it needs no key.

@@ -1,7 +1,7 @@
 /**
  * The `mail` task function's work, woken through its task queue by whatever queued mail or a job
- * in the outbox (core/mail/outbox): the reviewers' digest when one is due
- * (core/people/review-notices), then the outbox drained (core/mail/drain) with a renderer for
+ * in the outbox (core/outbox/enqueue): the reviewers' digest when one is due
+ * (core/people/review-notices), then the outbox drained (core/outbox/drain) with a renderer for
  * every kind of entry it holds: the review's notices, the person's security notices
  * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
  * the erasure's finishing job (core/people/erasure-job), the deletion of a provider account a
@@ -10,7 +10,7 @@
  * sign-ins for the OpenID Connect clients (core/oidc/backchannel).
  */
 import type { Deps } from "../core/deps";
-import { drainOutbox, type DrainReport, type Renderer } from "../core/mail/drain";
+import { drainOutbox, type DrainReport, type Renderer } from "../core/outbox/drain";
 import { eventRenderers } from "../core/events/delivery";
 import { backchannelRenderers } from "../core/oidc/backchannel";
 import { erasureJobRenderers } from "../core/people/erasure-job";

@@ -15,7 +15,7 @@ import { addressPurpose, normaliseCode } from "../email-codes/rules";
 import type { Caller } from "../email-codes/budget-rules";
 import { changePerson, type ChangeDeps, type Proof } from "../people/people-admin";
 import { ensureStepUp, type Acting } from "../people/acting";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import type { Person } from "../model/person";
 
 type Self = Extract<Acting, { self: Person }>;

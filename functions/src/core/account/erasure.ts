@@ -11,7 +11,7 @@ import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
 import { beginErasure, finishErasure } from "../people/erasure-job";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 
 /**
  * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One

@@ -9,7 +9,7 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { ensure } from "../errors";
 import { translateFailure, type Failure } from "../failures";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import type { Person } from "../model/person";
 import { ensureStepUp, recordedAs, toldAs, type Acting } from "../people/acting";
 import { deleteLetGo, queueAccountDeletions } from "../people/accounts";

@@ -8,7 +8,7 @@ import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import type { Transaction } from "../../store/db";
 import { addressIds, pepperRing, type PepperKey } from "../pepper";
-import { enqueueMail } from "../mail/outbox";
+import { enqueueMail } from "../outbox/enqueue";
 import { lockNoticeMail } from "./code-mail";
 import { afterFailure, afterSuccess, combine, forgetAfter, isLocked, noticeDue, type LimitState } from "./rules";
 

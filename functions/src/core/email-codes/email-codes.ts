@@ -29,7 +29,7 @@ import {
 import type { Transaction } from "../../store/db";
 import type { Caller } from "./budget-rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
-import { enqueueMail, wakeDrainer } from "../mail/outbox";
+import { enqueueMail, wakeDrainer } from "../outbox/enqueue";
 import type { MailMessage } from "../ports";
 
 type CodeDeps = Pick<
@@ -41,7 +41,7 @@ type CodeDeps = Pick<
  * POST /auth/otp/send. The address's own limits are read first, so that a send they refuse gets
  * the contract's answer and costs nothing; then the budgets beyond the address let the send
  * through or refuse it (send-budgets.ts); then one transaction decides the address's limits
- * exactly and records the new code and its mail in the outbox (core/mail/outbox), sealed. Then
+ * exactly and records the new code and its mail in the outbox (core/outbox/enqueue), sealed. Then
  * it wakes the drainer, which sends it.
  * An address on no account takes the same path with the same reads, writes and wake, and its
  * outbox record holds nothing to send; the answer depends on no mail server, so neither its

@@ -21,7 +21,7 @@ import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../outbox/drain";
 import type { Hook } from "../model/hook";
 import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
 import { queueDelivery, signingSecrets, subscribed } from "./hooks";

@@ -2,7 +2,7 @@
  * The apps' subscriptions to events, kept by the operator (`npm run admin -- hooks …`): each an
  * app's name, an https address, the event types it hears of, and its signing secrets
  * (Standard Webhooks' `whsec_` form), generated here (or given, by the local stack's seed) and
- * shown once, sealed at rest under CODE_PEPPER (core/mail/seal), never listed. A rotation keeps
+ * shown once, sealed at rest under CODE_PEPPER (core/seal), never listed. A rotation keeps
  * the old secret signing beside the new one for an overlap, so the app can move to the new one
  * without a delivery it cannot verify.
  */
@@ -11,8 +11,8 @@ import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../mail/outbox";
-import { sealValue, unsealValue } from "../mail/seal";
+import { enqueueNotice, wakeDrainer } from "../outbox/enqueue";
+import { sealValue, unsealValue } from "../seal";
 import { EVENT_TYPES, type EventType } from "../model/event";
 import type { Hook, HookSecret } from "../model/hook";
 import { pepperRing } from "../pepper";

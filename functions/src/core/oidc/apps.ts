@@ -13,7 +13,7 @@ import * as accessTokens from "../../store/oidc-tokens";
 import * as signIns from "../../store/oidc-sign-ins";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
 import { rememberDisconnect } from "./disconnects";

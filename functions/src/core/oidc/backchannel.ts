@@ -24,7 +24,7 @@ import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcCode } from "../../store/oidc-codes";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../outbox/drain";
 import { oidcSid, pepperRing, type PepperKey } from "../pepper";
 import { SESSION_LIFETIME_MS } from "../sessions/sessions";
 import { BACKCHANNEL_KIND } from "../people/sign-in-ends";

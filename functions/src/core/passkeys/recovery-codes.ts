@@ -17,7 +17,7 @@ import { pepperRing, recoveryCodeHash, type PepperKey } from "../pepper";
 import { translateFailure } from "../failures";
 import { decideAccess } from "../people/access";
 import { addressRunIn } from "../email-codes/address-failures";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { queueNotice, recipientOf } from "../people/security-notices";
 import { recoveryCodeReusedEvent, recoveryCodesMadeEvent, recoveryCodeUsedEvent } from "../people/passkey-notices";
 import { ensureRecentSignIn } from "../people/acting";

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { changesBetween } from "./history";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";

@@ -23,7 +23,7 @@ import * as personKeys from "../../store/person-keys";
 import { alreadyExists, translateFailure } from "../failures";
 import { ensure } from "../errors";
 import { queueAccountDeletions } from "./accounts";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 
 type ArrivalDeps = Pick<Deps, "store" | "clock" | "random">;
 

@@ -14,8 +14,8 @@ import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
-import type { Renderer } from "../mail/drain";
-import { noticeEntry } from "../mail/outbox";
+import type { Renderer } from "../outbox/drain";
+import { noticeEntry } from "../outbox/enqueue";
 import { revokeInvitationsOf } from "./invitations";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;

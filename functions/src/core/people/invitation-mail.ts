@@ -1,11 +1,11 @@
 /**
- * The invitation's mail, written when the drainer sends it (core/mail/drain), from the invitation
+ * The invitation's mail, written when the drainer sends it (core/outbox/drain), from the invitation
  * as it is then: a revoked, taken-up or expired one sends nothing, and of a resent one only the
  * latest mail goes. It links to the sign-in page and carries no code: whoever opens the link, a
  * person or a mail scanner, is shown a page, and only a code mailed later to the address signs in.
  */
 import type { Deps } from "../deps";
-import type { Renderer } from "../mail/drain";
+import type { Renderer } from "../outbox/drain";
 import type { MailMessage } from "../ports";
 import * as invitations from "../../store/invitations";
 import { composeMail as mail, link, plain } from "../mail/compose";

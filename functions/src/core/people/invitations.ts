@@ -12,7 +12,7 @@ import type { Transaction } from "../../store/db";
 import * as invitations from "../../store/invitations";
 import * as personKeys from "../../store/person-keys";
 import { AppError, ensure, limitReached } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../mail/outbox";
+import { enqueueNotice, wakeDrainer } from "../outbox/enqueue";
 import { characters, cleanText } from "../text";
 import {
   EXPIRED_KEPT_DAYS,

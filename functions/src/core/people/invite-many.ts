@@ -6,7 +6,7 @@
 import type { ActingOnOthers } from "./acting";
 import type { FileRow } from "./invitation-file";
 import { ensureMayInvite, inviteOne, type InviteDeps, type InviteOutcome } from "./invitations";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 
 /** How many rows are applied at once. */
 const ROWS_AT_ONCE = 8;

@@ -11,7 +11,7 @@ import * as recoveryCodes from "../../store/recovery-codes";
 import * as signInRules from "../../store/sign-in-rules";
 import type { Transaction } from "../../store/db";
 import { ensure } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import type { Operator } from "../model/history";
 import { ENROLMENT_GRACE_MS, LIFT_MAX_HOURS, type PasskeyRule } from "../model/passkey-rule";
 import type { Person, Role } from "../model/person";

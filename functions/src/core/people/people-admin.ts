@@ -9,7 +9,7 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";

@@ -7,7 +7,7 @@
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueNotice } from "../mail/outbox";
+import { enqueueNotice } from "../outbox/enqueue";
 import type { Actor, Via } from "../model/history";
 import type { ServiceEvent } from "../model/event";
 import type { Person } from "../model/person";

@@ -3,7 +3,7 @@ import type { SignIn } from "../ports";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { accountLinkedEvent, queueNotice, recipientOf } from "./security-notices";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";

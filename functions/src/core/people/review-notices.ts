@@ -1,5 +1,5 @@
 /**
- * What the review tells people, by mail through the outbox (core/mail/outbox):
+ * What the review tells people, by mail through the outbox (core/outbox/enqueue):
  *
  * - the reviewers, when someone new waits: a digest, at most one per window (REVIEW_DIGEST_MINUTES),
  *   naming who waits and linking to the queue. A new pending person is marked `awaitingNotice` in
@@ -19,8 +19,8 @@ import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../mail/outbox";
-import type { Renderer } from "../mail/drain";
+import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../outbox/enqueue";
+import type { Renderer } from "../outbox/drain";
 import type { OutboxEntry } from "../../store/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";

@@ -1,5 +1,5 @@
 /**
- * What a person is told of their own account, by mail through the outbox (core/mail/outbox), so
+ * What a person is told of their own account, by mail through the outbox (core/outbox/enqueue), so
  * a mail server that is down delays a notice and never the action, and an action that does not
  * commit sends nothing:
  *
@@ -24,7 +24,7 @@ import * as people from "../../store/people";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
-import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../mail/outbox";
+import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../outbox/enqueue";
 import { type Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
 

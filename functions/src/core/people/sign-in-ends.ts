@@ -8,7 +8,7 @@ import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcSignIn } from "../../store/oidc-sign-ins";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueNotice } from "../mail/outbox";
+import { enqueueNotice } from "../outbox/enqueue";
 import * as clientRecords from "../../store/oidc-clients";
 import type { Person } from "../model/person";
 import { maySignInTo } from "./access";

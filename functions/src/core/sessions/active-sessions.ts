@@ -9,7 +9,7 @@ import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../peo
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 import { type Person } from "../model/person";

@@ -1,5 +1,5 @@
 import { signInsEnding, tellClients } from "../people/sign-in-ends";
-import { wakeDrainer } from "../mail/outbox";
+import { wakeDrainer } from "../outbox/enqueue";
 import { DAY } from "../../clock";
 import { ensureRecentSignIn } from "../people/acting";
 import type { Deps } from "../deps";

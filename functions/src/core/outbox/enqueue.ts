@@ -5,13 +5,13 @@ import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { MailMessage } from "../ports";
 import type { ServiceEvent } from "../model/event";
-import { seal } from "./seal";
+import { seal } from "../seal";
 import { pepperRing } from "../pepper";
 
 /**
  * Mail goes through an outbox. The rule that decides to send writes the message in its own
  * transaction (`enqueueMail`), so the decision and the mail are one commit: a retried
- * transaction writes it once, a refused one not at all. The drainer (core/mail/drain, run by the
+ * transaction writes it once, a refused one not at all. The drainer (core/outbox/drain, run by the
  * `mail` task function) sends it afterwards and retries with backoff, so no answer of the API
  * waits on, or tells anything about, the mail server.
  */
@@ -60,7 +60,7 @@ export const waitingSealedUnder = (deps: Pick<Deps, "store">, kid: string): Prom
 
 /**
  * Records a notice of `kind` about `about` (a person's id) for sending once `tx` commits. No
- * message is stored: the drainer writes it when it sends it (a Renderer, see core/mail/drain), from
+ * message is stored: the drainer writes it when it sends it (a Renderer, see core/outbox/drain), from
  * what is true then. Needs no key, so a function that decides a notice never holds CODE_PEPPER.
  */
 export function enqueueNotice(

@@ -4,13 +4,13 @@ import * as outbox from "../../store/outbox";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
-import { unseal } from "./seal";
+import { unseal } from "../seal";
 import { pepperRing } from "../pepper";
 import { contended } from "../failures";
-import { wakeDrainer } from "./outbox";
+import { wakeDrainer } from "./enqueue";
 
 /**
- * The drainer: sends what the outbox (core/mail/outbox) holds, after the transaction that decided
+ * The drainer: sends what the outbox (core/outbox/enqueue) holds, after the transaction that decided
  * it, and retries with backoff.
  *
  * Delivery is at least once: a drainer that dies after the mail server took a message and before
