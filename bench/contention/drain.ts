@@ -28,7 +28,7 @@ export async function drainRace(ctx: Context): Promise<Result> {
     return Array.from({ length: MAILS }, (_, i) => {
       const to = `reader-${i}@drain.example`;
       const message = { to, subject: `Bench mail ${i}`, text: `Mail ${i}\n`, html: `<p>Mail ${i}</p>` };
-      return enqueueMail(deps, tx, message, { kind: "bench", deliverBy }) as string;
+      return enqueueMail(deps, tx, message, { kind: "code", deliverBy }) as string;
     });
   });
   // The workers' own wakes are theirs to make: each goes on until nothing is due.

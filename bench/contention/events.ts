@@ -22,8 +22,8 @@ import { now, until } from "./measure.ts";
 import { arrived, closeReceiver, startReceiver, type Receiver } from "./receivers.ts";
 
 const { addHook, findHook, removeHook } = service<any>("core/events/hooks");
-const { publishEvent, DELIVERY_KIND } = service<any>("core/people/person-events");
-const { run: mailRound, renderers } = service<any>("tasks/mail");
+const { publishEvent } = service<any>("core/people/person-events");
+const { run: mailRound, handlers } = service<any>("tasks/mail");
 const { deliverRead } = service<any>("core/outbox/drain");
 const { enqueueMail } = service<any>("core/outbox/enqueue");
 const outbox = service<any>("store/outbox");
@@ -74,7 +74,7 @@ async function queueMail(deps: any, to: string): Promise<Probe> {
   const id: string = await deps.transaction(async (tx: unknown) => {
     const message = { to, subject: "Bench mail", text: "Mail\n", html: "<p>Mail</p>" };
     const deliverBy = new Date(deps.clock.now().getTime() + 10 * 60_000);
-    return enqueueMail(deps, tx, message, { kind: "bench", deliverBy }) as string;
+    return enqueueMail(deps, tx, message, { kind: "code", deliverBy }) as string;
   });
   return { id, queuedAt: deps.clock.now() };
 }
@@ -113,7 +113,6 @@ async function drain(workerDeps: any, done: () => Promise<boolean>): Promise<str
  * settled, and how many are pending still.
  */
 async function dropLeftovers(deps: any, ids: string[]): Promise<{ dropped: number; left: number }> {
-  const drainers = renderers(deps);
   let left = ids;
   for (let pass = 0; pass < 3 && left.length > 0; pass++) {
     const reads = await Promise.all(left.map((id) => outbox.read(deps.store, id)));
@@ -122,7 +121,7 @@ async function dropLeftovers(deps: any, ids: string[]): Promise<{ dropped: numbe
     const worker = async () => {
       for (let i = next++; i < pending.length; i = next++) {
         const at = new Date(Math.max(pending[i].entry.nextAttemptAt.getTime(), deps.clock.now().getTime()));
-        await deliverRead(deps, pending[i], at, drainers);
+        await deliverRead(deps, pending[i], at, handlers);
       }
     };
     await Promise.all(Array.from({ length: WORKERS }, worker));
@@ -178,7 +177,7 @@ export async function eventsToApps(ctx: Context): Promise<Result> {
     deps.fetch = counting(urls, requests, own.fetch);
     deps.mailQueue = { wake: async () => {} };
     const workerDeps = { ...deps, fetch: counting(urls, byWorkers, deps.fetch) };
-    const ofApp = (app: string): Promise<any[]> => outbox.ofKindAbout(store, DELIVERY_KIND, app, 2 * EVENTS);
+    const ofApp = (app: string): Promise<any[]> => outbox.ofKindAbout(store, "delivery", app, 2 * EVENTS);
     const t = now();
     const delivered = async () =>
       receivers.every((r) => r.ids.size >= EVENTS) &&

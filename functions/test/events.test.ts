@@ -315,7 +315,7 @@ describe("events for the apps", () => {
     }
     // What the outbox keeps of it: the event with the ids, and each delivery of it, nothing more.
     const eventId = apps[0]?.taken()[0]?.id as string;
-    const entry = await outbox.findById(deps.store, eventId);
+    const entry = await outbox.findOf(deps.store, "event", eventId);
     expect(JSON.stringify(entry)).not.toContain(account.email);
     expect(entry?.event?.data).toEqual({ uids: person.uids, by: "operator" });
   });

@@ -36,7 +36,7 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     const to = `${unique("waiting")}@example.com`;
     const mail = { to, subject: "Waiting", text: "A mail that waits.", html: "<p>A mail that waits.</p>" };
     const deliverBy = new Date(deps.clock.now().getTime() + 60 * 60_000);
-    await deps.transaction(async (tx) => enqueueMail(deps, tx, mail, { kind: "test-mail", deliverBy }));
+    await deps.transaction(async (tx) => enqueueMail(deps, tx, mail, { kind: "digest", deliverBy }));
     const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
 
     const refused = await admin(retire, env);
@@ -79,9 +79,9 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     // Sent (to the dev inbox), it waits no more.
     await wakeDrainer(deps);
     await deps.tasks?.idle();
-    expect(
-      (await db.collection("outbox").where("kind", "==", "test-mail").get()).docs.map((d) => d.get("state")),
-    ).toEqual(["sent"]);
+    expect((await db.collection("outbox").where("kind", "==", "digest").get()).docs.map((d) => d.get("state"))).toEqual(
+      ["sent"],
+    );
     const retired = await admin(retire, env);
     expect(retired).toMatchObject({ code: 0 });
     expect(parsePepper((JSON.parse(retired.stdout) as { value: string }).value).map((k) => k.kid)).toEqual([

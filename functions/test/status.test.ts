@@ -42,7 +42,7 @@ describe("GET /status", () => {
         deps,
         tx,
         { to: "x@example.test", subject: "s", text: "t", html: "h" },
-        { kind: "notice", deliverBy },
+        { kind: "digest", deliverBy },
       ),
     );
     try {

@@ -11,12 +11,13 @@ import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../outbox/enqueue";
+import { enqueue, wakeDrainer } from "../outbox/enqueue";
 import { sealValue, unsealValue } from "../seal";
-import { EVENT_TYPES, type EventType } from "../model/event";
+import { EVENT_TYPES, type EventType, type ServiceEvent } from "../model/event";
 import type { Hook, HookSecret } from "../model/hook";
+import type { OutboxEntryOf } from "../model/outbox";
+import type { Transaction } from "../../store/db";
 import { pepperRing } from "../pepper";
-import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
 
 export const DEFAULT_SECRET_OVERLAP_MS = 24 * HOUR;
 /** How long a delivery is tried before it is dead-lettered (`failed`, listed by `hooks deliveries`). */
@@ -235,21 +236,20 @@ export async function hookDeliveries(
   deps: Pick<Deps, "store">,
   app: string,
   limit = 50,
-): Promise<outbox.OutboxEntry[]> {
-  return outbox.ofKindAbout(deps.store, DELIVERY_KIND, app, limit);
+): Promise<OutboxEntryOf<"delivery">[]> {
+  return outbox.ofKindAbout(deps.store, "delivery", app, limit);
 }
 
 /** Queues a delivery of `event` to `hook`, in `tx`. */
 export function queueDelivery(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: Parameters<typeof enqueueNotice>[1],
+  tx: Transaction,
   hook: Pick<Hook, "app">,
-  event: NonNullable<outbox.OutboxEntry["event"]>,
+  event: ServiceEvent,
 ): void {
-  enqueueNotice(deps, tx, {
-    kind: DELIVERY_KIND,
+  enqueue(deps, tx, {
+    kind: "delivery",
     about: hook.app,
-    lane: "apps",
     event,
     deliverBy: new Date(deps.clock.now().getTime() + DELIVERY_TRIED_FOR_MS),
   });
@@ -267,8 +267,8 @@ export async function redeliver(
   app: string | null,
 ): Promise<string[]> {
   const apps = await deps.transaction(async (tx) => {
-    const entry = await outbox.findById(deps.store, eventId, tx);
-    if (entry === null || entry.kind !== EVENT_KIND || !entry.event)
+    const entry = await outbox.findOf(deps.store, "event", eventId, tx);
+    if (entry === null)
       throw new AppError("hook_invalid", `no event ${eventId} is kept (events are kept a week past their fan-out)`);
     const event = entry.event;
     const all = await hooks.list(deps.store, tx);

@@ -1,13 +1,22 @@
 import { MINUTE, SECOND } from "../../clock";
 import { errorText } from "../../logger";
 import * as outbox from "../../store/outbox";
-import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { MailRefused, type MailMessage } from "../ports";
 import { unseal } from "../seal";
 import { pepperRing } from "../pepper";
 import { contended } from "../failures";
 import { wakeDrainer } from "./enqueue";
+import {
+  changeWhileClaimed,
+  DELIVERED,
+  NotDelivered,
+  type Handler,
+  type HandlerAnswer,
+  type Handlers,
+  type HandlersOf,
+} from "./handlers";
+import type { HandledKind, OutboxEntryOf } from "../model/outbox";
 
 /**
  * The drainer: sends what the outbox (core/outbox/enqueue) holds, after the transaction that decided
@@ -47,40 +56,6 @@ export function retryDelay(attempts: number, random: Pick<Deps["random"], "int">
   return Math.round(base * (0.8 + random.int(0, 401) / 1000));
 }
 
-/**
- * Writes a notice (an entry with no sealed message) as it is sent: the message, or null when
- * there is nothing to send any more (the person is gone, or has no address, or the renderer has
- * settled the entry itself), or DELIVERED when the renderer delivered it and settled it. `claim`
- * is the drainer's hold on the entry, for a renderer that settles it in a transaction of its own.
- */
-export type Renderer = (entry: outbox.OutboxEntry, claim: string) => Promise<MailMessage | null | typeof DELIVERED>;
-
-/**
- * What a renderer that delivers the entry itself and settles it (an event fanned out, a delivery
- * an app took, a logout token a client took) answers: done, counted as sent, with nothing more for
- * the drain to write.
- */
-export const DELIVERED = Symbol("delivered");
-
-/**
- * What a renderer that delivers itself (an event to an app's endpoint, core/events/delivery)
- * throws when the delivery did not go through: retried after the backoff, like a mail the server
- * did not take, with `kind` (`timeout`, `status 503`, `paused`…) as its last error.
- */
-export class NotDelivered extends Error {
-  readonly kind: string;
-  /**
-   * Not tried at all: its endpoint rests until then (an app's pause after failures). The entry
-   * waits until that time, and the wait is not counted as an attempt.
-   */
-  readonly until: Date | null;
-  constructor(kind: string, until: Date | null = null) {
-    super(`not delivered: ${kind}`);
-    this.kind = kind;
-    this.until = until;
-  }
-}
-
 export interface DrainReport {
   sent: number;
   retrying: number;
@@ -93,11 +68,12 @@ export interface DrainReport {
  * list: each starts at a place of its own in it, and a claim is a write on the version it read, so
  * they claim different entries side by side rather than queueing on the same one.
  */
-export async function drainOutbox(
-  deps: DrainDeps,
-  renderers: Record<string, Renderer> = {},
+export async function drainOutbox<D extends DrainDeps>(
+  deps: D,
+  handlers: HandlersOf<D>,
   batch = DRAIN_BATCH,
 ): Promise<DrainReport> {
+  const handling = handlers(deps);
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
   // Mail for people first; the apps' entries, then mail sent in bulk (invitations), fill the rest
@@ -111,7 +87,7 @@ export async function drainOutbox(
   const unlaned = mail.length + apps.length + bulk.length === 0 ? await outbox.due(deps.store, now, batch) : [];
   const lanes = [mail, apps, bulk].flatMap((due) => fromAPlaceOfItsOwn(deps, due));
   for (const read of [...lanes, ...unlaned]) {
-    const outcome = await deliverRead(deps, read, now, renderers);
+    const outcome = await deliverWith(deps, read, now, handling);
     if (outcome !== "skipped") report[outcome]++;
   }
   // A full batch leaves more behind; a retry, an entry given back after a lost race, or a lapsing
@@ -131,31 +107,37 @@ function fromAPlaceOfItsOwn(deps: Pick<DrainDeps, "random">, due: outbox.Read[])
 type Outcome = "sent" | "retrying" | "failed" | "skipped";
 
 /** One entry: claimed, sent, and marked. */
-export async function deliver(
-  deps: DrainDeps,
+export async function deliver<D extends DrainDeps>(
+  deps: D,
   id: string,
   now: Date,
-  renderers: Record<string, Renderer> = {},
+  handlers: HandlersOf<D>,
 ): Promise<Outcome> {
   const read = await outbox.read(deps.store, id);
-  return read === null ? "skipped" : deliverRead(deps, read, now, renderers);
+  return read === null ? "skipped" : deliverWith(deps, read, now, handlers(deps));
 }
 
 /** One entry, as a drain read it: nothing is done unless it is still as read (see claim). */
-export async function deliverRead(
-  deps: DrainDeps,
+export function deliverRead<D extends DrainDeps>(
+  deps: D,
   read: outbox.Read,
   now: Date,
-  renderers: Record<string, Renderer> = {},
+  handlers: HandlersOf<D>,
 ): Promise<Outcome> {
+  return deliverWith(deps, read, now, handlers(deps));
+}
+
+async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {
   const id = read.entry.id;
   const claimed = await unlessContended(claim(deps, read, now), null);
   if (claimed === null) return "skipped";
   const { entry, claimId } = claimed;
+  // A document of no kind this code knows: nothing can be done with it, now or later.
+  if (entry.kind === null) return settle(deps, entry, claimId, "unknown_kind", true);
   let message: MailMessage | null | typeof DELIVERED;
   try {
     message =
-      entry.sealed !== null ? unseal(pepperRing(deps), entry.sealed) : await renderOf(renderers, entry, claimId);
+      "sealed" in entry ? unseal(pepperRing(deps), entry.sealed) : await handle(handlers, entry.kind, entry, claimId);
   } catch (err) {
     // Another drain's transaction on the same documents won (a person's notices sent at once).
     if (contended(err)) return release(deps, entry, claimId);
@@ -163,7 +145,7 @@ export async function deliverRead(
     if (err instanceof NotDelivered) {
       deps.log.warn("event not delivered", {
         outboxId: entry.id,
-        app: entry.about,
+        app: "about" in entry ? entry.about : null,
         attempt: entry.attempts,
         error: err.kind,
       });
@@ -174,7 +156,7 @@ export async function deliverRead(
     return settle(deps, entry, claimId, "unwritten", false);
   }
   if (message === DELIVERED) return "sent";
-  if (message === null && entry.sealed === null) return settleUnneeded(deps, entry, claimId);
+  if (message === null && !("sealed" in entry)) return settleUnneeded(deps, entry, claimId);
   if (message === null) return settle(deps, entry, claimId, "unreadable", true);
   if (deps.mailer === null) return settle(deps, entry, claimId, "not_configured", false);
   try {
@@ -197,15 +179,17 @@ export async function deliverRead(
  * What the log calls an entry: a `delivery` in the apps' lane (an event, its delivery to an app,
  * a logout token), so an app's endpoint that is down never reads as mail failing; else `mail`.
  */
-const what = (entry: outbox.OutboxEntry): "delivery" | "mail" => (entry.lane === "apps" ? "delivery" : "mail");
+const what = (entry: outbox.StoredEntry): "delivery" | "mail" => (entry.lane === "apps" ? "delivery" : "mail");
 
-function renderOf(
-  renderers: Record<string, Renderer>,
-  entry: outbox.OutboxEntry,
+/** The handler of the entry's kind, which every kind has: `Handlers` has a key for each. */
+function handle<K extends HandledKind>(
+  handlers: Handlers,
+  kind: K,
+  entry: OutboxEntryOf<K>,
   claimId: string,
-): ReturnType<Renderer> {
-  const render = renderers[entry.kind];
-  return render === undefined ? Promise.resolve(null) : render(entry, claimId);
+): HandlerAnswer {
+  const handler: Handler<K> = handlers[kind];
+  return handler(entry, claimId);
 }
 
 /**
@@ -217,7 +201,7 @@ async function claim(
   deps: DrainDeps,
   { entry, version }: outbox.Read,
   now: Date,
-): Promise<{ entry: outbox.OutboxEntry; claimId: string; version: outbox.Read["version"] } | null> {
+): Promise<{ entry: outbox.StoredEntry; claimId: string; version: outbox.Read["version"] } | null> {
   if (entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
   if (outOfChances(entry, now)) {
     const failed = { state: "failed" as const, claim: null, lastError: entry.lastError ?? "expired" };
@@ -241,14 +225,14 @@ async function claim(
  * whose work must not be left half done for any number of failures: it is tried with the backoff,
  * at least every four hours, for as long as it takes.
  */
-function outOfChances(entry: outbox.OutboxEntry, at: Date): boolean {
+function outOfChances(entry: outbox.StoredEntry, at: Date): boolean {
   if (entry.retryUntilDone === true) return false;
   return at.getTime() >= entry.deliverBy.getTime() || entry.attempts >= MAX_ATTEMPTS;
 }
 
 /**
  * Sent is sent, whoever holds the claim now: a second sender's attempt must not undo it. On the
- * claim's own version, one write; written since (a renderer's settling, another drain's claim
+ * claim's own version, one write; written since (a handler's settling, another drain's claim
  * after a lapse), in a transaction that reads what is there.
  */
 async function markSent(deps: DrainDeps, id: string, version: outbox.Read["version"]): Promise<boolean> {
@@ -266,7 +250,7 @@ async function markSent(deps: DrainDeps, id: string, version: outbox.Read["versi
  * it as for any retry), and its attempt not counted (it failed nothing). Each round of a race has
  * a winner, so it ends.
  */
-async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+async function release(deps: DrainDeps, entry: outbox.StoredEntry, claimId: string): Promise<Outcome> {
   await whileClaimed(deps, entry.id, claimId, {
     claim: null,
     attempts: entry.attempts - 1,
@@ -282,7 +266,7 @@ async function release(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: stri
  */
 async function postpone(
   deps: DrainDeps,
-  entry: outbox.OutboxEntry,
+  entry: outbox.StoredEntry,
   claimId: string,
   kind: string,
   until: Date,
@@ -295,29 +279,6 @@ async function postpone(
     lastError: kind,
   });
   return "retrying";
-}
-
-/**
- * Records `change` on the entry, in one transaction with `work` (a renderer's own writes, say an
- * event's deliveries), if the entry is still pending under this drain's claim, and says so;
- * otherwise leaves it: settled already (by its renderer, say a notice folded into a summary), or
- * taken over by another drain whose claim replaced ours, whose outcome is the one that counts.
- * Contention past the retries is thrown, for the caller to judge.
- */
-export function changeWhileClaimed(
-  deps: Pick<DrainDeps, "store" | "transaction">,
-  id: string,
-  claimId: string,
-  change: Parameters<typeof outbox.update>[3],
-  work?: (tx: Transaction) => Promise<void>,
-): Promise<boolean> {
-  return deps.transaction(async (tx) => {
-    const current = await outbox.findById(deps.store, id, tx);
-    if (current?.state !== "pending" || current.claim !== claimId) return false;
-    await work?.(tx);
-    outbox.update(deps.store, tx, id, change);
-    return true;
-  });
 }
 
 /** changeWhileClaimed, where an entry left as it is falls due again when the claim lapses: the same outcome, a lease later. */
@@ -349,7 +310,7 @@ async function unlessContended<T>(step: Promise<T>, otherwise: T): Promise<T> {
  * undone, or it only had a browser to remember): done, as `none`, with nothing sent and nothing
  * gone wrong.
  */
-async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimId: string): Promise<Outcome> {
+async function settleUnneeded(deps: DrainDeps, entry: outbox.StoredEntry, claimId: string): Promise<Outcome> {
   if (await whileClaimed(deps, entry.id, claimId, { state: "none", claim: null }))
     deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
   return "skipped";
@@ -358,7 +319,7 @@ async function settleUnneeded(deps: DrainDeps, entry: outbox.OutboxEntry, claimI
 /** A failed attempt: retried after the backoff, or given up when it cannot succeed or is out of time. */
 async function settle(
   deps: DrainDeps,
-  entry: outbox.OutboxEntry,
+  entry: outbox.StoredEntry,
   claimId: string,
   kind: string,
   permanent: boolean,

@@ -4,16 +4,25 @@ import * as outbox from "../../store/outbox";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { MailMessage } from "../ports";
-import type { ServiceEvent } from "../model/event";
+import type {
+  HandledKind,
+  OutboxEntry,
+  OutboxEntryOf,
+  OutboxKind,
+  OutboxKinds,
+  OutboxLane,
+  Queued,
+  SealedKind,
+} from "../model/outbox";
 import { seal } from "../seal";
 import { pepperRing } from "../pepper";
 
 /**
- * Mail goes through an outbox. The rule that decides to send writes the message in its own
- * transaction (`enqueueMail`), so the decision and the mail are one commit: a retried
- * transaction writes it once, a refused one not at all. The drainer (core/outbox/drain, run by the
- * `mail` task function) sends it afterwards and retries with backoff, so no answer of the API
- * waits on, or tells anything about, the mail server.
+ * What follows a commit goes through the outbox. The rule that decides it writes its entry in its
+ * own transaction (`enqueue`, `enqueueMail`), so the decision and what follows from it are one
+ * commit: a retried transaction writes it once, a refused one not at all. The drain
+ * (core/outbox/drain, run by the `mail` task function) sends or runs it afterwards and retries with
+ * backoff, so no answer of the API waits on, or tells anything about, a mail server or an app.
  */
 
 /**
@@ -23,6 +32,25 @@ import { pepperRing } from "../pepper";
 export const NOTICE_DELIVER_WITHIN_MS = DAY;
 /** How long a finished entry is kept for the log's sake. */
 const KEPT_MS = 7 * DAY;
+
+/**
+ * The lane each kind waits in (core/model/outbox `OutboxLane`): the apps' entries and mail sent in
+ * bulk apart from the mail people wait for.
+ */
+const LANES: Record<OutboxKind, OutboxLane> = {
+  code: "mail",
+  "lock-notice": "mail",
+  digest: "mail",
+  approval: "mail",
+  rejection: "mail",
+  "security-notice": "mail",
+  "account-deletion": "mail",
+  erasure: "mail",
+  invitation: "bulk",
+  event: "apps",
+  delivery: "apps",
+  "backchannel-logout": "apps",
+};
 
 type OutboxDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
 
@@ -35,20 +63,17 @@ export function enqueueMail(
   deps: OutboxDeps,
   tx: Transaction,
   message: MailMessage | null,
-  options: { kind: string; deliverBy: Date; id?: string },
+  options: { kind: SealedKind; deliverBy: Date; id?: string },
 ): string {
-  const id = options.id ?? deps.random.id();
   const placeholder: MailMessage = { to: "", subject: "", text: "", html: "" };
-  add(deps, tx, {
-    id,
+  const entry = {
+    ...queued(deps, options.kind, options),
     kind: options.kind,
     sealed: seal(pepperRing(deps), deps.random, message ?? placeholder),
-    about: null,
-    to: null,
     state: message === null ? "none" : "pending",
-    deliverBy: options.deliverBy,
-  });
-  return id;
+  } satisfies OutboxEntry;
+  outbox.add(deps.store, tx, entry);
+  return entry.id;
 }
 
 /**
@@ -59,87 +84,63 @@ export const waitingSealedUnder = (deps: Pick<Deps, "store">, kid: string): Prom
   outbox.pendingSealedUnder(deps.store, kid);
 
 /**
- * Records a notice of `kind` about `about` (a person's id) for sending once `tx` commits. No
- * message is stored: the drainer writes it when it sends it (a Renderer, see core/outbox/drain), from
- * what is true then. Needs no key, so a function that decides a notice never holds CODE_PEPPER.
+ * An entry of kind `K` to queue: what its kind carries (core/model/outbox `OutboxKinds`), by when
+ * it is given up, and from when it is due.
  */
-export function enqueueNotice(
+export type Queueing<K extends HandledKind> = { kind: K } & OutboxKinds[K] & {
+    deliverBy: Date;
+    /** Not due before then (a summary waits for the end of its hour, an erasure's job for the request's own try); now otherwise. */
+    notBefore?: Date;
+    /** The entry's id: an event's own, an invitation's per send; a random one otherwise. */
+    id?: string;
+    /** Tried until it is done, never given up, and kept until its work deletes it (an erasure's job). */
+    retryUntilDone?: true;
+  };
+
+/**
+ * Records an entry for sending or running once `tx` commits. Nothing is written for it but what
+ * its kind carries: the drain writes a notice when it sends it (its handler, core/outbox/drain),
+ * from what is true then, so a function that decides a notice never holds CODE_PEPPER.
+ */
+export function enqueue<K extends HandledKind>(
   deps: Pick<Deps, "store" | "clock" | "random">,
   tx: Transaction,
-  options: NoticeOptions,
+  queueing: Queueing<K>,
 ): string {
-  const entry = noticeEntry(deps, options);
+  const entry = queuedEntry(deps, queueing);
   outbox.add(deps.store, tx, entry);
   return entry.id;
 }
 
-export interface NoticeOptions {
-  kind: string;
-  about: string;
-  /**
-   * For a notice to a person: the address it goes to, fixed now (outbox `to`), in the transaction
-   * of what it tells. Omitted for what goes to no person (an app's event, a job).
-   */
-  to?: string | null;
-  deliverBy: Date;
-  /** What a security notice tells. */
-  notice?: outbox.OutboxNotice;
-  /** Not sent before then (a summary waits for the end of its hour); now otherwise. */
-  notBefore?: Date;
-  /** An event for the apps (core/events), and the entry's id then: the event's own. */
-  event?: ServiceEvent;
-  /** A sign-in to tell its client has ended (core/oidc/backchannel). */
-  logout?: outbox.OutboxLogout;
-  /** `apps` for what goes to the family's apps, `bulk` for invitations; `mail` (for people) otherwise. */
-  lane?: outbox.OutboxLane;
-  id?: string;
+/** The entry as it is first stored, for the caller to write in its transaction or alone. */
+export function queuedEntry<K extends HandledKind>(
+  deps: Pick<Deps, "clock" | "random">,
+  queueing: Queueing<K>,
+): OutboxEntryOf<K> {
+  const { deliverBy: _, notBefore: __, id: ___, retryUntilDone, ...carried } = queueing;
+  const entry = { ...queued(deps, queueing.kind, queueing), ...carried };
+  return (retryUntilDone ? { ...entry, retryUntilDone, forgetAfter: null } : entry) as OutboxEntryOf<K>;
 }
 
-/** A notice's entry as it is first stored, for the caller to write in its transaction or alone. */
-export function noticeEntry(deps: Pick<Deps, "clock" | "random">, options: NoticeOptions): outbox.OutboxEntry {
-  return entry(deps, {
-    id: options.id ?? deps.random.id(),
-    kind: options.kind,
-    sealed: null,
-    about: options.about,
-    to: options.to ?? null,
-    ...(options.notice === undefined ? {} : { notice: options.notice }),
-    ...(options.event === undefined ? {} : { event: options.event }),
-    ...(options.logout === undefined ? {} : { logout: options.logout }),
-    ...(options.lane === undefined ? {} : { lane: options.lane }),
-    state: "pending",
-    deliverBy: options.deliverBy,
-    ...(options.notBefore === undefined ? {} : { nextAttemptAt: options.notBefore }),
-  });
-}
-
-function add(
-  deps: Pick<Deps, "store" | "clock">,
-  tx: Transaction,
-  fields: Pick<outbox.OutboxEntry, "id" | "kind" | "sealed" | "about" | "to" | "state" | "deliverBy">,
-): void {
-  outbox.add(deps.store, tx, entry(deps, fields));
-}
-
-function entry(
-  deps: Pick<Deps, "clock">,
-  fields: Pick<
-    outbox.OutboxEntry,
-    "id" | "kind" | "sealed" | "about" | "to" | "state" | "deliverBy" | "notice" | "event" | "logout"
-  > &
-    Partial<Pick<outbox.OutboxEntry, "nextAttemptAt" | "lane">>,
-): outbox.OutboxEntry {
+/** Where an entry of `kind` first is in the queue: pending, due at `notBefore` or now. */
+function queued(
+  deps: Pick<Deps, "clock" | "random">,
+  kind: OutboxKind,
+  options: { deliverBy: Date; notBefore?: Date; id?: string },
+): Queued {
   const now = deps.clock.now();
   return {
+    id: options.id ?? deps.random.id(),
+    state: "pending",
+    lane: LANES[kind],
     attempts: 0,
-    nextAttemptAt: now,
-    lane: "mail",
-    ...fields,
+    nextAttemptAt: options.notBefore ?? now,
     claim: null,
+    deliverBy: options.deliverBy,
     createdAt: now,
     sentAt: null,
     lastError: null,
-    forgetAfter: new Date(Math.max(fields.deliverBy.getTime(), now.getTime()) + KEPT_MS),
+    forgetAfter: new Date(Math.max(options.deliverBy.getTime(), now.getTime()) + KEPT_MS),
   };
 }
 

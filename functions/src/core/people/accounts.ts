@@ -8,7 +8,6 @@
  */
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personKeys from "../../store/person-keys";
 import type { Deps } from "../deps";
@@ -19,14 +18,11 @@ import { errorText } from "../../logger";
 import type { Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
 import { canonicalEmail } from "../email-address";
-import type { Renderer } from "../outbox/drain";
-import { noticeEntry } from "../outbox/enqueue";
+import type { Handlers } from "../outbox/handlers";
+import { enqueue } from "../outbox/enqueue";
 import { beginErasure } from "./erasure-job";
 import { recordEvent } from "./history";
 import { nextSeq, publishAndRecord, publishEvent } from "./person-events";
-
-/** The outbox kind of deleting, at the identity provider, an account a person let go (one entry per account). */
-export const ACCOUNT_DELETION = "account-deletion";
 
 /**
  * The person's accounts that sign in with an address or number the change from `before` to
@@ -60,8 +56,7 @@ export function accountsOfRemoved(before: Person, after: Person, accounts: Provi
  */
 export function queueAccountDeletions(deps: Pick<Deps, "store" | "clock" | "random">, tx: Transaction, uids: string[]) {
   const deliverBy = new Date(deps.clock.now().getTime() + 7 * DAY);
-  for (const uid of uids)
-    outbox.add(deps.store, tx, noticeEntry(deps, { kind: ACCOUNT_DELETION, about: uid, deliverBy }));
+  for (const uid of uids) enqueue(deps, tx, { kind: "account-deletion", about: uid, deliverBy });
 }
 
 /**
@@ -81,11 +76,10 @@ export async function deleteLetGo(deps: Pick<Deps, "identity" | "log">, uids: st
 }
 
 /** The outbox's runner of account deletions: done, or a failure the drain retries with backoff. */
-export function accountDeletionRenderers(deps: Pick<Deps, "store" | "identity">): Record<string, Renderer> {
+export function accountDeletionHandlers(deps: Pick<Deps, "store" | "identity">): Pick<Handlers, "account-deletion"> {
   return {
-    async [ACCOUNT_DELETION](entry) {
+    async "account-deletion"(entry) {
       const uid = entry.about;
-      if (uid === null) return null;
       // Signed in with again since, and so linked to whoever holds its address now: theirs to keep.
       if ((await people.findByUid(deps.store, uid)) !== null) return null;
       const failed = await deps.identity.deleteAccounts([uid]);

@@ -12,7 +12,7 @@ import type { Transaction } from "../../store/db";
 import * as invitations from "../../store/invitations";
 import * as personKeys from "../../store/person-keys";
 import { AppError, ensure, limitReached } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../outbox/enqueue";
+import { enqueue, wakeDrainer } from "../outbox/enqueue";
 import { characters, cleanText } from "../text";
 import {
   EXPIRED_KEPT_DAYS,
@@ -36,7 +36,6 @@ export type InviteDeps = Pick<Deps, "store" | "clock" | "random" | "transaction"
 const MAIL_WITHIN_MS = DAY;
 /** The least time between two mails of one invitation. */
 export const RESEND_WAIT_MS = 10 * MINUTE;
-export const INVITATION_KIND = "invitation";
 
 /** What inviting an address did, or (a dry run) would do. */
 export type InviteOutcome =
@@ -93,12 +92,11 @@ const forgetAfter = (invitation: Invitation) => new Date(invitation.expiresAt.ge
 
 /** Queues the invitation's mail in `tx`: written when it is sent, so a revoked one never goes. */
 function queueMail(deps: InviteDeps, tx: Transaction, invitation: Invitation): void {
-  enqueueNotice(deps, tx, {
-    // The entry of its latest mail: a resend makes the one before it say nothing (invitationRenderers).
+  enqueue(deps, tx, {
+    // The entry of its latest mail: a resend makes the one before it say nothing (invitationHandlers).
     id: `${invitation.id}.${invitation.sends}`,
-    kind: INVITATION_KIND,
+    kind: "invitation",
     about: invitation.id,
-    lane: "bulk",
     deliverBy: new Date(deps.clock.now().getTime() + MAIL_WITHIN_MS),
   });
 }

@@ -7,16 +7,12 @@
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueNotice } from "../outbox/enqueue";
+import { enqueue } from "../outbox/enqueue";
 import type { Actor, Via } from "../model/history";
 import type { ServiceEvent } from "../model/event";
 import type { Person } from "../model/person";
 import { changesBetween, recordEvent } from "./history";
 import { causeOf, changeEventType, eventOf, type EventFacts } from "./event-catalogue";
-
-/** The outbox entry of an event before it is fanned out, and of one delivery of it to one app. */
-export const EVENT_KIND = "event";
-export const DELIVERY_KIND = "delivery";
 
 /** The next of a person's sequence numbers, which the caller stores on the person in the same transaction. */
 export const nextSeq = (person: Pick<Person, "eventSeq">): number => (person.eventSeq ?? 0) + 1;
@@ -29,11 +25,10 @@ export function publishEvent(
 ): ServiceEvent {
   const now = deps.clock.now();
   const event = eventOf({ ...facts, id: `evt_${deps.random.token(16)}`, at: now });
-  enqueueNotice(deps, tx, {
+  enqueue(deps, tx, {
     id: event.id,
-    kind: EVENT_KIND,
+    kind: "event",
     about: event.personId,
-    lane: "apps",
     event,
     deliverBy: new Date(now.getTime() + DAY),
   });

@@ -19,9 +19,9 @@ import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../outbox/enqueue";
-import type { Renderer } from "../outbox/drain";
-import type { OutboxEntry } from "../../store/outbox";
+import { enqueue, enqueueMail, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../outbox/enqueue";
+import type { Handlers } from "../outbox/handlers";
+import type { OutboxEntryOf } from "../model/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
 import { composeMail as mail, link, plain } from "../mail/compose";
@@ -83,7 +83,7 @@ export function digestMail(to: string, waiting: Person[], total: number, idUrl: 
 
 /**
  * Queues, in `tx`, what the person is told of a review that moved them from `before` to `after`:
- * a notice about them, written when it is sent (reviewNoticeRenderers), so no key is needed here.
+ * a notice about them, written when it is sent (reviewNoticeHandlers), so no key is needed here.
  */
 export function queueReviewNotice(
   deps: Pick<Deps, "store" | "clock" | "random" | "config">,
@@ -97,7 +97,7 @@ export function queueReviewNotice(
   const deliverBy = new Date(deps.clock.now().getTime() + NOTICE_DELIVER_WITHIN_MS);
   // Addressed now: a new first address given them before it goes cannot take it.
   const kind = after.status === "approved" ? "approval" : "rejection";
-  enqueueNotice(deps, tx, { kind, about: after.id, to: after.emails[0] ?? null, deliverBy });
+  enqueue(deps, tx, { kind, about: after.id, to: after.emails[0] ?? null, deliverBy });
   return true;
 }
 
@@ -105,11 +105,11 @@ export function queueReviewNotice(
  * The review's notices to a person, written as they are sent: to the address fixed when they were
  * queued, and only while what they tell is still true (an approval undone before it went is not sent).
  */
-export function reviewNoticeRenderers(
+export function reviewNoticeHandlers(
   deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random" | "identity" | "log">,
-): Record<string, Renderer> {
-  const about = async (entry: OutboxEntry, status: PersonStatus) => {
-    const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
+): Pick<Handlers, "approval" | "rejection"> {
+  const about = async (entry: OutboxEntryOf<"approval" | "rejection">, status: PersonStatus) => {
+    const person = await people.findById(deps.store, entry.about);
     return person?.status === status ? (entry.to ?? person.emails[0] ?? null) : null;
   };
   return {

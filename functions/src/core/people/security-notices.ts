@@ -24,12 +24,10 @@ import * as people from "../../store/people";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
-import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../outbox/enqueue";
+import { enqueue, NOTICE_DELIVER_WITHIN_MS, queuedEntry, wakeDrainer, type Queueing } from "../outbox/enqueue";
+import type { OutboxNotice } from "../model/outbox";
 import { type Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
-
-/** The outbox kind of every security notice. */
-export const SECURITY_NOTICE = "security-notice";
 
 export type NoticeKind = keyof NoticeSettings;
 
@@ -76,9 +74,9 @@ export async function readRecipient(deps: Pick<Deps, "store">, tx: Transaction, 
   return { personId, to: person?.emails[0] ?? null };
 }
 
-function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): outbox.OutboxEntry {
+function queueing(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): Queueing<"security-notice"> {
   const at = deps.clock.now();
-  const notice: outbox.OutboxNotice = {
+  const notice: OutboxNotice = {
     kind: event.kind,
     lines: event.lines,
     at,
@@ -88,7 +86,7 @@ function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): o
     folded: {},
   };
   const deliverBy = new Date(at.getTime() + NOTICE_DELIVER_WITHIN_MS);
-  return noticeEntry(deps, { kind: SECURITY_NOTICE, about: recipient.personId, to: recipient.to, deliverBy, notice });
+  return { kind: "security-notice", about: recipient.personId, to: recipient.to, deliverBy, notice };
 }
 
 /**
@@ -97,9 +95,7 @@ function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): o
  * drainer once `tx` has committed (wakeForNotice).
  */
 export function queueNotice(deps: QueueDeps, tx: Transaction, recipient: Recipient, event: SecurityEvent): string {
-  const entry = entryOf(deps, recipient, event);
-  outbox.add(deps.store, tx, entry);
-  return entry.id;
+  return enqueue(deps, tx, queueing(deps, recipient, event));
 }
 
 /**
@@ -112,7 +108,7 @@ export async function queueNoticeAlone(
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    await outbox.addAlone(deps.store, entryOf(deps, recipient, event));
+    await outbox.addAlone(deps.store, queuedEntry(deps, queueing(deps, recipient, event)));
   } catch (err) {
     return deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
   }

@@ -14,7 +14,7 @@ import {
 } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
 import { parsePepper } from "../../core/pepper";
-import type { OutboxEntry } from "../../store/outbox";
+import type { OutboxEntryOf } from "../../core/model/outbox";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
@@ -56,7 +56,7 @@ function describe(h: Hook, now: Date): string {
   ].join("\n");
 }
 
-function deliveryView(d: OutboxEntry) {
+function deliveryView(d: OutboxEntryOf<"delivery">) {
   return {
     deliveryId: d.id,
     eventId: d.event?.id ?? null,
