@@ -158,6 +158,9 @@ export async function eventsToApps(ctx: Context): Promise<Result> {
     await addHook(deps, { app: DOWN, url: downUrl, events: [] });
     subscribed.push(DOWN);
 
+    // The workers' wakes are theirs to make: what the scenario queues wakes nobody (a commit that
+    // queues wakes the drain of `deps.mailQueue`).
+    deps.mailQueue = { wake: async () => {} };
     const before = snapshot(ctx.svc);
     const t0 = now();
     const published = await publish(deps);
@@ -168,14 +171,13 @@ export async function eventsToApps(ctx: Context): Promise<Result> {
     const arriving = until(() => receivers.some((r) => r.arrivals.length > 0), MAX_MS).then(async () => {
       behindDeliveries = await queueMail(deps, "behind-deliveries@events.example");
     });
-    // The workers' wakes are theirs to make: each goes on until the apps that answer have it all.
-    // The service's own mail task may still run a round, for a wake for later that an earlier drain
-    // asked for, but asks for no other meanwhile. Every drain's requests are counted by app as they
-    // leave (nothing arrives of the down app's): the workers', and any of that round.
+    // Each worker goes on until the apps that answer have it all. The service's own mail task may
+    // still run a round, for a wake for later that an earlier drain asked for, but asks for no
+    // other meanwhile. Every drain's requests are counted by app as they leave (nothing arrives of
+    // the down app's): the workers', and any of that round.
     const requests: Record<string, number> = {};
     const byWorkers: Record<string, number> = {};
     deps.fetch = counting(urls, requests, own.fetch);
-    deps.mailQueue = { wake: async () => {} };
     const workerDeps = { ...deps, fetch: counting(urls, byWorkers, deps.fetch) };
     const ofApp = (app: string): Promise<any[]> => outbox.ofKindAbout(store, "delivery", app, 2 * EVENTS);
     const t = now();

@@ -7,7 +7,8 @@ import request from "supertest";
 import type { Express } from "express";
 import { HOUR, MINUTE, SECOND } from "../src/clock";
 import { smtpMailer } from "../src/adapters/mailer";
-import { enqueueMail, queuedEntry, wakeDrainer } from "../src/core/outbox/enqueue";
+import { enqueueMail, queuedEntry } from "../src/core/outbox/enqueue";
+import { wakeDrainer } from "../src/core/outbox/wake";
 import type { TransactionRunner } from "../src/core/ports";
 import { transactionRunner } from "../src/store/db";
 import { DRAIN_BATCH, drainOutbox } from "../src/core/outbox/drain";
@@ -162,9 +163,11 @@ describe("the outbox after Firestore was out", () => {
     const transaction: TransactionRunner = (work) => (out ? Promise.reject(unavailable()) : real(work));
     const { deps } = fresh({ store, transaction });
     const email = strangerAddress();
-    const id = await deps.transaction(async (tx) =>
+    // Queued where no drain is woken: the first is woken once Firestore is out.
+    const queuing = fresh({ store, transaction, clock: deps.clock, mailQueue: { wake: async () => {} } }).deps;
+    const id = await queuing.transaction(async (tx) =>
       enqueueMail(
-        deps,
+        queuing,
         tx,
         { to: email, subject: "Your sign-in code", text: "Your code: 123456\n", html: "" },
         {

@@ -10,7 +10,7 @@
  * sign-ins for the OpenID Connect clients (core/oidc/backchannel).
  */
 import type { Deps } from "../core/deps";
-import { drainOutbox, type DrainReport } from "../core/outbox/drain";
+import { DRAIN_BATCH, drainOutbox, type DrainReport } from "../core/outbox/drain";
 import type { Handlers } from "../core/outbox/handlers";
 import { eventHandlers } from "../core/events/delivery";
 import { backchannelHandlers } from "../core/oidc/backchannel";
@@ -55,13 +55,20 @@ export function handlers(deps: MailDeps): Handlers {
 
 /**
  * One round: the digest, unless `digest` is false (a test that leaves the reviewers' digest to
- * itself), then the outbox. A digest that cannot be made now is made at the next wake; the mail
- * already queued goes anyway.
+ * itself), then the outbox.
  */
 export async function run(deps: MailDeps, { digest = true }: { digest?: boolean } = {}): Promise<DrainReport> {
-  if (digest)
-    await sendReviewDigest(deps).catch((err: unknown) =>
-      deps.log.error("review digest failed", { error: errorText(err) }),
-    );
-  return drainOutbox(deps, handlers);
+  return drainOutbox(deps, handlers, DRAIN_BATCH, digest ? reviewDigest : undefined);
+}
+
+/**
+ * The reviewers' digest, when one is due: when it is due later, the time to be woken at. A digest
+ * that cannot be made now is made at the next wake; the mail already queued goes anyway.
+ */
+async function reviewDigest(deps: MailDeps): Promise<Date | null> {
+  const outcome = await sendReviewDigest(deps).catch((err: unknown) => {
+    deps.log.error("review digest failed", { error: errorText(err) });
+    return null;
+  });
+  return outcome?.kind === "later" ? outcome.at : null;
 }

@@ -11,7 +11,6 @@ import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
 import { beginErasure, finishErasure } from "../people/erasure-job";
-import { wakeDrainer } from "../outbox/enqueue";
 
 /**
  * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
@@ -50,9 +49,8 @@ export async function erasePerson(
     recordBoth(deps, tx, personId, acting, "erased");
     return { apps };
   });
+  // The event goes as it commits; the drain then asks to be woken for the job, a minute on.
   deps.personCache.evict(personId);
-  // The event goes now; the drain then asks to be woken for the job, a minute on.
-  if (erased !== null) await wakeDrainer(deps);
   // Gone already: an erasure that stopped half-way is finished now; otherwise there is no such person.
   const failed = await finishErasure(deps, personId);
   ensure(erased !== null || failed !== null, "person_not_found");

@@ -20,8 +20,8 @@ export type CheckOutcome = "failed" | "valid" | "none";
 export interface AddressRun {
   /** Locked now: nothing is compared, nothing counted. */
   locked: boolean;
-  /** Writes the check's outcome in the transaction; true when a lock notice was queued (wake the drainer after commit). */
-  record(outcome: CheckOutcome): boolean;
+  /** Writes the check's outcome in the transaction, with the owner's notice when it locks the address. */
+  record(outcome: CheckOutcome): void;
 }
 
 /** Reads the address's run in `tx`, before anything is written. */
@@ -41,17 +41,14 @@ export async function addressRunIn(deps: FailureDeps, tx: Transaction, address: 
           : outcome === "valid" && (state.failures > 0 || state.lockouts > 0)
             ? afterSuccess(state)
             : null;
-      if (next === null) return false;
-      let noticed = false;
+      if (next === null) return;
       if (noticeDue(state, next, now) && next.lockedUntil !== null) {
         // The owner of the mailbox hears of the lock, in the transaction that sets it (at most daily).
         const notice = lockNoticeMail(address, next.lockedUntil, deps.config.idUrl);
         enqueueMail(deps, tx, notice, { kind: "lock-notice", deliverBy: next.lockedUntil });
         next.noticeAt = now;
-        noticed = true;
       }
       limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
-      return noticed;
     },
   };
 }

@@ -11,7 +11,7 @@ import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
-import { enqueue, wakeDrainer } from "../outbox/enqueue";
+import { enqueue } from "../outbox/enqueue";
 import { sealValue, unsealValue } from "../seal";
 import { EVENT_TYPES, type EventType, type ServiceEvent } from "../model/event";
 import type { Hook, HookSecret } from "../model/hook";
@@ -261,12 +261,8 @@ export function queueDelivery(
  * it already drops it. The operator asks once the app is back: its endpoint's rest ends, so the
  * delivery is tried at once. Returns the apps it was queued for.
  */
-export async function redeliver(
-  deps: HookDeps & Pick<Deps, "mailQueue" | "log">,
-  eventId: string,
-  app: string | null,
-): Promise<string[]> {
-  const apps = await deps.transaction(async (tx) => {
+export async function redeliver(deps: HookDeps, eventId: string, app: string | null): Promise<string[]> {
+  return deps.transaction(async (tx) => {
     const entry = await outbox.findOf(deps.store, "event", eventId, tx);
     if (entry === null)
       throw new AppError("hook_invalid", `no event ${eventId} is kept (events are kept a week past their fan-out)`);
@@ -283,6 +279,4 @@ export async function redeliver(
     }
     return chosen.map((h) => h.app);
   });
-  if (apps.length > 0) await wakeDrainer(deps);
-  return apps;
 }

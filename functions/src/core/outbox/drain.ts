@@ -6,7 +6,7 @@ import { MailRefused, type MailMessage } from "../ports";
 import { unseal } from "../seal";
 import { pepperRing } from "../pepper";
 import { contended } from "../failures";
-import { wakeDrainer } from "./enqueue";
+import { drainsOwnWakes, wakeDrainer } from "./wake";
 import {
   changeWhileClaimed,
   DELIVERED,
@@ -66,14 +66,20 @@ export interface DrainReport {
  * Sends what is due, and asks to be woken again for what is left or retried. What is due, and what
  * has run out of time, is judged as of the drain's start. Drains woken together read the same due
  * list: each starts at a place of its own in it, and a claim is a write on the version it read, so
- * they claim different entries side by side rather than queueing on the same one.
+ * they claim different entries side by side rather than queueing on the same one. `first`, work
+ * done before (the reviewers' digest), may ask for a wake at a time of its own. What the handlers
+ * and `first` queue wakes nobody: it is due by the time this drain ends, and asks for its wake.
  */
 export async function drainOutbox<D extends DrainDeps>(
   deps: D,
   handlers: HandlersOf<D>,
   batch = DRAIN_BATCH,
+  first?: (deps: D) => Promise<Date | null>,
 ): Promise<DrainReport> {
-  const handling = handlers(deps);
+  const own = drainsOwnWakes(deps);
+  const later = first === undefined ? null : await first(own);
+  if (later !== null) await wakeDrainer(deps, later);
+  const handling = handlers(own);
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
   // Mail for people first; the apps' entries, then mail sent in bulk (invitations), fill the rest
@@ -114,7 +120,7 @@ export async function deliver<D extends DrainDeps>(
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
   const read = await outbox.read(deps.store, id);
-  return read === null ? "skipped" : deliverWith(deps, read, now, handlers(deps));
+  return read === null ? "skipped" : deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
 }
 
 /** One entry, as a drain read it: nothing is done unless it is still as read (see claim). */
@@ -124,7 +130,7 @@ export function deliverRead<D extends DrainDeps>(
   now: Date,
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
-  return deliverWith(deps, read, now, handlers(deps));
+  return deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
 }
 
 async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {

@@ -1,5 +1,4 @@
 import { DAY } from "../../clock";
-import { errorText } from "../../logger";
 import * as outbox from "../../store/outbox";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
@@ -16,13 +15,15 @@ import type {
 } from "../model/outbox";
 import { seal } from "../seal";
 import { pepperRing } from "../pepper";
+import { noteQueued, wakeDrainer } from "./wake";
 
 /**
  * What follows a commit goes through the outbox. The rule that decides it writes its entry in its
  * own transaction (`enqueue`, `enqueueMail`), so the decision and what follows from it are one
  * commit: a retried transaction writes it once, a refused one not at all. The drain
- * (core/outbox/drain, run by the `mail` task function) sends or runs it afterwards and retries with
- * backoff, so no answer of the API waits on, or tells anything about, a mail server or an app.
+ * (core/outbox/drain, run by the `mail` task function) is woken once that commit is made
+ * (core/outbox/wake), sends or runs it, and retries with backoff, so no answer of the API waits
+ * on, or tells anything about, a mail server or an app.
  */
 
 /**
@@ -73,6 +74,7 @@ export function enqueueMail(
     state: message === null ? "none" : "pending",
   } satisfies OutboxEntry;
   outbox.add(deps.store, tx, entry);
+  noteQueued(tx);
   return entry.id;
 }
 
@@ -109,7 +111,20 @@ export function enqueue<K extends HandledKind>(
 ): string {
   const entry = queuedEntry(deps, queueing);
   outbox.add(deps.store, tx, entry);
+  noteQueued(tx);
   return entry.id;
+}
+
+/**
+ * Records an entry outside any transaction (an action with none of its own, POST /auth/verify),
+ * and wakes the drain once it is written. A write that fails is thrown, and wakes nobody.
+ */
+export async function enqueueAlone<K extends HandledKind>(
+  deps: Pick<Deps, "store" | "clock" | "random" | "mailQueue" | "log">,
+  queueing: Queueing<K>,
+): Promise<void> {
+  await outbox.addAlone(deps.store, queuedEntry(deps, queueing));
+  await wakeDrainer(deps);
 }
 
 /** The entry as it is first stored, for the caller to write in its transaction or alone. */
@@ -142,16 +157,4 @@ function queued(
     lastError: null,
     forgetAfter: new Date(Math.max(options.deliverBy.getTime(), now.getTime()) + KEPT_MS),
   };
-}
-
-/**
- * Asks for a drain, at once or at `at`, and never fails the caller: mail that is not woken for
- * now waits in the outbox for the next wake (GET /status shows the backlog).
- */
-export async function wakeDrainer(deps: Pick<Deps, "mailQueue" | "log">, at?: Date): Promise<void> {
-  try {
-    await deps.mailQueue.wake(at);
-  } catch (err) {
-    deps.log.warn("mail drainer could not be woken; the outbox keeps the mail", { error: errorText(err) });
-  }
 }

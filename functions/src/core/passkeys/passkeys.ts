@@ -23,7 +23,7 @@ import {
 import type { Person } from "../model/person";
 import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, readRecipient } from "../people/security-notices";
 
 import type { Passkey } from "../model/passkey";
 
@@ -80,7 +80,7 @@ export async function removePasskey(
   passkeyId: string,
   given: Acting,
 ): Promise<void> {
-  const told = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
     const passkey = await passkeys.findById(deps.store, passkeyId, tx);
     ensure(passkey && passkey.personId === personId, "passkey_not_found");
@@ -95,11 +95,9 @@ export async function removePasskey(
     const recipient = deps.config.notices.waysIn && from !== null ? await readRecipient(deps, tx, personId) : null;
     passkeys.remove(deps.store, tx, passkeyId);
     if (!("self" in by)) recordRemoval(deps, tx, personId, [passkey], by);
-    return recipient !== null && from !== null
-      ? queueNotice(deps, tx, recipient, passkeysEvent("removed", [passkey.name], from))
-      : null;
+    if (recipient !== null && from !== null)
+      queueNotice(deps, tx, recipient, passkeysEvent("removed", [passkey.name], from));
   });
-  await wakeForNotice(deps, told);
 }
 
 type RemovalDeps = Pick<Deps, "store" | "transaction" | "random" | "clock" | "config" | "mailQueue" | "log">;
@@ -126,22 +124,21 @@ function recordRemoval(
  * device or a suspect one): returns how many there were. The person signs in by email code after.
  */
 export async function removeAllPasskeys(deps: RemovalDeps, personId: string, given: ActingOnOthers): Promise<number> {
-  const { removed, told } = await deps.transaction(async (tx) => {
+  return deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
     const [held, recipient] = await Promise.all([
       passkeys.listByPerson(deps.store, personId, tx),
       readRecipient(deps, tx, personId),
     ]);
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
-    if (held.length === 0) return { removed: 0, told: null };
+    if (held.length === 0) return 0;
     recordRemoval(deps, tx, personId, held, by);
     const event = passkeysEvent(
       "removed",
       held.map((p) => p.name),
       toldAs(by) as string,
     );
-    return { removed: held.length, told: deps.config.notices.waysIn ? queueNotice(deps, tx, recipient, event) : null };
+    if (deps.config.notices.waysIn) queueNotice(deps, tx, recipient, event);
+    return held.length;
   });
-  await wakeForNotice(deps, told);
-  return removed;
 }

@@ -17,7 +17,6 @@ import { pepperRing, recoveryCodeHash, type PepperKey } from "../pepper";
 import { translateFailure } from "../failures";
 import { decideAccess } from "../people/access";
 import { addressRunIn } from "../email-codes/address-failures";
-import { wakeDrainer } from "../outbox/enqueue";
 import { queueNotice, recipientOf } from "../people/security-notices";
 import { recoveryCodeReusedEvent, recoveryCodesMadeEvent, recoveryCodeUsedEvent } from "../people/passkey-notices";
 import { ensureRecentSignIn } from "../people/acting";
@@ -72,7 +71,7 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
   const key = pepperRing(deps)[0] as PepperKey;
   const personId = maker.person.id;
   const codes = Array.from({ length: RECOVERY_CODES }, () => newCode(deps.random));
-  const told = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const current = await people.findById(deps.store, personId, tx);
     ensure(current?.status === "approved", "forbidden");
     recoveryCodes.replace(deps.store, tx, {
@@ -81,9 +80,8 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
       madeAt: deps.clock.now(),
       codes: codes.map((code) => ({ hash: recoveryCodeHash(key, personId, code), usedAt: null })),
     });
-    return queueNotice(deps, tx, recipientOf(current), recoveryCodesMadeEvent(codes.length, maker.from));
+    queueNotice(deps, tx, recipientOf(current), recoveryCodesMadeEvent(codes.length, maker.from));
   });
-  if (told !== null) await wakeDrainer(deps);
   return codes;
 }
 
@@ -145,7 +143,6 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
   const address = canonicalEmail(rawEmail);
   ensure(address, "recovery_code_invalid");
   const ring = pepperRing(deps);
-  let noticed = false;
   const decision = await deps.transaction(async (tx): Promise<Decision> => {
     const run = await addressRunIn(deps, tx, address);
     const person = await people.findByEmail(deps.store, address, tx);
@@ -157,12 +154,10 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
       // A guess counts where there was a code to guess: as an email code's check counts only with
       // a live code, so nobody can lock the address of a person with no recovery codes (a member's
       // email sign-in) by guessing at codes that do not exist.
-      if (set !== null && set.codes.some((c) => c.usedAt === null)) noticed = run.record("failed");
+      if (set !== null && set.codes.some((c) => c.usedAt === null)) run.record("failed");
       // A used code presented again: the codes are in someone's hands, and their owner should know.
-      if (person !== null && match?.used) {
+      if (person !== null && match?.used)
         queueNotice(deps, tx, recipientOf(person), recoveryCodeReusedEvent("a sign-in with a recovery code"));
-        noticed = true;
-      }
       return { refused: "recovery_code_invalid" };
     }
     // The code was right: only now is anything said of the account.
@@ -174,10 +169,8 @@ export async function signInWithRecoveryCode(deps: SignInDeps, rawEmail: string,
     run.record("valid");
     const left = set.codes.filter((c, i) => c.usedAt === null && i !== match.index).length;
     queueNotice(deps, tx, recipientOf(person), recoveryCodeUsedEvent(left, "a sign-in with a recovery code"));
-    noticed = true;
     return { uid };
   });
-  if (noticed) await wakeDrainer(deps);
   if ("refused" in decision) throw new AppError(decision.refused);
   return translateFailure(deps, { code: "signin_failed", log: "recovery code sign-in: custom token failed" }, () =>
     deps.identity.createCustomToken(decision.uid, [AMR.recoveryCode]),

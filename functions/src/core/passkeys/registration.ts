@@ -15,7 +15,7 @@ import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
 import { ensureRecentSignIn, mayAddPasskey, passkeyRule } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
@@ -88,7 +88,7 @@ export async function registrationOptions(
   });
 }
 
-type Outcome = { passkey: Passkey; told: string | null } | { refused: ErrorCode };
+type Outcome = { passkey: Passkey } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/register/verify: the challenge must be this session's, unused and under
@@ -153,13 +153,11 @@ export async function registerPasskey(
     };
     passkeys.create(store, tx, passkey);
     // The person hears of it, by mail, whoever added it: a stolen session that plants a passkey is told of.
-    const told = deps.config.notices.waysIn
-      ? queueNotice(deps, tx, recipientOf(current), passkeysEvent("added", [passkey.name], registrant.from))
-      : null;
-    return { passkey, told };
+    if (deps.config.notices.waysIn)
+      queueNotice(deps, tx, recipientOf(current), passkeysEvent("added", [passkey.name], registrant.from));
+    return { passkey };
   });
   if ("refused" in outcome) throw new AppError(outcome.refused);
-  await wakeForNotice(deps, outcome.told);
   return outcome.passkey;
 }
 

@@ -13,7 +13,6 @@ import * as personKeys from "../../store/person-keys";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { translateFailure } from "../failures";
-import { wakeDrainer } from "../outbox/enqueue";
 import { errorText } from "../../logger";
 import type { Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
@@ -164,14 +163,14 @@ export async function linkAccountOfAddress(
     () => deps.identity.accountForEmail(address),
   );
   const uid = account.uid;
-  const linked = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const current = await people.findById(store, person.id, tx);
-    if (!current || current.uids.includes(uid)) return false;
+    if (!current || current.uids.includes(uid)) return;
     const holderId = await personKeys.keyHolder(store, tx, "uid", uid);
     const holder = holderId === null ? null : await people.findById(store, holderId, tx);
     if (holderId === null) {
       people.replace(store, tx, current, withAccount(deps, tx, current, uid, "sign-in"));
-      return true;
+      return;
     }
     const unproven = holder === null || (holder.emails.length === 0 && holder.phones.length === 0);
     if (!account.takenBack && !unproven) {
@@ -192,9 +191,6 @@ export async function linkAccountOfAddress(
       holder && withoutAccount(deps, tx, holder, uid),
       withAccount(deps, tx, current, uid, "sign-in"),
     );
-    return true;
   });
-  // The apps hear of the link (and of a person it emptied) once it has committed.
-  if (linked) await wakeDrainer(deps);
   return uid;
 }

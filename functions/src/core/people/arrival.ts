@@ -23,7 +23,6 @@ import * as personKeys from "../../store/person-keys";
 import { alreadyExists, translateFailure } from "../failures";
 import { ensure } from "../errors";
 import { queueAccountDeletions } from "./accounts";
-import { wakeDrainer } from "../outbox/enqueue";
 
 type ArrivalDeps = Pick<Deps, "store" | "clock" | "random">;
 
@@ -205,7 +204,6 @@ export async function admitWaiting(
     return written;
   });
   if (admitted === null) return null;
-  await wakeDrainer(deps);
   // Gone before the sign-in goes on: the provider's account for the address is made afresh, and
   // is not the one the other provider vouched for. The queued deletions retry what fails here.
   const failed = await translateFailure(
@@ -244,7 +242,6 @@ export async function arriveByCode(
         };
         return arrive(deps, tx, arriving, "sign-in", arrival);
       });
-      await wakeDrainer(deps);
       return person;
     } catch (err) {
       // The loser of a race for the same address finds the winner's person on the next pass.

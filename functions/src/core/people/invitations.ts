@@ -12,7 +12,7 @@ import type { Transaction } from "../../store/db";
 import * as invitations from "../../store/invitations";
 import * as personKeys from "../../store/person-keys";
 import { AppError, ensure, limitReached } from "../errors";
-import { enqueue, wakeDrainer } from "../outbox/enqueue";
+import { enqueue } from "../outbox/enqueue";
 import { characters, cleanText } from "../text";
 import {
   EXPIRED_KEPT_DAYS,
@@ -116,7 +116,7 @@ function recordInInviter(deps: InviteDeps, tx: Transaction, by: ActingOnOthers, 
  * Invites one address, in one transaction: a person holding it, or a live invitation of it, leaves
  * everything as it is (an expired one is replaced). `dryRun` reads alike and writes nothing. The
  * caller has checked the inviter's step-up (ensureMayInvite), once for a whole file, and wakes the
- * drainer once, however many it invited.
+ * drain once, however many it invited (core/outbox/wake `oneWakeAfter`).
  */
 export async function inviteOne(
   deps: InviteDeps,
@@ -166,7 +166,6 @@ export async function invite(
       `That address is already on a person (${done.personId}): change their access instead`,
     );
   ensure(done.outcome === "invited", "already_invited");
-  await wakeDrainer(deps);
   return done.invitation;
 }
 
@@ -207,7 +206,6 @@ export async function resendInvitation(
   });
   if (typeof invitation === "string")
     throw new AppError("address_held", `That address is on a person now (${invitation}): the invitation is gone`);
-  await wakeDrainer(deps);
   return invitation;
 }
 

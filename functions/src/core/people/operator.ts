@@ -8,7 +8,6 @@ import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import { personName } from "./acting";
 import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
-import { wakeDrainer } from "../outbox/enqueue";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
 export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<Person> {
@@ -73,7 +72,5 @@ export async function bootstrapAdmin(
     });
     return { person, created: true };
   });
-  // The apps hear of the new administrator (core/people/person-events).
-  await wakeDrainer(deps);
   return made;
 }

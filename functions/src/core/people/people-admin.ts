@@ -9,7 +9,6 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
-import { wakeDrainer } from "../outbox/enqueue";
 import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
@@ -20,7 +19,6 @@ import {
   personChangeEvent,
   queueNotice,
   recipientOf,
-  wakeForNotice,
 } from "./security-notices";
 import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
 import * as sessions from "../../store/sessions";
@@ -189,10 +187,6 @@ async function changeWith(
   known: KnownAccounts,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
-  let queued = false;
-  let published = false;
-  let loggedOut = false;
-  let told: string | null = null;
   let accountsLetGo: string[] = [];
   const { before, after, refused } = await deps.transaction(async (tx) => {
     // The passkey rule, read in this transaction: an administrator acts as one only from a passkey sign-in.
@@ -313,17 +307,16 @@ async function changeWith(
     for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));
     accountsLetGo = letGo.map((a) => a.uid);
     queueAccountDeletions(deps, tx, accountsLetGo);
-    queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
-    for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
+    queueReviewNotice(deps, tx, current, next);
+    for (const { recipient, event } of notices) queueNotice(deps, tx, recipient, event);
     if (rule !== null && ruledBy(rule, written))
-      told = queueNotice(
+      queueNotice(
         deps,
         tx,
         recipientOf(current, next),
         enrolmentEvent(enrolmentEnds(written, written.updatedAt), from ?? BY_OPERATOR),
       );
-    published = written !== next;
-    loggedOut = tellClients(deps, tx, signedIn).length > 0;
+    tellClients(deps, tx, signedIn);
     return { before: current, after: written, refused: null };
   });
   if (refused !== null) throw new AppError(refused);
@@ -333,8 +326,6 @@ async function changeWith(
   await deleteLetGo(deps, accountsLetGo);
   // No longer able to approve anyone: nor can the invitations they made (inviterStands holds meanwhile).
   if (approvedAdmin(before) && !approvedAdmin(after)) await revokeInvitationsOf(deps, personId);
-  if (queued || published || loggedOut) await wakeDrainer(deps);
-  await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   // A person's own change takes no access away (a name, their addresses), so their sessions stay.
   if (!("self" in by) && narrowed(before, after)) {

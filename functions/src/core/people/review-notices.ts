@@ -19,7 +19,7 @@ import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueue, enqueueMail, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../outbox/enqueue";
+import { enqueue, enqueueMail, NOTICE_DELIVER_WITHIN_MS } from "../outbox/enqueue";
 import type { Handlers } from "../outbox/handlers";
 import type { OutboxEntryOf } from "../model/outbox";
 import type { MailMessage } from "../ports";
@@ -136,9 +136,10 @@ export type DigestOutcome =
 
 /**
  * Sends the reviewers a digest of who has come to wait since the last one, unless one went within
- * the window: then asks to be woken when it ends. One read when nobody waits.
+ * the window: then answers when it ends, for the drain that runs it to be woken then. One read
+ * when nobody waits.
  */
-export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue">): Promise<DigestOutcome> {
+export async function sendReviewDigest(deps: NoticeDeps): Promise<DigestOutcome> {
   if ((await people.awaitingNotice(deps.store, 1)).length === 0) return { kind: "none" };
   const total = await peopleList.countByStatus(deps.store, "pending");
   const outcome = await deps.transaction(async (tx): Promise<DigestOutcome> => {
@@ -166,7 +167,6 @@ export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue"
     digests.saveSentAt(deps.store, tx, now);
     return { kind: "sent", reviewers: reviewers.length, named: waiting.length };
   });
-  if (outcome.kind === "later") await wakeDrainer(deps, outcome.at);
   if (outcome.kind === "sent" && outcome.reviewers === 0)
     deps.log.warn("people wait for review and there is no reviewer to tell", { named: outcome.named });
   else if (outcome.kind === "sent")

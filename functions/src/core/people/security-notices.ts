@@ -19,12 +19,11 @@
  * (core/people/security-mail).
  */
 import { errorText } from "../../logger";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
-import { enqueue, NOTICE_DELIVER_WITHIN_MS, queuedEntry, wakeDrainer, type Queueing } from "../outbox/enqueue";
+import { enqueue, enqueueAlone, NOTICE_DELIVER_WITHIN_MS, type Queueing } from "../outbox/enqueue";
 import type { OutboxNotice } from "../model/outbox";
 import { type Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
@@ -91,8 +90,7 @@ function queueing(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): 
 
 /**
  * Queues the notice in `tx`, the action's own transaction: one outbox write, nothing read; its
- * address is fixed now (`recipient`, see recipientOf). Returns its entry's id, for waking the
- * drainer once `tx` has committed (wakeForNotice).
+ * address is fixed now (`recipient`, see recipientOf). Returns its entry's id.
  */
 export function queueNotice(deps: QueueDeps, tx: Transaction, recipient: Recipient, event: SecurityEvent): string {
   return enqueue(deps, tx, queueing(deps, recipient, event));
@@ -108,16 +106,10 @@ export async function queueNoticeAlone(
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    await outbox.addAlone(deps.store, queuedEntry(deps, queueing(deps, recipient, event)));
+    await enqueueAlone(deps, queueing(deps, recipient, event));
   } catch (err) {
-    return deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
+    deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
   }
-  await wakeDrainer(deps);
-}
-
-/** Wakes the drainer for what queueNotice queued (its id; null: nothing was), once its transaction has committed. */
-export async function wakeForNotice(deps: Pick<Deps, "mailQueue" | "log">, queued: string | null): Promise<void> {
-  if (queued !== null) await wakeDrainer(deps);
 }
 
 // What each event says. Plain text; the mail escapes it.
@@ -302,17 +294,15 @@ export async function chooseNewBrowserNotices(
   on: boolean,
   from: string,
 ): Promise<void> {
-  const told = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
-    if (!person) return null;
+    if (!person) return;
     people.setNewBrowserNotices(deps.store, tx, personId, on);
     const turnedOff = !on && person.newBrowserNotices !== false;
-    return turnedOff && deps.config.notices.newBrowser
-      ? queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(from))
-      : null;
+    if (turnedOff && deps.config.notices.newBrowser)
+      queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(from));
   });
   deps.personCache.evict(personId);
-  await wakeForNotice(deps, told);
 }
 
 export function newBrowserNoticesOffEvent(from: string): SecurityEvent {

@@ -9,7 +9,6 @@ import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../peo
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
-import { wakeDrainer } from "../outbox/enqueue";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 import { type Person } from "../model/person";
@@ -103,7 +102,7 @@ export async function endSessions(
    */
   given?: ActingOnOthers,
 ): Promise<{ ended: number; apps: string[] }> {
-  const { ended, apps, queued } = await deps.transaction(async (tx) => {
+  const { ended, apps } = await deps.transaction(async (tx) => {
     // An administrator ends someone's sessions under the passkey rule, read in this transaction.
     const by = given === undefined ? undefined : await ensureAdminActs(deps, tx, given);
     const now = deps.clock.now();
@@ -153,13 +152,10 @@ export async function endSessions(
         changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
       });
     // Someone else ended them: the person is told.
-    const told =
-      by !== undefined && chosen.length > 0 && deps.config.notices.access
-        ? queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string))
-        : null;
-    return { ended: chosen.length, apps, queued: told !== null || seq !== undefined || apps.length > 0 };
+    if (by !== undefined && chosen.length > 0 && deps.config.notices.access)
+      queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string));
+    return { ended: chosen.length, apps };
   });
   deps.personCache.evict(personId);
-  if (queued) await wakeDrainer(deps);
   return { ended, apps };
 }
