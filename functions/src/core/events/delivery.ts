@@ -21,6 +21,7 @@ import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
 import type { Deps } from "../deps";
 import { changeWhileClaimed, DELIVERED, NotDelivered, type Handlers } from "../outbox/handlers";
+import { logOutbox } from "../outbox/log";
 import type { Hook } from "../model/hook";
 import type { OutboxEntry } from "../model/outbox";
 import { queueDelivery, signingSecrets, subscribed } from "./hooks";
@@ -122,7 +123,7 @@ export function eventHandlers(deps: DeliveryDeps): Pick<Handlers, "event" | "del
       await recordAnswer(deps, hook, failure);
       if (failure !== null) throw new NotDelivered(failure);
       await done(deps, entry, claim);
-      deps.log.info("event delivered", {
+      logOutbox(deps.log, "eventDelivered", {
         outboxId: entry.id,
         app: hook.app,
         type: event.type,

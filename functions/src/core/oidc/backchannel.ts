@@ -25,6 +25,7 @@ import type { OidcCode } from "../../store/oidc-codes";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { changeWhileClaimed, DELIVERED, NotDelivered, type Handlers } from "../outbox/handlers";
+import { logOutbox } from "../outbox/log";
 import { oidcSid, pepperRing, type PepperKey } from "../pepper";
 import { SESSION_LIFETIME_MS } from "../sessions/sessions";
 
@@ -90,7 +91,11 @@ export function backchannelHandlers(deps: BackchannelDeps): Pick<Handlers, "back
       const failure = await post(deps, client.backchannelLogoutUri, token);
       if (failure !== null) throw new NotDelivered(failure);
       await changeWhileClaimed(deps, entry.id, claim, { state: "sent", sentAt: deps.clock.now(), claim: null });
-      deps.log.info("logout token delivered", { outboxId: entry.id, client: client.clientId, attempt: entry.attempts });
+      logOutbox(deps.log, "logoutTokenDelivered", {
+        outboxId: entry.id,
+        client: client.clientId,
+        attempt: entry.attempts,
+      });
       return DELIVERED;
     },
   };

@@ -16,7 +16,9 @@ import {
   type Handlers,
   type HandlersOf,
 } from "./handlers";
-import type { HandledKind, OutboxEntryOf } from "../model/outbox";
+import type { HandledKind, OutboxEntry, OutboxEntryOf } from "../model/outbox";
+import { KINDS } from "./kinds";
+import { logOutbox } from "./log";
 
 /**
  * The drainer: sends what the outbox (core/outbox/enqueue) holds, after the transaction that decided
@@ -149,16 +151,15 @@ async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handle
     if (contended(err)) return release(deps, entry, claimId);
     if (err instanceof NotDelivered && err.until !== null) return postpone(deps, entry, claimId, err.kind, err.until);
     if (err instanceof NotDelivered) {
-      deps.log.warn("event not delivered", {
-        outboxId: entry.id,
-        app: "about" in entry ? entry.about : null,
-        attempt: entry.attempts,
-        error: err.kind,
-      });
+      notDelivered(deps, entry, err.kind);
       return settle(deps, entry, claimId, err.kind, false);
     }
     // A store that could not be read: tried again after the backoff.
-    deps.log.warn(`${what(entry)} not written`, { outboxId: entry.id, kind: entry.kind, error: errorText(err) });
+    logOutbox(deps.log, NOT_WRITTEN[KINDS[entry.kind].is], {
+      outboxId: entry.id,
+      kind: entry.kind,
+      error: errorText(err),
+    });
     return settle(deps, entry, claimId, "unwritten", false);
   }
   if (message === DELIVERED) return "sent";
@@ -170,22 +171,43 @@ async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handle
   } catch (err) {
     const permanent = err instanceof MailRefused && err.permanent;
     const kind = err instanceof MailRefused ? err.kind : "failed";
-    deps.log.warn("mail not sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
+    logOutbox(deps.log, "mailNotSent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts, error: kind });
     return settle(deps, entry, claimId, kind, permanent);
   }
   const marked = markSent(deps, id, claimed.version);
   // Unmarked, it is sent again once the claim lapses, as the same message (one Message-ID).
-  if (!(await unlessContended(marked, false)))
-    deps.log.warn("mail sent, not marked", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
-  else deps.log.info("mail sent", { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts });
+  const sent = { outboxId: entry.id, kind: entry.kind, attempt: entry.attempts };
+  logOutbox(deps.log, (await unlessContended(marked, false)) ? "mailSent" : "mailSentNotMarked", sent);
   return "sent";
 }
 
-/**
- * What the log calls an entry: a `delivery` in the apps' lane (an event, its delivery to an app,
- * a logout token), so an app's endpoint that is down never reads as mail failing; else `mail`.
- */
-const what = (entry: outbox.StoredEntry): "delivery" | "mail" => (entry.lane === "apps" ? "delivery" : "mail");
+/** The line for an entry that could not be written or run this time, by what it is. */
+const NOT_WRITTEN = { mail: "mailNotWritten", delivery: "deliveryNotWritten", job: "jobNotDone" } as const;
+/** The line for an entry with nothing left to do when its turn came, by what it is. */
+const NOT_NEEDED = { mail: "mailNotNeeded", delivery: "deliveryNotNeeded", job: "jobDone" } as const;
+/** The line for an entry given up, by what it is. */
+const GIVEN_UP = { mail: "mailGivenUp", delivery: "deliveryGivenUp", job: "jobGivenUp" } as const;
+
+/** An app or a client that did not take what was posted to it, each named as what it is. */
+function notDelivered(deps: Pick<DrainDeps, "log">, entry: OutboxEntry, error: string): void {
+  const attempt = entry.attempts;
+  if (entry.kind === "delivery")
+    logOutbox(deps.log, "eventNotDelivered", { outboxId: entry.id, app: entry.about, attempt, error });
+  else if (entry.kind === "backchannel-logout")
+    logOutbox(deps.log, "logoutTokenNotDelivered", { outboxId: entry.id, client: entry.about, attempt, error });
+  else logOutbox(deps.log, NOT_WRITTEN[KINDS[entry.kind].is], { outboxId: entry.id, kind: entry.kind, error });
+}
+
+function givenUp(deps: Pick<DrainDeps, "log">, entry: outbox.StoredEntry, error: string): void {
+  if (entry.kind === null) logOutbox(deps.log, "unknownGivenUp", { outboxId: entry.id, kind: entry.storedKind });
+  else
+    logOutbox(deps.log, GIVEN_UP[KINDS[entry.kind].is], {
+      outboxId: entry.id,
+      kind: entry.kind,
+      attempts: entry.attempts,
+      error,
+    });
+}
 
 /** The handler of the entry's kind, which every kind has: `Handlers` has a key for each. */
 function handle<K extends HandledKind>(
@@ -211,8 +233,7 @@ async function claim(
   if (entry.state !== "pending" || entry.nextAttemptAt.getTime() > now.getTime()) return null;
   if (outOfChances(entry, now)) {
     const failed = { state: "failed" as const, claim: null, lastError: entry.lastError ?? "expired" };
-    if ((await outbox.updateAt(deps.store, entry.id, version, failed)) !== null)
-      deps.log.error(`${what(entry)} given up`, { outboxId: entry.id, kind: entry.kind, attempts: entry.attempts });
+    if ((await outbox.updateAt(deps.store, entry.id, version, failed)) !== null) givenUp(deps, entry, failed.lastError);
     return null;
   }
   const claimId = deps.random.id();
@@ -312,13 +333,13 @@ async function unlessContended<T>(step: Promise<T>, otherwise: T): Promise<T> {
 }
 
 /**
- * A notice with nothing to say any more (the person is gone or has no address, the approval was
- * undone, or it only had a browser to remember): done, as `none`, with nothing sent and nothing
- * gone wrong.
+ * An entry with nothing to do any more (a notice whose person is gone or has no address, an
+ * approval undone, a browser only to remember; an app or a client gone; a job done): done, as
+ * `none`, with nothing sent and nothing gone wrong.
  */
-async function settleUnneeded(deps: DrainDeps, entry: outbox.StoredEntry, claimId: string): Promise<Outcome> {
+async function settleUnneeded(deps: DrainDeps, entry: OutboxEntry, claimId: string): Promise<Outcome> {
   if (await whileClaimed(deps, entry.id, claimId, { state: "none", claim: null }))
-    deps.log.info("mail not needed", { outboxId: entry.id, kind: entry.kind });
+    logOutbox(deps.log, NOT_NEEDED[KINDS[entry.kind].is], { outboxId: entry.id, kind: entry.kind });
   return "skipped";
 }
 
@@ -343,11 +364,6 @@ async function settle(
   );
   // Not recorded: another drain has it now, or it is tried again when this claim lapses.
   if (!giveUp || !recorded) return "retrying";
-  deps.log.error(`${what(entry)} given up`, {
-    outboxId: entry.id,
-    kind: entry.kind,
-    attempts: entry.attempts,
-    error: kind,
-  });
+  givenUp(deps, entry, kind);
   return "failed";
 }

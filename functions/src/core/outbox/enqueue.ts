@@ -9,13 +9,13 @@ import type {
   OutboxEntryOf,
   OutboxKind,
   OutboxKinds,
-  OutboxLane,
   Queued,
   SealedKind,
 } from "../model/outbox";
 import { seal } from "../seal";
 import { pepperRing } from "../pepper";
 import { noteQueued, wakeDrainer } from "./wake";
+import { KINDS } from "./kinds";
 
 /**
  * What follows a commit goes through the outbox. The rule that decides it writes its entry in its
@@ -33,25 +33,6 @@ import { noteQueued, wakeDrainer } from "./wake";
 export const NOTICE_DELIVER_WITHIN_MS = DAY;
 /** How long a finished entry is kept for the log's sake. */
 const KEPT_MS = 7 * DAY;
-
-/**
- * The lane each kind waits in (core/model/outbox `OutboxLane`): the apps' entries and mail sent in
- * bulk apart from the mail people wait for.
- */
-const LANES: Record<OutboxKind, OutboxLane> = {
-  code: "mail",
-  "lock-notice": "mail",
-  digest: "mail",
-  approval: "mail",
-  rejection: "mail",
-  "security-notice": "mail",
-  "account-deletion": "mail",
-  erasure: "mail",
-  invitation: "bulk",
-  event: "apps",
-  delivery: "apps",
-  "backchannel-logout": "apps",
-};
 
 type OutboxDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "config" | "log" | "transaction">;
 
@@ -147,7 +128,7 @@ function queued(
   return {
     id: options.id ?? deps.random.id(),
     state: "pending",
-    lane: LANES[kind],
+    lane: KINDS[kind].lane,
     attempts: 0,
     nextAttemptAt: options.notBefore ?? now,
     claim: null,

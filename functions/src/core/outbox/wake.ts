@@ -14,6 +14,7 @@ import { errorText } from "../../logger";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { TransactionRunner } from "../ports";
+import { logOutbox } from "./log";
 
 /** Who wakes the drain for what a run of transactions queued: once, when it ends (see `oneWakeAfter`). */
 interface Wakes {
@@ -109,6 +110,6 @@ export async function wakeDrainer(deps: Pick<Deps, "mailQueue" | "log">, at?: Da
   try {
     await deps.mailQueue.wake(at);
   } catch (err) {
-    deps.log.warn("mail drainer could not be woken; the outbox keeps the mail", { error: errorText(err) });
+    logOutbox(deps.log, "drainNotWoken", { error: errorText(err) });
   }
 }
