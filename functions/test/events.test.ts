@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks";
 import { HOUR, MINUTE } from "../src/clock";
 import { erasePerson } from "../src/core/account/erasure";
 import { addHook, findHook, hookDeliveries, redeliver, rotateHookSecret } from "../src/core/events/hooks";
-import { MAX_ATTEMPTS } from "../src/core/outbox/drain";
+import { MAX_ATTEMPTS } from "../src/core/outbox/claims";
 import type { ServiceEvent } from "../src/core/model/event";
 import { changePerson } from "../src/core/people/people-admin";
 import { checkHealth } from "../src/core/status/health";

@@ -107,7 +107,7 @@ export type OutboxKind = keyof OutboxKinds;
 /** The kinds of mail sealed when it was decided: sent as it is, with nothing to write. */
 export type SealedKind = { [K in OutboxKind]: OutboxKinds[K] extends SealedMail ? K : never }[OutboxKind];
 
-/** The kinds written or run when their time comes: each has its handler (core/outbox/drain `Handlers`). */
+/** The kinds written or run when their time comes: each has its handler (core/outbox/handlers `Handlers`). */
 export type HandledKind = Exclude<OutboxKind, SealedKind>;
 
 /** What every entry has, whatever its kind: where it is in the queue. */
