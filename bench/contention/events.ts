@@ -3,7 +3,7 @@
  * event (core/events/hooks' addHook): three answer 204 at receivers in this process
  * (./receivers.ts), which check each delivery's signature and note its `webhook-id` and when it
  * came; the fourth is subscribed at a port where nothing listens. A thousand events are published
- * as the rules publish them (core/people/person-events' publishEvent, fifty to a transaction), then
+ * as the rules publish them (core/events/publish's publishEvent, fifty to a transaction), then
  * 4 workers each run the `mail` task's work (mailRound) until every event has reached the three
  * apps that answer, or five minutes pass; a mail queued just after the events, and one queued as
  * their first delivery arrives, show how long the mail behind them waits. Every event must reach
@@ -22,7 +22,7 @@ import { now, until } from "./measure.ts";
 import { arrived, closeReceiver, startReceiver, type Receiver } from "./receivers.ts";
 
 const { addHook, findHook, removeHook } = service<any>("core/events/hooks");
-const { publishEvent } = service<any>("core/people/person-events");
+const { publishEvent } = service<any>("core/events/publish");
 const { run: mailRound, handlers } = service<any>("tasks/mail");
 const { deliverRead } = service<any>("core/outbox/drain");
 const { enqueueMail } = service<any>("core/outbox/enqueue");

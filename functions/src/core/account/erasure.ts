@@ -7,8 +7,9 @@ import * as people from "../../store/people";
 import { ensure } from "../errors";
 import type { SyncError } from "../people/people-admin";
 import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
-import { causeOf } from "../people/event-catalogue";
-import { nextSeq, publishEvent } from "../people/person-events";
+import { causeOf } from "../events/catalogue";
+import { publishEvent } from "../events/publish";
+import { nextSeq } from "../people/person-events";
 import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
 import { beginErasure, finishErasure } from "../people/erasure-job";
 

@@ -21,7 +21,8 @@ import type { Handlers } from "../outbox/handlers";
 import { enqueue } from "../outbox/enqueue";
 import { beginErasure } from "./erasure-job";
 import { recordEvent } from "./history";
-import { nextSeq, publishAndRecord, publishEvent } from "./person-events";
+import { nextSeq, publishAndRecord } from "./person-events";
+import { publishEvent } from "../events/publish";
 
 /**
  * The person's accounts that sign in with an address or number the change from `before` to

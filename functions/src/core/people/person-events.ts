@@ -1,39 +1,18 @@
 /**
- * Publishing an event: written to the outbox in the transaction of the change it tells of, so no
- * change goes without its event and no event without its change; the answer's path gains that one
- * write. The `mail` task fans it out to each app's subscription (core/events/delivery) after the
- * commit.
+ * What a change to a person tells the apps (core/events/publish), written in the transaction of
+ * the change beside their history, so no change goes without its event and no event without its
+ * change.
  */
-import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueue } from "../outbox/enqueue";
 import type { Actor, Via } from "../model/history";
-import type { ServiceEvent } from "../model/event";
 import type { Person } from "../model/person";
 import { changesBetween, recordEvent } from "./history";
-import { causeOf, changeEventType, eventOf, type EventFacts } from "./event-catalogue";
+import { causeOf, changeEventType } from "../events/catalogue";
+import { publishEvent } from "../events/publish";
 
 /** The next of a person's sequence numbers, which the caller stores on the person in the same transaction. */
 export const nextSeq = (person: Pick<Person, "eventSeq">): number => (person.eventSeq ?? 0) + 1;
-
-/** Queues the event in `tx`, its id `evt_…`; the caller wakes the drainer once `tx` has committed. */
-export function publishEvent(
-  deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: Transaction,
-  facts: Omit<EventFacts, "id" | "at">,
-): ServiceEvent {
-  const now = deps.clock.now();
-  const event = eventOf({ ...facts, id: `evt_${deps.random.token(16)}`, at: now });
-  enqueue(deps, tx, {
-    id: event.id,
-    kind: "event",
-    about: event.personId,
-    event,
-    deliverBy: new Date(now.getTime() + DAY),
-  });
-  return event;
-}
 
 /**
  * The event of a change from `before` to `after` (core/events/catalogue), published in `tx`:
