@@ -7,11 +7,9 @@ import * as people from "../../store/people";
 import { ensure } from "../errors";
 import type { SyncError } from "../people/people-admin";
 import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
-import { causeOf } from "../events/catalogue";
-import { publishEvent } from "../events/publish";
-import { nextSeq } from "../people/person-events";
-import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
-import { beginErasure, finishErasure } from "../people/erasure-job";
+import { publishAndRecordErasure } from "../people/person-events";
+import { ensureMayHandleData, recordInAdministrator, type OwnDataDeps } from "./own-data";
+import { finishErasure } from "../people/erasure-job";
 
 /**
  * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
@@ -39,15 +37,10 @@ export async function erasePerson(
     const signedIn = await signInsEnding(deps, tx, person.id, "all");
     people.remove(deps.store, tx, person);
     const apps = tellClients(deps, tx, signedIn, { erased: true });
-    // The apps hear of it with the ids they know the person by, and nothing else.
-    publishEvent(deps, tx, {
-      type: "person.erased",
-      person,
-      seq: nextSeq(person),
-      by: causeOf(recordedAs(acting).by),
-    });
-    beginErasure(deps, tx, person.id, person.uids);
-    recordBoth(deps, tx, personId, acting, "erased");
+    // The apps hear of it with the ids they know the person by, and nothing else; their accounts
+    // at the identity provider are deleted with the rest of them.
+    publishAndRecordErasure(deps, tx, person, recordedAs(acting), person.uids);
+    recordInAdministrator(deps, tx, personId, acting, "erased");
     return { apps };
   });
   // The event goes as it commits; the drain then asks to be woken for the job, a minute on.

@@ -19,10 +19,7 @@ import type { ProviderAccount } from "../ports";
 import { canonicalEmail } from "../email-address";
 import type { Handlers } from "../outbox/handlers";
 import { enqueue } from "../outbox/enqueue";
-import { beginErasure } from "./erasure-job";
-import { recordEvent } from "./history";
-import { nextSeq, publishAndRecord } from "./person-events";
-import { publishEvent } from "../events/publish";
+import { publishAndRecord, publishAndRecordErasure } from "./person-events";
 
 /**
  * The person's accounts that sign in with an address or number the change from `before` to
@@ -121,22 +118,9 @@ export function withoutAccount(
 ): { id: string; next: Person | null } {
   const rest = holder.uids.filter((u) => u !== uid);
   if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
-    // By their id alone: the account is the owner's now, and an app that forgot what it keeps
-    // of that account would forget the owner's.
-    publishEvent(deps, tx, {
-      type: "person.erased",
-      person: { ...holder, uids: rest },
-      seq: nextSeq(holder),
-      by: "service",
-    });
-    recordEvent(deps, tx, {
-      personId: holder.id,
-      by: { kind: "service" },
-      via: "sign-in",
-      event: "erased",
-      changes: {},
-    });
-    beginErasure(deps, tx, holder.id, []);
+    // By their id alone, and with no account to delete: the account is the owner's now, and an
+    // app that forgot what it keeps of that account would forget the owner's.
+    publishAndRecordErasure(deps, tx, { ...holder, uids: rest }, { by: { kind: "service" }, via: "sign-in" }, []);
     return { id: holder.id, next: null };
   }
   const left = { ...holder, uids: rest, updatedAt: deps.clock.now() };

@@ -17,8 +17,7 @@ import type { NewPerson, Person } from "../model/person";
 import type { Actor, Via } from "../model/history";
 import type { AddressRule } from "../settings";
 import type { SignIn } from "../ports";
-import { changesBetween, recordEvent } from "./history";
-import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
+import { FIRST_SEQ, publishAndRecord, publishAndRecordArrival } from "./person-events";
 import * as personKeys from "../../store/person-keys";
 import { alreadyExists, translateFailure } from "../failures";
 import { ensure } from "../errors";
@@ -151,16 +150,8 @@ export function arrive(
   const decided = standing(arrival, arriving.name, via);
   const fields: NewPerson = { ...arriving, eventSeq: FIRST_SEQ, ...decided.fields };
   const person = people.create(deps.store, tx, fields, deps.random.id(), deps.clock.now());
-  publishCreated(deps, tx, person, decided.by);
-  const changes = changesBetween(null, person);
-  recordEvent(deps, tx, {
-    personId: person.id,
-    by: decided.by,
-    via: decided.via,
-    event: "created",
-    // The rule of the address's domain that let them in, or made its suggestion.
-    changes: decided.rule === null ? changes : { ...changes, rule: { from: null, to: decided.rule } },
-  });
+  // The rule of the address's domain that let them in, or made its suggestion, is in their history.
+  publishAndRecordArrival(deps, tx, person, decided, decided.rule);
   if (arrival !== null && "invitation" in arrival) invitations.remove(deps.store, tx, arrival.invitation.id);
   return person;
 }

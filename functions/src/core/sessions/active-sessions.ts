@@ -4,11 +4,8 @@ import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
-import { recordEvent } from "../people/history";
 import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
-import { causeOf } from "../events/catalogue";
-import { publishEvent } from "../events/publish";
-import { nextSeq } from "../people/person-events";
+import { publishAndRecordSessionsEnded } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
@@ -126,16 +123,17 @@ export async function endSessions(
             personId,
             chosen.map((s) => s.sessionId),
           );
-    // Someone else ended them: the apps hear of it, in this transaction.
-    const seq = by !== undefined && chosen.length > 0 ? nextSeq(person) : undefined;
-    if (by !== undefined && seq !== undefined)
-      publishEvent(deps, tx, {
-        type: "person.sessions_ended",
-        person,
-        seq,
-        by: causeOf(recordedAs(by).by),
-        sessions: chosen.length,
-      });
+    // Someone else ended them: the apps hear of it, and the person's history says who, in this transaction.
+    const seq =
+      by !== undefined && chosen.length > 0
+        ? publishAndRecordSessionsEnded(
+            deps,
+            tx,
+            person,
+            recordedAs(by),
+            chosen.map((s) => s.sessionId),
+          )
+        : undefined;
     people.setEndedSessions(
       deps.store,
       tx,
@@ -145,13 +143,6 @@ export async function endSessions(
     );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
     const apps = tellClients(deps, tx, signedIn);
-    if (by !== undefined && chosen.length > 0)
-      recordEvent(deps, tx, {
-        personId,
-        ...recordedAs(by),
-        event: "sessions-ended",
-        changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
-      });
     // Someone else ended them: the person is told.
     if (by !== undefined && chosen.length > 0 && deps.config.notices.access)
       queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string));
