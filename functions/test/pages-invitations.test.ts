@@ -89,11 +89,16 @@ describe.each(MODES)("inviting people, %s", (mode) => {
     await said(invitee.page, `Added ${moved}.`);
     await invitee.visitor.press(new RegExp(`^Make this the address we mail\\W*${moved.replace(/[.+]/g, "\\$&")}$`));
     await said(invitee.page, `We'll email ${moved} from now on.`);
+    // This browser signed in with a code to the old address: its sign-in goes with the address,
+    // and so does the account that address signed in through.
     await invitee.visitor.press(`Remove ${email}`);
-    await said(invitee.page, `Removed ${email}.`);
+    await invitee.visitor.reaches("You're signed out here");
+    await invitee.page
+      .getByText(`Removed ${email}. This browser was signed in through it, so it's signed out too.`)
+      .waitFor();
     await invitee.visitor.screenshot("invite-one-moved");
     expect(await people.findById(db, person?.id as string)).toMatchObject({
-      uids: person?.uids,
+      uids: [],
       emails: [moved],
       status: "approved",
       projects: ["startpage", "calendar"],

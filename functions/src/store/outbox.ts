@@ -116,6 +116,7 @@ function noticeOf(value: unknown): OutboxNotice | null {
     from: typeof n.from === "string" ? n.from : "",
     learn: optionalString(n.learn),
     quiet: n.quiet === true,
+    ...(n.urgent === true ? { urgent: true } : {}),
     folded: Object.fromEntries(Object.entries(counts).filter((e): e is [string, number] => typeof e[1] === "number")),
   };
 }

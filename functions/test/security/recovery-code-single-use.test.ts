@@ -123,6 +123,28 @@ describe("POST /auth/passkeys/recovery/sign-in", () => {
     );
   });
 
+  it("tells of a use at once when the hour's notices are spent: never folded into the summary", async () => {
+    const admin = await adminWithPasskey();
+    // The passkey, and two sets of codes: the hour's three notices taken.
+    await make(admin.passkeyCookie);
+    const [code] = (await make(admin.passkeyCookie)).body.codes as string[];
+    await allTasksIdle();
+    const seen = (await mailTo(admin.account.email)).length;
+    expect((await useCode(admin.account.email, code as string)).status).toBe(200);
+    const used = await mailAfter(admin.account.email, seen, (m) => m.text.includes("recovery codes was used"));
+    expect(used.text).toContain("9 are left");
+    const entries = await deps.store.collection("outbox").where("about", "==", admin.person.id).get();
+    const use = entries.docs.find((d) => (d.get("notice.lines") as string[])[0]?.includes("recovery codes was used"));
+    expect(use?.get("state")).toBe("sent");
+    // What is not urgent still waits for the summary: a used code presented again.
+    expect((await useCode(admin.account.email, code as string)).body.reason).toBe("code_invalid");
+    await allTasksIdle();
+    const again = (await deps.store.collection("outbox").where("about", "==", admin.person.id).get()).docs.find((d) =>
+      (d.get("notice.lines") as string[] | undefined)?.[0]?.includes("already used"),
+    );
+    expect(again?.get("state")).toBe("folded");
+  });
+
   it("opens a member's session that may add a passkey, which then signs in and acts as an administrator", async () => {
     const admin = await adminWithPasskey();
     const [code] = (await make(admin.passkeyCookie)).body.codes as string[];

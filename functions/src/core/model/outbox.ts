@@ -44,6 +44,8 @@ export interface OutboxNotice {
   learn: string | null;
   /** Nothing to tell, only a browser to remember: the first one a person signs in from. */
   quiet: boolean;
+  /** Sent at once, whatever the hour's count: it takes a place, and is never folded. */
+  urgent?: boolean;
   /** A summary's count of the notices folded into it, by kind. */
   folded: Record<string, number>;
 }

@@ -33,6 +33,7 @@ export function recoveryCodeUsedEvent(left: number, from: string): SecurityEvent
       `One of your recovery codes was used to sign in. It works no more; ${left === 0 ? "none is left" : `${left} ${left === 1 ? "is" : "are"} left`}. That sign-in may add a passkey, and nothing else beyond your own account. If it was not you, your codes are in someone else's hands: make new ones, which ends these.`,
     ],
     from,
+    urgent: true,
   };
 }
 
@@ -65,6 +66,7 @@ export function ruleLiftedEvent(until: Date, from: string, about: string | null)
       `The operator lifted the passkey rule for ${who} until ${day(until)}: until then ${about === null ? "you act" : "they act"} as an administrator from any sign-in, an emailed code too. Each act is recorded as made under the lifted rule.`,
     ],
     from,
+    urgent: true,
   };
 }
 
@@ -77,5 +79,6 @@ export function passkeysClearedEvent(passkeys: number, ends: Date, from: string,
       `The operator removed ${whose} passkeys (${passkeys}) and recovery codes. Until ${day(ends)} a sign-in with an emailed code may add a first passkey again.`,
     ],
     from,
+    urgent: true,
   };
 }

@@ -127,7 +127,9 @@ export async function placeNotice(
     // A summary goes to one address: a notice meant for another (the person's first address
     // changed within the hour) is sent on its own rather than told somewhere it was not meant for.
     const elsewhere = open !== null && open.to !== entry.to;
-    if (notice.kind === "summary" || (open === null && recent.length < NOTICES_PER_HOUR) || elsewhere) {
+    // A summary, and what must be told at once, take a place whatever the count.
+    const atOnce = notice.kind === "summary" || notice.urgent === true;
+    if (atOnce || (open === null && recent.length < NOTICES_PER_HOUR) || elsewhere) {
       const sent = { ...Object.fromEntries(recent), [entry.id]: now };
       windows.save(store, tx, { personId, sent, summary: open?.id ?? null }, forgetAfter);
       return { person, notice };

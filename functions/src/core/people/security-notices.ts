@@ -42,6 +42,12 @@ export interface SecurityEvent {
   learn?: string | null;
   /** Nothing to tell, only a browser to remember (their first): takes no place in the hour's count. */
   quiet?: boolean;
+  /**
+   * Told at once, never folded into the hour's summary: what says a credential may be in someone
+   * else's hands (a recovery code used) or that the operator broke the glass. Each is bounded by
+   * what causes it (ten codes to a set; the operator's own commands), so it cannot flood a mailbox.
+   */
+  urgent?: boolean;
 }
 
 type QueueDeps = Pick<Deps, "store" | "clock" | "random">;
@@ -82,6 +88,7 @@ function queueing(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): 
     from: event.from,
     learn: event.learn ?? null,
     quiet: event.quiet ?? false,
+    ...(event.urgent === true ? { urgent: true } : {}),
     folded: {},
   };
   const deliverBy = new Date(at.getTime() + NOTICE_DELIVER_WITHIN_MS);
