@@ -141,7 +141,7 @@ const LABELS: Record<string, string> = {
   deps: "deps.ts<br/>buildDeps",
   config: "config/<br/>every setting: its name, default,<br/>reading and check",
   adapters: "adapters/<br/>identity provider, mail",
-  core: "core/<br/>shared: the error catalogue, ports, deps,<br/>settings, secrets, the pepper, failures …",
+  core: "core/<br/>shared: the error catalogue, ports, deps,<br/>settings, secrets, the pepper and its seal, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
   model: "core/model/<br/>the domain's records",
   base: "clock, random, logger",

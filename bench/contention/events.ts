@@ -3,7 +3,7 @@
  * event (core/events/hooks' addHook): three answer 204 at receivers in this process
  * (./receivers.ts), which check each delivery's signature and note its `webhook-id` and when it
  * came; the fourth is subscribed at a port where nothing listens. A thousand events are published
- * as the rules publish them (core/people/person-events' publishEvent, fifty to a transaction), then
+ * as the rules publish them (core/events/publish's publishEvent, fifty to a transaction), then
  * 4 workers each run the `mail` task's work (mailRound) until every event has reached the three
  * apps that answer, or five minutes pass; a mail queued just after the events, and one queued as
  * their first delivery arrives, show how long the mail behind them waits. Every event must reach
@@ -22,10 +22,10 @@ import { now, until } from "./measure.ts";
 import { arrived, closeReceiver, startReceiver, type Receiver } from "./receivers.ts";
 
 const { addHook, findHook, removeHook } = service<any>("core/events/hooks");
-const { publishEvent, DELIVERY_KIND } = service<any>("core/people/person-events");
-const { run: mailRound, renderers } = service<any>("tasks/mail");
-const { deliverRead } = service<any>("core/mail/drain");
-const { enqueueMail } = service<any>("core/mail/outbox");
+const { publishEvent } = service<any>("core/events/publish");
+const { run: mailRound, handlers } = service<any>("tasks/mail");
+const { deliverRead } = service<any>("core/outbox/drain");
+const { enqueueMail } = service<any>("core/outbox/enqueue");
 const outbox = service<any>("store/outbox");
 
 const EVENTS = 1000;
@@ -74,7 +74,7 @@ async function queueMail(deps: any, to: string): Promise<Probe> {
   const id: string = await deps.transaction(async (tx: unknown) => {
     const message = { to, subject: "Bench mail", text: "Mail\n", html: "<p>Mail</p>" };
     const deliverBy = new Date(deps.clock.now().getTime() + 10 * 60_000);
-    return enqueueMail(deps, tx, message, { kind: "bench", deliverBy }) as string;
+    return enqueueMail(deps, tx, message, { kind: "code", deliverBy }) as string;
   });
   return { id, queuedAt: deps.clock.now() };
 }
@@ -113,7 +113,6 @@ async function drain(workerDeps: any, done: () => Promise<boolean>): Promise<str
  * settled, and how many are pending still.
  */
 async function dropLeftovers(deps: any, ids: string[]): Promise<{ dropped: number; left: number }> {
-  const drainers = renderers(deps);
   let left = ids;
   for (let pass = 0; pass < 3 && left.length > 0; pass++) {
     const reads = await Promise.all(left.map((id) => outbox.read(deps.store, id)));
@@ -122,7 +121,7 @@ async function dropLeftovers(deps: any, ids: string[]): Promise<{ dropped: numbe
     const worker = async () => {
       for (let i = next++; i < pending.length; i = next++) {
         const at = new Date(Math.max(pending[i].entry.nextAttemptAt.getTime(), deps.clock.now().getTime()));
-        await deliverRead(deps, pending[i], at, drainers);
+        await deliverRead(deps, pending[i], at, handlers);
       }
     };
     await Promise.all(Array.from({ length: WORKERS }, worker));
@@ -159,6 +158,9 @@ export async function eventsToApps(ctx: Context): Promise<Result> {
     await addHook(deps, { app: DOWN, url: downUrl, events: [] });
     subscribed.push(DOWN);
 
+    // The workers' wakes are theirs to make: what the scenario queues wakes nobody (a commit that
+    // queues wakes the drain of `deps.mailQueue`).
+    deps.mailQueue = { wake: async () => {} };
     const before = snapshot(ctx.svc);
     const t0 = now();
     const published = await publish(deps);
@@ -169,16 +171,15 @@ export async function eventsToApps(ctx: Context): Promise<Result> {
     const arriving = until(() => receivers.some((r) => r.arrivals.length > 0), MAX_MS).then(async () => {
       behindDeliveries = await queueMail(deps, "behind-deliveries@events.example");
     });
-    // The workers' wakes are theirs to make: each goes on until the apps that answer have it all.
-    // The service's own mail task may still run a round, for a wake for later that an earlier drain
-    // asked for, but asks for no other meanwhile. Every drain's requests are counted by app as they
-    // leave (nothing arrives of the down app's): the workers', and any of that round.
+    // Each worker goes on until the apps that answer have it all. The service's own mail task may
+    // still run a round, for a wake for later that an earlier drain asked for, but asks for no
+    // other meanwhile. Every drain's requests are counted by app as they leave (nothing arrives of
+    // the down app's): the workers', and any of that round.
     const requests: Record<string, number> = {};
     const byWorkers: Record<string, number> = {};
     deps.fetch = counting(urls, requests, own.fetch);
-    deps.mailQueue = { wake: async () => {} };
     const workerDeps = { ...deps, fetch: counting(urls, byWorkers, deps.fetch) };
-    const ofApp = (app: string): Promise<any[]> => outbox.ofKindAbout(store, DELIVERY_KIND, app, 2 * EVENTS);
+    const ofApp = (app: string): Promise<any[]> => outbox.ofKindAbout(store, "delivery", app, 2 * EVENTS);
     const t = now();
     const delivered = async () =>
       receivers.every((r) => r.ids.size >= EVENTS) &&

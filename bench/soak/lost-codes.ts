@@ -10,7 +10,7 @@ import type { MailWait } from "./context.ts";
 import type { Window } from "./faults.ts";
 import { db, within } from "./store.ts";
 
-const { unseal } = service<any>("core/mail/seal");
+const { unseal } = service<any>("core/seal");
 const { parsePepper } = service<any>("core/pepper");
 
 export interface LostCode {

@@ -13,6 +13,7 @@ import { readConfig, type Config } from "./config/config";
 import type { Deps } from "./core/deps";
 import { parsePepper } from "./core/pepper";
 import { clientCache } from "./core/oidc/clients";
+import { wakingAfterCommit } from "./core/outbox/wake";
 import { personCache } from "./core/people/person-cache";
 import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
 import { ttlCache } from "./core/ttl-cache";
@@ -67,7 +68,8 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
   const deps: Deps = {
     config,
     store,
-    transaction: adapters.transaction ?? transactionRunner(store),
+    // A transaction that queued something for the outbox wakes its drain once it has committed.
+    transaction: wakingAfterCommit(adapters.transaction ?? transactionRunner(store), () => deps),
     fetch: adapters.fetch ?? ((input, init) => fetch(input, init)),
     clock,
     random: adapters.random ?? cryptoRandom,

@@ -60,7 +60,7 @@ export const claims = group("claims", 10, [idpSigningSecret]);
 // keys the recovery codes' hashes and the address's run of failed checks (core/passkeys/recovery-codes).
 export const passkeys = group("passkeys", 5, [sessionKeys, codePepper]);
 /**
- * Drains the mail outbox (core/mail/drain), woken through its task queue. Up to five drains at
+ * Drains the mail outbox (core/outbox/drain), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.
  * SESSION_KEYS signs the logout tokens it posts to the OpenID Connect clients (core/oidc/backchannel).
  */

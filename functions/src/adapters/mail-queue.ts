@@ -13,7 +13,7 @@ export const MAIL_LOCATION = "us-central1";
 /**
  * The `mail` function's queue: up to five drains at once, each sending its batch one mail at a
  * time, so the mail server sees a handful of connections. A drain asks for its own next wake
- * (core/mail/drain); one that could not finish (Firestore out) is tried again after 10 s, 20 s,
+ * (core/outbox/drain); one that could not finish (Firestore out) is tried again after 10 s, 20 s,
  * 40 s, then every minute for an hour, so the mail it was woken for goes within a minute of
  * Firestore answering again, however long it was out (a code's mail lapses in ten minutes).
  */

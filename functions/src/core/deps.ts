@@ -24,7 +24,10 @@ export interface Deps {
   config: Config;
   /** Firestore, for the store modules' reads and writes. */
   store: Firestore;
-  /** Firestore's read-write transactions; the only way the rules open one. */
+  /**
+   * Firestore's read-write transactions; the only way the rules open one. One that queued something
+   * for the outbox wakes its drain once it has committed (core/outbox/wake).
+   */
   transaction: TransactionRunner;
   /** The network: providers, their keys, the calendar feed. */
   fetch: Fetch;
@@ -40,7 +43,7 @@ export interface Deps {
   seen: TtlCache<true>;
   /** null when SMTP is not configured: email codes answer 503, and the outbox keeps its mail. */
   mailer: Mailer | null;
-  /** Wakes the outbox's drainer (core/mail/outbox). */
+  /** Wakes the outbox's drain (core/outbox/wake). */
   mailQueue: MailQueue;
   /** CODE_PEPPER, parsed once per instance; null in a function that does not read the secret. */
   pepper: PepperKey[] | null;

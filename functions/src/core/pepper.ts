@@ -2,7 +2,7 @@
  * CODE_PEPPER, the service's one keyed-hash ring, in one place: its keys, its parsing, the ring
  * as a function is given it, and every keyed hash made with it (an email code, the records named
  * after an address, a send budget or a token endpoint's throttle; the mail's sealing key is derived
- * from it in core/mail/seal). Keyed, so a stored record names none of what it is about, and a
+ * from it in core/seal). Keyed, so a stored record names none of what it is about, and a
  * six-digit code cannot be found by hashing every guess.
  */
 import { createHmac } from "node:crypto";

@@ -113,7 +113,7 @@ export interface MailMessage {
   html: string;
 }
 
-/** Outgoing mail, as the rules see it. Only the outbox's drainer sends (core/mail/outbox). */
+/** Outgoing mail, as the rules see it. Only the outbox's drain sends (core/outbox/drain). */
 export interface Mailer {
   /**
    * Rejects when the mail was not accepted for delivery: with a MailRefused that says whether

@@ -24,7 +24,7 @@ export const COLLECTIONS = {
   emailCodeLimits: "forgetAfter",
   // One record per send let through the budgets beyond its address, kept for the longest window.
   sends: "forgetAfter",
-  // Kept a week past its last chance of delivery, for the log's sake (core/mail/outbox).
+  // Kept a week past its last chance of delivery, for the log's sake (core/outbox/enqueue).
   outbox: "forgetAfter",
   exchangeCodes: "expiresAt",
   bridgeStates: "expiresAt",

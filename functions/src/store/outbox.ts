@@ -3,127 +3,90 @@ import { FieldValue, type DocumentData, type Timestamp } from "firebase-admin/fi
 import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ServiceEvent } from "../core/model/event";
 import type { Sealed } from "../core/model/sealed";
+import type {
+  OutboxEntry,
+  OutboxEntryOf,
+  OutboxKind,
+  OutboxKinds,
+  OutboxLane,
+  OutboxNotice,
+  OutboxState,
+  PersonNotice,
+  Queued,
+  SealedMail,
+} from "../core/model/outbox";
 
 /**
- * `outbox/{id}`: mail the service has decided to send, written in the same transaction as the
- * decision, and sent by the drainer (core/mail/drain). The message itself is sealed (encrypted
- * under a key derived from CODE_PEPPER): a code mail carries the code, and no stored record may.
- * A notice (an approval) stores no message at all, only whom it is about: the drainer writes it
- * when it sends it, so the function that decides it needs no key.
- *
- * - `pending`: to be sent once `nextAttemptAt` has come; a drainer that claims it pushes that
- *   time forward by its lease, so a claim that died with its drainer is taken up again.
- * - `sent`, `failed`: done; kept until `forgetAfter` for the log's sake.
- * - `none`: recorded where nothing is to be sent, so a send to an address on no account writes
- *   what a send to a person's address writes; never drained.
- * - `folded`: a security notice past a person's limit, told in a summary (another entry) instead.
+ * `outbox/{id}`: what the service has decided to send or do after a commit (core/model/outbox),
+ * written in the same transaction as the decision, and sent or run by the drain
+ * (core/outbox/drain). A mail is stored sealed (encrypted under a key derived from CODE_PEPPER): a
+ * code mail carries the code, and no stored record may. A notice (an approval) stores no message
+ * at all, only whom it is about: the drain writes it when it sends it, so the function that
+ * decides it needs no key.
  */
 const OUTBOX: Collection = "outbox";
 
-export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
-
 /**
- * Which of the drain's queues an entry waits in: `mail`, for people (codes, notices, the digest,
- * the erasure's job), taken first; `apps`, for the family's apps (events, their deliveries, logout
- * tokens); `bulk`, mail an administrator sends many of at once (invitations). The last two may come
- * by the thousand and must not hold up a code.
+ * A document this code cannot read as any kind it knows (written by another version of it, or
+ * damaged): kept as it is, for the drain to give up on and log, rather than left due for ever.
  */
-export type OutboxLane = "mail" | "apps" | "bulk";
+export type Unreadable = Queued & { kind: null; storedKind: string };
 
-/**
- * What a security notice tells (core/people/security-notices), kept beside whom it is about so the
- * drainer can write it when it sends it. Nothing in it opens anything: lines of plain text, a
- * browser's name, and the digest (never the identifier) of the browser to remember.
- */
-export interface OutboxNotice {
-  /**
-   * `newBrowser`, `waysIn`, `access`; `summary` for the one that tells of those past the limit;
-   * `addressRemoved` for the one to an address taken off the person.
-   */
-  kind: string;
-  /** What happened, a line each. */
-  lines: string[];
-  at: Date;
-  /** The browser and system that did it ("Firefox on Windows"), or who did it where there was none. */
-  from: string;
-  /** The digest of a browser to remember as the person's once this notice is written; null for none. */
-  learn: string | null;
-  /** Nothing to tell, only a browser to remember: the first one a person signs in from. */
-  quiet: boolean;
-  /** Sent at once, whatever the hour's count: it takes a place, and is never folded. */
-  urgent?: boolean;
-  /** A summary's count of the notices folded into it, by kind. */
-  folded: Record<string, number>;
-}
-
-/** A sign-in whose end a client is told of (core/oidc/backchannel): its `sid`, and its `sub` unless the person was erased. */
-export interface OutboxLogout {
-  sid: string;
-  sub: string | null;
-}
-
-export interface OutboxEntry {
-  id: string;
-  /** What kind of mail, for the log (`code`, `lock-notice`, `digest`), and for a notice how to write it (`approval`). */
-  kind: string;
-  /** The message, sealed; null for a notice, which is written when it is sent, from what it is `about`. */
-  sealed: Sealed | null;
-  /** What a notice is about (a person's id); null for a sealed message. */
-  about: string | null;
-  /**
-   * The one address a notice to a person goes to, fixed when it was queued, in the transaction of
-   * what it tells: their first address before the change (or the address a change took off them).
-   * A change made since (a new first address, an address removed) cannot send it elsewhere. Null:
-   * written to their first address when it is sent (a person who had none when it was queued).
-   */
-  to: string | null;
-  /** What a security notice tells; null for every other kind. */
-  notice?: OutboxNotice | null;
-  /**
-   * An event for the apps (core/events): on an `event` entry, to be fanned out to each
-   * subscription; on a `delivery` entry (`about`: the subscription's app), to be posted to it.
-   */
-  event?: ServiceEvent | null;
-  /** On a `backchannel-logout` entry (`about`: the client): the sign-in to tell it has ended. */
-  logout?: OutboxLogout | null;
-  state: OutboxState;
-  lane: OutboxLane;
-  attempts: number;
-  nextAttemptAt: Date;
-  /** The claim of the drainer sending it now; null when nobody is. */
-  claim: string | null;
-  /** Not sent by then, not sent at all (a code mail is worthless once its code has expired). */
-  deliverBy: Date;
-  createdAt: Date;
-  sentAt: Date | null;
-  /** The kind of the last failure only (`timeout`, `refused`, `rejected`...), never a server's text. */
-  lastError: string | null;
-  /**
-   * Tried until it is done, past `deliverBy` and any number of attempts (an erasure's finishing
-   * job): never given up. Such an entry is deleted by whoever finishes its work.
-   */
-  retryUntilDone?: boolean;
-  /** When TTL deletes it; null for an entry retried until done, which no TTL may take while it waits. */
-  forgetAfter: Date | null;
-}
+/** An entry as read: one of the kinds, or one that is not. */
+export type StoredEntry = OutboxEntry | Unreadable;
 
 function ref(db: Firestore, id: string) {
   return db.collection(OUTBOX).doc(id);
 }
 
-function fromData(id: string, d: DocumentData): OutboxEntry {
-  return {
+/** What an entry of each kind carries, read from its document; null when it is not there. */
+const PAYLOADS: { [K in OutboxKind]: (d: DocumentData) => OutboxKinds[K] | null } = {
+  code: sealedMail,
+  "lock-notice": sealedMail,
+  digest: sealedMail,
+  approval: personNotice,
+  rejection: personNotice,
+  "security-notice": (d) => {
+    const [to, notice] = [personNotice(d), noticeOf(d.notice)];
+    return to === null || notice === null ? null : { ...to, notice };
+  },
+  invitation: about,
+  "account-deletion": about,
+  erasure: about,
+  event: withEvent,
+  delivery: withEvent,
+  "backchannel-logout": (d) => {
+    const [on, logout] = [about(d), d.logout as Record<string, unknown> | null | undefined];
+    if (on === null || typeof logout !== "object" || logout === null) return null;
+    return { ...on, logout: { sid: String(logout.sid), sub: optionalString(logout.sub) } };
+  },
+};
+
+function sealedMail(d: DocumentData): SealedMail | null {
+  return typeof d.sealed === "object" && d.sealed !== null ? { sealed: d.sealed as Sealed } : null;
+}
+
+function about(d: DocumentData): { about: string } | null {
+  return typeof d.about === "string" ? { about: d.about } : null;
+}
+
+function personNotice(d: DocumentData): PersonNotice | null {
+  const on = about(d);
+  return on === null ? null : { ...on, to: optionalString(d.to) ?? legacyRecipient(d.notice) };
+}
+
+function withEvent(d: DocumentData): { about: string; event: ServiceEvent } | null {
+  const on = about(d);
+  return on === null || typeof d.event !== "object" || d.event === null
+    ? null
+    : { ...on, event: d.event as ServiceEvent };
+}
+
+const isKind = (kind: unknown): kind is OutboxKind => typeof kind === "string" && Object.hasOwn(PAYLOADS, kind);
+
+function fromData(id: string, d: DocumentData): StoredEntry {
+  const queued: Queued = {
     id,
-    kind: String(d.kind),
-    sealed: typeof d.sealed === "object" && d.sealed !== null ? (d.sealed as Sealed) : null,
-    about: optionalString(d.about),
-    to: optionalString(d.to) ?? legacyRecipient(d.notice),
-    notice: noticeOf(d.notice),
-    event: typeof d.event === "object" && d.event !== null ? (d.event as ServiceEvent) : null,
-    logout:
-      typeof d.logout === "object" && d.logout !== null
-        ? { sid: String(d.logout.sid), sub: optionalString(d.logout.sub) }
-        : null,
     state: d.state as OutboxState,
     lane: d.lane === "apps" || d.lane === "bulk" ? d.lane : "mail",
     attempts: typeof d.attempts === "number" ? d.attempts : 0,
@@ -136,6 +99,10 @@ function fromData(id: string, d: DocumentData): OutboxEntry {
     retryUntilDone: d.retryUntilDone === true,
     forgetAfter: optionalDate(d.forgetAfter),
   };
+  const kind: unknown = d.kind;
+  const payload = isKind(kind) ? PAYLOADS[kind](d) : null;
+  if (!isKind(kind) || payload === null) return { ...queued, kind: null, storedKind: String(kind) };
+  return { ...queued, kind, ...payload } as OutboxEntry;
 }
 
 function noticeOf(value: unknown): OutboxNotice | null {
@@ -160,15 +127,19 @@ function legacyRecipient(notice: unknown): string | null {
   return stringList((notice as Record<string, unknown>).alsoTo)[0] ?? null;
 }
 
+/** The document of `entry`: what it carries, with `sealed`, `about` and `to` null where its kind has none. */
+function toData(entry: OutboxEntry): DocumentData {
+  const { id: _, ...stored } = entry;
+  return { sealed: null, about: null, to: null, ...stored };
+}
+
 export function add(db: Firestore, tx: Transaction, entry: OutboxEntry): void {
-  const { id, ...stored } = entry;
-  tx.create(ref(db, id), stored);
+  tx.create(ref(db, entry.id), toData(entry));
 }
 
 /** Adds the entry outside any transaction. */
 export async function addAlone(db: Firestore, entry: OutboxEntry): Promise<void> {
-  const { id, ...stored } = entry;
-  await ref(db, id).create(stored);
+  await ref(db, entry.id).create(toData(entry));
 }
 
 /** Counts one more notice of `kind` into the summary `id` (which exists). */
@@ -176,14 +147,25 @@ export function fold(db: Firestore, tx: Transaction, id: string, kind: string): 
   tx.update(ref(db, id), { [`notice.folded.${kind}`]: FieldValue.increment(1) });
 }
 
-export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<OutboxEntry | null> {
+export async function findById(db: Firestore, id: string, tx?: Transaction): Promise<StoredEntry | null> {
   const snap = tx ? await tx.get(ref(db, id)) : await ref(db, id).get();
   return snap.exists ? fromData(snap.id, snap.data() ?? {}) : null;
 }
 
+/** The entry `id` if it is one of `kind`; null when there is none, or it is of another. */
+export async function findOf<K extends OutboxKind>(
+  db: Firestore,
+  kind: K,
+  id: string,
+  tx?: Transaction,
+): Promise<OutboxEntryOf<K> | null> {
+  const entry = await findById(db, id, tx);
+  return entry?.kind === kind ? (entry as OutboxEntryOf<K>) : null;
+}
+
 /** An entry as it was read, with its version (its update time): a write can be made on that version alone. */
 export interface Read {
-  entry: OutboxEntry;
+  entry: StoredEntry;
   version: Timestamp;
 }
 
@@ -246,7 +228,12 @@ export async function pendingSealedUnder(db: Firestore, kid: string): Promise<nu
 }
 
 /** The newest entries of `kind` about `about` (an app's deliveries), newest first. */
-export async function ofKindAbout(db: Firestore, kind: string, about: string, limit: number): Promise<OutboxEntry[]> {
+export async function ofKindAbout<K extends OutboxKind>(
+  db: Firestore,
+  kind: K,
+  about: string,
+  limit: number,
+): Promise<OutboxEntryOf<K>[]> {
   const snaps = await db
     .collection(OUTBOX)
     .where("kind", "==", kind)
@@ -254,7 +241,7 @@ export async function ofKindAbout(db: Firestore, kind: string, about: string, li
     .orderBy("createdAt", "desc")
     .limit(limit)
     .get();
-  return snaps.docs.map((s) => fromData(s.id, s.data()));
+  return snaps.docs.map((s) => fromData(s.id, s.data())).filter((e): e is OutboxEntryOf<K> => e.kind === kind);
 }
 
 /**
@@ -277,7 +264,7 @@ export async function backlog(
   return { pending: count.data().count - left.data().count, oldest: first ? toDate(first.get("createdAt")) : null };
 }
 
-type Change = Partial<Pick<OutboxEntry, "state" | "attempts" | "nextAttemptAt" | "claim" | "sentAt" | "lastError">>;
+type Change = Partial<Pick<Queued, "state" | "attempts" | "nextAttemptAt" | "claim" | "sentAt" | "lastError">>;
 
 export function update(db: Firestore, tx: Transaction, id: string, change: Change): void {
   tx.update(ref(db, id), change);

@@ -3,6 +3,7 @@ import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { EventType } from "../core/model/event";
+import type { OutboxKind } from "../core/model/outbox";
 
 /**
  * What the service keeps about a person beyond their own document, found by their id: for their
@@ -41,7 +42,7 @@ const ERASURES: Collection = "erasures";
  * The outbox kind of an erasure's finishing job (core/people/erasure-job): nothing is mailed; the
  * drain runs it, and retries it with backoff until the erasure is done. The sweep leaves it.
  */
-export const ERASURE_JOB = "erasure";
+const ERASURE_JOB = "erasure" satisfies OutboxKind;
 
 /** The event that tells the apps of an erasure (core/model/event): the one the sweep keeps. */
 const ERASED_EVENT: EventType = "person.erased";

@@ -1,7 +1,7 @@
 /**
  * The `mail` task function's work, woken through its task queue by whatever queued mail or a job
- * in the outbox (core/mail/outbox): the reviewers' digest when one is due
- * (core/people/review-notices), then the outbox drained (core/mail/drain) with a renderer for
+ * in the outbox (core/outbox/enqueue): the reviewers' digest when one is due
+ * (core/people/review-notices), then the outbox drained (core/outbox/drain) with a handler for
  * every kind of entry it holds: the review's notices, the person's security notices
  * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
  * the erasure's finishing job (core/people/erasure-job), the deletion of a provider account a
@@ -10,17 +10,18 @@
  * sign-ins for the OpenID Connect clients (core/oidc/backchannel).
  */
 import type { Deps } from "../core/deps";
-import { drainOutbox, type DrainReport, type Renderer } from "../core/mail/drain";
-import { eventRenderers } from "../core/events/delivery";
-import { backchannelRenderers } from "../core/oidc/backchannel";
-import { erasureJobRenderers } from "../core/people/erasure-job";
-import { accountDeletionRenderers } from "../core/people/accounts";
-import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
-import { securityNoticeRenderers } from "../core/people/security-mail";
-import { invitationRenderers } from "../core/people/invitation-mail";
+import { DRAIN_BATCH, drainOutbox, type DrainReport } from "../core/outbox/drain";
+import type { Handlers } from "../core/outbox/handlers";
+import { eventHandlers } from "../core/events/delivery";
+import { backchannelHandlers } from "../core/oidc/backchannel";
+import { erasureJobHandlers } from "../core/people/erasure-job";
+import { accountDeletionHandlers } from "../core/people/accounts";
+import { reviewNoticeHandlers, sendReviewDigest } from "../core/people/review-notices";
+import { securityNoticeHandlers } from "../core/people/security-mail";
+import { invitationHandlers } from "../core/people/invitation-mail";
 import { errorText } from "../logger";
 
-type MailDeps = Pick<
+export type MailDeps = Pick<
   Deps,
   | "store"
   | "clock"
@@ -36,28 +37,38 @@ type MailDeps = Pick<
   | "tokens"
 >;
 
-/** How each kind of outbox entry is written (or run) when its time comes. */
-export function renderers(deps: MailDeps): Record<string, Renderer> {
+/**
+ * How each kind of outbox entry that is not sent as it is gets written (or run) when its time
+ * comes: one handler a kind, or this does not compile.
+ */
+export function handlers(deps: MailDeps): Handlers {
   return {
-    ...securityNoticeRenderers(deps),
-    ...erasureJobRenderers(deps),
-    ...accountDeletionRenderers(deps),
-    ...reviewNoticeRenderers(deps),
-    ...eventRenderers(deps),
-    ...backchannelRenderers(deps),
-    ...invitationRenderers(deps),
+    ...securityNoticeHandlers(deps),
+    ...erasureJobHandlers(deps),
+    ...accountDeletionHandlers(deps),
+    ...reviewNoticeHandlers(deps),
+    ...eventHandlers(deps),
+    ...backchannelHandlers(deps),
+    ...invitationHandlers(deps),
   };
 }
 
 /**
  * One round: the digest, unless `digest` is false (a test that leaves the reviewers' digest to
- * itself), then the outbox. A digest that cannot be made now is made at the next wake; the mail
- * already queued goes anyway.
+ * itself), then the outbox.
  */
 export async function run(deps: MailDeps, { digest = true }: { digest?: boolean } = {}): Promise<DrainReport> {
-  if (digest)
-    await sendReviewDigest(deps).catch((err: unknown) =>
-      deps.log.error("review digest failed", { error: errorText(err) }),
-    );
-  return drainOutbox(deps, renderers(deps));
+  return drainOutbox(deps, handlers, DRAIN_BATCH, digest ? reviewDigest : undefined);
+}
+
+/**
+ * The reviewers' digest, when one is due: when it is due later, the time to be woken at. A digest
+ * that cannot be made now is made at the next wake; the mail already queued goes anyway.
+ */
+async function reviewDigest(deps: MailDeps): Promise<Date | null> {
+  const outcome = await sendReviewDigest(deps).catch((err: unknown) => {
+    deps.log.error("review digest failed", { error: errorText(err) });
+    return null;
+  });
+  return outcome?.kind === "later" ? outcome.at : null;
 }

@@ -7,14 +7,15 @@ import request from "supertest";
 import type { Express } from "express";
 import { HOUR, MINUTE, SECOND } from "../../src/clock";
 import { smtpMailer } from "../../src/adapters/mailer";
-import { enqueueMail, noticeEntry, wakeDrainer } from "../../src/core/mail/outbox";
+import { enqueueMail, queuedEntry } from "../../src/core/outbox/enqueue";
+import { wakeDrainer } from "../../src/core/outbox/wake";
 import type { TransactionRunner } from "../../src/core/ports";
 import { transactionRunner } from "../../src/store/db";
-import { DRAIN_BATCH, drainOutbox } from "../../src/core/mail/drain";
+import { DRAIN_BATCH, drainOutbox } from "../../src/core/outbox/drain";
 import * as outbox from "../../src/store/outbox";
 import { firestore, testConfig, unique, type TestDeps } from "../support/deps";
 import { allTasksIdle } from "../support/task-queue";
-import { renderers as noticeRenderers } from "../../src/tasks/mail";
+import { handlers } from "../../src/tasks/mail";
 import { codeIn, mailTo, ownInbox, waitForMail, type OwnInbox } from "../support/inbox";
 import { fresh, personAddress, recordingLogger, signIn, strangerAddress } from "../support/email-codes";
 
@@ -57,7 +58,7 @@ async function backlog(deps: TestDeps, size: number): Promise<void> {
     Array.from({ length: size }, () =>
       outbox.addAlone(
         deps.store,
-        noticeEntry(deps, { kind: "approval", about: unique("nobody"), deliverBy, notBefore: dueAt }),
+        queuedEntry(deps, { kind: "approval", about: unique("nobody"), to: null, deliverBy, notBefore: dueAt }),
       ),
     ),
   );
@@ -75,7 +76,7 @@ async function drainAll(deps: TestDeps): Promise<void> {
   await allTasksIdle();
   for (let round = 0; round < 100; round++) {
     if ((await outbox.due(deps.store, deps.clock.now(), 1)).length === 0) break;
-    await drainOutbox(alone, noticeRenderers(alone));
+    await drainOutbox(alone, handlers);
   }
   await allTasksIdle();
 }
@@ -162,9 +163,11 @@ describe("the outbox after Firestore was out", () => {
     const transaction: TransactionRunner = (work) => (out ? Promise.reject(unavailable()) : real(work));
     const { deps } = fresh({ store, transaction });
     const email = strangerAddress();
-    const id = await deps.transaction(async (tx) =>
+    // Queued where no drain is woken: the first is woken once Firestore is out.
+    const queuing = fresh({ store, transaction, clock: deps.clock, mailQueue: { wake: async () => {} } }).deps;
+    const id = await queuing.transaction(async (tx) =>
       enqueueMail(
-        deps,
+        queuing,
         tx,
         { to: email, subject: "Your sign-in code", text: "Your code: 123456\n", html: "" },
         {

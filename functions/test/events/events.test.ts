@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks";
 import { HOUR, MINUTE } from "../../src/clock";
 import { erasePerson } from "../../src/core/account/erasure";
 import { addHook, findHook, hookDeliveries, redeliver, rotateHookSecret } from "../../src/core/events/hooks";
-import { MAX_ATTEMPTS } from "../../src/core/mail/drain";
+import { MAX_ATTEMPTS } from "../../src/core/outbox/claims";
 import type { ServiceEvent } from "../../src/core/model/event";
 import { changePerson } from "../../src/core/people/people-admin";
 import { checkHealth } from "../../src/core/status/health";
@@ -323,7 +323,7 @@ describe("events for the apps", () => {
     }
     // What the outbox keeps of it: the event with the ids, and each delivery of it, nothing more.
     const eventId = apps[0]?.taken()[0]?.id as string;
-    const entry = await outbox.findById(deps.store, eventId);
+    const entry = await outbox.findOf(deps.store, "event", eventId);
     expect(JSON.stringify(entry)).not.toContain(account.email);
     expect(entry?.event?.data).toEqual({ uids: person.uids, by: "operator" });
   });

@@ -22,6 +22,7 @@ import * as sessionRoutes from "../../src/routes/sessions";
 import { appFor, APP_ORIGIN, SERVICE_URL, testDeps, unique, type TestDeps } from "../support/deps";
 import { codeFlowTokens } from "../support/code-flow";
 import { accountWithPerson, recordedSession } from "../support/people";
+import { recordingLogger } from "../support/email-codes";
 
 const REDIRECT = "https://app.example.test/callback";
 const operator = { operator: { kind: "operator" as const, name: "ops@console" } };
@@ -32,7 +33,8 @@ interface Arrival {
 }
 
 describe("back-channel logout", () => {
-  const deps: TestDeps = testDeps();
+  const log = recordingLogger();
+  const deps: TestDeps = testDeps({ log });
   const oidcApp = appFor(oidc, deps);
   const sessionsApp = appFor(sessionRoutes, deps);
   const jwks = createLocalJWKSet(deps.tokens.publicJwks());
@@ -189,6 +191,12 @@ describe("back-channel logout", () => {
     await request(sessionsApp).post("/auth/logout").set("Origin", APP_ORIGIN).set("Cookie", cookie);
     await drained();
     expect(arrivals).toHaveLength(1);
+    // Logged as what it is, naming the client: not as an app's event.
+    const lines = log.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l.message === "logout token not delivered")).toEqual([
+      expect.objectContaining({ client: told.clientId, error: "status 503", attempt: 1 }),
+    ]);
+    expect(lines.filter((l) => l.message === "event not delivered")).toEqual([]);
     status = 200;
     deps.clock.advance(MINUTE);
     const got = await tokens();

@@ -9,7 +9,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { addHook, findHook, signingSecrets } from "../../src/core/events/hooks";
-import { enqueueMail, wakeDrainer } from "../../src/core/mail/outbox";
+import { enqueueMail } from "../../src/core/outbox/enqueue";
+import { wakeDrainer } from "../../src/core/outbox/wake";
 import { parsePepper } from "../../src/core/pepper";
 import type { Hook } from "../../src/core/model/hook";
 import { TEST_CODE_PEPPER, testDeps, unique } from "../support/deps";
@@ -36,7 +37,9 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     const to = `${unique("waiting")}@example.com`;
     const mail = { to, subject: "Waiting", text: "A mail that waits.", html: "<p>A mail that waits.</p>" };
     const deliverBy = new Date(deps.clock.now().getTime() + 60 * 60_000);
-    await deps.transaction(async (tx) => enqueueMail(deps, tx, mail, { kind: "test-mail", deliverBy }));
+    // Queued where no drain is woken: it waits until this test wakes one.
+    const queuing = testDeps({ store: db, clock: deps.clock, mailQueue: { wake: async () => {} } });
+    await queuing.transaction(async (tx) => enqueueMail(queuing, tx, mail, { kind: "digest", deliverBy }));
     const retire = ["keys", "retire-code-pepper", "test-pepper-1", "--from-file", file, "--json"];
 
     const refused = await operator(retire, env);
@@ -79,9 +82,9 @@ describe("retiring a pepper key that apps' signing secrets are sealed under", ()
     // Sent (to the dev inbox), it waits no more.
     await wakeDrainer(deps);
     await deps.tasks?.idle();
-    expect(
-      (await db.collection("outbox").where("kind", "==", "test-mail").get()).docs.map((d) => d.get("state")),
-    ).toEqual(["sent"]);
+    expect((await db.collection("outbox").where("kind", "==", "digest").get()).docs.map((d) => d.get("state"))).toEqual(
+      ["sent"],
+    );
     const retired = await operator(retire, env);
     expect(retired).toMatchObject({ code: 0 });
     expect(parsePepper((JSON.parse(retired.stdout) as { value: string }).value).map((k) => k.kid)).toEqual([

@@ -14,8 +14,8 @@ import * as people from "../../src/store/people";
 import * as invitations from "../../src/store/invitations";
 import { arriveByCode } from "../../src/core/people/arrival";
 import { RESEND_WAIT_MS } from "../../src/core/people/invitations";
-import { deliver } from "../../src/core/mail/drain";
-import { renderers } from "../../src/tasks/mail";
+import { deliver } from "../../src/core/outbox/drain";
+import { handlers } from "../../src/tasks/mail";
 import { signedUp, signInWithCustomToken } from "../support/auth";
 import { appFor, ID_URL, testDeps, unique, type TestDeps } from "../support/deps";
 import { codeFor, mailTo, waitForMail } from "../support/inbox";
@@ -273,7 +273,7 @@ describe("an invitation that no longer lets anyone in", () => {
     expect(revoked.body).toEqual({ revoked: true });
     expect((await request(peopleApp).get(`/auth/invitations/${body.id}`).set("Cookie", cookie)).status).toBe(404);
     // The drain that comes now finds nothing to send, and settles it so.
-    expect(await deliver(held, `${body.id}.1`, held.clock.now(), renderers(held))).toBe("skipped");
+    expect(await deliver(held, `${body.id}.1`, held.clock.now(), handlers)).toBe("skipped");
     expect((await db.collection("outbox").doc(`${body.id}.1`).get()).get("state")).toBe("none");
     await request(otpApp).post("/auth/otp/send").send({ email });
     expect(await mailTo(email)).toEqual([]);

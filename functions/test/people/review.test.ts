@@ -9,9 +9,10 @@ import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
 import { allTasksIdle } from "../support/task-queue";
 import { MINUTE } from "../../src/clock";
-import { LEASE_MS, deliver } from "../../src/core/mail/drain";
+import { deliver } from "../../src/core/outbox/drain";
+import { LEASE_MS } from "../../src/core/outbox/claims";
 import { digestMail } from "../../src/core/people/review-notices";
-import { renderers as noticeRenderers, run as mailRound } from "../../src/tasks/mail";
+import { handlers, run as mailRound } from "../../src/tasks/mail";
 import type { Deps } from "../../src/deps";
 import * as otp from "../../src/routes/otp";
 import * as peopleRoutes from "../../src/routes/people";
@@ -474,12 +475,12 @@ describe("notices", () => {
     const [entry] = (
       await db.collection("outbox").where("about", "==", person.id).where("kind", "==", "approval").get()
     ).docs;
-    void deliver(crashed, entry!.id, crashed.clock.now(), noticeRenderers(crashed));
+    void deliver(crashed, entry!.id, crashed.clock.now(), handlers);
     await waitForMail(email);
     const survivor = worldDeps({ mailQueue: quiet });
     survivor.clock.set(new Date(crashed.clock.now().getTime() + LEASE_MS));
-    expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("sent");
-    expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("skipped");
+    expect(await deliver(survivor, entry!.id, survivor.clock.now(), handlers)).toBe("sent");
+    expect(await deliver(survivor, entry!.id, survivor.clock.now(), handlers)).toBe("skipped");
     await allTasksIdle();
     const mails = await mailTo(email);
     // Handed over again under the same Message-ID: one message, as any mailbox files it.

@@ -9,10 +9,11 @@ import request from "supertest";
 import { HOUR } from "../../src/clock";
 import { allTasksIdle } from "../support/task-queue";
 import { smtpMailer } from "../../src/adapters/mailer";
-import { deliver, LEASE_MS } from "../../src/core/mail/drain";
+import { deliver } from "../../src/core/outbox/drain";
+import { LEASE_MS } from "../../src/core/outbox/claims";
 import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../../src/core/people/security-notices";
 import { NOTICES_PER_HOUR } from "../../src/core/people/security-mail";
-import { renderers as noticeRenderers } from "../../src/tasks/mail";
+import { handlers } from "../../src/tasks/mail";
 import type { Mailer } from "../../src/core/ports";
 import type { Deps } from "../../src/deps";
 import * as peopleRoutes from "../../src/routes/people";
@@ -92,7 +93,7 @@ async function noticesSettled(deps: TestDeps, personId: string): Promise<void> {
     if (waiting.length === 0) return;
     if (due.length === 0) deps.clock.set(new Date(Math.min(...waiting.map(at))));
     for (const d of waiting.filter((d) => at(d) <= deps.clock.now().getTime()))
-      await deliver(deps, d.id, deps.clock.now(), noticeRenderers(deps));
+      await deliver(deps, d.id, deps.clock.now(), handlers);
   }
 }
 
@@ -194,7 +195,7 @@ describe("a sign-in from a browser not seen before", () => {
     expect(answers.map((r) => r.body.approved)).toEqual(Array(20).fill(true));
     await noticesSettled(deps, person.id);
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
-    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
+    const summary = (await outbox.findOf(db, "security-notice", (await waitingSummary(person.id))!))!;
     expect(summary.state).toBe("pending");
     // Due when the earliest of the three places is an hour old.
     const places = (await db.collection("noticeWindows").doc(person.id).get()).get("sent") as Record<string, Timestamp>;
@@ -206,7 +207,7 @@ describe("a sign-in from a browser not seen before", () => {
     const entries = await entriesAbout(person.id);
     expect(entries.filter((e) => (e as { state?: string }).state === "folded")).toHaveLength(20 - NOTICES_PER_HOUR);
     deps.clock.set(summary.nextAttemptAt);
-    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    expect(await deliver(deps, summary.id, deps.clock.now(), handlers)).toBe("sent");
     const mails = await notices(account.email);
     expect(mails).toHaveLength(NOTICES_PER_HOUR + 1);
     const last = mails.find((m) => m.subject === "More changes to your account")!;
@@ -230,13 +231,13 @@ describe("a sign-in from a browser not seen before", () => {
     await tell(new Date(hour * HOUR - 60_000));
     await tell(new Date(hour * HOUR + 60_000));
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR);
-    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
+    const summary = (await outbox.findOf(db, "security-notice", (await waitingSummary(person.id))!))!;
     expect(summary.notice!.folded.newBrowser).toBe(NOTICES_PER_HOUR);
     // Due when the first of the places is an hour old, not at the top of the next hour.
     expect(summary.nextAttemptAt).toEqual(new Date((hour + 1) * HOUR - 60_000));
     // The summary takes a place of its own; the first three have lapsed, so the next is mailed alone.
     deps.clock.set(summary.nextAttemptAt);
-    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    expect(await deliver(deps, summary.id, deps.clock.now(), handlers)).toBe("sent");
     await queueNoticeAlone(deps, recipientOf(person), newBrowserEvent("Firefox on Windows", "one-more", false));
     await noticesSettled(deps, person.id);
     expect(await settledCount(account.email)).toBe(NOTICES_PER_HOUR + 2);
@@ -259,15 +260,15 @@ describe("a sign-in from a browser not seen before", () => {
     await seenElsewhere(person.id, crashed.clock.now());
     expect((await signIn(crashed, account)).body.approved).toBe(true);
     const [entry] = await entriesAbout(person.id);
-    void deliver(crashed, entry!.id, crashed.clock.now(), noticeRenderers(crashed));
+    void deliver(crashed, entry!.id, crashed.clock.now(), handlers);
     await waitForMail(account.email);
     const survivor = testDeps({ mailQueue: quiet });
     survivor.clock.set(new Date(crashed.clock.now().getTime() + LEASE_MS));
     const retries = await Promise.all(
-      Array.from({ length: 5 }, () => deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))),
+      Array.from({ length: 5 }, () => deliver(survivor, entry!.id, survivor.clock.now(), handlers)),
     );
     expect(retries.filter((r) => r === "sent")).toHaveLength(1);
-    expect(await deliver(survivor, entry!.id, survivor.clock.now(), noticeRenderers(survivor))).toBe("skipped");
+    expect(await deliver(survivor, entry!.id, survivor.clock.now(), handlers)).toBe("skipped");
     await allTasksIdle();
     const mails = await mailTo(account.email);
     expect(mails).toHaveLength(2);
@@ -448,10 +449,10 @@ describe("ways in and access changed by an administrator", () => {
     // The removed address is not the person's: its notice takes none of their places.
     const [removed] = await waitForMail(old);
     expect(removed!.subject).toBe("This address was removed from an account");
-    const summary = (await outbox.findById(db, (await waitingSummary(person.id))!))!;
+    const summary = (await outbox.findOf(db, "security-notice", (await waitingSummary(person.id))!))!;
     expect(summary.notice!.folded).toEqual({ waysIn: 1 });
     deps.clock.set(summary.nextAttemptAt);
-    expect(await deliver(deps, summary.id, deps.clock.now(), noticeRenderers(deps))).toBe("sent");
+    expect(await deliver(deps, summary.id, deps.clock.now(), handlers)).toBe("sent");
     const mails = await mailTo(account.email);
     const last = mails.find((m) => m.subject === "More changes to your account")!;
     expect(last.envelope.to.map((t) => t.address)).toEqual([account.email]);

@@ -1,7 +1,7 @@
 /** GET /status: each dependency's health (Firestore, mail, the outbox's backlog), for the status project only. */
 import request from "supertest";
 import * as status from "../../src/routes/status";
-import { enqueueMail } from "../../src/core/mail/outbox";
+import { enqueueMail } from "../../src/core/outbox/enqueue";
 import { OUTBOX_STALE_SECONDS } from "../../src/core/status/health";
 import { appFor, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
@@ -43,7 +43,7 @@ describe("GET /status", () => {
         deps,
         tx,
         { to: "x@example.test", subject: "s", text: "t", html: "h" },
-        { kind: "notice", deliverBy },
+        { kind: "digest", deliverBy },
       ),
     );
     try {

@@ -235,7 +235,7 @@ describe.each(emulators)("store contract, on %s", (_, ownStandIn) => {
   });
 
   it("update() on a version read by a query applies once: 20 concurrent claimers of that version, one winner", async () => {
-    // The outbox's claim (core/mail/drain): no transaction, a write on the version the due query read.
+    // The outbox's claim (core/outbox/drain): no transaction, a write on the version the due query read.
     const doc = collection("version").doc("claimed");
     await doc.set({ claim: null });
     const [read] = (await collection("version").where("claim", "==", null).get()).docs;

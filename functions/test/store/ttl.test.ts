@@ -172,8 +172,6 @@ describe("data expiry", () => {
             id: entryId,
             kind: "code",
             sealed: { kid: "k", iv: "i", data: "d", tag: "t" },
-            about: null,
-            to: null,
             state: "pending",
             lane: "mail",
             attempts: 0,

@@ -134,7 +134,9 @@ export function testDeps(overrides: Partial<Deps> = {}, { digests = false }: { d
     random: overrides.random ?? cryptoRandom,
     log: overrides.log ?? silentLogger,
   });
-  return { ...built, ...overrides, clock, tasks };
+  // The transaction given is the one buildDeps wrapped: what it runs wakes the drain after its commit.
+  const { transaction: _wrapped, ...rest } = overrides;
+  return { ...built, ...rest, clock, tasks };
 }
 
 /** The same express app a Cloud Function serves, built around test deps. */

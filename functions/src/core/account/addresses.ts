@@ -16,7 +16,6 @@ import { addressPurpose, normaliseCode } from "../email-codes/rules";
 import type { Caller } from "../email-codes/budget-rules";
 import { changePerson, type ChangeDeps, type Proof } from "../people/people-admin";
 import { ensureOwnWaysIn, type Acting } from "../people/acting";
-import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
 
 type Self = Extract<Acting, { self: Person }>;
@@ -59,25 +58,18 @@ export async function confirmAddress(deps: AddressDeps, by: Self, rawEmail: stri
   // Before the code is checked: a stale session, or one the passkey rule refuses, spends none of
   // its attempts (changePerson asks again, in its transaction).
   await ensureOwnWaysIn(deps, by);
-  let noticed = false;
   const proof: Proof = {
     emails: [address],
     async check(tx) {
-      noticed = false;
       const check = await checkCodeIn(deps, tx, address, addressPurpose(by.self.id), code, true);
       const refusal = check.result === "valid" ? null : CHECK_REFUSALS[check.result];
-      return { refusal, record: () => void (noticed = check.record()) };
+      return { refusal, record: () => check.record() };
     },
   };
   const add = (current: Person) => ({
     emails: current.emails.includes(address) ? current.emails : [...current.emails, address],
   });
-  try {
-    return (await changePerson(deps, by.self.id, add, by, proof)).person.emails;
-  } finally {
-    // A run of wrong codes that locked the address queued its owner's notice.
-    if (noticed) await wakeDrainer(deps);
-  }
+  return (await changePerson(deps, by.self.id, add, by, proof)).person.emails;
 }
 
 /** POST /auth/account/addresses/primary: one of their addresses becomes the first, the one mail goes to. */

@@ -7,11 +7,9 @@ import * as people from "../../store/people";
 import { ensure } from "../errors";
 import type { SyncError } from "../people/people-admin";
 import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
-import { causeOf } from "../people/event-catalogue";
-import { nextSeq, publishEvent } from "../people/person-events";
-import { ensureMayHandleData, recordBoth, type OwnDataDeps } from "./own-data";
-import { beginErasure, finishErasure } from "../people/erasure-job";
-import { wakeDrainer } from "../mail/outbox";
+import { publishAndRecordErasure } from "../people/person-events";
+import { ensureMayHandleData, recordInAdministrator, type OwnDataDeps } from "./own-data";
+import { finishErasure } from "../people/erasure-job";
 
 /**
  * Erases the person (`people erase`, DELETE /auth/account, DELETE /auth/people/:personId). One
@@ -39,20 +37,14 @@ export async function erasePerson(
     const signedIn = await signInsEnding(deps, tx, person.id, "all");
     people.remove(deps.store, tx, person);
     const apps = tellClients(deps, tx, signedIn, { erased: true });
-    // The apps hear of it with the ids they know the person by, and nothing else.
-    publishEvent(deps, tx, {
-      type: "person.erased",
-      person,
-      seq: nextSeq(person),
-      by: causeOf(recordedAs(acting).by),
-    });
-    beginErasure(deps, tx, person.id, person.uids);
-    recordBoth(deps, tx, personId, acting, "erased");
+    // The apps hear of it with the ids they know the person by, and nothing else; their accounts
+    // at the identity provider are deleted with the rest of them.
+    publishAndRecordErasure(deps, tx, person, recordedAs(acting), person.uids);
+    recordInAdministrator(deps, tx, personId, acting, "erased");
     return { apps };
   });
+  // The event goes as it commits; the drain then asks to be woken for the job, a minute on.
   deps.personCache.evict(personId);
-  // The event goes now; the drain then asks to be woken for the job, a minute on.
-  if (erased !== null) await wakeDrainer(deps);
   // Gone already: an erasure that stopped half-way is finished now; otherwise there is no such person.
   const failed = await finishErasure(deps, personId);
   ensure(erased !== null || failed !== null, "person_not_found");

@@ -10,7 +10,6 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { ensure } from "../errors";
 import { translateFailure, type Failure } from "../failures";
-import { wakeDrainer } from "../mail/outbox";
 import type { Person } from "../model/person";
 import { ensureOwnWaysIn, recordedAs, toldAs, type Acting } from "../people/acting";
 import { deleteLetGo, queueAccountDeletions } from "../people/accounts";
@@ -92,7 +91,6 @@ export async function unlinkOwnAccount(deps: AccountsDeps, by: Self, uid: string
     return written;
   });
   deps.personCache.evict(after.id);
-  await wakeDrainer(deps);
   await deleteLetGo(deps, [uid]);
   return after;
 }

@@ -6,7 +6,7 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { ensureOwnWaysIn, type SelfActing } from "../people/acting";
-import { newBrowserNoticesOffEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
+import { newBrowserNoticesOffEvent, queueNotice, recipientOf } from "../people/security-notices";
 
 /**
  * Which notices the person may choose, as they have chosen: only those of new browsers. Read from
@@ -31,16 +31,14 @@ export async function chooseNewBrowserNotices(
 ): Promise<void> {
   const personId = by.self.id;
   if (!on) await ensureOwnWaysIn(deps, by);
-  const told = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const person = await people.findById(deps.store, personId, tx);
-    if (!person) return null;
+    if (!person) return;
     const turnedOff = !on && person.newBrowserNotices !== false;
     if (turnedOff) await ensureOwnWaysIn(deps, by, tx, person);
     people.setNewBrowserNotices(deps.store, tx, personId, on);
-    return turnedOff && deps.config.notices.newBrowser
-      ? queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(by.from))
-      : null;
+    if (turnedOff && deps.config.notices.newBrowser)
+      queueNotice(deps, tx, recipientOf(person), newBrowserNoticesOffEvent(by.from));
   });
   deps.personCache.evict(personId);
-  await wakeForNotice(deps, told);
 }

@@ -42,6 +42,20 @@ export function recordBoth(
   event: "exported" | "erased",
 ): void {
   recordEvent(deps, tx, { personId, ...recordedAs(by), event, changes: {} });
+  recordInAdministrator(deps, tx, personId, by, event);
+}
+
+/**
+ * Records, in `tx`, in the administrator's own history what they did to someone else (naming the
+ * person by id only); nothing when the person acted on their own account, or an operator acted.
+ */
+export function recordInAdministrator(
+  deps: Pick<Deps, "store" | "random" | "clock">,
+  tx: Transaction,
+  personId: string,
+  by: Acting,
+  event: "exported" | "erased",
+): void {
   if ("admin" in by && by.admin.id !== personId)
     recordEvent(deps, tx, {
       personId: by.admin.id,

@@ -11,7 +11,7 @@ import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import type { Transaction } from "../../store/db";
 import { addressIds, pepperRing, recoveryRunIds, type PepperKey } from "../pepper";
-import { enqueueMail } from "../mail/outbox";
+import { enqueueMail } from "../outbox/enqueue";
 import { lockNoticeMail } from "./code-mail";
 import { afterFailure, afterSuccess, combine, forgetAfter, isLocked, noticeDue, type LimitState } from "./rules";
 
@@ -28,8 +28,8 @@ export interface AddressRun {
   locked: boolean;
   /** Until when it is locked (null when it is not). */
   lockedUntil: Date | null;
-  /** Writes the check's outcome in the transaction; true when a lock notice was queued (wake the drainer after commit). */
-  record(outcome: CheckOutcome): boolean;
+  /** Writes the check's outcome in the transaction, with the owner's notice when it locks the address. */
+  record(outcome: CheckOutcome): void;
 }
 
 /** Reads the address's run at `door` in `tx`, before anything is written. */
@@ -56,17 +56,14 @@ export async function addressRunIn(
           : outcome === "valid" && (state.failures > 0 || state.lockouts > 0)
             ? afterSuccess(state)
             : null;
-      if (next === null) return false;
-      let noticed = false;
+      if (next === null) return;
       if (door === "email" && noticeDue(state, next, now) && next.lockedUntil !== null) {
         // The owner of the mailbox hears of the lock, in the transaction that sets it (at most daily).
         const notice = lockNoticeMail(address, next.lockedUntil, deps.config.idUrl);
         enqueueMail(deps, tx, notice, { kind: "lock-notice", deliverBy: next.lockedUntil });
         next.noticeAt = now;
-        noticed = true;
       }
       limits.save(store, tx, ids[0] as string, (ring[0] as PepperKey).kid, next, forgetAfter(next), found);
-      return noticed;
     },
   };
 }

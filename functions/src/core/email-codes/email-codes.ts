@@ -29,7 +29,7 @@ import {
 import type { Transaction } from "../../store/db";
 import type { Caller } from "./budget-rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
-import { enqueueMail, wakeDrainer } from "../mail/outbox";
+import { enqueueMail } from "../outbox/enqueue";
 import type { MailMessage } from "../ports";
 
 type CodeDeps = Pick<
@@ -41,8 +41,8 @@ type CodeDeps = Pick<
  * POST /auth/otp/send. The address's own limits are read first, so that a send they refuse gets
  * the contract's answer and costs nothing; then the budgets beyond the address let the send
  * through or refuse it (send-budgets.ts); then one transaction decides the address's limits
- * exactly and records the new code and its mail in the outbox (core/mail/outbox), sealed. Then
- * it wakes the drainer, which sends it.
+ * exactly and records the new code and its mail in the outbox (core/outbox/enqueue), sealed; its
+ * commit wakes the drain, which sends it.
  * An address on no account takes the same path with the same reads, writes and wake, and its
  * outbox record holds nothing to send; the answer depends on no mail server, so neither its
  * status nor its timing tells the two apart, whether the mail server is up, frozen or gone.
@@ -68,7 +68,6 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
     await withdrawSend(deps, sendId).catch(() => undefined);
     throw err;
   }
-  await wakeDrainer(deps);
 }
 
 /**
@@ -159,20 +158,17 @@ export async function checkCode(
 ): Promise<CheckResult> {
   const code = normaliseCode(otp);
   ensure(code, "email_code_malformed");
-  let noticed = false;
-  const result = await deps.transaction(async (tx) => {
+  return deps.transaction(async (tx) => {
     const check = await checkCodeIn(deps, tx, address, purpose, code, consume);
-    noticed = check.record();
+    check.record();
     return check.result;
   });
-  if (noticed) await wakeDrainer(deps);
-  return result;
 }
 
 /**
  * A check of `code` (already normalised) read and decided in `tx`, the caller's transaction, which
- * may read more before it writes: `record()` then writes the check's effect in `tx` and says
- * whether a lock notice was queued (the drainer is woken once `tx` commits).
+ * may read more before it writes: `record()` then writes the check's effect in `tx` (a lock
+ * notice among it, which wakes the drain once `tx` commits).
  */
 export async function checkCodeIn(
   deps: CheckDeps,
@@ -181,7 +177,7 @@ export async function checkCodeIn(
   purpose: Purpose,
   code: string,
   consume: boolean,
-): Promise<{ result: CheckResult; record(): boolean }> {
+): Promise<{ result: CheckResult; record(): void }> {
   const { store } = deps;
   const ring = pepperRing(deps);
   const now = deps.clock.now();
@@ -195,7 +191,7 @@ export async function checkCodeIn(
     consume,
     () => stored !== null && codeMatches(ring, stored, purpose, address, code),
   );
-  const record = (): boolean => {
+  const record = (): void => {
     if (live !== null) {
       // Only a sign-in code consumed by its sign-in stops counting against the budgets of where it
       // was asked from and sent to, and earns them room: it is consumed only for an approved
@@ -211,7 +207,7 @@ export async function checkCodeIn(
         codes.destroy(store, tx, live.addressId, decision.code === "expire" ? "expired" : "exhausted");
       if (decision.code === "consume") codes.remove(store, tx, live.addressId);
     }
-    return run.record(decision.failed ? "failed" : decision.result === "valid" ? "valid" : "none");
+    run.record(decision.failed ? "failed" : decision.result === "valid" ? "valid" : "none");
   };
   return { result: decision.result, record };
 }

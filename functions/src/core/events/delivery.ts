@@ -19,11 +19,11 @@ import { postTo } from "../post-to";
 import { Webhook } from "standardwebhooks";
 import { HOUR, SECOND } from "../../clock";
 import * as hooks from "../../store/hooks";
-import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Handlers } from "../outbox/handlers";
+import { logOutbox } from "../outbox/log";
 import type { Hook } from "../model/hook";
-import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
+import type { OutboxEntry } from "../model/outbox";
 import { queueDelivery, signingSecrets, subscribed } from "./hooks";
 
 /** How long an app has to answer a delivery. */
@@ -40,7 +40,7 @@ export const pauseAfter = (failures: number): number =>
 /** Marks the entry done (with `work` in the same transaction), if this drain's claim still holds it. */
 async function done(
   deps: DeliveryDeps,
-  entry: outbox.OutboxEntry,
+  entry: OutboxEntry,
   claim: string,
   work?: Parameters<typeof changeWhileClaimed>[4],
 ): Promise<void> {
@@ -95,12 +95,11 @@ async function post(deps: DeliveryDeps, hook: Hook, body: string, id: string): P
   return postTo(deps, hook.url, { headers, body }, DELIVERY_TIMEOUT_MS);
 }
 
-export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
+export function eventHandlers(deps: DeliveryDeps): Pick<Handlers, "event" | "delivery"> {
   return {
     /** Fanned out to each subscription in one transaction with its own settling. */
-    async [EVENT_KIND](entry, claim) {
+    async event(entry, claim) {
       const event = entry.event;
-      if (!event) return null;
       // The subscriptions as read now, outside the transaction: fan-outs running side by side lock
       // none of them against the deliveries recording their endpoints' health. One removed or
       // disabled meanwhile gets a delivery that finds it so, and is dropped.
@@ -111,11 +110,11 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
       });
       return DELIVERED;
     },
-    async [DELIVERY_KIND](entry, claim) {
+    async delivery(entry, claim) {
       const event = entry.event;
-      const hook = entry.about === null ? null : await hooks.find(deps.store, entry.about);
+      const hook = await hooks.find(deps.store, entry.about);
       // Removed or disabled since: nothing to deliver.
-      if (!event || hook === null || hook.disabled) return null;
+      if (hook === null || hook.disabled) return null;
       const now = deps.clock.now();
       // Not tried while the app rests: due again when its pause ends, the wait not counted as a try.
       if (hook.pausedUntil !== null && hook.pausedUntil.getTime() > now.getTime())
@@ -124,7 +123,7 @@ export function eventRenderers(deps: DeliveryDeps): Record<string, Renderer> {
       await recordAnswer(deps, hook, failure);
       if (failure !== null) throw new NotDelivered(failure);
       await done(deps, entry, claim);
-      deps.log.info("event delivered", {
+      logOutbox(deps.log, "eventDelivered", {
         outboxId: entry.id,
         app: hook.app,
         type: event.type,

@@ -2,7 +2,7 @@
  * The apps' subscriptions to events, kept by the operator (`npm run operator -- hooks …`): each an
  * app's name, an https address, the event types it hears of, and its signing secrets
  * (Standard Webhooks' `whsec_` form), generated here (or given, by the local stack's seed) and
- * shown once, sealed at rest under CODE_PEPPER (core/mail/seal), never listed. A rotation keeps
+ * shown once, sealed at rest under CODE_PEPPER (core/seal), never listed. A rotation keeps
  * the old secret signing beside the new one for an overlap, so the app can move to the new one
  * without a delivery it cannot verify.
  */
@@ -11,12 +11,13 @@ import * as hooks from "../../store/hooks";
 import * as outbox from "../../store/outbox";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../mail/outbox";
-import { sealValue, unsealValue } from "../mail/seal";
-import { EVENT_TYPES, type EventType } from "../model/event";
+import { enqueue } from "../outbox/enqueue";
+import { sealValue, unsealValue } from "../seal";
+import { EVENT_TYPES, type EventType, type ServiceEvent } from "../model/event";
 import type { Hook, HookSecret } from "../model/hook";
+import type { OutboxEntryOf } from "../model/outbox";
+import type { Transaction } from "../../store/db";
 import { pepperRing } from "../pepper";
-import { DELIVERY_KIND, EVENT_KIND } from "../people/person-events";
 
 export const DEFAULT_SECRET_OVERLAP_MS = 24 * HOUR;
 /** How long a delivery is tried before it is dead-lettered (`failed`, listed by `hooks deliveries`). */
@@ -235,21 +236,20 @@ export async function hookDeliveries(
   deps: Pick<Deps, "store">,
   app: string,
   limit = 50,
-): Promise<outbox.OutboxEntry[]> {
-  return outbox.ofKindAbout(deps.store, DELIVERY_KIND, app, limit);
+): Promise<OutboxEntryOf<"delivery">[]> {
+  return outbox.ofKindAbout(deps.store, "delivery", app, limit);
 }
 
 /** Queues a delivery of `event` to `hook`, in `tx`. */
 export function queueDelivery(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  tx: Parameters<typeof enqueueNotice>[1],
+  tx: Transaction,
   hook: Pick<Hook, "app">,
-  event: NonNullable<outbox.OutboxEntry["event"]>,
+  event: ServiceEvent,
 ): void {
-  enqueueNotice(deps, tx, {
-    kind: DELIVERY_KIND,
+  enqueue(deps, tx, {
+    kind: "delivery",
     about: hook.app,
-    lane: "apps",
     event,
     deliverBy: new Date(deps.clock.now().getTime() + DELIVERY_TRIED_FOR_MS),
   });
@@ -261,14 +261,10 @@ export function queueDelivery(
  * it already drops it. The operator asks once the app is back: its endpoint's rest ends, so the
  * delivery is tried at once. Returns the apps it was queued for.
  */
-export async function redeliver(
-  deps: HookDeps & Pick<Deps, "mailQueue" | "log">,
-  eventId: string,
-  app: string | null,
-): Promise<string[]> {
-  const apps = await deps.transaction(async (tx) => {
-    const entry = await outbox.findById(deps.store, eventId, tx);
-    if (entry === null || entry.kind !== EVENT_KIND || !entry.event)
+export async function redeliver(deps: HookDeps, eventId: string, app: string | null): Promise<string[]> {
+  return deps.transaction(async (tx) => {
+    const entry = await outbox.findOf(deps.store, "event", eventId, tx);
+    if (entry === null)
       throw new AppError("hook_invalid", `no event ${eventId} is kept (events are kept a week past their fan-out)`);
     const event = entry.event;
     const all = await hooks.list(deps.store, tx);
@@ -283,6 +279,4 @@ export async function redeliver(
     }
     return chosen.map((h) => h.app);
   });
-  if (apps.length > 0) await wakeDrainer(deps);
-  return apps;
 }

@@ -1,6 +1,6 @@
 /**
  * A value sealed at rest: AES-256-GCM under a key derived from CODE_PEPPER's key `kid`
- * (core/mail/seal), as the outbox keeps a mail and a subscription keeps its signing secret.
+ * (core/seal), as the outbox keeps a mail and a subscription keeps its signing secret.
  * No I/O here.
  */
 export interface Sealed {

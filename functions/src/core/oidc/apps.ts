@@ -13,7 +13,6 @@ import * as accessTokens from "../../store/oidc-tokens";
 import * as signIns from "../../store/oidc-sign-ins";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
 import { tellClients } from "../people/sign-in-ends";
 import { endGrant } from "./grants";
 import { rememberDisconnect } from "./disconnects";
@@ -84,7 +83,7 @@ export async function disconnectApp(
   ensureOwnAccount(given, personId);
   const client = await clients.findById(deps.store, clientId);
   const name = client?.name ?? clientId;
-  const queued = await deps.transaction(async (tx) => {
+  await deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
     const now = deps.clock.now();
     const held = (await grants.ofPerson(deps.store, personId, tx)).filter(
@@ -112,9 +111,7 @@ export async function disconnectApp(
       event: "app-disconnected",
       changes: { apps: { from: [name], to: null } },
     });
-    const told =
-      from !== null && recipient !== null ? queueNotice(deps, tx, recipient, appDisconnectedEvent(name, from)) : null;
-    return tellClients(deps, tx, signedIn).length > 0 || told !== null;
+    if (from !== null && recipient !== null) queueNotice(deps, tx, recipient, appDisconnectedEvent(name, from));
+    tellClients(deps, tx, signedIn);
   });
-  if (queued) await wakeDrainer(deps);
 }

@@ -24,10 +24,10 @@ import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcCode } from "../../store/oidc-codes";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { changeWhileClaimed, DELIVERED, NotDelivered, type Renderer } from "../mail/drain";
+import { changeWhileClaimed, DELIVERED, NotDelivered, type Handlers } from "../outbox/handlers";
+import { logOutbox } from "../outbox/log";
 import { oidcSid, pepperRing, type PepperKey } from "../pepper";
 import { SESSION_LIFETIME_MS } from "../sessions/sessions";
-import { BACKCHANNEL_KIND } from "../people/sign-in-ends";
 
 /** The event a logout token carries (§2.4). */
 export const BACKCHANNEL_EVENT = "http://schemas.openid.net/event/backchannel-logout";
@@ -70,13 +70,13 @@ function post(deps: BackchannelDeps, uri: string, token: string): Promise<string
   return postTo(deps, uri, { headers, body }, BACKCHANNEL_TIMEOUT_MS);
 }
 
-export function backchannelRenderers(deps: BackchannelDeps): Record<string, Renderer> {
+export function backchannelHandlers(deps: BackchannelDeps): Pick<Handlers, "backchannel-logout"> {
   return {
-    async [BACKCHANNEL_KIND](entry, claim) {
+    async "backchannel-logout"(entry, claim) {
       const logout = entry.logout;
-      const client = entry.about === null ? null : await clients.findById(deps.store, entry.about);
+      const client = await clients.findById(deps.store, entry.about);
       // A client gone, disabled or with no address since: nobody to tell.
-      if (!logout || client === null || client.disabled || client.backchannelLogoutUri === null) return null;
+      if (client === null || client.disabled || client.backchannelLogoutUri === null) return null;
       const iat = Math.floor(deps.clock.now().getTime() / 1000);
       const token = await deps.tokens.signLogoutToken({
         iss: deps.config.serviceUrl,
@@ -91,7 +91,11 @@ export function backchannelRenderers(deps: BackchannelDeps): Record<string, Rend
       const failure = await post(deps, client.backchannelLogoutUri, token);
       if (failure !== null) throw new NotDelivered(failure);
       await changeWhileClaimed(deps, entry.id, claim, { state: "sent", sentAt: deps.clock.now(), claim: null });
-      deps.log.info("logout token delivered", { outboxId: entry.id, client: client.clientId, attempt: entry.attempts });
+      logOutbox(deps.log, "logoutTokenDelivered", {
+        outboxId: entry.id,
+        client: client.clientId,
+        attempt: entry.attempts,
+      });
       return DELIVERED;
     },
   };

@@ -26,7 +26,6 @@ import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
 import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
 import { sessionsThrough } from "../people/sessions-through";
-import { wakeDrainer } from "../mail/outbox";
 import * as people from "../../store/people";
 
 import type { Passkey } from "../model/passkey";
@@ -87,7 +86,7 @@ export async function removePasskey(
   passkeyId: string,
   given: Acting,
 ): Promise<void> {
-  const done = await deps.transaction(async (tx) => {
+  const ended = await deps.transaction(async (tx) => {
     const by = await ensureAdminActs(deps, tx, given);
     const [passkey, person] = await Promise.all([
       passkeys.findById(deps.store, passkeyId, tx),
@@ -108,16 +107,13 @@ export async function removePasskey(
     const through = await sessionsThrough(deps, tx, person, { passkeyIds: [passkey.id] });
     const from = toldAs(by);
     passkeys.remove(deps.store, tx, passkeyId);
-    const apps = through.end();
+    through.end();
     if (!("self" in by)) recordRemoval(deps, tx, personId, [passkey], by);
-    const told =
-      deps.config.notices.waysIn && from !== null
-        ? queueNotice(deps, tx, recipientOf(person), passkeysEvent("removed", [passkey.name], from))
-        : null;
-    return { ended: through.ending.length, wake: told !== null || apps.length > 0 };
+    if (deps.config.notices.waysIn && from !== null)
+      queueNotice(deps, tx, recipientOf(person), passkeysEvent("removed", [passkey.name], from));
+    return through.ending.length;
   });
-  if (done.ended > 0) deps.personCache.evict(personId);
-  if (done.wake) await wakeDrainer(deps);
+  if (ended > 0) deps.personCache.evict(personId);
 }
 
 type RemovalDeps = Pick<
@@ -154,13 +150,13 @@ export async function removeAllPasskeys(deps: RemovalDeps, personId: string, giv
       passkeys.listByPerson(deps.store, personId, tx),
       people.findById(deps.store, personId, tx),
     ]);
-    if (held.length === 0) return { removed: 0, ended: 0, wake: false };
+    if (held.length === 0) return { removed: 0, ended: 0 };
     const through =
       person === null
         ? { ending: [], end: () => [] }
         : await sessionsThrough(deps, tx, person, { passkeyIds: held.map((p) => p.id) });
     for (const passkey of held) passkeys.remove(deps.store, tx, passkey.id);
-    const apps = through.end();
+    through.end();
     recordRemoval(deps, tx, personId, held, by);
     const event = passkeysEvent(
       "removed",
@@ -169,9 +165,8 @@ export async function removeAllPasskeys(deps: RemovalDeps, personId: string, giv
     );
     const recipient = person === null ? { personId, to: null } : recipientOf(person);
     if (deps.config.notices.waysIn) queueNotice(deps, tx, recipient, event);
-    return { removed: held.length, ended: through.ending.length, wake: deps.config.notices.waysIn || apps.length > 0 };
+    return { removed: held.length, ended: through.ending.length };
   });
   if (done.ended > 0) deps.personCache.evict(personId);
-  if (done.wake) await wakeDrainer(deps);
   return done.removed;
 }

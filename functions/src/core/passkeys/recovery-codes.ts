@@ -23,7 +23,6 @@ import { decideAccess } from "../people/access";
 import { addressRunIn } from "../email-codes/address-failures";
 import { admitGuess } from "../email-codes/send-budgets";
 import type { Caller } from "../model/caller";
-import { wakeDrainer } from "../mail/outbox";
 import { queueNotice, recipientOf } from "../people/security-notices";
 import { recoveryCodeReusedEvent, recoveryCodesMadeEvent, recoveryCodeUsedEvent } from "../people/passkey-notices";
 import { ensureRecentSignIn } from "../people/acting";
@@ -107,8 +106,6 @@ export async function makeRecoveryCodes(deps: MakeDeps, maker: CodeMaker): Promi
     return through.ending.length;
   });
   if (ended > 0) deps.personCache.evict(personId);
-  // The notice, and any app told of a sign-in ended.
-  await wakeDrainer(deps);
   return codes;
 }
 
@@ -190,7 +187,6 @@ export async function signInWithRecoveryCode(
   ensure(address, "recovery_code_invalid");
   // The set an address on nobody reads: a keyed id of the address, of a shape no person's id has.
   const standIn = recoveryRunIds(ring, address)[0] as string;
-  let noticed = false;
   const decision = await deps.transaction(async (tx): Promise<Decision> => {
     const run = await addressRunIn(deps, tx, address, "recovery");
     const person = await people.findByEmail(deps.store, address, tx);
@@ -204,10 +200,8 @@ export async function signInWithRecoveryCode(
       // recovery codes' own, so guessing locks nobody's email sign-in.
       run.record("failed");
       // A used code presented again: the codes are in someone's hands, and their owner should know.
-      if (person !== null && match?.used) {
+      if (person !== null && match?.used)
         queueNotice(deps, tx, recipientOf(person), recoveryCodeReusedEvent("a sign-in with a recovery code"));
-        noticed = true;
-      }
       return { refused: "recovery_code_invalid" };
     }
     // The code was right: only now is anything said of the account.
@@ -219,10 +213,8 @@ export async function signInWithRecoveryCode(
     run.record("valid");
     const left = set.codes.filter((c, i) => c.usedAt === null && i !== match.index).length;
     queueNotice(deps, tx, recipientOf(person), recoveryCodeUsedEvent(left, "a sign-in with a recovery code"));
-    noticed = true;
     return { uid, madeAt: set.madeAt };
   });
-  if (noticed) await wakeDrainer(deps);
   if ("refused" in decision) {
     if (decision.until === undefined || decision.until === null) throw new AppError(decision.refused);
     throw limitReached(decision.refused, deps.clock.now(), decision.until);

@@ -17,7 +17,7 @@ import * as recoveryCodes from "../../store/recovery-codes";
 import * as sessionRecords from "../../store/sessions";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
 import { ensureRecentSignIn, mayAddPasskey, passkeyRule, ruledBy } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { addressBehind, CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";
@@ -90,7 +90,7 @@ export async function registrationOptions(
   });
 }
 
-type Outcome = { passkey: Passkey; told: string | null } | { refused: ErrorCode };
+type Outcome = { passkey: Passkey } | { refused: ErrorCode };
 
 /**
  * POST /auth/passkeys/register/verify: the challenge must be this session's, unused and under
@@ -167,15 +167,12 @@ export async function registerPasskey(
     // email code may add): told at once, never folded into a summary, at every address they hold,
     // each its own mail, whatever NOTIFY_WAYS_IN says, so that no notice filling the hour and no
     // address made the first keeps it from them.
-    const told = ruledBy(rule, current)
-      ? (current.emails.map((to) => queueNotice(deps, tx, { personId, to }, { ...added, urgent: true })).pop() ?? null)
-      : deps.config.notices.waysIn
-        ? queueNotice(deps, tx, recipientOf(current), added)
-        : null;
-    return { passkey, told };
+    if (ruledBy(rule, current))
+      for (const to of current.emails) queueNotice(deps, tx, { personId, to }, { ...added, urgent: true });
+    else if (deps.config.notices.waysIn) queueNotice(deps, tx, recipientOf(current), added);
+    return { passkey };
   });
   if ("refused" in outcome) throw new AppError(outcome.refused);
-  await wakeForNotice(deps, outcome.told);
   return outcome.passkey;
 }
 

@@ -1,6 +1,5 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
-import { wakeDrainer } from "../mail/outbox";
 import { changesBetween } from "./history";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
@@ -28,10 +27,8 @@ export async function recordAccessRequest(
   details: RequestDetails,
 ): Promise<void> {
   const { store } = deps;
-  let created = false;
   try {
     await deps.transaction(async (tx) => {
-      created = false;
       const holderId = await personKeys.keyHolder(store, tx, "email", address);
       if (holderId !== null) return updateRequest(deps, tx, holderId, details);
       // An address invited before, or at a domain a rule approves, arrives approved: no reviewer need see it.
@@ -45,12 +42,10 @@ export async function recordAccessRequest(
         note: details.note ?? "",
       };
       arrive(deps, tx, arriving, "request-access", arrival);
-      created = true;
     });
   } catch (err) {
     if (!alreadyExists(err)) throw err;
   }
-  if (created) await wakeDrainer(deps);
 }
 
 async function updateRequest(

@@ -8,25 +8,18 @@
  */
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personKeys from "../../store/person-keys";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
 import { translateFailure } from "../failures";
-import { wakeDrainer } from "../mail/outbox";
 import { errorText } from "../../logger";
 import type { Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
 import { canonicalEmail } from "../email-address";
-import type { Renderer } from "../mail/drain";
-import { noticeEntry } from "../mail/outbox";
-import { beginErasure } from "./erasure-job";
-import { recordEvent } from "./history";
-import { nextSeq, publishAndRecord, publishEvent } from "./person-events";
-
-/** The outbox kind of deleting, at the identity provider, an account a person let go (one entry per account). */
-export const ACCOUNT_DELETION = "account-deletion";
+import type { Handlers } from "../outbox/handlers";
+import { enqueue } from "../outbox/enqueue";
+import { publishAndRecord, publishAndRecordErasure } from "./person-events";
 
 /**
  * The person's accounts that sign in with an address or number the change from `before` to
@@ -60,8 +53,7 @@ export function accountsOfRemoved(before: Person, after: Person, accounts: Provi
  */
 export function queueAccountDeletions(deps: Pick<Deps, "store" | "clock" | "random">, tx: Transaction, uids: string[]) {
   const deliverBy = new Date(deps.clock.now().getTime() + 7 * DAY);
-  for (const uid of uids)
-    outbox.add(deps.store, tx, noticeEntry(deps, { kind: ACCOUNT_DELETION, about: uid, deliverBy }));
+  for (const uid of uids) enqueue(deps, tx, { kind: "account-deletion", about: uid, deliverBy });
 }
 
 /**
@@ -81,11 +73,10 @@ export async function deleteLetGo(deps: Pick<Deps, "identity" | "log">, uids: st
 }
 
 /** The outbox's runner of account deletions: done, or a failure the drain retries with backoff. */
-export function accountDeletionRenderers(deps: Pick<Deps, "store" | "identity">): Record<string, Renderer> {
+export function accountDeletionHandlers(deps: Pick<Deps, "store" | "identity">): Pick<Handlers, "account-deletion"> {
   return {
-    async [ACCOUNT_DELETION](entry) {
+    async "account-deletion"(entry) {
       const uid = entry.about;
-      if (uid === null) return null;
       // Signed in with again since, and so linked to whoever holds its address now: theirs to keep.
       if ((await people.findByUid(deps.store, uid)) !== null) return null;
       const failed = await deps.identity.deleteAccounts([uid]);
@@ -127,22 +118,9 @@ export function withoutAccount(
 ): { id: string; next: Person | null } {
   const rest = holder.uids.filter((u) => u !== uid);
   if (rest.length === 0 && holder.emails.length === 0 && holder.phones.length === 0) {
-    // By their id alone: the account is the owner's now, and an app that forgot what it keeps
-    // of that account would forget the owner's.
-    publishEvent(deps, tx, {
-      type: "person.erased",
-      person: { ...holder, uids: rest },
-      seq: nextSeq(holder),
-      by: "service",
-    });
-    recordEvent(deps, tx, {
-      personId: holder.id,
-      by: { kind: "service" },
-      via: "sign-in",
-      event: "erased",
-      changes: {},
-    });
-    beginErasure(deps, tx, holder.id, []);
+    // By their id alone, and with no account to delete: the account is the owner's now, and an
+    // app that forgot what it keeps of that account would forget the owner's.
+    publishAndRecordErasure(deps, tx, { ...holder, uids: rest }, { by: { kind: "service" }, via: "sign-in" }, []);
     return { id: holder.id, next: null };
   }
   const left = { ...holder, uids: rest, updatedAt: deps.clock.now() };
@@ -215,8 +193,6 @@ export async function linkAccountOfAddress(
       );
       return "linked";
     });
-    // The apps hear of the link (and of a person it emptied) once it has committed.
-    if (outcome !== "theirs") await wakeDrainer(deps);
     if (outcome !== "letGo") return uid;
     // Gone before the account for the address is asked for again, which then makes a fresh one
     // (the queued deletion retries what fails here, and the sign-in fails meanwhile).

@@ -17,13 +17,11 @@ import type { NewPerson, Person } from "../model/person";
 import type { Actor, Via } from "../model/history";
 import type { AddressRule } from "../settings";
 import type { SignIn } from "../ports";
-import { changesBetween, recordEvent } from "./history";
-import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
+import { FIRST_SEQ, publishAndRecord, publishAndRecordArrival } from "./person-events";
 import * as personKeys from "../../store/person-keys";
 import { alreadyExists, translateFailure } from "../failures";
 import { ensure } from "../errors";
 import { queueAccountDeletions } from "./accounts";
-import { wakeDrainer } from "../mail/outbox";
 
 type ArrivalDeps = Pick<Deps, "store" | "clock" | "random">;
 
@@ -157,16 +155,8 @@ export function arrive(
   const enrolment = decided.fields.role === "user" ? {} : { enrolmentFrom: now };
   const fields: NewPerson = { ...arriving, eventSeq: FIRST_SEQ, ...decided.fields, ...enrolment };
   const person = people.create(deps.store, tx, fields, deps.random.id(), now);
-  publishCreated(deps, tx, person, decided.by);
-  const changes = changesBetween(null, person);
-  recordEvent(deps, tx, {
-    personId: person.id,
-    by: decided.by,
-    via: decided.via,
-    event: "created",
-    // The rule of the address's domain that let them in, or made its suggestion.
-    changes: decided.rule === null ? changes : { ...changes, rule: { from: null, to: decided.rule } },
-  });
+  // The rule of the address's domain that let them in, or made its suggestion, is in their history.
+  publishAndRecordArrival(deps, tx, person, decided, decided.rule);
   if (arrival !== null && "invitation" in arrival) invitations.remove(deps.store, tx, arrival.invitation.id);
   return person;
 }
@@ -215,7 +205,6 @@ export async function admitWaiting(
     return written;
   });
   if (admitted === null) return null;
-  await wakeDrainer(deps);
   // Gone before the sign-in goes on: the provider's account for the address is made afresh, and
   // is not the one the other provider vouched for. The queued deletions retry what fails here.
   const failed = await translateFailure(
@@ -254,7 +243,6 @@ export async function arriveByCode(
         };
         return arrive(deps, tx, arriving, "sign-in", arrival);
       });
-      await wakeDrainer(deps);
       return person;
     } catch (err) {
       // The loser of a race for the same address finds the winner's person on the next pass.

@@ -10,12 +10,11 @@
 import { DAY, MINUTE } from "../../clock";
 import { errorText } from "../../logger";
 import type { Transaction } from "../../store/db";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
-import type { Renderer } from "../mail/drain";
-import { noticeEntry } from "../mail/outbox";
+import type { Handlers } from "../outbox/handlers";
+import { enqueue } from "../outbox/enqueue";
 import { revokeInvitationsOf } from "./invitations";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;
@@ -24,22 +23,19 @@ type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" |
 const JOB_AFTER_MS = MINUTE;
 
 /**
- * The finishing job's outbox entry, due `JOB_AFTER_MS` from now. Retried until done: no number of
+ * Queues the finishing job in `tx`, due `JOB_AFTER_MS` from now. Retried until done: no number of
  * failures gives it up, and no TTL takes it while it waits (the erasure's end deletes it).
  */
-function erasureJob(deps: Pick<Deps, "clock" | "random">, personId: string): outbox.OutboxEntry {
+function queueJob(deps: Pick<Deps, "store" | "clock" | "random">, tx: Transaction, personId: string): void {
   const now = deps.clock.now();
-  return {
-    ...noticeEntry(deps, {
-      kind: personal.ERASURE_JOB,
-      about: personId,
-      // Past this the job is late, never given up: doctor fails on an erasure older than a day.
-      deliverBy: new Date(now.getTime() + DAY),
-      notBefore: new Date(now.getTime() + JOB_AFTER_MS),
-    }),
+  enqueue(deps, tx, {
+    kind: "erasure",
+    about: personId,
+    // Past this the job is late, never given up: doctor fails on an erasure older than a day.
+    deliverBy: new Date(now.getTime() + DAY),
+    notBefore: new Date(now.getTime() + JOB_AFTER_MS),
     retryUntilDone: true,
-    forgetAfter: null,
-  };
+  });
 }
 
 /**
@@ -54,7 +50,7 @@ export function beginErasure(
   uids: string[],
 ): void {
   personal.beginErasure(deps.store, tx, personId, uids, deps.clock.now());
-  outbox.add(deps.store, tx, erasureJob(deps, personId));
+  queueJob(deps, tx, personId);
 }
 
 /**
@@ -65,8 +61,7 @@ export function beginErasure(
 async function keepRetrying(deps: FinishDeps, personId: string): Promise<void> {
   await personal.erasureTried(deps.store, personId, deps.clock.now());
   await deps.transaction(async (tx) => {
-    if (!(await personal.erasureJobWaiting(deps.store, personId, tx)))
-      outbox.add(deps.store, tx, erasureJob(deps, personId));
+    if (!(await personal.erasureJobWaiting(deps.store, personId, tx))) queueJob(deps, tx, personId);
   });
 }
 
@@ -100,10 +95,9 @@ export async function finishErasure(deps: FinishDeps, personId: string): Promise
 }
 
 /** The outbox's runner of erasure jobs: done, or a failure the drain retries with backoff until it is. */
-export function erasureJobRenderers(deps: FinishDeps): Record<string, Renderer> {
+export function erasureJobHandlers(deps: FinishDeps): Pick<Handlers, "erasure"> {
   return {
-    async [personal.ERASURE_JOB](entry) {
-      if (entry.about === null) return null;
+    async erasure(entry) {
       const failed = await finishErasure(deps, entry.about);
       // Finished already (by a request that asked again): the job goes, as it does when it finishes.
       if (failed === null) await personal.endErasure(deps.store, entry.about);

@@ -1,16 +1,16 @@
 /**
- * The invitation's mail, written when the drainer sends it (core/mail/drain), from the invitation
+ * The invitation's mail, written when the drainer sends it (core/outbox/drain), from the invitation
  * as it is then: a revoked, taken-up or expired one sends nothing, and of a resent one only the
  * latest mail goes. It links to the sign-in page and carries no code: whoever opens the link, a
  * person or a mail scanner, is shown a page, and only a code mailed later to the address signs in.
  */
 import type { Deps } from "../deps";
-import type { Renderer } from "../mail/drain";
+import type { Handlers } from "../outbox/handlers";
 import type { MailMessage } from "../ports";
 import * as invitations from "../../store/invitations";
 import { composeMail as mail, link, plain } from "../mail/compose";
 import { isLive, type Invitation } from "../model/invitation";
-import { INVITATION_KIND, inviterStands } from "./invitations";
+import { inviterStands } from "./invitations";
 
 /** Who invited, as the mail names them: an administrator by address, the operator by role. */
 function inviterOf(invitation: Invitation, host: string): string {
@@ -50,10 +50,10 @@ export function invitationMail(invitation: Invitation, idUrl: string): MailMessa
   ]);
 }
 
-export function invitationRenderers(deps: Pick<Deps, "store" | "clock" | "config">): Record<string, Renderer> {
+export function invitationHandlers(deps: Pick<Deps, "store" | "clock" | "config">): Pick<Handlers, "invitation"> {
   return {
-    async [INVITATION_KIND](entry) {
-      const invitation = entry.about === null ? null : await invitations.find(deps.store, entry.about);
+    async invitation(entry) {
+      const invitation = await invitations.find(deps.store, entry.about);
       if (invitation === null || !isLive(invitation, deps.clock.now())) return null;
       if (entry.id !== `${invitation.id}.${invitation.sends}`) return null;
       // Its inviter can no longer approve anyone: it lets nobody in, so it invites nobody.

@@ -12,7 +12,7 @@ import type { Transaction } from "../../store/db";
 import * as invitations from "../../store/invitations";
 import * as personKeys from "../../store/person-keys";
 import { AppError, ensure, limitReached } from "../errors";
-import { enqueueNotice, wakeDrainer } from "../mail/outbox";
+import { enqueue } from "../outbox/enqueue";
 import { characters, cleanText } from "../text";
 import {
   EXPIRED_KEPT_DAYS,
@@ -36,7 +36,6 @@ export type InviteDeps = Pick<Deps, "store" | "clock" | "random" | "transaction"
 const MAIL_WITHIN_MS = DAY;
 /** The least time between two mails of one invitation. */
 export const RESEND_WAIT_MS = 10 * MINUTE;
-export const INVITATION_KIND = "invitation";
 
 /** What inviting an address did, or (a dry run) would do. */
 export type InviteOutcome =
@@ -93,12 +92,11 @@ const forgetAfter = (invitation: Invitation) => new Date(invitation.expiresAt.ge
 
 /** Queues the invitation's mail in `tx`: written when it is sent, so a revoked one never goes. */
 function queueMail(deps: InviteDeps, tx: Transaction, invitation: Invitation): void {
-  enqueueNotice(deps, tx, {
-    // The entry of its latest mail: a resend makes the one before it say nothing (invitationRenderers).
+  enqueue(deps, tx, {
+    // The entry of its latest mail: a resend makes the one before it say nothing (invitationHandlers).
     id: `${invitation.id}.${invitation.sends}`,
-    kind: INVITATION_KIND,
+    kind: "invitation",
     about: invitation.id,
-    lane: "bulk",
     deliverBy: new Date(deps.clock.now().getTime() + MAIL_WITHIN_MS),
   });
 }
@@ -118,7 +116,7 @@ function recordInInviter(deps: InviteDeps, tx: Transaction, by: ActingOnOthers, 
  * Invites one address, in one transaction: a person holding it, or a live invitation of it, leaves
  * everything as it is (an expired one is replaced). `dryRun` reads alike and writes nothing. The
  * caller has checked the inviter's step-up (ensureMayInvite), once for a whole file, and wakes the
- * drainer once, however many it invited.
+ * drain once, however many it invited (core/outbox/wake `oneWakeAfter`).
  */
 export async function inviteOne(
   deps: InviteDeps,
@@ -168,7 +166,6 @@ export async function invite(
       `That address is already on a person (${done.personId}): change their access instead`,
     );
   ensure(done.outcome === "invited", "already_invited");
-  await wakeDrainer(deps);
   return done.invitation;
 }
 
@@ -209,7 +206,6 @@ export async function resendInvitation(
   });
   if (typeof invitation === "string")
     throw new AppError("address_held", `That address is on a person now (${invitation}): the invitation is gone`);
-  await wakeDrainer(deps);
   return invitation;
 }
 

@@ -6,7 +6,7 @@
 import type { ActingOnOthers } from "./acting";
 import type { FileRow } from "./invitation-file";
 import { ensureMayInvite, inviteOne, type InviteDeps, type InviteOutcome } from "./invitations";
-import { wakeDrainer } from "../mail/outbox";
+import { oneWakeAfter } from "../outbox/wake";
 
 /** How many rows are applied at once. */
 const ROWS_AT_ONCE = 8;
@@ -30,22 +30,24 @@ export async function inviteMany(
   // Asked once before any row: a file is never refused half-way for a sign-in grown old.
   await ensureMayInvite(deps, by);
   const done: RowOutcome[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_AT_ONCE) {
-    const chunk = rows.slice(i, i + ROWS_AT_ONCE);
-    done.push(
-      ...(await Promise.all(
-        chunk.map(async (row): Promise<RowOutcome> => {
-          const result = await inviteOne(deps, row.terms, by, options);
-          const base = { line: row.line, address: row.terms.address };
-          return result.outcome === "held"
-            ? { ...base, outcome: "held", personId: result.personId }
-            : { ...base, outcome: result.outcome, invitationId: result.invitation.id };
-        }),
-      )),
-    );
-  }
+  // One wake for the file's mail, however many rows it invited.
+  await oneWakeAfter(deps, async (deps) => {
+    for (let i = 0; i < rows.length; i += ROWS_AT_ONCE) {
+      const chunk = rows.slice(i, i + ROWS_AT_ONCE);
+      done.push(
+        ...(await Promise.all(
+          chunk.map(async (row): Promise<RowOutcome> => {
+            const result = await inviteOne(deps, row.terms, by, options);
+            const base = { line: row.line, address: row.terms.address };
+            return result.outcome === "held"
+              ? { ...base, outcome: "held", personId: result.personId }
+              : { ...base, outcome: result.outcome, invitationId: result.invitation.id };
+          }),
+        )),
+      );
+    }
+  });
   const counts = { invited: 0, "already-invited": 0, held: 0 };
   for (const row of done) counts[row.outcome]++;
-  if (!options.dryRun && counts.invited > 0) await wakeDrainer(deps);
   return { dryRun: options.dryRun, rows: done, counts };
 }

@@ -2,15 +2,13 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError, ensure } from "../errors";
-import { changesBetween, recordEvent } from "./history";
 import type { Actor } from "../model/history";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import { passkeyRule, personName } from "./acting";
 import * as sessions from "../../store/sessions";
 import { endedWith, heldKeys, openedByKey, removeHeldKeys, takesRuledRole } from "./promotion-keys";
-import { FIRST_SEQ, publishAndRecord, publishCreated } from "./person-events";
-import { wakeDrainer } from "../mail/outbox";
+import { FIRST_SEQ, publishAndRecord, publishAndRecordArrival } from "./person-events";
 
 /** A person named by id or by an address on them (the operator's `<who>`). */
 export async function findPersonByIdOrEmail(deps: Pick<Deps, "store">, who: string): Promise<Person> {
@@ -79,17 +77,8 @@ export async function bootstrapAdmin(
       deps.random.id(),
       now,
     );
-    publishCreated(deps, tx, person, by);
-    recordEvent(deps, tx, {
-      personId: person.id,
-      by,
-      via: "cli",
-      event: "created",
-      changes: changesBetween(null, person),
-    });
+    publishAndRecordArrival(deps, tx, person, { by, via: "cli" });
     return { person, created: true };
   });
-  // The apps hear of the new administrator (core/people/person-events).
-  await wakeDrainer(deps);
   return made;
 }

@@ -11,7 +11,6 @@ import * as recoveryCodes from "../../store/recovery-codes";
 import * as signInRules from "../../store/sign-in-rules";
 import type { Transaction } from "../../store/db";
 import { ensure } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
 import type { Operator } from "../model/history";
 import { ENROLMENT_GRACE_MS, LIFT_MAX_HOURS, type PasskeyRule } from "../model/passkey-rule";
 import type { Person, Role } from "../model/person";
@@ -114,7 +113,6 @@ export async function liftPasskeyRule(
     tell();
     return { person, until };
   });
-  await wakeDrainer(deps);
   return done;
 }
 
@@ -186,6 +184,5 @@ export async function clearPasskeysAndCodes(
     return { person, passkeys: held.length, codes, enrolBy, sessions: through.ending.length };
   });
   deps.personCache.evict(personId);
-  await wakeDrainer(deps);
   return done;
 }

@@ -9,7 +9,6 @@ import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
-import { wakeDrainer } from "../mail/outbox";
 import { changesBetween } from "./history";
 import { queueReviewNotice } from "./review-notices";
 import { publishAndRecord } from "./person-events";
@@ -20,7 +19,6 @@ import {
   personChangeEvent,
   queueNotice,
   recipientOf,
-  wakeForNotice,
 } from "./security-notices";
 import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
 import * as sessions from "../../store/sessions";
@@ -194,10 +192,6 @@ async function changeWith(
   known: KnownAccounts,
 ): Promise<{ person: Person; providerSyncErrors: SyncError[] }> {
   const { store } = deps;
-  let queued = false;
-  let published = false;
-  let loggedOut = false;
-  let told: string | null = null;
   let accountsLetGo: string[] = [];
   const { before, after, refused } = await deps.transaction(async (tx) => {
     // The passkey rule, read in this transaction: an administrator acts as one only from a passkey sign-in.
@@ -348,8 +342,8 @@ async function changeWith(
     for (const address of taken) invitations.remove(store, tx, invitations.invitationId(address));
     accountsLetGo = letGo.map((a) => a.uid);
     queueAccountDeletions(deps, tx, accountsLetGo);
-    queued = queueReviewNotice(deps, tx, current, next) || letGo.length > 0;
-    for (const { recipient, event } of notices) told = queueNotice(deps, tx, recipient, event);
+    queueReviewNotice(deps, tx, current, next);
+    for (const { recipient, event } of notices) queueNotice(deps, tx, recipient, event);
     // What the promotion takes beside what the address took: each key removed, and recorded, once.
     if (promoted && keys !== null) {
       const rest = {
@@ -362,15 +356,9 @@ async function changeWith(
       const removed = promoted ? { passkeys: keys.passkeys.map((p) => p.name), codes: keys.codes !== null } : undefined;
       const held = promoted ? 0 : keys.passkeys.length;
       const ends = enrolmentEnds(written, written.updatedAt);
-      told = queueNotice(
-        deps,
-        tx,
-        recipientOf(current, next),
-        enrolmentEvent(ends, from ?? BY_OPERATOR, held, removed),
-      );
+      queueNotice(deps, tx, recipientOf(current, next), enrolmentEvent(ends, from ?? BY_OPERATOR, held, removed));
     }
-    published = written !== next;
-    loggedOut = tellClients(deps, tx, signedIn).length > 0;
+    tellClients(deps, tx, signedIn);
     return { before: current, after: written, refused: null };
   });
   if (refused !== null) throw new AppError(refused);
@@ -380,8 +368,6 @@ async function changeWith(
   await deleteLetGo(deps, accountsLetGo);
   // No longer able to approve anyone: nor can the invitations they made (inviterStands holds meanwhile).
   if (approvedAdmin(before) && !approvedAdmin(after)) await revokeInvitationsOf(deps, personId);
-  if (queued || published || loggedOut) await wakeDrainer(deps);
-  await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
   // A person's own change takes no access away (a name, their addresses), so their sessions stay;
   // but an address taken off them, by anyone, ends the provider sessions its codes began.

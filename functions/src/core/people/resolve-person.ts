@@ -3,7 +3,6 @@ import type { SignIn } from "../ports";
 import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
-import { wakeDrainer } from "../mail/outbox";
 import { accountLinkedEvent, queueNotice, recipientOf } from "./security-notices";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
@@ -34,10 +33,9 @@ export async function resolvePerson(
     const known = await people.findByUid(deps.store, signIn.uid);
     if (known) return known;
     try {
+      // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices),
+      // on the wake their event for the apps makes; a linked one's notice is queued too.
       const { person } = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge, from));
-      // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices).
-      // A new or linked one is an event for the apps, and a linked one's notice is queued too.
-      await wakeDrainer(deps);
       return person;
     } catch (err) {
       // The loser of a race for the same account finds the winner's person on the next pass.

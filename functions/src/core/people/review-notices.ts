@@ -1,5 +1,5 @@
 /**
- * What the review tells people, by mail through the outbox (core/mail/outbox):
+ * What the review tells people, by mail through the outbox (core/outbox/enqueue):
  *
  * - the reviewers, when someone new waits: a digest, at most one per window (REVIEW_DIGEST_MINUTES),
  *   naming who waits and linking to the queue. A new pending person is marked `awaitingNotice` in
@@ -19,9 +19,9 @@ import * as peopleList from "../../store/people-list";
 import * as digests from "../../store/review-digests";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueMail, enqueueNotice, NOTICE_DELIVER_WITHIN_MS, wakeDrainer } from "../mail/outbox";
-import type { Renderer } from "../mail/drain";
-import type { OutboxEntry } from "../../store/outbox";
+import { enqueue, enqueueMail, NOTICE_DELIVER_WITHIN_MS } from "../outbox/enqueue";
+import type { Handlers } from "../outbox/handlers";
+import type { OutboxEntryOf } from "../model/outbox";
 import type { MailMessage } from "../ports";
 import { escapeHtml } from "../text";
 import { composeMail as mail, link, plain } from "../mail/compose";
@@ -83,7 +83,7 @@ export function digestMail(to: string, waiting: Person[], total: number, idUrl: 
 
 /**
  * Queues, in `tx`, what the person is told of a review that moved them from `before` to `after`:
- * a notice about them, written when it is sent (reviewNoticeRenderers), so no key is needed here.
+ * a notice about them, written when it is sent (reviewNoticeHandlers), so no key is needed here.
  */
 export function queueReviewNotice(
   deps: Pick<Deps, "store" | "clock" | "random" | "config">,
@@ -97,7 +97,7 @@ export function queueReviewNotice(
   const deliverBy = new Date(deps.clock.now().getTime() + NOTICE_DELIVER_WITHIN_MS);
   // Addressed now: a new first address given them before it goes cannot take it.
   const kind = after.status === "approved" ? "approval" : "rejection";
-  enqueueNotice(deps, tx, { kind, about: after.id, to: after.emails[0] ?? null, deliverBy });
+  enqueue(deps, tx, { kind, about: after.id, to: after.emails[0] ?? null, deliverBy });
   return true;
 }
 
@@ -105,11 +105,11 @@ export function queueReviewNotice(
  * The review's notices to a person, written as they are sent: to the address fixed when they were
  * queued, and only while what they tell is still true (an approval undone before it went is not sent).
  */
-export function reviewNoticeRenderers(
+export function reviewNoticeHandlers(
   deps: Pick<Deps, "store" | "config" | "transaction" | "clock" | "random" | "identity" | "log">,
-): Record<string, Renderer> {
-  const about = async (entry: OutboxEntry, status: PersonStatus) => {
-    const person = entry.about === null ? null : await people.findById(deps.store, entry.about);
+): Pick<Handlers, "approval" | "rejection"> {
+  const about = async (entry: OutboxEntryOf<"approval" | "rejection">, status: PersonStatus) => {
+    const person = await people.findById(deps.store, entry.about);
     return person?.status === status ? (entry.to ?? person.emails[0] ?? null) : null;
   };
   return {
@@ -136,9 +136,10 @@ export type DigestOutcome =
 
 /**
  * Sends the reviewers a digest of who has come to wait since the last one, unless one went within
- * the window: then asks to be woken when it ends. One read when nobody waits.
+ * the window: then answers when it ends, for the drain that runs it to be woken then. One read
+ * when nobody waits.
  */
-export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue">): Promise<DigestOutcome> {
+export async function sendReviewDigest(deps: NoticeDeps): Promise<DigestOutcome> {
   if ((await people.awaitingNotice(deps.store, 1)).length === 0) return { kind: "none" };
   const total = await peopleList.countByStatus(deps.store, "pending");
   const outcome = await deps.transaction(async (tx): Promise<DigestOutcome> => {
@@ -166,7 +167,6 @@ export async function sendReviewDigest(deps: NoticeDeps & Pick<Deps, "mailQueue"
     digests.saveSentAt(deps.store, tx, now);
     return { kind: "sent", reviewers: reviewers.length, named: waiting.length };
   });
-  if (outcome.kind === "later") await wakeDrainer(deps, outcome.at);
   if (outcome.kind === "sent" && outcome.reviewers === 0)
     deps.log.warn("people wait for review and there is no reviewer to tell", { named: outcome.named });
   else if (outcome.kind === "sent")

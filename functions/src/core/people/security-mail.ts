@@ -14,11 +14,12 @@ import * as windows from "../../store/notice-windows";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import { composeMail, link, plain, type Paragraph } from "../mail/compose";
-import { NOTICE_DELIVER_WITHIN_MS, noticeEntry } from "../mail/outbox";
-import type { Renderer } from "../mail/drain";
+import { enqueue, NOTICE_DELIVER_WITHIN_MS } from "../outbox/enqueue";
+import type { Handlers } from "../outbox/handlers";
+import type { OutboxEntryOf, OutboxNotice } from "../model/outbox";
 import type { MailMessage } from "../ports";
 import type { Person } from "../model/person";
-import { ADDRESS_REMOVED, SECURITY_NOTICE } from "./security-notices";
+import { ADDRESS_REMOVED } from "./security-notices";
 
 /** How many notices a person is sent in any 60 minutes before the rest are folded into one summary. */
 export const NOTICES_PER_HOUR = 3;
@@ -41,7 +42,7 @@ const FOLDED: Record<string, (n: number) => string> = {
 
 const when = (at: Date) => `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 
-export function securityMail(to: string, notice: outbox.OutboxNotice, idUrl: string): MailMessage {
+export function securityMail(to: string, notice: OutboxNotice, idUrl: string): MailMessage {
   const account = link("Review your account", `${idUrl}/account`);
   const host = new URL(idUrl).host;
   const advice = plain(
@@ -96,20 +97,21 @@ const WINDOW_KEPT_MS = 2 * DAY;
  */
 export async function placeNotice(
   deps: PlaceDeps,
-  entry: outbox.OutboxEntry,
+  entry: OutboxEntryOf<"security-notice">,
   claim: string,
-): Promise<{ person: Person; notice: outbox.OutboxNotice } | null> {
+): Promise<{ person: Person; notice: OutboxNotice } | null> {
   const { store } = deps;
   const personId = entry.about;
-  if (personId === null) return null;
   return deps.transaction(async (tx) => {
     const [current, person, window] = await Promise.all([
-      outbox.findById(store, entry.id, tx),
+      outbox.findOf(store, "security-notice", entry.id, tx),
       people.findById(store, personId, tx),
       windows.find(store, tx, personId),
     ]);
     const waiting =
-      window.summary === null || window.summary === entry.id ? null : await outbox.findById(store, window.summary, tx);
+      window.summary === null || window.summary === entry.id
+        ? null
+        : await outbox.findOf(store, "security-notice", window.summary, tx);
     const notice = current?.notice ?? null;
     if (current?.state !== "pending" || current.claim !== claim || notice === null || person === null) return null;
     const now = deps.clock.now();
@@ -136,8 +138,8 @@ export async function placeNotice(
     else {
       // The first past the limit: a summary, due when the earliest place is an hour old.
       const due = new Date(Math.min(...recent.map(([, at]) => at.getTime())) + HOUR);
-      const summary = noticeEntry(deps, {
-        kind: SECURITY_NOTICE,
+      const summary = enqueue(deps, tx, {
+        kind: "security-notice",
         about: personId,
         // Where the first notice it folds was going: fixed then, as that notice's was.
         to: entry.to,
@@ -145,8 +147,7 @@ export async function placeNotice(
         notBefore: due,
         notice: { ...notice, kind: "summary", lines: [], learn: null, folded: { [notice.kind]: 1 } },
       });
-      outbox.add(store, tx, summary);
-      windows.save(store, tx, { personId, sent: Object.fromEntries(recent), summary: summary.id }, forgetAfter);
+      windows.save(store, tx, { personId, sent: Object.fromEntries(recent), summary }, forgetAfter);
     }
     outbox.update(store, tx, entry.id, { state: "folded", claim: null });
     return null;
@@ -167,9 +168,9 @@ function remember(deps: Pick<Deps, "store">, tx: Transaction, person: Person, di
  * The security notices, written as they are sent (placeNotice): to the address fixed when each was
  * queued (security-notices `recipientOf`), or, for an address taken off them, to that address alone.
  */
-export function securityNoticeRenderers(deps: PlaceDeps & Pick<Deps, "config">): Record<string, Renderer> {
+export function securityNoticeHandlers(deps: PlaceDeps & Pick<Deps, "config">): Pick<Handlers, "security-notice"> {
   return {
-    async [SECURITY_NOTICE](entry, claim) {
+    async "security-notice"(entry, claim) {
       const placed = await placeNotice(deps, entry, claim);
       if (placed === null) return null;
       // Fixed when it was queued: a change since (a new first address) cannot send it elsewhere.

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import type { Person } from "../model/person";
-import type { OutboxNotice } from "../../store/outbox";
+import type { OutboxNotice } from "../model/outbox";
 import {
   accountLinkedEvent,
   ADDRESS_REMOVED,

@@ -1,5 +1,5 @@
 /**
- * What a person is told of their own account, by mail through the outbox (core/mail/outbox), so
+ * What a person is told of their own account, by mail through the outbox (core/outbox/enqueue), so
  * a mail server that is down delays a notice and never the action, and an action that does not
  * commit sends nothing:
  *
@@ -19,17 +19,14 @@
  * (core/people/security-mail).
  */
 import { errorText } from "../../logger";
-import * as outbox from "../../store/outbox";
 import * as people from "../../store/people";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
 import type { NoticeSettings } from "../settings";
-import { NOTICE_DELIVER_WITHIN_MS, noticeEntry, wakeDrainer } from "../mail/outbox";
+import { enqueue, enqueueAlone, NOTICE_DELIVER_WITHIN_MS, type Queueing } from "../outbox/enqueue";
+import type { OutboxNotice } from "../model/outbox";
 import { type Person } from "../model/person";
 import type { ProviderAccount } from "../ports";
-
-/** The outbox kind of every security notice. */
-export const SECURITY_NOTICE = "security-notice";
 
 export type NoticeKind = keyof NoticeSettings;
 
@@ -84,9 +81,9 @@ export async function readRecipient(deps: Pick<Deps, "store">, tx: Transaction, 
   return { personId, to: person?.emails[0] ?? null };
 }
 
-function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): outbox.OutboxEntry {
+function queueing(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): Queueing<"security-notice"> {
   const at = deps.clock.now();
-  const notice: outbox.OutboxNotice = {
+  const notice: OutboxNotice = {
     kind: event.kind,
     lines: event.lines,
     at,
@@ -97,18 +94,15 @@ function entryOf(deps: QueueDeps, recipient: Recipient, event: SecurityEvent): o
     folded: {},
   };
   const deliverBy = new Date(at.getTime() + NOTICE_DELIVER_WITHIN_MS);
-  return noticeEntry(deps, { kind: SECURITY_NOTICE, about: recipient.personId, to: recipient.to, deliverBy, notice });
+  return { kind: "security-notice", about: recipient.personId, to: recipient.to, deliverBy, notice };
 }
 
 /**
  * Queues the notice in `tx`, the action's own transaction: one outbox write, nothing read; its
- * address is fixed now (`recipient`, see recipientOf). Returns its entry's id, for waking the
- * drainer once `tx` has committed (wakeForNotice).
+ * address is fixed now (`recipient`, see recipientOf). Returns its entry's id.
  */
 export function queueNotice(deps: QueueDeps, tx: Transaction, recipient: Recipient, event: SecurityEvent): string {
-  const entry = entryOf(deps, recipient, event);
-  outbox.add(deps.store, tx, entry);
-  return entry.id;
+  return enqueue(deps, tx, queueing(deps, recipient, event));
 }
 
 /**
@@ -121,16 +115,10 @@ export async function queueNoticeAlone(
   event: SecurityEvent,
 ): Promise<void> {
   try {
-    await outbox.addAlone(deps.store, entryOf(deps, recipient, event));
+    await enqueueAlone(deps, queueing(deps, recipient, event));
   } catch (err) {
-    return deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
+    deps.log.warn("security notice not queued", { kind: event.kind, error: errorText(err) });
   }
-  await wakeDrainer(deps);
-}
-
-/** Wakes the drainer for what queueNotice queued (its id; null: nothing was), once its transaction has committed. */
-export async function wakeForNotice(deps: Pick<Deps, "mailQueue" | "log">, queued: string | null): Promise<void> {
-  if (queued !== null) await wakeDrainer(deps);
 }
 
 // What each event says. Plain text; the mail escapes it.

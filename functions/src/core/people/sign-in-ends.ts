@@ -8,13 +8,10 @@ import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcSignIn } from "../../store/oidc-sign-ins";
 import type { Transaction } from "../../store/db";
 import type { Deps } from "../deps";
-import { enqueueNotice } from "../mail/outbox";
+import { enqueue } from "../outbox/enqueue";
 import * as clientRecords from "../../store/oidc-clients";
 import type { Person } from "../model/person";
 import { maySignInTo } from "./access";
-
-/** The outbox kind of a logout token to post to a client. */
-export const BACKCHANNEL_KIND = "backchannel-logout";
 
 /** The sign-ins made from `sessionKeys` (or every one) of the person, read in `tx` before its writes. */
 export function signInsEnding(
@@ -67,10 +64,9 @@ export function tellClients(
 ): string[] {
   const now = deps.clock.now();
   for (const signIn of ended) {
-    enqueueNotice(deps, tx, {
-      kind: BACKCHANNEL_KIND,
+    enqueue(deps, tx, {
+      kind: "backchannel-logout",
       about: signIn.clientId,
-      lane: "apps",
       logout: { sid: signIn.sid, sub: erased ? null : signIn.personId },
       deliverBy: new Date(now.getTime() + DAY),
     });

@@ -4,12 +4,9 @@ import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
-import { recordEvent } from "../people/history";
 import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
-import { causeOf } from "../people/event-catalogue";
-import { nextSeq, publishEvent } from "../people/person-events";
+import { publishAndRecordSessionsEnded } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
-import { wakeDrainer } from "../mail/outbox";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 import { tokensValidFrom, type Person } from "../model/person";
@@ -106,7 +103,7 @@ export async function endSessions(
    */
   given?: ActingOnOthers,
 ): Promise<{ ended: number; apps: string[] }> {
-  const { ended, apps, queued } = await deps.transaction(async (tx) => {
+  const { ended, apps } = await deps.transaction(async (tx) => {
     // An administrator ends someone's sessions under the passkey rule, read in this transaction.
     const by = given === undefined ? undefined : await ensureAdminActs(deps, tx, given);
     const now = deps.clock.now();
@@ -129,16 +126,17 @@ export async function endSessions(
             personId,
             chosen.map((s) => s.sessionId),
           );
-    // Someone else ended them: the apps hear of it, in this transaction.
-    const seq = by !== undefined && chosen.length > 0 ? nextSeq(person) : undefined;
-    if (by !== undefined && seq !== undefined)
-      publishEvent(deps, tx, {
-        type: "person.sessions_ended",
-        person,
-        seq,
-        by: causeOf(recordedAs(by).by),
-        sessions: chosen.length,
-      });
+    // Someone else ended them: the apps hear of it, and the person's history says who, in this transaction.
+    const seq =
+      by !== undefined && chosen.length > 0
+        ? publishAndRecordSessionsEnded(
+            deps,
+            tx,
+            person,
+            recordedAs(by),
+            chosen.map((s) => s.sessionId),
+          )
+        : undefined;
     people.setEndedSessions(
       deps.store,
       tx,
@@ -152,21 +150,11 @@ export async function endSessions(
     );
     for (const s of chosen) sessions.markEnded(deps.store, tx, s.sessionId, now);
     const apps = tellClients(deps, tx, signedIn);
-    if (by !== undefined && chosen.length > 0)
-      recordEvent(deps, tx, {
-        personId,
-        ...recordedAs(by),
-        event: "sessions-ended",
-        changes: { sessions: { from: chosen.map((s) => s.sessionId), to: null } },
-      });
     // Someone else ended them: the person is told.
-    const told =
-      by !== undefined && chosen.length > 0 && deps.config.notices.access
-        ? queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string))
-        : null;
-    return { ended: chosen.length, apps, queued: told !== null || seq !== undefined || apps.length > 0 };
+    if (by !== undefined && chosen.length > 0 && deps.config.notices.access)
+      queueNotice(deps, tx, recipientOf(person), sessionsEndedEvent(chosen.length, toldAs(by) as string));
+    return { ended: chosen.length, apps };
   });
   deps.personCache.evict(personId);
-  if (queued) await wakeDrainer(deps);
   return { ended, apps };
 }

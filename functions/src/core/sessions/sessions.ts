@@ -1,5 +1,5 @@
 import { signInsEnding, tellClients } from "../people/sign-in-ends";
-import { wakeDrainer } from "../mail/outbox";
+import { oneWakeAfter } from "../outbox/wake";
 import { DAY } from "../../clock";
 import { ensureRecentSignIn } from "../people/acting";
 import type { Deps } from "../deps";
@@ -238,28 +238,30 @@ export async function endSession(
   if (!principal || principal.sessionKey === null) return;
   const sessionKey = principal.sessionKey;
   const now = deps.clock.now();
-  const ended = await guard(() =>
-    deps.transaction(async (tx) => {
-      const person =
-        principal.personId !== null
-          ? await people.findById(deps.store, principal.personId, tx)
-          : await people.findByUid(deps.store, principal.uid, tx);
-      if (!person) return null;
-      const recorded = await sessionRecords.exists(deps.store, sessionKey, tx);
-      // The clients signed in to from it are told (back-channel logout), read before any write.
-      const signedIn = await signInsEnding(deps, tx, person.id, [sessionKey]);
-      const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
-      people.setEndedSessions(deps.store, tx, person.id, {
-        ...Object.fromEntries(kept),
-        [sessionKey]: principal.expiresAt,
-      });
-      if (recorded) sessionRecords.markEnded(deps.store, tx, sessionKey, now);
-      return { personId: person.id, told: tellClients(deps, tx, signedIn).length > 0 };
-    }),
-  );
-  if (ended === null) return;
-  deps.personCache.evict(ended.personId);
-  if (ended.told) await wakeDrainer(deps);
+  // The logout tokens' wake once the guarded work is done: it counts nothing against its deadline.
+  await oneWakeAfter(deps, async (deps) => {
+    const ended = await guard(() =>
+      deps.transaction(async (tx) => {
+        const person =
+          principal.personId !== null
+            ? await people.findById(deps.store, principal.personId, tx)
+            : await people.findByUid(deps.store, principal.uid, tx);
+        if (!person) return null;
+        const recorded = await sessionRecords.exists(deps.store, sessionKey, tx);
+        // The clients signed in to from it are told (back-channel logout), read before any write.
+        const signedIn = await signInsEnding(deps, tx, person.id, [sessionKey]);
+        const kept = Object.entries(person.endedSessions ?? {}).filter(([, until]) => until.getTime() > now.getTime());
+        people.setEndedSessions(deps.store, tx, person.id, {
+          ...Object.fromEntries(kept),
+          [sessionKey]: principal.expiresAt,
+        });
+        if (recorded) sessionRecords.markEnded(deps.store, tx, sessionKey, now);
+        tellClients(deps, tx, signedIn);
+        return person.id;
+      }),
+    );
+    if (ended !== null) deps.personCache.evict(ended);
+  });
 }
 
 /** The person a principal speaks for, from the per-instance cache when it is fresh there. */

@@ -1,7 +1,5 @@
 import { ping } from "../../store/db";
 import { backlog } from "../../store/outbox";
-import { DELIVERY_KIND } from "../people/person-events";
-import { ERASURE_JOB } from "../../store/personal-data";
 import { DeadlineExceeded, withDeadline } from "../deadline";
 import type { Deps } from "../deps";
 
@@ -53,10 +51,7 @@ async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<OutboxC
   try {
     // The mail's backlog: an app's endpoint that is down holds up its own deliveries, not the mail;
     // an erasure the identity provider refuses waits for its next try (doctor reports it), not the mail.
-    const { pending, oldest } = await withDeadline(
-      backlog(deps.store, [DELIVERY_KIND, ERASURE_JOB]),
-      CHECK_DEADLINE_MS,
-    );
+    const { pending, oldest } = await withDeadline(backlog(deps.store, ["delivery", "erasure"]), CHECK_DEADLINE_MS);
     const oldestSeconds =
       oldest === null ? null : Math.max(0, Math.round((deps.clock.now().getTime() - oldest.getTime()) / 1000));
     return { ok: oldestSeconds === null || oldestSeconds < OUTBOX_STALE_SECONDS, pending, oldestSeconds };

@@ -14,7 +14,7 @@ import {
 } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
 import { parsePepper } from "../../core/pepper";
-import type { OutboxEntry, OutboxState } from "../../store/outbox";
+import type { OutboxEntryOf, OutboxState } from "../../core/model/outbox";
 import { many, one, parseDuration, type Command } from "../cli";
 import type { Context } from "../context";
 import { table } from "../output";
@@ -69,7 +69,7 @@ export const DELIVERY_STATES = {
 const shownState = (state: OutboxState): string =>
   state in DELIVERY_STATES ? DELIVERY_STATES[state as keyof typeof DELIVERY_STATES].shown : state;
 
-function deliveryView(d: OutboxEntry) {
+function deliveryView(d: OutboxEntryOf<"delivery">) {
   return {
     deliveryId: d.id,
     eventId: d.event?.id ?? null,

@@ -7,7 +7,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { systemClock } from "../../clock";
 import { appsSealedUnder } from "../../core/events/hooks";
-import { waitingSealedUnder } from "../../core/mail/outbox";
+import { waitingSealedUnder } from "../../core/outbox/enqueue";
 import { recoveryCodesKeyedWith } from "../../core/passkeys/recovery-codes";
 import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";

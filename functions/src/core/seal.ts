@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, hkdfSync } from "node:crypto";
-import type { Random } from "../../random";
-import type { MailMessage } from "../ports";
-import type { PepperKey } from "../pepper";
-import type { Sealed } from "../model/sealed";
+import type { Random } from "../random";
+import type { MailMessage } from "./ports";
+import type { PepperKey } from "./pepper";
+import type { Sealed } from "./model/sealed";
 
 /**
  * Mail waiting in the outbox is sealed: AES-256-GCM under a key derived (HKDF-SHA-256) from the

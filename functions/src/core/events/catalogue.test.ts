@@ -1,4 +1,4 @@
-import { causeOf, changeEventType, eventOf } from "./event-catalogue";
+import { causeOf, changeEventType, eventOf } from "./catalogue";
 
 const change = (from: string | string[] | null, to: string | string[] | null) => ({ from, to });
 

@@ -1,5 +1,5 @@
 import { HOUR, MINUTE, SECOND } from "../../clock";
-import { MAX_ATTEMPTS, retryDelay, SHORT_LIVED_MS } from "./drain";
+import { MAX_ATTEMPTS, retryDelay, SHORT_LIVED_MS } from "./claims";
 
 /** The draw at its middle (no jitter), at its least (−20 %) and at its most (+20 %). */
 const middle = { int: () => 200 };
