@@ -12,7 +12,7 @@ import type { Transaction } from "../../store/db";
 import * as people from "../../store/people";
 import * as invitations from "../../store/invitations";
 import { isLive, type Invitation } from "../model/invitation";
-import { inviterStands } from "./invitations";
+import { inviterStands } from "./inviters";
 import type { NewPerson, Person } from "../model/person";
 import type { Actor, Via } from "../model/history";
 import type { AddressRule } from "../settings";

@@ -16,7 +16,7 @@ import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
 import type { Renderer } from "../mail/drain";
 import { noticeEntry } from "../mail/outbox";
-import { revokeInvitationsOf } from "./invitations";
+import { revokeInvitationsOf } from "./inviters";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;
 

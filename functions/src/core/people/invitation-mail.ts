@@ -10,7 +10,8 @@ import type { MailMessage } from "../ports";
 import * as invitations from "../../store/invitations";
 import { composeMail as mail, link, plain } from "../mail/compose";
 import { isLive, type Invitation } from "../model/invitation";
-import { INVITATION_KIND, inviterStands } from "./invitations";
+import { INVITATION_KIND } from "./invitations";
+import { inviterStands } from "./inviters";
 
 /** Who invited, as the mail names them: an administrator by address, the operator by role. */
 function inviterOf(invitation: Invitation, host: string): string {

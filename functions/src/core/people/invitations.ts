@@ -23,9 +23,7 @@ import {
   type Invitation,
   type InvitationTerms,
 } from "../model/invitation";
-import { approvedAdmin, ensureAdminActs, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "./acting";
-import * as people from "../../store/people";
-import { errorText } from "../../logger";
+import { ensureAdminActs, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "./acting";
 import { recordEvent } from "./history";
 import type { HistoryEvent } from "../model/history";
 import { PAST_STEP_UP } from "../model/step-up";
@@ -211,50 +209,6 @@ export async function resendInvitation(
     throw new AppError("address_held", `That address is on a person now (${invitation}): the invitation is gone`);
   await wakeDrainer(deps);
   return invitation;
-}
-
-/**
- * Whether the invitation's inviter may still let someone in: the operator always; an administrator
- * only while they are an approved administrator. One demoted, turned down or erased since has left
- * nothing standing: their invitations are revoked then (revokeInvitationsOf), and this check, made
- * where an invitation is used or mailed, holds should that be late or cut short.
- */
-export async function inviterStands(
-  deps: Pick<Deps, "store">,
-  invitation: Invitation,
-  tx?: Transaction,
-): Promise<boolean> {
-  const by = invitation.invitedBy;
-  if (by.kind !== "admin") return true;
-  const inviter = await people.findById(deps.store, by.personId, tx);
-  return inviter !== null && approvedAdmin(inviter);
-}
-
-/** How many of an administrator's invitations one round of revokeInvitationsOf deletes. */
-const REVOKED_AT_ONCE = 400;
-
-/**
- * Revokes every invitation the administrator `personId` made, once they can no longer approve
- * anyone (demoted, turned down, erased): after the change that took the role, in rounds, never
- * failing the caller. Returns how many went.
- */
-export async function revokeInvitationsOf(deps: Pick<Deps, "store" | "log">, personId: string): Promise<number> {
-  let revoked = 0;
-  try {
-    for (;;) {
-      const ids = await invitations.idsByInviter(deps.store, personId, REVOKED_AT_ONCE);
-      if (ids.length === 0) break;
-      await invitations.removeAll(deps.store, ids);
-      revoked += ids.length;
-    }
-  } catch (err) {
-    deps.log.warn("revoking a former administrator's invitations failed; they no longer let anyone in", {
-      personId,
-      error: errorText(err),
-    });
-  }
-  if (revoked > 0) deps.log.info("a former administrator's invitations revoked", { personId, revoked });
-  return revoked;
 }
 
 /** Revokes it: its address is a stranger's again, and a mail not yet sent never goes. */

@@ -27,7 +27,7 @@ import * as sessions from "../../store/sessions";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
-import { revokeInvitationsOf } from "./invitations";
+import { revokeInvitationsOf } from "./inviters";
 import { enrolmentEvent } from "./passkey-notices";
 import {
   approvedAdmin,
