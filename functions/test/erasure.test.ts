@@ -10,7 +10,7 @@ import { DAY } from "../src/clock";
 import { allTasksIdle } from "./support/task-queue";
 import { firebaseIdentity } from "../src/adapters/identity";
 import { changePerson } from "../src/core/people/people-admin";
-import { invite } from "../src/core/people/invitations";
+import { invite } from "../src/core/invitations/invitations";
 import { issueExchangeCode } from "../src/core/sessions/exchange-codes";
 import * as notifications from "../src/store/notifications";
 import * as passkeys from "../src/store/passkeys";

@@ -13,7 +13,7 @@ import * as sessionRoutes from "../src/routes/sessions";
 import * as people from "../src/store/people";
 import * as invitations from "../src/store/invitations";
 import { arriveByCode } from "../src/core/people/arrival";
-import { RESEND_WAIT_MS } from "../src/core/people/invitations";
+import { RESEND_WAIT_MS } from "../src/core/invitations/invitations";
 import { deliver } from "../src/core/mail/drain";
 import { renderers } from "../src/tasks/mail";
 import { signedUp, signInWithCustomToken } from "./support/auth";

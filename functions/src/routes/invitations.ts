@@ -1,6 +1,6 @@
 /**
  * Invitations, for administrators (served by the people group): inviting one address, a file of
- * them, listing, sending again and revoking (core/people/invitations).
+ * them, listing, sending again and revoking (core/invitations).
  */
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
@@ -13,7 +13,7 @@ import { cursorOf, readCursor } from "../http/cursor";
 import { emailField, labelField } from "../http/fields";
 import type { ActingOnOthers } from "../core/people/acting";
 import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX } from "../core/model/invitation";
-import { invitationView } from "../core/people/invitation-view";
+import { invitationView } from "../core/invitations/invitation-view";
 import { NAME_MAX } from "../core/model/person";
 import {
   findInvitation,
@@ -21,9 +21,9 @@ import {
   listInvitations,
   resendInvitation,
   revokeInvitation,
-} from "../core/people/invitations";
-import { readInvitationFile, type FileProblem } from "../core/people/invitation-file";
-import { inviteMany } from "../core/people/invite-many";
+} from "../core/invitations/invitations";
+import { readInvitationFile, type FileProblem } from "../core/invitations/invitation-file";
+import { inviteMany } from "../core/invitations/invite-many";
 
 const ADMIN = ADMIN_NEED;
 /** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */

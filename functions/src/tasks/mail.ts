@@ -17,7 +17,7 @@ import { erasureJobRenderers } from "../core/people/erasure-job";
 import { accountDeletionRenderers } from "../core/people/accounts";
 import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
 import { securityNoticeRenderers } from "../core/people/security-mail";
-import { invitationRenderers } from "../core/people/invitation-mail";
+import { invitationRenderers } from "../core/invitations/invitation-mail";
 import { errorText } from "../logger";
 
 type MailDeps = Pick<

@@ -1,7 +1,7 @@
 /**
  * A stranger's first proven sign-in makes them a person, here alone: by a code at the sign-in page,
  * an access request, or a provider or bridge sign-in nobody recognised. An address invited before
- * (core/people/invitations) arrives approved with the invitation's grants and never waits for
+ * (core/invitations) arrives approved with the invitation's grants and never waits for
  * review; so does one at a domain the operator's rule approves (ADDRESS_RULES); anyone else waits,
  * pending, for a reviewer, with the rule's suggestion where it makes one. Read and written in the caller's transaction,
  * which has found the address free: the invitation is taken up in the same commit that makes the

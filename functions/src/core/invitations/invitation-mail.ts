@@ -11,7 +11,7 @@ import * as invitations from "../../store/invitations";
 import { composeMail as mail, link, plain } from "../mail/compose";
 import { isLive, type Invitation } from "../model/invitation";
 import { INVITATION_KIND } from "./invitations";
-import { inviterStands } from "./inviters";
+import { inviterStands } from "../people/inviters";
 
 /** Who invited, as the mail names them: an administrator by address, the operator by role. */
 function inviterOf(invitation: Invitation, host: string): string {

@@ -3,7 +3,7 @@
  * its own transaction, a few at once, so a thousand rows take seconds, contend on nothing they do
  * not share, and a file run again invites nobody twice. A dry run reads alike and writes nothing.
  */
-import type { ActingOnOthers } from "./acting";
+import type { ActingOnOthers } from "../people/acting";
 import type { FileRow } from "./invitation-file";
 import { ensureMayInvite, inviteOne, type InviteDeps, type InviteOutcome } from "./invitations";
 import { wakeDrainer } from "../mail/outbox";

@@ -23,8 +23,8 @@ import {
   type Invitation,
   type InvitationTerms,
 } from "../model/invitation";
-import { ensureAdminActs, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "./acting";
-import { recordEvent } from "./history";
+import { ensureAdminActs, ensureStepUp, personName, recordedAs, type ActingOnOthers } from "../people/acting";
+import { recordEvent } from "../people/history";
 import type { HistoryEvent } from "../model/history";
 import { PAST_STEP_UP } from "../model/step-up";
 
