@@ -10,7 +10,7 @@ import { transactionRunner } from "../src/store/db";
 import { allTasksIdle } from "./support/task-queue";
 import { MINUTE } from "../src/clock";
 import { LEASE_MS, deliver } from "../src/core/mail/drain";
-import { digestMail } from "../src/core/people/review-notices";
+import { digestMail } from "../src/core/notices/review-notices";
 import { renderers as noticeRenderers, run as mailRound } from "../src/tasks/mail";
 import type { Deps } from "../src/deps";
 import * as otp from "../src/routes/otp";

@@ -3,7 +3,7 @@ import { browserOf } from "../http/acting";
 import { z } from "zod";
 import { ensureAccess } from "../core/people/access";
 import { personView } from "../core/people/person-view";
-import { chooseNewBrowserNotices, noticeChoices } from "../core/people/security-notices";
+import { chooseNewBrowserNotices, noticeChoices } from "../core/notices/security-notices";
 import { ensure } from "../core/errors";
 import { ensureStepUp } from "../core/people/acting";
 import { redeemExchangeCode } from "../core/sessions/exchange-codes";

@@ -15,8 +15,8 @@ import { eventRenderers } from "../core/events/delivery";
 import { backchannelRenderers } from "../core/oidc/backchannel";
 import { erasureJobRenderers } from "../core/people/erasure-job";
 import { accountDeletionRenderers } from "../core/people/accounts";
-import { reviewNoticeRenderers, sendReviewDigest } from "../core/people/review-notices";
-import { securityNoticeRenderers } from "../core/people/security-mail";
+import { reviewNoticeRenderers, sendReviewDigest } from "../core/notices/review-notices";
+import { securityNoticeRenderers } from "../core/notices/security-mail";
 import { invitationRenderers } from "../core/invitations/invitation-mail";
 import { errorText } from "../logger";
 

@@ -23,7 +23,7 @@ import {
 import type { Person } from "../model/person";
 import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, readRecipient, wakeForNotice } from "../notices/security-notices";
 
 import type { Passkey } from "../model/passkey";
 

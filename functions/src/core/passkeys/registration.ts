@@ -15,7 +15,7 @@ import * as passkeys from "../../store/passkeys";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf, wakeForNotice } from "../notices/security-notices";
 import { ensureRecentSignIn, mayAddPasskey, passkeyRule } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";

@@ -18,7 +18,7 @@ import { NAME_MAX, type Person } from "../model/person";
 import { PAST_STEP_UP, STEP_UP_MS } from "../model/step-up";
 import { byPasskey, ENROLMENT_GRACE_MS, RECOVERY_METHOD, type PasskeyRule } from "../model/passkey-rule";
 import { characters, cleanText } from "../text";
-import { BY_OPERATOR, byAdmin } from "./security-notices";
+import { BY_OPERATOR, byAdmin } from "../notices/security-notices";
 
 export { STEP_UP_MS };
 

@@ -11,7 +11,7 @@ import { AppError, ensure, type ErrorCode } from "../errors";
 import { errorText } from "../../logger";
 import { wakeDrainer } from "../mail/outbox";
 import { changesBetween } from "./history";
-import { queueReviewNotice } from "./review-notices";
+import { queueReviewNotice } from "../notices/review-notices";
 import { publishAndRecord } from "./person-events";
 import {
   accountLabel,
@@ -21,14 +21,14 @@ import {
   queueNotice,
   recipientOf,
   wakeForNotice,
-} from "./security-notices";
+} from "../notices/security-notices";
 import { accountsOfRemoved, deleteLetGo, queueAccountDeletions } from "./accounts";
 import * as sessions from "../../store/sessions";
 import { translateFailure, type Failure } from "../failures";
 import type { ProviderAccount } from "../ports";
 import * as invitations from "../../store/invitations";
 import { revokeInvitationsOf } from "./inviters";
-import { enrolmentEvent } from "./passkey-notices";
+import { enrolmentEvent } from "../notices/passkey-notices";
 import {
   approvedAdmin,
   enrolmentEnds,

@@ -4,7 +4,7 @@ import * as people from "../../store/people";
 import { canonicalEmail } from "../email-address";
 import { AppError } from "../errors";
 import { wakeDrainer } from "../mail/outbox";
-import { accountLinkedEvent, queueNotice, recipientOf } from "./security-notices";
+import { accountLinkedEvent, queueNotice, recipientOf } from "../notices/security-notices";
 import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";

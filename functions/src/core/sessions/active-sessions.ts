@@ -8,7 +8,7 @@ import { recordEvent } from "../people/history";
 import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { causeOf } from "../people/event-catalogue";
 import { nextSeq, publishEvent } from "../people/person-events";
-import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
+import { queueNotice, recipientOf, sessionsEndedEvent } from "../notices/security-notices";
 import { wakeDrainer } from "../mail/outbox";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";

@@ -11,7 +11,7 @@ import { decideAccess, type ApprovalRefusal } from "../people/access";
 import { AppError } from "../errors";
 import { resolvePerson } from "../people/resolve-person";
 import { sha256 } from "../secrets";
-import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../people/security-notices";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../notices/security-notices";
 import { nameUserAgent } from "./user-agent";
 import { type Person } from "../model/person";
 
