@@ -12,7 +12,7 @@ import * as peopleRoutes from "../src/routes/people";
 import * as sessionRoutes from "../src/routes/sessions";
 import * as people from "../src/store/people";
 import * as invitations from "../src/store/invitations";
-import { arriveByCode } from "../src/core/people/arrival";
+import { arriveByCode } from "../src/core/arrival/arrival";
 import { RESEND_WAIT_MS } from "../src/core/invitations/invitations";
 import { deliver } from "../src/core/mail/drain";
 import { renderers } from "../src/tasks/mail";

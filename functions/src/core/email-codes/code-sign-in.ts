@@ -4,7 +4,7 @@ import { canonicalEmail } from "../email-address";
 import { CHECK_REFUSALS, checkCode } from "./email-codes";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
-import { admitWaiting, arriveByCode, arrivalFor, letsIn } from "../people/arrival";
+import { admitWaiting, arriveByCode, arrivalFor, letsIn } from "../arrival/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { linkAccountOfAddress } from "../people/accounts";

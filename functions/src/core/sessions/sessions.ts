@@ -9,7 +9,7 @@ import * as sessionRecords from "../../store/sessions";
 import { recordSession } from "./active-sessions";
 import { decideAccess, type ApprovalRefusal } from "../people/access";
 import { AppError } from "../errors";
-import { resolvePerson } from "../people/resolve-person";
+import { resolvePerson } from "../arrival/resolve-person";
 import { sha256 } from "../secrets";
 import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../notices/security-notices";
 import { nameUserAgent } from "./user-agent";

@@ -9,7 +9,7 @@ import { type Person } from "../model/person";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { withAccount } from "./accounts";
+import { withAccount } from "../people/accounts";
 import { arrive, arrivalFor, proofOf, type Arriving } from "./arrival";
 
 type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "mailQueue" | "log" | "config">;

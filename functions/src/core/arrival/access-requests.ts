@@ -1,11 +1,11 @@
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { wakeDrainer } from "../mail/outbox";
-import { changesBetween } from "./history";
+import { changesBetween } from "../people/history";
 import * as personKeys from "../../store/person-keys";
 import type { Transaction } from "../../store/db";
 import { alreadyExists } from "../failures";
-import { publishAndRecord } from "./person-events";
+import { publishAndRecord } from "../people/person-events";
 import { arrive, arrivalFor, type Arriving } from "./arrival";
 
 /** What a request for access may carry for the reviewer, already cleaned (core/text). */
