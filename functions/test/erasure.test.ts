@@ -9,7 +9,7 @@ import { getApp } from "firebase-admin/app";
 import { DAY } from "../src/clock";
 import { allTasksIdle } from "./support/task-queue";
 import { firebaseIdentity } from "../src/adapters/identity";
-import { changePerson } from "../src/core/people/people-admin";
+import { changePerson } from "../src/core/people/change-person";
 import { invite } from "../src/core/invitations/invitations";
 import { issueExchangeCode } from "../src/core/sessions/exchange-codes";
 import * as notifications from "../src/store/notifications";

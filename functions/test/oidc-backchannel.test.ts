@@ -15,7 +15,7 @@ import { MINUTE } from "../src/clock";
 import { erasePerson } from "../src/core/account/erasure";
 import { registerClient } from "../src/core/oidc/clients";
 import { BACKCHANNEL_EVENT } from "../src/core/oidc/backchannel";
-import { changePerson } from "../src/core/people/people-admin";
+import { changePerson } from "../src/core/people/change-person";
 import { endSessions } from "../src/core/sessions/active-sessions";
 import * as oidc from "../src/routes/oidc";
 import * as sessionRoutes from "../src/routes/sessions";

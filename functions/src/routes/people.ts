@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { changePerson, reviewMany } from "../core/people/people-admin";
+import { changePerson, reviewMany } from "../core/people/change-person";
 import { NAME_MAX } from "../core/people/acting";
 import { findPeople, findPerson, reviewQueue } from "../core/people/find-people";
 import { personHistory } from "../core/people/history";

@@ -7,7 +7,7 @@
  */
 import { MINUTE } from "../../src/clock";
 import { AppError } from "../../src/core/errors";
-import { changePerson, reviewMany } from "../../src/core/people/people-admin";
+import { changePerson, reviewMany } from "../../src/core/people/change-person";
 import { erasePerson } from "../../src/core/account/erasure";
 import { exportPersonData } from "../../src/core/account/own-data";
 import { endSessions } from "../../src/core/sessions/active-sessions";
