@@ -37,6 +37,7 @@ import {
   passkeyRule,
   ruledBy,
   ensureOwnAccount,
+  ensureOwnChange,
   ensureStepUp,
   personName,
   recordedAs,
@@ -145,7 +146,7 @@ const ACCOUNTS_UNREADABLE: Failure = {
  * administrator's recent sign-in (step-up; an operator needs none), every address and number it
  * adds must be free, and the last approved administrator stays one (409 otherwise, nothing
  * written). A person may change their own name, with no step-up, and their own addresses: reorder
- * them, remove all but one, and add one only with its `proof`. The person's
+ * them, remove all but one, and add one only with its `proof` (acting `ensureOwnChange`). The person's
  * history records who made it, and what it changed; an approval (or, where turned on, a
  * rejection) queues the person's notice in the same transaction (core/people/review-notices). An
  * address or number taken off them takes with it the provider accounts that sign in with it
@@ -220,17 +221,7 @@ async function changeWith(
     }
     const changes = changesBetween(current, asked);
     if ("self" in by) {
-      // Status, role, access, numbers and accounts are an administrator's to change: a person's
-      // own session may rename them, and reorder or remove their own addresses, keeping one (mail
-      // and a way in go there). It adds an address only with the proof that it is theirs.
-      ensure(
-        Object.keys(changes).every((field) => field === "name" || field === "emails"),
-        "forbidden",
-        "You may change your own name and addresses only",
-      );
-      const unproven = asked.emails.filter((e) => !current.emails.includes(e) && !proof?.emails.includes(e));
-      ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
-      ensure(asked.emails.length > 0 || current.emails.length === 0, "last_address");
+      ensureOwnChange(current, asked, Object.keys(changes), proof?.emails ?? []);
       // Nothing changed: nothing to write, nor to record (a proof's own effect is written).
       if (Object.keys(changes).length === 0) {
         proven?.record();
