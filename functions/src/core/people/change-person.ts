@@ -5,6 +5,7 @@
  * people is core/people/find-people.
  */
 import { signInsEnding, signInsLosing, tellClients } from "./sign-in-ends";
+import { takesAccessAway } from "./access";
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { AppError, ensure, type ErrorCode } from "../errors";
@@ -101,21 +102,6 @@ export function widened(before: Person, after: Person): boolean {
     added(before.groups, after.groups) ||
     added(before.emails, after.emails) ||
     added(before.phones, after.phones)
-  );
-}
-
-/**
- * Whether a change takes access away, so the person's provider sessions are ended: a status other
- * than approved given them (a waiting person turned down, an approved one set back), the
- * administrator's role, a project or a group taken away. A waiting person who is only renamed
- * keeps the sign-in they wait with.
- */
-function narrowed(before: Person, after: Person): boolean {
-  return (
-    (after.status !== "approved" && after.status !== before.status) ||
-    (before.role === "admin" && after.role !== "admin") ||
-    lost(before.projects, after.projects) ||
-    lost(before.groups, after.groups)
   );
 }
 
@@ -327,8 +313,10 @@ async function changeWith(
   if (queued || published || loggedOut) await wakeDrainer(deps);
   await wakeForNotice(deps, told);
   const providerSyncErrors: SyncError[] = [];
-  // A person's own change takes no access away (a name, their addresses), so their sessions stay.
-  if (!("self" in by) && narrowed(before, after)) {
+  // A change that takes access away ends the person's provider sessions (a waiting person who is
+  // only renamed keeps the sign-in they wait with). A person's own change takes none away (a name,
+  // their addresses), so their sessions stay.
+  if (!("self" in by) && takesAccessAway(before, after)) {
     await Promise.all(
       after.uids.map(async (uid) => {
         try {
