@@ -1,7 +1,7 @@
 import request from "supertest";
 import { MINUTE, SECOND } from "../src/clock";
-import * as peopleRoutes from "../src/routes/people";
-import * as sessions from "../src/routes/sessions";
+import * as peopleRoutes from "../src/routes/people/people";
+import * as sessions from "../src/routes/sessions/sessions";
 import { adminCookie } from "./support/admin";
 import { appFor } from "./support/deps";
 import { codeFor, settledCount, waitForMail } from "./support/inbox";

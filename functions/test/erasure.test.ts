@@ -22,7 +22,7 @@ import { appFor, ID_URL, testDeps, unique } from "./support/deps";
 import { admin, freshProject } from "./support/operator-cli";
 import { personFor, sessionCookieFor } from "./support/people";
 import request from "supertest";
-import * as peopleRoutes from "../src/routes/people";
+import * as peopleRoutes from "../src/routes/people/people";
 import * as people from "../src/store/people";
 import { erasePerson } from "../src/core/account/erasure";
 

@@ -11,7 +11,7 @@ import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import request from "supertest";
 import { registerClient } from "../src/core/oidc/clients";
 import { changePerson } from "../src/core/people/change-person";
-import * as oidc from "../src/routes/oidc";
+import * as oidc from "../src/routes/oidc/oidc";
 import { appFor, SERVICE_URL, testDeps, unique, type TestDeps } from "./support/deps";
 import { codeFlowTokens } from "./support/code-flow";
 import { accountWithPerson, recordedSession } from "./support/people";

@@ -14,7 +14,7 @@ import { DAY } from "../src/clock";
 import { registerClient } from "../src/core/oidc/clients";
 import { GRANT_LIFETIME_MS } from "../src/core/oidc/grants";
 import { sha256 } from "../src/core/secrets";
-import * as oidc from "../src/routes/oidc";
+import * as oidc from "../src/routes/oidc/oidc";
 import { sweepPerson } from "../src/store/personal-data";
 import { appFor, firestore, SERVICE_URL, testDeps, unique } from "./support/deps";
 import { accountWithPerson, sessionCookieFor } from "./support/people";

@@ -1,5 +1,5 @@
 import request from "supertest";
-import * as status from "../src/routes/status";
+import * as status from "../src/routes/status/status";
 import { enqueueMail } from "../src/core/mail/outbox";
 import { OUTBOX_STALE_SECONDS } from "../src/core/status/health";
 import { appFor, testConfig, testDeps } from "./support/deps";

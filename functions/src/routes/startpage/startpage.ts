@@ -1,12 +1,12 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { checkApiKey } from "../core/startpage/api-keys";
-import { ensure } from "../core/errors";
-import { markRead, notificationsFor, notify } from "../core/startpage/notifications";
-import type { Deps } from "../core/deps";
-import { parseBody } from "../http/body";
-import { requireAccess } from "../http/gate";
-import { jsonErrors } from "../http/presenters";
+import { checkApiKey } from "../../core/startpage/api-keys";
+import { ensure } from "../../core/errors";
+import { markRead, notificationsFor, notify } from "../../core/startpage/notifications";
+import type { Deps } from "../../core/deps";
+import { parseBody } from "../../http/body";
+import { requireAccess } from "../../http/gate";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

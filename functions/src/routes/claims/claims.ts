@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { claimsFor, signatureSecrets, verifyIdpSignature } from "../core/claims/idp-claims";
-import type { Deps } from "../core/deps";
-import { checkBody, parseJsonBody, rawBody } from "../http/body";
-import { jsonErrors } from "../http/presenters";
+import { claimsFor, signatureSecrets, verifyIdpSignature } from "../../core/claims/idp-claims";
+import type { Deps } from "../../core/deps";
+import { checkBody, parseJsonBody, rawBody } from "../../http/body";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

@@ -4,26 +4,26 @@
  */
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import type { Deps } from "../core/deps";
-import { AppError, ensure } from "../core/errors";
-import { parseBody, readText } from "../http/body";
-import { ADMIN_NEED, requireAccess } from "../http/gate";
-import { asAdmin } from "../http/acting";
-import { cursorOf, readCursor } from "../http/cursor";
-import { emailField, labelField } from "../http/fields";
-import type { ActingOnOthers } from "../core/people/acting";
-import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX } from "../core/model/invitation";
-import { invitationView } from "../core/invitations/invitation-view";
-import { NAME_MAX } from "../core/model/person";
+import type { Deps } from "../../core/deps";
+import { AppError, ensure } from "../../core/errors";
+import { parseBody, readText } from "../../http/body";
+import { ADMIN_NEED, requireAccess } from "../../http/gate";
+import { asAdmin } from "../../http/acting";
+import { cursorOf, readCursor } from "../../http/cursor";
+import { emailField, labelField } from "../../http/fields";
+import type { ActingOnOthers } from "../../core/people/acting";
+import { INVITATION_MAX_DAYS, INVITATION_NOTE_MAX } from "../../core/model/invitation";
+import { invitationView } from "../../core/invitations/invitation-view";
+import { NAME_MAX } from "../../core/model/person";
 import {
   findInvitation,
   invite,
   listInvitations,
   resendInvitation,
   revokeInvitation,
-} from "../core/invitations/invitations";
-import { readInvitationFile, type FileProblem } from "../core/invitations/invitation-file";
-import { inviteMany } from "../core/invitations/invite-many";
+} from "../../core/invitations/invitations";
+import { readInvitationFile, type FileProblem } from "../../core/invitations/invitation-file";
+import { inviteMany } from "../../core/invitations/invite-many";
 
 const ADMIN = ADMIN_NEED;
 /** A file of invitations: 5,000 rows of a long address, name, lists and note fit. */

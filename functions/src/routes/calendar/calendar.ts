@@ -1,10 +1,10 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { calendarSource, upcomingLocations, weekEvents } from "../core/calendar/calendar";
-import { ensure } from "../core/errors";
-import type { Deps } from "../core/deps";
-import { requireAccess } from "../http/gate";
-import { jsonErrors } from "../http/presenters";
+import { calendarSource, upcomingLocations, weekEvents } from "../../core/calendar/calendar";
+import { ensure } from "../../core/errors";
+import type { Deps } from "../../core/deps";
+import { requireAccess } from "../../http/gate";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

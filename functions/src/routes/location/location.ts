@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from "express";
-import { calendarSource, currentLocation } from "../core/calendar/calendar";
-import type { Deps } from "../core/deps";
-import { requireAccess } from "../http/gate";
-import { jsonErrors } from "../http/presenters";
+import { calendarSource, currentLocation } from "../../core/calendar/calendar";
+import type { Deps } from "../../core/deps";
+import { requireAccess } from "../../http/gate";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

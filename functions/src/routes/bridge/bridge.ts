@@ -1,20 +1,20 @@
 import { Router, type Request, type Response } from "express";
-import { browserOf } from "../http/acting";
+import { browserOf } from "../../http/acting";
 import {
   BRIDGE_STATE_LIFETIME_MS,
   completeBridge,
   ensurePendingState,
   listBridges,
   startBridge,
-} from "../core/bridges/bridges";
-import { AppError } from "../core/errors";
-import { constantTimeEqual } from "../core/secrets";
-import type { Deps } from "../core/deps";
-import { readForm } from "../http/body";
-import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../http/cookies";
-import { requestHost } from "../http/caller";
-import { htmlErrors } from "../http/presenters";
-import { requestBudget } from "../http/app";
+} from "../../core/bridges/bridges";
+import { AppError } from "../../core/errors";
+import { constantTimeEqual } from "../../core/secrets";
+import type { Deps } from "../../core/deps";
+import { readForm } from "../../http/body";
+import { clearBridgeStateCookie, readBridgeStates, setBridgeStateCookie } from "../../http/cookies";
+import { requestHost } from "../../http/caller";
+import { htmlErrors } from "../../http/presenters";
+import { requestBudget } from "../../http/app";
 
 /** Bridge pages are where a browser lands, so every refusal is an HTML page, whatever it asked for. */
 export const presenter = htmlErrors;

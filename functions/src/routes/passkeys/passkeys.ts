@@ -1,18 +1,18 @@
 import { Router, type Request, type Response } from "express";
-import { asSelf, browserOf } from "../http/acting";
+import { asSelf, browserOf } from "../../http/acting";
 import { z } from "zod";
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
-import type { Deps } from "../core/deps";
-import { ensure } from "../core/errors";
-import { passkeysAndRule, passkeyView, removePasskey, renamePasskey } from "../core/passkeys/passkeys";
-import { registerPasskey, registrationOptions, type Registrant } from "../core/passkeys/registration";
-import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../core/passkeys/rules";
-import { signInOptions, signInWithPasskey } from "../core/passkeys/sign-in";
-import { makeRecoveryCodes, recoveryCodesLeft, signInWithRecoveryCode } from "../core/passkeys/recovery-codes";
-import { parseBody } from "../http/body";
-import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../http/cookies";
-import { requireAccess } from "../http/gate";
-import { jsonErrors } from "../http/presenters";
+import type { Deps } from "../../core/deps";
+import { ensure } from "../../core/errors";
+import { passkeysAndRule, passkeyView, removePasskey, renamePasskey } from "../../core/passkeys/passkeys";
+import { registerPasskey, registrationOptions, type Registrant } from "../../core/passkeys/registration";
+import { CHALLENGE_LIFETIME_MS, NAME_MAX } from "../../core/passkeys/rules";
+import { signInOptions, signInWithPasskey } from "../../core/passkeys/sign-in";
+import { makeRecoveryCodes, recoveryCodesLeft, signInWithRecoveryCode } from "../../core/passkeys/recovery-codes";
+import { parseBody } from "../../http/body";
+import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../../http/cookies";
+import { requireAccess } from "../../http/gate";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

@@ -1,22 +1,22 @@
 import { Router, type Request, type Response } from "express";
-import { asSelf } from "../http/acting";
+import { asSelf } from "../../http/acting";
 import { z } from "zod";
-import { signInWithCode } from "../core/email-codes/code-sign-in";
-import { PURPOSES } from "../core/email-codes/rules";
-import { requestCode, verifyCode } from "../core/email-codes/email-codes";
-import { ensure } from "../core/errors";
-import type { Deps } from "../core/deps";
+import { signInWithCode } from "../../core/email-codes/code-sign-in";
+import { PURPOSES } from "../../core/email-codes/rules";
+import { requestCode, verifyCode } from "../../core/email-codes/email-codes";
+import { ensure } from "../../core/errors";
+import type { Deps } from "../../core/deps";
 import {
   confirmAddress,
   makePrimaryAddress,
   ownAddresses,
   removeOwnAddress,
   requestAddressCode,
-} from "../core/account/addresses";
-import { parseBody, readJson } from "../http/body";
-import { callerOf } from "../http/caller";
-import { requireAccess } from "../http/gate";
-import { checkErrors, jsonErrors, presentWith } from "../http/presenters";
+} from "../../core/account/addresses";
+import { parseBody, readJson } from "../../http/body";
+import { callerOf } from "../../http/caller";
+import { requireAccess } from "../../http/gate";
+import { checkErrors, jsonErrors, presentWith } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
-import { maySignInTo } from "../core/people/access";
-import type { OidcClient } from "../core/model/oidc-client";
-import { AppError, ensure } from "../core/errors";
+import { maySignInTo } from "../../core/people/access";
+import type { OidcClient } from "../../core/model/oidc-client";
+import { AppError, ensure } from "../../core/errors";
 import {
   authorizeStep,
   authorizeTarget,
@@ -9,26 +9,26 @@ import {
   issueAuthorizationCode,
   type AuthorizeRequest,
   type AuthorizeTarget,
-} from "../core/oidc/authorize";
-import { discovery } from "../core/oidc/discovery";
-import { authenticateClient, authorizationCodeRedeemer } from "../core/oidc/token";
-import { refreshGrant, revokeToken } from "../core/oidc/refresh";
-import { checkLogoutRequest, hintIsThisSignIn } from "../core/oidc/logout";
-import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../core/pepper";
-import { endSession } from "../core/sessions/sessions";
-import { clearSessionCookie, readSessionCookie } from "../http/cookies";
-import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../http/logout-pages";
-import { confirmReconnectPage, onToAppPage } from "../http/reconnect-pages";
-import { reconnectStep } from "../core/oidc/disconnects";
-import { userinfo } from "../core/oidc/userinfo";
-import { introspect } from "../core/oidc/introspection";
-import { isCodeVerifier } from "../core/pkce";
-import type { Deps } from "../core/deps";
-import { basicCredentials } from "../http/basic";
-import { isForm, readForm } from "../http/body";
-import { bearerToken, cookieSession, unavailableGuard } from "../http/gate";
-import { callerOf, requestHost } from "../http/caller";
-import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../http/presenters";
+} from "../../core/oidc/authorize";
+import { discovery } from "../../core/oidc/discovery";
+import { authenticateClient, authorizationCodeRedeemer } from "../../core/oidc/token";
+import { refreshGrant, revokeToken } from "../../core/oidc/refresh";
+import { checkLogoutRequest, hintIsThisSignIn } from "../../core/oidc/logout";
+import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../../core/pepper";
+import { endSession } from "../../core/sessions/sessions";
+import { clearSessionCookie, readSessionCookie } from "../../http/cookies";
+import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../../http/logout-pages";
+import { confirmReconnectPage, onToAppPage } from "../../http/reconnect-pages";
+import { reconnectStep } from "../../core/oidc/disconnects";
+import { userinfo } from "../../core/oidc/userinfo";
+import { introspect } from "../../core/oidc/introspection";
+import { isCodeVerifier } from "../../core/pkce";
+import type { Deps } from "../../core/deps";
+import { basicCredentials } from "../../http/basic";
+import { isForm, readForm } from "../../http/body";
+import { bearerToken, cookieSession, unavailableGuard } from "../../http/gate";
+import { callerOf, requestHost } from "../../http/caller";
+import { htmlErrors, oauthErrors, oauthFields, presentWith } from "../../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
 const LOGOUT = "/auth/oidc/logout";

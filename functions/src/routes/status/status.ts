@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from "express";
-import { checkHealth } from "../core/status/health";
-import type { Deps } from "../core/deps";
-import { requireAccess } from "../http/gate";
-import { callerOf } from "../http/caller";
-import { jsonErrors } from "../http/presenters";
+import { checkHealth } from "../../core/status/health";
+import type { Deps } from "../../core/deps";
+import { requireAccess } from "../../http/gate";
+import { callerOf } from "../../http/caller";
+import { jsonErrors } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 
