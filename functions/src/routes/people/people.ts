@@ -1,13 +1,18 @@
+/**
+ * The people group: the administrators' API of people (`/auth/people`: the list, the review queue,
+ * a person's record, history, data, sessions, passkeys and apps, changing and erasing them), with
+ * the two other audiences it serves mounted beside it: the person's own account (own-account.ts)
+ * and the administrators' invitations (invitations.ts).
+ */
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { changePerson, reviewMany } from "../../core/people/change-person";
 import { NAME_MAX } from "../../core/people/acting";
 import { findPeople, findPerson, reviewQueue } from "../../core/people/find-people";
 import { personHistory } from "../../core/people/history";
-import { exportPersonData, renameSelf, type PersonData } from "../../core/account/own-data";
+import { exportPersonData } from "../../core/account/own-data";
 import { erasePerson } from "../../core/account/erasure";
 import { appsOf, disconnectApp } from "../../core/oidc/apps";
-import { personView } from "../../core/people/person-view";
 import { adminView, historyView } from "../../core/people/admin-view";
 import { endSessions, listSessions } from "../../core/sessions/active-sessions";
 import { listPasskeys, passkeyView, removeAllPasskeys, removePasskey } from "../../core/passkeys/passkeys";
@@ -19,24 +24,14 @@ import { ADMIN_NEED, requireAccess } from "../../http/gate";
 import { clearSessionCookie } from "../../http/cookies";
 import { jsonErrors } from "../../http/presenters";
 import { invitationRoutes } from "./invitations";
-import { asAdmin, asSelf } from "../../http/acting";
-import { ownAccounts, unlinkOwnAccount } from "../../core/account/linked-accounts";
+import { ownAccountRoutes, sendData } from "./own-account";
+import { asAdmin } from "../../http/acting";
 import { cursorOf, readCursor } from "../../http/cursor";
 import { emailField, labelField } from "../../http/fields";
 
 export const presenter = jsonErrors;
 
 const ADMIN = ADMIN_NEED;
-/** The signed-in person's own account: their session cookie, no project or role needed. */
-const SELF = { cookieOnly: true } as const;
-
-/** A person's copy of their data, as a file the browser saves. */
-function sendData(res: Response, data: PersonData): void {
-  const day = data.exportedAt.slice(0, 10);
-  res.setHeader("Content-Disposition", `attachment; filename="account-data-${day}.json"`);
-  res.setHeader("Cache-Control", "no-store");
-  res.type("application/json").send(JSON.stringify(data, null, 2));
-}
 
 const status = z.enum(["pending", "approved", "rejected"]);
 const email = emailField;
@@ -48,6 +43,7 @@ const personIdParam = (req: Request) => String(req.params.personId);
 export function routes(deps: Deps): Router {
   const router = Router();
   router.use(invitationRoutes(deps));
+  router.use(ownAccountRoutes(deps));
 
   const listQuery = z
     .object({
@@ -107,55 +103,6 @@ export function routes(deps: Deps): Router {
           : { personId: r.personId, person: adminView(r.person), providerSyncErrors: r.providerSyncErrors },
       ),
     });
-  });
-
-  // The signed-in person's own account: their name, their copy of their data, and its erasure.
-  const renameBody = z.object({ name: z.string().max(NAME_MAX * 4) }).strict();
-  router.patch("/auth/account", async function renameOwn(req: Request, res: Response) {
-    const { person, principal, uid } = await requireAccess(deps, req, SELF);
-    const { name } = await parseBody(req, renameBody, "invalid_person_change");
-    res.json(personView(await renameSelf(deps, { self: person, signedInAt: principal.authTime }, name), uid));
-  });
-
-  router.get("/auth/account/data", async function ownData(req: Request, res: Response) {
-    const { person, principal } = await requireAccess(deps, req, SELF);
-    sendData(res, await exportPersonData(deps, person.id, { self: person, signedInAt: principal.authTime }));
-  });
-
-  // The apps the person let in through the OpenID Connect provider, and letting one go.
-  router.get("/auth/account/apps", async function ownApps(req: Request, res: Response) {
-    const { person } = await requireAccess(deps, req, SELF);
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ apps: await appsOf(deps, person.id) });
-  });
-  router.delete("/auth/account/apps/:clientId", async function disconnectOwnApp(req: Request, res: Response) {
-    const { person, principal } = await requireAccess(deps, req, SELF);
-    const by = { self: person, signedInAt: principal.authTime };
-    await disconnectApp(deps, person.id, String(req.params.clientId), by);
-    res.json({ disconnected: true });
-  });
-
-  // The accounts at the identity provider that sign in as the person, and unlinking one.
-  router.get("/auth/account/accounts", async function ownProviderAccounts(req: Request, res: Response) {
-    const access = await requireAccess(deps, req, SELF);
-    res.setHeader("Cache-Control", "no-store");
-    res.json({ accounts: await ownAccounts(deps, asSelf(access, req), access.uid) });
-  });
-  router.delete("/auth/account/accounts/:accountId", async function unlinkOwn(req: Request, res: Response) {
-    const access = await requireAccess(deps, req, SELF);
-    const after = await unlinkOwnAccount(deps, asSelf(access, req), String(req.params.accountId));
-    // The account this browser signed in through: its session went with it.
-    res.json({ unlinked: true, ...(after.uids.includes(access.uid) ? {} : { signedOut: true }) });
-  });
-
-  router.delete("/auth/account", async function eraseOwn(req: Request, res: Response) {
-    const { person, principal } = await requireAccess(deps, req, SELF);
-    const { finished, providerSyncErrors } = await erasePerson(deps, person.id, {
-      self: person,
-      signedInAt: principal.authTime,
-    });
-    clearSessionCookie(res, deps.config.parentDomain);
-    res.json({ erased: true, finished, providerSyncErrors });
   });
 
   router.get("/auth/people/:personId/apps", async function personApps(req: Request, res: Response) {
