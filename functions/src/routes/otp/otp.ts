@@ -1,22 +1,19 @@
+/**
+ * The otp group: the email codes of the sign-in page (`/auth/otp/*`: sending one, checking it,
+ * signing in with it), and mounted beside them the person's own addresses (own-addresses.ts),
+ * which are proved by the same codes.
+ */
 import { Router, type Request, type Response } from "express";
-import { asSelf } from "../../http/acting";
 import { z } from "zod";
 import { signInWithCode } from "../../core/email-codes/code-sign-in";
 import { PURPOSES } from "../../core/email-codes/rules";
 import { requestCode, verifyCode } from "../../core/email-codes/email-codes";
 import { ensure } from "../../core/errors";
 import type { Deps } from "../../core/deps";
-import {
-  confirmAddress,
-  makePrimaryAddress,
-  ownAddresses,
-  removeOwnAddress,
-  requestAddressCode,
-} from "../../core/account/addresses";
 import { parseBody, readJson } from "../../http/body";
 import { callerOf } from "../../http/caller";
-import { requireAccess } from "../../http/gate";
 import { checkErrors, jsonErrors, presentWith } from "../../http/presenters";
+import { ownAddressRoutes } from "./own-addresses";
 
 export const presenter = jsonErrors;
 
@@ -56,55 +53,6 @@ export function routes(deps: Deps): Router {
     res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });
   });
 
-  addressRoutes(deps, router);
+  router.use(ownAddressRoutes(deps));
   return router;
-}
-
-/** The signed-in person's own account: their session cookie, no project or role needed. */
-const SELF = { cookieOnly: true } as const;
-
-/**
- * A person's own addresses, from the account page (core/account/addresses). Served here, beside
- * the codes they are proved with: this function holds CODE_PEPPER, and the people function does not.
- */
-function addressRoutes(deps: Deps, router: Router): void {
-  /** The person acting for themself, signed in when, from the browser of this request (their notice names it). */
-  const self = async (req: Request) => asSelf(await requireAccess(deps, req, SELF), req);
-
-  router.get("/auth/account/addresses", async function listOwnAddresses(req: Request, res: Response) {
-    const by = await self(req);
-    res.json({ emails: await ownAddresses(deps, by) });
-  });
-
-  const addBody = z.object({ email }).strict();
-  router.post("/auth/account/addresses", async function addAddress(req: Request, res: Response) {
-    const by = await self(req);
-    const input = await parseBody(req, addBody, "email_invalid");
-    await requestAddressCode(deps, by, input.email, callerOf(req, deps.config.clientAddressHops));
-    // Also the answer for an address another person holds (no code is mailed): the same status,
-    // body, limits and writes, so the answer never tells who holds an address.
-    res.json({ ok: true });
-  });
-
-  const confirmBody = z.object({ email, otp }).strict();
-  router.post("/auth/account/addresses/verify", async function confirmOwnAddress(req: Request, res: Response) {
-    const by = await self(req);
-    const input = await parseBody(req, confirmBody, "address_fields_required");
-    res.json({ emails: await confirmAddress(deps, by, input.email, input.otp) });
-  });
-
-  const primaryBody = z.object({ email }).strict();
-  router.post("/auth/account/addresses/primary", async function makePrimary(req: Request, res: Response) {
-    const by = await self(req);
-    const input = await parseBody(req, primaryBody, "email_invalid");
-    res.json({ emails: await makePrimaryAddress(deps, by, input.email) });
-  });
-
-  router.delete("/auth/account/addresses/:email", async function removeAddress(req: Request, res: Response) {
-    const access = await requireAccess(deps, req, SELF);
-    const person = await removeOwnAddress(deps, asSelf(access, req), String(req.params.email));
-    // This browser signed in through an account of that address, which went with it: so did its
-    // session, and the page is told so rather than finding out at its next call.
-    res.json({ emails: person.emails, ...(person.uids.includes(access.uid) ? {} : { signedOut: true }) });
-  });
 }
