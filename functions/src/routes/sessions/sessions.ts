@@ -1,22 +1,25 @@
+/**
+ * The sessions group: a browser's session with the apps of the parent domain (opened from an ID
+ * token, refreshed, ended, its projects noted), the exchange and the hand-off to an app; and,
+ * mounted beside them, the person's own sessions and notices (own-sessions.ts).
+ */
 import { Router, type Request, type Response } from "express";
-import { browserOf } from "../../http/acting";
 import { z } from "zod";
 import { ensureAccess } from "../../core/people/access";
 import { personView } from "../../core/people/person-view";
-import { chooseNewBrowserNotices, noticeChoices } from "../../core/notices/security-notices";
 import { ensure } from "../../core/errors";
-import { ensureStepUp } from "../../core/people/acting";
 import { redeemExchangeCode } from "../../core/sessions/exchange-codes";
 import { checkHandoff, findHandoffTarget, handOff } from "../../core/sessions/handoff";
 import { isCodeVerifier } from "../../core/pkce";
 import { endSession, openSession, recordProjectAccess } from "../../core/sessions/sessions";
-import { endSessions, listSessions, noteSeen } from "../../core/sessions/active-sessions";
+import { noteSeen } from "../../core/sessions/active-sessions";
 import type { Deps } from "../../core/deps";
 import { parseBody } from "../../http/body";
 import { BROWSER_ID, clearSessionCookie, readBrowserId, readSessionCookie, setSessionCookie } from "../../http/cookies";
 import { callerOf } from "../../http/caller";
 import { cookieSession, unavailableGuard } from "../../http/gate";
 import { jsonErrors } from "../../http/presenters";
+import { ownSessionRoutes } from "./own-sessions";
 
 export const presenter = jsonErrors;
 
@@ -24,14 +27,7 @@ const projectName = z.string().trim().min(1).max(100);
 
 export function routes(deps: Deps): Router {
   const router = Router();
-
-  /** The approved person this browser's session cookie speaks for (not a bearer token: sessions are cookies). */
-  async function signedInPerson(req: Request) {
-    const { principal, person } = await cookieSession(deps, req);
-    ensure(principal && person, "unauthorized");
-    ensureAccess(person, {}, "gate");
-    return { principal, person };
-  }
+  router.use(ownSessionRoutes(deps));
 
   // Strict, as every JSON body: a field the endpoint does not take is refused (unknown_field), never ignored.
   // `browser`: the identifier the identity host's page keeps for this browser (not the contract's;
@@ -56,24 +52,6 @@ export function routes(deps: Deps): Router {
     res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
   });
 
-  // The signed-in person's choice of notices: only those of sign-ins from new browsers can be
-  // turned off (core/people/security-notices). A foreign page cannot change it: the origin rule
-  // (http/cors) refuses its PATCH before this runs.
-  router.get("/auth/session/notices", async function ownNotices(req: Request, res: Response) {
-    const { person } = await signedInPerson(req);
-    res.json(await noticeChoices(deps, person.id));
-  });
-
-  const noticesBody = z.object({ newBrowser: z.boolean() }).strict();
-  router.patch("/auth/session/notices", async function chooseNotices(req: Request, res: Response) {
-    const { principal, person } = await signedInPerson(req);
-    const { newBrowser } = await parseBody(req, noticesBody, "notice_choice_invalid");
-    // Off silences what would tell of a stolen session: a recent sign-in first, as for erasure.
-    if (!newBrowser) ensureStepUp(deps, { self: person, signedInAt: principal.authTime });
-    await chooseNewBrowserNotices(deps, person.id, newBrowser, browserOf(req));
-    res.json({ newBrowser });
-  });
-
   router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {
     const { principal, person } = await cookieSession(deps, req);
     // "Not signed in" is the answer a status probe exists to give; the cookie is never touched.
@@ -83,27 +61,6 @@ export function routes(deps: Deps): Router {
     await noteSeen(deps, principal);
     if (view.email !== null) res.setHeader("X-Remote-User", view.email);
     res.json({ authenticated: true, ...view });
-  });
-
-  // A person's own sessions: each browser signed in as them, which they can end from here.
-  router.get("/auth/sessions", async function ownSessions(req: Request, res: Response) {
-    const { person, principal } = await signedInPerson(req);
-    res.json({ sessions: await listSessions(deps, person, principal.sessionKey) });
-  });
-
-  router.delete("/auth/sessions/:sessionId", async function endOwnSession(req: Request, res: Response) {
-    const { person, principal } = await signedInPerson(req);
-    const sessionId = String(req.params.sessionId);
-    const { ended } = await endSessions(deps, person.id, { sessionIds: [sessionId] });
-    // Ending this browser's own session is signing out here.
-    if (sessionId === principal.sessionKey) clearSessionCookie(res, deps.config.parentDomain);
-    res.json({ ended });
-  });
-
-  router.post("/auth/sessions/end-others", async function endOtherSessions(req: Request, res: Response) {
-    const { person, principal } = await signedInPerson(req);
-    const { ended } = await endSessions(deps, person.id, { allBut: principal.sessionKey });
-    res.json({ ended });
   });
 
   // Ends the session this browser holds, server-side, so a copy of the cookie is worthless too;
