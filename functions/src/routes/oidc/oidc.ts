@@ -6,7 +6,8 @@
 import { Router, type Request, type Response } from "express";
 import { ensure } from "../../core/errors";
 import { discovery } from "../../core/oidc/discovery";
-import { authenticateClient, authorizationCodeRedeemer } from "../../core/oidc/token";
+import { authorizationCodeRedeemer } from "../../core/oidc/token";
+import { authenticateClient } from "../../core/oidc/clients";
 import { refreshGrant, revokeToken } from "../../core/oidc/refresh";
 import { userinfo } from "../../core/oidc/userinfo";
 import { introspect } from "../../core/oidc/introspection";
