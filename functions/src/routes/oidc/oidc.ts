@@ -6,12 +6,11 @@
 import { Router, type Request, type Response } from "express";
 import { ensure } from "../../core/errors";
 import { discovery } from "../../core/oidc/discovery";
-import { authorizationCodeRedeemer } from "../../core/oidc/token";
+import { tokenExchange } from "../../core/oidc/grant-types";
 import { authenticateClient } from "../../core/oidc/clients";
-import { refreshGrant, revokeToken } from "../../core/oidc/refresh";
+import { revokeToken } from "../../core/oidc/refresh";
 import { userinfo } from "../../core/oidc/userinfo";
 import { introspect } from "../../core/oidc/introspection";
-import { isCodeVerifier } from "../../core/pkce";
 import type { Deps } from "../../core/deps";
 import { basicCredentials } from "../../http/basic";
 import { isForm, readForm } from "../../http/body";
@@ -26,7 +25,7 @@ export const presenter = oauthErrors;
 export function routes(deps: Deps): Router {
   const router = Router();
   const issuer = deps.config.serviceUrl;
-  const redeem = authorizationCodeRedeemer(deps);
+  const exchange = tokenExchange(deps);
   router.use(browserRoutes(deps));
 
   // Public, and the same for everyone: relying parties may cache them.
@@ -57,35 +56,11 @@ export function routes(deps: Deps): Router {
     return authenticateClient(deps, clientId, secret, caller);
   }
 
+  // The grant types, and what each asks of the form, are core's (core/oidc/grant-types).
   router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
     const form = await readForm(req);
     const client = await clientOf(req, form);
-    ensure(form.grant_type, "oauth_invalid_request", "grant_type is required");
-    let tokens;
-    // A client registered for refresh tokens may also trade one (core/oidc/refresh); for any other
-    // the endpoint takes authorization_code alone.
-    if (form.grant_type === "refresh_token" && client.refreshTokens) {
-      ensure(form.refresh_token, "oauth_invalid_request", "refresh_token is required");
-      tokens = await refreshGrant(deps, { client, refreshToken: form.refresh_token, scope: form.scope ?? null });
-    } else {
-      ensure(
-        form.grant_type === "authorization_code",
-        "oauth_unsupported_grant_type",
-        client.refreshTokens ? "Only grant_type authorization_code and refresh_token are supported" : undefined,
-      );
-      const { code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
-      ensure(
-        code && redirectUri && (codeVerifier !== undefined || client.pkce === "optional"),
-        "oauth_invalid_request",
-        "code, redirect_uri and code_verifier are required",
-      );
-      ensure(
-        codeVerifier === undefined || isCodeVerifier(codeVerifier),
-        "oauth_invalid_request",
-        "code_verifier must be 43 to 128 unreserved characters",
-      );
-      tokens = await redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
-    }
+    const tokens = await exchange(client, form);
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("Pragma", "no-cache");
     res.json(tokens);
