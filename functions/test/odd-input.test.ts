@@ -153,7 +153,7 @@ describe("odd input to invitations and address changes", () => {
       name: "Odd",
       redirectUris: ["https://odd.example.test/callback"],
       postLogoutRedirectUris: ["https://odd.example.test/bye"],
-      refreshTokens: true,
+      grantTypes: ["authorization_code", "refresh_token"],
     });
     const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
     const form = (values: Record<string, unknown>) =>

@@ -27,7 +27,12 @@ describe("the apps a person let in", () => {
   const origin = new URL(ID_URL).origin;
 
   beforeAll(async () => {
-    await registerClient(deps, { ...sync, name: "Calendar sync", redirectUris: [REDIRECT], refreshTokens: true });
+    await registerClient(deps, {
+      ...sync,
+      name: "Calendar sync",
+      redirectUris: [REDIRECT],
+      grantTypes: ["authorization_code", "refresh_token"],
+    });
     await registerClient(deps, { ...portal, name: "Portal", redirectUris: [REDIRECT] });
   });
 

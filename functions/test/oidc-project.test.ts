@@ -40,7 +40,11 @@ describe("a client bound to a project", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const backchannelLogoutUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/backchannel`;
-    const common = { redirectUris: [REDIRECT], backchannelLogoutUri, refreshTokens: true };
+    const common = {
+      redirectUris: [REDIRECT],
+      backchannelLogoutUri,
+      grantTypes: ["authorization_code", "refresh_token"],
+    };
     await registerClient(deps, { ...desk, ...common, name: "Desk", project });
     await registerClient(deps, { ...open, ...common, name: "Open" });
   });

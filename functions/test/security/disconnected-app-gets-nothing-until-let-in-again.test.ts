@@ -24,7 +24,12 @@ describe("an app the person disconnected", () => {
   const client = { clientId: unique("cut"), clientSecret: randomBytes(32).toString("base64url") };
 
   beforeAll(async () => {
-    await registerClient(deps, { ...client, name: "Calendar sync", redirectUris: [REDIRECT], refreshTokens: true });
+    await registerClient(deps, {
+      ...client,
+      name: "Calendar sync",
+      redirectUris: [REDIRECT],
+      grantTypes: ["authorization_code", "refresh_token"],
+    });
   });
 
   async function connected() {

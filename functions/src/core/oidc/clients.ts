@@ -8,6 +8,7 @@ import * as throttles from "../../store/client-throttles";
 import type { Throttle } from "../model/client-throttle";
 import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
 import { pepperRing } from "../pepper";
+import { registeredFor } from "./grant-types";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
@@ -93,12 +94,17 @@ export interface ClientRegistration {
   postLogoutRedirectUris?: string[];
   backchannelLogoutUri?: string | null;
   pkce?: PkcePolicy;
-  refreshTokens?: boolean;
+  /** The grant types it may use at the token endpoint (core/oidc/grant-types); authorization_code alone unless named. */
+  grantTypes?: readonly string[];
   project?: string | null;
 }
 
-/** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
+/**
+ * Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI
+ * allowlist; refused for a grant type the token endpoint does not take (registeredFor).
+ */
 export async function registerClient(deps: Pick<Deps, "store" | "clock">, client: ClientRegistration): Promise<void> {
+  const grants = registeredFor(client.grantTypes ?? ["authorization_code"]);
   const now = deps.clock.now();
   await clients.save(deps.store, {
     clientId: client.clientId,
@@ -108,22 +114,30 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     postLogoutRedirectUris: client.postLogoutRedirectUris ?? [],
     backchannelLogoutUri: client.backchannelLogoutUri ?? null,
     pkce: client.pkce ?? "required",
-    refreshTokens: client.refreshTokens ?? false,
+    ...grants,
     project: client.project ?? null,
     disabled: false,
     createdAt: now,
   });
 }
 
-/** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
+/**
+ * Registers a new relying party with a generated secret, returned once; only its hash is stored.
+ * Refused for a grant type the token endpoint does not take (registeredFor).
+ */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: Omit<OidcClient, "secrets" | "disabled" | "createdAt">,
+  registration: Omit<OidcClient, "secrets" | "disabled" | "createdAt" | "refreshTokens"> & {
+    grantTypes: readonly string[];
+  },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
+  const { grantTypes, ...client } = registration;
+  const grants = registeredFor(grantTypes);
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
   const stored: OidcClient = {
     ...client,
+    ...grants,
     secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
     disabled: false,
     createdAt: now,

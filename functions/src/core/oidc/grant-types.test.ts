@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import type { OidcClient } from "../model/oidc-client";
-import { GRANT_TYPE_NAMES, grantTypesOf, tokenExchange } from "./grant-types";
+import fc from "fast-check";
+import { GRANT_TYPE_NAMES, grantTypesOf, registeredFor, tokenExchange } from "./grant-types";
 
 const client = (over: Partial<OidcClient> = {}) =>
   ({ clientId: "app", pkce: "required", refreshTokens: false, project: null, ...over }) as OidcClient;
@@ -55,5 +56,40 @@ describe("the token endpoint's grant types", () => {
       "oauth_invalid_request",
       "refresh_token is required",
     ]);
+  });
+});
+
+describe("registeredFor: a client's grant types, checked when it is registered", () => {
+  it("registers authorization_code alone, and refresh_token where it is named", () => {
+    expect(registeredFor([])).toEqual({ refreshTokens: false });
+    expect(registeredFor(["authorization_code"])).toEqual({ refreshTokens: false });
+    expect(registeredFor(["authorization_code", "refresh_token"])).toEqual({ refreshTokens: true });
+  });
+
+  it("refuses a grant type the token endpoint does not take, naming it and those it takes", () => {
+    for (const name of ["password", "client_credentials", "implicit", "toString", "__proto__", ""]) {
+      const refused = (() => {
+        try {
+          registeredFor(["authorization_code", name]);
+          return null;
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(refused).toBeInstanceOf(AppError);
+      expect(refused).toMatchObject({
+        code: "client_grant_type_unknown",
+        detail: `The token endpoint takes no grant type "${name}": it takes authorization_code and refresh_token`,
+      });
+    }
+  });
+
+  it("makes a client that may use every grant type it was registered for", () => {
+    fc.assert(
+      fc.property(fc.subarray(GRANT_TYPE_NAMES), (named) => {
+        const allowed = grantTypesOf(registeredFor(named));
+        for (const name of named) expect(allowed).toContain(name);
+      }),
+    );
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The token endpoint's grant types (RFC 6749 §4.1.3, §6), one module each, dispatched by this
  * table on the request's `grant_type`. A client may use those it is registered for (grantTypesOf);
- * any other grant type, from it, is one the endpoint does not take. The discovery document lists
- * the table's (core/oidc/discovery).
+ * any other grant type, from it, is one the endpoint does not take. A client is registered for
+ * grant types of the table alone (registeredFor). The discovery document lists the table's
+ * (core/oidc/discovery).
  */
 import type { Deps } from "../deps";
-import { ensure } from "../errors";
+import { AppError, ensure } from "../errors";
 import type { OidcClient } from "../model/oidc-client";
 import { authorizationCodeGrant } from "./authorization-code-grant";
 import { refreshTokenGrant } from "./refresh-token-grant";
@@ -67,4 +68,23 @@ export function tokenExchange(deps: TokenDeps): Exchange {
     );
     return exchanges[type](client, form);
   };
+}
+
+/**
+ * What registering a client for `grantTypes` (RFC 7591's `grant_types`) sets on it, checked when
+ * the client is registered: one the table lacks is refused, naming it, rather than kept as a
+ * grant type the client can never use. authorization_code is every client's, named or not.
+ */
+export function registeredFor(grantTypes: readonly string[]): Registered {
+  const registered: Registered = { refreshTokens: false };
+  for (const name of grantTypes) {
+    // Own keys only: "toString" is no grant type.
+    if (!Object.hasOwn(GRANT_TYPES, name))
+      throw new AppError(
+        "client_grant_type_unknown",
+        `The token endpoint takes no grant type "${name}": it takes ${listed(GRANT_TYPE_NAMES)}`,
+      );
+    Object.assign(registered, (GRANT_TYPES[name as GrantTypeName] as GrantType).registers);
+  }
+  return registered;
 }
