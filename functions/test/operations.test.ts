@@ -94,7 +94,7 @@ async function signedInHere(deps: TestDeps): Promise<string> {
 }
 
 describe("Firestore operations per request", () => {
-  // The account's and the address's claims, and the address's invitation (core/people/arrival).
+  // The account's and the address's claims, and the address's invitation (core/arrival/arrival).
   it("POST /auth/verify for a new person: at most 3 reads and 1 commit", async () => {
     const deps = depsOnCountedStore(apart);
     const account = await signedUp();

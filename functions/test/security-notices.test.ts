@@ -1,5 +1,5 @@
 /**
- * Security notices (core/people/security-notices) over HTTP, mailed through the outbox to the
+ * Security notices (core/notices/security-notices) over HTTP, mailed through the outbox to the
  * stack's dev inbox: a sign-in from a browser not seen before, a way in changed, access changed
  * by someone else; at most NOTICES_PER_HOUR a person an hour and the rest in one summary; sent
  * once whatever the drains do; the person's choice and the operator's settings.

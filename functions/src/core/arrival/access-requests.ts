@@ -18,7 +18,7 @@ export interface RequestDetails {
  * A stranger has proved `address` (a correct `request-access` code): records the request as a
  * new pending person holding the address, with the name and note they gave, for a reviewer, and
  * marks them for the reviewers' digest (an invited address arrives approved instead,
- * core/people/arrival). Asked again while still pending, the request's name and
+ * core/arrival/arrival). Asked again while still pending, the request's name and
  * note are updated; a person already reviewed is left alone. The address key is claimed in the
  * same transaction (store/person-keys), so concurrent requests make one person.
  */

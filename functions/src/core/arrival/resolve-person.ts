@@ -17,7 +17,7 @@ type ResolveDeps = Pick<Deps, "store" | "clock" | "random" | "transaction" | "ma
 /**
  * Finds the person behind a sign-in: by account, then verified address, then phone number;
  * links the account to whoever it found. A sign-in nobody recognises becomes a new person
- * (core/people/arrival: pending, or approved by an invitation of its address), except a phone-only
+ * (core/arrival/arrival: pending, or approved by an invitation of its address), except a phone-only
  * one, which is refused.
  * Known accounts cost one read. The rest runs in one transaction whose key claims (see
  * store/person-keys) make two concurrent first sign-ins end in one person. An account linked to
@@ -35,7 +35,7 @@ export async function resolvePerson(
     if (known) return known;
     try {
       const { person } = await deps.transaction((tx) => linkOrCreate(deps, tx, signIn, bridge, from));
-      // A new person waits for review: the reviewers' digest gathers them (core/people/review-notices).
+      // A new person waits for review: the reviewers' digest gathers them (core/notices/review-notices).
       // A new or linked one is an event for the apps, and a linked one's notice is queued too.
       await wakeDrainer(deps);
       return person;

@@ -225,7 +225,7 @@ export const CHECK_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = 
 
 /**
  * POST /auth/otp/verify: checks a code without consuming it. A correct `request-access` code
- * records the access request (core/people/access-requests).
+ * records the access request (core/arrival/access-requests).
  */
 export async function verifyCode(
   deps: CodeDeps,

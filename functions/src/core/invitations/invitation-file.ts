@@ -2,7 +2,7 @@
  * A file of invitations (CSV, RFC 4180): a header naming its columns, then one address a row.
  * Read whole before anything is done: a file with a bad row invites nobody, and says which rows
  * and why, by line. A good file is applied row by row, each row one invitation in its own
- * transaction (core/people/invitations), so running it again invites nobody twice.
+ * transaction (core/invitations/invitations), so running it again invites nobody twice.
  */
 import type { Role } from "../model/person";
 import type { InvitationTerms } from "../model/invitation";

@@ -1,4 +1,4 @@
-/** An invitation as the API (routes/invitations) and the CLI's JSON show it; the pages read the same type. */
+/** An invitation as the API (routes/people/invitations) and the CLI's JSON show it; the pages read the same type. */
 import type { Invitation } from "../model/invitation";
 import { isLive } from "../model/invitation";
 

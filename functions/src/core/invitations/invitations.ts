@@ -1,7 +1,7 @@
 /**
  * Inviting people before they ask: an administrator (with a recent sign-in: an invitation approves
  * someone, which widens access) or the operator names an address and what it will have. Nobody
- * holds the address until its owner proves it, as anyone signs in (core/people/arrival): the mail
+ * holds the address until its owner proves it, as anyone signs in (core/arrival/arrival): the mail
  * links to the sign-in page and carries nothing that signs in, so a scanner that opens it changes
  * nothing. Invitations are listed, sent again (which renews them) and revoked; each act is kept in
  * the inviter's history, and the person's history begins with who invited them.

@@ -1,5 +1,5 @@
 /**
- * A file of invitations applied (core/people/invitation-file reads it): each row one invitation in
+ * A file of invitations applied (core/invitations/invitation-file reads it): each row one invitation in
  * its own transaction, a few at once, so a thousand rows take seconds, contend on nothing they do
  * not share, and a file run again invites nobody twice. A dry run reads alike and writes nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The security notices (core/people/security-notices) as they are sent. At most NOTICES_PER_HOUR
+ * The security notices (core/notices/security-notices) as they are sent. At most NOTICES_PER_HOUR
  * are sent a person in any 60 minutes; the rest are folded into one summary, sent when the
  * earliest of those is an hour old (taking a place itself), to the person. The notice to an
  * address taken off them goes to that address alone, takes no place and is never folded. The

@@ -16,7 +16,7 @@
  *
  * The action that has something to tell writes one outbox entry (`queueNotice`) and reads
  * nothing for it; how many are sent, and the mail itself, are decided as it is sent
- * (core/people/security-mail).
+ * (core/notices/security-mail).
  */
 import { errorText } from "../../logger";
 import * as outbox from "../../store/outbox";
@@ -218,7 +218,7 @@ const gone = (before: string[], after: string[]) => before.filter((v) => !after.
 /**
  * What a change to a person tells them, for the kinds the operator has on: ways in first, then
  * access; null when it tells nothing. A decision on a pending person is told by the review
- * notices (core/people/review-notices), not here.
+ * notices (core/notices/review-notices), not here.
  */
 export function personChangeEvent(
   settings: NoticeSettings,

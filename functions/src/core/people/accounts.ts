@@ -4,7 +4,7 @@
  * moves to the owner of its address, and let go and deleted when the address or number they sign
  * in with is taken off the person. Each change is in the person's history and told to the apps,
  * who know people by their accounts (`uids`). A person's first account comes with them
- * (core/people/arrival); an erasure lets go of all of them (core/account/erasure).
+ * (core/arrival/arrival); an erasure lets go of all of them (core/account/erasure).
  */
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";

@@ -134,7 +134,7 @@ const ACCOUNTS_UNREADABLE: Failure = {
  * written). A person may change their own name, with no step-up, and their own addresses: reorder
  * them, remove all but one, and add one only with its `proof` (acting `ensureOwnChange`). The person's
  * history records who made it, and what it changed; an approval (or, where turned on, a
- * rejection) queues the person's notice in the same transaction (core/people/review-notices). An
+ * rejection) queues the person's notice in the same transaction (core/notices/review-notices). An
  * address or number taken off them takes with it the provider accounts that sign in with it
  * (core/people/accounts `accountsOfRemoved`): let go in the change, deleted at the provider after
  * it. When the change takes access away, the person's provider sessions are revoked so no new

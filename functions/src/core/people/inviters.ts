@@ -2,7 +2,7 @@
  * An invitation lets its invitee in on the word of whoever made it, and that word stands only while
  * they can approve people: the operator's always, an administrator's while they are an approved
  * one. What becomes of an administrator's invitations once they are not: asked where an invitation
- * is taken up (core/people/arrival) or mailed (core/invitations/invitation-mail), and revoked
+ * is taken up (core/arrival/arrival) or mailed (core/invitations/invitation-mail), and revoked
  * after the change or erasure that ended their standing. Making, listing and revoking invitations
  * is core/invitations.
  */
