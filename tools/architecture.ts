@@ -135,7 +135,7 @@ const LABELS: Record<string, string> = {
     "runtime/, index.ts<br/>the entry, the deploy manifest, the bundles,<br/>serving a group, the build's rehearsal",
   ops: "ops/<br/>operator tools",
   groups: "groups.ts, paths.ts<br/>the endpoint groups and tasks,<br/>the route manifest",
-  routes: "routes/<br/>each group's routes",
+  routes: "routes/<br/>one folder per group,<br/>a file per audience",
   tasks: "tasks/<br/>one file per task-queue function",
   http: "http/<br/>express plumbing, the gate,<br/>the caller, the presenters",
   deps: "deps.ts<br/>buildDeps",

@@ -23,7 +23,7 @@ const { smtpMailer } = service<any>("adapters/mailer");
 const { AppError } = service<any>("core/errors");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
-const groups = ["otp", "sessions", "people"].map((name) => service<any>(`routes/${name}`));
+const groups = ["otp", "sessions", "people"].map((name) => service<any>(`routes/${name}/${name}`));
 
 export interface TransactionCounts {
   /** In flight now. */

@@ -11,7 +11,7 @@ import { mailTask } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
-const oidc = service<any>("routes/oidc");
+const oidc = service<any>("routes/oidc/oidc");
 const { registerClient } = service<any>("core/oidc/clients");
 const { issueAuthorizationCode } = service<any>("core/oidc/authorize");
 const people = service<any>("store/people");

@@ -11,7 +11,7 @@ const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
 const { requireAccess } = service<any>("http/gate");
-const sessions = service<any>("routes/sessions");
+const sessions = service<any>("routes/sessions/sessions");
 
 const ttl = process.env.PERSON_CACHE_TTL_MS;
 const deps = serviceDeps({

@@ -1,5 +1,5 @@
 /**
- * The people group (routes/people, which serves the invitations) by a plain HTTP server, exactly as
+ * The people group (routes/people/, which serves the invitations) by a plain HTTP server, exactly as
  * its function builds it. The mail queue wakes nothing: the bench measures deciding and queueing
  * the invitations, and counts their outbox entries afterwards.
  * env: PORT, SESSION_KEYS, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
@@ -8,7 +8,7 @@ import { service } from "../lib/functions.ts";
 import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
 
 const { createApp } = service<any>("http/app");
-const people = service<any>("routes/people");
+const people = service<any>("routes/people/people");
 
 const deps = serviceDeps({
   sessionKeys: process.env.SESSION_KEYS as string,

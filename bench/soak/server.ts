@@ -14,8 +14,8 @@ import { mailTask } from "../lib/mail-task.ts";
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
 const { jsonErrors } = service<any>("http/presenters");
-const oidc = service<any>("routes/oidc");
-const bridge = service<any>("routes/bridge");
+const oidc = service<any>("routes/oidc/oidc");
+const bridge = service<any>("routes/bridge/bridge");
 const { consoleLogger: plainLogger } = service<any>("logger");
 // Each line with its wall time, so the harness can place a mail's history against the faults.
 const timed = (write: (m: string, f?: Record<string, unknown>) => void) => (m: string, f?: Record<string, unknown>) =>
@@ -26,7 +26,7 @@ const consoleLogger = {
   error: timed(plainLogger.error),
 };
 const groups = ["sessions", "otp", "passkeys", "startpage", "people", "claims"].map((name) =>
-  service<any>(`routes/${name}`),
+  service<any>(`routes/${name}/${name}`),
 );
 
 // Logged, not silenced: the log file is where the cause of an unexpected 5xx is found.

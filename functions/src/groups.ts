@@ -4,7 +4,7 @@ import type { Deps } from "./core/deps";
 import type { Presenter } from "./http/presenters";
 import type { PATHS } from "./paths";
 
-/** An endpoint group (routes/<name>.ts): its routes, built around the dependencies, and its presenter. */
+/** An endpoint group (routes/<name>/<name>.ts): its routes, built around the dependencies, and its presenter. */
 export interface Group {
   routes: (deps: Deps) => Router;
   presenter: Presenter;
@@ -16,24 +16,24 @@ export interface Task {
 }
 
 /**
- * The endpoint groups, each one Cloud Function: `routes/<name>.ts`, its routes and the presenter
+ * The endpoint groups, each one Cloud Function: `routes/<name>/<name>.ts`, its routes and the presenter
  * of its refusals. The paths each serves, and on which sites, are declared beside them in
  * paths.ts (the route manifest); a group missing from either does not compile. Each is bundled
  * on its own with what it uses (bundle.mts, from the module its loader requires), so an instance
  * that serves one group never loads the others.
  */
 export const GROUPS = {
-  sessions: () => require("./routes/sessions") as Group,
-  otp: () => require("./routes/otp") as Group,
-  bridge: () => require("./routes/bridge") as Group,
-  oidc: () => require("./routes/oidc") as Group,
-  people: () => require("./routes/people") as Group,
-  startpage: () => require("./routes/startpage") as Group,
-  calendar: () => require("./routes/calendar") as Group,
-  location: () => require("./routes/location") as Group,
-  status: () => require("./routes/status") as Group,
-  claims: () => require("./routes/claims") as Group,
-  passkeys: () => require("./routes/passkeys") as Group,
+  sessions: () => require("./routes/sessions/sessions") as Group,
+  otp: () => require("./routes/otp/otp") as Group,
+  bridge: () => require("./routes/bridge/bridge") as Group,
+  oidc: () => require("./routes/oidc/oidc") as Group,
+  people: () => require("./routes/people/people") as Group,
+  startpage: () => require("./routes/startpage/startpage") as Group,
+  calendar: () => require("./routes/calendar/calendar") as Group,
+  location: () => require("./routes/location/location") as Group,
+  status: () => require("./routes/status/status") as Group,
+  claims: () => require("./routes/claims/claims") as Group,
+  passkeys: () => require("./routes/passkeys/passkeys") as Group,
 } satisfies Record<keyof typeof PATHS, () => Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -1,4 +1,4 @@
-/** ADDRESS_RULES: what a proven address at a mail domain is given when it first comes (core/people/arrival). */
+/** ADDRESS_RULES: what a proven address at a mail domain is given when it first comes (core/arrival/arrival). */
 import { z } from "zod";
 import type { AddressRule } from "../core/settings";
 import { check, jsonObject } from "./checks";

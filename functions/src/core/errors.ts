@@ -310,6 +310,7 @@ export const errorTable = {
     message: "That OpenID Connect client is already registered (rotate its secret instead)",
   },
   client_not_found: { status: 404, message: "No such OpenID Connect client" },
+  client_grant_type_unknown: { status: 400, message: "The token endpoint takes no such grant type" },
   hook_invalid: { status: 400, message: "Invalid subscription" },
   hook_exists: { status: 409, message: "That app already has a subscription (rotate its secret, or remove it first)" },
   hook_not_found: { status: 404, message: "No such subscription" },

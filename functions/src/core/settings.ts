@@ -39,7 +39,7 @@ export interface Config {
   handoffApps: Record<string, HandoffApp>;
   /**
    * What a proven address at a mail domain is given when its owner first comes (ADDRESS_RULES,
-   * core/people/arrival): approved with projects and groups, or left for review with them
+   * core/arrival/arrival): approved with projects and groups, or left for review with them
    * suggested. None by default: everyone is reviewed.
    */
   addressRules: AddressRule[];
@@ -48,7 +48,7 @@ export interface Config {
    * is proof enough for an invitation or an approving rule at a first sign-in (ARRIVAL_PROVIDERS),
    * beside the service's own email code and the identity provider's own verified addresses
    * (`password`). Another provider's word is not: that newcomer waits, and an invitation of the
-   * address is taken up by a code (core/people/arrival).
+   * address is taken up by a code (core/arrival/arrival).
    */
   arrivalProviders: string[];
   /** Email-code sends beyond each address's own limits: per client, network, recipient domain and service. */

@@ -133,7 +133,7 @@ export function readPasskeyBindings(req: Request): string[] {
 /**
  * A browser's identifier, as the identity host's page keeps it (32 random bytes, base64url) and
  * sends it in POST /auth/verify's body: the person's record remembers its digest, never the
- * value (core/people/security-notices), to tell a sign-in from a browser not seen before. Verify
+ * value (core/notices/security-notices), to tell a sign-in from a browser not seen before. Verify
  * sets no cookie for it: one answer, one `__session`, the session.
  *
  * Browsers that signed in before kept it in a cookie, `__session=browser.<id>` on the parent

@@ -9,7 +9,7 @@ export const COLLECTIONS = {
   people: null,
   // The audit log of what was done to each person: kept as long as the service is.
   personHistory: null,
-  // The reviewers' digest: when the last one went (core/people/review-notices).
+  // The reviewers' digest: when the last one went (core/notices/review-notices).
   reviewDigests: null,
   personKeys: null,
   apiKeys: null,
@@ -51,7 +51,7 @@ export const COLLECTIONS = {
   erasures: null,
   // When a person last reached a project: forgotten a year after the last time (core/sessions).
   projectAccess: "forgetAfter",
-  // The security notices a person was sent in the last hour (core/people/security-mail).
+  // The security notices a person was sent in the last hour (core/notices/security-mail).
   noticeWindows: "forgetAfter",
   // The operator's word on the passkey rule, and its lifts (core/people/acting): one document.
   signInRules: null,

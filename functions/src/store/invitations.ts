@@ -6,7 +6,7 @@ import type { Invitation } from "../core/model/invitation";
 import type { Actor } from "../core/model/history";
 
 /**
- * `invitations/{id}`: the addresses let in before they ask (core/people/invitations). The id is
+ * `invitations/{id}`: the addresses let in before they ask (core/invitations). The id is
  * derived from the address, so an address has one invitation at most and a file of invitations
  * run twice finds its own; it keeps the address out of paths and logs.
  */

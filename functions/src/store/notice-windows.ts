@@ -3,7 +3,7 @@ import { optionalString, toDate, type Firestore, type Transaction } from "./db";
 
 /**
  * `noticeWindows/{personId}`: the security notices a person was sent lately, by outbox entry, and
- * the summary the rest are waiting in (core/people/security-mail). Written only by the mail
+ * the summary the rest are waiting in (core/notices/security-mail). Written only by the mail
  * drainer, as it sends: no action that queues a notice reads or writes it. `forgetAfter` is when
  * it stops mattering (a TTL field).
  */

@@ -1,9 +1,9 @@
 /**
  * The `mail` task function's work, woken through its task queue by whatever queued mail or a job
  * in the outbox (core/outbox/enqueue): the reviewers' digest when one is due
- * (core/people/review-notices), then the outbox drained (core/outbox/drain) with a handler for
+ * (core/notices/review-notices), then the outbox drained (core/outbox/drain) with a handler for
  * every kind of entry it holds: the review's notices, the person's security notices
- * (core/people/security-mail), and, not mail but run and retried as the outbox runs its entries,
+ * (core/notices/security-mail), and, not mail but run and retried as the outbox runs its entries,
  * the erasure's finishing job (core/people/erasure-job), the deletion of a provider account a
  * person let go with an address (core/people/accounts), the events for the apps, fanned out
  * and delivered to each subscription (core/events/delivery), and the logout tokens of ended
@@ -16,9 +16,9 @@ import { eventHandlers } from "../core/events/delivery";
 import { backchannelHandlers } from "../core/oidc/backchannel";
 import { erasureJobHandlers } from "../core/people/erasure-job";
 import { accountDeletionHandlers } from "../core/people/accounts";
-import { reviewNoticeHandlers, sendReviewDigest } from "../core/people/review-notices";
-import { securityNoticeHandlers } from "../core/people/security-mail";
-import { invitationHandlers } from "../core/people/invitation-mail";
+import { reviewNoticeHandlers, sendReviewDigest } from "../core/notices/review-notices";
+import { securityNoticeHandlers } from "../core/notices/security-mail";
+import { invitationHandlers } from "../core/invitations/invitation-mail";
 import { errorText } from "../logger";
 
 export type MailDeps = Pick<

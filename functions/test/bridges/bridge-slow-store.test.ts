@@ -9,7 +9,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
 import { REQUEST_DEADLINE_MS } from "../../src/http/app";
-import * as bridge from "../../src/routes/bridge";
+import * as bridge from "../../src/routes/bridge/bridge";
 import { cryptoRandom } from "../../src/random";
 import { appFor, testConfig, testDeps } from "../support/deps";
 import { startGamingProvider, type GamingProvider } from "../support/gaming-provider";

@@ -4,7 +4,7 @@ import type { Express } from "express";
 import { createHash } from "node:crypto";
 import { federatedConfig } from "../../src/config/config";
 import { sha256 } from "../../src/core/secrets";
-import * as bridge from "../../src/routes/bridge";
+import * as bridge from "../../src/routes/bridge/bridge";
 import * as people from "../../src/store/people";
 import { cryptoRandom } from "../../src/random";
 import { signInWithCustomToken } from "../support/auth";

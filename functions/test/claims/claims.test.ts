@@ -1,7 +1,7 @@
 /** POST /auth/idp/claims: a signed request's person's claims, and every refusal of one not signed. */
 import { createHmac } from "node:crypto";
 import request from "supertest";
-import * as claims from "../../src/routes/claims";
+import * as claims from "../../src/routes/claims/claims";
 import { SIGNATURE_TOLERANCE_S } from "../../src/core/claims/idp-claims";
 import { appFor, testConfig, testDeps, unique, type TestDeps } from "../support/deps";
 import { accountWithPerson, personFor } from "../support/people";

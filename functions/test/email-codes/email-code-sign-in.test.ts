@@ -1,7 +1,7 @@
 /** POST /auth/otp/sign-in: a code signs its person in once, through an account it makes, links or takes back. */
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
-import * as sessions from "../../src/routes/sessions";
+import * as sessions from "../../src/routes/sessions/sessions";
 import type { ServiceEvent } from "../../src/core/model/event";
 import * as people from "../../src/store/people";
 import * as personHistory from "../../src/store/person-history";

@@ -1,8 +1,8 @@
 /** POST /auth/otp/verify: a code checked for its address, purpose, attempts and expiry; an access request kept once. */
 import request from "supertest";
 import { MINUTE, SECOND } from "../../src/clock";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { adminCookie } from "../support/admin";
 import { appFor } from "../support/deps";
 import { codeFor, settledCount, waitForMail } from "../support/inbox";

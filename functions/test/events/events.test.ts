@@ -13,7 +13,7 @@ import { erasePerson } from "../../src/core/account/erasure";
 import { addHook, findHook, hookDeliveries, redeliver, rotateHookSecret } from "../../src/core/events/hooks";
 import { MAX_ATTEMPTS } from "../../src/core/outbox/claims";
 import type { ServiceEvent } from "../../src/core/model/event";
-import { changePerson } from "../../src/core/people/people-admin";
+import { changePerson } from "../../src/core/people/change-person";
 import { checkHealth } from "../../src/core/status/health";
 import { endSessions } from "../../src/core/sessions/active-sessions";
 import * as outbox from "../../src/store/outbox";

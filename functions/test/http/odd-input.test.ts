@@ -9,9 +9,9 @@
 import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
 import { registerClient } from "../../src/core/oidc/clients";
-import * as oidc from "../../src/routes/oidc";
-import * as otp from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
+import * as oidc from "../../src/routes/oidc/oidc";
+import * as otp from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
 import { signedUp } from "../support/auth";
 import { appFor, testDeps, unique } from "../support/deps";
 import { freshProject } from "../support/operator-cli";
@@ -153,7 +153,7 @@ describe("odd input to invitations and address changes", () => {
       name: "Odd",
       redirectUris: ["https://odd.example.test/callback"],
       postLogoutRedirectUris: ["https://odd.example.test/bye"],
-      refreshTokens: true,
+      grantTypes: ["authorization_code", "refresh_token"],
     });
     const basic = `Basic ${Buffer.from(`${clientId}:${secret}`).toString("base64")}`;
     const form = (values: Record<string, unknown>) =>

@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
 import { registerClient } from "../../src/core/oidc/clients";
-import * as oidc from "../../src/routes/oidc";
-import * as peopleRoutes from "../../src/routes/people";
+import * as oidc from "../../src/routes/oidc/oidc";
+import * as peopleRoutes from "../../src/routes/people/people";
 import { APP_ORIGIN, appFor, ID_URL, testDeps, unique } from "../support/deps";
 import { codeFlowTokens } from "../support/code-flow";
 import { accountWithPerson, recordedSession } from "../support/people";
@@ -27,7 +27,12 @@ describe("the apps a person let in", () => {
   const origin = new URL(ID_URL).origin;
 
   beforeAll(async () => {
-    await registerClient(deps, { ...sync, name: "Calendar sync", redirectUris: [REDIRECT], refreshTokens: true });
+    await registerClient(deps, {
+      ...sync,
+      name: "Calendar sync",
+      redirectUris: [REDIRECT],
+      grantTypes: ["authorization_code", "refresh_token"],
+    });
     await registerClient(deps, { ...portal, name: "Portal", redirectUris: [REDIRECT] });
   });
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import { HOUR } from "../../src/clock";
 import { registerClient } from "../../src/core/oidc/clients";
-import * as oidc from "../../src/routes/oidc";
+import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, ID_URL, SERVICE_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 

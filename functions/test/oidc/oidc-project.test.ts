@@ -10,8 +10,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeJwt, jwtVerify } from "jose";
 import request from "supertest";
 import { registerClient } from "../../src/core/oidc/clients";
-import { changePerson } from "../../src/core/people/people-admin";
-import * as oidc from "../../src/routes/oidc";
+import { changePerson } from "../../src/core/people/change-person";
+import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, SERVICE_URL, testDeps, unique, type TestDeps } from "../support/deps";
 import { codeFlowTokens } from "../support/code-flow";
 import { accountWithPerson, recordedSession } from "../support/people";
@@ -40,7 +40,11 @@ describe("a client bound to a project", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const backchannelLogoutUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}/backchannel`;
-    const common = { redirectUris: [REDIRECT], backchannelLogoutUri, refreshTokens: true };
+    const common = {
+      redirectUris: [REDIRECT],
+      backchannelLogoutUri,
+      grantTypes: ["authorization_code", "refresh_token"],
+    };
     await registerClient(deps, { ...desk, ...common, name: "Desk", project });
     await registerClient(deps, { ...open, ...common, name: "Open" });
   });

@@ -11,10 +11,10 @@ import { createHash, randomBytes } from "node:crypto";
 import * as oauth from "oauth4webapi";
 import request from "supertest";
 import { DAY } from "../../src/clock";
-import { registerClient } from "../../src/core/oidc/clients";
+import { registerClient, showClient } from "../../src/core/oidc/clients";
 import { GRANT_LIFETIME_MS } from "../../src/core/oidc/grants";
 import { sha256 } from "../../src/core/secrets";
-import * as oidc from "../../src/routes/oidc";
+import * as oidc from "../../src/routes/oidc/oidc";
 import { sweepPerson } from "../../src/store/personal-data";
 import { appFor, firestore, SERVICE_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
@@ -41,7 +41,7 @@ describe("refresh tokens and revocation", () => {
       clientSecret: secret,
       name: "Sync app",
       redirectUris: [REDIRECT],
-      refreshTokens,
+      grantTypes: refreshTokens ? ["authorization_code", "refresh_token"] : ["authorization_code"],
     });
     return { client: { client_id: clientId }, secret };
   }
@@ -357,6 +357,18 @@ describe("refresh tokens and revocation", () => {
       .send({ grant_type: "authorization_code", code, redirect_uri: REDIRECT, code_verifier: verifier });
     expect(again.body).toMatchObject({ error: "invalid_grant" });
     expect(await refusal(tokens.refresh_token as string)).toBe("invalid_grant");
+  });
+
+  it("refuses to register a client for a grant type the token endpoint does not take, and registers nothing", async () => {
+    const clientId = unique("password");
+    const registration = { clientId, clientSecret: "s".repeat(43), name: "Password app", redirectUris: [REDIRECT] };
+    await expect(
+      registerClient(deps, { ...registration, grantTypes: ["authorization_code", "password"] }),
+    ).rejects.toMatchObject({
+      code: "client_grant_type_unknown",
+      detail: 'The token endpoint takes no grant type "password": it takes authorization_code and refresh_token',
+    });
+    expect(await showClient(deps, clientId)).toBeNull();
   });
 
   it("gives a client not registered for refresh tokens none: offline_access is passed over, and the grant type refused", async () => {

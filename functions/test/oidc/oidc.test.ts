@@ -8,7 +8,7 @@ import { ACCESS_TOKEN_LIFETIME_MS } from "../../src/core/oidc/token";
 import { disableClient, registerClient, rotateSecret } from "../../src/core/oidc/clients";
 import { PERSON_CACHE_TTL_MS } from "../../src/core/people/person-cache";
 import { sha256 } from "../../src/core/secrets";
-import * as oidc from "../../src/routes/oidc";
+import * as oidc from "../../src/routes/oidc/oidc";
 import { APP_ORIGIN, appFor, firestore, ID_URL, SERVICE_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { expectRaced } from "../support/race";

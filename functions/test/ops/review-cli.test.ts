@@ -7,9 +7,9 @@
 import request from "supertest";
 import { hostname, userInfo } from "node:os";
 import { transactionRunner } from "../../src/store/db";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessionRoutes from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { signedUp, signInWithCustomToken } from "../support/auth";
 import { appFor, auth, firestore, testDeps, unique } from "../support/deps";
 import { waitForMail } from "../support/inbox";

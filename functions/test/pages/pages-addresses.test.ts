@@ -11,7 +11,7 @@ import { ID_HOST, openSessionIn, useBrowserWorld } from "../support/browser";
 import request from "supertest";
 import { signedInWithGoogle, signedUp, signInWithCustomToken } from "../support/auth";
 import { appFor, auth, firestore, testDeps, unique } from "../support/deps";
-import * as sessionRoutes from "../../src/routes/sessions";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import { codeIn, settledCount, waitForSubject } from "../support/inbox";
 import { accountWithPerson, personFor } from "../support/people";
 import { otherThan } from "../support/email-codes";

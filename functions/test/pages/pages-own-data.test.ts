@@ -10,9 +10,9 @@
 import { readFileSync } from "node:fs";
 import request from "supertest";
 import type { BrowserContext, Page } from "playwright-core";
-import * as otpRoutes from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessionRoutes from "../../src/routes/sessions";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import { adminCookie } from "../support/admin";
 import { signInWithCustomToken } from "../support/auth";

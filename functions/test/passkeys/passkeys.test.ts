@@ -7,7 +7,7 @@ import request from "supertest";
 import { decodeJwt } from "jose";
 import { MINUTE, SECOND } from "../../src/clock";
 import { sha256 } from "../../src/core/secrets";
-import * as sessions from "../../src/routes/sessions";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { signInWithCustomToken } from "../support/auth";
 import { SoftwareAuthenticator, type SoftwarePasskey } from "../support/authenticator";
 import { appFor, firestore, testDeps } from "../support/deps";

@@ -7,13 +7,13 @@
 import request from "supertest";
 import { DAY, MINUTE } from "../../src/clock";
 import { transactionRunner } from "../../src/store/db";
-import * as otp from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessionRoutes from "../../src/routes/sessions";
+import * as otp from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import * as invitations from "../../src/store/invitations";
-import { arriveByCode } from "../../src/core/people/arrival";
-import { RESEND_WAIT_MS } from "../../src/core/people/invitations";
+import { arriveByCode } from "../../src/core/arrival/arrival";
+import { RESEND_WAIT_MS } from "../../src/core/invitations/invitations";
 import { deliver } from "../../src/core/outbox/drain";
 import { handlers } from "../../src/tasks/mail";
 import { signedUp, signInWithCustomToken } from "../support/auth";

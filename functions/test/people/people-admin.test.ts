@@ -6,7 +6,7 @@ import { allTasksIdle } from "../support/task-queue";
 import { MINUTE } from "../../src/clock";
 import { AppError } from "../../src/core/errors";
 import { personHistory } from "../../src/core/people/history";
-import { changePerson } from "../../src/core/people/people-admin";
+import { changePerson } from "../../src/core/people/change-person";
 import { NAME_MAX, STEP_UP_MS } from "../../src/core/people/acting";
 import { renameSelf } from "../../src/core/account/own-data";
 import * as people from "../../src/store/people";

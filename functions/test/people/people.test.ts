@@ -1,9 +1,9 @@
 /** People administration over HTTP: a person's way in; listing, reading and changing people and passkeys. */
 import request from "supertest";
 import { SECOND } from "../../src/clock";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import * as people from "../../src/store/people";
 import { adminCookie } from "../support/admin";
 import { SoftwareAuthenticator } from "../support/authenticator";

@@ -1,5 +1,5 @@
 /**
- * Security notices (core/people/security-notices) over HTTP, mailed through the outbox to the
+ * Security notices (core/notices/security-notices) over HTTP, mailed through the outbox to the
  * stack's dev inbox: a sign-in from a browser not seen before, a way in changed, access changed
  * by someone else; at most NOTICES_PER_HOUR a person an hour and the rest in one summary; sent
  * once whatever the drains do; the person's choice and the operator's settings.
@@ -11,13 +11,13 @@ import { allTasksIdle } from "../support/task-queue";
 import { smtpMailer } from "../../src/adapters/mailer";
 import { deliver } from "../../src/core/outbox/drain";
 import { LEASE_MS } from "../../src/core/outbox/claims";
-import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../../src/core/people/security-notices";
-import { NOTICES_PER_HOUR } from "../../src/core/people/security-mail";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../../src/core/notices/security-notices";
+import { NOTICES_PER_HOUR } from "../../src/core/notices/security-mail";
 import { handlers } from "../../src/tasks/mail";
 import type { Mailer } from "../../src/core/ports";
 import type { Deps } from "../../src/deps";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import * as outbox from "../../src/store/outbox";
 import * as people from "../../src/store/people";
 import { randomPhone, signedUp, type Account } from "../support/auth";

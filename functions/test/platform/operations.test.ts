@@ -9,11 +9,11 @@ import request from "supertest";
 import type { Identity, MailQueue } from "../../src/core/ports";
 import { cryptoRandom } from "../../src/random";
 import { createHmac } from "node:crypto";
-import * as bridge from "../../src/routes/bridge";
-import * as claims from "../../src/routes/claims";
-import * as otp from "../../src/routes/otp";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as bridge from "../../src/routes/bridge/bridge";
+import * as claims from "../../src/routes/claims/claims";
+import * as otp from "../../src/routes/otp/otp";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { signedUp } from "../support/auth";
 import { allTasksIdle } from "../support/task-queue";
 import { appFor, testConfig, testDeps, type TestDeps } from "../support/deps";
@@ -94,7 +94,7 @@ async function signedInHere(deps: TestDeps): Promise<string> {
 }
 
 describe("Firestore operations per request", () => {
-  // The account's and the address's claims, and the address's invitation (core/people/arrival).
+  // The account's and the address's claims, and the address's invitation (core/arrival/arrival).
   it("POST /auth/verify for a new person: at most 3 reads and 1 commit", async () => {
     const deps = depsOnCountedStore(apart);
     const account = await signedUp();

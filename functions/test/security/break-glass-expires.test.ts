@@ -9,8 +9,8 @@
 import request from "supertest";
 import { DAY, MINUTE } from "../../src/clock";
 import { transactionRunner } from "../../src/store/db";
-import * as peopleGroup from "../../src/routes/people";
-import * as passkeysGroup from "../../src/routes/passkeys";
+import * as peopleGroup from "../../src/routes/people/people";
+import * as passkeysGroup from "../../src/routes/passkeys/passkeys";
 import { personHistory } from "../../src/core/people/history";
 import * as signInRules from "../../src/store/sign-in-rules";
 import { signedUp } from "../support/auth";

@@ -8,8 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
 import { registerClient } from "../../src/core/oidc/clients";
-import * as oidc from "../../src/routes/oidc";
-import * as peopleRoutes from "../../src/routes/people";
+import * as oidc from "../../src/routes/oidc/oidc";
+import * as peopleRoutes from "../../src/routes/people/people";
 import { codeFlowTokens } from "../support/code-flow";
 import { appFor, ID_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, recordedSession } from "../support/people";
@@ -24,7 +24,12 @@ describe("an app the person disconnected", () => {
   const client = { clientId: unique("cut"), clientSecret: randomBytes(32).toString("base64url") };
 
   beforeAll(async () => {
-    await registerClient(deps, { ...client, name: "Calendar sync", redirectUris: [REDIRECT], refreshTokens: true });
+    await registerClient(deps, {
+      ...client,
+      name: "Calendar sync",
+      redirectUris: [REDIRECT],
+      grantTypes: ["authorization_code", "refresh_token"],
+    });
   });
 
   async function connected() {

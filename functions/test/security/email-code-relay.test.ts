@@ -9,9 +9,9 @@
  * browsers stay on, and the administrator's own passkeys can be neither added to nor taken away.
  */
 import request from "supertest";
-import * as otp from "../../src/routes/otp";
-import * as peopleGroup from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as otp from "../../src/routes/otp/otp";
+import * as peopleGroup from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import * as invitations from "../../src/store/invitations";
 import { signedUp, signInWithCustomToken } from "../support/auth";

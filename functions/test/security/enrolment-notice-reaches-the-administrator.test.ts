@@ -8,8 +8,8 @@
  * hour has already sent, and whatever NOTIFY_WAYS_IN says.
  */
 import request from "supertest";
-import * as otpRoutes from "../../src/routes/otp";
-import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../../src/core/people/security-notices";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../../src/core/notices/security-notices";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { appFor, testConfig, testDeps, unique, type TestDeps } from "../support/deps";
 import { mailAfter, mailTo } from "../support/inbox";

@@ -7,7 +7,7 @@
  */
 import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
-import * as peopleRoutes from "../../src/routes/people";
+import * as peopleRoutes from "../../src/routes/people/people";
 import * as invitations from "../../src/store/invitations";
 import { signedUp } from "../support/auth";
 import { APP_ORIGIN, appFor, ID_URL, testDeps, unique } from "../support/deps";

@@ -8,11 +8,11 @@
  */
 import request from "supertest";
 import { DAY } from "../../src/clock";
-import { arriveByCode } from "../../src/core/people/arrival";
-import { invite } from "../../src/core/people/invitations";
+import { arriveByCode } from "../../src/core/arrival/arrival";
+import { invite } from "../../src/core/invitations/invitations";
 import { enrolmentEnds } from "../../src/core/people/acting";
 import { ENROLMENT_GRACE_MS } from "../../src/core/model/passkey-rule";
-import * as otp from "../../src/routes/otp";
+import * as otp from "../../src/routes/otp/otp";
 import * as people from "../../src/store/people";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { signedUp } from "../support/auth";

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
 import { registerClient } from "../../src/core/oidc/clients";
-import * as oidc from "../../src/routes/oidc";
+import * as oidc from "../../src/routes/oidc/oidc";
 import { codeFlowTokens } from "../support/code-flow";
 import { appFor, TEST_CODE_PEPPER, testConfig, testDeps, unique } from "../support/deps";
 import { accountWithPerson, recordedSession } from "../support/people";

@@ -10,9 +10,9 @@
  * code then adds their first administrator's passkey, in the enrolment's days.
  */
 import request from "supertest";
-import * as peopleGroup from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
-import { changePerson } from "../../src/core/people/people-admin";
+import * as peopleGroup from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
+import { changePerson } from "../../src/core/people/change-person";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { signInWithCustomToken } from "../support/auth";
 import { appFor, testConfig, testDeps } from "../support/deps";

@@ -8,9 +8,9 @@
  */
 import request from "supertest";
 import { run as mailRound } from "../../src/tasks/mail";
-import * as otpRoutes from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { adminCookie } from "../support/admin";
 import { appFor, ID_URL, testDeps, unique, type TestDeps } from "../support/deps";
 import { codeFor, mailTo, settledCount, waitForSubject } from "../support/inbox";

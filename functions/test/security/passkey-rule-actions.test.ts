@@ -7,13 +7,13 @@
  */
 import { MINUTE } from "../../src/clock";
 import { AppError } from "../../src/core/errors";
-import { changePerson, reviewMany } from "../../src/core/people/people-admin";
+import { changePerson, reviewMany } from "../../src/core/people/change-person";
 import { erasePerson } from "../../src/core/account/erasure";
 import { exportPersonData } from "../../src/core/account/own-data";
 import { endSessions } from "../../src/core/sessions/active-sessions";
 import { removeAllPasskeys } from "../../src/core/passkeys/passkeys";
-import { invite, revokeInvitation } from "../../src/core/people/invitations";
-import { inviteMany } from "../../src/core/people/invite-many";
+import { invite, revokeInvitation } from "../../src/core/invitations/invitations";
+import { inviteMany } from "../../src/core/invitations/invite-many";
 import { personHistory } from "../../src/core/people/history";
 import { STEP_UP_MS, type AdminActing } from "../../src/core/people/acting";
 import * as people from "../../src/store/people";

@@ -6,7 +6,7 @@
  * are read from the router itself, so one added later without the rule fails here.
  */
 import request from "supertest";
-import * as peopleGroup from "../../src/routes/people";
+import * as peopleGroup from "../../src/routes/people/people";
 import * as signInRules from "../../src/store/sign-in-rules";
 import { adminRoutes, filled } from "../support/admin-routes";
 import { appFor, testConfig, testDeps } from "../support/deps";

@@ -9,9 +9,9 @@
 import request from "supertest";
 import { STEP_UP_MS } from "../../src/core/model/step-up";
 import { FAILURE_CEILING } from "../../src/core/email-codes/rules";
-import * as passkeysGroup from "../../src/routes/passkeys";
-import * as peopleGroup from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as passkeysGroup from "../../src/routes/passkeys/passkeys";
+import * as peopleGroup from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import * as limits from "../../src/store/email-code-limits";
 import { addressIds, parsePepper, recoveryRunIds } from "../../src/core/pepper";
 import { SoftwareAuthenticator } from "../support/authenticator";

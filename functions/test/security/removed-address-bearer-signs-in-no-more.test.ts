@@ -7,9 +7,9 @@
  * must not go on minting ID tokens that the gated endpoints take as the person.
  */
 import request from "supertest";
-import * as otpRoutes from "../../src/routes/otp";
-import * as startpage from "../../src/routes/startpage";
-import { changePerson } from "../../src/core/people/people-admin";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as startpage from "../../src/routes/startpage/startpage";
+import { changePerson } from "../../src/core/people/change-person";
 import { signedUp } from "../support/auth";
 import { appFor, testDeps, unique } from "../support/deps";
 import { codeFor } from "../support/inbox";

@@ -6,9 +6,9 @@
  * The same for an administrator's removal, and the person can unlink an account themselves.
  */
 import request from "supertest";
-import * as otpRoutes from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import { adminCookie } from "../support/admin";
 import { signedInWithGoogle, signedUp, signInWithCustomToken } from "../support/auth";

@@ -8,9 +8,9 @@
  * codes); a passkey added another way stays, and the person hears which went.
  */
 import request from "supertest";
-import * as otpRoutes from "../../src/routes/otp";
-import * as sessions from "../../src/routes/sessions";
-import { changePerson } from "../../src/core/people/people-admin";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as sessions from "../../src/routes/sessions/sessions";
+import { changePerson } from "../../src/core/people/change-person";
 import { SoftwareAuthenticator } from "../support/authenticator";
 import { signedUp, signInWithCustomToken } from "../support/auth";
 import { appFor, ID_URL, testDeps, unique } from "../support/deps";

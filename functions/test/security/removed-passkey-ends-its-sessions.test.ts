@@ -9,8 +9,8 @@
  * codes ("which ends these"), as the notice of its use tells them to.
  */
 import request from "supertest";
-import * as peopleGroup from "../../src/routes/people";
-import * as sessions from "../../src/routes/sessions";
+import * as peopleGroup from "../../src/routes/people/people";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { clearPasskeysAndCodes } from "../../src/core/people/passkey-rule";
 import { removeAllPasskeys } from "../../src/core/passkeys/passkeys";
 import { SoftwareAuthenticator } from "../support/authenticator";

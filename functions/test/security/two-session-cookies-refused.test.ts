@@ -5,8 +5,8 @@
  * bridge's state value under the same name (its own path) is not a second session.
  */
 import request from "supertest";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { appFor, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 

@@ -8,8 +8,8 @@
  */
 import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessionRoutes from "../../src/routes/sessions";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import { signedInWithGoogle, signedUp } from "../support/auth";
 import { appFor, testDeps, unique, type TestDeps } from "../support/deps";

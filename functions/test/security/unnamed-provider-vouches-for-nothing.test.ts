@@ -7,9 +7,9 @@
  */
 import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
-import * as otp from "../../src/routes/otp";
-import * as peopleRoutes from "../../src/routes/people";
-import * as sessionRoutes from "../../src/routes/sessions";
+import * as otp from "../../src/routes/otp/otp";
+import * as peopleRoutes from "../../src/routes/people/people";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import * as invitations from "../../src/store/invitations";
 import { randomPhone, signedInByPhone, signedInWithGoogle, signedUp, signInWithPassword } from "../support/auth";

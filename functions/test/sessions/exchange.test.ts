@@ -3,7 +3,7 @@ import request from "supertest";
 import { SECOND } from "../../src/clock";
 import { EXCHANGE_CODE_LIFETIME_MS, issueExchangeCode } from "../../src/core/sessions/exchange-codes";
 import { sha256 } from "../../src/core/secrets";
-import * as sessions from "../../src/routes/sessions";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { appFor, firestore, testDeps } from "../support/deps";
 import { accountWithPerson } from "../support/people";
 import { expectRaced } from "../support/race";

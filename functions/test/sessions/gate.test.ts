@@ -2,8 +2,8 @@
 import type { ChildProcess } from "node:child_process";
 import type { Firestore } from "firebase-admin/firestore";
 import request from "supertest";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { signedUp } from "../support/auth";
 import { appFor, testDeps } from "../support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "../support/people";

@@ -7,7 +7,7 @@ import request from "supertest";
 import { createHash } from "node:crypto";
 import { parseHandoffApps } from "../../src/config/config";
 import { cryptoRandom } from "../../src/random";
-import * as sessions from "../../src/routes/sessions";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { APP_ORIGIN, appFor, firestore, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { expectRaced } from "../support/race";

@@ -14,8 +14,8 @@ import { getAuth } from "firebase-admin/auth";
 import { SignJWT } from "jose";
 import request from "supertest";
 import { firebaseIdentity } from "../../src/adapters/identity";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { appFor, testDeps, unique } from "../support/deps";
 import { personFor } from "../support/people";
 

@@ -2,8 +2,8 @@
 import request from "supertest";
 import { MINUTE } from "../../src/clock";
 import { PERSON_CACHE_TTL_MS } from "../../src/core/people/person-cache";
-import * as sessions from "../../src/routes/sessions";
-import * as startpage from "../../src/routes/startpage";
+import * as sessions from "../../src/routes/sessions/sessions";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { signInWithCustomToken } from "../support/auth";
 import { appFor, auth, firestore, ID_URL, testDeps, type TestDeps } from "../support/deps";
 import { accountWithPerson, cookieFrom } from "../support/people";

@@ -6,7 +6,7 @@ import { decodeJwt } from "jose";
 import { firebaseIdentity } from "../../src/adapters/identity";
 import request from "supertest";
 import { DAY, MINUTE, SECOND, systemClock } from "../../src/clock";
-import * as sessions from "../../src/routes/sessions";
+import * as sessions from "../../src/routes/sessions/sessions";
 import { PERSON_CACHE_TTL_MS } from "../../src/core/people/person-cache";
 import { PROJECT_ACCESS_KEPT_MS } from "../../src/core/sessions/sessions";
 import * as people from "../../src/store/people";

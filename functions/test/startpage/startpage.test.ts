@@ -2,7 +2,7 @@
 import request from "supertest";
 import { issueApiKey, registerApiKey, revokeApiKey } from "../../src/core/startpage/api-keys";
 import { sha256 } from "../../src/core/secrets";
-import * as startpage from "../../src/routes/startpage";
+import * as startpage from "../../src/routes/startpage/startpage";
 import { appFor, firestore, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 

@@ -1,6 +1,6 @@
 /** GET /status: each dependency's health (Firestore, mail, the outbox's backlog), for the status project only. */
 import request from "supertest";
-import * as status from "../../src/routes/status";
+import * as status from "../../src/routes/status/status";
 import { enqueueMail } from "../../src/core/outbox/enqueue";
 import { OUTBOX_STALE_SECONDS } from "../../src/core/status/health";
 import { appFor, testConfig, testDeps } from "../support/deps";

@@ -3,7 +3,7 @@
  * invitations' router too), so a route added later is in the list without anyone adding it here.
  */
 import type { Router } from "express";
-import * as peopleGroup from "../../src/routes/people";
+import * as peopleGroup from "../../src/routes/people/people";
 import type { Deps } from "../../src/deps";
 
 export interface RouteOf {

@@ -5,7 +5,7 @@ import { addressIds, parsePepper } from "../../src/core/pepper";
 import type { Deps } from "../../src/deps";
 import type { Logger } from "../../src/logger";
 import { cryptoRandom, type Random } from "../../src/random";
-import * as otp from "../../src/routes/otp";
+import * as otp from "../../src/routes/otp/otp";
 import { appFor, firestore, TEST_CODE_PEPPER, testDeps, unique, type TestDeps } from "./deps";
 import { personFor } from "./people";
 import { type NewPerson } from "../../src/core/model/person";

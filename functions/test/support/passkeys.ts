@@ -1,6 +1,6 @@
 /** The passkeys function's app through HTTP, as a browser and its authenticator drive it (test/passkeys/passkeys.test.ts and others). */
 import request, { type Response } from "supertest";
-import * as passkeysGroup from "../../src/routes/passkeys";
+import * as passkeysGroup from "../../src/routes/passkeys/passkeys";
 import { SoftwareAuthenticator } from "./authenticator";
 import { appFor, testDeps, type TestDeps } from "./deps";
 import { accountWithPerson, sessionCookieFor } from "./people";

@@ -75,7 +75,9 @@ export function useRelyingParty() {
         ...registered,
         name: "Journey RP",
         redirectUris: [`${url}/callback`],
-        ...(lifecycle ? { refreshTokens: true, postLogoutRedirectUris: [`${url}/signed-out`] } : {}),
+        ...(lifecycle
+          ? { grantTypes: ["authorization_code", "refresh_token"], postLogoutRedirectUris: [`${url}/signed-out`] }
+          : {}),
       });
       return registered;
     },

@@ -33,8 +33,8 @@ describe("the architecture", () => {
     [
       "core importing a route",
       "core/errors.ts",
-      'import "../routes/otp";\n',
-      /core\/errors\.ts \(core\) imports routes\/otp\.ts \(routes\)/,
+      'import "../routes/otp/otp";\n',
+      /core\/errors\.ts \(core\) imports routes\/otp\/otp\.ts \(routes\)/,
     ],
     [
       "two features in a circle",

@@ -1,7 +1,7 @@
 /**
  * How the invitation pages say what the invitation endpoints answer. Pure, plain text only.
  */
-import type { InvitationView } from "../../../functions/src/core/people/invitation-view";
+import type { InvitationView } from "../../../functions/src/core/invitations/invitation-view";
 import { exactly, projectName, ROLE_WORDS } from "./people-words";
 
 export type { InvitationView };

@@ -2,7 +2,7 @@
  * A person's own addresses, from their account page. Adding one takes the code mailed to it (an
  * address code, core/email-codes, bound to the person who asked); making one the address mail goes
  * to, or removing one, is a change of their own. All three go through `changePerson`
- * (core/people/people-admin), which keeps the rules (no address added without its code, one
+ * (core/people/change-person), which keeps the rules (no address added without its code, one
  * address at least, none another person holds), records the change in their history, tells them
  * and a removed address, and tells the apps. Each asks a sign-in within the step-up window, and,
  * where the passkey rule holds the person, a passkey's (core/people/acting `ensureOwnWaysIn`).
@@ -14,7 +14,7 @@ import { ensure } from "../errors";
 import { CHECK_REFUSALS, checkCodeIn, requestCode } from "../email-codes/email-codes";
 import { addressPurpose, normaliseCode } from "../email-codes/rules";
 import type { Caller } from "../email-codes/budget-rules";
-import { changePerson, type ChangeDeps, type Proof } from "../people/people-admin";
+import { changePerson, type ChangeDeps, type Proof } from "../people/change-person";
 import { ensureOwnWaysIn, type Acting } from "../people/acting";
 import type { Person } from "../model/person";
 

@@ -5,7 +5,7 @@
 import { signInsEnding, tellClients } from "../people/sign-in-ends";
 import * as people from "../../store/people";
 import { ensure } from "../errors";
-import type { SyncError } from "../people/people-admin";
+import type { SyncError } from "../people/change-person";
 import { ensureKeepsAnAdmin, recordedAs, type Acting } from "../people/acting";
 import { publishAndRecordErasure } from "../people/person-events";
 import { ensureMayHandleData, recordInAdministrator, type OwnDataDeps } from "./own-data";

@@ -14,7 +14,7 @@ import type { Person } from "../model/person";
 import { ensureOwnWaysIn, recordedAs, toldAs, type Acting } from "../people/acting";
 import { deleteLetGo, queueAccountDeletions } from "../people/accounts";
 import { publishAndRecord } from "../people/person-events";
-import { accountLabel, accountUnlinkedEvent, queueNotice, recipientOf } from "../people/security-notices";
+import { accountLabel, accountUnlinkedEvent, queueNotice, recipientOf } from "../notices/security-notices";
 
 type Self = Extract<Acting, { self: Person }>;
 type AccountsDeps = Pick<

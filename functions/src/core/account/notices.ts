@@ -1,12 +1,12 @@
 /**
  * The person's own choice of notices, on their account page (GET/PATCH /auth/session/notices):
  * only those of sign-ins from new browsers can be turned off. The others tell of a way in or of
- * access changing, which a person who did not do it must hear of (core/people/security-notices).
+ * access changing, which a person who did not do it must hear of (core/notices/security-notices).
  */
 import type { Deps } from "../deps";
 import * as people from "../../store/people";
 import { ensureOwnWaysIn, type SelfActing } from "../people/acting";
-import { newBrowserNoticesOffEvent, queueNotice, recipientOf } from "../people/security-notices";
+import { newBrowserNoticesOffEvent, queueNotice, recipientOf } from "../notices/security-notices";
 
 /**
  * Which notices the person may choose, as they have chosen: only those of new browsers. Read from

@@ -21,7 +21,7 @@ import { recordEvent } from "../people/history";
 import type { Actor, HistoryEntry } from "../model/history";
 import type { Transaction } from "../../store/db";
 import { historyView, type HistoryEntryView } from "../people/admin-view";
-import { changePerson, type ChangeDeps } from "../people/people-admin";
+import { changePerson, type ChangeDeps } from "../people/change-person";
 import { ensureAdminActs, ensureOwnAccount, ensureStepUp, recordedAs, type Acting } from "../people/acting";
 import { type Origin, type Person, type PersonStatus, type Role } from "../model/person";
 
@@ -214,7 +214,7 @@ export async function exportPersonData(deps: OwnDataDeps, personId: string, by: 
 
 /**
  * The person renames themself (PATCH /auth/account): changed as an administrator's change is
- * (core/people/people-admin changePerson, which keeps the name plain text), and recorded in their
+ * (core/people/change-person changePerson, which keeps the name plain text), and recorded in their
  * history as their own.
  */
 export async function renameSelf(

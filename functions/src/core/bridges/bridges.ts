@@ -8,7 +8,7 @@ import { type BridgeDeps, callbackBase, callbackUrl, ourSide, type Protocol, STA
 import type { Budget } from "../deadline";
 import { federatedProtocol } from "./federated";
 import { gamingProtocol } from "./gaming";
-import { resolvePerson } from "../people/resolve-person";
+import { resolvePerson } from "../arrival/resolve-person";
 import { AMR } from "../sessions/amr";
 import { constantTimeEqual, sha256 } from "../secrets";
 import { cleanText, truncate } from "../text";

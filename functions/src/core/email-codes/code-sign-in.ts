@@ -4,7 +4,7 @@ import { canonicalEmail } from "../email-address";
 import { CHECK_REFUSALS, checkCode } from "./email-codes";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
-import { admitWaiting, arriveByCode, arrivalFor, letsIn } from "../people/arrival";
+import { admitWaiting, arriveByCode, arrivalFor, letsIn } from "../arrival/arrival";
 import { translateFailure, type Failure } from "../failures";
 import { AMR } from "../sessions/amr";
 import { linkAccountOfAddress } from "../people/accounts";
@@ -19,7 +19,7 @@ const providerFailed = (what: string): Failure => ({ code: "signin_failed", log:
 
 /**
  * POST /auth/otp/sign-in: checks a `signin` code and, for an approved person (or an invited
- * address, which becomes one: core/people/arrival) only, consumes it
+ * address, which becomes one: core/arrival/arrival) only, consumes it
  * in the same transaction (as the contract's state table has it: a refusal for a missing or
  * unapproved account leaves the code as it was). Then mints a custom token for the person's
  * account: their first linked account, or the provider's account for the address (made,

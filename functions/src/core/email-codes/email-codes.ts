@@ -4,8 +4,8 @@ import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
 import * as sends from "../../store/sends";
 import * as people from "../../store/people";
-import { recordAccessRequest, type RequestDetails } from "../people/access-requests";
-import { arrivalFor, letsIn } from "../people/arrival";
+import { recordAccessRequest, type RequestDetails } from "../arrival/access-requests";
+import { arrivalFor, letsIn } from "../arrival/arrival";
 import { characters, cleanText } from "../text";
 import { codeMail } from "./code-mail";
 import { addressRunIn } from "./address-failures";
@@ -221,7 +221,7 @@ export const CHECK_REFUSALS: Record<Exclude<CheckResult, "valid">, ErrorCode> = 
 
 /**
  * POST /auth/otp/verify: checks a code without consuming it. A correct `request-access` code
- * records the access request (core/people/access-requests).
+ * records the access request (core/arrival/access-requests).
  */
 export async function verifyCode(
   deps: CodeDeps,

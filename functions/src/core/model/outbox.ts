@@ -25,7 +25,7 @@ export type OutboxState = "pending" | "sent" | "failed" | "none" | "folded";
 export type OutboxLane = "mail" | "apps" | "bulk";
 
 /**
- * What a security notice tells (core/people/security-notices), kept beside whom it is about so the
+ * What a security notice tells (core/notices/security-notices), kept beside whom it is about so the
  * drain can write it when it sends it. Nothing in it opens anything: lines of plain text, a
  * browser's name, and the digest (never the identifier) of the browser to remember.
  */
@@ -82,15 +82,15 @@ export interface OutboxKinds {
   code: SealedMail;
   /** An address's owner told it is locked after wrong codes (core/email-codes). */
   "lock-notice": SealedMail;
-  /** The reviewers' digest of who waits (core/people/review-notices). */
+  /** The reviewers' digest of who waits (core/notices/review-notices). */
   digest: SealedMail;
-  /** A person told they are approved (core/people/review-notices). */
+  /** A person told they are approved (core/notices/review-notices). */
   approval: PersonNotice;
   /** A person told they are turned down, where NOTIFY_REJECTED is on. */
   rejection: PersonNotice;
-  /** A person told of their own account (core/people/security-notices). */
+  /** A person told of their own account (core/notices/security-notices). */
   "security-notice": PersonNotice & { notice: OutboxNotice };
-  /** An invitation's mail (core/people/invitations), `about` the invitation; each send its own entry. */
+  /** An invitation's mail (core/invitations/invitations), `about` the invitation; each send its own entry. */
   invitation: { about: string };
   /** A provider account a person let go, deleted at the identity provider (core/people/accounts), `about` its uid. */
   "account-deletion": { about: string };

@@ -29,7 +29,7 @@ export type Origin =
       displayName: string;
       /**
        * The address the provider said is the account's, when the operator does not take that
-       * provider's word for an address (ARRIVAL_PROVIDERS, core/people/arrival `proofOf`): a claim
+       * provider's word for an address (ARRIVAL_PROVIDERS, core/arrival/arrival `proofOf`): a claim
        * for the reviewer to weigh, never held (not in `emails`, no key in personKeys), so its owner
        * still arrives by a code or an invitation. Absent when the provider proved the address, or
        * gave none.
@@ -52,11 +52,11 @@ export interface Person {
   origin: Origin | null;
   /** What they wrote to the reviewer when they asked for access (plain text, core/text); "" for nothing. */
   note: string;
-  /** New and pending, and not yet named in a digest to the reviewers (core/people/review-notices). */
+  /** New and pending, and not yet named in a digest to the reviewers (core/notices/review-notices). */
   awaitingNotice?: boolean;
   /**
    * Waiting for review, what the operator's rule for their address's domain suggests they be given
-   * (ADDRESS_RULES `suggest`, core/people/arrival); gone once they are reviewed.
+   * (ADDRESS_RULES `suggest`, core/arrival/arrival); gone once they are reviewed.
    */
   suggestion?: Suggestion;
   /**
@@ -67,7 +67,7 @@ export interface Person {
   /**
    * The browsers this person has signed in from, each by the digest of its identifier cookie (the
    * identifier itself is never stored), with when it was learned: at most KNOWN_BROWSERS_KEPT,
-   * newest kept (core/people/security-mail). Kept on the person so POST /auth/verify, which
+   * newest kept (core/notices/security-mail). Kept on the person so POST /auth/verify, which
    * reads them already, decides "a browser not seen before" without another read.
    */
   knownBrowsers?: Record<string, Date>;

@@ -18,7 +18,7 @@ import { endGrant } from "./grants";
 import { rememberDisconnect } from "./disconnects";
 import { recordEvent } from "../people/history";
 import { ensureAdminActs, ensureOwnAccount, recordedAs, toldAs, type Acting } from "../people/acting";
-import { appDisconnectedEvent, queueNotice, readRecipient } from "../people/security-notices";
+import { appDisconnectedEvent, queueNotice, readRecipient } from "../notices/security-notices";
 
 export interface AppView {
   clientId: string;

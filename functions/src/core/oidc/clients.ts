@@ -1,8 +1,14 @@
 import { HOUR, type Clock } from "../../clock";
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
+import { AppError, limitReached } from "../errors";
 import { alreadyExists } from "../failures";
+import { readTogether } from "../../store/db";
 import * as clients from "../../store/oidc-clients";
+import * as throttles from "../../store/client-throttles";
+import type { Throttle } from "../model/client-throttle";
+import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
+import { pepperRing } from "../pepper";
+import { registeredFor } from "./grant-types";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
@@ -48,6 +54,38 @@ export function secretMatches(client: OidcClient | null, secret: string, now: Da
   return client !== null && matched;
 }
 
+/**
+ * The registered client whose secret was presented, or invalid_client. A wrong secret is counted
+ * against the client id and `caller` in a transaction (core/oidc/client-throttle), and past the
+ * limit answered 429 instead. A right secret passes whatever was counted: the caller's address is
+ * what a direct call to the function may write for itself, so wrong secrets sent in a relying
+ * party's name must not lock the party out, and the success path reads no throttle at all.
+ */
+export async function authenticateClient(
+  deps: Pick<Deps, "store" | "clients" | "clock" | "transaction" | "pepper">,
+  clientId: string,
+  secret: string,
+  caller: string,
+): Promise<OidcClient> {
+  const client = await findClient(deps, clientId);
+  // Secrets are stored as SHA-256 digests, compared in constant time; an unknown client costs the same.
+  const matched = secretMatches(client, secret, deps.clock.now());
+  if (client && matched) return client;
+  await deps.transaction(async (tx) => {
+    const [[throttle]] = await readTogether(
+      tx,
+      throttles.byId(deps.store, [throttleId(pepperRing(deps), clientId, caller)]),
+    );
+    const now = deps.clock.now();
+    const until = refusedUntil(throttle as Throttle, now);
+    // A refused attempt is not counted: nothing can make a running refusal longer.
+    if (until) throw limitReached("oauth_client_throttled", now, until);
+    const next = afterFailure(throttle as Throttle, now);
+    throttles.save(deps.store, tx, next, throttleForgetAfter(next));
+  });
+  throw new AppError("oauth_invalid_client");
+}
+
 export interface ClientRegistration {
   clientId: string;
   clientSecret: string;
@@ -56,12 +94,17 @@ export interface ClientRegistration {
   postLogoutRedirectUris?: string[];
   backchannelLogoutUri?: string | null;
   pkce?: PkcePolicy;
-  refreshTokens?: boolean;
+  /** The grant types it may use at the token endpoint (core/oidc/grant-types); authorization_code alone unless named. */
+  grantTypes?: readonly string[];
   project?: string | null;
 }
 
-/** Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI allowlist. */
+/**
+ * Registers (or re-registers, replacing its secrets) a relying party with its fixed redirect URI
+ * allowlist; refused for a grant type the token endpoint does not take (registeredFor).
+ */
 export async function registerClient(deps: Pick<Deps, "store" | "clock">, client: ClientRegistration): Promise<void> {
+  const grants = registeredFor(client.grantTypes ?? ["authorization_code"]);
   const now = deps.clock.now();
   await clients.save(deps.store, {
     clientId: client.clientId,
@@ -71,22 +114,30 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     postLogoutRedirectUris: client.postLogoutRedirectUris ?? [],
     backchannelLogoutUri: client.backchannelLogoutUri ?? null,
     pkce: client.pkce ?? "required",
-    refreshTokens: client.refreshTokens ?? false,
+    ...grants,
     project: client.project ?? null,
     disabled: false,
     createdAt: now,
   });
 }
 
-/** Registers a new relying party with a generated secret, returned once; only its hash is stored. */
+/**
+ * Registers a new relying party with a generated secret, returned once; only its hash is stored.
+ * Refused for a grant type the token endpoint does not take (registeredFor).
+ */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  client: Omit<OidcClient, "secrets" | "disabled" | "createdAt">,
+  registration: Omit<OidcClient, "secrets" | "disabled" | "createdAt" | "refreshTokens"> & {
+    grantTypes: readonly string[];
+  },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
+  const { grantTypes, ...client } = registration;
+  const grants = registeredFor(grantTypes);
   const clientSecret = deps.random.token(32);
   const now = deps.clock.now();
   const stored: OidcClient = {
     ...client,
+    ...grants,
     secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
     disabled: false,
     createdAt: now,

@@ -1,6 +1,7 @@
 import { ACR_VALUES_SUPPORTED } from "./acr";
 import { PROMPTS } from "./authorize";
 import { SCOPES } from "./scopes";
+import { GRANT_TYPE_NAMES } from "./grant-types";
 
 /** The discovery document (OpenID Connect Discovery 1.0 §3). */
 export function discovery(issuer: string): Record<string, unknown> {
@@ -18,8 +19,8 @@ export function discovery(issuer: string): Record<string, unknown> {
     scopes_supported: SCOPES,
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    // refresh_token for the clients registered for it (core/oidc/refresh); authorization_code for every one.
-    grant_types_supported: ["authorization_code", "refresh_token"],
+    // The token endpoint's table: authorization_code for every client, refresh_token for those registered for it.
+    grant_types_supported: GRANT_TYPE_NAMES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],

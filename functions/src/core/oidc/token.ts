@@ -3,16 +3,11 @@ import type { Deps } from "../deps";
 import { readTogether, type Transaction } from "../../store/db";
 import * as codes from "../../store/oidc-codes";
 import * as accessTokens from "../../store/oidc-tokens";
-import * as throttles from "../../store/client-throttles";
-import type { Throttle } from "../model/client-throttle";
-import { AppError, ensure, limitReached } from "../errors";
-import { afterFailure, forgetAfter as throttleForgetAfter, refusedUntil, throttleId } from "./client-throttle";
-import { pepperRing } from "../pepper";
+import { AppError, ensure } from "../errors";
 import { groupCommit } from "../group-commit";
 import { pkceMatches } from "../pkce";
 import { sha256 } from "../secrets";
 import { personFor } from "../sessions/sessions";
-import { findClient, secretMatches } from "./clients";
 import { mayStillUse } from "../people/access";
 import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
@@ -24,38 +19,6 @@ import type { OidcClient } from "../model/oidc-client";
 
 export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
-
-/**
- * The registered client whose secret was presented, or invalid_client. A wrong secret is counted
- * against the client id and `caller` in a transaction (core/oidc/client-throttle), and past the
- * limit answered 429 instead. A right secret passes whatever was counted: the caller's address is
- * what a direct call to the function may write for itself, so wrong secrets sent in a relying
- * party's name must not lock the party out, and the success path reads no throttle at all.
- */
-export async function authenticateClient(
-  deps: Pick<Deps, "store" | "clients" | "clock" | "transaction" | "pepper">,
-  clientId: string,
-  secret: string,
-  caller: string,
-): Promise<OidcClient> {
-  const client = await findClient(deps, clientId);
-  // Secrets are stored as SHA-256 digests, compared in constant time; an unknown client costs the same.
-  const matched = secretMatches(client, secret, deps.clock.now());
-  if (client && matched) return client;
-  await deps.transaction(async (tx) => {
-    const [[throttle]] = await readTogether(
-      tx,
-      throttles.byId(deps.store, [throttleId(pepperRing(deps), clientId, caller)]),
-    );
-    const now = deps.clock.now();
-    const until = refusedUntil(throttle as Throttle, now);
-    // A refused attempt is not counted: nothing can make a running refusal longer.
-    if (until) throw limitReached("oauth_client_throttled", now, until);
-    const next = afterFailure(throttle as Throttle, now);
-    throttles.save(deps.store, tx, next, throttleForgetAfter(next));
-  });
-  throw new AppError("oauth_invalid_client");
-}
 
 export interface TokenResponse {
   access_token: string;

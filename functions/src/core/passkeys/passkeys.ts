@@ -24,7 +24,7 @@ import {
 import type { Person } from "../model/person";
 import type { RuleView } from "./passkey-view";
 import type { Transaction } from "../../store/db";
-import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf } from "../notices/security-notices";
 import { sessionsThrough } from "../people/sessions-through";
 import * as people from "../../store/people";
 

@@ -17,7 +17,7 @@ import * as recoveryCodes from "../../store/recovery-codes";
 import * as sessionRecords from "../../store/sessions";
 import { AppError, ensure, type ErrorCode } from "../errors";
 import { sha256 } from "../secrets";
-import { passkeysEvent, queueNotice, recipientOf } from "../people/security-notices";
+import { passkeysEvent, queueNotice, recipientOf } from "../notices/security-notices";
 import { ensureRecentSignIn, mayAddPasskey, passkeyRule, ruledBy } from "../people/acting";
 import { ALGORITHMS, expected, relyingParty, unlessRefused } from "./relying-party";
 import { addressBehind, CHALLENGE_LIFETIME_MS, challengeOf, challengeUsable, PASSKEYS_PER_PERSON } from "./rules";

@@ -1,5 +1,6 @@
 import fc from "fast-check";
-import { ACCOUNT_PROJECT, decideAccess, ensureAccess, hasProject } from "./access";
+import type { Person } from "../model/person";
+import { ACCOUNT_PROJECT, accessTaken, decideAccess, ensureAccess, hasProject, takesAccessAway } from "./access";
 
 describe("decideAccess", () => {
   it("refuses a pending or rejected person whatever their grants", () => {
@@ -68,6 +69,50 @@ describe("decideAccess", () => {
       fc.property(fc.array(fc.string()), fc.string(), (projects, project) => {
         fc.pre(!projects.includes(project) && !projects.includes("*"));
         expect(hasProject({ role: "user", projects }, project)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe("accessTaken: what a change takes away of a person's access", () => {
+  type Access = Pick<Person, "status" | "role" | "projects" | "groups">;
+  const ada: Access = { status: "approved", role: "user", projects: ["alpha", "beta"], groups: ["ops"] };
+  const none = { status: false, role: false, projects: false, groups: false };
+
+  it("names each thing taken: a status other than approved, the role, a project, a group", () => {
+    expect(accessTaken(ada, { ...ada, status: "rejected" })).toEqual({ ...none, status: true });
+    expect(accessTaken({ ...ada, status: "pending" }, { ...ada, status: "rejected" })).toEqual({
+      ...none,
+      status: true,
+    });
+    expect(accessTaken({ ...ada, role: "admin" }, ada)).toEqual({ ...none, role: true });
+    expect(accessTaken(ada, { ...ada, projects: ["alpha"] })).toEqual({ ...none, projects: true });
+    expect(accessTaken(ada, { ...ada, groups: [] })).toEqual({ ...none, groups: true });
+  });
+
+  it("takes nothing from a change that leaves the status be or approves", () => {
+    expect(accessTaken({ ...ada, status: "pending" }, { ...ada, status: "pending" })).toEqual(none);
+    expect(accessTaken({ ...ada, status: "pending" }, ada)).toEqual(none);
+  });
+
+  it("takes nothing away from a change that only widens access or reorders it", () => {
+    const grants = fc.uniqueArray(fc.constantFrom("alpha", "beta", "gamma", "*"));
+    const person = fc.record({
+      status: fc.constantFrom<Person["status"]>("pending", "approved", "rejected"),
+      role: fc.constantFrom<Person["role"]>("user", "admin"),
+      projects: grants,
+      groups: grants,
+    });
+    const widening = fc.record({ approve: fc.boolean(), promote: fc.boolean(), projects: grants, groups: grants });
+    fc.assert(
+      fc.property(person, widening, (before, more) => {
+        const after: Access = {
+          status: more.approve ? "approved" : before.status,
+          role: more.promote ? "admin" : before.role,
+          projects: [...more.projects, ...before.projects].reverse(),
+          groups: [...before.groups, ...more.groups],
+        };
+        expect(takesAccessAway(before, after)).toBe(false);
       }),
     );
   });

@@ -96,3 +96,41 @@ export function mayStillUse<P extends Pick<Person, "status" | "role" | "projects
 ): person is P {
   return maySignInTo(person, client) && person.uids.includes(uid);
 }
+
+/**
+ * What a change from `before` to `after` takes away of the person's access, item by item: a
+ * status other than approved given them (a waiting person turned down, an approved one set back),
+ * the administrator's role, a project, a group. A change that only widens it, or renames them,
+ * takes nothing away. The one definition: a change that takes anything away ends the person's
+ * sessions at the identity provider (core/people/change-person), and one that takes their approval,
+ * their role or a project ends their sign-ins to the clients they may no longer use (sign-in-ends).
+ */
+export interface AccessTaken {
+  status: boolean;
+  role: boolean;
+  projects: boolean;
+  groups: boolean;
+}
+
+const lost = (before: string[], after: string[]) => before.some((v) => !after.includes(v));
+
+export function accessTaken(
+  before: Pick<Person, "status" | "role" | "projects" | "groups">,
+  after: Pick<Person, "status" | "role" | "projects" | "groups">,
+): AccessTaken {
+  return {
+    status: after.status !== "approved" && after.status !== before.status,
+    role: before.role === "admin" && after.role !== "admin",
+    projects: lost(before.projects, after.projects),
+    groups: lost(before.groups, after.groups),
+  };
+}
+
+/** Whether the change takes anything of the person's access away (accessTaken). */
+export function takesAccessAway(
+  before: Pick<Person, "status" | "role" | "projects" | "groups">,
+  after: Pick<Person, "status" | "role" | "projects" | "groups">,
+): boolean {
+  const taken = accessTaken(before, after);
+  return taken.status || taken.role || taken.projects || taken.groups;
+}

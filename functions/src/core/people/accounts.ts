@@ -4,7 +4,7 @@
  * moves to the owner of its address, and let go and deleted when the address or number they sign
  * in with is taken off the person. Each change is in the person's history and told to the apps,
  * who know people by their accounts (`uids`). A person's first account comes with them
- * (core/people/arrival); an erasure lets go of all of them (core/account/erasure).
+ * (core/arrival/arrival); an erasure lets go of all of them (core/account/erasure).
  */
 import { DAY } from "../../clock";
 import type { Transaction } from "../../store/db";
@@ -135,7 +135,7 @@ export function withoutAccount(
  * as one). That link was made by someone who never proved the mailbox, so it moves here;
  * otherwise an unverified sign-up would lock the owner out for good. An account whose address
  * only a provider the operator does not name vouched for (its person claims the address, holding
- * none: core/people/resolve-person) is that provider's account, not the mailbox's: it is let go
+ * none: core/arrival/resolve-person) is that provider's account, not the mailbox's: it is let go
  * and deleted, and the account is made afresh, so nothing of it (the provider's sign-in, a number)
  * comes to the owner. Any other holder is an administrator's decision, and the sign-in fails.
  */

@@ -1,5 +1,6 @@
 import {
   enrolmentEnds,
+  ensureOwnChange,
   ensureStepUp,
   judgeOwnWaysIn,
   liftedUntil,
@@ -141,5 +142,33 @@ describe("judgeOwnWaysIn: a person's own change to their ways in", () => {
 
   it("counts a session without its methods as one the rule refuses", () => {
     expect(refusal(() => judgeOwnWaysIn(clock, on, admin, { signedInAt: now }))).toBe("passkey_required");
+  });
+});
+
+describe("ensureOwnChange: what a person may change of themselves", () => {
+  const ada = { emails: ["ada@example.test", "ada@home.test"] } as Person;
+  const as = (emails: string[]) => ({ ...ada, emails }) as Person;
+
+  it("lets them rename themselves, and reorder or remove their addresses while one is left", () => {
+    expect(refusal(() => ensureOwnChange(ada, ada, ["name"], []))).toBeNull();
+    expect(refusal(() => ensureOwnChange(ada, as(["ada@home.test", "ada@example.test"]), ["emails"], []))).toBeNull();
+    expect(refusal(() => ensureOwnChange(ada, as(["ada@home.test"]), ["emails"], []))).toBeNull();
+  });
+
+  it("leaves status, role, access, numbers and accounts to an administrator", () => {
+    for (const field of ["status", "role", "projects", "groups", "phones", "uids", "note"])
+      expect(refusal(() => ensureOwnChange(ada, ada, ["name", field], []))).toBe("forbidden");
+  });
+
+  it("adds an address only with the proof that it is theirs", () => {
+    const added = as([...ada.emails, "ada@new.test"]);
+    expect(refusal(() => ensureOwnChange(ada, added, ["emails"], []))).toBe("forbidden");
+    expect(refusal(() => ensureOwnChange(ada, added, ["emails"], ["ada@other.test"]))).toBe("forbidden");
+    expect(refusal(() => ensureOwnChange(ada, added, ["emails"], ["ada@new.test"]))).toBeNull();
+  });
+
+  it("keeps their last address, but lets one who never had an address rename themselves", () => {
+    expect(refusal(() => ensureOwnChange(ada, as([]), ["emails"], []))).toBe("last_address");
+    expect(refusal(() => ensureOwnChange(as([]), as([]), ["name"], []))).toBeNull();
   });
 });

@@ -5,8 +5,9 @@
  * credentials; or the person themself at their account page. The rules every such action keeps
  * live here, once: the passkey rule (an administrator acts as one only from a passkey sign-in),
  * a recent sign-in where one is asked (step-up, a passkey's under the rule), a person acting on
- * their own account only, the service keeping an administrator who can approve people, a name as
- * plain text, and how the person's history and notices name whoever acted.
+ * their own account only, and changing of it only their name and addresses, the service keeping
+ * an administrator who can approve people, a name as plain text, and how the person's history and
+ * notices name whoever acted.
  */
 import { ensure, type ErrorCode } from "../errors";
 import * as people from "../../store/people";
@@ -18,7 +19,7 @@ import { NAME_MAX, type Person } from "../model/person";
 import { PAST_STEP_UP, STEP_UP_MS } from "../model/step-up";
 import { byPasskey, ENROLMENT_GRACE_MS, RECOVERY_METHOD, type PasskeyRule } from "../model/passkey-rule";
 import { characters, cleanText } from "../text";
-import { BY_OPERATOR, byAdmin } from "./security-notices";
+import { BY_OPERATOR, byAdmin } from "../notices/security-notices";
 
 export { STEP_UP_MS };
 
@@ -273,6 +274,24 @@ export async function ensureOwnWaysIn(
 /** A person acting for themself acts on their own account only; an administrator or operator on anyone's. */
 export function ensureOwnAccount(by: Acting, personId: string): void {
   if ("self" in by) ensure(by.self.id === personId, "forbidden", "You may act on your own account only");
+}
+
+/**
+ * What a person may change of themselves, from their own session, as a change from `before` to
+ * `after` (`changed`, the fields it changes). Status, role, access, numbers and accounts are an
+ * administrator's to change: a person's own session may rename them, and reorder or remove their
+ * own addresses, keeping one (mail and a way in go there). It adds an address only with the proof
+ * that it is theirs: `proven`, the addresses the code mailed to each has proved.
+ */
+export function ensureOwnChange(before: Person, after: Person, changed: string[], proven: readonly string[]): void {
+  ensure(
+    changed.every((field) => field === "name" || field === "emails"),
+    "forbidden",
+    "You may change your own name and addresses only",
+  );
+  const unproven = after.emails.filter((e) => !before.emails.includes(e) && !proven.includes(e));
+  ensure(unproven.length === 0, "forbidden", "An address is added to your account with the code mailed to it");
+  ensure(after.emails.length > 0 || before.emails.length === 0, "last_address");
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * A person, and an entry of their history, as the people administration endpoints return them
- * (routes/people.ts), with the mappers that make them. The types are built from the domain's
+ * (routes/people/), with the mappers that make them. The types are built from the domain's
  * records (core/model), which import nothing, so the identity host's reviewer pages take them
  * from here (as site/src/shared/api.ts takes PersonView) and a new field or history event reaches
  * the pages' type check without a copy to keep in step.

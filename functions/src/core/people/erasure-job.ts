@@ -15,7 +15,7 @@ import * as personal from "../../store/personal-data";
 import type { Deps } from "../deps";
 import type { Handlers } from "../outbox/handlers";
 import { enqueue } from "../outbox/enqueue";
-import { revokeInvitationsOf } from "./invitations";
+import { revokeInvitationsOf } from "./inviters";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;
 

@@ -16,8 +16,8 @@ import { ENROLMENT_GRACE_MS, LIFT_MAX_HOURS, type PasskeyRule } from "../model/p
 import type { Person, Role } from "../model/person";
 import { liftedUntil, passkeyRule } from "./acting";
 import { recordEvent } from "./history";
-import { passkeysClearedEvent, ruleLiftedEvent } from "./passkey-notices";
-import { BY_OPERATOR, queueNotice, recipientOf, type SecurityEvent } from "./security-notices";
+import { passkeysClearedEvent, ruleLiftedEvent } from "../notices/passkey-notices";
+import { BY_OPERATOR, queueNotice, recipientOf, type SecurityEvent } from "../notices/security-notices";
 import { sessionsThrough } from "./sessions-through";
 
 /** The rule in force, and whose word it is: the operator's (with who set it and when), or the deployment's setting. */

@@ -11,7 +11,7 @@ import type { Deps } from "../deps";
 import { enqueue } from "../outbox/enqueue";
 import * as clientRecords from "../../store/oidc-clients";
 import type { Person } from "../model/person";
-import { maySignInTo } from "./access";
+import { accessTaken, maySignInTo } from "./access";
 
 /** The sign-ins made from `sessionKeys` (or every one) of the person, read in `tx` before its writes. */
 export function signInsEnding(
@@ -36,10 +36,11 @@ export async function signInsLosing(
   after: Person,
 ): Promise<OidcSignIn[]> {
   if (before.status !== "approved") return [];
-  if (after.status !== "approved") return signInsEnding(deps, tx, before.id, "all");
-  const narrowed =
-    before.role === "admin" ? after.role !== "admin" : before.projects.some((p) => !after.projects.includes(p));
-  if (!narrowed) return [];
+  const taken = accessTaken(before, after);
+  if (taken.status) return signInsEnding(deps, tx, before.id, "all");
+  // The administrator's role holds every project: a project taken off one who stays one takes no client away.
+  const clientsLost = taken.role || (before.role !== "admin" && taken.projects);
+  if (!clientsLost) return [];
   const held = await signInsEnding(deps, tx, before.id, "all");
   if (held.length === 0) return [];
   // The clients' registrations, read outside the transaction: the operator's, never the person's.

@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { publishAndRecordSessionsEnded } from "../people/person-events";
-import { queueNotice, recipientOf, sessionsEndedEvent } from "../people/security-notices";
+import { queueNotice, recipientOf, sessionsEndedEvent } from "../notices/security-notices";
 import { describeUserAgent } from "./user-agent";
 import type { SessionView } from "./session-view";
 import { tokensValidFrom, type Person } from "../model/person";

@@ -12,9 +12,9 @@ import type { VerifiedSignIn } from "../ports";
 import { recordSession } from "./active-sessions";
 import { decideAccess, type ApprovalRefusal } from "../people/access";
 import { AppError, ensure } from "../errors";
-import { resolvePerson } from "../people/resolve-person";
+import { resolvePerson } from "../arrival/resolve-person";
 import { sha256 } from "../secrets";
-import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../people/security-notices";
+import { newBrowserEvent, queueNoticeAlone, recipientOf } from "../notices/security-notices";
 import { nameUserAgent } from "./user-agent";
 import { signedInBefore, type Person } from "../model/person";
 

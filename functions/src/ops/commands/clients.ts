@@ -144,7 +144,7 @@ export const clientCommands: Command[] = [
         postLogoutRedirectUris: [...new Set(many(values, "post-logout-redirect-uri").map(redirectUri))],
         backchannelLogoutUri: backchannelUri(ctx, one(values, "backchannel-logout-uri") ?? "none"),
         pkce: pkce(one(values, "pkce")),
-        refreshTokens: values["refresh-tokens"] === true,
+        grantTypes: ["authorization_code", ...(values["refresh-tokens"] === true ? ["refresh_token"] : [])],
         project: neededProject(one(values, "needs-project") ?? "none"),
       });
       ctx.print(`client_id: ${client.clientId}\nclient_secret: ${clientSecret}`, {

@@ -1,19 +1,19 @@
-/** `people invite`, `people invitations`, `people resend-invitation`, `people revoke-invitation`: through core/people/invitations. */
+/** `people invite`, `people invitations`, `people resend-invitation`, `people revoke-invitation`: through core/invitations. */
 import { readFileSync } from "node:fs";
 import { canonicalEmail } from "../../core/email-address";
 import { AppError } from "../../core/errors";
 import type { Invitation } from "../../core/model/invitation";
 import type { Role } from "../../core/model/person";
-import { readInvitationFile } from "../../core/people/invitation-file";
-import { inviteMany } from "../../core/people/invite-many";
+import { readInvitationFile } from "../../core/invitations/invitation-file";
+import { inviteMany } from "../../core/invitations/invite-many";
 import {
   findInvitation,
   invite,
   listInvitations,
   resendInvitation,
   revokeInvitation,
-} from "../../core/people/invitations";
-import { invitationView as view, stateOf } from "../../core/people/invitation-view";
+} from "../../core/invitations/invitations";
+import { invitationView as view, stateOf } from "../../core/invitations/invitation-view";
 import { invitationId } from "../../store/invitations";
 import { many, one, type Command } from "../cli";
 import type { Context } from "../context";

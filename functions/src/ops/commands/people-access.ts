@@ -1,7 +1,7 @@
 /** `people approve|reject|grant|revoke|make-admin|unmake-admin`: a person's access, through core/people. */
 import { appHostList } from "../../config/config";
 import { findPersonByIdOrEmail } from "../../core/people/operator";
-import { changePerson, type PersonChange } from "../../core/people/people-admin";
+import { changePerson, type PersonChange } from "../../core/people/change-person";
 import type { Person } from "../../core/model/person";
 import type { Command } from "../cli";
 import type { Context } from "../context";

@@ -1,0 +1,110 @@
+/**
+ * The oidc group: the OpenID Connect provider's endpoints for relying parties (discovery, the
+ * keys, token, revocation, introspection, userinfo), which speak OAuth JSON; and, mounted beside
+ * them, those a person's browser is sent to (browser.ts: authorise, logout).
+ */
+import { Router, type Request, type Response } from "express";
+import { ensure } from "../../core/errors";
+import { discovery } from "../../core/oidc/discovery";
+import { tokenExchange } from "../../core/oidc/grant-types";
+import { authenticateClient } from "../../core/oidc/clients";
+import { revokeToken } from "../../core/oidc/refresh";
+import { userinfo } from "../../core/oidc/userinfo";
+import { introspect } from "../../core/oidc/introspection";
+import type { Deps } from "../../core/deps";
+import { basicCredentials } from "../../http/basic";
+import { isForm, readForm } from "../../http/body";
+import { bearerToken } from "../../http/gate";
+import { callerOf } from "../../http/caller";
+import { oauthErrors } from "../../http/presenters";
+import { browserRoutes } from "./browser";
+
+/** The provider's endpoints speak OAuth JSON; the browser's, pages, refuse with HTML (browser.ts). */
+export const presenter = oauthErrors;
+
+export function routes(deps: Deps): Router {
+  const router = Router();
+  const issuer = deps.config.serviceUrl;
+  const exchange = tokenExchange(deps);
+  router.use(browserRoutes(deps));
+
+  // Public, and the same for everyone: relying parties may cache them.
+  router.get("/.well-known/openid-configuration", function openidConfiguration(_req: Request, res: Response) {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.json(discovery(issuer));
+  });
+  router.get("/auth/oidc/jwks", function jwks(_req: Request, res: Response) {
+    // A key added to the ring reaches relying parties within five minutes (most also refetch on an unknown kid).
+    res.setHeader("Cache-Control", "public, max-age=300");
+    res.json(deps.tokens.publicJwks());
+  });
+
+  /** The client a token or revocation request authenticates as: one method per request (RFC 6749 §2.3). */
+  async function clientOf(req: Request, form: Record<string, string>) {
+    const basic = basicCredentials(req, "oauth_invalid_client");
+    // A client_id beside Basic must agree.
+    if (basic)
+      ensure(
+        form.client_secret === undefined && (form.client_id === undefined || form.client_id === basic.id),
+        "oauth_invalid_request",
+        "use one client authentication method",
+      );
+    const clientId = basic?.id ?? form.client_id;
+    const secret = basic?.secret ?? form.client_secret;
+    ensure(clientId && secret, "oauth_invalid_client");
+    const caller = callerOf(req, deps.config.clientAddressHops).client;
+    return authenticateClient(deps, clientId, secret, caller);
+  }
+
+  // The grant types, and what each asks of the form, are core's (core/oidc/grant-types).
+  router.post("/auth/oidc/token", async function token(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
+    const tokens = await exchange(client, form);
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(tokens);
+  });
+
+  // Token revocation (RFC 7009): the client authenticates as at the token endpoint. A token that
+  // is unknown or already ended is answered 200 as one just revoked (§2.2); the hint is not needed.
+  router.post("/auth/oidc/revoke", async function revoke(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
+    ensure(form.token, "oauth_invalid_request", "token is required");
+    await revokeToken(deps, client, form.token);
+    res.setHeader("Cache-Control", "no-store");
+    res.status(200).end();
+  });
+
+  // Token introspection (RFC 7662): the client authenticates as at the token endpoint, and learns
+  // of its own tokens alone; any other answers `{ "active": false }` (core/oidc/introspection).
+  router.post("/auth/oidc/introspect", async function introspection(req: Request, res: Response) {
+    const form = await readForm(req);
+    const client = await clientOf(req, form);
+    ensure(form.token, "oauth_invalid_request", "token is required");
+    const answer = await introspect(deps, client, form.token);
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("Pragma", "no-cache");
+    res.json(answer);
+  });
+
+  // The access token in the Authorization header, or in a POSTed form's `access_token`
+  // (RFC 6750 §2.1, §2.2); never both, and never in the query (§2.3 is not offered).
+  async function userinfoEndpoint(req: Request, res: Response) {
+    const header = bearerToken(req);
+    const form = req.method === "POST" && isForm(req) ? await readForm(req) : {};
+    ensure(
+      header === null || form.access_token === undefined,
+      "oauth_invalid_request",
+      "send the access token one way only",
+    );
+    const presented = header ?? form.access_token ?? null;
+    ensure(presented, "oauth_invalid_token", "An access token is required");
+    res.json(await userinfo(deps, presented));
+  }
+  router.get("/auth/oidc/userinfo", userinfoEndpoint);
+  router.post("/auth/oidc/userinfo", userinfoEndpoint);
+
+  return router;
+}
