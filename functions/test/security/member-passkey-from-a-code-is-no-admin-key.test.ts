@@ -7,16 +7,22 @@
  * of it may sign in as one: docs/security.md, "no email code, relayed by a look-alike page or
  * not, becomes their power". The promotion removes the passkeys and recovery codes the member
  * held, ends the sessions they opened, and says so in the enrolment's mail; the member's own
- * code then adds their first administrator's passkey, in the enrolment's days.
+ * code then adds their first administrator's passkey, in the enrolment's days. So does the
+ * operator's bootstrap-admin of a member.
  */
 import request from "supertest";
 import * as peopleGroup from "../../src/routes/people/people";
 import * as sessions from "../../src/routes/sessions/sessions";
 import { changePerson } from "../../src/core/people/change-person";
+import { bootstrapAdmin } from "../../src/core/people/operator";
+import { transactionRunner } from "../../src/store/db";
+import * as passkeys from "../../src/store/passkeys";
+import { personHistory } from "../../src/core/people/history";
 import { SoftwareAuthenticator } from "../support/authenticator";
-import { signInWithCustomToken } from "../support/auth";
-import { appFor, testConfig, testDeps } from "../support/deps";
-import { cookieFrom, sessionCookieFor } from "../support/people";
+import { signedUp, signInWithCustomToken } from "../support/auth";
+import { appFor, testConfig, testDeps, unique } from "../support/deps";
+import { freshProject } from "../support/operator-cli";
+import { cookieFrom, personFor, sessionCookieFor } from "../support/people";
 import { newBrowser, passkeyWorld } from "../support/passkeys";
 import { allTasksIdle } from "../support/task-queue";
 
@@ -105,5 +111,67 @@ describe("a passkey an email code added to a member", () => {
     expect((await keys.register({ session: code2, binding: null }, own)).status).toBe(201);
     const ownSignIn = await keys.signIn(newBrowser(), own);
     expect((await listPeople(await sessionFrom(ownSignIn.body.customToken))).status).toBe(200);
+  });
+
+  it("nor when the operator makes that member the first administrator", async () => {
+    // A deployment with no administrator yet, its own database: bootstrap-admin refuses otherwise.
+    const { db } = freshProject();
+    const deployment = () =>
+      testDeps({ store: db, transaction: transactionRunner(db), config: testConfig({ passkeyRoles: ["admin"] }) });
+    const boot = deployment();
+    const bootKeys = passkeyWorld(boot);
+    const member = await bootKeys.person({ projects: ["status"] });
+    const attackers = new SoftwareAuthenticator();
+    expect((await bootKeys.register(member.browser, attackers)).status).toBe(201);
+    const signedIn = await bootKeys.signIn(newBrowser(), attackers);
+    const idToken = await signInWithCustomToken(signedIn.body.customToken);
+    const verified = await request(appFor(sessions, boot)).post("/auth/verify").send({ idToken, project: "account" });
+    const keptSession = cookieFrom(verified.headers["set-cookie"]) as string;
+
+    // The operator's command runs apart from the functions: an instance that has not seen the
+    // person in the last seconds reads them afresh.
+    await bootstrapAdmin(deployment(), member.account.email, "", OPERATOR);
+
+    const listed = await request(appFor(peopleGroup, deployment())).get("/auth/people").set("Cookie", keptSession);
+    expect(listed.status).toBe(401);
+    expect((await bootKeys.signIn(newBrowser(), attackers)).status).toBe(401);
+    expect((await db.collection("passkeys").where("personId", "==", member.person.id).get()).size).toBe(0);
+  });
+
+  it("goes once when the same change takes away the address it came through", async () => {
+    const account = await signedUp();
+    const work = `${unique("work")}@example.test`;
+    const member = await personFor(account, { projects: ["status"], emails: [account.email, work] }, deps.store);
+    const planted = (name: string, address: string | null) =>
+      deps.transaction(async (tx) =>
+        passkeys.create(deps.store, tx, {
+          id: unique("pk"),
+          personId: member.id,
+          uid: account.uid,
+          credentialId: unique("cred"),
+          publicKey: "pk",
+          counter: 0,
+          transports: [],
+          aaguid: "",
+          backupEligible: false,
+          backedUp: false,
+          name,
+          address,
+          createdAt: deps.clock.now(),
+          lastUsedAt: null,
+          suspectAt: null,
+        }),
+      );
+    await planted("Through work", work);
+    await planted("Own", null);
+
+    const change = { role: "admin" as const, projects: ["*"], emails: [account.email] };
+    await changePerson(deps, member.id, change, { operator: OPERATOR });
+
+    expect(await passkeys.listByPerson(deps.store, member.id)).toEqual([]);
+    const removals = (await personHistory(deps, member.id, 20, null)).entries.filter(
+      (e) => e.event === "passkeys-removed",
+    );
+    expect(removals.flatMap((e) => e.changes.passkeys?.from ?? []).sort()).toEqual(["Own", "Through work"]);
   });
 });
