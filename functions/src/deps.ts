@@ -49,6 +49,8 @@ const noSessionKeys: SessionTokens = {
   verify: () => Promise.reject(missing()),
   signIdToken: () => Promise.reject(missing()),
   signLogoutToken: () => Promise.reject(missing()),
+  signAccessToken: () => Promise.reject(missing()),
+  readAccessToken: () => null,
   publicJwks: () => {
     throw missing();
   },

@@ -43,7 +43,11 @@ export const PATHS = {
   // before `people`'s /auth/account/**, as Hosting takes the first rewrite that matches.
   otp: [{ path: "/auth/otp/**" }, { path: "/auth/account/addresses" }, { path: "/auth/account/addresses/**" }],
   bridge: [{ path: "/auth/bridge" }, { path: "/auth/bridge/**" }],
-  oidc: [{ path: "/auth/oidc/**" }, { path: "/.well-known/openid-configuration" }],
+  oidc: [
+    { path: "/auth/oidc/**" },
+    { path: "/.well-known/openid-configuration" },
+    { path: "/.well-known/oauth-authorization-server" },
+  ],
   people: [
     { path: "/auth/people" },
     { path: "/auth/people/**" },

@@ -182,6 +182,11 @@ export const errorTable = {
     message: "code_challenge with code_challenge_method S256 is required",
     oauth: "invalid_request",
   },
+  oauth_invalid_target: {
+    status: 400,
+    message: "resource names no resource registered with this provider, or not the one granted",
+    oauth: "invalid_target",
+  },
   oauth_invalid_scope: {
     status: 400,
     message: "scope holds a value that is not a scope token",
@@ -311,6 +316,14 @@ export const errorTable = {
   },
   client_not_found: { status: 404, message: "No such OpenID Connect client" },
   client_grant_type_unknown: { status: 400, message: "The token endpoint takes no such grant type" },
+  resource_url_invalid: {
+    status: 400,
+    message: "A resource is an absolute https URL (http on a loopback host) with no query, fragment or credentials",
+  },
+  resource_name_invalid: { status: 400, message: "A resource's name is 1 to 100 characters" },
+  resource_scope_invalid: { status: 400, message: "Invalid scope for a resource" },
+  resource_exists: { status: 409, message: "That resource is already registered" },
+  resource_not_found: { status: 404, message: "No such resource" },
   hook_invalid: { status: 400, message: "Invalid subscription" },
   hook_exists: { status: 409, message: "That app already has a subscription (rotate its secret, or remove it first)" },
   hook_not_found: { status: 404, message: "No such subscription" },

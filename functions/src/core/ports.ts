@@ -204,6 +204,23 @@ export interface SessionTokens {
   signLogoutToken(
     claims: { iss: string; aud: string; iat: number; exp: number; jti: string } & Record<string, unknown>,
   ): Promise<string>;
+  /**
+   * An access token for one resource (RFC 9068), signed by the same ring under `typ: at+jwt`, so
+   * it passes for no ID, logout or session token, nor they for it.
+   */
+  signAccessToken(
+    claims: {
+      iss: string;
+      sub: string;
+      aud: string;
+      iat: number;
+      exp: number;
+      jti: string;
+      client_id: string;
+    } & Record<string, unknown>,
+  ): Promise<string>;
+  /** The `jti`, audience and issuer of a live access token this ring signed; null for anything else. */
+  readAccessToken(token: string, now: Date): { jti: string; aud: string; iss: string } | null;
   /** The ring's public keys as a JWK Set: what relying parties verify ID tokens with. */
   publicJwks(): { keys: Array<Record<string, unknown>> };
 }

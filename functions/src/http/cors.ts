@@ -12,7 +12,12 @@ const PROVIDER_POSTS = /^\/auth\/bridge\/[^/]+\/callback$/;
 
 /** Paths any origin may call, without credentials: the OIDC provider and its discovery document. */
 export function isOpenPath(path: string): boolean {
-  return path.startsWith("/auth/oidc/") || path === "/auth/oidc" || path === "/.well-known/openid-configuration";
+  return (
+    path.startsWith("/auth/oidc/") ||
+    path === "/auth/oidc" ||
+    path === "/.well-known/openid-configuration" ||
+    path === "/.well-known/oauth-authorization-server"
+  );
 }
 
 /**

@@ -6,6 +6,7 @@ import { AppError } from "../core/errors";
 import { rowFor } from "../core/errors";
 import { errorText } from "../logger";
 import { apiKeyCommands } from "./commands/api-keys";
+import { resourceCommands } from "./commands/resources";
 import { clientCommands } from "./commands/clients";
 import { doctorCommand } from "./commands/doctor";
 import { keyCommands } from "./commands/keys";
@@ -31,6 +32,7 @@ export const COMMANDS: Command[] = [
   ...sessionCommands,
   ...passkeyRuleCommands,
   ...clientCommands,
+  ...resourceCommands,
   ...apiKeyCommands,
   ...hookCommands,
   ...keyCommands,

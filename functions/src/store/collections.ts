@@ -14,6 +14,8 @@ export const COLLECTIONS = {
   personKeys: null,
   apiKeys: null,
   oidcClients: null,
+  // The family's resources, for tokens meant for one of them: kept until the operator removes one.
+  oidcResources: null,
   // The apps' subscriptions to events (core/events): kept until the operator removes one.
   hooks: null,
   // An address let in before it asked: until it is taken up or revoked, or a while past its expiry.

@@ -29,7 +29,8 @@ export interface OidcCode {
   /** The identity host's session it was issued from; null on codes stored without it. */
   sessionKey: string | null;
   /** The grant (refresh tokens) it began, if it asked for one: ended too if the code comes again. */
-  grantId: string | null;
+  grantId: string | null; /** The resource (RFC 8707) its access token is for; null: the provider's own (userinfo). */
+  resource: string | null;
 }
 
 export function save(db: Firestore, code: OidcCode): Promise<unknown> {
@@ -84,6 +85,7 @@ function fromStored(hash: string, d: DocumentData): OidcCode {
     accessTokenHash: optionalString(d.accessTokenHash),
     grantId: optionalString(d.grantId),
     sessionKey: optionalString(d.sessionKey),
+    resource: optionalString(d.resource),
   };
 }
 

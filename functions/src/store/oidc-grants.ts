@@ -96,6 +96,7 @@ function grantFrom(id: string, d: DocumentData): OidcGrant {
     uid: String(d.uid),
     personId: String(d.personId),
     scopes: stringList(d.scopes),
+    resource: typeof d.resource === "string" ? d.resource : null,
     authTime: optionalDate(d.authTime),
     amr: stringList(d.amr),
     acr: optionalString(d.acr),

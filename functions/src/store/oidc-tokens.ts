@@ -2,7 +2,7 @@ import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { read, stringList, toDate, type Firestore, type Transaction } from "./db";
 
-/** `oidcAccessTokens/{sha256(token)}`: access tokens for userinfo; the token is never stored. */
+/** `oidcAccessTokens/{sha256(token)}` (a JWT's: of its `jti`): access tokens; the token is never stored. */
 const OIDC_ACCESS_TOKENS: Collection = "oidcAccessTokens";
 
 export interface AccessToken {
@@ -11,6 +11,12 @@ export interface AccessToken {
   uid: string;
   personId: string;
   scopes: string[];
+  /**
+   * The resource (RFC 8707) it is for: then the client holds it as a JWT naming this record's id
+   * as its `jti`, and the record answers for that JWT alone (core/oidc/access-tokens). Null: an
+   * opaque token of the provider's own.
+   */
+  resource: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -38,6 +44,7 @@ function fromStored(hash: string, d: DocumentData): AccessToken {
     uid: String(d.uid),
     personId: String(d.personId),
     scopes: stringList(d.scopes),
+    resource: typeof d.resource === "string" ? d.resource : null,
     createdAt: toDate(d.createdAt),
     expiresAt: toDate(d.expiresAt),
   };

@@ -4,7 +4,7 @@ import { createLocalJWKSet, jwtVerify } from "jose";
 import request from "supertest";
 import { HOUR, SECOND } from "../../src/clock";
 import { AUTHORIZATION_CODE_LIFETIME_MS } from "../../src/core/oidc/authorize";
-import { ACCESS_TOKEN_LIFETIME_MS } from "../../src/core/oidc/token";
+import { ACCESS_TOKEN_LIFETIME_MS } from "../../src/core/oidc/access-tokens";
 import { disableClient, registerClient, rotateSecret } from "../../src/core/oidc/clients";
 import { PERSON_CACHE_TTL_MS } from "../../src/core/people/person-cache";
 import { sha256 } from "../../src/core/secrets";

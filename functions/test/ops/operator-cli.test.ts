@@ -15,7 +15,7 @@ import { parsePepper } from "../../src/core/pepper";
 import { sha256 } from "../../src/core/secrets";
 import { invitationId } from "../../src/store/invitations";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "../support/deps";
-import { operator, operatorJson as json, freshProject } from "../support/operator-cli";
+import { operator, operatorJson as json, freshProject, STACK_TRACE } from "../support/operator-cli";
 import { newBrowser, passkeyWorld } from "../support/passkeys";
 import { accountWithPerson } from "../support/people";
 import { allMail } from "../support/inbox";
@@ -519,6 +519,35 @@ describe("npm run operator", () => {
         prefix,
       ]);
       expect(after.find((k) => k.label === label)?.revokedAt).toEqual(expect.any(String));
+    });
+  });
+
+  describe("resources", () => {
+    it("registers a resource with its scopes, lists it, refuses a bad URL plainly, and removes it", async () => {
+      const url = `https://notes.example.test/${unique("cli")}`;
+      const added = await json<{ url: string; scopes: string[] }>([
+        "resources",
+        "add",
+        url,
+        "--name",
+        "Notes",
+        "--scope",
+        "notes:read",
+        "--scope",
+        "notes:write",
+      ]);
+      expect(added).toMatchObject({ url, scopes: ["notes:read", "notes:write"] });
+      expect(await json<Array<{ url: string }>>(["resources", "list"])).toContainEqual(
+        expect.objectContaining({ url }),
+      );
+      const refused = await operator(["resources", "add", "http://notes.example.test/x", "--name", "Notes"]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("absolute https URL");
+      expect(refused.stderr).not.toMatch(STACK_TRACE);
+      expect((await json<{ url: string }>(["resources", "remove", url, "--yes"])).url).toBe(url);
+      expect(await json<Array<{ url: string }>>(["resources", "list"])).not.toContainEqual(
+        expect.objectContaining({ url }),
+      );
     });
   });
 

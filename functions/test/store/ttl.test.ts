@@ -238,6 +238,7 @@ describe("data expiry", () => {
           accessTokenHash: null,
           grantId: null,
           sessionKey: null,
+          resource: null,
         });
         await oidcCodes.save(db, code(fresh));
         await oidcCodes.save(db, code(redeemed));
@@ -269,6 +270,7 @@ describe("data expiry", () => {
             uid: "u",
             personId: "p",
             scopes: ["openid"],
+            resource: null,
             createdAt: at,
             expiresAt: later(3_600_000),
           });
@@ -331,6 +333,7 @@ describe("data expiry", () => {
           uid: "u",
           personId: "p",
           scopes: ["openid", "offline_access"],
+          resource: null,
           authTime: at,
           amr: [],
           acr: null,

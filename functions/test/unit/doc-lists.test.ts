@@ -96,7 +96,7 @@ const PAGES: Array<{ group: GroupName; page: string; paths: RegExp }> = [
   {
     group: "oidc",
     page: "[OpenID Connect provider](oidc.md)",
-    paths: /^\/(\.well-known\/openid-configuration|auth\/oidc\/)/,
+    paths: /^\/(\.well-known\/(openid-configuration|oauth-authorization-server)|auth\/oidc\/)/,
   },
   { group: "claims", page: "[Claims callback of the identity provider](claims.md)", paths: /^\/auth\/idp\// },
   { group: "people", page: "[People administration](people.md)", paths: /^\/auth\/people\b/ },

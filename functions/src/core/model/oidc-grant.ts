@@ -27,6 +27,8 @@ export interface OidcGrant {
   personId: string;
   /** The scopes granted, `offline_access` among them. */
   scopes: string[];
+  /** The resource (RFC 8707) its access tokens are for; null: the provider's own. */
+  resource: string | null;
   /** The sign-in it began with, which its refreshed ID tokens tell of (`auth_time`, `amr`, `acr`). */
   authTime: Date | null;
   amr: string[];

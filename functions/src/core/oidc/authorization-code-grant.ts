@@ -2,8 +2,8 @@
  * The token endpoint's authorization_code grant (RFC 6749 §4.1.3): every client's, for signing a
  * person in is what a client is for. The code, the redirect URI it was issued for and its PKCE
  * verifier (RFC 7636 §4.5) are required; a client the operator registered with PKCE optional may
- * leave the verifier out, and one that is sent is checked whatever the policy. Redeemed by
- * core/oidc/token.
+ * leave the verifier out, and one that is sent is checked whatever the policy. `resource`, when
+ * sent, must be the sign-in's (core/oidc/resources). Redeemed by core/oidc/token.
  */
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
@@ -31,7 +31,8 @@ export const authorizationCodeGrant = {
         "oauth_invalid_request",
         "code_verifier must be 43 to 128 unreserved characters",
       );
-      return redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null });
+      // `resource` (RFC 8707 §2.2), when sent, must be the one the sign-in asked for.
+      return redeem({ client, code, redirectUri, codeVerifier: codeVerifier ?? null, resource: form.resource ?? null });
     };
   },
 };

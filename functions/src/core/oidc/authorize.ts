@@ -8,6 +8,8 @@ import { meetsAcr, requestedAcr } from "./acr";
 import { findClient } from "./clients";
 import { OFFLINE_ACCESS, SCOPES } from "./scopes";
 import type { OidcClient } from "../model/oidc-client";
+import type { Resource } from "../model/resource";
+import { SCOPE_TOKEN } from "./resources";
 
 /** The code travels once through the browser and is redeemed by the client's server at once. */
 export const AUTHORIZATION_CODE_LIFETIME_MS = 1 * MINUTE;
@@ -48,6 +50,8 @@ export interface AuthorizeRequest {
   maxAgeSeconds: number | null;
   /** The authentication context class the sign-in must meet (core/oidc/acr); null when none is asked. */
   acr: string | null;
+  /** The resource (RFC 8707) the access token is for, registered (core/oidc/resources); null: the provider's own. */
+  resource: string | null;
 }
 
 /**
@@ -95,14 +99,17 @@ export async function authorizeTarget(
   return { client, redirectUri };
 }
 
-/** A scope token (RFC 6749 §3.3): printable ASCII but space, the double quote and the backslash. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
 /**
  * The rest of the request, for a known client at a registered redirect URI: a refusal from
- * here on is the client's to hear at that URI (RFC 6749 §4.1.2.1).
+ * here on is the client's to hear at that URI (RFC 6749 §4.1.2.1). `resource` is the registered
+ * resource the request named (the caller has refused one that names none): the scopes it defines
+ * are granted beside the provider's own, and any other scope is passed over.
  */
-export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParams): AuthorizeRequest {
+export function checkAuthorizeRequest(
+  target: AuthorizeTarget,
+  p: AuthorizeParams,
+  resource: Resource | null = null,
+): AuthorizeRequest {
   const { client, redirectUri } = target;
   ensure(p.request === undefined, "oauth_request_not_supported");
   ensure(p.requestUri === undefined, "oauth_request_uri_not_supported");
@@ -131,7 +138,9 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
     client,
     redirectUri,
     scopes: scopes.filter(
-      (s) => (SCOPES as readonly string[]).includes(s) && (s !== OFFLINE_ACCESS || client.refreshTokens),
+      (s) =>
+        ((SCOPES as readonly string[]).includes(s) && (s !== OFFLINE_ACCESS || client.refreshTokens)) ||
+        (resource?.scopes.includes(s) ?? false),
     ),
     state: p.state ?? null,
     nonce: p.nonce ?? null,
@@ -139,6 +148,7 @@ export function checkAuthorizeRequest(target: AuthorizeTarget, p: AuthorizeParam
     prompt: parsePrompt(p.prompt),
     maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
     acr: requestedAcr(p.acrValues),
+    resource: resource?.url ?? null,
   };
 }
 
@@ -206,6 +216,7 @@ export async function issueAuthorizationCode(
     accessTokenHash: null,
     grantId: null,
     sessionKey: principal.sessionKey,
+    resource: request.resource,
   });
   return code;
 }

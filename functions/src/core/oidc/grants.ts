@@ -48,6 +48,7 @@ export function beginGrant(
     uid: code.uid,
     personId: code.personId,
     scopes: code.scopes,
+    resource: code.resource,
     authTime: code.authTime,
     amr: code.amr,
     acr: code.acr,

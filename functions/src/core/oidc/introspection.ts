@@ -20,10 +20,10 @@ import type { Deps } from "../deps";
 import type { OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
 import { mayStillUse } from "../people/access";
-import { sha256 } from "../secrets";
+import { presented } from "./access-tokens";
 import { grantOf } from "./refresh";
 
-type LiveDeps = Pick<Deps, "store" | "clock">;
+type LiveDeps = Pick<Deps, "store" | "clock" | "tokens" | "config">;
 
 /** Whether `person` may still use what `client` was given for the account `uid`. */
 async function stillTheirs(
@@ -40,13 +40,20 @@ async function stillTheirs(
   return { person, client };
 }
 
-/** The access token presented, with its person and client, while it is good; null otherwise. */
+/**
+ * The access token presented, with its person and client, while it is good; null otherwise. A
+ * JWT for a resource is found by its `jti` and must be for the resource its record names; an
+ * opaque token must be one of the provider's own (core/oidc/access-tokens).
+ */
 export async function liveAccessToken(
   deps: LiveDeps,
   accessToken: string,
 ): Promise<{ token: AccessToken; person: Person; client: OidcClient } | null> {
-  const token = await accessTokens.findByHash(deps.store, sha256(accessToken));
-  if (token === null || deps.clock.now().getTime() >= token.expiresAt.getTime()) return null;
+  const which = presented(deps, accessToken);
+  if (which === null) return null;
+  const token = await accessTokens.findByHash(deps.store, which.hash);
+  if (token === null || token.resource !== which.resource) return null;
+  if (deps.clock.now().getTime() >= token.expiresAt.getTime()) return null;
   const theirs = await stillTheirs(deps, token.personId, token.clientId, token.uid);
   return theirs === null ? null : { token, ...theirs };
 }
@@ -58,7 +65,14 @@ const INACTIVE = { active: false } as const;
 function active(
   deps: Pick<Deps, "config">,
   client: OidcClient,
-  token: { type: "Bearer" | "refresh_token"; scopes: string[]; personId: string; issuedAt: Date; expiresAt: Date },
+  token: {
+    type: "Bearer" | "refresh_token";
+    scopes: string[];
+    personId: string;
+    resource: string | null;
+    issuedAt: Date;
+    expiresAt: Date;
+  },
 ): Record<string, unknown> {
   return {
     active: true,
@@ -66,7 +80,8 @@ function active(
     scope: token.scopes.join(" "),
     client_id: client.clientId,
     sub: token.personId,
-    aud: client.clientId,
+    // A token for a resource is that resource's to take; the provider's own, the client's.
+    aud: token.resource ?? client.clientId,
     iss: deps.config.serviceUrl,
     iat: seconds(token.issuedAt),
     exp: seconds(token.expiresAt),
@@ -81,9 +96,9 @@ export async function introspect(
 ): Promise<Record<string, unknown>> {
   const access = await liveAccessToken(deps, token);
   if (access !== null) {
-    const { clientId, scopes, personId, createdAt, expiresAt } = access.token;
+    const { clientId, scopes, personId, resource, createdAt, expiresAt } = access.token;
     if (clientId !== client.clientId) return INACTIVE;
-    return active(deps, client, { type: "Bearer", scopes, personId, issuedAt: createdAt, expiresAt });
+    return active(deps, client, { type: "Bearer", scopes, personId, resource, issuedAt: createdAt, expiresAt });
   }
   const found = await grantOf(deps, null, token);
   const grant = found?.grant ?? null;
@@ -92,6 +107,13 @@ export async function introspect(
   if (found.tokenId !== grant.tokenId || grant.endedAt !== null || now.getTime() >= grant.expiresAt.getTime())
     return INACTIVE;
   if ((await stillTheirs(deps, grant.personId, grant.clientId, grant.uid)) === null) return INACTIVE;
-  const { scopes, personId, expiresAt } = grant;
-  return active(deps, client, { type: "refresh_token", scopes, personId, issuedAt: found.issuedAt, expiresAt });
+  const { scopes, personId, resource, expiresAt } = grant;
+  return active(deps, client, {
+    type: "refresh_token",
+    scopes,
+    personId,
+    resource,
+    issuedAt: found.issuedAt,
+    expiresAt,
+  });
 }

@@ -15,7 +15,8 @@ export const refreshTokenGrant = {
   exchanger(deps: Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">) {
     return async (client: OidcClient, form: Record<string, string>): Promise<TokenResponse> => {
       ensure(form.refresh_token, "oauth_invalid_request", "refresh_token is required");
-      return refreshGrant(deps, { client, refreshToken: form.refresh_token, scope: form.scope ?? null });
+      const { refresh_token: refreshToken, scope, resource } = form;
+      return refreshGrant(deps, { client, refreshToken, scope: scope ?? null, resource: resource ?? null });
     };
   },
 };

@@ -28,7 +28,9 @@ import type { OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
 import { pepperRing, refreshTokenIds } from "../pepper";
 import { sha256 } from "../secrets";
-import { ACCESS_TOKEN_LIFETIME_MS, signIdToken, tokenResponse, type TokenResponse } from "./token";
+import { signIdToken, tokenResponse, type TokenResponse } from "./token";
+import { accessTokenLifetimeMs, handedOut, presented } from "./access-tokens";
+import { findResource } from "./resources";
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
 export async function grantOf(
@@ -51,7 +53,7 @@ export async function grantOf(
 }
 
 type Outcome =
-  | { kind: "issued"; grant: OidcGrant; person: Person; scopes: string[]; now: Date }
+  | { kind: "issued"; grant: OidcGrant; person: Person; scopes: string[]; now: Date; accessToken: Promise<string> }
   | { kind: "refused"; error: AppError };
 
 const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_invalid_refresh_token") });
@@ -60,14 +62,16 @@ const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_in
  * One refresh: in a transaction, the token presented is checked against its grant and traded for
  * the next one and a new access token; a refusal that ends the grant is committed before it is
  * answered. `scope`, when sent, narrows what the new access token may read (RFC 6749 §6).
+ * `resource`, when sent, must be the grant's (RFC 8707 §2.2); a grant for a resource the operator
+ * has since removed refreshes no more.
  */
 export async function refreshGrant(
   deps: Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">,
-  input: { client: OidcClient; refreshToken: string; scope: string | null },
+  input: { client: OidcClient; refreshToken: string; scope: string | null; resource: string | null },
 ): Promise<TokenResponse> {
   const next = newToken(deps);
-  const accessToken = deps.random.token(32);
-  const accessTokenHash = sha256(accessToken);
+  const jti = deps.random.token(32);
+  const accessTokenHash = sha256(jti);
   const asked = input.scope === null ? null : input.scope.split(" ").filter((s) => s !== "");
   const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
     const found = await grantOf(deps, tx, input.refreshToken);
@@ -85,6 +89,10 @@ export async function refreshGrant(
     if (now.getTime() >= grant.expiresAt.getTime()) return refused();
     // No longer approved, or without the client's project, or without the account signed in with.
     if (!mayStillUse(person, input.client, grant.uid)) return end("person");
+    if (input.resource !== null && input.resource !== grant.resource)
+      return { kind: "refused", error: new AppError("oauth_invalid_target") };
+    if (grant.resource !== null && (await findResource(deps, grant.resource)) === null)
+      return { kind: "refused", error: new AppError("oauth_invalid_target", "The resource is no longer registered") };
     const scopes = asked ?? grant.scopes;
     if (!scopes.every((s) => grant.scopes.includes(s)))
       return { kind: "refused", error: new AppError("oauth_invalid_scope", "scope may only narrow what was granted") };
@@ -102,16 +110,18 @@ export async function refreshGrant(
       uid: grant.uid,
       personId: grant.personId,
       scopes,
+      resource: grant.resource,
       createdAt: now,
-      expiresAt: new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS),
+      expiresAt: new Date(now.getTime() + accessTokenLifetimeMs(grant.resource)),
     });
-    return { kind: "issued", grant, person, scopes, now };
+    const claims = grant.resource === null ? null : { ...grant, resource: grant.resource, scopes };
+    return { kind: "issued", grant, person, scopes, now, accessToken: handedOut(deps, jti, claims, now) };
   });
   if (outcome.kind === "refused") throw outcome.error;
-  const { grant, person, scopes, now } = outcome;
+  const { grant, person, scopes, now, accessToken } = outcome;
   // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
   const signing = signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
-  return tokenResponse(accessToken, signing, scopes, next.token);
+  return tokenResponse(accessToken, signing, scopes, next.token, grant.resource);
 }
 
 /**
@@ -120,7 +130,7 @@ export async function refreshGrant(
  * client is refused, and left as it is.
  */
 export async function revokeToken(
-  deps: Pick<Deps, "store" | "clock" | "pepper" | "transaction" | "random">,
+  deps: Pick<Deps, "store" | "clock" | "pepper" | "transaction" | "random" | "tokens" | "config">,
   client: OidcClient,
   token: string,
 ): Promise<void> {
@@ -132,11 +142,12 @@ export async function revokeToken(
         endGrant(deps, tx, found.grant, deps.clock.now(), "revoked");
       return true;
     }
-    const hash = sha256(token);
-    const access = await accessTokens.findByHash(deps.store, hash, tx);
-    if (access === null) return true;
+    // A JWT for a resource by its `jti`; a bare `jti` is no token of its own (core/oidc/access-tokens).
+    const which = presented(deps, token);
+    const access = which === null ? null : await accessTokens.findByHash(deps.store, which.hash, tx);
+    if (which === null || access === null || access.resource !== which.resource) return true;
     if (access.clientId !== client.clientId) return false;
-    accessTokens.revoke(deps.store, tx, hash);
+    accessTokens.revoke(deps.store, tx, which.hash);
     return true;
   });
   ensure(mine, "oauth_invalid_request", "the token was issued to another client");

@@ -12,12 +12,12 @@ import { mayStillUse } from "../people/access";
 import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
 import { recordSignIn } from "./backchannel";
+import { accessTokenLifetimeMs, handedOut } from "./access-tokens";
 import * as grants from "../../store/oidc-grants";
 import type { OidcGrant } from "../model/oidc-grant";
 import { type Person } from "../model/person";
 import type { OidcClient } from "../model/oidc-client";
 
-export const ACCESS_TOKEN_LIFETIME_MS = 1 * HOUR;
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 
 export interface TokenResponse {
@@ -42,6 +42,10 @@ interface Redemption {
   hash: string;
   redirectUri: string;
   codeVerifier: string | null;
+  /** `resource` as the token request sent it (RFC 8707 §2.2): if sent, the code's own; null: not sent. */
+  resource: string | null;
+  /** The access token's `jti`: the opaque token itself, or the one the JWT for a resource names. */
+  jti: string;
   tokenHash: string;
   /** The grant to begin if the code asked for offline_access: ready for a client registered for refresh tokens. */
   grant: NewGrant | null;
@@ -49,7 +53,13 @@ interface Redemption {
 
 /** An issued decision carries its ID token being signed, to be handed out only once the commit lands. */
 type Decision =
-  | { kind: "issued"; stored: codes.OidcCode; idToken: Promise<string>; refreshToken: string | null }
+  | {
+      kind: "issued";
+      stored: codes.OidcCode;
+      accessToken: Promise<string>;
+      idToken: Promise<string>;
+      refreshToken: string | null;
+    }
   | { kind: "replayed" }
   | { kind: "refused"; error: AppError };
 
@@ -81,6 +91,8 @@ function decide(
       : r.codeVerifier !== null && pkceMatches(r.codeVerifier, stored.codeChallenge),
     "oauth_invalid_grant",
   );
+  // A token for another resource than the sign-in asked for is not this code's to give.
+  ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
   // Only a presentation that proves possession (the verifier) counts as a reuse: a code seen
   // without it cannot be used to revoke what its rightful redemption was given.
   if (stored.usedAt !== null) {
@@ -97,13 +109,14 @@ function decide(
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }
-  const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_LIFETIME_MS);
+  const expiresAt = new Date(now.getTime() + accessTokenLifetimeMs(stored.resource));
   accessTokens.create(deps.store, tx, {
     hash: r.tokenHash,
     clientId: stored.clientId,
     uid: stored.uid,
     personId: stored.personId,
     scopes: stored.scopes,
+    resource: stored.resource,
     createdAt: now,
     expiresAt,
   });
@@ -112,9 +125,11 @@ function decide(
   const grant = r.grant !== null && stored.scopes.includes(OFFLINE_ACCESS) ? r.grant : null;
   if (grant !== null) beginGrant(deps, tx, grant, stored, r.tokenHash, sid, now);
   codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt }, grant?.id ?? null);
+  const forResource = stored.resource === null ? null : { ...stored, resource: stored.resource };
   return {
     kind: "issued",
     stored,
+    accessToken: handedOut(deps, r.jti, forResource, now),
     idToken: signIdToken(deps, { ...stored, sid }, person, now),
     refreshToken: grant?.token ?? null,
   };
@@ -198,6 +213,7 @@ export type Redeemer = (input: {
   code: string;
   redirectUri: string;
   codeVerifier: string | null;
+  resource: string | null;
 }) => Promise<TokenResponse>;
 
 /**
@@ -226,44 +242,50 @@ export function authorizationCodeRedeemer(
     },
   );
   return async (input) => {
-    const accessToken = deps.random.token(32);
-    const tokenHash = sha256(accessToken);
+    const jti = deps.random.token(32);
+    const tokenHash = sha256(jti);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
       project: input.client.project,
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
       codeVerifier: input.codeVerifier,
+      resource: input.resource,
+      jti,
       tokenHash,
       grant: input.client.refreshTokens ? newGrant(deps) : null,
     });
     // Thrown after the commit, so a replay's revocation is kept.
     if (decision.kind === "refused") throw decision.error;
     if (decision.kind === "replayed") throw new AppError("oauth_invalid_grant");
-    return tokenResponse(accessToken, decision.idToken, decision.stored.scopes, decision.refreshToken);
+    const { stored } = decision;
+    return tokenResponse(decision.accessToken, decision.idToken, stored.scopes, decision.refreshToken, stored.resource);
   };
 }
 
 /**
- * The token endpoint's answer, once what it answers for has committed: the ID token awaited
- * (a signature that failed is a server error, and nothing more is handed out).
+ * The token endpoint's answer, once what it answers for has committed: the access token (a JWT
+ * for a resource) and the ID token awaited (a signature that failed is a server error, and
+ * nothing more is handed out).
  */
 export async function tokenResponse(
-  accessToken: string,
+  accessTokenSigning: Promise<string>,
   signing: Promise<string>,
   scopes: string[],
   refreshToken: string | null,
+  resource: string | null,
 ): Promise<TokenResponse> {
   let idToken: string;
+  let accessToken: string;
   try {
-    idToken = await signing;
+    [accessToken, idToken] = await Promise.all([accessTokenSigning, signing]);
   } catch {
     throw new AppError("oauth_server_error");
   }
   return {
     access_token: accessToken,
     token_type: "Bearer",
-    expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+    expires_in: accessTokenLifetimeMs(resource) / 1000,
     id_token: idToken,
     scope: scopes.join(" "),
     ...(refreshToken === null ? {} : { refresh_token: refreshToken }),

@@ -163,3 +163,47 @@ describe("session tokens", () => {
     expect(() => sessionTokens(JSON.stringify([{ kty: "RSA" }]), ISSUER, AUDIENCE)).toThrow();
   });
 });
+
+describe("access tokens for a resource (RFC 9068)", () => {
+  const at = (seconds: number) => Math.floor(now.getTime() / 1000) + seconds;
+  const claims = {
+    iss: "https://service.example.test",
+    sub: "p1",
+    aud: "https://notes.example.test/mcp",
+    client_id: "agent",
+    iat: at(0),
+    exp: at(600),
+    jti: "j1",
+  };
+
+  it("signs a JWT of type at+jwt that jose verifies for its audience, and reads back its jti", async () => {
+    const token = await tokens.signAccessToken(claims);
+    // What a resource server holds: the provider's published key set.
+    const published = tokens.publicJwks().keys[0];
+    const { payload, protectedHeader } = await jwtVerify(token, await importJWK(published as never, "RS256"), {
+      audience: claims.aud,
+      typ: "at+jwt",
+      currentDate: now,
+    });
+    expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "at+jwt", kid: "k1" });
+    expect(payload).toMatchObject(claims);
+    expect(tokens.readAccessToken(token, now)).toEqual({ jti: "j1", aud: claims.aud, iss: claims.iss });
+  });
+
+  it("reads nothing expired, of another type, or signed by another key", async () => {
+    const token = await tokens.signAccessToken(claims);
+    expect(tokens.readAccessToken(token, new Date(claims.exp * 1000))).toBeNull();
+    const idToken = await tokens.signIdToken(claims);
+    expect(tokens.readAccessToken(idToken, now)).toBeNull();
+    const other = keysJson("k1").jwks[0];
+    expect(
+      tokens.readAccessToken(await signedWith({ alg: "RS256", typ: "at+jwt", kid: "k1" }, claims, other), now),
+    ).toBeNull();
+    expect(tokens.readAccessToken(await signedWith({ alg: "RS256", typ: "at+jwt", kid: "k1" }, claims), now)).toEqual(
+      expect.objectContaining({ jti: "j1" }),
+    );
+    expect(tokens.readAccessToken("not.a.jwt", now)).toBeNull();
+    // Nor can an access token pass for a session.
+    expect(await tokens.verify(token, now)).toBeNull();
+  });
+});

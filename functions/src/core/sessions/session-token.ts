@@ -76,6 +76,12 @@ export function sessionTokens(keysJson: string, issuer: string, audience: string
     signLogoutToken(claims) {
       return signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: "logout+jwt" }, claims, ring.signing.key);
     },
+    signAccessToken(claims) {
+      return signJwt({ alg: ALGORITHM, kid: ring.signing.kid, typ: ACCESS_TOKEN_TYPE }, claims, ring.signing.key);
+    },
+    readAccessToken(token, now) {
+      return verifyAccessToken(ring, token, now);
+    },
     publicJwks() {
       const keys = [...ring.verifying].map(([kid, key]) => {
         const { n, e, kty } = key.export({ format: "jwk" });
@@ -162,6 +168,36 @@ export function verifySessionToken(
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),
   };
+}
+
+/** An access token for a resource (RFC 9068 §2.1): its own `typ`, so it passes for no other kind. */
+const ACCESS_TOKEN_TYPE = "at+jwt";
+
+/**
+ * The `jti`, `aud` and `iss` of an access token this ring signed, not expired; null for anything
+ * else. Off the hot path (introspection, revocation, userinfo), so plainly done.
+ */
+function verifyAccessToken(ring: KeyRing, token: string, now: Date): { jti: string; aud: string; iss: string } | null {
+  const parts = token.split(".");
+  if (parts.length !== 3) return null;
+  const [headerSegment, payloadSegment, signatureSegment] = parts as [string, string, string];
+  let header: Record<string, unknown>;
+  let payload: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(headerSegment, "base64url").toString("utf8")) as Record<string, unknown>;
+    payload = JSON.parse(Buffer.from(payloadSegment, "base64url").toString("utf8")) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  if (header.alg !== ALGORITHM || header.typ !== ACCESS_TOKEN_TYPE || typeof header.kid !== "string") return null;
+  const key = ring.verifying.get(header.kid);
+  if (key === undefined) return null;
+  const signed = Buffer.from(`${headerSegment}.${payloadSegment}`, "latin1");
+  if (!verifySignature("sha256", signed, key, Buffer.from(signatureSegment, "base64url"))) return null;
+  const { jti, aud, iss, exp } = payload;
+  if (typeof jti !== "string" || typeof aud !== "string" || typeof iss !== "string" || typeof exp !== "number")
+    return null;
+  return now.getTime() / 1000 < exp ? { jti, aud, iss } : null;
 }
 
 /** Header segments of tokens that verified, by their exact text: one per key in practice. */

@@ -22,6 +22,7 @@ import { clearSessionCookie, readSessionCookie } from "../../http/cookies";
 import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../../http/logout-pages";
 import { confirmReconnectPage, onToAppPage } from "../../http/reconnect-pages";
 import { reconnectStep } from "../../core/oidc/disconnects";
+import { findResource } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";
 import { readForm } from "../../http/body";
 import { cookieSession, unavailableGuard } from "../../http/gate";
@@ -76,23 +77,34 @@ export function browserRoutes(deps: Deps): Router {
 
   /**
    * The request's parameters for a known client at its registered URI, each given once and
-   * checked; a refusal from here on goes back to the client: the address to send it to.
+   * checked; a refusal from here on goes back to the client: the address to send it to. A
+   * `resource` (RFC 8707) must be one the operator registered, exactly (core/oidc/resources).
    */
-  function requestOf(target: AuthorizeTarget, raw: Record<string, unknown>): AuthorizeRequest | { refusal: string } {
+  async function requestOf(
+    target: AuthorizeTarget,
+    raw: Record<string, unknown>,
+  ): Promise<AuthorizeRequest | { refusal: string }> {
     try {
-      return checkAuthorizeRequest(target, {
-        responseType: single(raw.response_type, "response_type"),
-        scope: single(raw.scope, "scope"),
-        state: single(raw.state, "state"),
-        nonce: single(raw.nonce, "nonce"),
-        codeChallenge: single(raw.code_challenge, "code_challenge"),
-        codeChallengeMethod: single(raw.code_challenge_method, "code_challenge_method"),
-        prompt: single(raw.prompt, "prompt"),
-        maxAge: single(raw.max_age, "max_age"),
-        acrValues: single(raw.acr_values, "acr_values"),
-        request: single(raw.request, "request"),
-        requestUri: single(raw.request_uri, "request_uri"),
-      });
+      const named = single(raw.resource, "resource");
+      const resource = named === undefined ? null : await findResource(deps, named);
+      ensure(named === undefined || resource !== null, "oauth_invalid_target");
+      return checkAuthorizeRequest(
+        target,
+        {
+          responseType: single(raw.response_type, "response_type"),
+          scope: single(raw.scope, "scope"),
+          state: single(raw.state, "state"),
+          nonce: single(raw.nonce, "nonce"),
+          codeChallenge: single(raw.code_challenge, "code_challenge"),
+          codeChallengeMethod: single(raw.code_challenge_method, "code_challenge_method"),
+          prompt: single(raw.prompt, "prompt"),
+          maxAge: single(raw.max_age, "max_age"),
+          acrValues: single(raw.acr_values, "acr_values"),
+          request: single(raw.request, "request"),
+          requestUri: single(raw.request_uri, "request_uri"),
+        },
+        resource,
+      );
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const state = typeof raw.state === "string" ? raw.state : null;
@@ -129,7 +141,7 @@ export function browserRoutes(deps: Deps): Router {
       single(raw.client_id, "client_id"),
       single(raw.redirect_uri, "redirect_uri"),
     );
-    const request = requestOf(target, raw);
+    const request = await requestOf(target, raw);
     if ("refusal" in request) return void res.redirect(302, request.refusal);
     const step = authorizeStep(request, await sessionOf(req, request.client), deps.clock.now());
     if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));

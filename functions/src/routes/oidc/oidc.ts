@@ -28,8 +28,13 @@ export function routes(deps: Deps): Router {
   const exchange = tokenExchange(deps);
   router.use(browserRoutes(deps));
 
-  // Public, and the same for everyone: relying parties may cache them.
+  // Public, and the same for everyone: relying parties may cache them. The OAuth 2.0 server
+  // metadata (RFC 8414), which OAuth clients such as agents look for, is the same document.
   router.get("/.well-known/openid-configuration", function openidConfiguration(_req: Request, res: Response) {
+    res.setHeader("Cache-Control", "public, max-age=3600");
+    res.json(discovery(issuer));
+  });
+  router.get("/.well-known/oauth-authorization-server", function serverMetadata(_req: Request, res: Response) {
     res.setHeader("Cache-Control", "public, max-age=3600");
     res.json(discovery(issuer));
   });

@@ -1,0 +1,14 @@
+/**
+ * A resource of the family (RFC 8707): a site or API the operator registered, by its URL, for
+ * which the OpenID Connect provider issues access tokens meant for it alone (their audience),
+ * with the scopes it defines. No I/O here; the store keeps it (store/oidc-resources).
+ */
+export interface Resource {
+  /** Its identifier, as clients send it in `resource` and as the tokens' `aud` names it. */
+  url: string;
+  /** What the person is told it is. */
+  name: string;
+  /** The scopes a token for it may carry, beside the provider's own (core/oidc/scopes). */
+  scopes: string[];
+  createdAt: Date;
+}

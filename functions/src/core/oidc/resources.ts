@@ -1,0 +1,96 @@
+/**
+ * The family's resources (RFC 8707 resource indicators): the sites and APIs the operator
+ * registered, each by its URL and the scopes it defines. A client names one as `resource` when it
+ * asks for a sign-in; the access token it is then given is a JWT (RFC 9068) whose audience is that
+ * resource alone, which the resource verifies offline with the provider's keys, and which no other
+ * resource, nor the provider's userinfo, takes (core/oidc/access-tokens).
+ *
+ * A resource's URL is an absolute https URL without a fragment or a query (RFC 8707 §2), its host
+ * a name (http is allowed for a loopback host only, for a local stack); clients must send it
+ * exactly as registered. Its scopes are scope tokens other than the provider's own.
+ */
+import type { Deps } from "../deps";
+import * as resources from "../../store/oidc-resources";
+import type { Resource } from "../model/resource";
+import { AppError, ensure } from "../errors";
+import { alreadyExists } from "../failures";
+import { sha256 } from "../secrets";
+import { SCOPES } from "./scopes";
+
+/** A scope token (RFC 6749 §3.3): printable ASCII but space, the double quote and the backslash. */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** Longest URL a resource may have: it travels in every request that names it. */
+export const RESOURCE_URL_MAX = 512;
+/** How many scopes one resource may define. */
+export const RESOURCE_SCOPES_MAX = 32;
+
+/** The document id of the resource at `url`. */
+const resourceId = (url: string): string => sha256(url);
+
+/** Whether `url` can name a resource: absolute, https (http on a loopback host), no fragment, query or credentials. */
+export function isResourceUrl(url: string): boolean {
+  if (url.length > RESOURCE_URL_MAX) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  const secure = parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname));
+  return (
+    secure &&
+    parsed.username === "" &&
+    parsed.password === "" &&
+    parsed.search === "" &&
+    parsed.hash === "" &&
+    !url.includes("#") &&
+    !url.includes("?")
+  );
+}
+
+/** Registers a resource the family serves; refused for a malformed URL or scope, or one registered already. */
+export async function registerResource(
+  deps: Pick<Deps, "store" | "clock">,
+  input: { url: string; name: string; scopes: string[] },
+): Promise<Resource> {
+  ensure(isResourceUrl(input.url), "resource_url_invalid");
+  const name = input.name.trim();
+  ensure(name.length > 0 && name.length <= 100, "resource_name_invalid");
+  const scopes = [...new Set(input.scopes)];
+  ensure(scopes.length <= RESOURCE_SCOPES_MAX, "resource_scope_invalid", `At most ${RESOURCE_SCOPES_MAX} scopes`);
+  for (const scope of scopes)
+    ensure(
+      SCOPE_TOKEN.test(scope) && scope.length <= 64 && !(SCOPES as readonly string[]).includes(scope),
+      "resource_scope_invalid",
+      `"${scope}" is not a scope token of its own (the provider's are ${SCOPES.join(", ")})`,
+    );
+  const resource: Resource = { url: input.url, name, scopes, createdAt: deps.clock.now() };
+  try {
+    await resources.create(deps.store, resourceId(input.url), resource);
+  } catch (err) {
+    if (alreadyExists(err)) throw new AppError("resource_exists");
+    throw err;
+  }
+  return resource;
+}
+
+export const listResources = (deps: Pick<Deps, "store">): Promise<Resource[]> => resources.list(deps.store);
+
+/** The registered resource at exactly `url`; null for any other string. */
+export async function findResource(deps: Pick<Deps, "store">, url: string): Promise<Resource | null> {
+  if (!isResourceUrl(url)) return null;
+  const found = await resources.find(deps.store, resourceId(url));
+  return found !== null && found.url === url ? found : null;
+}
+
+/**
+ * Removes a resource: no new token names it from then on, and a grant that names it refreshes no
+ * more; a token already issued for it lives out its short life (ACCESS_TOKEN_FOR_RESOURCE_LIFETIME_MS).
+ */
+export async function removeResource(deps: Pick<Deps, "store">, url: string): Promise<void> {
+  ensure(await findResource(deps, url), "resource_not_found");
+  await resources.remove(deps.store, resourceId(url));
+}

@@ -1,0 +1,33 @@
+import type { DocumentData } from "firebase-admin/firestore";
+import type { Collection } from "./collections";
+import { stringList, toDate, type Firestore } from "./db";
+import type { Resource } from "../core/model/resource";
+
+/**
+ * `oidcResources/{id}`: the family's resources the operator registered. A URL is no document id:
+ * core names each by a hash of its URL (core/oidc/resources `resourceId`).
+ */
+const OIDC_RESOURCES: Collection = "oidcResources";
+
+/** Stores a new resource; create() fails (gRPC ALREADY_EXISTS) if its id is taken. */
+export async function create(db: Firestore, id: string, resource: Resource): Promise<void> {
+  await db.collection(OIDC_RESOURCES).doc(id).create(resource);
+}
+
+export async function find(db: Firestore, id: string): Promise<Resource | null> {
+  const d = (await db.collection(OIDC_RESOURCES).doc(id).get()).data();
+  return d === undefined ? null : fromStored(d);
+}
+
+export async function list(db: Firestore): Promise<Resource[]> {
+  const snap = await db.collection(OIDC_RESOURCES).get();
+  return snap.docs.map((doc) => fromStored(doc.data())).sort((a, b) => a.url.localeCompare(b.url));
+}
+
+export async function remove(db: Firestore, id: string): Promise<void> {
+  await db.collection(OIDC_RESOURCES).doc(id).delete();
+}
+
+function fromStored(d: DocumentData): Resource {
+  return { url: String(d.url), name: String(d.name), scopes: stringList(d.scopes), createdAt: toDate(d.createdAt) };
+}
