@@ -1,4 +1,4 @@
-import type { DocumentData } from "firebase-admin/firestore";
+import { FieldValue, type DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { stringList, toDate, type Firestore } from "./db";
 import type { Resource } from "../core/model/resource";
@@ -28,6 +28,21 @@ export async function remove(db: Firestore, id: string): Promise<void> {
   await db.collection(OIDC_RESOURCES).doc(id).delete();
 }
 
+/** The clients that may ask for it, changed in one write (arrayUnion/arrayRemove): concurrent changes all land. */
+export async function setClient(db: Firestore, id: string, clientId: string, allowed: boolean): Promise<void> {
+  await db
+    .collection(OIDC_RESOURCES)
+    .doc(id)
+    .update({ clients: allowed ? FieldValue.arrayUnion(clientId) : FieldValue.arrayRemove(clientId) });
+}
+
 function fromStored(d: DocumentData): Resource {
-  return { url: String(d.url), name: String(d.name), scopes: stringList(d.scopes), createdAt: toDate(d.createdAt) };
+  return {
+    url: String(d.url),
+    name: String(d.name),
+    scopes: stringList(d.scopes),
+    clients: stringList(d.clients),
+    project: typeof d.project === "string" ? d.project : null,
+    createdAt: toDate(d.createdAt),
+  };
 }

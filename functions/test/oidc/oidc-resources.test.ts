@@ -3,9 +3,11 @@
  * party and a resource server built on oauth4webapi: a sign-in that names a registered resource
  * is given a JWT access token whose audience is that resource alone, which the resource verifies
  * with the provider's keys and every other resource refuses; userinfo takes none of them, nor the
- * bare `jti` inside one; an unregistered resource, or another at the token endpoint or at a
- * refresh, is `invalid_target`; a removed resource refreshes no more. Also the OAuth 2.0 server
- * metadata (RFC 8414), and the resource's registration rules.
+ * bare `jti` inside one, and introspection calls it inactive; a resource that is not registered
+ * for the client, or another at the token endpoint or at a refresh, is `invalid_target`; a
+ * resource's project gates it as a client's does; a removed or closed resource gives and
+ * refreshes nothing more. Also the OAuth 2.0 server metadata (RFC 8414), and the resource's
+ * registration rules.
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -14,10 +16,12 @@ import * as oauth from "oauth4webapi";
 import request from "supertest";
 import { decodeProtectedHeader, SignJWT } from "jose";
 import { registerClient } from "../../src/core/oidc/clients";
-import { findResource, registerResource, removeResource } from "../../src/core/oidc/resources";
+import { allowClient, findResource, registerResource, removeResource } from "../../src/core/oidc/resources";
+import * as accessTokens from "../../src/store/oidc-tokens";
+import { sha256 } from "../../src/core/secrets";
 import { ACCESS_TOKEN_FOR_RESOURCE_LIFETIME_MS } from "../../src/core/oidc/access-tokens";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, SERVICE_URL, testDeps, unique } from "../support/deps";
+import { appFor, firestore, SERVICE_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 
 const REDIRECT = "https://app.example.test/callback";
@@ -30,6 +34,8 @@ describe("tokens for one resource", () => {
   let as: oauth.AuthorizationServer;
   let local: string;
   let c: { client: oauth.Client; secret: string };
+  /** A second client, registered as well, which no resource names. */
+  let stranger: { client: oauth.Client; secret: string };
   /** Two resources of the family, each with a scope of its own; this file's own URLs. */
   const notes = `https://notes.example.test/${unique("mcp")}`;
   const calendar = `https://calendar.example.test/${unique("api")}`;
@@ -46,18 +52,23 @@ describe("tokens for one resource", () => {
       userinfo_endpoint: `${local}/auth/oidc/userinfo`,
       jwks_uri: `${local}/auth/oidc/jwks`,
     };
-    const secret = randomBytes(32).toString("base64url");
-    const clientId = unique("agent");
-    await registerClient(deps, {
-      clientId,
-      clientSecret: secret,
-      name: "Notes assistant",
-      redirectUris: [REDIRECT],
-      grantTypes: ["authorization_code", "refresh_token"],
-    });
-    c = { client: { client_id: clientId }, secret };
-    await registerResource(deps, { url: notes, name: "Notes", scopes: ["notes:read", "notes:write"] });
-    await registerResource(deps, { url: calendar, name: "Calendar", scopes: ["calendar:read"] });
+    const registered = async (name: string) => {
+      const secret = randomBytes(32).toString("base64url");
+      const clientId = unique("agent");
+      await registerClient(deps, {
+        clientId,
+        clientSecret: secret,
+        name,
+        redirectUris: [REDIRECT],
+        grantTypes: ["authorization_code", "refresh_token"],
+      });
+      return { client: { client_id: clientId }, secret };
+    };
+    c = await registered("Notes assistant");
+    stranger = await registered("Some other app");
+    const clients = [c.client.client_id];
+    await registerResource(deps, { url: notes, name: "Notes", scopes: ["notes:read", "notes:write"], clients });
+    await registerResource(deps, { url: calendar, name: "Calendar", scopes: ["calendar:read"], clients });
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -66,13 +77,21 @@ describe("tokens for one resource", () => {
 
   const auth = () => oauth.ClientSecretBasic(c.secret);
 
+  /** A resource of this file's own for one test, open to the file's client. */
+  async function ownResource(fields: { scopes?: string[]; project?: string } = {}) {
+    const url = `https://tasks.example.test/${unique("api")}`;
+    const { scopes = ["tasks:read"], project = null } = fields;
+    await registerResource(deps, { url, name: "Tasks", scopes, clients: [c.client.client_id], project });
+    return url;
+  }
+
   /** The authorise step for a signed-in person, with `extra` parameters; where it sends the browser. */
-  async function authorized(params: Record<string, string>) {
-    const { account, person } = await accountWithPerson({ name: "Ada" });
+  async function authorized(params: Record<string, string>, projects: string[] = [], client = c) {
+    const { account, person } = await accountWithPerson({ name: "Ada", projects });
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     const verifier = oauth.generateRandomCodeVerifier();
     const query = new URLSearchParams({
-      client_id: c.client.client_id,
+      client_id: client.client.client_id,
       redirect_uri: REDIRECT,
       response_type: "code",
       state: "s1",
@@ -172,8 +191,8 @@ describe("tokens for one resource", () => {
     const { jti } = await verifiedBy(notes, tokens.access_token);
     expect(await userinfoStatus(jti as string)).toBe(401);
     expect(await introspected(jti as string)).toEqual({ active: false });
-    // The client that holds it learns of it by introspection, with its audience.
-    expect(await introspected(tokens.access_token)).toMatchObject({ active: true, aud: notes });
+    // Nor is the client's own API, introspecting it, told that another site's token is good.
+    expect(await introspected(tokens.access_token)).toEqual({ active: false });
     // A sign-in that named no resource still gets the provider's own token, which userinfo takes.
     const own = await signIn(null, "openid email");
     expect(own.tokens.access_token.split(".")).toHaveLength(1);
@@ -192,10 +211,14 @@ describe("tokens for one resource", () => {
     expect(await userinfoStatus(forged)).toBe(401);
   });
 
-  it("refuses an unregistered resource, or one asked twice, at the authorise step, and issues no code", async () => {
-    const unknown = await authorized({ scope: "openid", resource: `${notes}/elsewhere` });
-    expect(unknown.location.searchParams.get("error")).toBe("invalid_target");
-    expect(unknown.location.searchParams.get("code")).toBeNull();
+  it("refuses a resource not registered, not exactly, or not for this client, and issues no code", async () => {
+    for (const resource of [`${notes}/elsewhere`, `${notes}/`, notes.toUpperCase(), ""]) {
+      const refused = await authorized({ scope: "openid", resource });
+      expect([resource, refused.location.searchParams.get("error")]).toEqual([resource, "invalid_target"]);
+      expect(refused.location.searchParams.get("code")).toBeNull();
+    }
+    const other = await authorized({ scope: "openid", resource: notes }, [], stranger);
+    expect(other.location.searchParams.get("error")).toBe("invalid_target");
     const query = new URLSearchParams({ client_id: c.client.client_id, redirect_uri: REDIRECT, response_type: "code" });
     query.append("resource", notes);
     query.append("resource", calendar);
@@ -219,17 +242,48 @@ describe("tokens for one resource", () => {
     expect((await verifiedBy(notes, tokens.access_token)).aud).toBe(notes);
   });
 
+  it("lets in only a person who holds the resource's project", async () => {
+    const url = await ownResource({ project: "tasks" });
+    const without = await authorized({ scope: "openid tasks:read", resource: url });
+    expect(without.location.searchParams.get("error")).toBe("access_denied");
+    const granted = await authorized({ scope: "openid tasks:read", resource: url }, ["tasks"]);
+    expect(granted.location.searchParams.get("code")).toEqual(expect.any(String));
+  });
+
+  it("gives nothing for a resource removed, or closed to the client, between the sign-in and the code's redemption", async () => {
+    for (const close of [
+      (url: string) => removeResource(deps, url),
+      (url: string) => allowClient(deps, url, c.client.client_id, false),
+    ]) {
+      const url = await ownResource();
+      const { location, verifier } = await authorized({ scope: "openid tasks:read", resource: url });
+      await close(url);
+      const params = oauth.validateAuthResponse(as, c.client, location, "s1");
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        c.client,
+        auth(),
+        params,
+        REDIRECT,
+        verifier,
+        insecure,
+      );
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe("invalid_target");
+    }
+  });
+
   it("gives no resource's scopes to a sign-in that named no resource", async () => {
     const { tokens } = await signIn(null, "openid notes:read");
     expect(tokens.scope).toBe("openid");
   });
 
-  it("refreshes a grant for its resource only, and a removed resource's not at all", async () => {
-    const url = `https://tasks.example.test/${unique("api")}`;
-    await registerResource(deps, { url, name: "Tasks", scopes: ["tasks:read"] });
+  it("refreshes a grant for its resource only, within its scopes, and a removed resource's not at all", async () => {
+    const url = await ownResource({ scopes: ["tasks:read", "tasks:write"] });
     const { tokens } = await signIn(url, "openid tasks:read offline_access");
     const first = tokens.refresh_token as string;
     expect(await refreshRefusal(first, { resource: notes })).toBe("invalid_target");
+    expect(await refreshRefusal(first, { scope: "openid tasks:write" })).toBe("invalid_scope");
     const response = await oauth.refreshTokenGrantRequest(as, c.client, auth(), first, insecure);
     const refreshed = await oauth.processRefreshTokenResponse(as, c.client, response);
     expect(await verifiedBy(url, refreshed.access_token)).toMatchObject({
@@ -241,16 +295,55 @@ describe("tokens for one resource", () => {
     expect(await refreshRefusal(refreshed.refresh_token as string)).toBe("invalid_target");
   });
 
-  it("revokes a token for a resource, which introspection then knows as inactive", async () => {
+  it("ends a grant whose rotated refresh token comes back, whatever resource it names", async () => {
     const { tokens } = await signIn(notes);
+    const first = tokens.refresh_token as string;
+    const response = await oauth.refreshTokenGrantRequest(as, c.client, auth(), first, insecure);
+    const next = (await oauth.processRefreshTokenResponse(as, c.client, response)).refresh_token as string;
+    expect(await refreshRefusal(first, { resource: calendar })).toBe("invalid_grant");
+    expect(await refreshRefusal(next)).toBe("invalid_grant");
+  });
+
+  it("refreshes nothing for a person who has lost the resource's project", async () => {
+    const url = await ownResource({ project: "tasks" });
+    const { location, verifier, person } = await authorized(
+      { scope: "openid tasks:read offline_access", resource: url },
+      ["tasks"],
+    );
+    const params = oauth.validateAuthResponse(as, c.client, location, "s1");
+    const granted = await oauth.processAuthorizationCodeResponse(
+      as,
+      c.client,
+      await oauth.authorizationCodeGrantRequest(as, c.client, auth(), params, REDIRECT, verifier, insecure),
+    );
+    await firestore().doc(`people/${person.id}`).update({ projects: [] });
+    deps.personCache.evict(person.id);
+    expect(await refreshRefusal(granted.refresh_token as string)).toBe("invalid_grant");
+  });
+
+  it("revokes a token for a resource by the JWT, and nothing by its bare jti or another client's hand", async () => {
+    const { tokens } = await signIn(notes);
+    const { jti } = await verifiedBy(notes, tokens.access_token);
+    const stored = () => accessTokens.findByHash(firestore(), sha256(jti as string));
+    expect((await oauth.revocationRequest(as, c.client, auth(), jti as string, insecure)).status).toBe(200);
+    expect(await stored()).not.toBeNull();
+    const elsewhere = await oauth.revocationRequest(
+      as,
+      stranger.client,
+      oauth.ClientSecretBasic(stranger.secret),
+      tokens.access_token,
+      insecure,
+    );
+    expect(elsewhere.status).toBe(400);
+    expect(await stored()).not.toBeNull();
     expect((await oauth.revocationRequest(as, c.client, auth(), tokens.access_token, insecure)).status).toBe(200);
-    expect(await introspected(tokens.access_token)).toEqual({ active: false });
+    expect(await stored()).toBeNull();
   });
 
   it("registers a resource only by an exact https URL, with scopes of its own, once", async () => {
     const url = `https://files.example.test/${unique("api")}`;
-    const refusal = (input: { url: string; scopes?: string[] }) =>
-      registerResource(deps, { name: "Files", scopes: [], ...input }).then(
+    const refusal = (input: { url: string; scopes?: string[]; clients?: string[] }) =>
+      registerResource(deps, { name: "Files", scopes: [], clients: [c.client.client_id], ...input }).then(
         () => null,
         (err: { code: string }) => err.code,
       );
@@ -260,6 +353,7 @@ describe("tokens for one resource", () => {
     expect(await refusal({ url: "files" })).toBe("resource_url_invalid");
     expect(await refusal({ url, scopes: ["openid"] })).toBe("resource_scope_invalid");
     expect(await refusal({ url, scopes: ['say"hi'] })).toBe("resource_scope_invalid");
+    expect(await refusal({ url, clients: [unique("nobody")] })).toBe("client_not_found");
     expect(await refusal({ url, scopes: ["files:read"] })).toBeNull();
     expect(await refusal({ url, scopes: ["files:read"] })).toBe("resource_exists");
     // Exactly as registered: no normalisation makes another string name it.

@@ -10,5 +10,9 @@ export interface Resource {
   name: string;
   /** The scopes a token for it may carry, beside the provider's own (core/oidc/scopes). */
   scopes: string[];
+  /** The clients that may ask for a token for it: no other is given one. */
+  clients: string[];
+  /** The project a person must hold for a token for it (as a client's project gates its sign-ins); null: none. */
+  project: string | null;
   createdAt: Date;
 }

@@ -8,8 +8,10 @@
  *   verifies offline with the provider's JWK Set. Its `jti` is 256 random bits, and its record is
  *   stored under the SHA-256 of the `jti`, so introspection and revocation know it; but the record
  *   answers only for the JWT, verified, never for a bare `jti` (one copied out of a resource's log
- *   is no bearer token), and userinfo, which is not its audience, refuses it. Offline verifiers
- *   cannot see a revocation, so it lives ACCESS_TOKEN_FOR_RESOURCE_LIFETIME_MS only.
+ *   is no bearer token). Revocation knows it; userinfo, which is not its audience, refuses it, and
+ *   introspection calls it inactive (core/oidc/introspection). Offline verifiers cannot see a
+ *   revocation, an ended grant or a person's lost access, so it lives
+ *   ACCESS_TOKEN_FOR_RESOURCE_LIFETIME_MS only.
  */
 import { MINUTE, HOUR } from "../../clock";
 import type { Deps } from "../deps";

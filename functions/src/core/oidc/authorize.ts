@@ -51,7 +51,7 @@ export interface AuthorizeRequest {
   /** The authentication context class the sign-in must meet (core/oidc/acr); null when none is asked. */
   acr: string | null;
   /** The resource (RFC 8707) the access token is for, registered (core/oidc/resources); null: the provider's own. */
-  resource: string | null;
+  resource: Resource | null;
 }
 
 /**
@@ -148,7 +148,7 @@ export function checkAuthorizeRequest(
     prompt: parsePrompt(p.prompt),
     maxAgeSeconds: p.maxAge === undefined ? null : Number(p.maxAge),
     acr: requestedAcr(p.acrValues),
-    resource: resource?.url ?? null,
+    resource,
   };
 }
 
@@ -216,7 +216,7 @@ export async function issueAuthorizationCode(
     accessTokenHash: null,
     grantId: null,
     sessionKey: principal.sessionKey,
-    resource: request.resource,
+    resource: request.resource?.url ?? null,
   });
   return code;
 }

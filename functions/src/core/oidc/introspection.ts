@@ -10,7 +10,9 @@
  *   its lifetime, and the same holds of its person and client.
  *
  * Introspection answers `{ "active": false }` alone for a token that is not good, unknown, or
- * issued to another client (§2.2): a client learns nothing of any token but its own.
+ * issued to another client (§2.2): a client learns nothing of any token but its own. An access
+ * token for a resource (core/oidc/access-tokens) is its resource's to verify, offline: here it is
+ * inactive, so that a client's own API is never told that another site's token is good.
  */
 import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
@@ -65,14 +67,7 @@ const INACTIVE = { active: false } as const;
 function active(
   deps: Pick<Deps, "config">,
   client: OidcClient,
-  token: {
-    type: "Bearer" | "refresh_token";
-    scopes: string[];
-    personId: string;
-    resource: string | null;
-    issuedAt: Date;
-    expiresAt: Date;
-  },
+  token: { type: "Bearer" | "refresh_token"; scopes: string[]; personId: string; issuedAt: Date; expiresAt: Date },
 ): Record<string, unknown> {
   return {
     active: true,
@@ -80,8 +75,7 @@ function active(
     scope: token.scopes.join(" "),
     client_id: client.clientId,
     sub: token.personId,
-    // A token for a resource is that resource's to take; the provider's own, the client's.
-    aud: token.resource ?? client.clientId,
+    aud: client.clientId,
     iss: deps.config.serviceUrl,
     iat: seconds(token.issuedAt),
     exp: seconds(token.expiresAt),
@@ -97,8 +91,10 @@ export async function introspect(
   const access = await liveAccessToken(deps, token);
   if (access !== null) {
     const { clientId, scopes, personId, resource, createdAt, expiresAt } = access.token;
-    if (clientId !== client.clientId) return INACTIVE;
-    return active(deps, client, { type: "Bearer", scopes, personId, resource, issuedAt: createdAt, expiresAt });
+    // A token for a resource is that resource's to verify (offline, by its audience): the client's
+    // own API, asking here, must not be told another site's token is good.
+    if (clientId !== client.clientId || resource !== null) return INACTIVE;
+    return active(deps, client, { type: "Bearer", scopes, personId, issuedAt: createdAt, expiresAt });
   }
   const found = await grantOf(deps, null, token);
   const grant = found?.grant ?? null;
@@ -107,13 +103,6 @@ export async function introspect(
   if (found.tokenId !== grant.tokenId || grant.endedAt !== null || now.getTime() >= grant.expiresAt.getTime())
     return INACTIVE;
   if ((await stillTheirs(deps, grant.personId, grant.clientId, grant.uid)) === null) return INACTIVE;
-  const { scopes, personId, resource, expiresAt } = grant;
-  return active(deps, client, {
-    type: "refresh_token",
-    scopes,
-    personId,
-    resource,
-    issuedAt: found.issuedAt,
-    expiresAt,
-  });
+  const { scopes, personId, expiresAt } = grant;
+  return active(deps, client, { type: "refresh_token", scopes, personId, issuedAt: found.issuedAt, expiresAt });
 }

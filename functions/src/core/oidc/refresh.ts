@@ -30,7 +30,8 @@ import { pepperRing, refreshTokenIds } from "../pepper";
 import { sha256 } from "../secrets";
 import { signIdToken, tokenResponse, type TokenResponse } from "./token";
 import { accessTokenLifetimeMs, handedOut, presented } from "./access-tokens";
-import { findResource } from "./resources";
+import { findResource, mayAskFor } from "./resources";
+import { SCOPES } from "./scopes";
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
 export async function grantOf(
@@ -62,8 +63,9 @@ const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_in
  * One refresh: in a transaction, the token presented is checked against its grant and traded for
  * the next one and a new access token; a refusal that ends the grant is committed before it is
  * answered. `scope`, when sent, narrows what the new access token may read (RFC 6749 §6).
- * `resource`, when sent, must be the grant's (RFC 8707 §2.2); a grant for a resource the operator
- * has since removed refreshes no more.
+ * `resource`, when sent, must be the grant's (RFC 8707 §2.2). A grant for a resource the operator
+ * has since removed, or no longer opens to the client, refreshes no more; one whose person lacks
+ * the resource's project now ends; and the scopes it carries are those the resource still defines.
  */
 export async function refreshGrant(
   deps: Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">,
@@ -91,9 +93,17 @@ export async function refreshGrant(
     if (!mayStillUse(person, input.client, grant.uid)) return end("person");
     if (input.resource !== null && input.resource !== grant.resource)
       return { kind: "refused", error: new AppError("oauth_invalid_target") };
-    if (grant.resource !== null && (await findResource(deps, grant.resource)) === null)
-      return { kind: "refused", error: new AppError("oauth_invalid_target", "The resource is no longer registered") };
-    const scopes = asked ?? grant.scopes;
+    const resource = grant.resource === null ? null : await findResource(deps, grant.resource);
+    if (grant.resource !== null && !mayAskFor(resource, grant.clientId))
+      return {
+        kind: "refused",
+        error: new AppError("oauth_invalid_target", "The resource is no longer open to this client"),
+      };
+    if (resource !== null && !mayStillUse(person, resource, grant.uid)) return end("person");
+    // What the resource defines now: a scope it has dropped since (re-registered) is not carried on.
+    const defined = (s: string) =>
+      (SCOPES as readonly string[]).includes(s) || resource === null || resource.scopes.includes(s);
+    const scopes = (asked ?? grant.scopes).filter(defined);
     if (!scopes.every((s) => grant.scopes.includes(s)))
       return { kind: "refused", error: new AppError("oauth_invalid_scope", "scope may only narrow what was granted") };
     grants.addToken(

@@ -28,4 +28,18 @@ describe("isResourceUrl: what can name a resource (RFC 8707 §2)", () => {
     ])
       expect([url, isResourceUrl(url)]).toEqual([url, false]);
   });
+
+  it("refuses a URL not written as the URL standard writes it, so that no two name one site", () => {
+    for (const url of [
+      "HTTPS://notes.example.test/mcp",
+      "https://Notes.example.test/mcp",
+      "https://notes.example.test:443/mcp",
+      "https://notes.example.test/a/../mcp",
+      "https://notes.example.test/./mcp",
+      " https://notes.example.test/mcp",
+      "https:notes.example.test/mcp",
+      "https://notes.example.test\\mcp",
+    ])
+      expect([url, isResourceUrl(url)]).toEqual([url, false]);
+  });
 });

@@ -5,9 +5,12 @@
  * resource alone, which the resource verifies offline with the provider's keys, and which no other
  * resource, nor the provider's userinfo, takes (core/oidc/access-tokens).
  *
- * A resource's URL is an absolute https URL without a fragment or a query (RFC 8707 §2), its host
- * a name (http is allowed for a loopback host only, for a local stack); clients must send it
- * exactly as registered. Its scopes are scope tokens other than the provider's own.
+ * A resource's URL is an absolute https URL without a fragment or a query (RFC 8707 §2) (http is
+ * allowed for a loopback host only, for a local stack), written as the URL standard writes it,
+ * so that no two registrations name one site; clients must send it exactly as registered. Its
+ * scopes are scope tokens other than the provider's own. It names the clients that may ask for a
+ * token for it (no other is given one), and may name a project a person must hold for one, as a
+ * client's project gates its sign-ins (core/people/access `maySignInTo`).
  */
 import type { Deps } from "../deps";
 import * as resources from "../../store/oidc-resources";
@@ -16,6 +19,7 @@ import { AppError, ensure } from "../errors";
 import { alreadyExists } from "../failures";
 import { sha256 } from "../secrets";
 import { SCOPES } from "./scopes";
+import * as clients from "../../store/oidc-clients";
 
 /** A scope token (RFC 6749 §3.3): printable ASCII but space, the double quote and the backslash. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -30,7 +34,11 @@ export const RESOURCE_SCOPES_MAX = 32;
 /** The document id of the resource at `url`. */
 const resourceId = (url: string): string => sha256(url);
 
-/** Whether `url` can name a resource: absolute, https (http on a loopback host), no fragment, query or credentials. */
+/**
+ * Whether `url` can name a resource: absolute, https (http on a loopback host), no fragment, query
+ * or credentials, and written as the URL standard writes it (lower-case scheme and host, no
+ * default port, no dot segments; a bare origin with its "/" or without).
+ */
 export function isResourceUrl(url: string): boolean {
   if (url.length > RESOURCE_URL_MAX) return false;
   let parsed: URL;
@@ -40,8 +48,10 @@ export function isResourceUrl(url: string): boolean {
     return false;
   }
   const secure = parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname));
+  const canonical = url === parsed.href || (parsed.pathname === "/" && `${url}/` === parsed.href);
   return (
     secure &&
+    canonical &&
     parsed.username === "" &&
     parsed.password === "" &&
     parsed.search === "" &&
@@ -54,9 +64,11 @@ export function isResourceUrl(url: string): boolean {
 /** Registers a resource the family serves; refused for a malformed URL or scope, or one registered already. */
 export async function registerResource(
   deps: Pick<Deps, "store" | "clock">,
-  input: { url: string; name: string; scopes: string[] },
+  input: { url: string; name: string; scopes: string[]; clients: string[]; project?: string | null },
 ): Promise<Resource> {
   ensure(isResourceUrl(input.url), "resource_url_invalid");
+  const allowed = [...new Set(input.clients)];
+  for (const clientId of allowed) await ensureClient(deps, clientId);
   const name = input.name.trim();
   ensure(name.length > 0 && name.length <= 100, "resource_name_invalid");
   const scopes = [...new Set(input.scopes)];
@@ -67,7 +79,14 @@ export async function registerResource(
       "resource_scope_invalid",
       `"${scope}" is not a scope token of its own (the provider's are ${SCOPES.join(", ")})`,
     );
-  const resource: Resource = { url: input.url, name, scopes, createdAt: deps.clock.now() };
+  const resource: Resource = {
+    url: input.url,
+    name,
+    scopes,
+    clients: allowed,
+    project: input.project ?? null,
+    createdAt: deps.clock.now(),
+  };
   try {
     await resources.create(deps.store, resourceId(input.url), resource);
   } catch (err) {
@@ -84,6 +103,33 @@ export async function findResource(deps: Pick<Deps, "store">, url: string): Prom
   if (!isResourceUrl(url)) return null;
   const found = await resources.find(deps.store, resourceId(url));
   return found !== null && found.url === url ? found : null;
+}
+
+async function ensureClient(deps: Pick<Deps, "store">, clientId: string): Promise<void> {
+  if ((await clients.findById(deps.store, clientId)) === null)
+    throw new AppError("client_not_found", `no OpenID Connect client "${clientId}"`);
+}
+
+/**
+ * Lets `clientId` ask for tokens for the resource, or stops it: a client stopped gets no new
+ * token for it, and its grants for it refresh no more.
+ */
+export async function allowClient(
+  deps: Pick<Deps, "store">,
+  url: string,
+  clientId: string,
+  allowed: boolean,
+): Promise<Resource> {
+  const found = await findResource(deps, url);
+  ensure(found, "resource_not_found");
+  if (allowed) await ensureClient(deps, clientId);
+  await resources.setClient(deps.store, resourceId(url), clientId, allowed);
+  return (await findResource(deps, url)) ?? found;
+}
+
+/** Whether `clientId` may be given a token for `resource` now: it is registered still, and names the client. */
+export function mayAskFor(resource: Resource | null, clientId: string): resource is Resource {
+  return resource !== null && resource.clients.includes(clientId);
 }
 
 /**

@@ -13,6 +13,8 @@ import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
 import { recordSignIn } from "./backchannel";
 import { accessTokenLifetimeMs, handedOut } from "./access-tokens";
+import { findResource, mayAskFor } from "./resources";
+import type { Resource } from "../model/resource";
 import * as grants from "../../store/oidc-grants";
 import type { OidcGrant } from "../model/oidc-grant";
 import { type Person } from "../model/person";
@@ -78,6 +80,7 @@ function decide(
   stored: codes.OidcCode | null,
   person: Person | null,
   replayedGrant: OidcGrant | null,
+  resource: Resource | null,
   now: Date,
   recorded: Set<string>,
 ): Decision {
@@ -91,8 +94,6 @@ function decide(
       : r.codeVerifier !== null && pkceMatches(r.codeVerifier, stored.codeChallenge),
     "oauth_invalid_grant",
   );
-  // A token for another resource than the sign-in asked for is not this code's to give.
-  ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
   // Only a presentation that proves possession (the verifier) counts as a reuse: a code seen
   // without it cannot be used to revoke what its rightful redemption was given.
   if (stored.usedAt !== null) {
@@ -102,10 +103,14 @@ function decide(
     return { kind: "replayed" };
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
-  // A person who is no longer approved, or no longer has the client's project, or no longer holds
-  // the account the code was issued to (let go with an address), gets nothing: the code is spent,
-  // and no token is stored.
-  if (!mayStillUse(person, r, stored.uid)) {
+  // A token for another resource than the sign-in asked for is not this code's to give; nor one for
+  // a resource removed since, or no longer open to this client.
+  ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
+  ensure(stored.resource === null || mayAskFor(resource, r.clientId), "oauth_invalid_target");
+  // A person who is no longer approved, or no longer has the client's project (or the resource's),
+  // or no longer holds the account the code was issued to (let go with an address), gets nothing:
+  // the code is spent, and no token is stored.
+  if (!mayStillUse(person, r, stored.uid) || (resource !== null && !mayStillUse(person, resource, stored.uid))) {
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }
@@ -194,12 +199,20 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
         code && code.usedAt !== null && code.grantId !== null ? grants.find(deps.store, code.grantId, tx) : null,
       ),
     );
+    // The resources unused codes were issued for, as the operator has them now (a removal, or a
+    // client no longer let in, counts from the moment it is made).
+    const resources = await Promise.all(
+      found.map((code) =>
+        code && code.usedAt === null && code.resource !== null ? findResource(deps, code.resource) : null,
+      ),
+    );
     const now = deps.clock.now();
     // One write per sign-in in a commit, however many of the batch's codes came from it.
     const recorded = new Set<string>();
     return batch.map((r, i): Decision => {
       try {
-        return decide(deps, tx, r, found[i] ?? null, owners[i] ?? null, replayed[i] ?? null, now, recorded);
+        const [code, owner, grant, resource] = [found[i], owners[i], replayed[i], resources[i]];
+        return decide(deps, tx, r, code ?? null, owner ?? null, grant ?? null, resource ?? null, now, recorded);
       } catch (error) {
         if (error instanceof AppError) return { kind: "refused", error };
         throw error;

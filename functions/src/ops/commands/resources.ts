@@ -1,12 +1,20 @@
 /** `resources …`: the family's resources (RFC 8707), for access tokens meant for one of them (core/oidc/resources). */
-import { listResources, registerResource, removeResource } from "../../core/oidc/resources";
+import { allowClient, listResources, registerResource, removeResource } from "../../core/oidc/resources";
+import { projectName } from "./people-access";
 import type { Resource } from "../../core/model/resource";
 import { many, one, type Command } from "../cli";
 import { table } from "../output";
 import { UsageError } from "../refusals";
 
 function view(r: Resource) {
-  return { url: r.url, name: r.name, scopes: r.scopes, createdAt: r.createdAt.toISOString() };
+  return {
+    url: r.url,
+    name: r.name,
+    scopes: r.scopes,
+    clients: r.clients,
+    project: r.project,
+    createdAt: r.createdAt.toISOString(),
+  };
 }
 
 type View = ReturnType<typeof view>;
@@ -14,6 +22,8 @@ type View = ReturnType<typeof view>;
 const columns = [
   { header: "URL", value: (r: View) => r.url },
   { header: "SCOPES", value: (r: View) => (r.scopes.length === 0 ? "-" : r.scopes.join(" ")) },
+  { header: "CLIENTS", value: (r: View) => (r.clients.length === 0 ? "-" : r.clients.join(" ")) },
+  { header: "PROJECT", value: (r: View) => r.project ?? "-" },
   { header: "NAME", value: (r: View) => r.name },
 ];
 
@@ -22,21 +32,54 @@ const backend = true;
 export const resourceCommands: Command[] = [
   {
     name: "resources add",
-    summary: "register a resource of the family, by its URL, with the scopes it defines",
-    usage: "resources add <url> --name <name> [--scope <scope>...]",
-    options: { name: { type: "string" }, scope: { type: "string", multiple: true } },
+    summary: "register a resource of the family by its URL: its scopes, the clients that may ask for it",
+    usage:
+      "resources add <url> --name <name> --client <client_id> [--client <client_id>...] [--scope <scope>...] [--needs-project <project>]",
+    options: {
+      name: { type: "string" },
+      scope: { type: "string", multiple: true },
+      client: { type: "string", multiple: true },
+      "needs-project": { type: "string" },
+    },
     positionals: [1, 1],
     backend,
     async run(ctx, [url], values) {
       const name = one(values, "name");
       if (!name) throw new UsageError("resources add: --name is required");
+      const clients = many(values, "client");
+      if (clients.length === 0) throw new UsageError("resources add: at least one --client is required");
+      const project = one(values, "needs-project");
+      const input = { url: url as string, name, scopes: many(values, "scope"), clients };
       const resource = view(
-        await registerResource(ctx.deps(), { url: url as string, name, scopes: many(values, "scope") }),
+        await registerResource(ctx.deps(), { ...input, project: project === undefined ? null : projectName(project) }),
       );
       ctx.print(`registered ${resource.url}`, resource);
       ctx.note(
         "Clients name it as `resource`; its tokens are JWTs whose audience is this URL (docs/endpoints/oidc.md).",
       );
+    },
+  },
+  {
+    name: "resources allow",
+    summary: "let one more client ask for tokens for a resource",
+    usage: "resources allow <url> <client_id>",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [url, clientId]) {
+      const resource = view(await allowClient(ctx.deps(), url as string, clientId as string, true));
+      ctx.print(`${clientId as string} may ask for ${resource.url}`, resource);
+    },
+  },
+  {
+    name: "resources disallow",
+    summary: "stop a client asking for a resource: no new token, its grants for it refresh no more (asks first)",
+    usage: "resources disallow <url> <client_id> [--yes]",
+    positionals: [2, 2],
+    backend,
+    async run(ctx, [url, clientId]) {
+      await ctx.confirm(`Stop ${clientId as string} getting tokens for ${url as string}?`);
+      const resource = view(await allowClient(ctx.deps(), url as string, clientId as string, false));
+      ctx.print(`${clientId as string} may no longer ask for ${resource.url}`, resource);
     },
   },
   {

@@ -5,7 +5,6 @@
  */
 import { Router, type Request, type Response } from "express";
 import { maySignInTo } from "../../core/people/access";
-import type { OidcClient } from "../../core/model/oidc-client";
 import { AppError, ensure } from "../../core/errors";
 import {
   authorizeStep,
@@ -22,7 +21,7 @@ import { clearSessionCookie, readSessionCookie } from "../../http/cookies";
 import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../../http/logout-pages";
 import { confirmReconnectPage, onToAppPage } from "../../http/reconnect-pages";
 import { reconnectStep } from "../../core/oidc/disconnects";
-import { findResource } from "../../core/oidc/resources";
+import { findResource, mayAskFor } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";
 import { readForm } from "../../http/body";
 import { cookieSession, unavailableGuard } from "../../http/gate";
@@ -78,7 +77,8 @@ export function browserRoutes(deps: Deps): Router {
   /**
    * The request's parameters for a known client at its registered URI, each given once and
    * checked; a refusal from here on goes back to the client: the address to send it to. A
-   * `resource` (RFC 8707) must be one the operator registered, exactly (core/oidc/resources).
+   * `resource` (RFC 8707) must be one the operator registered, exactly, for this client
+   * (core/oidc/resources).
    */
   async function requestOf(
     target: AuthorizeTarget,
@@ -87,7 +87,7 @@ export function browserRoutes(deps: Deps): Router {
     try {
       const named = single(raw.resource, "resource");
       const resource = named === undefined ? null : await findResource(deps, named);
-      ensure(named === undefined || resource !== null, "oauth_invalid_target");
+      ensure(named === undefined || mayAskFor(resource, target.client.clientId), "oauth_invalid_target");
       return checkAuthorizeRequest(
         target,
         {
@@ -112,13 +112,14 @@ export function browserRoutes(deps: Deps): Router {
     }
   }
 
-  /** The browser's session, as the authorise step weighs it for `client`; null when it holds none. */
-  async function sessionOf(req: Request, client: OidcClient) {
+  /** The browser's session, as the authorise step weighs it for `request`; null when it holds none. */
+  async function sessionOf(req: Request, { client, resource }: Pick<AuthorizeRequest, "client" | "resource">) {
     const { principal, person } = await cookieSession(deps, req);
     if (principal === null || person === null) return null;
     const { authTime, amr } = principal;
-    // Approved, and granted the client's project where it names one.
-    return { principal, person, authTime, amr, approved: maySignInTo(person, client) };
+    // Approved, and granted the client's project, and the resource's, where they name one.
+    const approved = maySignInTo(person, client) && (resource === null || maySignInTo(person, resource));
+    return { principal, person, authTime, amr, approved };
   }
 
   /**
@@ -143,7 +144,7 @@ export function browserRoutes(deps: Deps): Router {
     );
     const request = await requestOf(target, raw);
     if ("refusal" in request) return void res.redirect(302, request.refusal);
-    const step = authorizeStep(request, await sessionOf(req, request.client), deps.clock.now());
+    const step = authorizeStep(request, await sessionOf(req, request), deps.clock.now());
     if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));
     // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
     const refuse = (error: keyof typeof ERROR_DESCRIPTIONS) =>
