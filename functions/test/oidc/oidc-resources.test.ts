@@ -154,7 +154,8 @@ describe("tokens for one resource", () => {
 
   it("publishes the OAuth 2.0 server metadata, the discovery document's own", async () => {
     const [metadata, openid] = await Promise.all([
-      request(app).get("/.well-known/oauth-authorization-server"),
+      // An agent's page or tool on any origin may read it, without credentials.
+      request(app).get("/.well-known/oauth-authorization-server").set("Origin", "https://agent.example.test"),
       request(app).get("/.well-known/openid-configuration"),
     ]);
     expect(metadata.status).toBe(200);
