@@ -523,24 +523,42 @@ describe("npm run operator", () => {
   });
 
   describe("resources", () => {
-    it("registers a resource with its scopes, lists it, refuses a bad URL plainly, and removes it", async () => {
+    it("registers a resource for a client, closes and opens it, refuses a bad URL plainly, and removes it", async () => {
       const url = `https://notes.example.test/${unique("cli")}`;
-      const added = await json<{ url: string; scopes: string[] }>([
+      const added = await json<{ url: string; scopes: string[]; clients: string[] }>([
         "resources",
         "add",
         url,
         "--name",
         "Notes",
+        "--client",
+        "demo-client",
         "--scope",
         "notes:read",
         "--scope",
         "notes:write",
       ]);
-      expect(added).toMatchObject({ url, scopes: ["notes:read", "notes:write"] });
+      expect(added).toMatchObject({ url, scopes: ["notes:read", "notes:write"], clients: ["demo-client"] });
+      const closed = await json<{ clients: string[] }>(["resources", "disallow", url, "demo-client", "--yes"]);
+      expect(closed.clients).toEqual([]);
+      expect((await json<{ clients: string[] }>(["resources", "allow", url, "demo-client"])).clients).toEqual([
+        "demo-client",
+      ]);
+      const unknown = await operator(["resources", "allow", url, unique("nobody")]);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain("no OpenID Connect client");
       expect(await json<Array<{ url: string }>>(["resources", "list"])).toContainEqual(
         expect.objectContaining({ url }),
       );
-      const refused = await operator(["resources", "add", "http://notes.example.test/x", "--name", "Notes"]);
+      const refused = await operator([
+        "resources",
+        "add",
+        "http://notes.example.test/x",
+        "--name",
+        "Notes",
+        "--client",
+        "demo-client",
+      ]);
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("absolute https URL");
       expect(refused.stderr).not.toMatch(STACK_TRACE);
