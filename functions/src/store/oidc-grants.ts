@@ -97,6 +97,7 @@ function grantFrom(id: string, d: DocumentData): OidcGrant {
     personId: String(d.personId),
     scopes: stringList(d.scopes),
     resource: typeof d.resource === "string" ? d.resource : null,
+    resourceSince: optionalDate(d.resourceSince),
     authTime: optionalDate(d.authTime),
     amr: stringList(d.amr),
     acr: optionalString(d.acr),

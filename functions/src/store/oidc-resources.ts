@@ -1,6 +1,6 @@
 import { FieldValue, type DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { stringList, toDate, type Firestore } from "./db";
+import { stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { Resource } from "../core/model/resource";
 
 /**
@@ -14,8 +14,9 @@ export async function create(db: Firestore, id: string, resource: Resource): Pro
   await db.collection(OIDC_RESOURCES).doc(id).create(resource);
 }
 
-export async function find(db: Firestore, id: string): Promise<Resource | null> {
-  const d = (await db.collection(OIDC_RESOURCES).doc(id).get()).data();
+export async function find(db: Firestore, id: string, tx?: Transaction): Promise<Resource | null> {
+  const ref = db.collection(OIDC_RESOURCES).doc(id);
+  const d = (tx ? await tx.get(ref) : await ref.get()).data();
   return d === undefined ? null : fromStored(d);
 }
 

@@ -296,6 +296,46 @@ describe("tokens for one resource", () => {
     expect(await refreshRefusal(refreshed.refresh_token as string)).toBe("invalid_target");
   });
 
+  it("ends a grant whose resource is closed to its client, so that opening it again brings it not back", async () => {
+    const url = await ownResource();
+    const { tokens } = await signIn(url, "openid tasks:read offline_access");
+    const token = tokens.refresh_token as string;
+    await allowClient(deps, url, c.client.client_id, false);
+    expect(await introspected(token)).toEqual({ active: false });
+    expect(await refreshRefusal(token)).toBe("invalid_target");
+    await allowClient(deps, url, c.client.client_id, true);
+    expect(await refreshRefusal(token)).toBe("invalid_grant");
+    expect(await introspected(token)).toEqual({ active: false });
+  });
+
+  it("ends a grant whose resource was removed and registered afresh, with fewer scopes", async () => {
+    const url = await ownResource({ scopes: ["tasks:read", "tasks:write"] });
+    const { tokens } = await signIn(url, "openid tasks:read tasks:write offline_access");
+    await removeResource(deps, url);
+    deps.clock.advance(1000);
+    await registerResource(deps, { url, name: "Tasks", scopes: ["tasks:read"], clients: [c.client.client_id] });
+    expect(await refreshRefusal(tokens.refresh_token as string)).toBe("invalid_target");
+  });
+
+  it("gives nothing at redemption to a person who lost the resource's project since the sign-in", async () => {
+    const url = await ownResource({ project: "tasks" });
+    const { location, verifier, person } = await authorized({ scope: "openid tasks:read", resource: url }, ["tasks"]);
+    await firestore().doc(`people/${person.id}`).update({ projects: [] });
+    deps.personCache.evict(person.id);
+    const params = oauth.validateAuthResponse(as, c.client, location, "s1");
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      c.client,
+      auth(),
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe("invalid_grant");
+  });
+
   it("ends a grant whose rotated refresh token comes back, whatever resource it names", async () => {
     const { tokens } = await signIn(notes);
     const first = tokens.refresh_token as string;

@@ -334,6 +334,7 @@ describe("data expiry", () => {
           personId: "p",
           scopes: ["openid", "offline_access"],
           resource: null,
+          resourceSince: null,
           authTime: at,
           amr: [],
           acr: null,

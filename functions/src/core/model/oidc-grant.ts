@@ -18,7 +18,9 @@ export type GrantEnd =
   /** The code it was made with was presented again (RFC 6749 §4.1.2). */
   | "code_replayed"
   /** The person (or an administrator) disconnected the app. */
-  | "disconnected";
+  | "disconnected"
+  /** The resource it was for was removed (or registered afresh since), or closed to the client. */
+  | "resource";
 
 export interface OidcGrant {
   id: string;
@@ -29,6 +31,8 @@ export interface OidcGrant {
   scopes: string[];
   /** The resource (RFC 8707) its access tokens are for; null: the provider's own. */
   resource: string | null;
+  /** When that resource was registered, as the grant began: one registered afresh since is another. */
+  resourceSince: Date | null;
   /** The sign-in it began with, which its refreshed ID tokens tell of (`auth_time`, `amr`, `acr`). */
   authTime: Date | null;
   amr: string[];

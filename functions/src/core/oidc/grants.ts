@@ -41,6 +41,7 @@ export function beginGrant(
   accessTokenHash: string,
   sid: string | null,
   now: Date,
+  resourceSince: Date | null,
 ): void {
   const stored: OidcGrant = {
     id: grant.id,
@@ -49,6 +50,7 @@ export function beginGrant(
     personId: code.personId,
     scopes: code.scopes,
     resource: code.resource,
+    resourceSince,
     authTime: code.authTime,
     amr: code.amr,
     acr: code.acr,

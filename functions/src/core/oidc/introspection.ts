@@ -23,6 +23,7 @@ import type { OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
 import { mayStillUse } from "../people/access";
 import { presented } from "./access-tokens";
+import { findResource, grantStillOpen } from "./resources";
 import { grantOf } from "./refresh";
 
 type LiveDeps = Pick<Deps, "store" | "clock" | "tokens" | "config">;
@@ -102,7 +103,15 @@ export async function introspect(
   const now = deps.clock.now();
   if (found.tokenId !== grant.tokenId || grant.endedAt !== null || now.getTime() >= grant.expiresAt.getTime())
     return INACTIVE;
-  if ((await stillTheirs(deps, grant.personId, grant.clientId, grant.uid)) === null) return INACTIVE;
+  const theirs = await stillTheirs(deps, grant.personId, grant.clientId, grant.uid);
+  if (theirs === null) return INACTIVE;
+  // A grant for a resource since removed or closed to the client, or whose project the person has
+  // lost, refreshes no more (core/oidc/refresh).
+  if (grant.resource !== null) {
+    const resource = await findResource(deps, grant.resource);
+    if (!grantStillOpen(resource, grant.clientId, grant.resourceSince)) return INACTIVE;
+    if (!mayStillUse(theirs.person, resource, grant.uid)) return INACTIVE;
+  }
   const { scopes, personId, expiresAt } = grant;
   return active(deps, client, { type: "refresh_token", scopes, personId, issuedAt: found.issuedAt, expiresAt });
 }

@@ -30,8 +30,7 @@ import { pepperRing, refreshTokenIds } from "../pepper";
 import { sha256 } from "../secrets";
 import { signIdToken, tokenResponse, type TokenResponse } from "./token";
 import { accessTokenLifetimeMs, handedOut, presented } from "./access-tokens";
-import { findResource, mayAskFor } from "./resources";
-import { SCOPES } from "./scopes";
+import { findResource, grantStillOpen, scopesDefined } from "./resources";
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
 export async function grantOf(
@@ -93,17 +92,18 @@ export async function refreshGrant(
     if (!mayStillUse(person, input.client, grant.uid)) return end("person");
     if (input.resource !== null && input.resource !== grant.resource)
       return { kind: "refused", error: new AppError("oauth_invalid_target") };
-    const resource = grant.resource === null ? null : await findResource(deps, grant.resource);
-    if (grant.resource !== null && !mayAskFor(resource, grant.clientId))
+    // Its resource, as the operator has it now: removed (or registered afresh since) or closed to
+    // the client, it ends the grant, so that opening it again later brings no old grant back.
+    const resource = grant.resource === null ? null : await findResource(deps, grant.resource, tx);
+    if (grant.resource !== null && !grantStillOpen(resource, grant.clientId, grant.resourceSince)) {
+      endGrant(deps, tx, grant, now, "resource");
       return {
         kind: "refused",
         error: new AppError("oauth_invalid_target", "The resource is no longer open to this client"),
       };
+    }
     if (resource !== null && !mayStillUse(person, resource, grant.uid)) return end("person");
-    // What the resource defines now: a scope it has dropped since (re-registered) is not carried on.
-    const defined = (s: string) =>
-      (SCOPES as readonly string[]).includes(s) || resource === null || resource.scopes.includes(s);
-    const scopes = (asked ?? grant.scopes).filter(defined);
+    const scopes = scopesDefined(resource, asked ?? grant.scopes);
     if (!scopes.every((s) => grant.scopes.includes(s)))
       return { kind: "refused", error: new AppError("oauth_invalid_scope", "scope may only narrow what was granted") };
     grants.addToken(

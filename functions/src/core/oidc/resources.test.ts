@@ -10,6 +10,7 @@ describe("isResourceUrl: what can name a resource (RFC 8707 §2)", () => {
   it("takes http on a loopback host only, for a local stack", () => {
     expect(isResourceUrl("http://127.0.0.1:5000/mcp")).toBe(true);
     expect(isResourceUrl("http://localhost:5000/mcp")).toBe(true);
+    expect(isResourceUrl("http://[::1]:5000/mcp")).toBe(true);
     expect(isResourceUrl("http://notes.example.test/mcp")).toBe(false);
   });
 
@@ -39,6 +40,10 @@ describe("isResourceUrl: what can name a resource (RFC 8707 §2)", () => {
       " https://notes.example.test/mcp",
       "https:notes.example.test/mcp",
       "https://notes.example.test\\mcp",
+      "https://notes.example.test/",
+      "https://notes.example.test./mcp",
+      "https://notes.example.test/%6Dcp",
+      "https://notes.example.test/m%2fcp",
     ])
       expect([url, isResourceUrl(url)]).toEqual([url, false]);
   });

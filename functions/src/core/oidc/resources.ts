@@ -13,6 +13,7 @@
  * client's project gates its sign-ins (core/people/access `maySignInTo`).
  */
 import type { Deps } from "../deps";
+import type { Transaction } from "../../store/db";
 import * as resources from "../../store/oidc-resources";
 import type { Resource } from "../model/resource";
 import { AppError, ensure } from "../errors";
@@ -37,7 +38,7 @@ const resourceId = (url: string): string => sha256(url);
 /**
  * Whether `url` can name a resource: absolute, https (http on a loopback host), no fragment, query
  * or credentials, and written as the URL standard writes it (lower-case scheme and host, no
- * default port, no dot segments; a bare origin with its "/" or without).
+ * default port, no dot segments), a bare origin without its "/", no percent-escapes.
  */
 export function isResourceUrl(url: string): boolean {
   if (url.length > RESOURCE_URL_MAX) return false;
@@ -48,7 +49,12 @@ export function isResourceUrl(url: string): boolean {
     return false;
   }
   const secure = parsed.protocol === "https:" || (parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname));
-  const canonical = url === parsed.href || (parsed.pathname === "/" && `${url}/` === parsed.href);
+  // One spelling per site: a bare origin without its "/" (as MCP clients send it), no host ending
+  // in a dot, and no percent-escapes, which a verifier might decode.
+  const canonical =
+    (parsed.pathname === "/" ? `${url}/` === parsed.href : url === parsed.href) &&
+    !parsed.hostname.endsWith(".") &&
+    !url.includes("%");
   return (
     secure &&
     canonical &&
@@ -99,9 +105,9 @@ export async function registerResource(
 export const listResources = (deps: Pick<Deps, "store">): Promise<Resource[]> => resources.list(deps.store);
 
 /** The registered resource at exactly `url`; null for any other string. */
-export async function findResource(deps: Pick<Deps, "store">, url: string): Promise<Resource | null> {
+export async function findResource(deps: Pick<Deps, "store">, url: string, tx?: Transaction): Promise<Resource | null> {
   if (!isResourceUrl(url)) return null;
-  const found = await resources.find(deps.store, resourceId(url));
+  const found = await resources.find(deps.store, resourceId(url), tx);
   return found !== null && found.url === url ? found : null;
 }
 
@@ -127,9 +133,24 @@ export async function allowClient(
   return (await findResource(deps, url)) ?? found;
 }
 
+/** Of `scopes`, those a token for `resource` may carry now: the provider's own, and those it defines. */
+export function scopesDefined(resource: Resource | null, scopes: string[]): string[] {
+  return scopes.filter(
+    (s) => (SCOPES as readonly string[]).includes(s) || resource === null || resource.scopes.includes(s),
+  );
+}
+
 /** Whether `clientId` may be given a token for `resource` now: it is registered still, and names the client. */
 export function mayAskFor(resource: Resource | null, clientId: string): resource is Resource {
   return resource !== null && resource.clients.includes(clientId);
+}
+
+/**
+ * Whether a grant made for `resource` while it was registered `since` may go on: the resource is
+ * open to the client still, and is that same registration, not one removed and made afresh.
+ */
+export function grantStillOpen(resource: Resource | null, clientId: string, since: Date | null): resource is Resource {
+  return mayAskFor(resource, clientId) && since !== null && since.getTime() === resource.createdAt.getTime();
 }
 
 /**

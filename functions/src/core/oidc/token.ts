@@ -13,7 +13,7 @@ import { claimsFor, OFFLINE_ACCESS } from "./scopes";
 import { beginGrant, endGrant, newGrant, type NewGrant } from "./grants";
 import { recordSignIn } from "./backchannel";
 import { accessTokenLifetimeMs, handedOut } from "./access-tokens";
-import { findResource, mayAskFor } from "./resources";
+import { findResource, mayAskFor, scopesDefined } from "./resources";
 import type { Resource } from "../model/resource";
 import * as grants from "../../store/oidc-grants";
 import type { OidcGrant } from "../model/oidc-grant";
@@ -107,35 +107,37 @@ function decide(
   // a resource removed since, or no longer open to this client.
   ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
   ensure(stored.resource === null || mayAskFor(resource, r.clientId), "oauth_invalid_target");
+  // The scopes the resource defines now (one registered afresh meanwhile may define fewer).
+  const issued = { ...stored, scopes: scopesDefined(resource, stored.scopes) };
   // A person who is no longer approved, or no longer has the client's project (or the resource's),
   // or no longer holds the account the code was issued to (let go with an address), gets nothing:
   // the code is spent, and no token is stored.
-  if (!mayStillUse(person, r, stored.uid) || (resource !== null && !mayStillUse(person, resource, stored.uid))) {
+  if (!mayStillUse(person, r, issued.uid) || (resource !== null && !mayStillUse(person, resource, issued.uid))) {
     codes.markUsed(deps.store, tx, r.hash, now, null);
     return { kind: "refused", error: new AppError("oauth_invalid_grant") };
   }
-  const expiresAt = new Date(now.getTime() + accessTokenLifetimeMs(stored.resource));
+  const expiresAt = new Date(now.getTime() + accessTokenLifetimeMs(issued.resource));
   accessTokens.create(deps.store, tx, {
     hash: r.tokenHash,
-    clientId: stored.clientId,
-    uid: stored.uid,
-    personId: stored.personId,
-    scopes: stored.scopes,
-    resource: stored.resource,
+    clientId: issued.clientId,
+    uid: issued.uid,
+    personId: issued.personId,
+    scopes: issued.scopes,
+    resource: issued.resource,
     createdAt: now,
     expiresAt,
   });
   // The session it came from, as the client will know it: back-channel logout tells the client when it ends.
-  const sid = stored.sessionKey === null ? null : recordSignIn(deps, tx, stored, stored.sessionKey, now, recorded);
-  const grant = r.grant !== null && stored.scopes.includes(OFFLINE_ACCESS) ? r.grant : null;
-  if (grant !== null) beginGrant(deps, tx, grant, stored, r.tokenHash, sid, now);
+  const sid = issued.sessionKey === null ? null : recordSignIn(deps, tx, issued, issued.sessionKey, now, recorded);
+  const grant = r.grant !== null && issued.scopes.includes(OFFLINE_ACCESS) ? r.grant : null;
+  if (grant !== null) beginGrant(deps, tx, grant, issued, r.tokenHash, sid, now, resource?.createdAt ?? null);
   codes.markUsed(deps.store, tx, r.hash, now, { hash: r.tokenHash, expiresAt }, grant?.id ?? null);
-  const forResource = stored.resource === null ? null : { ...stored, resource: stored.resource };
+  const forResource = issued.resource === null ? null : { ...issued, resource: issued.resource };
   return {
     kind: "issued",
-    stored,
+    stored: issued,
     accessToken: handedOut(deps, r.jti, forResource, now),
-    idToken: signIdToken(deps, { ...stored, sid }, person, now),
+    idToken: signIdToken(deps, { ...issued, sid }, person, now),
     refreshToken: grant?.token ?? null,
   };
 }
@@ -203,7 +205,7 @@ function decideAll(deps: TokenDeps, batch: Redemption[]): Promise<Decision[]> {
     // client no longer let in, counts from the moment it is made).
     const resources = await Promise.all(
       found.map((code) =>
-        code && code.usedAt === null && code.resource !== null ? findResource(deps, code.resource) : null,
+        code && code.usedAt === null && code.resource !== null ? findResource(deps, code.resource, tx) : null,
       ),
     );
     const now = deps.clock.now();
