@@ -42,7 +42,7 @@ export function partOf(file: string): string {
   if (rel === "index.ts") return "runtime";
   if (rel === "groups.ts" || rel === "paths.ts") return "groups";
   if (rel === "deps.ts") return "deps";
-  if (["clock.ts", "random.ts", "logger.ts"].includes(rel)) return "base";
+  if (["clock.ts", "random.ts", "logger.ts", "trace.ts"].includes(rel)) return "base";
   if (first === "core" && second === "model") return "model";
   if (first === "core") return second !== undefined && second.endsWith(".ts") ? "core" : `core/${second}`;
   return first as string;
@@ -144,7 +144,7 @@ const LABELS: Record<string, string> = {
   core: "core/<br/>shared: the error catalogue, ports, deps,<br/>settings, secrets, the pepper and its seal, failures …",
   store: "store/<br/>one module per collection,<br/>the transaction runner",
   model: "core/model/<br/>the domain's records",
-  base: "clock, random, logger",
+  base: "clock, random, logger, trace",
 };
 
 /** The picture: parts as boxes, one arrow per pair of parts that import each other's files. */

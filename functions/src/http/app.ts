@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import { budgetUntil, type Budget } from "../core/deadline";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
+import { inTrace, newTraceId, tracedBy } from "../trace";
 import { corsPolicy } from "./cors";
 import { errorHandler, presenterFor, withRetryAfter, type Presenter } from "./presenters";
 
@@ -60,12 +61,24 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
+/**
+ * Each request runs in its trace (trace.ts): the one its front named, or a new one. The answer
+ * names it (`X-Trace-Id`), so whoever reports a problem can give it, and every line logged for the
+ * request, and for the mail it caused, carries it.
+ */
+function traced(req: Request, res: Response, next: NextFunction): void {
+  const traceId = tracedBy(req.headers) ?? newTraceId();
+  res.setHeader("X-Trace-Id", traceId);
+  inTrace(traceId, next);
+}
+
 /** Builds every endpoint group's express app the same way; tests build the same app. */
 export function createApp(routes: Router, options: AppOptions): Express {
   const present = withRetryAfter(presenterFor(options.presenter));
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
+  app.use(traced);
   app.use(noStore);
   app.use(requestDeadline(options.deadlineMs ?? REQUEST_DEADLINE_MS, present));
   app.use(corsPolicy(options.allowedOrigins, options.idOrigin));

@@ -1,6 +1,7 @@
 import type { Collection } from "./collections";
 import { FieldValue, type DocumentData, type Timestamp } from "firebase-admin/firestore";
 import { optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isTraceId } from "../trace";
 import type { ServiceEvent } from "../core/model/event";
 import type { Sealed } from "../core/model/sealed";
 import type {
@@ -98,6 +99,7 @@ function fromData(id: string, d: DocumentData): StoredEntry {
     lastError: optionalString(d.lastError),
     retryUntilDone: d.retryUntilDone === true,
     forgetAfter: optionalDate(d.forgetAfter),
+    trace: isTraceId(d.trace) ? d.trace : null,
   };
   const kind: unknown = d.kind;
   const payload = isKind(kind) ? PAYLOADS[kind](d) : null;

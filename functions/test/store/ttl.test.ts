@@ -182,6 +182,7 @@ describe("data expiry", () => {
             sentAt: null,
             lastError: null,
             forgetAfter: later(7 * 86_400_000),
+            trace: null,
           });
         });
         return [`outbox/${entryId}`];

@@ -134,6 +134,8 @@ export interface Queued {
   retryUntilDone?: boolean;
   /** When TTL deletes it; null for an entry retried until done, which no TTL may take while it waits. */
   forgetAfter: Date | null;
+  /** The trace of the work that queued it (trace.ts), which the drain's work on it carries on; null: none. */
+  trace: string | null;
 }
 
 /** An entry of kind `K` (of each of them, for a union). */

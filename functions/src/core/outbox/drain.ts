@@ -21,6 +21,7 @@ import { drainsOwnWakes, wakeDrainer } from "./wake";
 import { DELIVERED, NotDelivered, type Handler, type HandlerAnswer, type Handlers, type HandlersOf } from "./handlers";
 import type { HandledKind, OutboxEntryOf } from "../model/outbox";
 import { logOutbox } from "./log";
+import { inTrace } from "../../trace";
 
 /**
  * The drainer: sends what the outbox (core/outbox/enqueue) holds, after the transaction that decided
@@ -104,7 +105,8 @@ export async function deliver<D extends DrainDeps>(
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
   const read = await outbox.read(deps.store, id);
-  return read === null ? "skipped" : deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
+  if (read === null) return "skipped";
+  return inTrace(read.entry.trace, () => deliverWith(deps, read, now, handlers(drainsOwnWakes(deps))));
 }
 
 /** One entry, as a drain read it: nothing is done unless it is still as read (see claim). */
@@ -114,7 +116,8 @@ export function deliverRead<D extends DrainDeps>(
   now: Date,
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
-  return deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
+  // Its lines, and the mail's, carry the trace of the request that queued it.
+  return inTrace(read.entry.trace, () => deliverWith(deps, read, now, handlers(drainsOwnWakes(deps))));
 }
 
 async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {

@@ -16,6 +16,7 @@ import { seal } from "../seal";
 import { pepperRing } from "../pepper";
 import { noteQueued, wakeDrainer } from "./wake";
 import { KINDS } from "./kinds";
+import { currentTrace } from "../../trace";
 
 /**
  * What follows a commit goes through the outbox. The rule that decides it writes its entry in its
@@ -137,5 +138,7 @@ function queued(
     sentAt: null,
     lastError: null,
     forgetAfter: new Date(Math.max(options.deliverBy.getTime(), now.getTime()) + KEPT_MS),
+    // The request (or other work) that decided it: the drain's lines about it carry its trace.
+    trace: currentTrace(),
   };
 }
