@@ -26,6 +26,9 @@ const mail = { SMTP_HOST: "127.0.0.1", SMTP_PORT: process.env.STACK_SMTP_PORT as
 const cli = (args: string[]) => operator(args, { ...env, ...mail });
 const cliJson = <T>(args: string[]) => json<T>(args, { ...env, ...mail });
 const operatorName = `${userInfo().username}@${hostname()}`;
+// A test here starts the CLI up to eight times, each a node process loading it (2 to 5 s on this
+// machine, more while the suite's other files run): the budget is the operator CLI test's.
+jest.setTimeout(120_000);
 
 describe("the review loop on the command line", () => {
   it("lists who waits, oldest first, with what they proved and their note", async () => {
