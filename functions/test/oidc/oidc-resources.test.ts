@@ -120,6 +120,21 @@ describe("tokens for one resource", () => {
     return { tokens, person };
   }
 
+  /** How the token endpoint answers the redemption of the code at `location`, as status and OAuth error. */
+  async function redemptionRefusal(location: URL, verifier: string) {
+    const params = oauth.validateAuthResponse(as, c.client, location, "s1");
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      c.client,
+      auth(),
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    );
+    return { status: response.status, error: ((await response.json()) as { error?: string }).error };
+  }
+
   /** What a resource server at `audience`, verifying offline with the provider's keys, makes of `token`. */
   const verifiedBy = (audience: string, token: string) =>
     oauth.validateJwtAccessToken(
@@ -259,18 +274,7 @@ describe("tokens for one resource", () => {
       const url = await ownResource();
       const { location, verifier } = await authorized({ scope: "openid tasks:read", resource: url });
       await close(url);
-      const params = oauth.validateAuthResponse(as, c.client, location, "s1");
-      const response = await oauth.authorizationCodeGrantRequest(
-        as,
-        c.client,
-        auth(),
-        params,
-        REDIRECT,
-        verifier,
-        insecure,
-      );
-      expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: string }).error).toBe("invalid_target");
+      expect(await redemptionRefusal(location, verifier)).toEqual({ status: 400, error: "invalid_target" });
     }
   });
 
@@ -322,18 +326,7 @@ describe("tokens for one resource", () => {
     const { location, verifier, person } = await authorized({ scope: "openid tasks:read", resource: url }, ["tasks"]);
     await firestore().doc(`people/${person.id}`).update({ projects: [] });
     deps.personCache.evict(person.id);
-    const params = oauth.validateAuthResponse(as, c.client, location, "s1");
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      c.client,
-      auth(),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    );
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { error: string }).error).toBe("invalid_grant");
+    expect(await redemptionRefusal(location, verifier)).toEqual({ status: 400, error: "invalid_grant" });
   });
 
   it("ends a grant whose rotated refresh token comes back, whatever resource it names", async () => {
