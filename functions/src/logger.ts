@@ -2,7 +2,7 @@
  * Structured logs, one JSON line each (Cloud Logging reads `severity`, and the trace: trace.ts).
  * Never pass a secret in.
  */
-import { currentTrace } from "./trace";
+import { runningTrace } from "./trace";
 
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -10,13 +10,17 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** The running trace (trace.ts), as Cloud Logging reads it from a line: grouped with its request. */
+/**
+ * The running trace (trace.ts): its id, which an operator searches by (`jsonPayload.traceId`),
+ * and the front's, as Cloud Logging's trace field, which groups a request's lines with its
+ * request log (the project the functions run in; none off the platform).
+ */
 function traceFields(): Record<string, string> {
-  const trace = currentTrace();
+  const trace = runningTrace();
   if (trace === null) return {};
-  // The project the functions run in, as Cloud Logging's trace field names it; none off the platform.
   const project = process.env.GCLOUD_PROJECT ?? process.env.GOOGLE_CLOUD_PROJECT;
-  return project === undefined ? { trace } : { "logging.googleapis.com/trace": `projects/${project}/traces/${trace}` };
+  if (trace.front === null || project === undefined) return { traceId: trace.id };
+  return { traceId: trace.id, "logging.googleapis.com/trace": `projects/${project}/traces/${trace.front}` };
 }
 
 /** One line, with the trace the work belongs to. Exported for its test. */

@@ -1,9 +1,9 @@
-import { currentTrace, inTrace, isTraceId, newTraceId, tracedBy } from "./trace";
+import { currentTrace, inTrace, isTraceId, newTraceId, requestTrace, tracedBy } from "./trace";
 import { line } from "./logger";
 
 const ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 
-describe("tracedBy: the trace a request's front names", () => {
+describe("tracedBy: the trace a request's front names, for grouping only", () => {
   it("takes Cloud Run's X-Cloud-Trace-Context first, then a W3C traceparent", () => {
     expect(tracedBy({ "x-cloud-trace-context": `${ID}/1;o=1` })).toBe(ID);
     expect(tracedBy({ "x-cloud-trace-context": `${ID.toUpperCase()}/1` })).toBe(ID);
@@ -26,10 +26,13 @@ describe("tracedBy: the trace a request's front names", () => {
       expect([headers, tracedBy(headers)]).toEqual([headers, null]);
   });
 
-  it("makes new ids of the same shape, each its own", () => {
-    const a = newTraceId();
-    expect(isTraceId(a)).toBe(true);
-    expect(newTraceId()).not.toBe(a);
+  it("gives each request an id of the service's own, never the one a client sent", () => {
+    const a = requestTrace({ traceparent: `00-${ID}-00f067aa0ba902b7-01` });
+    expect(a.front).toBe(ID);
+    expect(isTraceId(a.id)).toBe(true);
+    expect(a.id).not.toBe(ID);
+    expect(requestTrace({}).id).not.toBe(a.id);
+    expect(isTraceId(newTraceId())).toBe(true);
   });
 });
 
@@ -45,28 +48,39 @@ describe("inTrace: the trace work belongs to", () => {
     expect(inTrace(ID, () => inTrace(null, currentTrace))).toBeNull();
   });
 
-  it("puts it on every log line, as Cloud Logging's trace field where the project is known", () => {
+  it("puts its id on every log line, and the front's as Cloud Logging's trace field where the project is known", () => {
     const saved = {
       GCLOUD_PROJECT: process.env.GCLOUD_PROJECT,
       GOOGLE_CLOUD_PROJECT: process.env.GOOGLE_CLOUD_PROJECT,
     };
     const parsed = (text: string) => JSON.parse(text) as Record<string, unknown>;
+    const FRONT = "0af7651916cd43dd8448eb211c80319c";
     try {
       delete process.env.GCLOUD_PROJECT;
       delete process.env.GOOGLE_CLOUD_PROJECT;
       expect(parsed(line("INFO", "hello"))).toEqual({ severity: "INFO", message: "hello" });
-      expect(parsed(inTrace(ID, () => line("INFO", "hello")))).toEqual({
+      const traced = { id: ID, front: FRONT };
+      expect(parsed(inTrace(traced, () => line("INFO", "hello")))).toEqual({
         severity: "INFO",
         message: "hello",
-        trace: ID,
+        traceId: ID,
       });
       process.env.GCLOUD_PROJECT = "identity-prod";
-      const inside = JSON.parse(inTrace(ID, () => line("ERROR", "mail given up", { kind: "code" }))) as Record<
-        string,
-        unknown
-      >;
-      expect(inside).toMatchObject({ severity: "ERROR", message: "mail given up", kind: "code" });
-      expect(inside["logging.googleapis.com/trace"]).toBe(`projects/identity-prod/traces/${ID}`);
+      expect(
+        parsed(inTrace(traced, () => line("ERROR", "mail given up", { kind: "code", traceId: "forged" }))),
+      ).toEqual({
+        severity: "ERROR",
+        message: "mail given up",
+        kind: "code",
+        traceId: ID,
+        "logging.googleapis.com/trace": `projects/identity-prod/traces/${FRONT}`,
+      });
+      // Work resumed from a stored id (an outbox entry) has no front of its own.
+      expect(parsed(inTrace(ID, () => line("INFO", "mail sent")))).toEqual({
+        severity: "INFO",
+        message: "mail sent",
+        traceId: ID,
+      });
     } finally {
       for (const [name, value] of Object.entries(saved))
         if (value === undefined) delete process.env[name];

@@ -1,4 +1,5 @@
 import { groupCommit } from "./group-commit";
+import { currentTrace, inTrace } from "../trace";
 
 /** A decide() whose batches the test ends by hand, recording what each batch held. */
 function controlled() {
@@ -38,6 +39,21 @@ describe("groupCommit", () => {
     expect(c.batches).toEqual([["a"], ["b", "c", "d"]]);
     await c.endNext();
     await expect(Promise.all(outcomes)).resolves.toEqual(["done a", "done b", "done c", "done d"]);
+  });
+
+  it("decides every batch outside the trace of the request that happened to start it", async () => {
+    const traces: Array<string | null> = [];
+    const submit = groupCommit(
+      async (items: string[]) => {
+        traces.push(currentTrace());
+        return items;
+      },
+      key,
+      { maxBatch: 10, inFlight: 1 },
+    );
+    await inTrace("4bf92f3577b34da6a3ce929d0e0e4736", () => Promise.all([submit("a"), submit("b")]));
+    expect(traces.length).toBeGreaterThan(0);
+    expect(traces.every((t) => t === null)).toBe(true);
   });
 
   it("never puts two items of one key in a batch", async () => {

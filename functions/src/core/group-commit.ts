@@ -1,3 +1,5 @@
+import { inTrace } from "../trace";
+
 /**
  * Group commit: concurrent requests of one kind are decided together, many to one transaction.
  *
@@ -56,6 +58,7 @@ export function groupCommit<I, O>(
   return (item) =>
     new Promise<O>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (running < limits.inFlight) void drain();
+      // Outside the trace of whichever request started it: it decides other requests' items too.
+      if (running < limits.inFlight) void inTrace(null, drain);
     });
 }

@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import { budgetUntil, type Budget } from "../core/deadline";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logger";
-import { inTrace, newTraceId, tracedBy } from "../trace";
+import { inTrace, requestTrace } from "../trace";
 import { corsPolicy } from "./cors";
 import { errorHandler, presenterFor, withRetryAfter, type Presenter } from "./presenters";
 
@@ -62,14 +62,14 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
 }
 
 /**
- * Each request runs in its trace (trace.ts): the one its front named, or a new one. The answer
- * names it (`X-Trace-Id`), so whoever reports a problem can give it, and every line logged for the
- * request, and for the mail it caused, carries it.
+ * Each request runs in a trace of its own (trace.ts), a new id the answer names (`X-Trace-Id`), so
+ * whoever reports a problem can give it: every line logged for the request, and for the mail it
+ * caused, carries it.
  */
 function traced(req: Request, res: Response, next: NextFunction): void {
-  const traceId = tracedBy(req.headers) ?? newTraceId();
-  res.setHeader("X-Trace-Id", traceId);
-  inTrace(traceId, next);
+  const trace = requestTrace(req.headers);
+  res.setHeader("X-Trace-Id", trace.id);
+  inTrace(trace, next);
 }
 
 /** Builds every endpoint group's express app the same way; tests build the same app. */

@@ -105,8 +105,7 @@ export async function deliver<D extends DrainDeps>(
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
   const read = await outbox.read(deps.store, id);
-  if (read === null) return "skipped";
-  return inTrace(read.entry.trace, () => deliverWith(deps, read, now, handlers(drainsOwnWakes(deps))));
+  return read === null ? "skipped" : deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
 }
 
 /** One entry, as a drain read it: nothing is done unless it is still as read (see claim). */
@@ -116,11 +115,18 @@ export function deliverRead<D extends DrainDeps>(
   now: Date,
   handlers: HandlersOf<D>,
 ): Promise<Outcome> {
-  // Its lines, and the mail's, carry the trace of the request that queued it.
-  return inTrace(read.entry.trace, () => deliverWith(deps, read, now, handlers(drainsOwnWakes(deps))));
+  return deliverWith(deps, read, now, handlers(drainsOwnWakes(deps)));
 }
 
-async function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {
+/**
+ * Every way an entry is worked on comes here, the drain's included: under the trace of the request
+ * that queued it, so its lines, and its mail's, carry that request's trace id (trace.ts).
+ */
+function deliverWith(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {
+  return inTrace(read.entry.trace, () => deliverTraced(deps, read, now, handlers));
+}
+
+async function deliverTraced(deps: DrainDeps, read: outbox.Read, now: Date, handlers: Handlers): Promise<Outcome> {
   const id = read.entry.id;
   const claimed = await unlessContended(claim(deps, read, now), null);
   if (claimed === null) return "skipped";
