@@ -76,8 +76,40 @@ export async function readTogether<T extends unknown[]>(
   }) as T;
 }
 
+/** Attempts at a transaction that Firestore closed under one of its reads, before it counts as contended. */
+export const CLOSED_ATTEMPTS = 3;
+
+/**
+ * gRPC's INVALID_ARGUMENT, said of the transaction itself: a read retried after its stream was
+ * lost (under load), or made after the transaction was ended by another that won its lock, finds
+ * the transaction gone. Nothing of it was written. The client library tries again only the
+ * "expired" form; the emulator, and a stream retried mid-transaction, say "invalid or closed".
+ */
+const closedUnderItsReads = (err: unknown): boolean =>
+  typeof err === "object" &&
+  err !== null &&
+  (err as { code?: unknown }).code === 3 &&
+  /transaction (is invalid or closed|has expired)/i.test(String((err as { message?: unknown }).message));
+
+/**
+ * Runs `work` in a Firestore transaction, as the client library does (again on contention), and
+ * again when Firestore closed the transaction under one of its reads. Past CLOSED_ATTEMPTS, that
+ * is contention (gRPC's ABORTED, so the caller answers 503 with Retry-After), never a 500.
+ */
 export function transactionRunner(db: Firestore): <T>(work: (tx: Transaction) => Promise<T>) => Promise<T> {
-  return (work) => db.runTransaction(work);
+  return async (work) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await db.runTransaction(work);
+      } catch (err) {
+        if (!closedUnderItsReads(err)) throw err;
+        if (attempt >= CLOSED_ATTEMPTS)
+          throw Object.assign(new Error("transaction closed under its reads, every attempt", { cause: err }), {
+            code: 10,
+          });
+      }
+    }
+  };
 }
 
 /** One cheap read, to learn whether Firestore answers (GET /status). */

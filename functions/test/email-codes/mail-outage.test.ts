@@ -37,12 +37,20 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] as number;
 };
 
-/** Twelve sends of each kind, interleaved, so whatever else the machine does falls on both alike. */
+/**
+ * Twelve sends of each kind, interleaved, so whatever else the machine does falls on both alike.
+ * A known address's send wakes a drain that works on (here, in this process) while the next send
+ * is answered; so the order is known, unknown, unknown, known, over and over, and each kind
+ * follows each kind equally often, rather than every unknown send answering under a known one's
+ * drain.
+ */
 async function compare(app: Express, known: string[], unknown: string[]): Promise<Answer[]> {
   const answers: Answer[] = [];
-  for (let i = 0; i < known.length; i++) {
-    answers.push(await timedSend(app, "known", known[i] as string));
-    answers.push(await timedSend(app, "unknown", unknown[i] as string));
+  const order: Answer["kind"][] = ["known", "unknown", "unknown", "known"];
+  const left = { known: [...known], unknown: [...unknown] };
+  for (let i = 0; left.known.length + left.unknown.length > 0; i++) {
+    const kind = order[i % order.length] as Answer["kind"];
+    answers.push(await timedSend(app, kind, left[kind].shift() as string));
   }
   return answers;
 }
