@@ -1,9 +1,9 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
 
-/** `oidcClients/{clientId}`: relying parties registered by the operator; secrets kept as hashes. */
+/** `oidcClients/{clientId}`: relying parties, registered by the operator or by themselves; secrets kept as hashes. */
 const OIDC_CLIENTS: Collection = "oidcClients";
 
 function ref(db: Firestore, clientId: string) {
@@ -60,6 +60,11 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     refreshTokens: d.refreshTokens === true,
     project: typeof d.project === "string" ? d.project : null,
     disabled: d.disabled === true,
+    // Clients stored before clients could register themselves are all the operator's.
+    registeredBy: d.registeredBy === "self" ? "self" : "operator",
+    review: d.review === "waiting" || d.review === "blocked" ? d.review : "approved",
+    clientUri: optionalString(d.clientUri),
+    logoUri: optionalString(d.logoUri),
     createdAt: toDate(d.createdAt),
   };
 }

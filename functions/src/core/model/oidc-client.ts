@@ -1,5 +1,6 @@
 /**
- * A relying party of the OpenID Connect provider, registered by the operator. The store keeps it
+ * A relying party of the OpenID Connect provider, registered by the operator, or by itself (RFC
+ * 7591) where the operator's policy lets clients register. The store keeps it
  * (store/oidc-clients), its secrets as digests; no I/O here.
  */
 
@@ -11,6 +12,19 @@ export interface ClientSecret {
 }
 
 export type PkcePolicy = "required" | "optional";
+
+/**
+ * Who registered the client. The operator's clients are the family's own: their registration
+ * stands for the person's consent. A client that registered itself asks each person's consent
+ * (core/oidc/consents), and is shown as unverified.
+ */
+export type RegisteredBy = "operator" | "self";
+
+/**
+ * Whether a self-registered client may be used: "approved" (the operator's clients always),
+ * "waiting" for a reviewer where the policy says clients are reviewed, or "blocked".
+ */
+export type ClientReview = "approved" | "waiting" | "blocked";
 
 export interface OidcClient {
   clientId: string;
@@ -37,5 +51,13 @@ export interface OidcClient {
   project: string | null;
   /** A disabled client is unknown to the authorise and token endpoints. */
   disabled: boolean;
+  registeredBy: RegisteredBy;
+  review: ClientReview;
+  /** A self-registered client's home page and logo, as it gave them (https URLs); null when none. */
+  clientUri: string | null;
+  logoUri: string | null;
   createdAt: Date;
 }
+
+/** Whether the client is one of the family's own, registered by the operator. */
+export const firstParty = (client: Pick<OidcClient, "registeredBy">): boolean => client.registeredBy === "operator";

@@ -21,6 +21,10 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     refreshTokens: false,
     project: null,
     disabled: false,
+    registeredBy: "operator",
+    review: "approved",
+    clientUri: null,
+    logoUri: null,
     createdAt: at("2026-01-01T00:00:00Z"),
   };
 }

@@ -16,6 +16,9 @@ import type { OidcClient, PkcePolicy } from "../model/oidc-client";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
+/** What every client the operator registers is: the family's own, approved by its registration. */
+const OPERATORS = { registeredBy: "operator", review: "approved", clientUri: null, logoUri: null } as const;
+
 /** How long a rotated-out secret keeps working unless the operator says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * HOUR;
 
@@ -117,6 +120,7 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
     ...grants,
     project: client.project ?? null,
     disabled: false,
+    ...OPERATORS,
     createdAt: now,
   });
 }
@@ -127,7 +131,10 @@ export async function registerClient(deps: Pick<Deps, "store" | "clock">, client
  */
 export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
-  registration: Omit<OidcClient, "secrets" | "disabled" | "createdAt" | "refreshTokens"> & {
+  registration: Omit<
+    OidcClient,
+    "secrets" | "disabled" | "createdAt" | "refreshTokens" | "registeredBy" | "review" | "clientUri" | "logoUri"
+  > & {
     grantTypes: readonly string[];
   },
 ): Promise<{ clientSecret: string; client: OidcClient }> {
@@ -140,6 +147,7 @@ export async function createClient(
     ...grants,
     secrets: [{ hash: sha256(clientSecret), createdAt: now, expiresAt: null }],
     disabled: false,
+    ...OPERATORS,
     createdAt: now,
   };
   try {
