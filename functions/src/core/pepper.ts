@@ -134,6 +134,31 @@ export function reconnectConfirmed(
 }
 
 /**
+ * What the page asking a person to let an app that registered itself in carries (core/oidc/consents):
+ * bound to the session, the app, the resource and the very scopes shown, so a form made for another
+ * browser, app or request, or forged by another page, lets nothing in. Made with the first key;
+ * checked against each key in the ring.
+ */
+export function consentConfirmation(
+  key: PepperKey,
+  sessionKey: string,
+  asked: { clientId: string; resource: string; scopes: readonly string[] },
+): string {
+  return hmac(key, "oidc-consent", sessionKey, asked.clientId, asked.resource, [...asked.scopes].sort().join(" "));
+}
+
+export function consentConfirmed(
+  ring: PepperKey[],
+  sessionKey: string,
+  asked: { clientId: string; resource: string; scopes: readonly string[] },
+  presented: string,
+): boolean {
+  let matched = false;
+  for (const key of ring) if (constantTimeEqual(consentConfirmation(key, sessionKey, asked), presented)) matched = true;
+  return matched;
+}
+
+/**
  * The stored form of a recovery code: bound to its person, so one person's code matches nothing
  * of another's. Keyed, as an email code's is: a stolen copy of the store cannot be searched.
  */

@@ -41,6 +41,8 @@ export const COLLECTIONS = {
   oidcSignIns: "forgetAfter",
   // An app disconnected from a person: until they let it in again, or are erased.
   oidcDisconnects: null,
+  // What a person let an app that registered itself do: until they take it back, or are erased.
+  oidcConsents: null,
   clientThrottles: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",

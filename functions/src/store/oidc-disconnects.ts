@@ -34,3 +34,8 @@ export async function find(db: Firestore, personId: string, clientId: string): P
 export async function forget(db: Firestore, personId: string, clientId: string): Promise<void> {
   await ref(db, personId, clientId).delete();
 }
+
+/** Forgets it in `tx` (the person's yes to an app that asks their consent: core/oidc/consents). */
+export function forgetIn(db: Firestore, tx: Transaction, personId: string, clientId: string): void {
+  tx.delete(ref(db, personId, clientId));
+}

@@ -21,6 +21,7 @@ const OIDC_GRANTS: Collection = "oidcGrants";
 const OIDC_REFRESH_TOKENS: Collection = "oidcRefreshTokens";
 const OIDC_SIGN_INS: Collection = "oidcSignIns";
 const OIDC_DISCONNECTS: Collection = "oidcDisconnects";
+const OIDC_CONSENTS: Collection = "oidcConsents";
 const PROJECT_ACCESS: Collection = "projectAccess";
 const OUTBOX: Collection = "outbox";
 const HISTORY: Collection = "personHistory";
@@ -63,6 +64,7 @@ function naming(db: Firestore, personId: string): Query[] {
     db.collection(OIDC_REFRESH_TOKENS).where("personId", "==", personId),
     db.collection(OIDC_SIGN_INS).where("personId", "==", personId),
     db.collection(OIDC_DISCONNECTS).where("personId", "==", personId),
+    db.collection(OIDC_CONSENTS).where("personId", "==", personId),
     db.collection(PROJECT_ACCESS).where("personId", "==", personId),
     db.collection(RECOVERY_CODES).where("personId", "==", personId),
   ];

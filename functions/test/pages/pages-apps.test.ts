@@ -129,6 +129,33 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     expect(await sessionCookie(t.page)).toBeNull();
   });
 
+  it("asks the person's consent for an app that registered itself, and goes on to it with their yes", async () => {
+    t.name = "oidc-consent";
+    const relyingParty = await rp.client({ selfRegistered: true });
+    const uid = unique("uid");
+    await personFor({ uid, email: `${unique("rp")}@example.test` }, { name: "Consenting Person" });
+    await openSessionIn(t.page, await signInWithCustomToken(await auth().createCustomToken(uid)));
+    const { verifier, challenge } = pkce();
+    await t.page.goto(rp.authorizeUrl(relyingParty.clientId, challenge, { scope: "openid email" }));
+    await t.visitor.reaches("You're already signed in");
+    await t.visitor.press("Continue");
+    await t.visitor.reaches("Let Journey RP use your account?");
+    await t.page.getByText("is not one of this service's own apps").waitFor();
+    await t.page.getByText("an app on this device").waitFor();
+    await t.visitor.audit();
+    await t.visitor.screenshot("app-consent");
+    await t.visitor.press("Let Journey RP in");
+    const back = await rp.arrivalAt("/callback");
+    await t.page.getByRole("heading", { name: "Back at the app" }).waitFor();
+    expect(back.searchParams.get("state")).toBe("rp-state");
+    await rp.tokens(relyingParty, back.searchParams.get("code") as string, verifier);
+
+    await t.page.goto(`${ID_HOST}/account`);
+    await t.visitor.reaches("Your account");
+    const app = t.page.locator("section[aria-labelledby=apps] li", { hasText: "Journey RP" });
+    await app.getByText("Unverified").waitFor();
+  });
+
   it("shows an administrator the apps a person let in, on the person's page, and disconnects one", async () => {
     t.name = "person-apps";
     const relyingParty = await rp.client({ lifecycle: true });

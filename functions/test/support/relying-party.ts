@@ -8,6 +8,8 @@ import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { decodeJwt } from "jose";
 import { registerClient } from "../../src/core/oidc/clients";
+import type { OidcClient } from "../../src/core/model/oidc-client";
+import * as clients from "../../src/store/oidc-clients";
 import { ID_HOST } from "./browser";
 import { testDeps, unique } from "./deps";
 
@@ -69,9 +71,14 @@ export function useRelyingParty() {
      * A client registered for this server's /callback; `lifecycle`: with refresh tokens, and this
      * server's /signed-out to come back to after logout.
      */
-    async client({ lifecycle = false }: { lifecycle?: boolean } = {}): Promise<Client> {
+    /** A client of the operator's, or (`selfRegistered`) one as a client that registered itself is stored. */
+    async client({
+      lifecycle = false,
+      selfRegistered = false,
+    }: { lifecycle?: boolean; selfRegistered?: boolean } = {}): Promise<Client> {
       const registered = { clientId: unique("rp"), clientSecret: randomBytes(32).toString("base64url") };
-      await registerClient(testDeps(), {
+      const deps = testDeps();
+      await registerClient(deps, {
         ...registered,
         name: "Journey RP",
         redirectUris: [`${url}/callback`],
@@ -79,6 +86,10 @@ export function useRelyingParty() {
           ? { grantTypes: ["authorization_code", "refresh_token"], postLogoutRedirectUris: [`${url}/signed-out`] }
           : {}),
       });
+      if (selfRegistered) {
+        const stored = (await clients.findById(deps.store, registered.clientId)) as OidcClient;
+        await clients.save(deps.store, { ...stored, registeredBy: "self" });
+      }
       return registered;
     },
 

@@ -1,7 +1,7 @@
 /**
  * The apps the person let in through this service's sign-in (its OpenID Connect provider), on
- * `/account`: each app's name, when it was first and last used, and whether it can act while the
- * person is away; "Disconnect" ends what the app holds (its refresh tokens) and tells it the
+ * `/account`: each app's name (marked unverified where it registered itself), when it was first and
+ * last used, and whether it can act while the person is away; "Disconnect" ends what the app holds (its refresh tokens) and tells it the
  * person's sign-in to it has ended (core/oidc/apps). Hidden while there are none.
  */
 import type { AppView } from "../../../functions/src/core/oidc/apps";
@@ -61,6 +61,8 @@ export function appsSection(): HTMLElement {
         "p",
         { class: "session-name" },
         app.name,
+        // An app that registered itself: its name is its own claim, as the consent page said.
+        app.unverified ? h("span", { class: "badge" }, "Unverified") : null,
         app.actsWhileAway ? h("span", { class: "badge" }, "Can act while you're away") : null,
       ),
       h(

@@ -4,13 +4,16 @@
  * session of the identity host, or that holds a grant to act while they are away, with when it was
  * first and last used. Disconnecting one ends all it holds (grants, access tokens, codes), tells
  * it, by back-channel logout, that each sign-in it was given has ended, and is remembered until the
- * person lets it in again (core/oidc/disconnects).
+ * person lets it in again (core/oidc/disconnects). An app that registered itself is listed from the
+ * person's consent too (core/oidc/consents), and its disconnect takes that consent back.
  */
 import * as clients from "../../store/oidc-clients";
 import * as grants from "../../store/oidc-grants";
 import * as codes from "../../store/oidc-codes";
 import * as accessTokens from "../../store/oidc-tokens";
 import * as signIns from "../../store/oidc-sign-ins";
+import * as consents from "../../store/oidc-consents";
+import { firstParty } from "../model/oidc-client";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
 import { tellClients } from "../people/sign-in-ends";
@@ -28,15 +31,18 @@ export interface AppView {
   lastUsedAt: string;
   /** Whether it holds a grant: it may act for the person while they are away (a refresh token). */
   actsWhileAway: boolean;
+  /** Whether it registered itself (RFC 7591) rather than being one of the operator's own: its name is its own claim. */
+  unverified: boolean;
 }
 
 type AppsDeps = Pick<Deps, "store" | "clock">;
 
 export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[]> {
   const now = deps.clock.now().getTime();
-  const [held, signedIn] = await Promise.all([
+  const [held, signedIn, consented] = await Promise.all([
     grants.ofPerson(deps.store, personId),
     signIns.ofPerson(deps.store, personId),
+    consents.ofPerson(deps.store, personId),
   ]);
   const live = held.filter((g) => g.endedAt === null && g.expiresAt.getTime() > now);
   const byClient = new Map<string, { first: number; last: number; away: boolean }>();
@@ -50,6 +56,8 @@ export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[
   };
   for (const g of live) note(g.clientId, g.createdAt, g.lastUsedAt, true);
   for (const s of signedIn) note(s.clientId, s.createdAt, s.createdAt, false);
+  // An app the person let in (core/oidc/consents) is theirs to take back, whatever it holds now.
+  for (const c of consented) note(c.clientId, c.givenAt, c.updatedAt, false);
   const named = await Promise.all(
     [...byClient.entries()].map(async ([clientId, used]) => {
       const client = await clients.findById(deps.store, clientId);
@@ -61,6 +69,7 @@ export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[
         firstUsedAt: new Date(used.first).toISOString(),
         lastUsedAt: new Date(used.last).toISOString(),
         actsWhileAway: used.away,
+        unverified: !firstParty(client),
       };
     }),
   );
@@ -90,7 +99,8 @@ export async function disconnectApp(
       (g) => g.clientId === clientId && g.endedAt === null,
     );
     const signedIn = (await signIns.ofSessions(deps.store, tx, personId, "all")).filter((s) => s.clientId === clientId);
-    ensure(held.length > 0 || signedIn.length > 0, "app_not_found");
+    const consentsGiven = (await consents.ofPerson(deps.store, personId, tx)).filter((c) => c.clientId === clientId);
+    ensure(held.length > 0 || signedIn.length > 0 || consentsGiven.length > 0, "app_not_found");
     // Someone else cut it off: the person is told, as of their sessions ended.
     const from = "self" in by ? null : toldAs(by);
     const recipient = from !== null && deps.config.notices.access ? await readRecipient(deps, tx, personId) : null;
@@ -103,6 +113,8 @@ export async function disconnectApp(
     for (const grant of held) endGrant(deps, tx, grant, now, "disconnected");
     for (const token of tokens) accessTokens.revoke(deps.store, tx, token.hash);
     for (const code of unredeemed) codes.remove(deps.store, tx, code.hash);
+    // What the person let it do is taken back: it asks again, on the consent page.
+    for (const c of consentsGiven) consents.remove(deps.store, tx, c);
     // Until the person lets it in again, it gets no code for them without asking (core/oidc/disconnects).
     rememberDisconnect(deps, tx, personId, clientId, now);
     recordEvent(deps, tx, {

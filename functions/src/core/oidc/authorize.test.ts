@@ -7,6 +7,7 @@ const prompt = (over: Partial<AuthorizeRequest["prompt"]> = {}) => ({
   none: false,
   login: false,
   selectAccount: false,
+  consent: false,
   ...over,
 });
 const session = (ageSeconds: number, approved = true, amr: string[] = ["otp"]) => ({
@@ -116,7 +117,12 @@ describe("authorizeStep", () => {
   const requests = fc.record({
     prompt: fc.oneof(
       fc.constant(prompt({ none: true })),
-      fc.record({ none: fc.constant(false), login: fc.boolean(), selectAccount: fc.boolean() }),
+      fc.record({
+        none: fc.constant(false),
+        login: fc.boolean(),
+        selectAccount: fc.boolean(),
+        consent: fc.boolean(),
+      }),
     ),
     maxAgeSeconds: fc.option(fc.nat(10 * 24 * 3600)),
     acr: fc.constantFrom(null, "phr"),

@@ -45,7 +45,7 @@ export interface AuthorizeRequest {
   nonce: string | null;
   codeChallenge: string | null;
   /** `prompt` (OpenID Connect Core §3.1.2.1): none, or the identity host's pages it asks for. */
-  prompt: { none: boolean; login: boolean; selectAccount: boolean };
+  prompt: { none: boolean; login: boolean; selectAccount: boolean; consent: boolean };
   /** `max_age` in seconds: how long ago the person may have authenticated; null for any time. */
   maxAgeSeconds: number | null;
   /** The authentication context class the sign-in must meet (core/oidc/acr); null when none is asked. */
@@ -55,8 +55,9 @@ export interface AuthorizeRequest {
 }
 
 /**
- * `consent` is accepted and needs no page: clients are registered by the operator, whose
- * registration stands for it. Any other value is refused rather than silently ignored.
+ * `consent` asks the person again, on the consent page, where a client registered itself
+ * (core/oidc/consents); for the operator's clients it needs no page, their registration standing
+ * for it. Any other value is refused rather than silently ignored.
  */
 export const PROMPTS = ["none", "login", "consent", "select_account"] as const;
 const MAX_AGE = /^\d{1,10}$/;
@@ -78,6 +79,7 @@ function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
     none: prompts.includes("none"),
     login: prompts.includes("login"),
     selectAccount: prompts.includes("select_account"),
+    consent: prompts.includes("consent"),
   };
 }
 

@@ -16,11 +16,15 @@ import {
 } from "../../core/oidc/authorize";
 import { checkLogoutRequest, hintIsThisSignIn } from "../../core/oidc/logout";
 import { logoutConfirmation, logoutConfirmed, pepperRing, type PepperKey } from "../../core/pepper";
-import { endSession } from "../../core/sessions/sessions";
+import { endSession, type Principal } from "../../core/sessions/sessions";
 import { clearSessionCookie, readSessionCookie } from "../../http/cookies";
 import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../../http/logout-pages";
 import { confirmReconnectPage, onToAppPage } from "../../http/reconnect-pages";
 import { reconnectStep } from "../../core/oidc/disconnects";
+import { consentStep } from "../../core/oidc/consents";
+import { firstParty } from "../../core/model/oidc-client";
+import type { Person } from "../../core/model/person";
+import { askConsentPage } from "../../http/consent-pages";
 import { findResource, mayAskFor } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";
 import { readForm } from "../../http/body";
@@ -54,14 +58,22 @@ function returnUrl(idOrigin: string, raw: Record<string, unknown>): string {
 function requestFields(raw: Record<string, unknown>): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(raw))
-    if (typeof value === "string" && key !== "prompt" && key !== "max_age" && key !== "reconnect") fields[key] = value;
+    if (typeof value === "string" && !ANSWERED.has(key)) fields[key] = value;
   return fields;
 }
+
+/** What a trip to the identity host answers, and what its pages' forms post back: never passed on. */
+const ANSWERED = new Set(["prompt", "max_age", "reconnect", "consent", "answer"]);
 
 const ERROR_DESCRIPTIONS = {
   login_required: "The person must sign in",
   access_denied: "The account may not sign in to this app",
   consent_required: "The person disconnected this app and must let it in again",
+} as const;
+/** Said instead, to an app that registered itself (core/oidc/consents). */
+const CONSENT_DESCRIPTIONS = {
+  consent_required: "The person must let this app in, on a page",
+  access_denied: "The person did not let this app in",
 } as const;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
@@ -159,6 +171,7 @@ export function browserRoutes(deps: Deps): Router {
       );
     if (step.kind === "error") return void refuse(step.error);
     const { person, principal } = step.session;
+    if (!firstParty(request.client)) return askedConsent(req, res, raw, request, step.session);
     // The person's press on the page below: a form post with the confirmation it carries.
     const pressed = req.method === "POST" ? (single(raw.reconnect, "reconnect") ?? null) : null;
     const reconnect = await reconnectStep(
@@ -186,6 +199,55 @@ export function browserRoutes(deps: Deps): Router {
     if (pressed !== null) return void onToAppPage(res, { app: request.client.name, to });
     res.redirect(302, to);
   }
+  /**
+   * The rest of the authorise step for an app that registered itself: the person's consent
+   * (core/oidc/consents), asked on the identity host alone, whose form-action lets the page's form
+   * post to it; then the code. A yes or a no was a form post: a page of ours goes on to the app.
+   */
+  async function askedConsent(
+    req: Request,
+    res: Response,
+    raw: Record<string, unknown>,
+    request: AuthorizeRequest,
+    { person, principal }: { person: Person; principal: Principal },
+  ) {
+    const posted = req.method === "POST" ? single(raw.consent, "consent") : undefined;
+    const answer =
+      posted === undefined ? null : { confirmation: posted, allow: single(raw.answer, "answer") === "allow" };
+    const sessionKey = principal.sessionKey ?? principal.uid;
+    const consent = await consentStep(
+      deps,
+      { personId: person.id, sessionKey },
+      { ...request, askAgain: request.prompt.consent },
+      answer,
+    );
+    const back = (params: Record<string, string | null>) =>
+      redirectTo(request.redirectUri, { ...params, state: request.state, iss: issuer });
+    const refusal = (error: keyof typeof CONSENT_DESCRIPTIONS) =>
+      back({ error, error_description: CONSENT_DESCRIPTIONS[error] });
+    if (consent.kind === "refused")
+      return void onToAppPage(res, { app: request.client.name, to: refusal("access_denied") });
+    if (consent.kind === "ask") {
+      if (request.prompt.none) return void res.redirect(302, refusal("consent_required"));
+      const idOrigin = new URL(deps.config.idUrl).origin;
+      if (requestHost(req) !== new URL(idOrigin).host) return void res.redirect(302, returnUrl(idOrigin, raw));
+      return void askConsentPage(res, {
+        app: request.client.name,
+        redirectUri: request.redirectUri,
+        signedInAs: person.emails[0] ?? person.name,
+        resource: request.resource,
+        scopes: request.scopes,
+        idUrl: deps.config.idUrl,
+        action: AUTHORIZE,
+        fields: { ...requestFields(raw), consent: consent.confirmation },
+      });
+    }
+    const code = await issueAuthorizationCode(deps, request, person, principal);
+    const to = back({ code });
+    if (consent.kind === "given") return void onToAppPage(res, { app: request.client.name, to });
+    res.redirect(302, to);
+  }
+
   router.get(AUTHORIZE, presentWith(htmlErrors), (req: Request, res: Response) => authorize(req, res, req.query));
   // A form post from the relying party's page. It carries no Lax cookie cross-site, so a person
   // signed in is sent through the identity host and back here by GET, where the cookie comes.

@@ -1,0 +1,92 @@
+/**
+ * A person's consent to an app that registered itself (RFC 7591). The operator's own clients are
+ * the family's: their registration stands for consent, and they are never asked about. Any other
+ * client gets no code until the person, signed in, has said yes on a page of the identity host
+ * that names the app (as unverified), the account, the site it wants a token for, and what it may
+ * do. The yes is remembered for that app, resource and scope set (`oidcConsents`): a later request
+ * within it goes through without a page, unless the app asks again (`prompt=consent`); one that
+ * asks for more, or for another resource, asks again. The page's form carries a confirmation bound
+ * to the browser's session, the app, the resource and the scopes (core/pepper): a form made for
+ * another browser or request, or forged by another page, lets nothing in. Disconnecting the app
+ * (core/oidc/apps) takes back every consent it was given.
+ */
+import type { Transaction } from "../../store/db";
+import * as consents from "../../store/oidc-consents";
+import * as disconnects from "../../store/oidc-disconnects";
+import type { Deps } from "../deps";
+import { consentConfirmation, consentConfirmed, pepperRing, type PepperKey } from "../pepper";
+import { firstParty, type OidcClient } from "../model/oidc-client";
+import type { Resource } from "../model/resource";
+
+/** What the person is asked to let the app do, and about which resource ("" for the provider's own tokens). */
+export interface Asked {
+  clientId: string;
+  resource: string;
+  scopes: readonly string[];
+}
+
+export const askedOf = (request: {
+  client: OidcClient;
+  resource: Resource | null;
+  scopes: readonly string[];
+}): Asked => ({
+  clientId: request.client.clientId,
+  resource: request.resource?.url ?? "",
+  scopes: request.scopes,
+});
+
+/**
+ * What the authorise step does about consent, for a person the session would let through:
+ * - `none`: the app is the operator's, or the person already let it do all this: a code as usual.
+ * - `given`: this request is the person's yes on the page (a POST with its confirmation); it is
+ *   remembered, and a code follows.
+ * - `refused`: the person's no on the page: the app hears `access_denied`, and nothing is remembered.
+ * - `ask`: the page, with the confirmation its form carries (`confirmation`).
+ */
+export type ConsentStep =
+  { kind: "none" } | { kind: "given" } | { kind: "refused" } | { kind: "ask"; confirmation: string };
+
+/** The person's answer on the page, as the form posted it: the confirmation, and which button. */
+export interface ConsentAnswer {
+  confirmation: string;
+  allow: boolean;
+}
+
+export async function consentStep(
+  deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction">,
+  signedIn: { personId: string; sessionKey: string },
+  request: { client: OidcClient; resource: Resource | null; scopes: readonly string[]; askAgain: boolean },
+  answer: ConsentAnswer | null,
+): Promise<ConsentStep> {
+  if (firstParty(request.client)) return { kind: "none" };
+  const asked = askedOf(request);
+  const ring = pepperRing(deps);
+  if (answer !== null && consentConfirmed(ring, signedIn.sessionKey, asked, answer.confirmation)) {
+    if (!answer.allow) return { kind: "refused" };
+    await deps.transaction((tx) => remember(deps, tx, signedIn.personId, asked));
+    return { kind: "given" };
+  }
+  if (!request.askAgain) {
+    const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
+    if (held !== null && asked.scopes.every((s) => held.scopes.includes(s))) return { kind: "none" };
+  }
+  return { kind: "ask", confirmation: consentConfirmation(ring[0] as PepperKey, signedIn.sessionKey, asked) };
+}
+
+/**
+ * Remembers the yes, in `tx`, beside what the person let the app do before for that resource; a
+ * disconnect of the app is forgotten with it (the page was the question it waited for).
+ */
+async function remember(deps: Pick<Deps, "store" | "clock">, tx: Transaction, personId: string, asked: Asked) {
+  const held = await consents.find(deps.store, personId, asked.clientId, asked.resource, tx);
+  const now = deps.clock.now();
+  consents.record(deps.store, tx, {
+    personId,
+    clientId: asked.clientId,
+    resource: asked.resource,
+    scopes: [...new Set([...(held?.scopes ?? []), ...asked.scopes])].sort(),
+    givenAt: held?.givenAt ?? now,
+    updatedAt: now,
+  });
+  disconnects.forgetIn(deps.store, tx, personId, asked.clientId);
+}

@@ -1,0 +1,71 @@
+/**
+ * The page asking a person to let an app that registered itself in (core/oidc/consents), served by
+ * the provider at the authorise endpoint on the identity host. No script, as the logout and
+ * reconnect pages; no logo, whose address the app chose. The app's name is its own claim, so the
+ * page says so, and names where the answer sends the person: the host of the redirect URI, which
+ * the app cannot make another's.
+ */
+import type { Response } from "express";
+import { escapeHtml } from "../core/text";
+import { OFFLINE_ACCESS } from "../core/oidc/scopes";
+import type { Resource } from "../core/model/resource";
+import { providerPage } from "./logout-pages";
+
+/** What each of the provider's scopes lets an app do, as the person is told. */
+const PROVIDER_SCOPES: Record<string, string> = {
+  openid: "Know that it is you (an identifier of your account, the same each time)",
+  email: "See your email address",
+  profile: "See your name",
+  [OFFLINE_ACCESS]: "Keep acting for you while you are away, until you disconnect it",
+};
+
+/** What the person is told of each scope asked for: the provider's own, or the resource's. */
+export function scopeLines(scopes: readonly string[], resource: Pick<Resource, "name"> | null): string[] {
+  return scopes.map(
+    (s) => PROVIDER_SCOPES[s] ?? `Use ${resource?.name ?? "the site"} for you, as far as “${s}” allows`,
+  );
+}
+
+/** Where the answer goes, as the person can check it: a loopback address is an app on this device. */
+export function destination(redirectUri: string): string {
+  const { hostname } = new URL(redirectUri);
+  return hostname === "127.0.0.1" || hostname === "[::1]" ? "an app on this device" : hostname;
+}
+
+export function askConsentPage(
+  res: Response,
+  view: {
+    app: string;
+    redirectUri: string;
+    signedInAs: string;
+    resource: Pick<Resource, "name" | "url"> | null;
+    scopes: readonly string[];
+    idUrl: string;
+    action: string;
+    fields: Record<string, string>;
+  },
+): void {
+  const app = escapeHtml(view.app);
+  const hidden = Object.entries(view.fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join("");
+  const lines = scopeLines(view.scopes, view.resource)
+    .map((line) => `<li>${escapeHtml(line)}</li>`)
+    .join("");
+  const site =
+    view.resource === null
+      ? ""
+      : `<p>It asks for access to ${escapeHtml(view.resource.name)} (${escapeHtml(view.resource.url)}).</p>`;
+  providerPage(
+    res,
+    `Let ${view.app} use your account?`,
+    `<p><strong>${app} is not one of this service's own apps.</strong> It registered itself, and its name is ` +
+      `its own claim: no one here has checked it. Your answer sends you to ${escapeHtml(destination(view.redirectUri))}.</p>` +
+      `<p>You are signed in as ${escapeHtml(view.signedInAs)}.</p>${site}` +
+      `<p>If you let it in, it may:</p><ul>${lines}</ul>` +
+      `<form method="post" action="${escapeHtml(view.action)}">${hidden}` +
+      `<p><button class="button primary" type="submit" name="answer" value="allow">Let ${app} in</button></p>` +
+      `<p><button class="button" type="submit" name="answer" value="deny">Don’t let it in</button></p></form>` +
+      `<p>You can take it back at any time, on <a href="${escapeHtml(`${view.idUrl}/account`)}">your account</a>.</p>`,
+  );
+}
