@@ -9,6 +9,8 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
+import { SECOND } from "../../src/clock";
+import { STEP_UP_MS } from "../../src/core/model/step-up";
 import { registerClient } from "../../src/core/oidc/clients";
 import { registerResource } from "../../src/core/oidc/resources";
 import { sha256 } from "../../src/core/secrets";
@@ -186,6 +188,24 @@ describe("consent for a client that registered itself", () => {
     expect(to.searchParams.get("code")).toBeNull();
     expect(to.searchParams.get("state")).toBe("s");
     expect(await consents.ofPerson(deps.store, p.id)).toEqual([]);
+  });
+
+  it("asks a sign-in older than the step-up window to sign in afresh before a yes to acting while away", async () => {
+    const { person: p, cookie } = await person();
+    const offline = { scope: "openid offline_access" };
+    // Fresh: the page says what it means, and its yes is taken while the sign-in is still fresh.
+    const page = await authorize(cookie, offline);
+    expect(page.text).toContain("<li>Keep acting for you while you are away, until you disconnect it</li>");
+    deps.clock.advance(STEP_UP_MS + SECOND);
+    const late = await post(cookie, { ...formOf(page.text), answer: "allow" });
+    expect(late.status).toBe(302);
+    expect(late.headers.location).toMatch(new RegExp(`^${ID_URL}/\\?redirect=.*&prompt=login$`));
+    expect(await consents.ofPerson(deps.store, p.id)).toEqual([]);
+    const again = await authorize(cookie, offline);
+    expect(again.status).toBe(302);
+    expect(again.headers.location).toMatch(/&prompt=login$/);
+    // What needs no step-up is still asked on the page at once.
+    expect((await authorize(cookie, { scope: "openid email" })).status).toBe(200);
   });
 
   it("never asks about the operator's own clients", async () => {

@@ -17,6 +17,8 @@ import type { Deps } from "../deps";
 import { consentConfirmation, consentConfirmed, pepperRing, type PepperKey } from "../pepper";
 import { firstParty, type OidcClient } from "../model/oidc-client";
 import type { Resource } from "../model/resource";
+import { STEP_UP_MS } from "../model/step-up";
+import { OFFLINE_ACCESS } from "./scopes";
 
 /** What the person is asked to let the app do, and about which resource ("" for the provider's own tokens). */
 export interface Asked {
@@ -42,9 +44,19 @@ export const askedOf = (request: {
  *   remembered, and a code follows.
  * - `refused`: the person's no on the page: the app hears `access_denied`, and nothing is remembered.
  * - `ask`: the page, with the confirmation its form carries (`confirmation`).
+ * - `step-up`: the request asks for a scope SENSITIVE_SCOPES names, not let in before, and the
+ *   person signed in more than STEP_UP_MS ago: they sign in afresh before the page is shown, or
+ *   their yes is taken.
  */
 export type ConsentStep =
-  { kind: "none" } | { kind: "given" } | { kind: "refused" } | { kind: "ask"; confirmation: string };
+  | { kind: "none" }
+  | { kind: "given" }
+  | { kind: "refused" }
+  | { kind: "ask"; confirmation: string }
+  | { kind: "step-up" };
+
+/** Scopes a yes to which is asked only of a recent sign-in: acting for the person while they are away. */
+export const SENSITIVE_SCOPES: readonly string[] = [OFFLINE_ACCESS];
 
 /** The person's answer on the page, as the form posted it: the confirmation, and which button. */
 export interface ConsentAnswer {
@@ -54,21 +66,23 @@ export interface ConsentAnswer {
 
 export async function consentStep(
   deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction">,
-  signedIn: { personId: string; sessionKey: string },
+  signedIn: { personId: string; sessionKey: string; authTime: Date },
   request: { client: OidcClient; resource: Resource | null; scopes: readonly string[]; askAgain: boolean },
   answer: ConsentAnswer | null,
 ): Promise<ConsentStep> {
   if (firstParty(request.client)) return { kind: "none" };
   const asked = askedOf(request);
   const ring = pepperRing(deps);
-  if (answer !== null && consentConfirmed(ring, signedIn.sessionKey, asked, answer.confirmation)) {
-    if (!answer.allow) return { kind: "refused" };
+  const confirmed = answer !== null && consentConfirmed(ring, signedIn.sessionKey, asked, answer.confirmation);
+  if (confirmed && !answer.allow) return { kind: "refused" };
+  const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
+  const heldScopes = held?.scopes ?? [];
+  if (!confirmed && !request.askAgain && asked.scopes.every((s) => heldScopes.includes(s))) return { kind: "none" };
+  const sensitive = asked.scopes.some((s) => SENSITIVE_SCOPES.includes(s) && !heldScopes.includes(s));
+  if (sensitive && deps.clock.now().getTime() - signedIn.authTime.getTime() > STEP_UP_MS) return { kind: "step-up" };
+  if (confirmed) {
     await deps.transaction((tx) => remember(deps, tx, signedIn.personId, asked));
     return { kind: "given" };
-  }
-  if (!request.askAgain) {
-    const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
-    if (held !== null && asked.scopes.every((s) => held.scopes.includes(s))) return { kind: "none" };
   }
   return { kind: "ask", confirmation: consentConfirmation(ring[0] as PepperKey, signedIn.sessionKey, asked) };
 }

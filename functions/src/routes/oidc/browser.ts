@@ -217,7 +217,7 @@ export function browserRoutes(deps: Deps): Router {
     const sessionKey = principal.sessionKey ?? principal.uid;
     const consent = await consentStep(
       deps,
-      { personId: person.id, sessionKey },
+      { personId: person.id, sessionKey, authTime: principal.authTime },
       { ...request, askAgain: request.prompt.consent },
       answer,
     );
@@ -227,8 +227,11 @@ export function browserRoutes(deps: Deps): Router {
       back({ error, error_description: CONSENT_DESCRIPTIONS[error] });
     if (consent.kind === "refused")
       return void onToAppPage(res, { app: request.client.name, to: refusal("access_denied") });
-    if (consent.kind === "ask") {
+    if (consent.kind === "step-up" || consent.kind === "ask") {
       if (request.prompt.none) return void res.redirect(302, refusal("consent_required"));
+      // A yes to acting while the person is away is asked of a fresh sign-in.
+      if (consent.kind === "step-up")
+        return void res.redirect(302, signInPage({ prompt: "login", passkey: false }, raw));
       const idOrigin = new URL(deps.config.idUrl).origin;
       if (requestHost(req) !== new URL(idOrigin).host) return void res.redirect(302, returnUrl(idOrigin, raw));
       return void askConsentPage(res, {
