@@ -42,6 +42,8 @@ export const COLLECTIONS = {
   // An app disconnected from a person: until they let it in again, or are erased.
   oidcDisconnects: null,
   clientThrottles: "forgetAfter",
+  // How many clients registered themselves in one hour from one source: until the hour is past.
+  registrationBudgets: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",
   passkeys: null,
