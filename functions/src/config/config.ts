@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
-import { FEDERATED_IDPS, type Config } from "../core/settings";
+import { FEDERATED_IDPS, REGISTRATION_BUDGETS, type Config } from "../core/settings";
 import { DEFAULTS, listOf, originsFor, type Setting } from "./defaults";
 import * as params from "./params";
 import { check, openIdEndpoint, remoteEndpoint, urnNamespace } from "./checks";
@@ -40,6 +40,7 @@ const digestMinutesSchema = z.coerce
   .int()
   .min(1)
   .max(24 * 60);
+const registrationSchema = z.enum(["closed", "reviewed", "open"]);
 const flag = z.enum(["true", "false"]).transform((v) => v === "true");
 const addressList = z.array(
   z
@@ -127,5 +128,9 @@ export function readConfig(): Config {
       access: check("NOTIFY_ACCESS_CHANGED", flag, read(params.notifyAccessChanged)),
     },
     passkeyRoles: check("PASSKEY_ROLES", passkeyRolesSchema, listOf(read(params.passkeyRoles))),
+    oidcRegistration: {
+      policy: check("OIDC_REGISTRATION", registrationSchema, read(params.oidcRegistration).toLowerCase()),
+      budgets: REGISTRATION_BUDGETS,
+    },
   };
 }

@@ -38,6 +38,8 @@ export const DEFAULTS = {
   NOTIFY_ACCESS_CHANGED: "true",
   // The roles that act only from a passkey sign-in (core/people/acting): on for administrators.
   PASSKEY_ROLES: "admin",
+  // The contract's word: OpenID Connect clients are registered by the operator alone, unless opened.
+  OIDC_REGISTRATION: "closed",
 } as const;
 
 export type Setting = keyof typeof DEFAULTS;

@@ -65,6 +65,10 @@ export const arrivalProviders = setting(
   "ARRIVAL_PROVIDERS",
   "Comma-separated provider ids (google.com, oidc.<name>) whose verified address lets an invitation or an approving ADDRESS_RULES rule in at a first sign-in, beside an email code and the identity provider's own verified addresses; through any other, the newcomer waits, and takes up the invitation with a code",
 );
+export const oidcRegistration = setting(
+  "OIDC_REGISTRATION",
+  "Whether OpenID Connect clients may register themselves at /auth/oidc/register: closed (the operator registers every client), reviewed (they wait for the operator's approve), or open",
+);
 export const smtpPassword = defineSecret("SMTP_PASSWORD");
 /** JSON array of private JWKs, each with a `kid`; the first signs, all verify (rotation). */
 export const sessionKeys = defineSecret("SESSION_KEYS");

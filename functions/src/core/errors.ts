@@ -233,6 +233,27 @@ export const errorTable = {
     oauth: "invalid_request",
   },
   oauth_invalid_token: { status: 401, message: "The access token is unknown or expired", oauth: "invalid_token" },
+  // Clients registering themselves (RFC 7591 §3.2.2), where the operator's policy lets them
+  oauth_registration_closed: {
+    status: 403,
+    message: "Clients are registered by the operator; this provider takes no registrations",
+    oauth: "access_denied",
+  },
+  oauth_invalid_client_metadata: {
+    status: 400,
+    message: "The client metadata is missing a field or holds a value this provider does not take",
+    oauth: "invalid_client_metadata",
+  },
+  oauth_invalid_redirect_uri: {
+    status: 400,
+    message: "redirect_uris must hold 1 to 10 https URIs, or http URIs on 127.0.0.1 or [::1], without fragments",
+    oauth: "invalid_redirect_uri",
+  },
+  oauth_registration_budget: {
+    status: 429,
+    message: "Too many clients registered from here this hour; try again later",
+    oauth: "temporarily_unavailable",
+  },
   oauth_server_error: { status: 500, message: "Token signing failed", oauth: "server_error" },
 
   // bridges (HTML pages)
@@ -315,6 +336,10 @@ export const errorTable = {
     message: "That OpenID Connect client is already registered (rotate its secret instead)",
   },
   client_not_found: { status: 404, message: "No such OpenID Connect client" },
+  client_not_self_registered: {
+    status: 409,
+    message: "The operator's own clients are not reviewed: disable or enable them instead",
+  },
   client_grant_type_unknown: { status: 400, message: "The token endpoint takes no such grant type" },
   resource_url_invalid: {
     status: 400,

@@ -69,7 +69,39 @@ export interface Config {
    * in Firestore, overrides (core/people/acting).
    */
   passkeyRoles: Role[];
+  /** Clients registering themselves (OIDC_REGISTRATION, core/oidc/registration), and how many may. */
+  oidcRegistration: RegistrationSettings;
 }
+
+/**
+ * `closed`: the operator registers every client (the default, the contract's word); `reviewed`:
+ * a client may register itself, and waits for the operator's approval; `open`: it is usable at once.
+ */
+export type RegistrationPolicy = "closed" | "reviewed" | "open";
+
+export interface RegistrationSettings {
+  policy: RegistrationPolicy;
+  /** The bounds on registrations (core/oidc/registration-budget): fixed, not settings; tests set their own. */
+  budgets: RegistrationBudgets;
+}
+
+/** At most this many registrations in each clock hour (UTC), from each source. */
+export interface RegistrationBudgets {
+  /** From one network: an IPv4 /24, an IPv6 /48 (which holds every /64 in it). */
+  perNetworkHour: number;
+  /** Through one edge of the platform's front end, or one caller going around it (core/model/caller). */
+  perEdgeHour: number;
+  /** From everyone: what bounds the store's growth whoever registers. */
+  perServiceHour: number;
+}
+
+/** The bounds a deployment has (core/oidc/registration-budget): not settings, since the docs promise these figures. */
+export const REGISTRATION_BUDGETS: RegistrationBudgets = {
+  perNetworkHour: 10,
+  // An edge of the CDN carries many networks' requests; a caller going around it is one source.
+  perEdgeHour: 50,
+  perServiceHour: 500,
+};
 
 export interface AddressRule {
   /** The mail domain, exactly as after the @ (subdomains are domains of their own). */

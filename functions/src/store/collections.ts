@@ -44,6 +44,8 @@ export const COLLECTIONS = {
   // What a person let an app that registered itself do: until they take it back, or are erased.
   oidcConsents: null,
   clientThrottles: "forgetAfter",
+  // How many clients registered themselves in one hour from one source: until the hour is past.
+  registrationBudgets: "forgetAfter",
   // What the service remembers of a session, until the session token would have expired.
   sessions: "expiresAt",
   passkeys: null,

@@ -17,9 +17,10 @@ export async function save(db: Firestore, client: OidcClient, tx?: Transaction):
 }
 
 /** Stores a new client; create() fails (gRPC ALREADY_EXISTS) if the id is taken. */
-export async function create(db: Firestore, client: OidcClient): Promise<void> {
+export async function create(db: Firestore, client: OidcClient, tx?: Transaction): Promise<void> {
   const { clientId, ...stored } = client;
-  await ref(db, clientId).create(stored);
+  if (tx) tx.create(ref(db, clientId), stored);
+  else await ref(db, clientId).create(stored);
 }
 
 export async function findById(db: Firestore, clientId: string, tx?: Transaction): Promise<OidcClient | null> {
@@ -65,6 +66,8 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     review: d.review === "waiting" || d.review === "blocked" ? d.review : "approved",
     clientUri: optionalString(d.clientUri),
     logoUri: optionalString(d.logoUri),
+    // Clients stored before public clients existed all authenticate with a secret.
+    tokenAuth: d.tokenAuth === "client_secret_post" || d.tokenAuth === "none" ? d.tokenAuth : "client_secret_basic",
     createdAt: toDate(d.createdAt),
   };
 }

@@ -14,6 +14,7 @@ import { cloudTasksQueue, MAIL_QUEUE } from "../../src/adapters/mail-queue";
 import { taskQueueDouble, type TaskQueueDouble } from "./task-queue";
 import { run as mailRound } from "../../src/tasks/mail";
 import { cryptoRandom } from "../../src/random";
+import { REGISTRATION_BUDGETS } from "../../src/core/oidc/registration-budget";
 
 export const PARENT_DOMAIN = "example.test";
 export const ID_URL = "https://id.example.test";
@@ -72,6 +73,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     notices: { newBrowser: true, waysIn: true, access: true },
     // Off, as on the test stack: the files that test the passkey rule turn it on.
     passkeyRoles: [],
+    // Closed, as a deployment's default: the files that test registration open it.
+    oidcRegistration: { policy: "closed", budgets: REGISTRATION_BUDGETS },
     ...overrides,
   };
 }

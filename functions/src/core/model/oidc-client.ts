@@ -26,6 +26,14 @@ export type RegisteredBy = "operator" | "self";
  */
 export type ClientReview = "approved" | "waiting" | "blocked";
 
+/**
+ * How the client authenticates at the token, revocation and introspection endpoints (RFC 7591
+ * `token_endpoint_auth_method`): with a secret, either way (Basic or the form); or, a public
+ * client (a native or browser app, which can keep no secret), by its client_id alone, which only
+ * a self-registered client can be, PKCE then being what binds a code to it.
+ */
+export type TokenAuth = "client_secret_basic" | "client_secret_post" | "none";
+
 export interface OidcClient {
   clientId: string;
   name: string;
@@ -56,8 +64,16 @@ export interface OidcClient {
   /** A self-registered client's home page and logo, as it gave them (https URLs); null when none. */
   clientUri: string | null;
   logoUri: string | null;
+  tokenAuth: TokenAuth;
   createdAt: Date;
 }
 
 /** Whether the client is one of the family's own, registered by the operator. */
 export const firstParty = (client: Pick<OidcClient, "registeredBy">): boolean => client.registeredBy === "operator";
+
+/**
+ * Whether the client may be used at all: neither disabled by the operator nor, if it registered
+ * itself, waiting for review or blocked. Every endpoint that serves a client asks this.
+ */
+export const usable = (client: Pick<OidcClient, "disabled" | "review">): boolean =>
+  !client.disabled && client.review === "approved";

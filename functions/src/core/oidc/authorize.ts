@@ -6,6 +6,7 @@ import { isS256Challenge } from "../pkce";
 import { sha256 } from "../secrets";
 import { meetsAcr, requestedAcr } from "./acr";
 import { findClient } from "./clients";
+import { redirectRegistered } from "./registration";
 import { OFFLINE_ACCESS, SCOPES } from "./scopes";
 import type { OidcClient } from "../model/oidc-client";
 import type { Resource } from "../model/resource";
@@ -96,8 +97,9 @@ export async function authorizeTarget(
   ensure(clientId, "oauth_invalid_request", "client_id is required");
   const client = await findClient(deps, clientId);
   ensure(client, "oauth_unknown_client");
-  // Exact string match against the registered list: no prefix, no wildcard, no normalisation.
-  ensure(redirectUri !== undefined && client.redirectUris.includes(redirectUri), "oauth_redirect_not_registered");
+  // Exact string match against the registered list: no prefix, no wildcard, no normalisation;
+  // only a self-registered client's loopback URI matches on any port (RFC 8252 §7.3).
+  ensure(redirectUri !== undefined && redirectRegistered(client, redirectUri), "oauth_redirect_not_registered");
   return { client, redirectUri };
 }
 

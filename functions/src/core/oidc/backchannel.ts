@@ -20,6 +20,7 @@
 import { postTo } from "../post-to";
 import { SECOND } from "../../clock";
 import * as clients from "../../store/oidc-clients";
+import { usable } from "../model/oidc-client";
 import * as signIns from "../../store/oidc-sign-ins";
 import type { OidcCode } from "../../store/oidc-codes";
 import type { Transaction } from "../../store/db";
@@ -76,7 +77,7 @@ export function backchannelHandlers(deps: BackchannelDeps): Pick<Handlers, "back
       const logout = entry.logout;
       const client = await clients.findById(deps.store, entry.about);
       // A client gone, disabled or with no address since: nobody to tell.
-      if (client === null || client.disabled || client.backchannelLogoutUri === null) return null;
+      if (client === null || !usable(client) || client.backchannelLogoutUri === null) return null;
       const iat = Math.floor(deps.clock.now().getTime() / 1000);
       const token = await deps.tokens.signLogoutToken({
         iss: deps.config.serviceUrl,

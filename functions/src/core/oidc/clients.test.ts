@@ -25,6 +25,7 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     review: "approved",
     clientUri: null,
     logoUri: null,
+    tokenAuth: "client_secret_basic",
     createdAt: at("2026-01-01T00:00:00Z"),
   };
 }

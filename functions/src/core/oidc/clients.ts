@@ -1,6 +1,6 @@
 import { HOUR, type Clock } from "../../clock";
 import type { Deps } from "../deps";
-import { AppError, limitReached } from "../errors";
+import { AppError, ensure, limitReached } from "../errors";
 import { alreadyExists } from "../failures";
 import { readTogether } from "../../store/db";
 import * as clients from "../../store/oidc-clients";
@@ -12,12 +12,18 @@ import { registeredFor } from "./grant-types";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
-import type { OidcClient, PkcePolicy } from "../model/oidc-client";
+import { usable, type OidcClient, type PkcePolicy } from "../model/oidc-client";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
 /** What every client the operator registers is: the family's own, approved by its registration. */
-const OPERATORS = { registeredBy: "operator", review: "approved", clientUri: null, logoUri: null } as const;
+const OPERATORS = {
+  registeredBy: "operator",
+  review: "approved",
+  clientUri: null,
+  logoUri: null,
+  tokenAuth: "client_secret_basic",
+} as const;
 
 /** How long a rotated-out secret keeps working unless the operator says otherwise. */
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * HOUR;
@@ -29,13 +35,14 @@ export function clientCache(clock: Clock, ttlMs = CLIENT_CACHE_TTL_MS, max = CLI
 /**
  * The registered, enabled client, from this instance's cache while fresh. Unknown ids are cached
  * too (as null, bounded like the rest): a repeated unknown id costs what a known one does, so the
- * time an answer takes does not tell which ids exist. A disabled client is unknown.
+ * time an answer takes does not tell which ids exist. A disabled client is unknown, and so is a
+ * self-registered one waiting for review or blocked: it gets nothing until it is approved.
  */
 export async function findClient(deps: Pick<Deps, "store" | "clients">, clientId: string): Promise<OidcClient | null> {
   const cached = deps.clients.get(clientId);
   if (cached !== undefined) return cached;
   const stored = await clients.findById(deps.store, clientId);
-  const client = stored && !stored.disabled ? stored : null;
+  const client = stored && usable(stored) ? stored : null;
   deps.clients.set(clientId, client);
   return client;
 }
@@ -89,6 +96,22 @@ export async function authenticateClient(
   throw new AppError("oauth_invalid_client");
 }
 
+/**
+ * A public client (RFC 7591 `token_endpoint_auth_method` "none"), by its client_id alone: only a
+ * client that registered itself as one has no secret to prove. Any other, the operator's above
+ * all, is invalid_client without its secret, as an unknown id is; nothing is counted against the
+ * throttle, since no secret was guessed. What binds a public client's code to it is PKCE, which
+ * every self-registered client must use (core/oidc/registration).
+ */
+export async function authenticatePublicClient(
+  deps: Pick<Deps, "store" | "clients">,
+  clientId: string,
+): Promise<OidcClient> {
+  const client = await findClient(deps, clientId);
+  ensure(client !== null && client.registeredBy === "self" && client.tokenAuth === "none", "oauth_invalid_client");
+  return client;
+}
+
 export interface ClientRegistration {
   clientId: string;
   clientSecret: string;
@@ -133,7 +156,15 @@ export async function createClient(
   deps: Pick<Deps, "store" | "clock" | "random">,
   registration: Omit<
     OidcClient,
-    "secrets" | "disabled" | "createdAt" | "refreshTokens" | "registeredBy" | "review" | "clientUri" | "logoUri"
+    | "secrets"
+    | "disabled"
+    | "createdAt"
+    | "refreshTokens"
+    | "registeredBy"
+    | "review"
+    | "clientUri"
+    | "logoUri"
+    | "tokenAuth"
   > & {
     grantTypes: readonly string[];
   },
@@ -248,6 +279,23 @@ export function setClientProject(deps: StoreDeps, clientId: string, project: str
 
 export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, disabled: true }));
+}
+
+/**
+ * The operator's review of a client that registered itself: `approved` lets it be used, `blocked`
+ * makes it unknown to every endpoint as `disableClient` does (findClient, usable), so its refresh
+ * tokens and access tokens stop working with it. Only self-registered clients are reviewed; the
+ * operator's own are refused, so a review never touches what the operator registered.
+ */
+export function reviewClient(deps: StoreDeps, clientId: string, review: "approved" | "blocked"): Promise<OidcClient> {
+  return update(deps, clientId, (c) => {
+    if (c.registeredBy !== "self")
+      throw new AppError(
+        "client_not_self_registered",
+        `"${clientId}" was registered by the operator; only clients that registered themselves are reviewed`,
+      );
+    return { ...c, review };
+  });
 }
 
 /** Undoes `disableClient`: the registration, its redirect URIs and its secrets as they were. */

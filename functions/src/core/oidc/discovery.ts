@@ -2,13 +2,22 @@ import { ACR_VALUES_SUPPORTED } from "./acr";
 import { PROMPTS } from "./authorize";
 import { SCOPES } from "./scopes";
 import { GRANT_TYPE_NAMES } from "./grant-types";
+import type { RegistrationPolicy } from "../settings";
 
-/** The discovery document (OpenID Connect Discovery 1.0 §3). */
-export function discovery(issuer: string): Record<string, unknown> {
+/**
+ * The discovery document (OpenID Connect Discovery 1.0 §3). Where clients may register
+ * themselves (OIDC_REGISTRATION not `closed`), it names the registration endpoint and the public
+ * clients' `none` among the ways to authenticate; where they may not, neither.
+ */
+export function discovery(issuer: string, registration: RegistrationPolicy = "closed"): Record<string, unknown> {
+  const open = registration !== "closed";
+  const secretAuth = ["client_secret_basic", "client_secret_post"];
+  const tokenAuth = open ? [...secretAuth, "none"] : secretAuth;
   return {
     issuer,
     authorization_endpoint: `${issuer}/auth/oidc/authorize`,
     token_endpoint: `${issuer}/auth/oidc/token`,
+    ...(open ? { registration_endpoint: `${issuer}/auth/oidc/register` } : {}),
     userinfo_endpoint: `${issuer}/auth/oidc/userinfo`,
     jwks_uri: `${issuer}/auth/oidc/jwks`,
     end_session_endpoint: `${issuer}/auth/oidc/logout`,
@@ -23,9 +32,9 @@ export function discovery(issuer: string): Record<string, unknown> {
     grant_types_supported: GRANT_TYPE_NAMES,
     subject_types_supported: ["public"],
     id_token_signing_alg_values_supported: ["RS256"],
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    token_endpoint_auth_methods_supported: tokenAuth,
     revocation_endpoint: `${issuer}/auth/oidc/revoke`,
-    revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    revocation_endpoint_auth_methods_supported: tokenAuth,
     introspection_endpoint: `${issuer}/auth/oidc/introspect`,
     introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
     code_challenge_methods_supported: ["S256"],

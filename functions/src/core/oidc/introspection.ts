@@ -19,7 +19,7 @@ import * as accessTokens from "../../store/oidc-tokens";
 import type { AccessToken } from "../../store/oidc-tokens";
 import * as people from "../../store/people";
 import type { Deps } from "../deps";
-import type { OidcClient } from "../model/oidc-client";
+import { usable, type OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
 import { mayStillUse } from "../people/access";
 import { presented } from "./access-tokens";
@@ -39,7 +39,7 @@ async function stillTheirs(
     people.findById(deps.store, personId),
     clients.findById(deps.store, clientId),
   ]);
-  if (client === null || client.disabled || !mayStillUse(person, client, uid)) return null;
+  if (client === null || !usable(client) || !mayStillUse(person, client, uid)) return null;
   return { person, client };
 }
 

@@ -11,6 +11,7 @@ import {
   listClients,
   removePostLogoutRedirectUri,
   removeRedirectUri,
+  reviewClient,
   rotateSecret,
   setBackchannelLogoutUri,
   setPkcePolicy,
@@ -38,6 +39,11 @@ function view(c: OidcClient) {
     refreshTokens: c.refreshTokens,
     project: c.project,
     disabled: c.disabled,
+    registeredBy: c.registeredBy,
+    review: c.review,
+    tokenAuth: c.tokenAuth,
+    clientUri: c.clientUri,
+    logoUri: c.logoUri,
     // Never the hashes: when each secret was made and until when it works.
     secrets: c.secrets.map((s) => ({
       createdAt: s.createdAt.toISOString(),
@@ -50,6 +56,8 @@ function view(c: OidcClient) {
 const columns = [
   { header: "CLIENT ID", value: (c: OidcClient) => c.clientId },
   { header: "STATUS", value: (c: OidcClient) => (c.disabled ? "disabled" : "enabled") },
+  { header: "BY", value: (c: OidcClient) => c.registeredBy },
+  { header: "REVIEW", value: (c: OidcClient) => c.review },
   { header: "PKCE", value: (c: OidcClient) => c.pkce },
   { header: "REFRESH", value: (c: OidcClient) => (c.refreshTokens ? "allowed" : "no") },
   { header: "SECRETS", value: (c: OidcClient) => String(c.secrets.length) },
@@ -63,6 +71,11 @@ function describe(c: OidcClient): string {
     `clientId: ${v.clientId}`,
     `name: ${v.name}`,
     `status: ${v.disabled ? "disabled" : "enabled"}`,
+    `registered by: ${v.registeredBy === "self" ? "itself (RFC 7591)" : "the operator"}`,
+    `review: ${v.review}`,
+    `authenticates: ${v.tokenAuth === "none" ? "by client_id alone (public client, PKCE)" : "with a secret"}`,
+    ...(v.clientUri === null ? [] : [`client URI: ${v.clientUri}`]),
+    ...(v.logoUri === null ? [] : [`logo URI: ${v.logoUri}`]),
     `pkce: ${v.pkce}`,
     `refresh tokens: ${v.refreshTokens ? "allowed (for a sign-in that asks for offline_access)" : "no"}`,
     `project: ${v.project === null ? "none (any approved person may sign in)" : `${v.project} (only people granted it may sign in)`}`,
@@ -286,6 +299,27 @@ export const clientCommands: Command[] = [
     backend,
     async run(ctx, [id]) {
       changed(ctx, await enableClient(ctx.deps(), clientId(id as string)));
+    },
+  },
+  {
+    name: "clients approve",
+    summary: "let a client that registered itself be used (waiting or blocked → approved)",
+    usage: "clients approve <client_id>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [id]) {
+      changed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "approved"));
+    },
+  },
+  {
+    name: "clients block",
+    summary: "make a client that registered itself unknown to every endpoint, as disable does (asks first)",
+    usage: "clients block <client_id> [--yes]",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [id]) {
+      await ctx.confirm(`Block ${id as string}? Its sign-ins, tokens and refresh tokens stop working.`);
+      changed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "blocked"));
     },
   },
   {

@@ -1,0 +1,121 @@
+/**
+ * Under OIDC_REGISTRATION=reviewed a client that registered itself gets nothing until the operator
+ * approves it: the authorise and token endpoints know it no more than an id nobody registered.
+ * Blocked, it ends as a disabled client does: its refresh tokens and access tokens stop working.
+ * Only clients that registered themselves are reviewed: the operator's own are refused.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import request from "supertest";
+import { SECOND } from "../../src/clock";
+import { AppError } from "../../src/core/errors";
+import { CLIENT_CACHE_TTL_MS, registerClient, reviewClient } from "../../src/core/oidc/clients";
+import * as oidc from "../../src/routes/oidc/oidc";
+import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
+import { accountWithPerson, sessionCookieFor } from "../support/people";
+
+const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
+const REDIRECT = "https://notes.example.test/callback";
+
+describe("a self-registered client under review", () => {
+  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "reviewed", budgets: LOTS } }) });
+  const app = appFor(oidc, deps);
+  /** Past every instance's cache of the client, as the CLI's note says. */
+  const pastCache = () => deps.clock.advance(CLIENT_CACHE_TTL_MS + SECOND);
+
+  async function registered() {
+    const res = await request(app)
+      .post("/auth/oidc/register")
+      .set("Content-Type", "application/json")
+      .send(
+        JSON.stringify({
+          client_name: "Notes",
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: "none",
+          grant_types: ["authorization_code", "refresh_token"],
+        }),
+      );
+    expect(res.status).toBe(201);
+    return res.body.client_id as string;
+  }
+
+  async function authorise(clientId: string) {
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const query = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: "code",
+      scope: "openid offline_access",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    });
+    const res = await request(app).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
+    return { res, verifier };
+  }
+
+  const token = (form: Record<string, string>) => request(app).post("/auth/oidc/token").type("form").send(form);
+
+  async function signedIn(clientId: string) {
+    const { res, verifier } = await authorise(clientId);
+    expect(res.status).toBe(302);
+    const code = new URL(res.headers.location as string).searchParams.get("code") as string;
+    const tokens = await token({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: clientId,
+    });
+    expect(tokens.status).toBe(200);
+    return tokens.body as { access_token: string; refresh_token: string };
+  }
+
+  it("waits: unknown at authorise and invalid_client at the token endpoint until approved", async () => {
+    const clientId = await registered();
+    const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
+    expect(stored?.review).toBe("waiting");
+    const waiting = await authorise(clientId);
+    expect(waiting.res.status).toBe(400);
+    expect(waiting.res.headers.location).toBeUndefined();
+    const asked = await token({ grant_type: "refresh_token", refresh_token: "x", client_id: clientId });
+    expect(asked.status).toBe(401);
+    expect(asked.body.error).toBe("invalid_client");
+    const revoke = await request(app).post("/auth/oidc/revoke").type("form").send({ token: "x", client_id: clientId });
+    expect(revoke.status).toBe(401);
+
+    await reviewClient(deps, clientId, "approved");
+    pastCache();
+    await signedIn(clientId);
+  });
+
+  it("blocked: its refresh tokens and access tokens stop, as a disabled client's do", async () => {
+    const clientId = await registered();
+    await reviewClient(deps, clientId, "approved");
+    pastCache();
+    const tokens = await signedIn(clientId);
+    const userinfo = () =>
+      request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${tokens.access_token}`);
+    expect((await userinfo()).status).toBe(200);
+
+    await reviewClient(deps, clientId, "blocked");
+    pastCache();
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(401);
+    expect(refreshed.body.error).toBe("invalid_client");
+    expect((await userinfo()).status).toBe(401);
+    expect((await authorise(clientId)).res.status).toBe(400);
+  });
+
+  it("refuses to review the operator's own clients", async () => {
+    const clientId = unique("operators");
+    await registerClient(deps, { clientId, clientSecret: "s".repeat(43), name: "Ours", redirectUris: [REDIRECT] });
+    await expect(reviewClient(deps, clientId, "blocked")).rejects.toThrow(AppError);
+    const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
+    expect(stored?.review).toBe("approved");
+  });
+});
