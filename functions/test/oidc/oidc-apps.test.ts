@@ -69,6 +69,7 @@ describe("the apps a person let in", () => {
         firstUsedAt: deps.clock.now().toISOString(),
         lastUsedAt: deps.clock.now().toISOString(),
         actsWhileAway: false,
+        unverified: false,
       },
       {
         clientId: sync.clientId,
@@ -76,6 +77,7 @@ describe("the apps a person let in", () => {
         firstUsedAt: started,
         lastUsedAt: started,
         actsWhileAway: true,
+        unverified: false,
       },
     ]);
 

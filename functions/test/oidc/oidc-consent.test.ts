@@ -20,9 +20,9 @@ import * as oidc from "../../src/routes/oidc/oidc";
 import * as peopleRoutes from "../../src/routes/people/people";
 import { appFor, ID_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, recordedSession } from "../support/people";
+import { answerConsent, formOf, ID_HOST, onward } from "../support/consent";
 
 const REDIRECT = "https://agent.example.test/callback";
-const ID_HOST = new URL(ID_URL).host;
 
 describe("consent for a client that registered itself", () => {
   const deps = testDeps();
@@ -46,6 +46,7 @@ describe("consent for a client that registered itself", () => {
       project: null,
       disabled: false,
       registeredBy: "self",
+      tokenAuth: "client_secret_basic",
       review: "approved",
       clientUri: null,
       logoUri: null,
@@ -80,25 +81,10 @@ describe("consent for a client that registered itself", () => {
       .set("Cookie", cookie);
     return host === null ? req : req.set("X-Forwarded-Host", host);
   };
-  const post = (cookie: string, form: Record<string, string>) =>
-    request(oidcApp)
-      .post("/auth/oidc/authorize")
-      .type("form")
-      .set("Cookie", cookie)
-      .set("X-Forwarded-Host", ID_HOST)
-      .send(form);
+  const post = (cookie: string, form: Record<string, string>) => answerConsent(oidcApp, cookie, form);
 
-  /** The page's form fields. */
-  function formOf(html: string): Record<string, string> {
-    const fields: Record<string, string> = {};
-    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
-      fields[m[1] as string] = (m[2] as string).replace(/&amp;/g, "&").replace(/&quot;/g, '"');
-    return fields;
-  }
   const codeIn = (location: string | undefined) =>
     location === undefined ? null : new URL(location).searchParams.get("code");
-  /** Where the page that goes on to the app sends the browser. */
-  const onward = (html: string) => new URL((/url=([^"]+)"/.exec(html)?.[1] ?? "").replace(/&amp;/g, "&"));
 
   async function person() {
     const { account, person } = await accountWithPerson({ name: "Ada" });

@@ -14,6 +14,7 @@ import { SELF_SECRET_LIFETIME_MS } from "../../src/core/oidc/registration";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
+import { authorizedWithConsent } from "../support/consent";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
@@ -36,12 +37,8 @@ describe("POST /auth/oidc/register", () => {
     return res.body as { client_id: string; client_secret?: string; client_secret_expires_at?: number };
   }
 
-  /** The authorise step for a fresh signed-in person: the answer, and the verifier of its challenge. */
-  async function authorise(clientId: string, redirectUri: string, scope = "openid") {
-    const { account, person } = await accountWithPerson({ name: "Ada" });
-    const cookie = await sessionCookieFor(deps, account.uid, person.id);
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
+  const authorizeQuery = (clientId: string, redirectUri: string, scope: string, verifier: string) =>
+    new URLSearchParams({
       client_id: clientId,
       redirect_uri: redirectUri,
       response_type: "code",
@@ -50,14 +47,23 @@ describe("POST /auth/oidc/register", () => {
       code_challenge: createHash("sha256").update(verifier).digest("base64url"),
       code_challenge_method: "S256",
     });
+
+  /** The authorise step for a fresh signed-in person: the answer, and the verifier of its challenge. */
+  async function authorise(clientId: string, redirectUri: string, scope = "openid") {
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const query = authorizeQuery(clientId, redirectUri, scope, verifier);
     const res = await request(app).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
     return { res, verifier };
   }
 
+  /** A code for a fresh signed-in person, who lets the client in on its consent page. */
   async function codeFor(clientId: string, redirectUri = REDIRECT, scope = "openid") {
-    const { res, verifier } = await authorise(clientId, redirectUri, scope);
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.location as string);
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const location = await authorizedWithConsent(app, cookie, authorizeQuery(clientId, redirectUri, scope, verifier));
     return { code: location.searchParams.get("code") as string, verifier, location };
   }
 

@@ -40,6 +40,7 @@ describe("consent to an app that registered itself", () => {
         project: null,
         disabled: false,
         registeredBy: "self",
+        tokenAuth: "client_secret_basic",
         review: "approved",
         clientUri: null,
         logoUri: null,

@@ -12,6 +12,7 @@ import { CLIENT_CACHE_TTL_MS, registerClient, reviewClient } from "../../src/cor
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
+import { authorizedWithConsent } from "../support/consent";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
@@ -38,11 +39,8 @@ describe("a self-registered client under review", () => {
     return res.body.client_id as string;
   }
 
-  async function authorise(clientId: string) {
-    const { account, person } = await accountWithPerson({ name: "Ada" });
-    const cookie = await sessionCookieFor(deps, account.uid, person.id);
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
+  const authorizeQuery = (clientId: string, verifier: string) =>
+    new URLSearchParams({
       client_id: clientId,
       redirect_uri: REDIRECT,
       response_type: "code",
@@ -50,16 +48,26 @@ describe("a self-registered client under review", () => {
       code_challenge: createHash("sha256").update(verifier).digest("base64url"),
       code_challenge_method: "S256",
     });
-    const res = await request(app).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
+
+  async function authorise(clientId: string) {
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const res = await request(app)
+      .get(`/auth/oidc/authorize?${authorizeQuery(clientId, verifier)}`)
+      .set("Cookie", cookie);
     return { res, verifier };
   }
 
   const token = (form: Record<string, string>) => request(app).post("/auth/oidc/token").type("form").send(form);
 
+  /** Signed in through the client: the person lets it in on its consent page, and it redeems the code. */
   async function signedIn(clientId: string) {
-    const { res, verifier } = await authorise(clientId);
-    expect(res.status).toBe(302);
-    const code = new URL(res.headers.location as string).searchParams.get("code") as string;
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const location = await authorizedWithConsent(app, cookie, authorizeQuery(clientId, verifier));
+    const code = location.searchParams.get("code") as string;
     const tokens = await token({
       grant_type: "authorization_code",
       code,
