@@ -12,6 +12,7 @@ import request from "supertest";
 import { SECOND } from "../../src/clock";
 import { STEP_UP_MS } from "../../src/core/model/step-up";
 import { registerClient } from "../../src/core/oidc/clients";
+import { personHistory } from "../../src/core/people/history";
 import { registerResource } from "../../src/core/oidc/resources";
 import { sha256 } from "../../src/core/secrets";
 import * as clients from "../../src/store/oidc-clients";
@@ -142,6 +143,15 @@ describe("consent for a client that registered itself", () => {
     expect(await consents.ofPerson(deps.store, p.id)).toEqual([
       expect.objectContaining({ clientId: agent.clientId, resource: "", scopes: ["email", "openid"] }),
     ]);
+    // Written where the person's history is read, as a disconnect is.
+    const { entries } = await personHistory(deps, p.id, 10, null);
+    expect(entries).toContainEqual(
+      expect.objectContaining({
+        event: "app-let-in",
+        by: { kind: "person" },
+        changes: { apps: { from: null, to: ["Helpful <Agent>"] }, scopes: { from: null, to: ["openid", "email"] } },
+      }),
+    );
 
     // Within what was let in: a code at once, silently too.
     expect(codeIn((await authorize(cookie, { scope: "openid" }, null)).headers.location)).not.toBeNull();

@@ -14,6 +14,7 @@ import { parseKeyRing } from "../../src/core/sessions/session-token";
 import { parsePepper } from "../../src/core/pepper";
 import { sha256 } from "../../src/core/secrets";
 import { invitationId } from "../../src/store/invitations";
+import * as clientStore from "../../src/store/oidc-clients";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "../support/deps";
 import { operator, operatorJson as json, freshProject, STACK_TRACE } from "../support/operator-cli";
 import { newBrowser, passkeyWorld } from "../support/passkeys";
@@ -437,6 +438,43 @@ describe("npm run operator", () => {
       expect(listed.map((c) => c.clientId)).toContain(clientId);
     });
 
+    it("reviews a client that registered itself: lists it, approves it, blocks it, and reviews no client of its own", async () => {
+      const clientId = `dyn_${unique("cli")}`;
+      const now = new Date();
+      await clientStore.save(firestore(), {
+        clientId,
+        name: "Self-made agent",
+        secrets: [],
+        redirectUris: ["http://127.0.0.1/cb"],
+        postLogoutRedirectUris: [],
+        backchannelLogoutUri: null,
+        pkce: "required",
+        refreshTokens: false,
+        project: null,
+        disabled: false,
+        registeredBy: "self",
+        review: "waiting",
+        clientUri: null,
+        logoUri: null,
+        tokenAuth: "none",
+        createdAt: now,
+      });
+      const table = await operator(["clients", "list"]);
+      expect(table.stdout).toMatch(new RegExp(`${clientId}.*self.*waiting`));
+      expect(await json(["clients", "approve", clientId])).toMatchObject({ clientId, review: "approved" });
+      const unasked = await operator(["clients", "block", clientId]);
+      // Not without --yes: a usage refusal, and the client stays as it was.
+      expect(unasked.code).toBe(2);
+      expect(unasked.stderr).toMatch(/--yes/);
+      expect((await clientStore.findById(firestore(), clientId))?.review).toBe("approved");
+      expect(await json(["clients", "block", clientId, "--yes"])).toMatchObject({ clientId, review: "blocked" });
+      const own = unique("cli-own");
+      await json(["clients", "register", own, "--name", "Own", "--redirect-uri", "https://a.test/cb"]);
+      const refused = await operator(["clients", "approve", own]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/registered by the operator/);
+    });
+
     it("registers a client for refresh tokens, takes them away only once asked, and keeps its logout addresses", async () => {
       const clientId = unique("cli-offline");
       const { client } = await json<{ client: { refreshTokens: boolean } }>([
@@ -659,6 +697,28 @@ describe("npm run operator", () => {
       expect(report.hosting.map((h) => h.site)).toContain("service");
       expect(run.stdout).not.toContain("test-pepper-secret");
       expect(run.stdout).not.toContain(JSON.parse(TEST_SESSION_KEYS)[0].d as string);
+    });
+
+    it("reports who may register clients, and how many wait for a review, without failing for it", async () => {
+      const closed = JSON.parse((await operator(["doctor", "--json"], { ...smtp, ...secrets })).stdout) as {
+        checks: Array<{ name: string; ok: boolean; detail: string }>;
+      };
+      expect(closed.checks).toContainEqual(
+        expect.objectContaining({
+          name: "client registration",
+          ok: true,
+          detail: "closed: only the operator registers clients",
+        }),
+      );
+      const run = await operator(["doctor", "--json"], { ...smtp, ...secrets, OIDC_REGISTRATION: "reviewed" });
+      const reviewed = JSON.parse(run.stdout) as typeof closed;
+      expect(reviewed.checks).toContainEqual(
+        expect.objectContaining({
+          name: "client registration",
+          ok: true,
+          detail: expect.stringMatching(/^reviewed: .*\d+ registered themselves, \d+ waiting for review, \d+ blocked$/),
+        }),
+      );
     });
 
     it("exits 1 naming what is missing or unreachable", async () => {

@@ -46,6 +46,9 @@ export type HistoryEvent =
   | "passkeys-removed"
   // An app they let in through the OpenID Connect provider was disconnected (`changes.apps.from`: its name).
   | "app-disconnected"
+  // They let an app that registered itself in, on its consent page (`changes.apps.to`: its name and
+  // what it may do: `changes.scopes.to`; the resource, if any: `changes.resource.to`).
+  | "app-let-in"
   | "exported"
   | "erased"
   // In an administrator's own history: they took a copy of someone's data, or erased someone.

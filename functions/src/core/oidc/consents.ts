@@ -13,6 +13,7 @@
 import type { Transaction } from "../../store/db";
 import * as consents from "../../store/oidc-consents";
 import * as disconnects from "../../store/oidc-disconnects";
+import { recordEvent } from "../people/history";
 import type { Deps } from "../deps";
 import { consentConfirmation, consentConfirmed, pepperRing, type PepperKey } from "../pepper";
 import { firstParty, type OidcClient } from "../model/oidc-client";
@@ -65,7 +66,7 @@ export interface ConsentAnswer {
 }
 
 export async function consentStep(
-  deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction">,
+  deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction" | "random">,
   signedIn: { personId: string; sessionKey: string; authTime: Date },
   request: { client: OidcClient; resource: Resource | null; scopes: readonly string[]; askAgain: boolean },
   answer: ConsentAnswer | null,
@@ -81,7 +82,7 @@ export async function consentStep(
   const sensitive = asked.scopes.some((s) => SENSITIVE_SCOPES.includes(s) && !heldScopes.includes(s));
   if (sensitive && deps.clock.now().getTime() - signedIn.authTime.getTime() > STEP_UP_MS) return { kind: "step-up" };
   if (confirmed) {
-    await deps.transaction((tx) => remember(deps, tx, signedIn.personId, asked));
+    await deps.transaction((tx) => remember(deps, tx, signedIn.personId, { ...asked, name: request.client.name }));
     return { kind: "given" };
   }
   return { kind: "ask", confirmation: consentConfirmation(ring[0] as PepperKey, signedIn.sessionKey, asked) };
@@ -91,9 +92,26 @@ export async function consentStep(
  * Remembers the yes, in `tx`, beside what the person let the app do before for that resource; a
  * disconnect of the app is forgotten with it (the page was the question it waited for).
  */
-async function remember(deps: Pick<Deps, "store" | "clock">, tx: Transaction, personId: string, asked: Asked) {
+async function remember(
+  deps: Pick<Deps, "store" | "clock" | "random">,
+  tx: Transaction,
+  personId: string,
+  asked: Asked & { name: string },
+) {
   const held = await consents.find(deps.store, personId, asked.clientId, asked.resource, tx);
   const now = deps.clock.now();
+  // Written to the person's history, as a disconnect is: what they let in, and when.
+  recordEvent(deps, tx, {
+    personId,
+    by: { kind: "person" },
+    via: "sign-in",
+    event: "app-let-in",
+    changes: {
+      apps: { from: null, to: [asked.name] },
+      scopes: { from: held?.scopes ?? null, to: [...asked.scopes] },
+      ...(asked.resource === "" ? {} : { resource: { from: null, to: asked.resource } }),
+    },
+  });
   consents.record(deps.store, tx, {
     personId,
     clientId: asked.clientId,

@@ -2,7 +2,8 @@
  * `doctor`: whether the deployment can work. Its settings (names only), its secrets read as the
  * functions read them, its addresses against each other and against placeholders, whether
  * Firestore, the identity provider and mail answer, the erasures not finished yet (and for how
- * long), whether each app subscribed to events answers, and, only when asked, a test mail.
+ * long), who may register OpenID Connect clients (and how many wait for a review), whether each app
+ * subscribed to events answers, and, only when asked, a test mail.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { errorText } from "../../logger";
 import { cryptoRandom } from "../../random";
 import * as params from "../../config/params";
 import { ping } from "../../store/db";
+import * as clientStore from "../../store/oidc-clients";
 import { listHooks } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
@@ -98,6 +100,7 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
   // The erasures not finished yet, with how long: read once Firestore has answered.
   if (credentials && checks[0]?.ok === true) checks.push(await erasures(deps));
   if (credentials) checks.push(await passkeyRuleCheck(ctx, deps));
+  if (credentials) checks.push(await registrationCheck(deps));
   // Each app's subscription to events: whether its address answers at all (a HEAD, nothing
   // delivered), and what its deliveries last said. Not required: the service works without them.
   if (credentials) {
@@ -143,6 +146,28 @@ async function passkeyRuleCheck(ctx: Context, deps: ReturnType<Context["deps"]>)
       return verdict.advice === null ? text : `${text}; ${verdict.advice}`;
     },
     !local,
+  );
+}
+
+/**
+ * Who may register OpenID Connect clients (OIDC_REGISTRATION), and the clients that registered
+ * themselves: how many, and how many wait for a review. Never a failure: each policy is a choice.
+ */
+async function registrationCheck(deps: ReturnType<Context["deps"]>): Promise<Check> {
+  return probe(
+    "client registration",
+    async () => {
+      const policy = deps.config.oidcRegistration.policy;
+      if (policy === "closed") return "closed: only the operator registers clients";
+      const self = (await withDeadline(clientStore.list(deps.store), 10_000)).filter((c) => c.registeredBy === "self");
+      const waiting = self.filter((c) => c.review === "waiting").length;
+      const blocked = self.filter((c) => c.review === "blocked").length;
+      const counts = `${self.length} registered themselves, ${waiting} waiting for review, ${blocked} blocked`;
+      return policy === "open"
+        ? `open: clients register themselves and are usable at once, each asking people's consent; ${counts}`
+        : `reviewed: a client that registers itself waits for \`clients approve\`; ${counts}`;
+    },
+    false,
   );
 }
 
