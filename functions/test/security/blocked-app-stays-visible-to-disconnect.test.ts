@@ -1,0 +1,73 @@
+/**
+ * A person let a self-registered app act while they are away (a consent with offline_access and a
+ * refresh token); the operator blocks it, then approves it again ("approve undoes it"). While it
+ * is blocked, "Apps you've let in" hides it, so the person cannot see or disconnect the grant that
+ * `clients approve` will bring back to life.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import request from "supertest";
+import * as oidc from "../../src/routes/oidc/oidc";
+import { appsOf } from "../../src/core/oidc/apps";
+import { reviewClient } from "../../src/core/oidc/clients";
+import { appFor, testConfig, testDeps } from "../support/deps";
+import { accountWithPerson, sessionCookieFor } from "../support/people";
+import { authorizedWithConsent } from "../support/consent";
+
+const REVIEWED = {
+  policy: "reviewed" as const,
+  budgets: { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 },
+};
+const REDIRECT = "https://notes.example.test/callback";
+
+describe("a blocked app's standing grant", () => {
+  const deps = testDeps({ config: testConfig({ oidcRegistration: REVIEWED }) });
+  const app = appFor(oidc, deps);
+
+  it("is still listed to the person, who may disconnect it before a re-approval revives it", async () => {
+    const reg = await request(app)
+      .post("/auth/oidc/register")
+      .set("Content-Type", "application/json")
+      .send(
+        JSON.stringify({
+          client_name: "Notes",
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: "none",
+          grant_types: ["authorization_code", "refresh_token"],
+        }),
+      );
+    expect(reg.status).toBe(201);
+    const clientId = reg.body.client_id as string;
+    await reviewClient(deps, clientId, "approved");
+    const { account, person } = await accountWithPerson({ name: "Ada" });
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const verifier = randomBytes(32).toString("base64url");
+    const q = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: "code",
+      scope: "openid offline_access",
+      state: "s",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    });
+    const to = await authorizedWithConsent(app, cookie, q);
+    const code = to.searchParams.get("code") as string;
+    expect(code).toBeTruthy();
+    const tokens = await request(app)
+      .post("/auth/oidc/token")
+      .type("form")
+      .send({
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: clientId,
+      });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.refresh_token).toBeTruthy();
+    expect((await appsOf(deps, person.id)).map((a) => a.clientId)).toContain(clientId);
+
+    await reviewClient(deps, clientId, "blocked");
+    expect((await appsOf(deps, person.id)).map((a) => a.clientId)).toContain(clientId);
+  });
+});
