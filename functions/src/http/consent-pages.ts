@@ -69,3 +69,20 @@ export function askConsentPage(
       `<p>You can take it back at any time, on <a href="${escapeHtml(`${view.idUrl}/account`)}">your account</a>.</p>`,
   );
 }
+
+/**
+ * A request of an app that registered itself, refused before the person let it in: said here,
+ * rather than sent on to a redirect URI that only its registrant vouches for. No link onward.
+ */
+export function refusedUnverifiedPage(
+  res: Response,
+  view: { app: string; redirectUri: string; error: string; description: string | null },
+): void {
+  providerPage(
+    res,
+    "This app's request can't go on",
+    `<p>${escapeHtml(view.app)}, an app that registered itself with this service, sent you here with a request ` +
+      `that can't go on (${escapeHtml(view.error)}${view.description === null ? "" : `: ${escapeHtml(view.description)}`}).</p>` +
+      `<p>It asked to send you back to ${escapeHtml(destination(view.redirectUri))}. You can close this page.</p>`,
+  );
+}

@@ -31,6 +31,12 @@ export async function findById(db: Firestore, clientId: string, tx?: Transaction
   return d ? fromStored(clientId, d) : null;
 }
 
+/** The names of the clients the operator registered (a client stored without `registeredBy` is theirs). */
+export async function operatorNames(db: Firestore): Promise<string[]> {
+  const snap = await db.collection(OIDC_CLIENTS).select("name", "registeredBy").get();
+  return snap.docs.filter((d) => d.get("registeredBy") !== "self").map((d) => String(d.get("name")));
+}
+
 export async function list(db: Firestore): Promise<OidcClient[]> {
   const snap = await db.collection(OIDC_CLIENTS).get();
   return snap.docs.map((doc) => fromStored(doc.id, doc.data()));

@@ -440,6 +440,7 @@ describe("npm run operator", () => {
 
     it("reviews a client that registered itself: lists it, approves it, blocks it, and reviews no client of its own", async () => {
       const clientId = `dyn_${unique("cli")}`;
+      // eslint-disable-next-line no-restricted-syntax -- the CLI runs on the real clock
       const now = new Date();
       await clientStore.save(firestore(), {
         clientId,

@@ -1,8 +1,8 @@
 /**
  * A person let a self-registered app act while they are away (a consent with offline_access and a
- * refresh token); the operator blocks it, then approves it again ("approve undoes it"). While it
- * is blocked, "Apps you've let in" hides it, so the person cannot see or disconnect the grant that
- * `clients approve` will bring back to life.
+ * refresh token); the operator blocks it, and may approve it again ("approve undoes it"). While it
+ * is blocked, "Apps you've let in" still lists it, so the person can see and disconnect the grant
+ * that `clients approve` would bring back to life.
  */
 import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
@@ -53,16 +53,13 @@ describe("a blocked app's standing grant", () => {
     const to = await authorizedWithConsent(app, cookie, q);
     const code = to.searchParams.get("code") as string;
     expect(code).toBeTruthy();
-    const tokens = await request(app)
-      .post("/auth/oidc/token")
-      .type("form")
-      .send({
-        grant_type: "authorization_code",
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: clientId,
-      });
+    const tokens = await request(app).post("/auth/oidc/token").type("form").send({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: clientId,
+    });
     expect(tokens.status).toBe(200);
     expect(tokens.body.refresh_token).toBeTruthy();
     expect((await appsOf(deps, person.id)).map((a) => a.clientId)).toContain(clientId);

@@ -129,15 +129,16 @@ describe("consent to an app that registered itself", () => {
     await nothingLetIn(res, p.id);
   });
 
-  it("gives a silent request consent_required, never a code, until the person said yes", async () => {
+  it("gives a silent request no code until the person said yes: consent_required, said on a page", async () => {
     const { person: p, cookie } = await person();
     const res = await request(oidcApp)
       .get(`/auth/oidc/authorize?${new URLSearchParams(fieldsFor(first, { prompt: "none" }))}`)
       .set("Cookie", cookie);
-    expect(res.status).toBe(302);
-    const to = new URL(res.headers.location as string);
-    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
-    expect(to.searchParams.get("error")).toBe("consent_required");
+    // Never let in by this person, its redirect URI is only its registrant's word: not bounced there.
+    expect(res.status).toBe(200);
+    expect(res.headers.location).toBeUndefined();
+    expect(res.text).toContain("consent_required");
+    expect(res.text).toContain("It asked to send you back to agent.example.test.");
     await nothingLetIn(res, p.id);
   });
 

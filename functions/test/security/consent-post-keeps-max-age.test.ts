@@ -1,7 +1,6 @@
 /**
- * The consent page's form posts the authorise request back without `max_age` (requestFields drops
- * it with `prompt`), so a page left open answers long after the sign-in the app asked to be recent:
- * the code is issued for a sign-in older than the request's max_age allowed.
+ * The consent page's form posts the authorise request back with its `max_age`, so a page left open
+ * and answered long after the sign-in the app asked to be recent gives no code for that sign-in.
  */
 import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";

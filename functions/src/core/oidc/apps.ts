@@ -8,7 +8,6 @@
  * person's consent too (core/oidc/consents), and its disconnect takes that consent back.
  */
 import * as clients from "../../store/oidc-clients";
-import { usable } from "../model/oidc-client";
 import * as grants from "../../store/oidc-grants";
 import * as codes from "../../store/oidc-codes";
 import * as accessTokens from "../../store/oidc-tokens";
@@ -62,8 +61,9 @@ export async function appsOf(deps: AppsDeps, personId: string): Promise<AppView[
   const named = await Promise.all(
     [...byClient.entries()].map(async ([clientId, used]) => {
       const client = await clients.findById(deps.store, clientId);
-      // A client the operator removed, disabled or blocked lets nobody in any more.
-      if (client === null || !usable(client)) return null;
+      // A client the operator removed or disabled lets nobody in any more. A blocked one is still
+      // listed: what the person let it do would come back with its approval, so they may take it back.
+      if (client === null || client.disabled || client.review === "waiting") return null;
       return {
         clientId,
         name: client.name,

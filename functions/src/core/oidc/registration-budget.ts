@@ -31,11 +31,15 @@ interface Bound {
  * What one registration from `from` counts against. The network is the client's IPv4 /24 or IPv6
  * /48 (which holds its /64): an address read past the trusted hops is never believed
  * (http/caller), and a caller that writes its own forwarded entries by going around the CDN is
- * counted again at the edge that reached the platform, which it cannot forge.
+ * counted again at the edge that reached the platform, which it cannot forge. The network is
+ * counted as reached through its edge: a caller around the CDN that names someone else's network
+ * spends that network's hour only through its own edge, never through the front end's, so it
+ * locks nobody out; what it gets from its own address is held by the edge's bound.
  */
 export function boundsFor(from: Caller, settings: RegistrationBudgets): Bound[] {
+  const network = from.edge === null ? from.network : `${from.network} via ${from.edge}`;
   return [
-    { scope: "network", subject: from.network, limit: settings.perNetworkHour },
+    { scope: "network", subject: network, limit: settings.perNetworkHour },
     ...(from.edge === null ? [] : [{ scope: "edge" as const, subject: from.edge, limit: settings.perEdgeHour }]),
     { scope: "service", subject: "all", limit: settings.perServiceHour },
   ];

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { AppError } from "../errors";
-import { checkMetadata, isSelfRedirectUri, redirectRegistered, type Metadata } from "./registration";
+import {
+  checkMetadata,
+  ensureNameNotTaken,
+  isSelfRedirectUri,
+  redirectRegistered,
+  type Metadata,
+} from "./registration";
 import { boundsFor } from "./registration-budget";
 
 const ok = { redirect_uris: ["https://app.example.test/cb"], client_name: "Notes" };
@@ -152,9 +158,31 @@ describe("boundsFor", () => {
         b.limit,
       ]),
     ).toEqual([
-      ["1.2.3.0/24", 10],
+      ["1.2.3.0/24 via 9.9.9.0/24", 10],
       ["9.9.9.0/24", 50],
       ["all", 500],
     ]);
   });
+});
+
+describe("ensureNameNotTaken", () => {
+  const ours = ["Family calendar", "Notes"];
+  it.each(["Family calendar", "family  CALENDAR", "F\u0430mily calendar", "Famíly calendar", "N0tes", "Νotes"])(
+    "refuses %s, which passes for one of the operator's apps",
+    (name) => expect(() => ensureNameNotTaken(name, ours)).toThrow(AppError),
+  );
+  it.each(["Family calendars", "Notes assistant", "Calendar"])("takes %s, a name of its own", (name) =>
+    expect(() => ensureNameNotTaken(name, ours)).not.toThrow(),
+  );
+});
+
+describe("client_name", () => {
+  it.each([
+    ["a lone surrogate", "Notes \ud800"],
+    ["a Hangul filler", "Notes\u3164"],
+    ["the braille blank", "Notes\u2800"],
+    ["a stack of combining marks", "Notes e\u0301\u0301\u0301"],
+  ])("refuses %s", (_label, name) =>
+    expect(() => checkMetadata({ client_name: name, redirect_uris: ["https://a.test/cb"] })).toThrow(AppError),
+  );
 });

@@ -6,7 +6,7 @@
  * project, redirect URIs that must be https (or loopback, for native apps: RFC 8252 §7.3), and a
  * secret, if it asks for one, that expires.
  */
-import { DAY } from "../../clock";
+import { DAY, MINUTE } from "../../clock";
 import * as clients from "../../store/oidc-clients";
 import type { Caller } from "../model/caller";
 import type { Deps } from "../deps";
@@ -78,14 +78,75 @@ function webUri(field: string, value: unknown): string | null {
   return value;
 }
 
-/** Control and format characters (bidi overrides, zero-width joiners): what could disguise a name. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+/**
+ * What could disguise a name: control and format characters (bidi overrides, zero-width joiners),
+ * the letters that draw nothing (Hangul fillers, the braille blank), and more than two combining
+ * marks in a row.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0\u2800]|\p{M}{3,}/u;
 
 function clientName(value: unknown): string {
   const ok =
-    typeof value === "string" && value.trim() !== "" && [...value].length <= MAX_CLIENT_NAME && !HIDDEN.test(value);
+    typeof value === "string" &&
+    value.isWellFormed() &&
+    value.trim() !== "" &&
+    [...value].length <= MAX_CLIENT_NAME &&
+    !HIDDEN.test(value);
   if (!ok) throw metadataError(`client_name is required: 1 to ${MAX_CLIENT_NAME} characters, no control characters`);
   return value;
+}
+
+/** Letters of other scripts drawn as Latin ones, by the Latin letter they pass for: capitals first. */
+// prettier-ignore
+const CAPITAL_LOOK_ALIKES: Record<string, string> = {
+  А: "a", В: "b", Е: "e", К: "k", М: "m", Н: "h", О: "o", Р: "p", С: "c", Т: "t", Х: "x", Ѕ: "s", І: "i", Ј: "j",
+  Α: "a", Β: "b", Ε: "e", Ζ: "z", Η: "h", Ι: "i", Κ: "k", Μ: "m", Ν: "n", Ο: "o", Ρ: "p", Τ: "t", Υ: "y", Χ: "x",
+};
+// prettier-ignore
+const LOOK_ALIKES: Record<string, string> = {
+  а: "a", в: "b", е: "e", ё: "e", к: "k", м: "m", н: "h", о: "o", р: "p", с: "c", т: "t", у: "y", х: "x",
+  і: "i", ї: "i", ј: "j", ѕ: "s", ԁ: "d", ԛ: "q", ԝ: "w", ү: "y", һ: "h", ɡ: "g",
+  α: "a", β: "b", ε: "e", η: "n", ι: "i", κ: "k", ν: "v", ο: "o", ρ: "p", τ: "t", υ: "u", χ: "x",
+  "0": "o", "1": "l", "|": "l",
+};
+
+/**
+ * What a name looks like, for telling one name from its look-alike: compatibility forms folded
+ * (NFKD), letters of other scripts read as the Latin letters they are drawn as, lower case,
+ * accents and spaces dropped.
+ */
+export function nameSkeleton(name: string): string {
+  return [...name.normalize("NFKD")]
+    .filter((ch) => !/[\p{M}\s]/u.test(ch))
+    .map((ch) => CAPITAL_LOOK_ALIKES[ch] ?? LOOK_ALIKES[ch.toLowerCase()] ?? ch.toLowerCase())
+    .join("")
+    .replace(/rn/g, "m");
+}
+
+/** How long an instance keeps the operator's clients' names: one read a minute, however many register. */
+export const OPERATOR_NAMES_TTL_MS = MINUTE;
+let operatorNamesRead: { at: number; names: Promise<string[]> } | null = null;
+
+async function operatorNames(deps: Pick<Deps, "store" | "clock">): Promise<string[]> {
+  const now = deps.clock.now().getTime();
+  if (operatorNamesRead === null || now - operatorNamesRead.at >= OPERATOR_NAMES_TTL_MS || now < operatorNamesRead.at) {
+    const names = clients.operatorNames(deps.store);
+    operatorNamesRead = { at: now, names };
+    // A read that failed is not kept: the next registration reads again.
+    names.catch(() => (operatorNamesRead = null));
+  }
+  return operatorNamesRead.names;
+}
+
+/**
+ * Refuses a name that passes for one of the operator's own clients (`taken`, their names): the
+ * consent page says an app registered itself, but "Back to <name>" and the person's list of apps
+ * show its name, and it must not be the family's.
+ */
+export function ensureNameNotTaken(name: string, taken: readonly string[]): void {
+  const skeleton = nameSkeleton(name);
+  if (taken.some((t) => nameSkeleton(t) === skeleton))
+    throw metadataError("client_name is the name of one of this service's own apps, or looks like it");
 }
 
 function stringArray(value: unknown): string[] | null {
@@ -181,6 +242,7 @@ export async function registerSelf(
 ): Promise<RegistrationAnswer> {
   ensureRegistrationOpen(deps);
   const metadata = checkMetadata(body);
+  ensureNameNotTaken(metadata.clientName, await operatorNames(deps));
   const now = deps.clock.now();
   const confidential = metadata.tokenAuth !== "none";
   const clientSecret = confidential ? deps.random.token(32) : null;

@@ -193,7 +193,7 @@ function subscriptionCheck(hook: Hook): Promise<Check> {
 export const doctorCommand: Command = {
   name: "doctor",
   summary:
-    "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail, erasures",
+    "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail, erasures, the passkey rule, client registration",
   usage: "doctor [--send-test-mail <address>]",
   options: { "send-test-mail": { type: "string" } },
   positionals: [0, 0],

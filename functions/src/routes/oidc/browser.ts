@@ -24,7 +24,8 @@ import { reconnectStep } from "../../core/oidc/disconnects";
 import { consentStep } from "../../core/oidc/consents";
 import { firstParty } from "../../core/model/oidc-client";
 import type { Person } from "../../core/model/person";
-import { askConsentPage } from "../../http/consent-pages";
+import { askConsentPage, refusedUnverifiedPage } from "../../http/consent-pages";
+import * as consents from "../../store/oidc-consents";
 import { findResource, mayAskFor } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";
 import { readForm } from "../../http/body";
@@ -61,6 +62,10 @@ function requestFields(raw: Record<string, unknown>): Record<string, string> {
     if (typeof value === "string" && !ANSWERED.has(key)) fields[key] = value;
   return fields;
 }
+
+/** The request's `max_age`, as a field of its own, where it has one. */
+const maxAgeOf = (raw: Record<string, unknown>): Record<string, string> =>
+  typeof raw.max_age === "string" ? { max_age: raw.max_age } : {};
 
 /** What a trip to the identity host answers, and what its pages' forms post back: never passed on. */
 const ANSWERED = new Set(["prompt", "max_age", "reconnect", "consent", "answer"]);
@@ -135,6 +140,28 @@ export function browserRoutes(deps: Deps): Router {
   }
 
   /**
+   * A refusal the client is to hear at its redirect URI: sent there at once for the operator's own
+   * clients, and for a client that registered itself once the person of this browser has let it
+   * in. Until then its redirect URI is only its registrant's word: the identity host does not
+   * bounce a browser there by itself (RFC 9700 §4.11.2), but says on a page what went wrong.
+   */
+  async function sendRefusal(req: Request, res: Response, target: AuthorizeTarget, to: string): Promise<void> {
+    if (firstParty(target.client)) return void res.redirect(302, to);
+    const { person } = await cookieSession(deps, req);
+    const letIn =
+      person !== null &&
+      (await consents.ofPerson(deps.store, person.id)).some((c) => c.clientId === target.client.clientId);
+    if (letIn) return void res.redirect(302, to);
+    const said = new URL(to).searchParams;
+    refusedUnverifiedPage(res, {
+      app: target.client.name,
+      redirectUri: target.redirectUri,
+      error: said.get("error") ?? "invalid_request",
+      description: said.get("error_description"),
+    });
+  }
+
+  /**
    * The identity host's sign-in page, which signs the person in (afresh, when `prompt` says so;
    * with a passkey only, when the class asked for needs one) and sends them back to this request.
    */
@@ -155,13 +182,15 @@ export function browserRoutes(deps: Deps): Router {
       single(raw.redirect_uri, "redirect_uri"),
     );
     const request = await requestOf(target, raw);
-    if ("refusal" in request) return void res.redirect(302, request.refusal);
+    if ("refusal" in request) return sendRefusal(req, res, target, request.refusal);
     const step = authorizeStep(request, await sessionOf(req, request), deps.clock.now());
     if (step.kind === "sign-in") return void res.redirect(302, signInPage(step, raw));
     // A valid request the person may not complete (or, with prompt=none, not without a page): the client hears it, as OAuth says.
     const refuse = (error: keyof typeof ERROR_DESCRIPTIONS) =>
-      res.redirect(
-        302,
+      sendRefusal(
+        req,
+        res,
+        request,
         redirectTo(request.redirectUri, {
           error,
           error_description: ERROR_DESCRIPTIONS[error],
@@ -169,7 +198,7 @@ export function browserRoutes(deps: Deps): Router {
           iss: issuer,
         }),
       );
-    if (step.kind === "error") return void refuse(step.error);
+    if (step.kind === "error") return refuse(step.error);
     const { person, principal } = step.session;
     if (!firstParty(request.client)) return askedConsent(req, res, raw, request, step.session);
     // The person's press on the page below: a form post with the confirmation it carries.
@@ -181,7 +210,7 @@ export function browserRoutes(deps: Deps): Router {
       pressed,
     );
     if (reconnect.kind === "ask") {
-      if (request.prompt.none) return void refuse("consent_required");
+      if (request.prompt.none) return refuse("consent_required");
       const idOrigin = new URL(deps.config.idUrl).origin;
       // Asked on the identity host alone, whose form-action lets the page's form post to it.
       if (requestHost(req) !== new URL(idOrigin).host) return void res.redirect(302, returnUrl(idOrigin, raw));
@@ -228,7 +257,7 @@ export function browserRoutes(deps: Deps): Router {
     if (consent.kind === "refused")
       return void onToAppPage(res, { app: request.client.name, to: refusal("access_denied") });
     if (consent.kind === "step-up" || consent.kind === "ask") {
-      if (request.prompt.none) return void res.redirect(302, refusal("consent_required"));
+      if (request.prompt.none) return sendRefusal(req, res, request, refusal("consent_required"));
       // A yes to acting while the person is away is asked of a fresh sign-in.
       if (consent.kind === "step-up")
         return void res.redirect(302, signInPage({ prompt: "login", passkey: false }, raw));
@@ -242,7 +271,8 @@ export function browserRoutes(deps: Deps): Router {
         scopes: request.scopes,
         idUrl: deps.config.idUrl,
         action: AUTHORIZE,
-        fields: { ...requestFields(raw), consent: consent.confirmation },
+        // max_age too: the yes may come long after the page, and the sign-in must still be recent enough.
+        fields: { ...requestFields(raw), ...maxAgeOf(raw), consent: consent.confirmation },
       });
     }
     const code = await issueAuthorizationCode(deps, request, person, principal);
