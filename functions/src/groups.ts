@@ -34,6 +34,7 @@ export const GROUPS = {
   status: () => require("./routes/status/status") as Group,
   claims: () => require("./routes/claims/claims") as Group,
   passkeys: () => require("./routes/passkeys/passkeys") as Group,
+  mcp: () => require("./routes/mcp/mcp") as Group,
 } satisfies Record<keyof typeof PATHS, () => Group>;
 
 export type GroupName = keyof typeof GROUPS;

@@ -59,6 +59,8 @@ export const claims = group("claims", 10, [idpSigningSecret]);
 // Reads sessions (registration, the person's list) and mints custom tokens (sign-in); CODE_PEPPER
 // keys the recovery codes' hashes and the address's run of failed checks (core/passkeys/recovery-codes).
 export const passkeys = group("passkeys", 5, [sessionKeys, codePepper]);
+// An MCP server for agents: SESSION_KEYS is the key ring its access tokens (at+jwt) are verified with.
+export const mcp = group("mcp", 5, [sessionKeys]);
 /**
  * Drains the mail outbox (core/outbox/drain), woken through its task queue. Up to five drains at
  * once, each sending its batch one mail at a time: the mail server sees a handful of connections.
@@ -86,6 +88,7 @@ const manifest = {
   status,
   claims,
   passkeys,
+  mcp,
   mail,
 } satisfies Record<GroupName | TaskName, unknown>;
 void manifest;

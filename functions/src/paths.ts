@@ -70,6 +70,12 @@ export const PATHS = {
     { path: "/location", apps: CALENDAR_APPS },
     { path: "/location/**", apps: CALENDAR_APPS },
   ],
+  // The family's MCP server, on the start page's host, and its protected resource metadata at the
+  // path RFC 9728 §3.1 makes of its resource URL (MCP_RESOURCE_URL, whose path is `/mcp`).
+  mcp: [
+    { path: "/mcp", apps: ["startpage"] },
+    { path: "/.well-known/oauth-protected-resource/mcp", apps: ["startpage"] },
+  ],
   status: [
     { path: "/status", apps: ["status"] },
     { path: "/status/**", apps: ["status"] },

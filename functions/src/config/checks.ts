@@ -65,3 +65,19 @@ const urnNamespaceSchema = z
 export function urnNamespace(value: string): string {
   return check("CLAIM_NAMESPACE", urnNamespaceSchema, value);
 }
+
+/**
+ * MCP_RESOURCE_URL, or the start page host's `/mcp` when blank: https (http on loopback), its path
+ * `/mcp` (where paths.ts serves it), written as the URL standard writes it, with no query,
+ * fragment or credentials, so that the operator can register it as a resource exactly as it is
+ * (core/oidc/resources) and the tokens' audience is compared with one spelling.
+ */
+export function mcpResource(value: string, parentDomain: string): string {
+  const given = value.trim() === "" ? `https://startpage.${parentDomain}/mcp` : value.trim();
+  const url = check("MCP_RESOURCE_URL", remoteUrl, given);
+  const parsed = new URL(url);
+  const plain = parsed.search === "" && parsed.hash === "" && parsed.username === "" && parsed.password === "";
+  if (url !== given || parsed.pathname !== "/mcp" || !plain)
+    throw new Error("MCP_RESOURCE_URL: must be an origin followed by /mcp, with no query or fragment");
+  return url;
+}

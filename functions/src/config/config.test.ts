@@ -65,3 +65,32 @@ describe("ADDRESS_RULES", () => {
     expect(() => readConfig()).toThrow(message);
   });
 });
+
+describe("MCP_RESOURCE_URL", () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it("is the start page host's /mcp when blank", () => {
+    process.env.PARENT_DOMAIN = "family.test";
+    delete process.env.MCP_RESOURCE_URL;
+    expect(readConfig().mcpResourceUrl).toBe("https://startpage.family.test/mcp");
+  });
+
+  it("takes an origin followed by /mcp, http on loopback alone", () => {
+    process.env.MCP_RESOURCE_URL = "http://127.0.0.1:5000/mcp";
+    expect(readConfig().mcpResourceUrl).toBe("http://127.0.0.1:5000/mcp");
+    process.env.MCP_RESOURCE_URL = "http://startpage.family.test/mcp";
+    expect(() => readConfig()).toThrow("MCP_RESOURCE_URL");
+  });
+
+  it.each([
+    "https://startpage.family.test/tools",
+    "https://startpage.family.test/mcp?x=1",
+    "https://StartPage.family.test/mcp",
+  ])("refuses %s: not one spelling of a resource served at /mcp", (value) => {
+    process.env.MCP_RESOURCE_URL = value;
+    expect(() => readConfig()).toThrow("MCP_RESOURCE_URL");
+  });
+});

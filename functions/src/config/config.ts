@@ -9,7 +9,7 @@ import { canonicalEmail } from "../core/email-address";
 import { FEDERATED_IDPS, REGISTRATION_BUDGETS, type Config } from "../core/settings";
 import { DEFAULTS, listOf, originsFor, type Setting } from "./defaults";
 import * as params from "./params";
-import { check, openIdEndpoint, remoteEndpoint, urnNamespace } from "./checks";
+import { check, mcpResource, openIdEndpoint, remoteEndpoint, urnNamespace } from "./checks";
 import { federatedConfig } from "./federated";
 import { parseHandoffApps } from "./handoff-apps";
 import { parseAddressRules } from "./address-rules";
@@ -107,6 +107,7 @@ export function readConfig(): Config {
           ),
     calendarUrl: remoteEndpoint("CALENDAR_ICS_URL", params.calendarIcsUrl.value()),
     defaultLocation: params.defaultLocation.value().trim() === "" ? null : params.defaultLocation.value().trim(),
+    mcpResourceUrl: mcpResource(params.mcpResourceUrl.value(), domain),
     handoffApps: parseHandoffApps(params.handoffAppsParam.value()),
     addressRules: parseAddressRules(params.addressRules.value()),
     arrivalProviders: listOf(params.arrivalProviders.value()),

@@ -19,6 +19,8 @@ export const DEFAULTS = {
   IDP_API_KEY: "",
   CALENDAR_ICS_URL: "",
   DEFAULT_LOCATION: "",
+  // Empty: the start page's host, https://startpage.<PARENT_DOMAIN>/mcp (config.ts).
+  MCP_RESOURCE_URL: "",
   CLAIM_NAMESPACE: "identity",
   HANDOFF_APPS: "",
   OTP_SENDS_PER_CLIENT_HOUR: "20",

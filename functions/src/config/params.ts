@@ -49,6 +49,10 @@ export const defaultLocation = setting(
   "DEFAULT_LOCATION",
   "Where GET /location says people are when the calendar says nothing (empty: null)",
 );
+export const mcpResourceUrl = setting(
+  "MCP_RESOURCE_URL",
+  "The family's MCP server's resource URL, the audience of its access tokens; its path is /mcp; empty: https://startpage.<PARENT_DOMAIN>/mcp",
+);
 export const claimNamespace = setting(
   "CLAIM_NAMESPACE",
   "The claims callback names its claims urn:<this>:… (letters, digits, hyphens)",

@@ -349,6 +349,20 @@ export const errorTable = {
   resource_scope_invalid: { status: 400, message: "Invalid scope for a resource" },
   resource_exists: { status: 409, message: "That resource is already registered" },
   resource_not_found: { status: 404, message: "No such resource" },
+
+  // a resource of the family's own gate on the provider's access tokens (the MCP server)
+  resource_token_missing: { status: 401, message: "A bearer access token for this resource is required" },
+  resource_token_invalid: {
+    status: 401,
+    message: "The access token is not one for this resource, or no longer stands",
+    oauth: "invalid_token",
+  },
+  resource_scope_insufficient: {
+    status: 403,
+    message: "The access token lacks a scope this needs",
+    oauth: "insufficient_scope",
+  },
+  notification_not_found: { status: 404, message: "No such notification" },
   hook_invalid: { status: 400, message: "Invalid subscription" },
   hook_exists: { status: 409, message: "That app already has a subscription (rotate its secret, or remove it first)" },
   hook_not_found: { status: 404, message: "No such subscription" },

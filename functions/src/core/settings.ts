@@ -35,6 +35,12 @@ export interface Config {
   calendarUrl: string | null;
   /** What GET /location answers when the calendar places no one anywhere. */
   defaultLocation: string | null;
+  /**
+   * The family's MCP server's own resource URL (MCP_RESOURCE_URL, RFC 8707): the audience its
+   * access tokens must name, and what its protected resource metadata says it is. Its path is
+   * `/mcp`, where the route manifest serves it (paths.ts).
+   */
+  mcpResourceUrl: string;
   /** Apps that take a signed-in person by an exchange code (POST /auth/handoff), by id. */
   handoffApps: Record<string, HandoffApp>;
   /**

@@ -10,13 +10,18 @@ const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
  */
 const PROVIDER_POSTS = /^\/auth\/bridge\/[^/]+\/callback$/;
 
-/** Paths any origin may call, without credentials: the OIDC provider and its discovery document. */
+/**
+ * Paths any origin may call, without credentials: the OIDC provider and its discovery documents,
+ * and the MCP server's protected resource metadata, a public document of the same kind (RFC 9728)
+ * that an agent's page on any origin reads to find where to sign in.
+ */
 export function isOpenPath(path: string): boolean {
   return (
     path.startsWith("/auth/oidc/") ||
     path === "/auth/oidc" ||
     path === "/.well-known/openid-configuration" ||
-    path === "/.well-known/oauth-authorization-server"
+    path === "/.well-known/oauth-authorization-server" ||
+    path.startsWith("/.well-known/oauth-protected-resource/")
   );
 }
 

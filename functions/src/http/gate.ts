@@ -8,6 +8,7 @@ import { noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import type { Person } from "../core/model/person";
 import { readSessionCookie } from "./cookies";
+import { admitAccessToken, type ResourceGrant } from "../core/oidc/resource-tokens";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
 export const LOOKUP_DEADLINE_MS = 4000;
@@ -124,4 +125,21 @@ export async function requireAccess(
   }
   await noteSeen(deps, principal);
   return { person, uid: principal.uid, principal };
+}
+
+/**
+ * The gate of a resource of the family that takes the provider's access tokens for it (the MCP
+ * server): an `Authorization: Bearer` access token for `resource` (core/oidc/resource-tokens), and
+ * the person behind it approved and granted `need.project`, decided as above. No cookie and no ID
+ * token opens it: what a browser carries by itself is not what an agent was given.
+ */
+export async function requireResourceToken(
+  deps: GateDeps,
+  req: Request,
+  resource: string,
+  need: { project: string },
+): Promise<ResourceGrant> {
+  const token = bearerToken(req);
+  ensure(token, "resource_token_missing");
+  return unavailableGuard(deps)(() => admitAccessToken(deps, token, resource, need.project));
 }

@@ -143,3 +143,52 @@ function fromExpress(err: unknown): AppError | null {
   if (status === 415) return new AppError("unsupported_media_type");
   return null;
 }
+
+/** What a bearer challenge names (RFC 6750 §3, RFC 9728 §5.1), set by a route for its refusals. */
+export interface BearerChallenge {
+  /** The resource's protected resource metadata document (RFC 9728). */
+  resourceMetadata: string;
+  /** For `insufficient_scope`: the scopes the request needs. */
+  scope?: string;
+}
+
+/** Sets the challenge `mcpErrors` puts in this response's 401s and scope refusals. */
+export function challengeWith(res: Response, challenge: BearerChallenge): void {
+  res.locals.bearerChallenge = challenge;
+}
+
+/** JSON-RPC's error codes (JSON-RPC 2.0 §5.1) for the refusals that reach no MCP method. */
+function jsonRpcCode(code: ErrorCode, status: number): number {
+  if (code === "malformed_json") return -32700;
+  if (status >= 500) return -32603;
+  if (status === 400 || status === 413 || status === 415) return -32600;
+  return -32000;
+}
+
+/**
+ * The MCP server's refusals (routes/mcp): a JSON-RPC error, the body an MCP client reads, with the
+ * contract's status; `reason` (a gate's `pending`) as the error's `data`. A 401, and a 403 of a
+ * scope the token lacks, carry the `WWW-Authenticate: Bearer` challenge the MCP authorization
+ * spec asks for, naming the resource's metadata document, from which a client finds the issuer
+ * to sign in with; a token refused says `error="invalid_token"`, one without a scope
+ * `error="insufficient_scope"` and the scopes needed. Never cached.
+ */
+export const mcpErrors: Presenter = (res, code, detail) => {
+  const { status, message, oauth, reason } = rowFor(code);
+  const challenge = res.locals.bearerChallenge as BearerChallenge | undefined;
+  if (challenge !== undefined && (status === 401 || oauth === "insufficient_scope")) {
+    const params = [
+      ...(oauth === undefined ? [] : [`error="${oauth}"`]),
+      ...(oauth === "insufficient_scope" && challenge.scope !== undefined ? [`scope="${challenge.scope}"`] : []),
+      `resource_metadata="${challenge.resourceMetadata}"`,
+    ];
+    res.setHeader("WWW-Authenticate", `Bearer ${params.join(", ")}`);
+  }
+  res.setHeader("Cache-Control", "no-store");
+  const error = {
+    code: jsonRpcCode(code, status),
+    message: detail ?? message,
+    ...(reason ? { data: { reason } } : {}),
+  };
+  res.status(status).json({ jsonrpc: "2.0", error, id: null });
+};

@@ -47,6 +47,12 @@ export async function listFor(
   return snap.docs.map((doc) => fromData(doc.id, doc.data()));
 }
 
+/** The notice with this id, whoever it is for; null when there is none. */
+export async function find(db: Firestore, id: string): Promise<Notification | null> {
+  const d = await read(db, `${NOTIFICATIONS}/${id}`);
+  return d ? fromData(id, d) : null;
+}
+
 function fromData(id: string, d: DocumentData): Notification {
   return {
     id,

@@ -59,6 +59,7 @@ describe("the deploy manifest", () => {
     claims: https("IDP_SIGNING_SECRET"),
     // CODE_PEPPER keys the recovery codes' hashes and the address's run of failed checks.
     passkeys: https("SESSION_KEYS", "CODE_PEPPER"),
+    mcp: https("SESSION_KEYS"),
   };
 
   it("declares one HTTPS function per endpoint group and a task function per task, each with only its own secrets", () => {

@@ -16,7 +16,7 @@ export async function codeFlowTokens(
   app: Express,
   cookie: string,
   client: FlowClient,
-  { scope = "openid", redirectUri }: { scope?: string; redirectUri: string },
+  { scope = "openid", redirectUri, resource }: { scope?: string; redirectUri: string; resource?: string },
 ): Promise<{ id_token: string; access_token: string; refresh_token?: string }> {
   const verifier = randomBytes(32).toString("base64url");
   const query = new URLSearchParams({
@@ -26,6 +26,8 @@ export async function codeFlowTokens(
     scope,
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
+    // RFC 8707: a token for one resource, asked for at the authorise step and again at redemption.
+    ...(resource === undefined ? {} : { resource }),
   });
   const authorized = await request(app).get(`/auth/oidc/authorize?${query}`).set("Cookie", cookie);
   const code = new URL(authorized.headers.location as string).searchParams.get("code") as string;
@@ -33,7 +35,13 @@ export async function codeFlowTokens(
     .post("/auth/oidc/token")
     .type("form")
     .auth(client.clientId, client.clientSecret)
-    .send({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier });
+    .send({
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      ...(resource === undefined ? {} : { resource }),
+    });
   expect(res.status).toBe(200);
   return res.body as { id_token: string; access_token: string; refresh_token?: string };
 }

@@ -20,6 +20,8 @@ export const PARENT_DOMAIN = "example.test";
 export const ID_URL = "https://id.example.test";
 export const SERVICE_URL = "https://example.test";
 export const APP_ORIGIN = "https://startpage.example.test";
+/** The MCP server's resource URL, as MCP_RESOURCE_URL's default makes it for the parent domain. */
+export const MCP_RESOURCE_URL = `${APP_ORIGIN}/mcp`;
 
 /** A signing key made for this test run, as the SESSION_KEYS secret holds it. */
 export function sessionKeyJwk(kid: string) {
@@ -63,6 +65,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     federated: null,
     calendarUrl: null,
     defaultLocation: null,
+    mcpResourceUrl: MCP_RESOURCE_URL,
     handoffApps: {},
     addressRules: [],
     arrivalProviders: ["google.com", "apple.com"],

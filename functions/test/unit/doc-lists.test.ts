@@ -115,6 +115,7 @@ const PAGES: Array<{ group: GroupName; page: string; paths: RegExp }> = [
   { group: "calendar", page: "[Calendar and location](calendar-location.md)", paths: /^\/calendar\// },
   { group: "location", page: "[Calendar and location](calendar-location.md)", paths: /^\/location$/ },
   { group: "status", page: "[Status](status.md)", paths: /^\/status$/ },
+  { group: "mcp", page: "[MCP server](mcp.md)", paths: /^\/(mcp$|\.well-known\/oauth-protected-resource\/)/ },
 ];
 
 /** `GET /a`; `GET` and `POST /a`; `GET`, `PATCH` and `DELETE /a`. */

@@ -113,6 +113,21 @@ export async function weekEvents(
   return { week, available: true, events: eventsBetween(feed.calendar, start, end).map(view) };
 }
 
+/**
+ * The next `limit` events, those in progress included, from now to `days` ahead, in order; as the
+ * week's events, an unreachable calendar is no events, and `available` says so.
+ */
+export async function nextEvents(
+  source: CalendarSource,
+  now: Date,
+  { days, limit }: { days: number; limit: number },
+): Promise<{ available: boolean; events: EventView[] }> {
+  const feed = await source.feed();
+  if (!feed.available) return { available: false, events: [] };
+  const events = eventsBetween(feed.calendar, now, new Date(now.getTime() + days * DAY_MS));
+  return { available: true, events: events.slice(0, limit).map(view) };
+}
+
 /** Events with a place, from now to `days` ahead, in order. */
 export async function upcomingLocations(
   source: CalendarSource,

@@ -1,4 +1,5 @@
 import type { Deps } from "../deps";
+import { ensure } from "../errors";
 import * as notifications from "../../store/notifications";
 
 /** How many ids of read notices a person's read state keeps; older ones fall under `allReadAt`. */
@@ -79,4 +80,24 @@ export async function markRead(
           };
     notifications.saveReadState(deps.store, tx, personId, next);
   });
+}
+
+/** Whether the notice is one the person is shown: for everyone, or for them by name. */
+const shownTo = (n: notifications.Notification, personId: string): boolean =>
+  n.audience.includes(notifications.EVERYONE) || n.audience.includes(personId);
+
+/**
+ * Marks one notice the person is shown as read. Another's notice, or none at all, is
+ * `notification_not_found` alike: a caller learns nothing of notices not shown to them, and their
+ * read state is left as it was.
+ */
+export async function markOneRead(
+  deps: Pick<Deps, "store" | "clock" | "transaction">,
+  personId: string,
+  id: string,
+): Promise<void> {
+  // A document id is at most one path segment: a slash would name another collection's document.
+  const found = id.includes("/") ? null : await notifications.find(deps.store, id);
+  ensure(found !== null && shownTo(found, personId), "notification_not_found");
+  await markRead(deps, personId, { ids: [id] });
 }
