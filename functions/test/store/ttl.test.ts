@@ -18,6 +18,7 @@ import * as oidcTokens from "../../src/store/oidc-tokens";
 import * as oidcGrants from "../../src/store/oidc-grants";
 import * as oidcSignIns from "../../src/store/oidc-sign-ins";
 import * as clientThrottles from "../../src/store/client-throttles";
+import * as registrationBudgets from "../../src/store/registration-budgets";
 import * as outbox from "../../src/store/outbox";
 import * as sessionRecords from "../../src/store/sessions";
 import * as passkeyChallenges from "../../src/store/passkey-challenges";
@@ -132,6 +133,11 @@ describe("data expiry", () => {
           clientThrottles.save(db, tx, { id: throttleId, failures: [at], refusedUntil: null }, later(600_000));
         });
         return [`clientThrottles/${throttleId}`];
+      },
+      registrationBudgets: async () => {
+        const budgetId = id();
+        await db.runTransaction(async (tx) => registrationBudgets.setCount(db, tx, budgetId, 1, later(3_600_000)));
+        return [`registrationBudgets/${budgetId}`];
       },
       projectAccess: async () => {
         const personId = id();
