@@ -37,12 +37,18 @@ export async function setClient(db: Firestore, id: string, clientId: string, all
     .update({ clients: allowed ? FieldValue.arrayUnion(clientId) : FieldValue.arrayRemove(clientId) });
 }
 
+/** Opens it to every client that registered itself, or closes it to them. */
+export async function setAgents(db: Firestore, id: string, open: boolean): Promise<void> {
+  await db.collection(OIDC_RESOURCES).doc(id).update({ agents: open });
+}
+
 function fromStored(d: DocumentData): Resource {
   return {
     url: String(d.url),
     name: String(d.name),
     scopes: stringList(d.scopes),
     clients: stringList(d.clients),
+    agents: d.agents === true,
     project: typeof d.project === "string" ? d.project : null,
     createdAt: toDate(d.createdAt),
   };

@@ -601,6 +601,16 @@ describe("npm run operator", () => {
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toContain("absolute https URL");
       expect(refused.stderr).not.toMatch(STACK_TRACE);
+      // Open to agents, and closed again; one open from the start names no client at all.
+      expect((await json<{ agents: boolean }>(["resources", "open-to-agents", url])).agents).toBe(true);
+      expect((await json<{ agents: boolean }>(["resources", "close-to-agents", url, "--yes"])).agents).toBe(false);
+      const forAgents = `https://mcp.example.test/${unique("cli")}`;
+      expect(
+        await json(["resources", "add", forAgents, "--name", "Tools", "--agents", "--scope", "tools:use"]),
+      ).toMatchObject({ url: forAgents, clients: [], agents: true });
+      const neither = await operator(["resources", "add", `${forAgents}x`, "--name", "Tools"]);
+      expect(neither.code).toBe(2);
+      expect(neither.stderr).toContain("--agents");
       expect((await json<{ url: string }>(["resources", "remove", url, "--yes"])).url).toBe(url);
       expect(await json<Array<{ url: string }>>(["resources", "list"])).not.toContainEqual(
         expect.objectContaining({ url }),

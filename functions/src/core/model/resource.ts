@@ -10,8 +10,14 @@ export interface Resource {
   name: string;
   /** The scopes a token for it may carry, beside the provider's own (core/oidc/scopes). */
   scopes: string[];
-  /** The clients that may ask for a token for it: no other is given one. */
+  /** The clients that may ask for a token for it: no other is given one (but see `agents`). */
   clients: string[];
+  /**
+   * Open to agents: every client that registered itself (RFC 7591) and may be used may ask for a
+   * token for it too, each person's consent on its page deciding (core/oidc/consents). The
+   * operator's own clients only ever by `clients`.
+   */
+  agents: boolean;
   /** The project a person must hold for a token for it (as a client's project gates its sign-ins); null: none. */
   project: string | null;
   createdAt: Date;

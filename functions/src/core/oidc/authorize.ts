@@ -124,7 +124,13 @@ export function checkAuthorizeRequest(
     scopes.every((s) => SCOPE_TOKEN.test(s)),
     "oauth_invalid_scope",
   );
-  ensure(scopes.includes("openid"), "oauth_invalid_request", "scope must include openid");
+  // Without openid it is a plain OAuth request, for a resource's token alone (as MCP clients ask):
+  // no ID token is issued for it. For the provider's own tokens, openid is what there is to ask for.
+  ensure(
+    scopes.includes("openid") || resource !== null,
+    "oauth_invalid_request",
+    "scope must include openid, unless a resource is named",
+  );
   // PKCE for every client, confidential ones too (RFC 9700 §2.1.1); `plain` would protect nothing.
   // A client registered PKCE-optional may send no challenge at all; one that is sent must be S256.
   const noChallenge = p.codeChallenge === undefined && p.codeChallengeMethod === undefined;

@@ -109,7 +109,7 @@ export async function introspect(
   // lost, refreshes no more (core/oidc/refresh).
   if (grant.resource !== null) {
     const resource = await findResource(deps, grant.resource);
-    if (!grantStillOpen(resource, grant.clientId, grant.resourceSince)) return INACTIVE;
+    if (!grantStillOpen(resource, client, grant.resourceSince)) return INACTIVE;
     if (!mayStillUse(theirs.person, resource, grant.uid)) return INACTIVE;
   }
   const { scopes, personId, expiresAt } = grant;

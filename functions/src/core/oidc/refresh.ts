@@ -95,7 +95,7 @@ export async function refreshGrant(
     // Its resource, as the operator has it now: removed (or registered afresh since) or closed to
     // the client, it ends the grant, so that opening it again later brings no old grant back.
     const resource = grant.resource === null ? null : await findResource(deps, grant.resource, tx);
-    if (grant.resource !== null && !grantStillOpen(resource, grant.clientId, grant.resourceSince)) {
+    if (grant.resource !== null && !grantStillOpen(resource, input.client, grant.resourceSince)) {
       endGrant(deps, tx, grant, now, "resource");
       return {
         kind: "refused",

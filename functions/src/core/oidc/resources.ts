@@ -16,6 +16,7 @@ import type { Deps } from "../deps";
 import type { Transaction } from "../../store/db";
 import * as resources from "../../store/oidc-resources";
 import type { Resource } from "../model/resource";
+import type { OidcClient } from "../model/oidc-client";
 import { AppError, ensure } from "../errors";
 import { alreadyExists } from "../failures";
 import { sha256 } from "../secrets";
@@ -70,7 +71,7 @@ export function isResourceUrl(url: string): boolean {
 /** Registers a resource the family serves; refused for a malformed URL or scope, or one registered already. */
 export async function registerResource(
   deps: Pick<Deps, "store" | "clock">,
-  input: { url: string; name: string; scopes: string[]; clients: string[]; project?: string | null },
+  input: { url: string; name: string; scopes: string[]; clients: string[]; project?: string | null; agents?: boolean },
 ): Promise<Resource> {
   ensure(isResourceUrl(input.url), "resource_url_invalid");
   const allowed = [...new Set(input.clients)];
@@ -90,6 +91,7 @@ export async function registerResource(
     name,
     scopes,
     clients: allowed,
+    agents: input.agents ?? false,
     project: input.project ?? null,
     createdAt: deps.clock.now(),
   };
@@ -133,6 +135,17 @@ export async function allowClient(
   return (await findResource(deps, url)) ?? found;
 }
 
+/**
+ * Opens the resource to agents (every client that registered itself and may be used, each
+ * person's consent deciding), or closes it to them: closed, their grants for it refresh no more.
+ */
+export async function openToAgents(deps: Pick<Deps, "store">, url: string, open: boolean): Promise<Resource> {
+  const found = await findResource(deps, url);
+  ensure(found, "resource_not_found");
+  await resources.setAgents(deps.store, resourceId(url), open);
+  return (await findResource(deps, url)) ?? found;
+}
+
 /** Of `scopes`, those a token for `resource` may carry now: the provider's own, and those it defines. */
 export function scopesDefined(resource: Resource | null, scopes: string[]): string[] {
   return scopes.filter(
@@ -140,17 +153,30 @@ export function scopesDefined(resource: Resource | null, scopes: string[]): stri
   );
 }
 
-/** Whether `clientId` may be given a token for `resource` now: it is registered still, and names the client. */
-export function mayAskFor(resource: Resource | null, clientId: string): resource is Resource {
-  return resource !== null && resource.clients.includes(clientId);
+/**
+ * Whether `client` may be given a token for `resource` now: it is registered still, and names the
+ * client, or (a client that registered itself) is open to agents.
+ */
+export function mayAskFor(
+  resource: Resource | null,
+  client: Pick<OidcClient, "clientId" | "registeredBy">,
+): resource is Resource {
+  return (
+    resource !== null &&
+    (resource.clients.includes(client.clientId) || (resource.agents && client.registeredBy === "self"))
+  );
 }
 
 /**
  * Whether a grant made for `resource` while it was registered `since` may go on: the resource is
  * open to the client still, and is that same registration, not one removed and made afresh.
  */
-export function grantStillOpen(resource: Resource | null, clientId: string, since: Date | null): resource is Resource {
-  return mayAskFor(resource, clientId) && since !== null && since.getTime() === resource.createdAt.getTime();
+export function grantStillOpen(
+  resource: Resource | null,
+  client: Pick<OidcClient, "clientId" | "registeredBy">,
+  since: Date | null,
+): resource is Resource {
+  return mayAskFor(resource, client) && since !== null && since.getTime() === resource.createdAt.getTime();
 }
 
 /**

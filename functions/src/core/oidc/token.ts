@@ -18,7 +18,7 @@ import type { Resource } from "../model/resource";
 import * as grants from "../../store/oidc-grants";
 import type { OidcGrant } from "../model/oidc-grant";
 import { type Person } from "../model/person";
-import type { OidcClient } from "../model/oidc-client";
+import type { OidcClient, RegisteredBy } from "../model/oidc-client";
 
 export const ID_TOKEN_LIFETIME_MS = 1 * HOUR;
 
@@ -26,7 +26,8 @@ export interface TokenResponse {
   access_token: string;
   token_type: "Bearer";
   expires_in: number;
-  id_token: string;
+  /** For a sign-in that asked for `openid`; a request for a resource alone (plain OAuth) gets none. */
+  id_token?: string;
   scope: string;
   /** For a client registered for refresh tokens, when the sign-in asked for `offline_access`. */
   refresh_token?: string;
@@ -39,6 +40,8 @@ export const REDEMPTION_TRANSACTIONS_IN_FLIGHT = 2;
 
 interface Redemption {
   clientId: string;
+  /** Who registered the client: one that registered itself may ask for a resource open to agents. */
+  registeredBy: RegisteredBy;
   /** The client's project, which the person must hold (maySignInTo); null: none asked. */
   project: string | null;
   hash: string;
@@ -59,7 +62,7 @@ type Decision =
       kind: "issued";
       stored: codes.OidcCode;
       accessToken: Promise<string>;
-      idToken: Promise<string>;
+      idToken: Promise<string | null>;
       refreshToken: string | null;
     }
   | { kind: "replayed" }
@@ -106,7 +109,7 @@ function decide(
   // A token for another resource than the sign-in asked for is not this code's to give; nor one for
   // a resource removed since, or no longer open to this client.
   ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
-  ensure(stored.resource === null || mayAskFor(resource, r.clientId), "oauth_invalid_target");
+  ensure(stored.resource === null || mayAskFor(resource, r), "oauth_invalid_target");
   // The scopes the resource defines now (one registered afresh meanwhile may define fewer).
   const issued = { ...stored, scopes: scopesDefined(resource, stored.scopes) };
   // A person who is no longer approved, or no longer has the client's project (or the resource's),
@@ -151,14 +154,16 @@ export type SignIn = Pick<codes.OidcCode, "clientId" | "nonce" | "authTime" | "a
 /**
  * Starts signing the ID token (on libuv's thread pool) while the batch's commit is on its way,
  * so the signature and the round trip overlap. A signature whose commit fails, or whose
- * transaction is retried, is never handed out.
+ * transaction is retried, is never handed out. A sign-in that did not ask for `openid` (an OAuth
+ * request for a resource alone, as an MCP client makes) gets no ID token: null.
  */
 export function signIdToken(
   deps: Pick<Deps, "tokens" | "config">,
   signIn: SignIn,
   person: Person,
   now: Date,
-): Promise<string> {
+): Promise<string | null> {
+  if (!signIn.scopes.includes("openid")) return Promise.resolve(null);
   const iat = Math.floor(now.getTime() / 1000);
   const signing = deps.tokens.signIdToken({
     iss: deps.config.serviceUrl,
@@ -261,6 +266,7 @@ export function authorizationCodeRedeemer(
     const tokenHash = sha256(jti);
     const decision = await decideGrouped({
       clientId: input.client.clientId,
+      registeredBy: input.client.registeredBy,
       project: input.client.project,
       hash: sha256(input.code),
       redirectUri: input.redirectUri,
@@ -285,12 +291,12 @@ export function authorizationCodeRedeemer(
  */
 export async function tokenResponse(
   accessTokenSigning: Promise<string>,
-  signing: Promise<string>,
+  signing: Promise<string | null>,
   scopes: string[],
   refreshToken: string | null,
   resource: string | null,
 ): Promise<TokenResponse> {
-  let idToken: string;
+  let idToken: string | null;
   let accessToken: string;
   try {
     [accessToken, idToken] = await Promise.all([accessTokenSigning, signing]);
@@ -301,7 +307,7 @@ export async function tokenResponse(
     access_token: accessToken,
     token_type: "Bearer",
     expires_in: accessTokenLifetimeMs(resource) / 1000,
-    id_token: idToken,
+    ...(idToken === null ? {} : { id_token: idToken }),
     scope: scopes.join(" "),
     ...(refreshToken === null ? {} : { refresh_token: refreshToken }),
   };

@@ -1,5 +1,5 @@
 /** `resources …`: the family's resources (RFC 8707), for access tokens meant for one of them (core/oidc/resources). */
-import { allowClient, listResources, registerResource, removeResource } from "../../core/oidc/resources";
+import { allowClient, listResources, openToAgents, registerResource, removeResource } from "../../core/oidc/resources";
 import { projectName } from "./people-access";
 import type { Resource } from "../../core/model/resource";
 import { many, one, type Command } from "../cli";
@@ -12,6 +12,7 @@ function view(r: Resource) {
     name: r.name,
     scopes: r.scopes,
     clients: r.clients,
+    agents: r.agents,
     project: r.project,
     createdAt: r.createdAt.toISOString(),
   };
@@ -23,6 +24,7 @@ const columns = [
   { header: "URL", value: (r: View) => r.url },
   { header: "SCOPES", value: (r: View) => (r.scopes.length === 0 ? "-" : r.scopes.join(" ")) },
   { header: "CLIENTS", value: (r: View) => (r.clients.length === 0 ? "-" : r.clients.join(" ")) },
+  { header: "AGENTS", value: (r: View) => (r.agents ? "open" : "-") },
   { header: "PROJECT", value: (r: View) => r.project ?? "-" },
   { header: "NAME", value: (r: View) => r.name },
 ];
@@ -32,13 +34,15 @@ const backend = true;
 export const resourceCommands: Command[] = [
   {
     name: "resources add",
-    summary: "register a resource of the family by its URL: its scopes, the clients that may ask for it",
+    summary:
+      "register a resource of the family by its URL: its scopes, the clients that may ask for it (or every agent)",
     usage:
-      "resources add <url> --name <name> --client <client_id> [--client <client_id>...] [--scope <scope>...] [--needs-project <project>]",
+      "resources add <url> --name <name> (--client <client_id>... | --agents) [--client <client_id>...] [--scope <scope>...] [--needs-project <project>]",
     options: {
       name: { type: "string" },
       scope: { type: "string", multiple: true },
       client: { type: "string", multiple: true },
+      agents: { type: "boolean" },
       "needs-project": { type: "string" },
     },
     positionals: [1, 1],
@@ -47,9 +51,11 @@ export const resourceCommands: Command[] = [
       const name = one(values, "name");
       if (!name) throw new UsageError("resources add: --name is required");
       const clients = many(values, "client");
-      if (clients.length === 0) throw new UsageError("resources add: at least one --client is required");
+      const agents = values.agents === true;
+      if (clients.length === 0 && !agents)
+        throw new UsageError("resources add: at least one --client, or --agents, is required");
       const project = one(values, "needs-project");
-      const input = { url: url as string, name, scopes: many(values, "scope"), clients };
+      const input = { url: url as string, name, scopes: many(values, "scope"), clients, agents };
       const resource = view(
         await registerResource(ctx.deps(), { ...input, project: project === undefined ? null : projectName(project) }),
       );
@@ -80,6 +86,29 @@ export const resourceCommands: Command[] = [
       await ctx.confirm(`Stop ${clientId as string} getting tokens for ${url as string}?`);
       const resource = view(await allowClient(ctx.deps(), url as string, clientId as string, false));
       ctx.print(`${clientId as string} may no longer ask for ${resource.url}`, resource);
+    },
+  },
+  {
+    name: "resources open-to-agents",
+    summary: "let every client that registered itself ask for a resource, each person's consent deciding",
+    usage: "resources open-to-agents <url>",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [url]) {
+      const resource = view(await openToAgents(ctx.deps(), url as string, true));
+      ctx.print(`agents may ask for ${resource.url}, each with the person's consent`, resource);
+    },
+  },
+  {
+    name: "resources close-to-agents",
+    summary: "stop clients that registered themselves asking for a resource; their grants refresh no more (asks first)",
+    usage: "resources close-to-agents <url> [--yes]",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [url]) {
+      await ctx.confirm(`Stop every client that registered itself getting tokens for ${url as string}?`);
+      const resource = view(await openToAgents(ctx.deps(), url as string, false));
+      ctx.print(`agents may no longer ask for ${resource.url}`, resource);
     },
   },
   {

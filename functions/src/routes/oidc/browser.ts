@@ -104,7 +104,7 @@ export function browserRoutes(deps: Deps): Router {
     try {
       const named = single(raw.resource, "resource");
       const resource = named === undefined ? null : await findResource(deps, named);
-      ensure(named === undefined || mayAskFor(resource, target.client.clientId), "oauth_invalid_target");
+      ensure(named === undefined || mayAskFor(resource, target.client), "oauth_invalid_target");
       return checkAuthorizeRequest(
         target,
         {
