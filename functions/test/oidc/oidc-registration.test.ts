@@ -15,6 +15,7 @@ import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
+import { recordingLogger } from "../support/email-codes";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
@@ -106,6 +107,21 @@ describe("POST /auth/oidc/register", () => {
         expect(res.body.introspection_endpoint_auth_methods_supported).not.toContain("none");
       },
     );
+
+    it("writes each registration where the operator reads the logs, with no secret", async () => {
+      const log = recordingLogger();
+      const logged = appFor(oidc, { ...deps, log });
+      const res = await register({ client_name: "Logged", redirect_uris: [REDIRECT, LOOPBACK] }, logged);
+      expect(res.status).toBe(201);
+      expect(log.lines.map((l) => JSON.parse(l))).toContainEqual({
+        message: "client registered itself",
+        clientId: res.body.client_id,
+        review: "approved",
+        tokenAuth: "client_secret_basic",
+        redirectHosts: ["notes.example.test", "127.0.0.1"],
+      });
+      expect(log.lines.join("\n")).not.toContain(res.body.client_secret);
+    });
 
     it("registers a public client, answering RFC 7591 §3.2.1 once and storing it as its own word", async () => {
       const res = await register({

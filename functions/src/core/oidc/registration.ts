@@ -236,7 +236,7 @@ const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
  * stores it. A confidential client's secret is returned this once; only its digest is stored.
  */
 export async function registerSelf(
-  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "pepper" | "config">,
+  deps: Pick<Deps, "store" | "clock" | "random" | "transaction" | "pepper" | "config" | "log">,
   body: Record<string, unknown>,
   from: Caller,
 ): Promise<RegistrationAnswer> {
@@ -270,6 +270,13 @@ export async function registerSelf(
   await deps.transaction(async (tx) => {
     await countRegistration(deps, tx, from);
     await clients.create(deps.store, client, tx);
+  });
+  // Where the operator reads who came in: the client, its review, and the hosts it sends people to.
+  deps.log.info("client registered itself", {
+    clientId: client.clientId,
+    review: client.review,
+    tokenAuth: client.tokenAuth,
+    redirectHosts: [...new Set(client.redirectUris.map((u) => new URL(u).host))],
   });
   return {
     client_id: client.clientId,
