@@ -704,6 +704,9 @@ describe("npm run operator", () => {
       expect(report.checks.map((c) => c.name)).toEqual(
         expect.arrayContaining(["firestore", "identity provider", "mail (SMTP)", "PARENT_DOMAIN", "ID_URL"]),
       );
+      expect(report.checks).toContainEqual(
+        expect.objectContaining({ name: "outbox", detail: expect.stringMatching(/^\d+ waiting to be sent; /) }),
+      );
       expect(report.allowedOrigins.length).toBeGreaterThan(0);
       expect(report.hosting.map((h) => h.site)).toContain("service");
       expect(run.stdout).not.toContain("test-pepper-secret");

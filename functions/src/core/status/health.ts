@@ -47,7 +47,8 @@ async function probe(deps: Pick<Deps, "clock">, work: () => Promise<unknown>): P
   }
 }
 
-async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<OutboxCheck> {
+/** The mail's backlog, judged against OUTBOX_STALE_SECONDS: for GET /status and `doctor`. */
+export async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<OutboxCheck> {
   try {
     // The mail's backlog: an app's endpoint that is down holds up its own deliveries, not the mail;
     // an erasure the identity provider refuses waits for its next try (doctor reports it), not the mail.

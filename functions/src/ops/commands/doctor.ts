@@ -2,7 +2,7 @@
  * `doctor`: whether the deployment can work. Its settings (names only), its secrets read as the
  * functions read them, its addresses against each other and against placeholders, whether
  * Firestore, the identity provider and mail answer, the erasures not finished yet (and for how
- * long), who may register OpenID Connect clients (and how many wait for a review), whether each app
+ * long), the mail waiting in the outbox, who may register OpenID Connect clients (and how many wait for a review), whether each app
  * subscribed to events answers, and, only when asked, a test mail.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -29,6 +29,7 @@ import { UsageError } from "../refusals";
 import { loadSettings } from "../settings";
 import { addressRulesText } from "../address-rules";
 import { ruleInForce } from "../../core/people/passkey-rule";
+import { OUTBOX_STALE_SECONDS, outboxCheck } from "../../core/status/health";
 import { ruleText } from "./passkey-rule";
 import { passkeyRuleVerdict } from "../doctor/passkey-rule";
 
@@ -101,6 +102,7 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
   if (credentials && checks[0]?.ok === true) checks.push(await erasures(deps));
   if (credentials) checks.push(await passkeyRuleCheck(ctx, deps));
   if (credentials) checks.push(await registrationCheck(deps));
+  if (credentials && checks[0]?.ok === true) checks.push(await outboxBacklog(deps));
   // Each app's subscription to events: whether its address answers at all (a HEAD, nothing
   // delivered), and what its deliveries last said. Not required: the service works without them.
   if (credentials) {
@@ -147,6 +149,22 @@ async function passkeyRuleCheck(ctx: Context, deps: ReturnType<Context["deps"]>)
     },
     !local,
   );
+}
+
+/**
+ * The mail waiting in the outbox, as GET /status judges it: a warning once the oldest has waited
+ * longer than OUTBOX_STALE_SECONDS (no drain is sending: the task queue, or the mail server).
+ */
+async function outboxBacklog(deps: ReturnType<Context["deps"]>): Promise<Check> {
+  const backlog = await outboxCheck(deps);
+  const detail =
+    backlog.error !== undefined
+      ? `could not be read: ${backlog.error}`
+      : `${backlog.pending ?? 0} waiting to be sent; ` +
+        (backlog.oldestSeconds == null
+          ? "none is late"
+          : `the oldest for ${backlog.oldestSeconds} s (late past ${OUTBOX_STALE_SECONDS} s)`);
+  return { name: "outbox", ok: backlog.ok, detail, required: false };
 }
 
 /**
