@@ -14,14 +14,12 @@ import { STEP_UP_MS } from "../../src/core/model/step-up";
 import { registerClient } from "../../src/core/oidc/clients";
 import { personHistory } from "../../src/core/people/history";
 import { registerResource } from "../../src/core/oidc/resources";
-import { sha256 } from "../../src/core/secrets";
-import * as clients from "../../src/store/oidc-clients";
 import * as consents from "../../src/store/oidc-consents";
 import * as oidc from "../../src/routes/oidc/oidc";
 import * as peopleRoutes from "../../src/routes/people/people";
 import { appFor, ID_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, recordedSession } from "../support/people";
-import { answerConsent, formOf, ID_HOST, onward } from "../support/consent";
+import { answerConsent, formOf, ID_HOST, onward, selfRegisteredClient } from "../support/consent";
 
 const REDIRECT = "https://agent.example.test/callback";
 
@@ -34,25 +32,7 @@ describe("consent for a client that registered itself", () => {
   const notes = `https://notes.example.test/${unique("mcp")}`;
 
   beforeAll(async () => {
-    const now = deps.clock.now();
-    await clients.save(deps.store, {
-      clientId: agent.clientId,
-      name: "Helpful <Agent>",
-      secrets: [{ hash: sha256(agent.clientSecret), createdAt: now, expiresAt: null }],
-      redirectUris: [REDIRECT],
-      postLogoutRedirectUris: [],
-      backchannelLogoutUri: null,
-      pkce: "required",
-      refreshTokens: true,
-      project: null,
-      disabled: false,
-      registeredBy: "self",
-      tokenAuth: "client_secret_basic",
-      review: "approved",
-      clientUri: null,
-      logoUri: null,
-      createdAt: now,
-    });
+    await selfRegisteredClient(deps, agent.clientId, { name: "Helpful <Agent>", secret: agent.clientSecret });
     await registerClient(deps, { ...own, name: "Family calendar", redirectUris: [REDIRECT] });
     await registerResource(deps, {
       url: notes,

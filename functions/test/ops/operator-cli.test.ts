@@ -15,6 +15,8 @@ import { parsePepper } from "../../src/core/pepper";
 import { sha256 } from "../../src/core/secrets";
 import { invitationId } from "../../src/store/invitations";
 import * as clientStore from "../../src/store/oidc-clients";
+import { systemClock } from "../../src/clock";
+import { selfRegisteredClient } from "../support/consent";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "../support/deps";
 import { operator, operatorJson as json, freshProject, STACK_TRACE } from "../support/operator-cli";
 import { newBrowser, passkeyWorld } from "../support/passkeys";
@@ -440,25 +442,10 @@ describe("npm run operator", () => {
 
     it("reviews a client that registered itself: lists it, approves it, blocks it, and reviews no client of its own", async () => {
       const clientId = `dyn_${unique("cli")}`;
-      // eslint-disable-next-line no-restricted-syntax -- the CLI runs on the real clock
-      const now = new Date();
-      await clientStore.save(firestore(), {
-        clientId,
+      await selfRegisteredClient({ store: firestore(), clock: systemClock }, clientId, {
         name: "Self-made agent",
-        secrets: [],
         redirectUris: ["http://127.0.0.1/cb"],
-        postLogoutRedirectUris: [],
-        backchannelLogoutUri: null,
-        pkce: "required",
-        refreshTokens: false,
-        project: null,
-        disabled: false,
-        registeredBy: "self",
         review: "waiting",
-        clientUri: null,
-        logoUri: null,
-        tokenAuth: "none",
-        createdAt: now,
       });
       const table = await operator(["clients", "list"]);
       expect(table.stdout).toMatch(new RegExp(`${clientId}.*self.*waiting`));

@@ -7,12 +7,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import { registerResource } from "../../src/core/oidc/resources";
-import { sha256 } from "../../src/core/secrets";
-import * as clients from "../../src/store/oidc-clients";
 import * as consents from "../../src/store/oidc-consents";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, ID_URL, testDeps, unique } from "../support/deps";
 import { accountWithPerson, recordedSession } from "../support/people";
+import { selfRegisteredClient } from "../support/consent";
 
 const REDIRECT = "https://agent.example.test/callback";
 const ID_HOST = new URL(ID_URL).host;
@@ -26,26 +25,8 @@ describe("consent to an app that registered itself", () => {
   const tasks = `https://tasks.example.test/${unique("mcp")}`;
 
   beforeAll(async () => {
-    const now = deps.clock.now();
     for (const clientId of [first, second])
-      await clients.save(deps.store, {
-        clientId,
-        name: "Agent",
-        secrets: [{ hash: sha256(randomBytes(32).toString("base64url")), createdAt: now, expiresAt: null }],
-        redirectUris: [REDIRECT],
-        postLogoutRedirectUris: [],
-        backchannelLogoutUri: null,
-        pkce: "required",
-        refreshTokens: true,
-        project: null,
-        disabled: false,
-        registeredBy: "self",
-        tokenAuth: "client_secret_basic",
-        review: "approved",
-        clientUri: null,
-        logoUri: null,
-        createdAt: now,
-      });
+      await selfRegisteredClient(deps, clientId, { secret: randomBytes(32).toString("base64url") });
     for (const url of [notes, tasks])
       await registerResource(deps, { url, name: "Site", scopes: ["site:read"], clients: [first, second] });
   });

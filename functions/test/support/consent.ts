@@ -6,6 +6,10 @@
 import type { Express } from "express";
 import request from "supertest";
 import { ID_URL } from "./deps";
+import type { Deps } from "../../src/core/deps";
+import type { OidcClient } from "../../src/core/model/oidc-client";
+import { sha256 } from "../../src/core/secrets";
+import * as clients from "../../src/store/oidc-clients";
 
 export const ID_HOST = new URL(ID_URL).host;
 
@@ -43,4 +47,36 @@ export async function authorizedWithConsent(app: Express, cookie: string, query:
   const yes = await answerConsent(app, cookie, { ...formOf(asked.text), answer: "allow" });
   expect(yes.status).toBe(200);
   return onward(yes.text);
+}
+
+/**
+ * Stores a client as one that registered itself is stored (core/oidc/registration), with a secret
+ * of `secret` (Basic at the token endpoint): for tests of what such a client gets, apart from how
+ * it registered. `fields` override the rest.
+ */
+export async function selfRegisteredClient(
+  deps: Pick<Deps, "store" | "clock">,
+  clientId: string,
+  { secret, ...fields }: Partial<OidcClient> & { secret?: string } = {},
+): Promise<void> {
+  const now = deps.clock.now();
+  await clients.save(deps.store, {
+    clientId,
+    name: "Agent",
+    secrets: secret === undefined ? [] : [{ hash: sha256(secret), createdAt: now, expiresAt: null }],
+    redirectUris: ["https://agent.example.test/callback"],
+    postLogoutRedirectUris: [],
+    backchannelLogoutUri: null,
+    pkce: "required",
+    refreshTokens: true,
+    project: null,
+    disabled: false,
+    registeredBy: "self",
+    tokenAuth: secret === undefined ? "none" : "client_secret_basic",
+    review: "approved",
+    clientUri: null,
+    logoUri: null,
+    createdAt: now,
+    ...fields,
+  });
 }
