@@ -19,9 +19,12 @@ const PROVIDER_SCOPES: Record<string, string> = {
   [OFFLINE_ACCESS]: "Keep acting for you while you are away, until you disconnect it",
 };
 
-/** What the person is told of each scope asked for: the provider's own, or the resource's. */
+/**
+ * What the person is told of each scope asked for: the provider's own, or the resource's. That it
+ * knows who they are comes first whether `openid` was asked or not: a resource's token names them too.
+ */
 export function scopeLines(scopes: readonly string[], resource: Pick<Resource, "name"> | null): string[] {
-  return scopes.map(
+  return ["openid", ...scopes.filter((s) => s !== "openid")].map(
     (s) => PROVIDER_SCOPES[s] ?? `Use ${resource?.name ?? "the site"} for you, as far as “${s}” allows`,
   );
 }

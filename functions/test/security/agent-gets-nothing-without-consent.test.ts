@@ -111,9 +111,13 @@ describe("an agent a person never let in, asking for a resource open to agents",
     expect(code).toBeNull();
   });
 
-  it("gets no code for a resource registered with no scopes of its own", async () => {
+  it("finds no resource open to agents with no scopes of its own: the operator cannot register one", async () => {
     const bare = `https://${unique("bare")}.example.test/api`;
-    await registerResource(world.deps, { url: bare, name: "Bare", scopes: [], clients: [], agents: true });
+    await expect(
+      registerResource(world.deps, { url: bare, name: "Bare", scopes: [], clients: [], agents: true }),
+    ).rejects.toMatchObject({ code: "resource_scope_invalid" });
+    await registerResource(world.deps, { url: bare, name: "Bare", scopes: [], clients: [] });
+    await expect(openToAgents(world.deps, bare, true)).rejects.toMatchObject({ code: "resource_scope_invalid" });
     const { cookie } = await person();
     const { code } = await silently(cookie, bare, null);
     expect(code).toBeNull();

@@ -144,14 +144,21 @@ export function checkAuthorizeRequest(
     "oauth_invalid_request",
     "max_age must be a whole number of seconds",
   );
+  const granted = scopes.filter(
+    (s) =>
+      ((SCOPES as readonly string[]).includes(s) && (s !== OFFLINE_ACCESS || client.refreshTokens)) ||
+      (resource?.scopes.includes(s) ?? false),
+  );
+  // Without openid, a request asks for the resource's scopes: one that asks for none of them asks
+  // for nothing, and no token is made for nothing.
+  ensure(
+    granted.includes("openid") || granted.some((s) => resource?.scopes.includes(s) ?? false),
+    "oauth_invalid_scope",
+  );
   return {
     client,
     redirectUri,
-    scopes: scopes.filter(
-      (s) =>
-        ((SCOPES as readonly string[]).includes(s) && (s !== OFFLINE_ACCESS || client.refreshTokens)) ||
-        (resource?.scopes.includes(s) ?? false),
-    ),
+    scopes: granted,
     state: p.state ?? null,
     nonce: p.nonce ?? null,
     codeChallenge: p.codeChallenge ?? null,

@@ -78,7 +78,9 @@ export async function consentStep(
   if (confirmed && !answer.allow) return { kind: "refused" };
   const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
   const heldScopes = held?.scopes ?? [];
-  if (!confirmed && !request.askAgain && asked.scopes.every((s) => heldScopes.includes(s))) return { kind: "none" };
+  // Only a yes the person gave lets a request by without the page: never an empty request alone.
+  if (!confirmed && !request.askAgain && held !== null && asked.scopes.every((s) => heldScopes.includes(s)))
+    return { kind: "none" };
   const sensitive = asked.scopes.some((s) => SENSITIVE_SCOPES.includes(s) && !heldScopes.includes(s));
   if (sensitive && deps.clock.now().getTime() - signedIn.authTime.getTime() > STEP_UP_MS) return { kind: "step-up" };
   if (confirmed) {

@@ -13,7 +13,7 @@ import type { Person } from "../model/person";
 import { AppError, ensure } from "../errors";
 import { ensureAccess } from "../people/access";
 import { liveAccessToken } from "./introspection";
-import { findResource } from "./resources";
+import { findResource, mayAskFor, scopesDefined } from "./resources";
 
 /** What a good token gives the resource: whose it is, through which client, with which scopes. */
 export interface ResourceGrant {
@@ -74,14 +74,19 @@ export async function admitAccessToken(
     live.token.personId === claims.sub &&
     live.token.clientId === claims.client_id;
   if (!stands) throw new AppError("resource_token_invalid");
-  // Removed by the operator: nothing is served for it any more, however young the token.
+  // Removed by the operator, registered afresh since the token was made, or no longer open to its
+  // client: nothing is served for it any more, however young the token.
   const registered = await findResource(deps, resource);
-  ensure(registered, "resource_token_invalid");
+  ensure(
+    mayAskFor(registered, live.client) && live.token.createdAt.getTime() >= registered.createdAt.getTime(),
+    "resource_token_invalid",
+  );
   // The browser's gate's own decision (core/people/access), its own refusals: approved, and
   // granted what the resource serves, and the resource's own project where it names one.
   ensureAccess(live.person, { project }, "gate");
   if (registered.project !== null) ensureAccess(live.person, { project: registered.project }, "gate");
-  return { person: live.person, clientId: live.token.clientId, scopes: live.token.scopes };
+  // Only the scopes the resource defines now: one it has stopped defining is served no more.
+  return { person: live.person, clientId: live.token.clientId, scopes: scopesDefined(registered, live.token.scopes) };
 }
 
 /** The scopes of `needed` the grant lacks; empty when it holds them all. */

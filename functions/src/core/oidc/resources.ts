@@ -86,6 +86,11 @@ export async function registerResource(
       "resource_scope_invalid",
       `"${scope}" is not a scope token of its own (the provider's are ${SCOPES.join(", ")})`,
     );
+  ensure(
+    !(input.agents ?? false) || scopes.length > 0,
+    "resource_scope_invalid",
+    "A resource open to agents defines at least one scope: what the person lets an agent do",
+  );
   const resource: Resource = {
     url: input.url,
     name,
@@ -142,6 +147,11 @@ export async function allowClient(
 export async function openToAgents(deps: Pick<Deps, "store">, url: string, open: boolean): Promise<Resource> {
   const found = await findResource(deps, url);
   ensure(found, "resource_not_found");
+  ensure(
+    !open || found.scopes.length > 0,
+    "resource_scope_invalid",
+    "A resource open to agents defines at least one scope: what the person lets an agent do",
+  );
   await resources.setAgents(deps.store, resourceId(url), open);
   return (await findResource(deps, url)) ?? found;
 }

@@ -107,9 +107,12 @@ function decide(
   }
   ensure(now.getTime() < stored.expiresAt.getTime(), "oauth_invalid_grant");
   // A token for another resource than the sign-in asked for is not this code's to give; nor one for
-  // a resource removed since, or no longer open to this client.
+  // a resource removed since (registered afresh after the code was made), or no longer open to this client.
   ensure(r.resource === null || r.resource === stored.resource, "oauth_invalid_target");
-  ensure(stored.resource === null || mayAskFor(resource, r), "oauth_invalid_target");
+  ensure(
+    stored.resource === null || (mayAskFor(resource, r) && stored.createdAt.getTime() >= resource.createdAt.getTime()),
+    "oauth_invalid_target",
+  );
   // The scopes the resource defines now (one registered afresh meanwhile may define fewer).
   const issued = { ...stored, scopes: scopesDefined(resource, stored.scopes) };
   // A person who is no longer approved, or no longer has the client's project (or the resource's),

@@ -17,6 +17,11 @@ const PROJECT = { project: "startpage" } as const;
 
 /** A JSON-RPC message to this server is small; the largest is a tool's arguments. */
 const MESSAGE_LIMIT_BYTES = 64 * 1024;
+/**
+ * The most messages one batch may hold. The MCP revisions since 2025-06-18 send none; an older
+ * client's batch runs its calls one after another (tools.ts), and must end inside the request's time.
+ */
+export const BATCH_MAX = 20;
 
 /** Where RFC 9728 §3.1 puts the metadata of the resource at `/mcp`: the well-known name before its path. */
 const METADATA_PATH = "/.well-known/oauth-protected-resource/mcp";
@@ -37,6 +42,11 @@ async function readMessage(req: Request): Promise<unknown> {
   ensure(typeof message === "object" && message !== null, "malformed_json", "A JSON-RPC message is an object");
   // An empty batch asks nothing, and JSON-RPC calls it invalid (§6); the SDK would accept it.
   ensure(!Array.isArray(message) || message.length > 0, "malformed_request", "An empty batch is not a request");
+  ensure(
+    !Array.isArray(message) || message.length <= BATCH_MAX,
+    "malformed_request",
+    `A batch holds at most ${BATCH_MAX} messages`,
+  );
   return message;
 }
 

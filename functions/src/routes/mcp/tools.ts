@@ -7,6 +7,7 @@ import { AppError, rowFor } from "../../core/errors";
 import { missingScopes, type ResourceGrant } from "../../core/oidc/resource-tokens";
 import { markOneRead, notificationsFor } from "../../core/startpage/notifications";
 import { errorText } from "../../logger";
+import { isUnavailable } from "../../core/failures";
 
 /**
  * The scope each tool needs, the one table the HTTP gate (mcp.ts, before the call is made) and
@@ -47,6 +48,12 @@ async function run(
     return result(await work());
   } catch (err) {
     if (err instanceof AppError) return refusal(err.detail ?? rowFor(err.code).message);
+    // A backend that could not answer (Firestore's contention past its retries among them): the
+    // gate's warning, and the tool's error says to try again; nothing a caller sends is an ERROR.
+    if (isUnavailable(err)) {
+      deps.log.warn("a backend could not answer", { path: "/mcp", tool, error: errorText(err) });
+      return refusal("Temporarily unavailable; try again shortly");
+    }
     // The same line as the app's own for what no rule expected, so the same alert counts it.
     deps.log.error("unhandled error", { path: "/mcp", tool, error: err instanceof Error ? err.stack : errorText(err) });
     return refusal("Internal error");
@@ -64,6 +71,14 @@ const notificationId = z.string().regex(/^[0-9]{13}-[A-Za-z0-9_-]{1,32}$/);
 export function mcpServer(deps: Deps, calendar: CalendarSource, grant: ResourceGrant): McpServer {
   const server = new McpServer({ name: "family-startpage", version: "1.0.0" });
   const personId = grant.person.id;
+  // The calls of one request (a batch's) run one after another, as a person's own clicks would:
+  // side by side they would only race each other over the person's documents.
+  let last: Promise<unknown> = Promise.resolve();
+  const inTurn = (tool: ToolName, work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    const turn = last.then(() => run(deps, grant, tool, work));
+    last = turn.catch(() => undefined);
+    return turn;
+  };
 
   server.registerTool(
     "list_notifications",
@@ -78,7 +93,7 @@ export function mcpServer(deps: Deps, calendar: CalendarSource, grant: ResourceG
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ limit, before }) =>
-      run(deps, grant, "list_notifications", async () => ({
+      inTurn("list_notifications", async () => ({
         ...(await notificationsFor(deps, personId, limit, before ?? null)),
       })),
   );
@@ -93,7 +108,7 @@ export function mcpServer(deps: Deps, calendar: CalendarSource, grant: ResourceG
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     ({ id }) =>
-      run(deps, grant, "mark_notification_read", async () => {
+      inTurn("mark_notification_read", async () => {
         await markOneRead(deps, personId, id);
         return { ok: true, id };
       }),
@@ -111,7 +126,7 @@ export function mcpServer(deps: Deps, calendar: CalendarSource, grant: ResourceG
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ limit, days }) => run(deps, grant, "next_events", () => nextEvents(calendar, deps.clock.now(), { limit, days })),
+    ({ limit, days }) => inTurn("next_events", () => nextEvents(calendar, deps.clock.now(), { limit, days })),
   );
 
   return server;
