@@ -66,3 +66,16 @@ export function remove(
 ): void {
   tx.delete(ref(db, c.personId, c.clientId, c.resource));
 }
+
+/** Deletes every consent given for `resource`, a batch at a time; how many there were. */
+export async function removeForResource(db: Firestore, resource: string): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const snap = await db.collection(CONSENTS).where("resource", "==", resource).limit(400).get();
+    if (snap.empty) return removed;
+    const batch = db.batch();
+    for (const d of snap.docs) batch.delete(d.ref);
+    await batch.commit();
+    removed += snap.size;
+  }
+}

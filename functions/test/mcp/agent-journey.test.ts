@@ -22,6 +22,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { openToAgents, registerResource } from "../../src/core/oidc/resources";
 import { notify } from "../../src/core/startpage/notifications";
+import * as consents from "../../src/store/oidc-consents";
 import * as mcp from "../../src/routes/mcp/mcp";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, SERVICE_URL, testConfig, testDeps, unique } from "../support/deps";
@@ -170,6 +171,8 @@ describe("an agent that signs itself in to the family's MCP server", () => {
 
     await openToAgents(deps, resource, false);
     await expect(auth(agent, { serverUrl: resource, fetchFn })).rejects.toThrow(/no longer open/);
+    // What the person let agents do there is forgotten: opened again, it is asked afresh.
+    expect((await consents.ofPerson(deps.store, person.id)).filter((c) => c.resource === resource)).toEqual([]);
     await openToAgents(deps, resource, true);
   });
 

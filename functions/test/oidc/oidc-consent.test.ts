@@ -184,6 +184,19 @@ describe("consent for a client that registered itself", () => {
     expect((await authorize(cookie, { scope: "openid email" })).status).toBe(200);
   });
 
+  it("asks for a public client's every sign-in: anyone on the device may use its id", async () => {
+    const { cookie } = await person();
+    const open = { clientId: unique("dyn"), clientSecret: "" };
+    await selfRegisteredClient(deps, open.clientId, { name: "Desk assistant" });
+    const page = await authorize(cookie, { scope: "openid email" }, ID_HOST, open);
+    const yes = await post(cookie, { ...formOf(page.text), answer: "allow" });
+    expect(onward(yes.text).searchParams.get("code")).not.toBeNull();
+    // Let in, and asked again all the same: the page, and silently consent_required at its URI.
+    expect((await authorize(cookie, { scope: "openid email" }, ID_HOST, open)).status).toBe(200);
+    const silent = await authorize(cookie, { scope: "openid email", prompt: "none" }, null, open);
+    expect(new URL(silent.headers.location as string).searchParams.get("error")).toBe("consent_required");
+  });
+
   it("never asks about the operator's own clients", async () => {
     const { cookie } = await person();
     const res = await authorize(cookie, { scope: "openid email" }, ID_HOST, own);

@@ -55,11 +55,14 @@ describe("the registration budgets", () => {
     const won = answers.filter((a) => a.status === 201);
     expect(won.length).toBeLessThanOrEqual(4);
     expect(won.length).toBeGreaterThan(0);
+    // A racer is refused by the bound (429) or, where Firestore's contention on the one counter
+    // outlasted its retries, answered 503: either way with Retry-After, never stored. That the bound
+    // itself answers 429 is the next test's, asked one at a time.
     for (const a of answers.filter((x) => x.status !== 201)) {
       expect([429, 503]).toContain(a.status);
+      expect(Number(a.headers["retry-after"])).toBeGreaterThan(0);
       if (a.status === 429) expectRefusedInShape(a);
     }
-    expect(answers.some((a) => a.status === 429)).toBe(true);
     expect(await stored(name)).toBe(won.length);
   });
 

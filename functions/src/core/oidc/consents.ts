@@ -7,7 +7,9 @@
  * within it goes through without a page, unless the app asks again (`prompt=consent`); one that
  * asks for more, or for another resource, asks again. The page's form carries a confirmation bound
  * to the browser's session, the app, the resource and the scopes (core/pepper): a form made for
- * another browser or request, or forged by another page, lets nothing in. Disconnecting the app
+ * another browser or request, or forged by another page, lets nothing in. A public client (one with
+ * no secret) is asked every time, since anyone on the device may use its id (RFC 8252 §8.6); its
+ * yes is still remembered, for the person's list of apps. Disconnecting the app
  * (core/oidc/apps) takes back every consent it was given.
  */
 import type { Transaction } from "../../store/db";
@@ -78,8 +80,10 @@ export async function consentStep(
   if (confirmed && !answer.allow) return { kind: "refused" };
   const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
   const heldScopes = held?.scopes ?? [];
-  // Only a yes the person gave lets a request by without the page: never an empty request alone.
-  if (!confirmed && !request.askAgain && held !== null && asked.scopes.every((s) => heldScopes.includes(s)))
+  // Only a yes the person gave lets a request by without the page: never an empty request alone,
+  // and never a public client's (no secret), whose id anyone on the device may use (RFC 8252 §8.6).
+  const remembered = held !== null && request.client.tokenAuth !== "none";
+  if (!confirmed && !request.askAgain && remembered && asked.scopes.every((s) => heldScopes.includes(s)))
     return { kind: "none" };
   const sensitive = asked.scopes.some((s) => SENSITIVE_SCOPES.includes(s) && !heldScopes.includes(s));
   if (sensitive && deps.clock.now().getTime() - signedIn.authTime.getTime() > STEP_UP_MS) return { kind: "step-up" };

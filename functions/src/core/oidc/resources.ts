@@ -22,6 +22,7 @@ import { alreadyExists } from "../failures";
 import { sha256 } from "../secrets";
 import { SCOPES } from "./scopes";
 import * as clients from "../../store/oidc-clients";
+import * as consents from "../../store/oidc-consents";
 
 /** A scope token (RFC 6749 §3.3): printable ASCII but space, the double quote and the backslash. */
 export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -142,7 +143,8 @@ export async function allowClient(
 
 /**
  * Opens the resource to agents (every client that registered itself and may be used, each
- * person's consent deciding), or closes it to them: closed, their grants for it refresh no more.
+ * person's consent deciding), or closes it to them: closed, their grants for it refresh no more,
+ * and the consents people gave for it are forgotten, so that opening it again asks each afresh.
  */
 export async function openToAgents(deps: Pick<Deps, "store">, url: string, open: boolean): Promise<Resource> {
   const found = await findResource(deps, url);
@@ -153,6 +155,8 @@ export async function openToAgents(deps: Pick<Deps, "store">, url: string, open:
     "A resource open to agents defines at least one scope: what the person lets an agent do",
   );
   await resources.setAgents(deps.store, resourceId(url), open);
+  // Closed to agents, what people let them do there is forgotten: opened again, each asks afresh.
+  if (!open) await consents.removeForResource(deps.store, url);
   return (await findResource(deps, url)) ?? found;
 }
 
