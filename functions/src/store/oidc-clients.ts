@@ -1,31 +1,49 @@
+import { createHash } from "node:crypto";
 import type { DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
 
-/** `oidcClients/{clientId}`: relying parties, registered by the operator or by themselves; secrets kept as hashes. */
+/**
+ * `oidcClients/{clientId}`: relying parties, registered by the operator or by themselves; secrets
+ * kept as hashes. A client whose id is a URL (its metadata document's) is kept at `url:` and the
+ * URL's SHA-256, a name no other client id can take (core/oidc/clients isClientId has no colon),
+ * with the URL itself in `clientId`.
+ */
 const OIDC_CLIENTS: Collection = "oidcClients";
+const URL_ID = /^https?:\/\//;
+
+/** The document a client id is kept at; null for one no document can be named by. */
+function docIdOf(clientId: string): string | null {
+  if (URL_ID.test(clientId)) return `url:${createHash("sha256").update(clientId).digest("hex")}`;
+  return isDocumentId(clientId) ? clientId : null;
+}
 
 function ref(db: Firestore, clientId: string) {
-  return db.collection(OIDC_CLIENTS).doc(clientId);
+  const id = docIdOf(clientId);
+  if (id === null) throw new Error("no client can have this id");
+  return db.collection(OIDC_CLIENTS).doc(id);
+}
+
+function stored(client: OidcClient): DocumentData {
+  const { clientId, ...rest } = client;
+  return URL_ID.test(clientId) ? { ...rest, clientId } : rest;
 }
 
 export async function save(db: Firestore, client: OidcClient, tx?: Transaction): Promise<void> {
-  const { clientId, ...stored } = client;
-  if (tx) tx.set(ref(db, clientId), stored);
-  else await ref(db, clientId).set(stored);
+  if (tx) tx.set(ref(db, client.clientId), stored(client));
+  else await ref(db, client.clientId).set(stored(client));
 }
 
 /** Stores a new client; create() fails (gRPC ALREADY_EXISTS) if the id is taken. */
 export async function create(db: Firestore, client: OidcClient, tx?: Transaction): Promise<void> {
-  const { clientId, ...stored } = client;
-  if (tx) tx.create(ref(db, clientId), stored);
-  else await ref(db, clientId).create(stored);
+  if (tx) tx.create(ref(db, client.clientId), stored(client));
+  else await ref(db, client.clientId).create(stored(client));
 }
 
 export async function findById(db: Firestore, clientId: string, tx?: Transaction): Promise<OidcClient | null> {
   // A client_id comes from the request: one no document can have names no client.
-  if (!isDocumentId(clientId)) return null;
+  if (docIdOf(clientId) === null) return null;
   const snap = tx ? await tx.get(ref(db, clientId)) : await ref(db, clientId).get();
   const d = snap.data();
   return d ? fromStored(clientId, d) : null;
@@ -34,12 +52,16 @@ export async function findById(db: Firestore, clientId: string, tx?: Transaction
 /** The names of the clients the operator registered (a client stored without `registeredBy` is theirs). */
 export async function operatorNames(db: Firestore): Promise<string[]> {
   const snap = await db.collection(OIDC_CLIENTS).select("name", "registeredBy").get();
-  return snap.docs.filter((d) => d.get("registeredBy") !== "self").map((d) => String(d.get("name")));
+  return snap.docs
+    .filter((d) => (d.get("registeredBy") ?? "operator") === "operator")
+    .map((d) => String(d.get("name")));
 }
 
 export async function list(db: Firestore): Promise<OidcClient[]> {
   const snap = await db.collection(OIDC_CLIENTS).get();
-  return snap.docs.map((doc) => fromStored(doc.id, doc.data()));
+  return snap.docs.map((doc) =>
+    fromStored(typeof doc.get("clientId") === "string" ? doc.get("clientId") : doc.id, doc.data()),
+  );
 }
 
 function secretsOf(d: DocumentData): ClientSecret[] {
@@ -68,12 +90,17 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     project: typeof d.project === "string" ? d.project : null,
     disabled: d.disabled === true,
     // Clients stored before clients could register themselves are all the operator's.
-    registeredBy: d.registeredBy === "self" ? "self" : "operator",
+    registeredBy: d.registeredBy === "self" || d.registeredBy === "document" ? d.registeredBy : "operator",
     review: d.review === "waiting" || d.review === "blocked" ? d.review : "approved",
     clientUri: optionalString(d.clientUri),
     logoUri: optionalString(d.logoUri),
     // Clients stored before public clients existed all authenticate with a secret.
     tokenAuth: d.tokenAuth === "client_secret_post" || d.tokenAuth === "none" ? d.tokenAuth : "client_secret_basic",
+    triedBy: stringList(d.triedBy),
+    document:
+      d.document && typeof d.document === "object"
+        ? { fetchedAt: toDate(d.document.fetchedAt), freshUntil: toDate(d.document.freshUntil) }
+        : null,
     createdAt: toDate(d.createdAt),
   };
 }

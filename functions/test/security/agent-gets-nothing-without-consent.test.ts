@@ -40,6 +40,8 @@ beforeAll(async () => {
     disabled: false,
     registeredBy: "self",
     tokenAuth: "none",
+    triedBy: [],
+    document: null,
     review: "approved",
     clientUri: null,
     logoUri: null,

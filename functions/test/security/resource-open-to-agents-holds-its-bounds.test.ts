@@ -47,6 +47,8 @@ async function saveClient(overrides: Partial<OidcClient>): Promise<{ clientId: s
     disabled: false,
     registeredBy: "self",
     tokenAuth: "client_secret_basic",
+    triedBy: [],
+    document: null,
     review: "approved",
     clientUri: null,
     logoUri: null,

@@ -73,6 +73,8 @@ export async function selfRegisteredClient(
     disabled: false,
     registeredBy: "self",
     tokenAuth: secret === undefined ? "none" : "client_secret_basic",
+    triedBy: [],
+    document: null,
     review: "approved",
     clientUri: null,
     logoUri: null,

@@ -15,10 +15,14 @@ export type PkcePolicy = "required" | "optional";
 
 /**
  * Who registered the client. The operator's clients are the family's own: their registration
- * stands for the person's consent. A client that registered itself asks each person's consent
- * (core/oidc/consents), and is shown as unverified.
+ * stands for the person's consent. A client that registered itself, by RFC 7591 (`self`) or by
+ * the metadata document its https client_id names (`document`: core/oidc/metadata-documents),
+ * asks each person's consent (core/oidc/consents), and is shown as unverified.
  */
-export type RegisteredBy = "operator" | "self";
+export type RegisteredBy = "operator" | "self" | "document";
+
+/** The people told of a waiting client's review at most: the first so many who tried it. */
+export const TRIED_BY_MAX = 20;
 
 /**
  * Whether a self-registered client may be used: "approved" (the operator's clients always),
@@ -65,11 +69,25 @@ export interface OidcClient {
   clientUri: string | null;
   logoUri: string | null;
   tokenAuth: TokenAuth;
+  /**
+   * The people who tried to sign in to it while it waited for review (person ids, the first
+   * TRIED_BY_MAX), told of the reviewer's decision and then forgotten.
+   */
+  triedBy: string[];
+  /**
+   * For a client whose id is its metadata document's URL: when the document was last read, and
+   * until when that reading stands (its Cache-Control, within the provider's bounds); null for
+   * every other client.
+   */
+  document: { fetchedAt: Date; freshUntil: Date } | null;
   createdAt: Date;
 }
 
 /** Whether the client is one of the family's own, registered by the operator. */
 export const firstParty = (client: Pick<OidcClient, "registeredBy">): boolean => client.registeredBy === "operator";
+
+/** Whether the client registered itself, either way: only such clients are reviewed and asked consent for. */
+export const selfRegistered = (client: Pick<OidcClient, "registeredBy">): boolean => !firstParty(client);
 
 /**
  * Whether the client may be used at all: neither disabled by the operator nor, if it registered

@@ -1,4 +1,4 @@
-import { isClientId, isRedirectUri, secretMatches } from "./clients";
+import { isClientId, isDocumentClientId, isRedirectUri, secretMatches } from "./clients";
 import { sha256 } from "../secrets";
 import type { OidcClient } from "../model/oidc-client";
 
@@ -26,6 +26,8 @@ function client(secrets: Array<{ secret: string; expiresAt: Date | null }>): Oid
     clientUri: null,
     logoUri: null,
     tokenAuth: "client_secret_basic",
+    triedBy: [],
+    document: null,
     createdAt: at("2026-01-01T00:00:00Z"),
   };
 }
@@ -67,4 +69,20 @@ describe("registration checks", () => {
     ["has space", false],
     ["a/b", false],
   ])("client id %j: %s", (id, ok) => expect(isClientId(id)).toBe(ok));
+
+  it.each([
+    ["https://agent.example/client.json", true],
+    ["https://agent.example:8443/oauth/client", true],
+    ["https://agent.example/", false],
+    ["https://agent.example", false],
+    ["http://agent.example/client.json", false],
+    ["https://agent.example/client.json#x", false],
+    ["https://agent.example/client.json?v=1", false],
+    ["https://user@agent.example/client.json", false],
+    ["https://agent.example/a/../client.json", false],
+    ["https://agent.example/./client.json", false],
+    ["https://AGENT.example/client.json", false],
+    ["https://agent.example/client json", false],
+    [`https://agent.example/${"a".repeat(2048)}`, false],
+  ])("metadata document client id %j: %s", (id, ok) => expect(isDocumentClientId(id)).toBe(ok));
 });

@@ -12,7 +12,7 @@ import { registeredFor } from "./grant-types";
 import { constantTimeEqual, sha256 } from "../secrets";
 import type { ClientCache } from "../ports";
 import { ttlCache } from "../ttl-cache";
-import { usable, type OidcClient, type PkcePolicy } from "../model/oidc-client";
+import { selfRegistered, usable, type OidcClient, type PkcePolicy } from "../model/oidc-client";
 
 export const CLIENT_CACHE_TTL_MS = 30_000;
 export const CLIENT_CACHE_MAX = 1_000;
@@ -23,6 +23,8 @@ const OPERATORS = {
   clientUri: null,
   logoUri: null,
   tokenAuth: "client_secret_basic",
+  triedBy: [] as string[],
+  document: null,
 } as const;
 
 /** How long a rotated-out secret keeps working unless the operator says otherwise. */
@@ -108,7 +110,7 @@ export async function authenticatePublicClient(
   clientId: string,
 ): Promise<OidcClient> {
   const client = await findClient(deps, clientId);
-  ensure(client !== null && client.registeredBy === "self" && client.tokenAuth === "none", "oauth_invalid_client");
+  ensure(client !== null && selfRegistered(client) && client.tokenAuth === "none", "oauth_invalid_client");
   return client;
 }
 
@@ -165,6 +167,8 @@ export async function createClient(
     | "clientUri"
     | "logoUri"
     | "tokenAuth"
+    | "triedBy"
+    | "document"
   > & {
     grantTypes: readonly string[];
   },
@@ -198,6 +202,20 @@ export async function createClient(
 /** A client id: what a URL and a Basic header carry without escaping, and a document can be named. */
 export function isClientId(value: string): boolean {
   return /^[A-Za-z0-9._~-]{1,128}$/.test(value) && value !== "." && value !== ".." && !value.startsWith("__");
+}
+
+/**
+ * A client id that is the URL of the client's metadata document (draft-ietf-oauth-client-id-
+ * metadata-document §3): https, with a path, no fragment, user info, dot segments or query;
+ * printable ASCII, at most 2048 characters. Compared as the string it is, never normalised.
+ */
+export function isDocumentClientId(value: string): boolean {
+  if (value.length > 2048 || !/^[\x21-\x7e]+$/.test(value) || !value.startsWith("https://")) return false;
+  if (!URL.canParse(value) || /[#?]/.test(value)) return false;
+  const url = new URL(value);
+  if (url.username !== "" || url.password !== "" || url.pathname === "/") return false;
+  const raw = value.slice(value.indexOf("/", "https://".length));
+  return raw.split("/").every((segment) => segment !== "." && segment !== "..") && url.href === value;
 }
 
 /** A redirect URI a client may register: absolute, https (or http on loopback), no fragment. */
@@ -289,7 +307,7 @@ export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcCl
  */
 export function reviewClient(deps: StoreDeps, clientId: string, review: "approved" | "blocked"): Promise<OidcClient> {
   return update(deps, clientId, (c) => {
-    if (c.registeredBy !== "self")
+    if (!selfRegistered(c))
       throw new AppError(
         "client_not_self_registered",
         `"${clientId}" was registered by the operator; only clients that registered themselves are reviewed`,

@@ -11,7 +11,7 @@ import * as clients from "../../store/oidc-clients";
 import type { Caller } from "../model/caller";
 import type { Deps } from "../deps";
 import { AppError, ensure } from "../errors";
-import type { OidcClient, TokenAuth } from "../model/oidc-client";
+import { firstParty, type OidcClient, type TokenAuth } from "../model/oidc-client";
 import { sha256 } from "../secrets";
 import { registeredFor, type GrantTypeName } from "./grant-types";
 import { countRegistration } from "./registration-budget";
@@ -199,7 +199,7 @@ export function checkMetadata(body: Record<string, unknown>): Metadata {
  */
 export function redirectRegistered(client: Pick<OidcClient, "redirectUris" | "registeredBy">, requested: string) {
   if (client.redirectUris.includes(requested)) return true;
-  if (client.registeredBy !== "self") return false;
+  if (firstParty(client)) return false;
   const portless = (uri: string) => {
     const m = LOOPBACK.exec(uri);
     return m === null ? null : `http://${m[1]}${uri.slice(m[0].length)}`;
@@ -265,6 +265,8 @@ export async function registerSelf(
     clientUri: metadata.clientUri,
     logoUri: metadata.logoUri,
     tokenAuth: metadata.tokenAuth,
+    triedBy: [],
+    document: null,
     createdAt: now,
   };
   await deps.transaction(async (tx) => {

@@ -16,7 +16,7 @@ import type { Deps } from "../deps";
 import type { Transaction } from "../../store/db";
 import * as resources from "../../store/oidc-resources";
 import type { Resource } from "../model/resource";
-import type { OidcClient } from "../model/oidc-client";
+import { selfRegistered, type OidcClient } from "../model/oidc-client";
 import { AppError, ensure } from "../errors";
 import { alreadyExists } from "../failures";
 import { sha256 } from "../secrets";
@@ -176,8 +176,7 @@ export function mayAskFor(
   client: Pick<OidcClient, "clientId" | "registeredBy">,
 ): resource is Resource {
   return (
-    resource !== null &&
-    (resource.clients.includes(client.clientId) || (resource.agents && client.registeredBy === "self"))
+    resource !== null && (resource.clients.includes(client.clientId) || (resource.agents && selfRegistered(client)))
   );
 }
 

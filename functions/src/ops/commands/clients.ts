@@ -7,6 +7,7 @@ import {
   disableClient,
   enableClient,
   isClientId,
+  isDocumentClientId,
   isRedirectUri,
   listClients,
   removePostLogoutRedirectUri,
@@ -44,6 +45,8 @@ function view(c: OidcClient) {
     tokenAuth: c.tokenAuth,
     clientUri: c.clientUri,
     logoUri: c.logoUri,
+    triedBy: c.triedBy.length,
+    documentFetchedAt: c.document?.fetchedAt.toISOString() ?? null,
     // Never the hashes: when each secret was made and until when it works.
     secrets: c.secrets.map((s) => ({
       createdAt: s.createdAt.toISOString(),
@@ -65,14 +68,21 @@ const columns = [
   { header: "NAME", value: (c: OidcClient) => c.name },
 ];
 
+const REGISTERED_BY = {
+  operator: "the operator",
+  self: "itself (RFC 7591)",
+  document: "itself, by the metadata document its id names",
+} as const;
+
 function describe(c: OidcClient): string {
   const v = view(c);
   return [
     `clientId: ${v.clientId}`,
     `name: ${v.name}`,
     `status: ${v.disabled ? "disabled" : "enabled"}`,
-    `registered by: ${v.registeredBy === "self" ? "itself (RFC 7591)" : "the operator"}`,
-    `review: ${v.review}`,
+    `registered by: ${REGISTERED_BY[v.registeredBy]}`,
+    `review: ${v.review}${v.triedBy > 0 ? ` (${v.triedBy} tried to use it, told when it is decided)` : ""}`,
+    ...(v.documentFetchedAt === null ? [] : [`metadata document read: ${v.documentFetchedAt}`]),
     `authenticates: ${v.tokenAuth === "none" ? "by client_id alone (public client, PKCE)" : "with a secret"}`,
     ...(v.clientUri === null ? [] : [`client URI: ${v.clientUri}`]),
     ...(v.logoUri === null ? [] : [`logo URI: ${v.logoUri}`]),
@@ -93,7 +103,8 @@ function neededProject(value: string): string | null {
 }
 
 function clientId(value: string): string {
-  if (!isClientId(value)) throw new UsageError(`"${value}" is not a client id (1-128 of A-Z a-z 0-9 . _ ~ -)`);
+  if (!isClientId(value) && !isDocumentClientId(value))
+    throw new UsageError(`"${value}" is not a client id (1-128 of A-Z a-z 0-9 . _ ~ -, or an https URL)`);
   return value;
 }
 

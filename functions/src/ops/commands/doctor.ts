@@ -14,6 +14,7 @@ import { cryptoRandom } from "../../random";
 import * as params from "../../config/params";
 import { ping } from "../../store/db";
 import * as clientStore from "../../store/oidc-clients";
+import { selfRegistered } from "../../core/model/oidc-client";
 import { listHooks } from "../../core/events/hooks";
 import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
@@ -177,7 +178,7 @@ async function registrationCheck(deps: ReturnType<Context["deps"]>): Promise<Che
     async () => {
       const policy = deps.config.oidcRegistration.policy;
       if (policy === "closed") return "closed: only the operator registers clients";
-      const self = (await withDeadline(clientStore.list(deps.store), 10_000)).filter((c) => c.registeredBy === "self");
+      const self = (await withDeadline(clientStore.list(deps.store), 10_000)).filter(selfRegistered);
       const waiting = self.filter((c) => c.review === "waiting").length;
       const blocked = self.filter((c) => c.review === "blocked").length;
       const counts = `${self.length} registered themselves, ${waiting} waiting for review, ${blocked} blocked`;
