@@ -8,6 +8,8 @@ import { getFirestore } from "firebase-admin/firestore";
 import { firebaseIdentity } from "./adapters/identity";
 import { smtpMailer } from "./adapters/mailer";
 import { cloudTasksQueue } from "./adapters/mail-queue";
+import { documentFetch } from "./adapters/document-fetch";
+import { DOCUMENT_MAX_BYTES, DOCUMENT_TIMEOUT_MS } from "./core/oidc/metadata-documents";
 import { systemClock, type Clock } from "./clock";
 import { readConfig, type Config } from "./config/config";
 import type { Deps } from "./core/deps";
@@ -17,7 +19,7 @@ import { wakingAfterCommit } from "./core/outbox/wake";
 import { personCache } from "./core/people/person-cache";
 import { SEEN_EVERY_MS } from "./core/sessions/active-sessions";
 import { ttlCache } from "./core/ttl-cache";
-import type { Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
+import type { DocumentFetch, Fetch, Identity, Mailer, MailQueue, SessionTokens, TransactionRunner } from "./core/ports";
 import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
 import { cryptoRandom, type Random } from "./random";
@@ -37,6 +39,7 @@ export interface Adapters {
   mailQueue: MailQueue | ((deps: Deps) => MailQueue);
   transaction?: TransactionRunner;
   fetch?: Fetch;
+  documents?: DocumentFetch;
   clock?: Clock;
   random?: Random;
   log?: Logger;
@@ -73,6 +76,14 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     // A transaction that queued something for the outbox wakes its drain once it has committed.
     transaction: wakingAfterCommit(adapters.transaction ?? transactionRunner(store), () => deps),
     fetch: adapters.fetch ?? ((input, init) => fetch(input, init)),
+    documents:
+      adapters.documents ??
+      documentFetch({
+        timeoutMs: DOCUMENT_TIMEOUT_MS,
+        maxBytes: DOCUMENT_MAX_BYTES,
+        devOrigins: config.oidcRegistration.documents.devOrigins,
+        ca: config.oidcRegistration.documents.ca ?? undefined,
+      }),
     clock,
     random: adapters.random ?? cryptoRandom,
     log,

@@ -10,6 +10,7 @@ import https from "node:https";
 import { BlockList, isIP, isIPv4, isIPv6, type LookupFunction } from "node:net";
 import { rootCertificates } from "node:tls";
 import { DeadlineExceeded, withDeadline } from "../core/deadline";
+import { DocumentFetchError, type DocumentFetch, type DocumentFetchFailure, type FetchedDocument } from "../core/ports";
 
 export interface DocumentFetchOptions {
   /** The whole fetch: DNS, connect, TLS, headers and body. */
@@ -24,35 +25,8 @@ export interface DocumentFetchOptions {
   resolve?: (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 }
 
-export interface FetchedDocument {
-  json: unknown;
-  maxAgeSeconds: number | null;
-  noStore: boolean;
-}
-
-export type DocumentFetchFailure =
-  | "not_https"
-  | "private_address"
-  | "unresolvable"
-  | "redirect"
-  | "status"
-  | "too_large"
-  | "timeout"
-  | "not_json"
-  | "unreachable";
-
-/** Why a document could not be had; the message names the reason alone, so a page may show it. */
-export class DocumentFetchError extends Error {
-  constructor(
-    readonly reason: DocumentFetchFailure,
-    message: string,
-  ) {
-    super(message);
-    this.name = "DocumentFetchError";
-  }
-}
-
-export type DocumentFetch = (url: string) => Promise<FetchedDocument>;
+// The port's own shapes (core/ports), so the rules that call the fetch know its refusals.
+export { DocumentFetchError, type DocumentFetch, type DocumentFetchFailure, type FetchedDocument };
 
 type Resolve = NonNullable<DocumentFetchOptions["resolve"]>;
 

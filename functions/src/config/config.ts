@@ -73,6 +73,8 @@ export function readConfig(): Config {
   const hosts = appHostList();
   const secret = (s: typeof params.smtpPassword) => process.env[s.name] ?? "";
   const host = params.smtpHost.value();
+  // On the emulators (or a demo- project), loopback receivers are what there is to reach.
+  const emulated = process.env.FUNCTIONS_EMULATOR === "true" || (process.env.GCLOUD_PROJECT ?? "").startsWith("demo-");
   return {
     parentDomain: domain,
     serviceUrl: new URL(params.serviceUrl.value().trim() || `https://${domain}`).origin,
@@ -91,7 +93,7 @@ export function readConfig(): Config {
           },
     sessionKeys: secret(params.sessionKeys),
     codePepper: secret(params.codePepper),
-    loopbackHooks: process.env.FUNCTIONS_EMULATOR === "true" || (process.env.GCLOUD_PROJECT ?? "").startsWith("demo-"),
+    loopbackHooks: emulated,
     idpSigningSecret: secret(params.idpSigningSecret),
     claimNamespace: urnNamespace(read(params.claimNamespace)),
     gamingEndpoint: openIdEndpoint(params.gamingOpenIdEndpoint.value()),
@@ -132,6 +134,7 @@ export function readConfig(): Config {
     oidcRegistration: {
       policy: check("OIDC_REGISTRATION", registrationSchema, read(params.oidcRegistration).toLowerCase()),
       budgets: REGISTRATION_BUDGETS,
+      documents: { devOrigins: emulated ? listOf(process.env.OIDC_METADATA_DEV_ORIGINS ?? "") : [], ca: null },
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Random } from "../random";
 import type { Firestore } from "../store/db";
 import type {
   ClientCache,
+  DocumentFetch,
   Fetch,
   Identity,
   Mailer,
@@ -31,6 +32,8 @@ export interface Deps {
   transaction: TransactionRunner;
   /** The network: providers, their keys, the calendar feed. */
   fetch: Fetch;
+  /** The network where a stranger names the URL: clients' metadata documents, guarded (adapters/document-fetch). */
+  documents: DocumentFetch;
   clock: Clock;
   random: Random;
   log: Logger;

@@ -249,6 +249,11 @@ export const errorTable = {
     message: "redirect_uris must hold 1 to 10 https URIs, or http URIs on 127.0.0.1 or [::1], without fragments",
     oauth: "invalid_redirect_uri",
   },
+  oauth_client_document: {
+    status: 400,
+    message: "The app's metadata document could not be used",
+    oauth: "invalid_client",
+  },
   oauth_registration_budget: {
     status: 429,
     message: "Too many clients registered from here this hour; try again later",

@@ -238,3 +238,38 @@ export type PersonCache = TtlCache<Person>;
  * are kept as null.
  */
 export type ClientCache = TtlCache<OidcClient | null>;
+
+/** Why a metadata document could not be read (adapters/document-fetch); each is said on a page as it is. */
+export type DocumentFetchFailure =
+  | "not_https"
+  | "private_address"
+  | "unresolvable"
+  | "redirect"
+  | "status"
+  | "too_large"
+  | "timeout"
+  | "not_json"
+  | "unreachable";
+
+export class DocumentFetchError extends Error {
+  constructor(
+    readonly reason: DocumentFetchFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "DocumentFetchError";
+  }
+}
+
+/** A JSON document fetched from a URL a caller named, and how long its headers let it be kept. */
+export interface FetchedDocument {
+  json: unknown;
+  maxAgeSeconds: number | null;
+  noStore: boolean;
+}
+
+/**
+ * Reads a document at a URL a stranger may name (an OAuth client's metadata document): https,
+ * public addresses only, no redirects, a size and a time cap. Rejects with DocumentFetchError.
+ */
+export type DocumentFetch = (url: string) => Promise<FetchedDocument>;

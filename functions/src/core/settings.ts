@@ -89,6 +89,13 @@ export interface RegistrationSettings {
   policy: RegistrationPolicy;
   /** The bounds on registrations (core/oidc/registration-budget): fixed, not settings; tests set their own. */
   budgets: RegistrationBudgets;
+  /**
+   * Where clients' metadata documents may be read from although the guard would refuse it
+   * (adapters/document-fetch): origins on loopback or plain http, and a certificate authority to
+   * trust beside the system's. Only the emulators take any (OIDC_METADATA_DEV_ORIGINS); a
+   * deployment has none.
+   */
+  documents: { devOrigins: string[]; ca: string | null };
 }
 
 /** At most this many registrations in each clock hour (UTC), from each source. */

@@ -43,6 +43,8 @@ export function askConsentPage(
     signedInAs: string;
     resource: Pick<Resource, "name" | "url"> | null;
     scopes: readonly string[];
+    /** The host of the metadata document the app's id is, where it is one (core/oidc/metadata-documents). */
+    documentHost: string | null;
     idUrl: string;
     action: string;
     fields: Record<string, string>;
@@ -62,14 +64,43 @@ export function askConsentPage(
   providerPage(
     res,
     `Let ${view.app} use your account?`,
-    `<p><strong>${app} is not one of this service's own apps.</strong> It registered itself, and its name is ` +
-      `its own claim: no one here has checked it. Your answer sends you to ${escapeHtml(destination(view.redirectUri))}.</p>` +
+    `<p><strong>${app} is not one of this service's own apps.</strong> ${registeredHow(view.documentHost)}, and its ` +
+      `name is its own claim: no one here has checked it. Your answer sends you to ${escapeHtml(destination(view.redirectUri))}.</p>` +
       `<p>You are signed in as ${escapeHtml(view.signedInAs)}.</p>${site}` +
       `<p>If you let it in, it may:</p><ul>${lines}</ul>` +
       `<form method="post" action="${escapeHtml(view.action)}">${hidden}` +
       `<p><button class="button primary" type="submit" name="answer" value="allow">Let ${app} in</button></p>` +
       `<p><button class="button" type="submit" name="answer" value="deny">Don’t let it in</button></p></form>` +
       `<p>You can take it back at any time, on <a href="${escapeHtml(`${view.idUrl}/account`)}">your account</a>.</p>`,
+  );
+}
+
+/** How the app made itself known: by the document at its id, whose host is what vouches for it, or by registering. */
+function registeredHow(documentHost: string | null): string {
+  return documentHost === null
+    ? "It registered itself"
+    : `It made itself known by a document on ${escapeHtml(documentHost)}`;
+}
+
+/**
+ * An app that registered itself and waits for a reviewer (OIDC_REGISTRATION `reviewed`): the
+ * person who tried it is told so, and that they will hear of the decision by mail. Nothing is sent
+ * to the app: its redirect URI is its registrant's word alone until a reviewer has looked.
+ */
+export function waitingForReviewPage(
+  res: Response,
+  view: { app: string; documentHost: string | null; signedInAs: string; told: boolean },
+): void {
+  const app = escapeHtml(view.app);
+  providerPage(
+    res,
+    `${view.app} is waiting for review`,
+    `<p>${app} is not one of this service's own apps. ${registeredHow(view.documentHost)}, and a reviewer ` +
+      `checks such apps before anyone can sign in to them. Until then it can't use your account.</p>` +
+      (view.told
+        ? `<p>We'll email you at ${escapeHtml(view.signedInAs)} when a reviewer has decided.</p>`
+        : `<p>A reviewer will decide; try ${app} again later.</p>`) +
+      `<p>You can close this page.</p>`,
   );
 }
 

@@ -25,7 +25,7 @@ import { notify } from "../../src/core/startpage/notifications";
 import * as consents from "../../src/store/oidc-consents";
 import * as mcp from "../../src/routes/mcp/mcp";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, SERVICE_URL, testConfig, testDeps, unique } from "../support/deps";
+import { appFor, SERVICE_URL, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent, ID_HOST } from "../support/consent";
 import { MCP_SCOPES } from "../support/mcp";
@@ -84,7 +84,7 @@ class AgentMemory implements OAuthClientProvider {
 describe("an agent that signs itself in to the family's MCP server", () => {
   const resource = `https://${unique("family")}.example.test/mcp`;
   const deps = testDeps({
-    config: testConfig({ mcpResourceUrl: resource, oidcRegistration: { policy: "open", budgets: LOTS } }),
+    config: testConfig({ mcpResourceUrl: resource, oidcRegistration: registrationSettings("open", LOTS) }),
   });
   const oidcApp = appFor(oidc, deps);
   let servers: Server[] = [];

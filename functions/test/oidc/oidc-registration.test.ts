@@ -12,7 +12,7 @@ import { SECOND } from "../../src/clock";
 import { registerClient } from "../../src/core/oidc/clients";
 import { SELF_SECRET_LIFETIME_MS } from "../../src/core/oidc/registration";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
+import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
 import { recordingLogger } from "../support/email-codes";
@@ -22,7 +22,7 @@ const REDIRECT = "https://notes.example.test/callback";
 const LOOPBACK = "http://127.0.0.1/callback";
 
 describe("POST /auth/oidc/register", () => {
-  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "open", budgets: LOTS } }) });
+  const deps = testDeps({ config: testConfig({ oidcRegistration: registrationSettings("open", LOTS) }) });
   const app = appFor(oidc, deps);
   const closedApp = appFor(oidc, testDeps());
 

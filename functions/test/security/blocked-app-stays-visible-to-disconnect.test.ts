@@ -9,14 +9,11 @@ import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appsOf } from "../../src/core/oidc/apps";
 import { reviewClient } from "../../src/core/oidc/clients";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, registrationSettings, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
 
-const REVIEWED = {
-  policy: "reviewed" as const,
-  budgets: { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 },
-};
+const REVIEWED = registrationSettings("reviewed", { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 });
 const REDIRECT = "https://notes.example.test/callback";
 
 describe("a blocked app's standing grant", () => {

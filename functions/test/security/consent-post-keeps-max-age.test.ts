@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { MINUTE } from "../../src/clock";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, testConfig, testDeps, registrationSettings } from "../support/deps";
 import { manualClock } from "../support/fakes";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { answerConsent, formOf, ID_HOST } from "../support/consent";
@@ -16,7 +16,7 @@ const REDIRECT = "https://notes.example.test/callback";
 
 describe("max_age on the consent page's post", () => {
   const clock = manualClock(new Date(Date.UTC(2033, 4, 5, 10, 0)));
-  const deps = testDeps({ clock, config: testConfig({ oidcRegistration: { policy: "open", budgets: LOTS } }) });
+  const deps = testDeps({ clock, config: testConfig({ oidcRegistration: registrationSettings("open", LOTS) }) });
   const app = appFor(oidc, deps);
 
   it("gives no code for a sign-in older than the max_age asked for", async () => {

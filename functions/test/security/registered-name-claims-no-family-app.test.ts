@@ -8,13 +8,13 @@ import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { registerClient } from "../../src/core/oidc/clients";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, testConfig, testDeps, unique } from "../support/deps";
+import { appFor, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
 
 describe("self-registered client_name", () => {
-  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "open", budgets: LOTS } }) });
+  const deps = testDeps({ config: testConfig({ oidcRegistration: registrationSettings("open", LOTS) }) });
   const app = appFor(oidc, deps);
   const ours = `Family calendar ${unique("n")}`;
 

@@ -7,7 +7,7 @@
 import request from "supertest";
 import { HOUR } from "../../src/clock";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, firestore, testConfig, testDeps } from "../support/deps";
+import { appFor, firestore, testConfig, testDeps, registrationSettings } from "../support/deps";
 import { manualClock } from "../support/fakes";
 
 const REDIRECT = "https://notes.example.test/callback";
@@ -21,7 +21,7 @@ function world(
   const clock = manualClock(new Date(Date.UTC(2031, 0, 1, hour, 30)));
   const deps = testDeps({
     clock,
-    config: testConfig({ oidcRegistration: { policy: "open", budgets }, clientAddressHops: hops }),
+    config: testConfig({ oidcRegistration: registrationSettings("open", budgets), clientAddressHops: hops }),
   });
   return { deps, app: appFor(oidc, deps), clock };
 }

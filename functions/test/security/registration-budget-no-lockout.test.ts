@@ -9,7 +9,7 @@
 import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { REGISTRATION_BUDGETS } from "../../src/core/settings";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, testConfig, testDeps, registrationSettings } from "../support/deps";
 import { manualClock } from "../support/fakes";
 
 const REDIRECT = "https://notes.example.test/callback";
@@ -18,7 +18,7 @@ function world(hour: number) {
   const clock = manualClock(new Date(Date.UTC(2032, 2, 3, hour, 10)));
   const deps = testDeps({
     clock,
-    config: testConfig({ oidcRegistration: { policy: "open", budgets: REGISTRATION_BUDGETS }, clientAddressHops: 2 }),
+    config: testConfig({ oidcRegistration: registrationSettings("open", REGISTRATION_BUDGETS), clientAddressHops: 2 }),
   });
   return appFor(oidc, deps);
 }

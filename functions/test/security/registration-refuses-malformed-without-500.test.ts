@@ -5,13 +5,13 @@
 import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
 import * as clients from "../../src/store/oidc-clients";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, testConfig, testDeps, registrationSettings } from "../support/deps";
 
 const LOTS = { perNetworkHour: 100000, perEdgeHour: 100000, perServiceHour: 100000 };
 const R = "https://notes.example.test/callback";
 
 describe("malformed registrations", () => {
-  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "open", budgets: LOTS } }) });
+  const deps = testDeps({ config: testConfig({ oidcRegistration: registrationSettings("open", LOTS) }) });
   const app = appFor(oidc, deps);
   const post = (raw: string) =>
     request(app).post("/auth/oidc/register").set("Content-Type", "application/json").send(raw);

@@ -7,14 +7,14 @@
  */
 import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, testConfig, testDeps, registrationSettings } from "../support/deps";
 import { ID_HOST } from "../support/consent";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const PHISH = "https://phish.example.test/login";
 
 describe("a freshly self-registered client under `open`", () => {
-  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "open", budgets: LOTS } }) });
+  const deps = testDeps({ config: testConfig({ oidcRegistration: registrationSettings("open", LOTS) }) });
   const app = appFor(oidc, deps);
   let clientId = "";
 

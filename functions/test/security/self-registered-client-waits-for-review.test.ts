@@ -1,6 +1,7 @@
 /**
  * Under OIDC_REGISTRATION=reviewed a client that registered itself gets nothing until the operator
- * approves it: the authorise and token endpoints know it no more than an id nobody registered.
+ * approves it: the authorise endpoint says so on a page and sends nothing to its redirect URI, and
+ * the token endpoint knows it no more than an id nobody registered.
  * Blocked, it ends as a disabled client does: its refresh tokens and access tokens stop working.
  * Only clients that registered themselves are reviewed: the operator's own are refused.
  */
@@ -10,7 +11,7 @@ import { SECOND } from "../../src/clock";
 import { AppError } from "../../src/core/errors";
 import { CLIENT_CACHE_TTL_MS, registerClient, reviewClient } from "../../src/core/oidc/clients";
 import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, firestore, testConfig, testDeps, unique } from "../support/deps";
+import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
 
@@ -18,7 +19,7 @@ const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
 
 describe("a self-registered client under review", () => {
-  const deps = testDeps({ config: testConfig({ oidcRegistration: { policy: "reviewed", budgets: LOTS } }) });
+  const deps = testDeps({ config: testConfig({ oidcRegistration: registrationSettings("reviewed", LOTS) }) });
   const app = appFor(oidc, deps);
   /** Past every instance's cache of the client, as the CLI's note says. */
   const pastCache = () => deps.clock.advance(CLIENT_CACHE_TTL_MS + SECOND);
@@ -79,13 +80,15 @@ describe("a self-registered client under review", () => {
     return tokens.body as { access_token: string; refresh_token: string };
   }
 
-  it("waits: unknown at authorise and invalid_client at the token endpoint until approved", async () => {
+  it("waits: a page at authorise, never its redirect URI, and invalid_client at the token endpoint", async () => {
     const clientId = await registered();
     const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
     expect(stored?.review).toBe("waiting");
     const waiting = await authorise(clientId);
-    expect(waiting.res.status).toBe(400);
+    expect(waiting.res.status).toBe(200);
     expect(waiting.res.headers.location).toBeUndefined();
+    expect(waiting.res.text).toContain("Notes is waiting for review");
+    expect(waiting.res.text).not.toContain(REDIRECT);
     const asked = await token({ grant_type: "refresh_token", refresh_token: "x", client_id: clientId });
     expect(asked.status).toBe(401);
     expect(asked.body.error).toBe("invalid_client");

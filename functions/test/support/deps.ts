@@ -77,7 +77,11 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Off, as on the test stack: the files that test the passkey rule turn it on.
     passkeyRoles: [],
     // Closed, as a deployment's default: the files that test registration open it.
-    oidcRegistration: { policy: "closed", budgets: REGISTRATION_BUDGETS },
+    oidcRegistration: {
+      policy: "closed",
+      budgets: REGISTRATION_BUDGETS,
+      documents: { devOrigins: [], ca: null },
+    },
     ...overrides,
   };
 }
@@ -161,4 +165,13 @@ export function unique(prefix = "t"): string {
     .token(6)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, "x")}`;
+}
+
+/** The registration policy a test file opens, with its budgets, and no document origins but those it names. */
+export function registrationSettings(
+  policy: Config["oidcRegistration"]["policy"],
+  budgets: Config["oidcRegistration"]["budgets"] = REGISTRATION_BUDGETS,
+  documents: Config["oidcRegistration"]["documents"] = { devOrigins: [], ca: null },
+): Config["oidcRegistration"] {
+  return { policy, budgets, documents };
 }

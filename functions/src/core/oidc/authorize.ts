@@ -5,10 +5,13 @@ import { ensure } from "../errors";
 import { isS256Challenge } from "../pkce";
 import { sha256 } from "../secrets";
 import { meetsAcr, requestedAcr } from "./acr";
-import { findClient } from "./clients";
+import { findClient, isDocumentClientId } from "./clients";
+import { documentClient } from "./metadata-documents";
+import * as clients from "../../store/oidc-clients";
+import type { Caller } from "../model/caller";
 import { redirectRegistered } from "./registration";
 import { OFFLINE_ACCESS, SCOPES } from "./scopes";
-import type { OidcClient } from "../model/oidc-client";
+import { usable, type OidcClient } from "../model/oidc-client";
 import type { Resource } from "../model/resource";
 import { SCOPE_TOKEN } from "./resources";
 
@@ -32,7 +35,11 @@ export interface AuthorizeParams {
   requestUri?: string;
 }
 
-/** A registered client and one of its registered redirect URIs: where refusals may now be sent. */
+/**
+ * A registered client and one of its registered redirect URIs: where refusals may now be sent.
+ * The client may still be waiting for review (a self-registered one, under `reviewed`): the
+ * caller then serves nothing but the page that says so.
+ */
 export interface AuthorizeTarget {
   client: OidcClient;
   redirectUri: string;
@@ -90,13 +97,21 @@ function parsePrompt(value: string | undefined): AuthorizeRequest["prompt"] {
  * delivered to the URI in the request (an open redirector otherwise).
  */
 export async function authorizeTarget(
-  deps: Pick<Deps, "store" | "clients">,
+  deps: Parameters<typeof documentClient>[0],
   clientId: string | undefined,
   redirectUri: string | undefined,
+  from: Caller,
 ): Promise<AuthorizeTarget> {
   ensure(clientId, "oauth_invalid_request", "client_id is required");
-  const client = await findClient(deps, clientId);
-  ensure(client, "oauth_unknown_client");
+  // An https client_id is a metadata document's URL (core/oidc/metadata-documents), read here.
+  const client = isDocumentClientId(clientId)
+    ? await documentClient(deps, clientId, from)
+    : ((await findClient(deps, clientId)) ?? (await clients.findById(deps.store, clientId)));
+  // Usable, or waiting for review; a blocked or disabled client is as unknown as an id nobody has.
+  ensure(
+    client !== null && (usable(client) || (!client.disabled && client.review === "waiting")),
+    "oauth_unknown_client",
+  );
   // Exact string match against the registered list: no prefix, no wildcard, no normalisation;
   // only a self-registered client's loopback URI matches on any port (RFC 8252 §7.3).
   ensure(redirectUri !== undefined && redirectRegistered(client, redirectUri), "oauth_redirect_not_registered");

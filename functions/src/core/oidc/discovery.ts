@@ -6,8 +6,9 @@ import type { RegistrationPolicy } from "../settings";
 
 /**
  * The discovery document (OpenID Connect Discovery 1.0 §3). Where clients may register
- * themselves (OIDC_REGISTRATION not `closed`), it names the registration endpoint and the public
- * clients' `none` among the ways to authenticate; where they may not, neither.
+ * themselves (OIDC_REGISTRATION not `closed`), it names the registration endpoint, says that a
+ * client_id may be the URL of the client's metadata document (core/oidc/metadata-documents), and
+ * lists the public clients' `none` among the ways to authenticate; where they may not, none of it.
  */
 export function discovery(issuer: string, registration: RegistrationPolicy = "closed"): Record<string, unknown> {
   const open = registration !== "closed";
@@ -18,6 +19,7 @@ export function discovery(issuer: string, registration: RegistrationPolicy = "cl
     authorization_endpoint: `${issuer}/auth/oidc/authorize`,
     token_endpoint: `${issuer}/auth/oidc/token`,
     ...(open ? { registration_endpoint: `${issuer}/auth/oidc/register` } : {}),
+    client_id_metadata_document_supported: open,
     userinfo_endpoint: `${issuer}/auth/oidc/userinfo`,
     jwks_uri: `${issuer}/auth/oidc/jwks`,
     end_session_endpoint: `${issuer}/auth/oidc/logout`,

@@ -127,7 +127,7 @@ export function nameSkeleton(name: string): string {
 export const OPERATOR_NAMES_TTL_MS = MINUTE;
 let operatorNamesRead: { at: number; names: Promise<string[]> } | null = null;
 
-async function operatorNames(deps: Pick<Deps, "store" | "clock">): Promise<string[]> {
+export async function operatorNames(deps: Pick<Deps, "store" | "clock">): Promise<string[]> {
   const now = deps.clock.now().getTime();
   if (operatorNamesRead === null || now - operatorNamesRead.at >= OPERATOR_NAMES_TTL_MS || now < operatorNamesRead.at) {
     const names = clients.operatorNames(deps.store);

@@ -22,15 +22,16 @@ import { confirmLogoutPage, signedOutOnwardPage, signedOutPage } from "../../htt
 import { confirmReconnectPage, onToAppPage } from "../../http/reconnect-pages";
 import { reconnectStep } from "../../core/oidc/disconnects";
 import { consentStep } from "../../core/oidc/consents";
-import { firstParty } from "../../core/model/oidc-client";
+import { firstParty, type OidcClient } from "../../core/model/oidc-client";
 import type { Person } from "../../core/model/person";
-import { askConsentPage, refusedUnverifiedPage } from "../../http/consent-pages";
+import { askConsentPage, refusedUnverifiedPage, waitingForReviewPage } from "../../http/consent-pages";
+import { recordTry } from "../../core/oidc/client-tries";
 import * as consents from "../../store/oidc-consents";
 import { findResource, mayAskFor } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";
 import { readForm } from "../../http/body";
 import { cookieSession, unavailableGuard } from "../../http/gate";
-import { requestHost } from "../../http/caller";
+import { callerOf, requestHost } from "../../http/caller";
 import { htmlErrors, oauthFields, presentWith } from "../../http/presenters";
 
 const AUTHORIZE = "/auth/oidc/authorize";
@@ -80,6 +81,10 @@ const CONSENT_DESCRIPTIONS = {
   consent_required: "The person must let this app in, on a page",
   access_denied: "The person did not let this app in",
 } as const;
+
+/** The host of the metadata document a client's id is, where it is one. */
+const documentHostOf = (client: OidcClient): string | null =>
+  client.registeredBy === "document" ? new URL(client.clientId).host : null;
 
 function redirectTo(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri);
@@ -180,7 +185,9 @@ export function browserRoutes(deps: Deps): Router {
       deps,
       single(raw.client_id, "client_id"),
       single(raw.redirect_uri, "redirect_uri"),
+      callerOf(req, deps.config.clientAddressHops),
     );
+    if (target.client.review === "waiting") return waitingForReview(req, res, target, raw);
     const request = await requestOf(target, raw);
     if ("refusal" in request) return sendRefusal(req, res, target, request.refusal);
     const step = authorizeStep(request, await sessionOf(req, request), deps.clock.now());
@@ -229,6 +236,23 @@ export function browserRoutes(deps: Deps): Router {
     res.redirect(302, to);
   }
   /**
+   * A client that waits for a reviewer gets nothing, and its redirect URI is not used: the person
+   * is signed in first (so that they can be told), recorded as one who tried it, and shown a page.
+   */
+  async function waitingForReview(req: Request, res: Response, target: AuthorizeTarget, raw: Record<string, unknown>) {
+    const { person } = await cookieSession(deps, req);
+    if (person === null) return void res.redirect(302, signInPage({ prompt: null, passkey: false }, raw));
+    const signedInAs = person.emails[0] ?? null;
+    if (signedInAs !== null) await recordTry(deps, target.client.clientId, person.id);
+    waitingForReviewPage(res, {
+      app: target.client.name,
+      documentHost: documentHostOf(target.client),
+      signedInAs: signedInAs ?? person.name,
+      told: signedInAs !== null,
+    });
+  }
+
+  /**
    * The rest of the authorise step for an app that registered itself: the person's consent
    * (core/oidc/consents), asked on the identity host alone, whose form-action lets the page's form
    * post to it; then the code. A yes or a no was a form post: a page of ours goes on to the app.
@@ -269,6 +293,7 @@ export function browserRoutes(deps: Deps): Router {
         signedInAs: person.emails[0] ?? person.name,
         resource: request.resource,
         scopes: request.scopes,
+        documentHost: documentHostOf(request.client),
         idUrl: deps.config.idUrl,
         action: AUTHORIZE,
         // max_age too: the yes may come long after the page, and the sign-in must still be recent enough.
