@@ -4,7 +4,9 @@
  * which names the provider; the provider's metadata (RFC 8414) names its registration endpoint,
  * where the agent registers itself as a public client (RFC 7591); it sends the person to authorise
  * with PKCE, for the resource alone (RFC 8707, plain OAuth: no `openid`), the person lets it in on
- * the consent page, and the SDK redeems the code and calls a tool with the resource's token. The
+ * the consent page, and the SDK redeems the code and calls a tool with the resource's token. An
+ * agent with a metadata document (Client ID Metadata Documents) skips registration: its id is
+ * the document's URL, which the provider reads when the person arrives. The
  * operator's part is the policy (open) and the resource, open to agents. No step is the test's own
  * but the person's browser.
  */
@@ -29,6 +31,10 @@ import { appFor, SERVICE_URL, testConfig, testDeps, unique, registrationSettings
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent, ID_HOST } from "../support/consent";
 import { MCP_SCOPES } from "../support/mcp";
+import { documentServer, type DocumentServer } from "../support/document-server";
+import { documentFetch } from "../../src/adapters/document-fetch";
+import { DOCUMENT_MAX_BYTES, DOCUMENT_TIMEOUT_MS } from "../../src/core/oidc/metadata-documents";
+import type { DocumentFetch } from "../../src/core/ports";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 /** Where the agent listens for the person's browser to come back: loopback, on a port of its own (RFC 8252). */
@@ -81,10 +87,22 @@ class AgentMemory implements OAuthClientProvider {
   }
 }
 
+/** An agent that makes itself known by the URL of its metadata document, as MCP clients first try. */
+class DocumentAgent extends AgentMemory {
+  constructor(readonly clientMetadataUrl: string) {
+    super();
+  }
+}
+
 describe("an agent that signs itself in to the family's MCP server", () => {
   const resource = `https://${unique("family")}.example.test/mcp`;
+  /** Where agents keep their metadata documents: an https server of the test's, which the provider is told to trust. */
+  let documents: DocumentServer;
+  let readDocument: DocumentFetch;
   const deps = testDeps({
     config: testConfig({ mcpResourceUrl: resource, oidcRegistration: registrationSettings("open", LOTS) }),
+    // The provider's own guarded fetch, made once the documents' server listens.
+    documents: (url) => readDocument(url),
   });
   const oidcApp = appFor(oidc, deps);
   let servers: Server[] = [];
@@ -92,6 +110,13 @@ describe("an agent that signs itself in to the family's MCP server", () => {
   let fetchFn: (url: string | URL, init?: RequestInit) => Promise<Response>;
 
   beforeAll(async () => {
+    documents = await documentServer();
+    readDocument = documentFetch({
+      timeoutMs: DOCUMENT_TIMEOUT_MS,
+      maxBytes: DOCUMENT_MAX_BYTES,
+      devOrigins: [documents.origin],
+      ca: documents.ca,
+    });
     await registerResource(deps, { url: resource, name: "Start page", scopes: MCP_SCOPES.split(" "), clients: [] });
     await openToAgents(deps, resource, true);
     const provider = await listening(oidcApp);
@@ -109,6 +134,7 @@ describe("an agent that signs itself in to the family's MCP server", () => {
     };
   });
   afterAll(async () => {
+    await documents.close();
     for (const s of servers) {
       s.closeAllConnections();
       await new Promise((resolve) => s.close(resolve));
@@ -152,6 +178,36 @@ describe("an agent that signs itself in to the family's MCP server", () => {
     expect(listed.isError).not.toBe(true);
     expect(JSON.stringify(listed.structuredContent)).toContain("Your parcel is here");
     await client.close();
+  });
+
+  it("makes itself known by its metadata document instead of registering, and is let in the same way", async () => {
+    const { account, person } = await accountWithPerson({ name: "Ada", projects: ["startpage"] });
+    const url = documents.serve(`/${unique("assistant")}/oauth-client.json`, {
+      client_name: "Document assistant",
+      redirect_uris: [AGENT_REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    });
+    const agent = new DocumentAgent(url);
+
+    expect(await auth(agent, { serverUrl: resource, fetchFn })).toBe("REDIRECT");
+    // No registration: its id is its document's URL, which the provider reads when the person arrives.
+    expect(agent.registered?.client_id).toBe(url);
+    const sentTo = agent.sentTo as URL;
+    expect(sentTo.searchParams.get("client_id")).toBe(url);
+    const cookie = await sessionCookieFor(deps, account.uid, person.id);
+    const back = await authorizedWithConsent(oidcApp, cookie, sentTo.searchParams);
+    expect(`${back.origin}${back.pathname}`).toBe(AGENT_REDIRECT);
+    const code = back.searchParams.get("code") as string;
+    expect(await auth(agent, { serverUrl: resource, authorizationCode: code, fetchFn })).toBe("AUTHORIZED");
+
+    const client = new Client({ name: "document-assistant", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: agent, fetch: fetchFn }));
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain("list_notifications");
+    await client.close();
+    expect(documents.hits(new URL(url).pathname)).toBe(1);
   });
 
   it("refreshes while the resource is open to agents, and its grant ends once the operator closes it", async () => {
