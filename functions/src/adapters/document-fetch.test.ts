@@ -1,10 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { loopbackCertificate } from "../../test/support/certificate";
 import {
   cacheDirectives,
   documentFetch,
@@ -71,7 +68,6 @@ function answer(request: http.IncomingMessage, response: http.ServerResponse): v
   }
 }
 
-let dir: string;
 let ca: string;
 let secure: https.Server;
 let plain: http.Server;
@@ -89,29 +85,13 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "document-fetch-"));
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"].concat([
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ]),
-    { stdio: "ignore" },
-  );
-  ca = readFileSync(cert, "utf8");
+  const made = loopbackCertificate();
+  ca = made.cert;
   const counted = (request: http.IncomingMessage, response: http.ServerResponse) => {
     requests.push(request.url ?? "");
     answer(request, response);
   };
-  secure = https.createServer({ key: readFileSync(key), cert: ca }, counted);
+  secure = https.createServer({ key: made.key, cert: ca }, counted);
   plain = http.createServer(counted);
   target = http.createServer((_, response) => {
     targetRequests++;
@@ -125,7 +105,6 @@ afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
-  rmSync(dir, { recursive: true, force: true });
 });
 
 function fetcher(options: Partial<DocumentFetchOptions> = {}) {

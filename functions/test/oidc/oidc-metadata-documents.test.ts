@@ -77,6 +77,19 @@ function authorizeQuery(clientId: string, redirectUri = "http://127.0.0.1:49152/
   });
 }
 
+/** The code at `location` redeemed by the client `url` alone (a public client) with `verifier`. */
+const redeem = (app: Express, url: string, location: URL, verifier: string) =>
+  request(app)
+    .post("/auth/oidc/token")
+    .type("form")
+    .send({
+      grant_type: "authorization_code",
+      code: location.searchParams.get("code") as string,
+      redirect_uri: `${location.origin}${location.pathname}`,
+      client_id: url,
+      code_verifier: verifier,
+    });
+
 async function signedIn(deps: TestDeps) {
   const { account, person } = await accountWithPerson({ name: "Ada" });
   return { person, cookie: await sessionCookieFor(deps, account.uid, person.id) };
@@ -103,16 +116,7 @@ describe("a client_id that is its metadata document's URL", () => {
       expect(asked.text).toContain(`It made itself known by a document on ${new URL(url).host}`);
       const location = await authorizedWithConsent(app, cookie, authorizeQuery(url, undefined, verifier));
       expect(location.origin).toBe("http://127.0.0.1:49152");
-      const token = await request(app)
-        .post("/auth/oidc/token")
-        .type("form")
-        .send({
-          grant_type: "authorization_code",
-          code: location.searchParams.get("code") as string,
-          redirect_uri: "http://127.0.0.1:49152/callback",
-          client_id: url,
-          code_verifier: verifier,
-        });
+      const token = await redeem(app, url, location, verifier);
       expect(token.status).toBe(200);
       expect(token.body.id_token).toEqual(expect.any(String));
       const stored = await clients.findById(deps.store, url);
@@ -126,16 +130,7 @@ describe("a client_id that is its metadata document's URL", () => {
       const { url } = documentAt();
       const { cookie } = await signedIn(deps);
       const location = await authorizedWithConsent(app, cookie, authorizeQuery(url));
-      const token = await request(app)
-        .post("/auth/oidc/token")
-        .type("form")
-        .send({
-          grant_type: "authorization_code",
-          code: location.searchParams.get("code") as string,
-          redirect_uri: "http://127.0.0.1:49152/callback",
-          client_id: url,
-          code_verifier: "w".repeat(43),
-        });
+      const token = await redeem(app, url, location, "w".repeat(43));
       expect(token.status).toBe(400);
       expect(token.body.error).toBe("invalid_grant");
     });

@@ -4,12 +4,9 @@
  * certificate authority the provider is told to trust for it (OIDC_METADATA_DEV_ORIGINS's test
  * form), and what each path was asked.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { loopbackCertificate } from "./certificate";
 
 export interface Served {
   status?: number;
@@ -28,33 +25,15 @@ export interface DocumentServer {
 }
 
 export async function documentServer(): Promise<DocumentServer> {
-  const dir = mkdtempSync(join(tmpdir(), "client-documents-"));
-  const key = join(dir, "key.pem");
-  const cert = join(dir, "cert.pem");
-  execFileSync(
-    "openssl",
-    ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"].concat([
-      "-keyout",
-      key,
-      "-out",
-      cert,
-      "-subj",
-      "/CN=127.0.0.1",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ]),
-    { stdio: "ignore" },
-  );
-  const ca = readFileSync(cert, "utf8");
+  const { key, cert: ca } = loopbackCertificate();
   const answers = new Map<string, Served>();
   const counts = new Map<string, number>();
-  const server = https.createServer({ key: readFileSync(key), cert: ca }, (req, res) => {
+  const server = https.createServer({ key, cert: ca }, (req, res) => {
     const path = req.url ?? "/";
     counts.set(path, (counts.get(path) ?? 0) + 1);
     const answer = answers.get(path) ?? { status: 404, body: "not here" };
     res.writeHead(answer.status ?? 200, answer.headers ?? {}).end(answer.body);
   });
-  rmSync(dir, { recursive: true, force: true });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -21,7 +21,6 @@ import type { Caller } from "../model/caller";
 import type { OidcClient } from "../model/oidc-client";
 import { DocumentFetchError } from "../ports";
 import { isDocumentClientId } from "./clients";
-import { registeredFor } from "./grant-types";
 import { countRegistration } from "./registration-budget";
 import {
   checkMetadata,
@@ -29,6 +28,7 @@ import {
   ensureRegistrationOpen,
   isSelfRedirectUri,
   operatorNames,
+  selfRegisteredClient,
 } from "./registration";
 
 /** A document larger than this is refused unread: the draft's own suggestion is 5 KB. */
@@ -133,24 +133,11 @@ async function readDocument(deps: DocumentDeps, url: string, first: boolean, fro
   const { client, created, reReview } = await deps.transaction(async (tx) => {
     const before = await clients.findById(deps.store, url, tx);
     const read: OidcClient = {
+      ...selfRegisteredClient(deps, metadata, now),
       clientId: url,
-      name: metadata.clientName,
       secrets: [],
-      redirectUris: metadata.redirectUris,
-      postLogoutRedirectUris: [],
-      backchannelLogoutUri: null,
-      pkce: "required",
-      ...registeredFor(metadata.grantTypes),
-      project: null,
-      disabled: false,
       registeredBy: "document",
-      review: policy === "open" ? "approved" : "waiting",
-      clientUri: metadata.clientUri,
-      logoUri: metadata.logoUri,
-      tokenAuth: "none",
-      triedBy: [],
       document,
-      createdAt: now,
     };
     if (before === null) {
       await clients.create(deps.store, read, tx);

@@ -208,6 +208,36 @@ export function redirectRegistered(client: Pick<OidcClient, "redirectUris" | "re
   return wanted !== null && isSelfRedirectUri(requested) && client.redirectUris.some((u) => portless(u) === wanted);
 }
 
+/**
+ * What a client that registered itself is, from its checked metadata: less than the operator's
+ * (PKCE always, as a public client has nothing else binding a code to it; no back-channel logout,
+ * no project), waiting for review or approved as the policy says. The caller gives its id, its
+ * secrets and how it registered.
+ */
+export function selfRegisteredClient(
+  deps: Pick<Deps, "config">,
+  metadata: Metadata,
+  now: Date,
+): Omit<OidcClient, "clientId" | "secrets" | "registeredBy"> {
+  return {
+    name: metadata.clientName,
+    redirectUris: metadata.redirectUris,
+    postLogoutRedirectUris: [],
+    backchannelLogoutUri: null,
+    pkce: "required",
+    ...registeredFor(metadata.grantTypes),
+    project: null,
+    disabled: false,
+    review: deps.config.oidcRegistration.policy === "open" ? "approved" : "waiting",
+    clientUri: metadata.clientUri,
+    logoUri: metadata.logoUri,
+    tokenAuth: metadata.tokenAuth,
+    triedBy: [],
+    document: null,
+    createdAt: now,
+  };
+}
+
 /** Refuses every registration while the operator's policy is `closed`. */
 export function ensureRegistrationOpen(deps: Pick<Deps, "config">): void {
   ensure(deps.config.oidcRegistration.policy !== "closed", "oauth_registration_closed");
@@ -248,26 +278,11 @@ export async function registerSelf(
   const clientSecret = confidential ? deps.random.token(32) : null;
   const secretExpires = new Date(now.getTime() + SELF_SECRET_LIFETIME_MS);
   const client: OidcClient = {
+    ...selfRegisteredClient(deps, metadata, now),
     clientId: `${SELF_CLIENT_PREFIX}${deps.random.id()}`,
-    name: metadata.clientName,
     // Hashed, as the operator's clients' are; it stops working at its expiry (secretMatches).
     secrets: clientSecret === null ? [] : [{ hash: sha256(clientSecret), createdAt: now, expiresAt: secretExpires }],
-    redirectUris: metadata.redirectUris,
-    postLogoutRedirectUris: [],
-    backchannelLogoutUri: null,
-    // Always: a public client has nothing else binding a code to it.
-    pkce: "required",
-    ...registeredFor(metadata.grantTypes),
-    project: null,
-    disabled: false,
     registeredBy: "self",
-    review: deps.config.oidcRegistration.policy === "open" ? "approved" : "waiting",
-    clientUri: metadata.clientUri,
-    logoUri: metadata.logoUri,
-    tokenAuth: metadata.tokenAuth,
-    triedBy: [],
-    document: null,
-    createdAt: now,
   };
   await deps.transaction(async (tx) => {
     await countRegistration(deps, tx, from);
