@@ -12,11 +12,16 @@ import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
  */
 const OIDC_CLIENTS: Collection = "oidcClients";
 const URL_ID = /^https?:\/\//;
+const URL_KEY = "url:";
 
-/** The document a client id is kept at; null for one no document can be named by. */
+/**
+ * The document a client id is kept at; null for one no document can be named by. A `url:` key is
+ * the store's own name for a URL's client, never an id: a request that names it names no client,
+ * or one client would answer to two ids (its consents, disconnects and re-reading keyed apart).
+ */
 function docIdOf(clientId: string): string | null {
-  if (URL_ID.test(clientId)) return `url:${createHash("sha256").update(clientId).digest("hex")}`;
-  return isDocumentId(clientId) ? clientId : null;
+  if (URL_ID.test(clientId)) return `${URL_KEY}${createHash("sha256").update(clientId).digest("hex")}`;
+  return isDocumentId(clientId) && !clientId.startsWith(URL_KEY) ? clientId : null;
 }
 
 function ref(db: Firestore, clientId: string) {
@@ -99,7 +104,11 @@ function fromStored(clientId: string, d: DocumentData): OidcClient {
     triedBy: stringList(d.triedBy),
     document:
       d.document && typeof d.document === "object"
-        ? { fetchedAt: toDate(d.document.fetchedAt), freshUntil: toDate(d.document.freshUntil) }
+        ? {
+            fetchedAt: toDate(d.document.fetchedAt),
+            freshUntil: toDate(d.document.freshUntil),
+            failedUntil: optionalDate(d.document.failedUntil),
+          }
         : null,
     createdAt: toDate(d.createdAt),
   };

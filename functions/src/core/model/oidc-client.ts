@@ -77,9 +77,11 @@ export interface OidcClient {
   /**
    * For a client whose id is its metadata document's URL: when the document was last read, and
    * until when that reading stands (its Cache-Control, within the provider's bounds); null for
-   * every other client.
+   * every other client. `failedUntil`: a reading again that failed is not tried again before
+   * then (the provider's floor), each request meanwhile refused as that reading was; null when
+   * the last reading was good.
    */
-  document: { fetchedAt: Date; freshUntil: Date } | null;
+  document: { fetchedAt: Date; freshUntil: Date; failedUntil: Date | null } | null;
   createdAt: Date;
 }
 

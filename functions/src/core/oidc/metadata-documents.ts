@@ -103,6 +103,9 @@ export async function documentClient(deps: DocumentDeps, clientId: string, from:
   const now = deps.clock.now();
   if (stored !== null && (stored.review === "blocked" || stored.disabled)) return stored;
   if (stored?.document && now < stored.document.freshUntil) return stored;
+  // A reading again that failed stands as a refusal until the floor has passed: not one fetch per request.
+  if (stored?.document?.failedUntil && now < stored.document.failedUntil)
+    throw documentError("The app's metadata document could not be read lately; try again in a few minutes");
   const running = underWay.get(clientId);
   if (running) return running;
   const reading = readDocument(deps, clientId, stored === null, from).finally(() => underWay.delete(clientId));
@@ -114,20 +117,21 @@ async function readDocument(deps: DocumentDeps, url: string, first: boolean, fro
   ensureRegistrationOpen(deps);
   // Counted before the fetch: a refused reading of a new URL fetches nothing.
   if (first) await deps.transaction((tx) => countRegistration(deps, tx, from));
-  let fetched;
+  let read;
   try {
-    fetched = await deps.documents(url);
+    read = await readAndCheck(deps, url);
   } catch (err) {
-    if (err instanceof DocumentFetchError)
-      throw documentError(`The app's metadata document could not be read: ${err.message}`);
+    // A kept client's reading again that failed is remembered, so the next request does not
+    // fetch again: only a first reading is counted against the budgets, this one must be bounded.
+    if (!first && err instanceof AppError) await rememberFailure(deps, url);
     throw err;
   }
-  const metadata = checkDocument(url, fetched.json);
-  ensureNameNotTaken(metadata.clientName, await operatorNames(deps));
+  const { fetched, metadata } = read;
   const now = deps.clock.now();
   const document = {
     fetchedAt: now,
     freshUntil: new Date(now.getTime() + freshFor(fetched.maxAgeSeconds, fetched.noStore)),
+    failedUntil: null,
   };
   const policy = deps.config.oidcRegistration.policy;
   const { client, created, reReview } = await deps.transaction(async (tx) => {
@@ -169,4 +173,29 @@ async function readDocument(deps: DocumentDeps, url: string, first: boolean, fro
   if (reReview)
     deps.log.info("client metadata document changed", { clientId: url, review: client.review, redirectHosts });
   return client;
+}
+
+async function readAndCheck(deps: DocumentDeps, url: string) {
+  let fetched;
+  try {
+    fetched = await deps.documents(url);
+  } catch (err) {
+    if (err instanceof DocumentFetchError)
+      throw documentError(`The app's metadata document could not be read: ${err.message}`);
+    throw err;
+  }
+  const metadata = checkDocument(url, fetched.json);
+  ensureNameNotTaken(metadata.clientName, await operatorNames(deps));
+  return { fetched, metadata };
+}
+
+/** Marks a kept client's failed reading: none again before the provider's floor has passed. */
+async function rememberFailure(deps: DocumentDeps, url: string): Promise<void> {
+  const failedUntil = new Date(deps.clock.now().getTime() + DOCUMENT_FRESH_MIN_MS);
+  await deps.transaction(async (tx) => {
+    const before = await clients.findById(deps.store, url, tx);
+    if (before === null || before.document === null) return;
+    await clients.save(deps.store, { ...before, document: { ...before.document, failedUntil } }, tx);
+  });
+  deps.clients.evict(url);
 }

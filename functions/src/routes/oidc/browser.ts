@@ -243,12 +243,13 @@ export function browserRoutes(deps: Deps): Router {
     const { person } = await cookieSession(deps, req);
     if (person === null) return void res.redirect(302, signInPage({ prompt: null, passkey: false }, raw));
     const signedInAs = person.emails[0] ?? null;
-    if (signedInAs !== null) await recordTry(deps, target.client.clientId, person.id);
+    // Promised a mail only when kept among those to tell: the list is bounded, and may be full.
+    const told = signedInAs !== null && (await recordTry(deps, target.client.clientId, person.id));
     waitingForReviewPage(res, {
       app: target.client.name,
       documentHost: documentHostOf(target.client),
       signedInAs: signedInAs ?? person.name,
-      told: signedInAs !== null,
+      told,
     });
   }
 
