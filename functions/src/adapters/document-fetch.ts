@@ -218,6 +218,8 @@ const PRIVATE_V6: [Uint8Array, number][] = (
     ["100::", 64], // discard-only
     ["2001::", 23], // IETF protocol assignments (Teredo among them)
     ["2001:db8::", 32], // documentation
+    ["3fff::", 20], // documentation (RFC 9637)
+    ["5f00::", 16], // segment routing (SRv6) SIDs: not globally routed
     ["fc00::", 7], // unique local
     ["fe80::", 10], // link-local
     ["fec0::", 10], // site-local

@@ -277,6 +277,12 @@ describe("a client_id that is its metadata document's URL", () => {
       expect(server.hits(c!.path)).toBe(0);
       // A client already read is no new registration: it is served on.
       expect((await authorize(app, a!.url, cookie)).status).toBe(200);
+      // Counted apart: readings any page can start spend none of the network's registrations.
+      const registered = await request(app)
+        .post("/auth/oidc/register")
+        .set("Content-Type", "application/json")
+        .send(JSON.stringify({ client_name: "Notes", redirect_uris: [LOOPBACK], token_endpoint_auth_method: "none" }));
+      expect(registered.status).toBe(201);
     });
   });
 
@@ -320,6 +326,22 @@ describe("a client_id that is its metadata document's URL", () => {
       const res = await authorize(app, url, cookie, "http://127.0.0.1:49152/other");
       expect(res.text).toContain("is waiting for review");
       expect((await clients.findById(deps.store, url))?.review).toBe("waiting");
+    });
+
+    it("goes back to waiting when its document asks to act while people are away", async () => {
+      const { deps, app } = w;
+      const { url, path } = documentAt({}, "max-age=600");
+      const { cookie } = await signedIn(deps);
+      await authorize(app, url, cookie);
+      await reviewClient(deps, url, "approved");
+      server.serve(
+        path,
+        { client_name: "Desk agent", redirect_uris: [LOOPBACK], grant_types: ["authorization_code", "refresh_token"] },
+        "max-age=600",
+      );
+      deps.clock.advance(11 * MINUTE);
+      expect((await authorize(app, url, cookie)).text).toContain("is waiting for review");
+      expect(await clients.findById(deps.store, url)).toMatchObject({ review: "waiting", refreshTokens: true });
     });
 
     it("stays blocked, and is not read again", async () => {

@@ -116,7 +116,7 @@ export async function documentClient(deps: DocumentDeps, clientId: string, from:
 async function readDocument(deps: DocumentDeps, url: string, first: boolean, from: Caller): Promise<OidcClient> {
   ensureRegistrationOpen(deps);
   // Counted before the fetch: a refused reading of a new URL fetches nothing.
-  if (first) await deps.transaction((tx) => countRegistration(deps, tx, from));
+  if (first) await deps.transaction((tx) => countRegistration(deps, tx, from, "document"));
   let read;
   try {
     read = await readAndCheck(deps, url);
@@ -147,9 +147,15 @@ async function readDocument(deps: DocumentDeps, url: string, first: boolean, fro
       await clients.create(deps.store, read, tx);
       return { client: read, created: true, reReview: false };
     }
-    // What a reviewer approved was a name and the places people are sent: a change to either is
-    // reviewed again, where clients are reviewed.
-    const changed = before.name !== read.name || before.redirectUris.join("\n") !== read.redirectUris.join("\n");
+    // What a reviewer approved was a name, the places people are sent, whether it may act while
+    // they are away, and the home page and logo it showed: a change to any is reviewed again,
+    // where clients are reviewed.
+    const changed =
+      before.name !== read.name ||
+      before.redirectUris.join("\n") !== read.redirectUris.join("\n") ||
+      before.refreshTokens !== read.refreshTokens ||
+      before.clientUri !== read.clientUri ||
+      before.logoUri !== read.logoUri;
     const review = policy === "reviewed" && before.review === "approved" && changed ? "waiting" : before.review;
     const next: OidcClient = {
       ...read,

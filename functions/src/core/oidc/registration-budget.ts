@@ -46,6 +46,14 @@ export function boundsFor(from: Caller, settings: RegistrationBudgets): Bound[] 
 }
 
 /**
+ * What is counted: a registration at `POST /auth/oidc/register`, or a first reading of a client's
+ * metadata document (core/oidc/metadata-documents). Each has counters of its own, with the same
+ * bounds: a reading is started by a plain navigation, which any page can make a visitor's browser
+ * send, and such forged readings must not spend the visitor's network's registrations.
+ */
+export type RegistrationKind = "registration" | "document";
+
+/**
  * Counts one registration against every bound, in `tx` (the transaction that stores the client),
  * or refuses it (429 with Retry-After: the hour's end) by the first bound it would break.
  */
@@ -53,6 +61,7 @@ export async function countRegistration(
   deps: Pick<Deps, "store" | "clock" | "pepper" | "config">,
   tx: Transaction,
   from: Caller,
+  kind: RegistrationKind = "registration",
 ): Promise<void> {
   const now = deps.clock.now();
   const hourStart = Math.floor(now.getTime() / HOUR) * HOUR;
@@ -60,7 +69,7 @@ export async function countRegistration(
   const [key] = pepperRing(deps);
   const bounds = boundsFor(from, deps.config.oidcRegistration.budgets);
   // Keyed: a stored counter names neither the network nor the hour it counts.
-  const ids = bounds.map((b) => budgetId(key!, `oidc-registration-${b.scope}`, `${b.subject}@${hourStart}`));
+  const ids = bounds.map((b) => budgetId(key!, `oidc-${kind}-${b.scope}`, `${b.subject}@${hourStart}`));
   const [counts] = await readTogether(tx, budgets.counts(deps.store, ids));
   // Every bound is checked before any is raised: a refused registration counts against none.
   if (bounds.some((b, i) => (counts[i] as number) >= b.limit))
