@@ -1,13 +1,14 @@
 /**
  * The review of clients that registered themselves, beside the people's: who tried a waiting one
  * (recorded at the authorise endpoint, so the decision can reach them), the queue the reviewers
- * read, and the decision (an administrator's through the API, or the operator's `clients approve`
- * and `clients block`).
+ * read, the decision (an administrator's through the API, or the operator's `clients approve` and
+ * `clients block`), and the operator's removal of such a client with all it holds.
  */
 import * as clients from "../../store/oidc-clients";
 import * as people from "../../store/people";
+import { sweepClient, type ClientSweep } from "../../store/client-data";
 import type { Deps } from "../deps";
-import { AppError, type ErrorCode } from "../errors";
+import { AppError, ensure, type ErrorCode } from "../errors";
 import { contended } from "../failures";
 import { selfRegistered, TRIED_BY_MAX, type OidcClient, type TokenAuth } from "../model/oidc-client";
 import { PAST_STEP_UP } from "../model/step-up";
@@ -210,4 +211,32 @@ export async function decideClients(
     );
   }
   return results;
+}
+
+/**
+ * Removes a client that registered itself, for good: its document first (every endpoint then
+ * knows it no more than an id nobody registered), then everything that names it: the consents
+ * people gave it, its grants with their refresh tokens, its access tokens, its unredeemed codes,
+ * its sign-ins and the disconnects remembered of it. Nothing of it is left for a client that later
+ * registers under the same id (a metadata document's URL) to inherit. The operator's own clients
+ * are refused: they are disabled instead.
+ */
+export async function removeClient(
+  deps: Pick<Deps, "store" | "transaction" | "log">,
+  clientId: string,
+): Promise<{ client: OidcClient; removed: ClientSweep }> {
+  const client = await deps.transaction(async (tx) => {
+    const found = await clients.findById(deps.store, clientId, tx);
+    if (found === null) throw unknownClient(clientId);
+    ensure(
+      selfRegistered(found),
+      "client_not_self_registered",
+      `"${clientId}" was registered by the operator; only a client that registered itself is removed (disable it instead)`,
+    );
+    clients.remove(deps.store, tx, clientId);
+    return found;
+  });
+  const removed = await sweepClient(deps.store, clientId);
+  deps.log.info("client removed", { clientId, ...removed });
+  return { client, removed };
 }

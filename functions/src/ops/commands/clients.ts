@@ -20,7 +20,7 @@ import {
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
-import { reviewClient } from "../../core/oidc/client-review";
+import { removeClient, reviewClient } from "../../core/oidc/client-review";
 import { many, one, parseDuration, type Command } from "../cli";
 import { urlProblem } from "../../core/events/hooks";
 import type { Context } from "../context";
@@ -338,6 +338,32 @@ export const clientCommands: Command[] = [
     async run(ctx, [id]) {
       await ctx.confirm(`Block ${id as string}? Its sign-ins, tokens and refresh tokens stop working.`);
       reviewed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "blocked", ctx.actor()));
+    },
+  },
+  {
+    name: "clients remove",
+    summary:
+      "delete a client that registered itself, with the consents, grants, tokens and codes it holds (asks first)",
+    usage: "clients remove <client_id> [--yes]",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [id]) {
+      const target = clientId(id as string);
+      await ctx.confirm(
+        `Remove ${target}? It is deleted with every consent, grant, token and code it holds; it could only register again.`,
+      );
+      const { client, removed } = await removeClient(ctx.deps(), target);
+      const lines = [
+        `removed client: ${client.clientId} (${client.name})`,
+        `consents: ${removed.consents}`,
+        `grants: ${removed.grants} (refresh tokens: ${removed.refreshTokens})`,
+        `access tokens: ${removed.accessTokens}`,
+        `codes: ${removed.codes}`,
+        `sign-ins: ${removed.signIns}`,
+        `disconnects remembered: ${removed.disconnects}`,
+      ];
+      ctx.print(lines.join("\n"), { removed: { client: view(client), ...removed } });
+      ctx.note("Instances that have the client cached stop serving it within 30 seconds.");
     },
   },
   {
