@@ -12,6 +12,7 @@ import { registerClient } from "../../src/core/oidc/clients";
 import * as peopleRoutes from "../../src/routes/people/people";
 import * as clients from "../../src/store/oidc-clients";
 import { transactionRunner } from "../../src/store/db";
+import { sweepPerson } from "../../src/store/personal-data";
 import type { Deps } from "../../src/deps";
 import { signedUp } from "../support/auth";
 import { selfRegisteredClient } from "../support/consent";
@@ -334,5 +335,14 @@ describe("recordTry", () => {
     expect((await clients.findById(db, approved))?.triedBy).toEqual([]);
     expect((await clients.findById(db, operators))?.triedBy).toEqual([]);
     expect(await clients.findById(db, "dyn_nobody")).toBeNull();
+  });
+});
+
+describe("an erased person", () => {
+  it("leaves the waiting clients they tried: their id is not kept to tell them anything", async () => {
+    const [ann, ben] = [await someone("Ann Erased"), await someone("Ben Kept")];
+    const id = await selfClient({ triedBy: [ann.id, ben.id] });
+    await sweepPerson(db, ann.id);
+    expect((await clients.findById(db, id))?.triedBy).toEqual([ben.id]);
   });
 });
