@@ -55,6 +55,7 @@ export const PATHS = {
     { path: "/auth/account/**" },
     { path: "/auth/invitations" },
     { path: "/auth/invitations/**" },
+    { path: "/auth/clients/**" },
   ],
   passkeys: [{ path: "/auth/passkeys" }, { path: "/auth/passkeys/**" }],
   claims: [{ path: "/auth/idp/**" }],

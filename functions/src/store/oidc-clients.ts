@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { DocumentData } from "firebase-admin/firestore";
+import { FieldPath, Timestamp, type DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import { isDocumentId, optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
@@ -64,9 +64,49 @@ export async function operatorNames(db: Firestore): Promise<string[]> {
 
 export async function list(db: Firestore): Promise<OidcClient[]> {
   const snap = await db.collection(OIDC_CLIENTS).get();
-  return snap.docs.map((doc) =>
-    fromStored(typeof doc.get("clientId") === "string" ? doc.get("clientId") : doc.id, doc.data()),
-  );
+  return snap.docs.map((doc) => fromDoc(doc.id, doc.data()));
+}
+
+/** Deletes the client's document: every endpoint then knows it no more than an id nobody registered. */
+export function remove(db: Firestore, tx: Transaction, clientId: string): void {
+  tx.delete(ref(db, clientId));
+}
+
+/**
+ * Clients waiting for review, oldest first, `limit` at a time after the key a page ended on
+ * (`${createdAt}~${document id}`, which the caller keeps opaque), each with its key.
+ */
+export async function waitingPage(
+  db: Firestore,
+  limit: number,
+  after: string | null,
+): Promise<{ clients: OidcClient[]; keys: string[] }> {
+  let query = db
+    .collection(OIDC_CLIENTS)
+    .where("review", "==", "waiting")
+    .orderBy("createdAt", "asc")
+    .orderBy(FieldPath.documentId(), "asc");
+  const cut = after === null ? -1 : after.indexOf("~");
+  if (after !== null && cut > 0) {
+    const at = new Date(after.slice(0, cut));
+    // A key this list did not give reads as the start: the cursor is checked before it gets here.
+    if (!Number.isNaN(at.getTime())) query = query.startAfter(Timestamp.fromDate(at), after.slice(cut + 1));
+  }
+  const snap = await query.limit(limit).get();
+  return {
+    clients: snap.docs.map((doc) => fromDoc(doc.id, doc.data())),
+    keys: snap.docs.map((doc) => `${toDate(doc.get("createdAt")).toISOString()}~${doc.id}`),
+  };
+}
+
+/** How many clients wait for review: one aggregation read. */
+export async function countWaiting(db: Firestore): Promise<number> {
+  return (await db.collection(OIDC_CLIENTS).where("review", "==", "waiting").count().get()).data().count;
+}
+
+/** A stored client: the URL in `clientId` for one kept at a hashed name, its document's id otherwise. */
+function fromDoc(id: string, d: DocumentData): OidcClient {
+  return fromStored(typeof d.clientId === "string" ? d.clientId : id, d);
 }
 
 function secretsOf(d: DocumentData): ClientSecret[] {

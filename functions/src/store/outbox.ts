@@ -47,6 +47,13 @@ const PAYLOADS: { [K in OutboxKind]: (d: DocumentData) => OutboxKinds[K] | null 
   digest: sealedMail,
   approval: personNotice,
   rejection: personNotice,
+  "client-review": (d) => {
+    const to = personNotice(d);
+    const decision = d.decision === "approved" || d.decision === "blocked" ? d.decision : null;
+    return to === null || typeof d.client !== "string" || decision === null
+      ? null
+      : { ...to, client: d.client, decision };
+  },
   "security-notice": (d) => {
     const [to, notice] = [personNotice(d), noticeOf(d.notice)];
     return to === null || notice === null ? null : { ...to, notice };

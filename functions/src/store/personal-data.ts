@@ -30,6 +30,8 @@ const READS: Collection = "startpageReads";
 const NOTICE_WINDOWS: Collection = "noticeWindows";
 const INVITATIONS: Collection = "invitations";
 const RECOVERY_CODES: Collection = "recoveryCodes";
+/** The clients waiting for review, which keep the ids of the people who tried them (`triedBy`). */
+const OIDC_CLIENTS: Collection = "oidcClients";
 /** The operator's lifts of the passkey rule, by person id, in its one document (store/sign-in-rules). */
 const SIGN_IN_RULES: Collection = "signInRules";
 /**
@@ -138,6 +140,9 @@ export async function sweepPerson(db: Firestore, personId: string): Promise<numb
   // would (an invitation sent again names its inviter by address, and by role once it has none).
   await forgetAddress(db, db.collection(HISTORY), "by", personId);
   await forgetAddress(db, db.collection(INVITATIONS), "invitedBy", personId);
+  // A waiting client they tried keeps their id to tell them of its review: nobody to tell now.
+  const tried = await db.collection(OIDC_CLIENTS).where("triedBy", "array-contains", personId).get();
+  for (const d of tried.docs) await d.ref.update({ triedBy: FieldValue.arrayRemove(personId) });
   // Start-page notices addressed to them by name: they leave the audience; a notice for nobody goes.
   for (;;) {
     const snap = await db

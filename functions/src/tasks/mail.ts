@@ -2,8 +2,8 @@
  * The `mail` task function's work, woken through its task queue by whatever queued mail or a job
  * in the outbox (core/outbox/enqueue): the reviewers' digest when one is due
  * (core/notices/review-notices), then the outbox drained (core/outbox/drain) with a handler for
- * every kind of entry it holds: the review's notices, the person's security notices
- * (core/notices/security-mail), and, not mail but run and retried as the outbox runs its entries,
+ * every kind of entry it holds: the review's notices (of people, and of the apps people tried:
+ * core/notices/client-review-notices), the person's security notices (core/notices/security-mail), and, not mail but run and retried as the outbox runs its entries,
  * the erasure's finishing job (core/people/erasure-job), the deletion of a provider account a
  * person let go with an address (core/people/accounts), the events for the apps, fanned out
  * and delivered to each subscription (core/events/delivery), and the logout tokens of ended
@@ -18,6 +18,7 @@ import { erasureJobHandlers } from "../core/people/erasure-job";
 import { accountDeletionHandlers } from "../core/people/accounts";
 import { reviewNoticeHandlers, sendReviewDigest } from "../core/notices/review-notices";
 import { securityNoticeHandlers } from "../core/notices/security-mail";
+import { clientReviewNoticeHandlers } from "../core/notices/client-review-notices";
 import { invitationHandlers } from "../core/invitations/invitation-mail";
 import { errorText } from "../logger";
 
@@ -47,6 +48,7 @@ export function handlers(deps: MailDeps): Handlers {
     ...erasureJobHandlers(deps),
     ...accountDeletionHandlers(deps),
     ...reviewNoticeHandlers(deps),
+    ...clientReviewNoticeHandlers(deps),
     ...eventHandlers(deps),
     ...backchannelHandlers(deps),
     ...invitationHandlers(deps),

@@ -11,7 +11,8 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import type { Express } from "express";
 import { MINUTE } from "../../src/clock";
-import { registerClient, reviewClient } from "../../src/core/oidc/clients";
+import { registerClient } from "../../src/core/oidc/clients";
+import { reviewClient } from "../../src/core/oidc/client-review";
 import { DOCUMENT_FRESH_MIN_MS } from "../../src/core/oidc/metadata-documents";
 import * as oidc from "../../src/routes/oidc/oidc";
 import * as clients from "../../src/store/oidc-clients";
@@ -23,6 +24,8 @@ import { recordingLogger } from "../support/email-codes";
 import { manualClock, type ManualClock } from "../support/fakes";
 import type { RegistrationBudgets, RegistrationPolicy } from "../../src/core/settings";
 
+/** Who reviews here: the operator, as `clients approve` and `clients block` do. */
+const OPERATOR = { kind: "operator", name: "test" } as const;
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const LOOPBACK = "http://127.0.0.1/callback";
 
@@ -299,7 +302,7 @@ describe("a client_id that is its metadata document's URL", () => {
       expect(waiting.text).toContain("Desk agent is waiting for review");
       expect(waiting.text).toContain("We'll email you at");
       expect(await clients.findById(deps.store, url)).toMatchObject({ review: "waiting", triedBy: [person.id] });
-      await reviewClient(deps, url, "approved");
+      await reviewClient(deps, url, "approved", OPERATOR);
       deps.clients.evict(url);
       const asked = await authorize(app, url, cookie);
       expect(asked.text).toContain("Let Desk agent use your account?");
@@ -320,7 +323,7 @@ describe("a client_id that is its metadata document's URL", () => {
       const { url, path } = documentAt({}, "max-age=600");
       const { cookie } = await signedIn(deps);
       await authorize(app, url, cookie);
-      await reviewClient(deps, url, "approved");
+      await reviewClient(deps, url, "approved", OPERATOR);
       server.serve(path, { client_name: "Desk agent", redirect_uris: ["http://127.0.0.1/other"] }, "max-age=600");
       deps.clock.advance(11 * MINUTE);
       const res = await authorize(app, url, cookie, "http://127.0.0.1:49152/other");
@@ -333,7 +336,7 @@ describe("a client_id that is its metadata document's URL", () => {
       const { url, path } = documentAt({}, "max-age=600");
       const { cookie } = await signedIn(deps);
       await authorize(app, url, cookie);
-      await reviewClient(deps, url, "approved");
+      await reviewClient(deps, url, "approved", OPERATOR);
       server.serve(
         path,
         { client_name: "Desk agent", redirect_uris: [LOOPBACK], grant_types: ["authorization_code", "refresh_token"] },
@@ -349,7 +352,7 @@ describe("a client_id that is its metadata document's URL", () => {
       const { url, path } = documentAt();
       const { cookie } = await signedIn(deps);
       await authorize(app, url, cookie);
-      await reviewClient(deps, url, "blocked");
+      await reviewClient(deps, url, "blocked", OPERATOR);
       deps.clock.advance(2 * 24 * 60 * MINUTE);
       const res = await authorize(app, url, cookie);
       expect(res.status).toBe(400);

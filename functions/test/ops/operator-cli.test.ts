@@ -463,6 +463,40 @@ describe("npm run operator", () => {
       expect(refused.stderr).toMatch(/registered by the operator/);
     });
 
+    it("removes a client that registered itself with the consents it was given, once asked, and no client of its own", async () => {
+      const clientId = `dyn_${unique("cli")}`;
+      await selfRegisteredClient({ store: firestore(), clock: systemClock }, clientId, { name: "Gone agent" });
+      const consent = firestore().collection("oidcConsents").doc(unique("consent"));
+      const at = systemClock.now();
+      await consent.set({
+        personId: unique("p"),
+        clientId,
+        resource: "",
+        scopes: ["openid"],
+        givenAt: at,
+        updatedAt: at,
+      });
+      const unasked = await operator(["clients", "remove", clientId]);
+      expect(unasked.code).toBe(2);
+      expect(await clientStore.findById(firestore(), clientId)).not.toBeNull();
+      const removed = await operator(["clients", "remove", clientId, "--yes"]);
+      expect(removed.code).toBe(0);
+      expect(removed.stdout).toContain(`removed client: ${clientId} (Gone agent)`);
+      expect(removed.stdout).toMatch(/^consents: 1$/m);
+      expect(await clientStore.findById(firestore(), clientId)).toBeNull();
+      expect((await consent.get()).exists).toBe(false);
+      const again = await operator(["clients", "remove", clientId, "--yes"]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/no OpenID Connect client/);
+
+      const own = unique("cli-own");
+      await json(["clients", "register", own, "--name", "Own", "--redirect-uri", "https://a.test/cb"]);
+      const refused = await operator(["clients", "remove", own, "--yes"]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/registered by the operator.*disable it instead/);
+      expect(await clientStore.findById(firestore(), own)).not.toBeNull();
+    });
+
     it("registers a client for refresh tokens, takes them away only once asked, and keeps its logout addresses", async () => {
       const clientId = unique("cli-offline");
       const { client } = await json<{ client: { refreshTokens: boolean } }>([

@@ -8,10 +8,13 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appsOf } from "../../src/core/oidc/apps";
-import { reviewClient } from "../../src/core/oidc/clients";
+import { reviewClient } from "../../src/core/oidc/client-review";
 import { appFor, registrationSettings, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
+
+/** Who reviews here: the operator, as `clients approve` and `clients block` do. */
+const OPERATOR = { kind: "operator", name: "test" } as const;
 
 const REVIEWED = registrationSettings("reviewed", { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 });
 const REDIRECT = "https://notes.example.test/callback";
@@ -34,7 +37,7 @@ describe("a blocked app's standing grant", () => {
       );
     expect(reg.status).toBe(201);
     const clientId = reg.body.client_id as string;
-    await reviewClient(deps, clientId, "approved");
+    await reviewClient(deps, clientId, "approved", OPERATOR);
     const { account, person } = await accountWithPerson({ name: "Ada" });
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
     const verifier = randomBytes(32).toString("base64url");
@@ -61,7 +64,7 @@ describe("a blocked app's standing grant", () => {
     expect(tokens.body.refresh_token).toBeTruthy();
     expect((await appsOf(deps, person.id)).map((a) => a.clientId)).toContain(clientId);
 
-    await reviewClient(deps, clientId, "blocked");
+    await reviewClient(deps, clientId, "blocked", OPERATOR);
     expect((await appsOf(deps, person.id)).map((a) => a.clientId)).toContain(clientId);
   });
 });

@@ -9,11 +9,15 @@ import { createHash, randomBytes } from "node:crypto";
 import request from "supertest";
 import { SECOND } from "../../src/clock";
 import { AppError } from "../../src/core/errors";
-import { CLIENT_CACHE_TTL_MS, registerClient, reviewClient } from "../../src/core/oidc/clients";
+import { CLIENT_CACHE_TTL_MS, registerClient } from "../../src/core/oidc/clients";
+import { reviewClient } from "../../src/core/oidc/client-review";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent } from "../support/consent";
+
+/** Who reviews here: the operator, as `clients approve` and `clients block` do. */
+const OPERATOR = { kind: "operator", name: "test" } as const;
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 const REDIRECT = "https://notes.example.test/callback";
@@ -95,21 +99,21 @@ describe("a self-registered client under review", () => {
     const revoke = await request(app).post("/auth/oidc/revoke").type("form").send({ token: "x", client_id: clientId });
     expect(revoke.status).toBe(401);
 
-    await reviewClient(deps, clientId, "approved");
+    await reviewClient(deps, clientId, "approved", OPERATOR);
     pastCache();
     await signedIn(clientId);
   });
 
   it("blocked: its refresh tokens and access tokens stop, as a disabled client's do", async () => {
     const clientId = await registered();
-    await reviewClient(deps, clientId, "approved");
+    await reviewClient(deps, clientId, "approved", OPERATOR);
     pastCache();
     const tokens = await signedIn(clientId);
     const userinfo = () =>
       request(app).get("/auth/oidc/userinfo").set("Authorization", `Bearer ${tokens.access_token}`);
     expect((await userinfo()).status).toBe(200);
 
-    await reviewClient(deps, clientId, "blocked");
+    await reviewClient(deps, clientId, "blocked", OPERATOR);
     pastCache();
     const refreshed = await token({
       grant_type: "refresh_token",
@@ -125,7 +129,7 @@ describe("a self-registered client under review", () => {
   it("refuses to review the operator's own clients", async () => {
     const clientId = unique("operators");
     await registerClient(deps, { clientId, clientSecret: "s".repeat(43), name: "Ours", redirectUris: [REDIRECT] });
-    await expect(reviewClient(deps, clientId, "blocked")).rejects.toThrow(AppError);
+    await expect(reviewClient(deps, clientId, "blocked", OPERATOR)).rejects.toThrow(AppError);
     const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
     expect(stored?.review).toBe("approved");
   });

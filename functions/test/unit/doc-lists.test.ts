@@ -103,6 +103,11 @@ const PAGES: Array<{ group: GroupName; page: string; paths: RegExp }> = [
   { group: "people", page: "[Invitations](people.md#invitations)", paths: /^\/auth\/invitations\b/ },
   {
     group: "people",
+    page: "[Apps waiting for review](people.md#apps-waiting-for-review)",
+    paths: /^\/auth\/clients\//,
+  },
+  {
+    group: "people",
     page: "[A person's own account](people.md#a-persons-own-account)",
     paths: /^\/auth\/account(\/data|\/apps\b|$)/,
   },

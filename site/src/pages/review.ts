@@ -1,13 +1,15 @@
 /**
  * `/review`: the people waiting for review, oldest first, a page at a time ("Show more"): what
  * each proved when they came, when, their name and their note (as text). Approve or reject one,
- * or select several and decide them at once; what became of each is said beside it. The
- * administrators' page: anyone else is told so, and a signed-out visitor is sent to sign in.
+ * or select several and decide them at once; what became of each is said beside it. Then the apps
+ * that registered themselves and wait for review (reviewers/app-queue). The administrators' page:
+ * anyone else is told so, and a signed-out visitor is sent to sign in.
  */
 import type { Person } from "../shared/api";
 import { askAdmin, forAdministrators, personPage } from "../reviewers/door";
 import { ago, exactly, proved, suggestionWords, whoIs, type AdminPerson } from "../reviewers/people-words";
 import { approveAsSuggested, review, type Decision } from "../reviewers/review-decisions";
+import { appQueue } from "../reviewers/app-queue";
 import { alertBox, button, h, paragraph, retitle, unseen, view, whileBusy } from "../shared/ui";
 
 const PAGE = 25;
@@ -205,6 +207,8 @@ forAdministrators(async (me: Person) => {
     said,
     more,
     shown,
+    // The apps that registered themselves wait here too, after the people.
+    appQueue(me).element,
   );
   footer();
 });

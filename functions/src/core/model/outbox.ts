@@ -88,6 +88,11 @@ export interface OutboxKinds {
   approval: PersonNotice;
   /** A person told they are turned down, where NOTIFY_REJECTED is on. */
   rejection: PersonNotice;
+  /**
+   * A person who tried an app while it waited for review, told of the reviewer's decision
+   * (core/notices/client-review-notices): `client` its id, `decision` what was decided.
+   */
+  "client-review": PersonNotice & { client: string; decision: "approved" | "blocked" };
   /** A person told of their own account (core/notices/security-notices). */
   "security-notice": PersonNotice & { notice: OutboxNotice };
   /** An invitation's mail (core/invitations/invitations), `about` the invitation; each send its own entry. */

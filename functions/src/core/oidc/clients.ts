@@ -299,23 +299,6 @@ export function disableClient(deps: StoreDeps, clientId: string): Promise<OidcCl
   return update(deps, clientId, (c) => ({ ...c, disabled: true }));
 }
 
-/**
- * The operator's review of a client that registered itself: `approved` lets it be used, `blocked`
- * makes it unknown to every endpoint as `disableClient` does (findClient, usable), so its refresh
- * tokens and access tokens stop working with it. Only self-registered clients are reviewed; the
- * operator's own are refused, so a review never touches what the operator registered.
- */
-export function reviewClient(deps: StoreDeps, clientId: string, review: "approved" | "blocked"): Promise<OidcClient> {
-  return update(deps, clientId, (c) => {
-    if (!selfRegistered(c))
-      throw new AppError(
-        "client_not_self_registered",
-        `"${clientId}" was registered by the operator; only clients that registered themselves are reviewed`,
-      );
-    return { ...c, review };
-  });
-}
-
 /** Undoes `disableClient`: the registration, its redirect URIs and its secrets as they were. */
 export function enableClient(deps: StoreDeps, clientId: string): Promise<OidcClient> {
   return update(deps, clientId, (c) => ({ ...c, disabled: false }));

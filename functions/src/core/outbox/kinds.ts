@@ -16,6 +16,7 @@ export const KINDS = {
   digest: { lane: "mail", is: "mail" },
   approval: { lane: "mail", is: "mail" },
   rejection: { lane: "mail", is: "mail" },
+  "client-review": { lane: "mail", is: "mail" },
   "security-notice": { lane: "mail", is: "mail" },
   invitation: { lane: "bulk", is: "mail" },
   "account-deletion": { lane: "mail", is: "job" },

@@ -22,7 +22,7 @@ interface Line {
 
 const MAIL = kindsThatAre("mail");
 /** Mail written as it is sent (a notice, an invitation), rather than sealed when it was decided. */
-const WRITTEN: OutboxKind[] = ["approval", "rejection", "security-notice", "invitation"];
+const WRITTEN: OutboxKind[] = ["approval", "rejection", "client-review", "security-notice", "invitation"];
 const DELIVERIES = kindsThatAre("delivery");
 const JOBS = kindsThatAre("job");
 
@@ -56,7 +56,7 @@ export const OUTBOX_LOG = {
     kinds: WRITTEN,
     fields: ["outboxId", "kind"],
     means:
-      "A notice had nothing left to say when its turn came (its person gone or without an address, an approval undone, an invitation revoked or sent again since, or a browser only to remember): nothing sent, the entry done as `none`. A security notice past the person's limit is done as `folded` instead, and counted in their summary ([Security notices](privacy.md#security-notices))",
+      "A notice had nothing left to say when its turn came (its person gone, no longer approved or without an address, an approval undone, an app's review changed again or the app removed, an invitation revoked or sent again since, or a browser only to remember): nothing sent, the entry done as `none`. A security notice past the person's limit is done as `folded` instead, and counted in their summary ([Security notices](privacy.md#security-notices))",
   },
   mailNotWritten: {
     message: "mail not written",

@@ -12,7 +12,6 @@ import {
   listClients,
   removePostLogoutRedirectUri,
   removeRedirectUri,
-  reviewClient,
   rotateSecret,
   setBackchannelLogoutUri,
   setPkcePolicy,
@@ -21,6 +20,7 @@ import {
   showClient,
   unknownClient,
 } from "../../core/oidc/clients";
+import { removeClient, reviewClient } from "../../core/oidc/client-review";
 import { many, one, parseDuration, type Command } from "../cli";
 import { urlProblem } from "../../core/events/hooks";
 import type { Context } from "../context";
@@ -132,6 +132,13 @@ function pkce(value: string | undefined): PkcePolicy {
 function changed(ctx: Context, client: OidcClient): void {
   ctx.print(describe(client), view(client));
   ctx.note("Instances that have the client cached see the change within 30 seconds.");
+}
+
+/** Shows a reviewed client, and how many of the people who tried it are mailed the decision. */
+function reviewed(ctx: Context, { client, told }: { client: OidcClient; told: number }): void {
+  changed(ctx, client);
+  if (told > 0)
+    ctx.note(`${told === 1 ? "1 person" : `${told} people`} who tried it while it waited will be mailed the decision.`);
 }
 
 const backend = true;
@@ -319,7 +326,7 @@ export const clientCommands: Command[] = [
     positionals: [1, 1],
     backend,
     async run(ctx, [id]) {
-      changed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "approved"));
+      reviewed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "approved", ctx.actor()));
     },
   },
   {
@@ -330,7 +337,33 @@ export const clientCommands: Command[] = [
     backend,
     async run(ctx, [id]) {
       await ctx.confirm(`Block ${id as string}? Its sign-ins, tokens and refresh tokens stop working.`);
-      changed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "blocked"));
+      reviewed(ctx, await reviewClient(ctx.deps(), clientId(id as string), "blocked", ctx.actor()));
+    },
+  },
+  {
+    name: "clients remove",
+    summary:
+      "delete a client that registered itself, with the consents, grants, tokens and codes it holds (asks first)",
+    usage: "clients remove <client_id> [--yes]",
+    positionals: [1, 1],
+    backend,
+    async run(ctx, [id]) {
+      const target = clientId(id as string);
+      await ctx.confirm(
+        `Remove ${target}? It is deleted with every consent, grant, token and code it holds; it could only register again.`,
+      );
+      const { client, removed } = await removeClient(ctx.deps(), target);
+      const lines = [
+        `removed client: ${client.clientId} (${client.name})`,
+        `consents: ${removed.consents}`,
+        `grants: ${removed.grants} (refresh tokens: ${removed.refreshTokens})`,
+        `access tokens: ${removed.accessTokens}`,
+        `codes: ${removed.codes}`,
+        `sign-ins: ${removed.signIns}`,
+        `disconnects remembered: ${removed.disconnects}`,
+      ];
+      ctx.print(lines.join("\n"), { removed: { client: view(client), ...removed } });
+      ctx.note("Instances that have the client cached stop serving it within 30 seconds.");
     },
   },
   {

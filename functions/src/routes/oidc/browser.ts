@@ -25,7 +25,7 @@ import { consentStep } from "../../core/oidc/consents";
 import { firstParty, type OidcClient } from "../../core/model/oidc-client";
 import type { Person } from "../../core/model/person";
 import { askConsentPage, refusedUnverifiedPage, waitingForReviewPage } from "../../http/consent-pages";
-import { recordTry } from "../../core/oidc/client-tries";
+import { recordTry } from "../../core/oidc/client-review";
 import * as consents from "../../store/oidc-consents";
 import { findResource, mayAskFor } from "../../core/oidc/resources";
 import type { Deps } from "../../core/deps";

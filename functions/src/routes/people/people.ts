@@ -2,7 +2,8 @@
  * The people group: the administrators' API of people (`/auth/people`: the list, the review queue,
  * a person's record, history, data, sessions, passkeys and apps, changing and erasing them), with
  * the two other audiences it serves mounted beside it: the person's own account (own-account.ts)
- * and the administrators' invitations (invitations.ts).
+ * and the administrators' invitations (invitations.ts); and the administrators' review of the apps
+ * that registered themselves (client-review.ts, `/auth/clients`).
  */
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
@@ -24,6 +25,7 @@ import { ADMIN_NEED, requireAccess } from "../../http/gate";
 import { clearSessionCookie } from "../../http/cookies";
 import { jsonErrors } from "../../http/presenters";
 import { invitationRoutes } from "./invitations";
+import { clientReviewRoutes } from "./client-review";
 import { ownAccountRoutes, sendData } from "./own-account";
 import { asAdmin } from "../../http/acting";
 import { cursorOf, readCursor } from "../../http/cursor";
@@ -43,6 +45,7 @@ const personIdParam = (req: Request) => String(req.params.personId);
 export function routes(deps: Deps): Router {
   const router = Router();
   router.use(invitationRoutes(deps));
+  router.use(clientReviewRoutes(deps));
   router.use(ownAccountRoutes(deps));
 
   const listQuery = z
