@@ -30,15 +30,15 @@ export interface ClientSweep {
 }
 
 function naming(db: Firestore, clientId: string): Record<keyof ClientSweep, Query> {
-  const by = (collection: Collection) => db.collection(collection).where("clientId", "==", clientId);
+  // Each collection named as written, so the list of what the store writes stays checkable.
   return {
-    consents: by(CONSENTS),
-    grants: by(GRANTS),
-    refreshTokens: by(REFRESH_TOKENS),
-    accessTokens: by(ACCESS_TOKENS),
-    codes: by(CODES),
-    signIns: by(SIGN_INS),
-    disconnects: by(DISCONNECTS),
+    consents: db.collection(CONSENTS).where("clientId", "==", clientId),
+    grants: db.collection(GRANTS).where("clientId", "==", clientId),
+    refreshTokens: db.collection(REFRESH_TOKENS).where("clientId", "==", clientId),
+    accessTokens: db.collection(ACCESS_TOKENS).where("clientId", "==", clientId),
+    codes: db.collection(CODES).where("clientId", "==", clientId),
+    signIns: db.collection(SIGN_INS).where("clientId", "==", clientId),
+    disconnects: db.collection(DISCONNECTS).where("clientId", "==", clientId),
   };
 }
 
