@@ -18,7 +18,7 @@ import * as oidc from "../../src/routes/oidc/oidc";
 import * as clients from "../../src/store/oidc-clients";
 import { appFor, registrationSettings, testConfig, testDeps, unique, type TestDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
-import { authorizedWithConsent, ID_HOST } from "../support/consent";
+import { answerConsent, authorizedWithConsent, formOf, ID_HOST, onward } from "../support/consent";
 import { documentServer, type DocumentServer } from "../support/document-server";
 import { recordingLogger } from "../support/email-codes";
 import { manualClock, type ManualClock } from "../support/fakes";
@@ -169,6 +169,24 @@ describe("a client_id that is its metadata document's URL", () => {
         by: "metadata document",
         redirectHosts: ["127.0.0.1"],
       });
+    });
+
+    it("writes each person's yes and no where the operator reads them, with ids alone", async () => {
+      const { deps } = w;
+      const log = recordingLogger();
+      const logged = appFor(oidc, { ...deps, log });
+      const { url } = documentAt();
+      const yes = await signedIn(deps);
+      await authorizedWithConsent(logged, yes.cookie, authorizeQuery(url));
+      const no = await signedIn(deps);
+      const asked = await authorize(logged, url, no.cookie);
+      const refused = await answerConsent(logged, no.cookie, { ...formOf(asked.text), answer: "deny" });
+      expect(onward(refused.text).searchParams.get("error")).toBe("access_denied");
+      const lines = log.lines.map((l) => JSON.parse(l));
+      const said = { clientId: url, resource: null, scopes: ["openid"] };
+      expect(lines).toContainEqual({ message: "app let in by person", personId: yes.person.id, ...said });
+      expect(lines).toContainEqual({ message: "app refused by person", personId: no.person.id, ...said });
+      expect(log.lines.join("\n")).not.toContain("@");
     });
 
     it("still needs one of its redirect URIs", async () => {

@@ -68,7 +68,7 @@ export interface ConsentAnswer {
 }
 
 export async function consentStep(
-  deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction" | "random">,
+  deps: Pick<Deps, "store" | "pepper" | "clock" | "transaction" | "random" | "log">,
   signedIn: { personId: string; sessionKey: string; authTime: Date },
   request: { client: OidcClient; resource: Resource | null; scopes: readonly string[]; askAgain: boolean },
   answer: ConsentAnswer | null,
@@ -77,7 +77,18 @@ export async function consentStep(
   const asked = askedOf(request);
   const ring = pepperRing(deps);
   const confirmed = answer !== null && consentConfirmed(ring, signedIn.sessionKey, asked, answer.confirmation);
-  if (confirmed && !answer.allow) return { kind: "refused" };
+  // Where the operator reads who let which app in, and who would not: ids and scopes only.
+  const said = (message: string) =>
+    deps.log.info(message, {
+      clientId: asked.clientId,
+      personId: signedIn.personId,
+      resource: asked.resource === "" ? null : asked.resource,
+      scopes: asked.scopes,
+    });
+  if (confirmed && !answer.allow) {
+    said("app refused by person");
+    return { kind: "refused" };
+  }
   const held = await consents.find(deps.store, signedIn.personId, asked.clientId, asked.resource);
   const heldScopes = held?.scopes ?? [];
   // Only a yes the person gave lets a request by without the page: never an empty request alone,
@@ -89,6 +100,7 @@ export async function consentStep(
   if (sensitive && deps.clock.now().getTime() - signedIn.authTime.getTime() > STEP_UP_MS) return { kind: "step-up" };
   if (confirmed) {
     await deps.transaction((tx) => remember(deps, tx, signedIn.personId, { ...asked, name: request.client.name }));
+    said("app let in by person");
     return { kind: "given" };
   }
   return { kind: "ask", confirmation: consentConfirmation(ring[0] as PepperKey, signedIn.sessionKey, asked) };
