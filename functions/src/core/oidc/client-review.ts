@@ -220,10 +220,11 @@ export async function decideClients(
 }
 
 /**
- * Removes a client that registered itself, for good: its document first (every endpoint then
- * knows it no more than an id nobody registered), then everything that names it: the consents
+ * Removes a client that registered itself, for good: disabled first (every endpoint then knows it
+ * no more than an id nobody registered), then everything that names it is deleted: the consents
  * people gave it, its grants with their refresh tokens, its access tokens, its unredeemed codes,
- * its sign-ins and the disconnects remembered of it. Nothing of it is left for a client that later
+ * its sign-ins and the disconnects remembered of it; its document last, so that a removal stopped
+ * half-way is finished by running it again. Nothing of it is left for a client that later
  * registers under the same id (a metadata document's URL) to inherit. The operator's own clients
  * are refused: they are disabled instead.
  */
@@ -231,6 +232,8 @@ export async function removeClient(
   deps: Pick<Deps, "store" | "transaction" | "log">,
   clientId: string,
 ): Promise<{ client: OidcClient; removed: ClientSweep }> {
+  // Disabled first, so it gets nothing more while what it holds is swept; its document goes last,
+  // so a removal that stops half-way is found and finished by running it again.
   const client = await deps.transaction(async (tx) => {
     const found = await clients.findById(deps.store, clientId, tx);
     if (found === null) throw unknownClient(clientId);
@@ -239,10 +242,14 @@ export async function removeClient(
       "client_not_self_registered",
       `"${clientId}" was registered by the operator; only a client that registered itself is removed (disable it instead)`,
     );
-    clients.remove(deps.store, tx, clientId);
+    await clients.save(deps.store, { ...found, disabled: true }, tx);
     return found;
   });
   const removed = await sweepClient(deps.store, clientId);
+  await deps.transaction(async (tx) => {
+    await clients.findById(deps.store, clientId, tx);
+    clients.remove(deps.store, tx, clientId);
+  });
   deps.log.info("client removed", { clientId, ...removed });
   return { client, removed };
 }
