@@ -81,7 +81,8 @@ describe.each(MODES)("the apps on the reviewers' page, %s", (mode) => {
     await apps.getByText("No apps are waiting for review.").waitFor();
 
     const email = `${unique("tess")}@example.test`;
-    const tess = await personFor({ uid: unique("u"), email }, { name: "Tess Tried" });
+    const tessUid = unique("u");
+    const tess = await personFor({ uid: tessUid, email }, { name: "Tess Tried" });
     const name = `Field Notes ${unique("n")}`;
     const notes = `dyn_${unique("c")}`;
     const now = systemClock.now().getTime();
@@ -146,5 +147,18 @@ describe.each(MODES)("the apps on the reviewers' page, %s", (mode) => {
     await t.visitor.press("Block this app");
     await other.locator(".outcome", { hasText: "Blocked: it can't sign anyone in." }).waitFor();
     expect((await clients.findById(db, agent))?.review).toBe("blocked");
+
+    // And the app Tess tried now takes her as far as its consent page, where it only waited before.
+    await openSessionAs(t.page, tessUid);
+    const asked = new URLSearchParams({
+      client_id: notes,
+      redirect_uri: "http://127.0.0.1:49200/callback",
+      response_type: "code",
+      scope: "openid",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
+    await t.page.goto(`${ID_HOST}/auth/oidc/authorize?${asked}`);
+    await t.page.getByRole("heading", { level: 1, name: `Let ${name} use your account?` }).waitFor();
   }, 180_000);
 });
