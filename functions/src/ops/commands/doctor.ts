@@ -15,7 +15,8 @@ import * as params from "../../config/params";
 import { ping } from "../../store/db";
 import * as clientStore from "../../store/oidc-clients";
 import { selfRegistered } from "../../core/model/oidc-client";
-import { listHooks } from "../../core/events/hooks";
+import { hookDeliveries, listHooks } from "../../core/events/hooks";
+import { DELIVERIES_READ, subscriptionHealth } from "../doctor/subscriptions";
 import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
 import type { Context } from "../context";
@@ -108,7 +109,7 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
   // delivered), and what its deliveries last said. Not required: the service works without them.
   if (credentials) {
     const subscriptions = await listHooks(deps).catch(() => []);
-    checks.push(...(await Promise.all(subscriptions.map((hook) => subscriptionCheck(hook)))));
+    checks.push(...(await Promise.all(subscriptions.map((hook) => subscriptionCheck(deps, hook)))));
   }
   if (testTo !== null && mailer !== null) {
     const text = "The identity service's doctor sent this to check that its mail reaches people.";
@@ -190,20 +191,23 @@ async function registrationCheck(deps: ReturnType<Context["deps"]>): Promise<Che
   );
 }
 
-/** One app's subscription: its address answers (any status below 500), and its deliveries' health. */
-function subscriptionCheck(hook: Hook): Promise<Check> {
-  const health =
-    hook.failures > 0
-      ? `${hook.failures} deliveries failed in a row (last: ${hook.lastError})`
-      : `last delivered ${hook.lastSuccessAt?.toISOString() ?? "never"}`;
+/**
+ * One app's subscription: its address answers (any status below 500), and its deliveries' health
+ * (doctor/subscriptions): failures in a row, a day with none delivered, deliveries given up.
+ */
+async function subscriptionCheck(deps: ReturnType<Context["deps"]>, hook: Hook): Promise<Check> {
+  const latest = await withDeadline(hookDeliveries(deps, hook.app, DELIVERIES_READ), 10_000).catch(() => null);
+  const givenUp = latest?.filter((d) => d.state === "failed").length ?? 0;
+  const health = subscriptionHealth(hook, givenUp, deps.clock.now());
+  const unread = latest === null ? "; its deliveries could not be read" : "";
   return probe(
     `events to ${hook.app}`,
     async () => {
-      if (hook.disabled) return `disabled; ${health}`;
+      if (hook.disabled) return `disabled; ${health.detail}${unread}`;
       const res = await fetch(hook.url, { method: "HEAD", redirect: "manual", signal: AbortSignal.timeout(5_000) });
-      if (res.status >= 500) throw new Error(`${hook.url} answers ${res.status}; ${health}`);
-      if (hook.failures > 0) throw new Error(`${hook.url} answers; ${health}`);
-      return `${hook.url} answers; ${health}`;
+      if (res.status >= 500) throw new Error(`${hook.url} answers ${res.status}; ${health.detail}${unread}`);
+      if (!health.ok || latest === null) throw new Error(`${hook.url} answers; ${health.detail}${unread}`);
+      return `${hook.url} answers; ${health.detail}`;
     },
     false,
   );
