@@ -11,7 +11,7 @@ import { appsOf } from "../../src/core/oidc/apps";
 import { reviewClient } from "../../src/core/oidc/client-review";
 import { appFor, registrationSettings, testConfig, testDeps } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
-import { authorizedWithConsent } from "../support/consent";
+import { authorizedWithConsent, registeredPublicClient } from "../support/consent";
 
 /** Who reviews here: the operator, as `clients approve` and `clients block` do. */
 const OPERATOR = { kind: "operator", name: "test" } as const;
@@ -24,19 +24,7 @@ describe("a blocked app's standing grant", () => {
   const app = appFor(oidc, deps);
 
   it("is still listed to the person, who may disconnect it before a re-approval revives it", async () => {
-    const reg = await request(app)
-      .post("/auth/oidc/register")
-      .set("Content-Type", "application/json")
-      .send(
-        JSON.stringify({
-          client_name: "Notes",
-          redirect_uris: [REDIRECT],
-          token_endpoint_auth_method: "none",
-          grant_types: ["authorization_code", "refresh_token"],
-        }),
-      );
-    expect(reg.status).toBe(201);
-    const clientId = reg.body.client_id as string;
+    const clientId = await registeredPublicClient(app, REDIRECT);
     await reviewClient(deps, clientId, "approved", OPERATOR);
     const { account, person } = await accountWithPerson({ name: "Ada" });
     const cookie = await sessionCookieFor(deps, account.uid, person.id);

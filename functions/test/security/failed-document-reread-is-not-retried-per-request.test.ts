@@ -5,76 +5,49 @@
  * leave the client stale for the next request to fetch again: else, after one counted first
  * reading, anyone could make the provider fetch the URL once per request without bound.
  */
-import { createHash } from "node:crypto";
 import request from "supertest";
-import type { Express } from "express";
 import { HOUR, MINUTE } from "../../src/clock";
 import { DOCUMENT_FRESH_MIN_MS } from "../../src/core/oidc/metadata-documents";
-import * as oidc from "../../src/routes/oidc/oidc";
-import { appFor, registrationSettings, testConfig, testDeps, unique, type TestDeps } from "../support/deps";
+import { unique } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { ID_HOST } from "../support/consent";
-import { documentServer, type DocumentServer } from "../support/document-server";
+import { documentAuthorizeQuery, documentWorld } from "../support/document-clients";
 
-const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
-
-let server: DocumentServer;
-let deps: TestDeps;
-let app: Express;
-beforeAll(async () => {
-  server = await documentServer();
-  deps = testDeps({
-    config: testConfig({
-      oidcRegistration: registrationSettings("open", LOTS, { devOrigins: [server.origin], ca: server.ca }),
-    }),
-  });
-  app = appFor(oidc, deps);
-});
-afterAll(() => server.close());
-
-const query = (clientId: string) =>
-  new URLSearchParams({
-    client_id: clientId,
-    redirect_uri: "http://127.0.0.1:49152/callback",
-    response_type: "code",
-    scope: "openid",
-    state: "s1",
-    code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
-    code_challenge_method: "S256",
-  });
+const world = documentWorld("open");
+const query = (clientId: string) => documentAuthorizeQuery(clientId);
 
 it("fetches a failing document once per the provider's floor, not once per request", async () => {
   const path = `/${unique("agent")}/client.json`;
-  const url = server.serve(path, { client_name: "Desk agent", redirect_uris: ["http://127.0.0.1/callback"] });
+  const url = world.server.serve(path, { client_name: "Desk agent", redirect_uris: ["http://127.0.0.1/callback"] });
   const { account, person } = await accountWithPerson({ name: "Ada" });
-  const cookie = await sessionCookieFor(deps, account.uid, person.id);
+  const cookie = await sessionCookieFor(world.deps, account.uid, person.id);
   const authorize = () =>
-    request(app)
+    request(world.app)
       .get(`/auth/oidc/authorize?${query(url)}`)
       .set("Cookie", cookie)
       .set("X-Forwarded-Host", ID_HOST);
   expect((await authorize()).status).toBe(200);
-  expect(server.hits(path)).toBe(1);
+  expect(world.server.hits(path)).toBe(1);
 
   // Stale, and now failing: the first request after reads it, and is refused with a page.
-  deps.clock.advance(HOUR + MINUTE);
-  server.serve(path, { status: 500, body: "down" });
+  world.deps.clock.advance(HOUR + MINUTE);
+  world.server.serve(path, { status: 500, body: "down" });
   const failed = await authorize();
   expect(failed.status).toBe(400);
   expect(failed.headers.location).toBeUndefined();
-  expect(server.hits(path)).toBe(2);
+  expect(world.server.hits(path)).toBe(2);
   // The requests after it, within the floor, fetch nothing more; nor do they let the client in.
   for (let i = 0; i < 5; i++) {
     const again = await authorize();
     expect(again.status).toBe(400);
     expect(again.headers.location).toBeUndefined();
   }
-  expect(server.hits(path)).toBe(2);
+  expect(world.server.hits(path)).toBe(2);
 
   // Past the floor it is tried again, and once it answers the client is served again.
-  deps.clock.advance(DOCUMENT_FRESH_MIN_MS + MINUTE);
-  server.serve(path, { client_name: "Desk agent", redirect_uris: ["http://127.0.0.1/callback"] });
+  world.deps.clock.advance(DOCUMENT_FRESH_MIN_MS + MINUTE);
+  world.server.serve(path, { client_name: "Desk agent", redirect_uris: ["http://127.0.0.1/callback"] });
   const back = await authorize();
-  expect(server.hits(path)).toBe(3);
+  expect(world.server.hits(path)).toBe(3);
   expect(back.text).toContain("Let Desk agent use your account?");
 });

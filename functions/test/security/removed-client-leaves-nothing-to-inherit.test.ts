@@ -15,7 +15,7 @@ import * as oidc from "../../src/routes/oidc/oidc";
 import * as clients from "../../src/store/oidc-clients";
 import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
-import { authorizedWithConsent } from "../support/consent";
+import { authorizedWithConsent, registeredPublicClient } from "../support/consent";
 
 const OPERATOR = { kind: "operator", name: "test" } as const;
 const REVIEWED = registrationSettings("reviewed", { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 });
@@ -32,19 +32,7 @@ describe("a removed self-registered client", () => {
 
   /** Registered, approved, and signed in to by a person who let it act while away: its tokens. */
   async function inUse() {
-    const reg = await request(app)
-      .post("/auth/oidc/register")
-      .set("Content-Type", "application/json")
-      .send(
-        JSON.stringify({
-          client_name: "Notes",
-          redirect_uris: [REDIRECT],
-          token_endpoint_auth_method: "none",
-          grant_types: ["authorization_code", "refresh_token"],
-        }),
-      );
-    expect(reg.status).toBe(201);
-    const clientId = reg.body.client_id as string;
+    const clientId = await registeredPublicClient(app, REDIRECT);
     await reviewClient(deps, clientId, "approved", OPERATOR);
     pastCache();
     const { account, person } = await accountWithPerson({ name: "Ada" });

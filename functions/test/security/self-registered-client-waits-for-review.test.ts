@@ -14,7 +14,7 @@ import { reviewClient } from "../../src/core/oidc/client-review";
 import * as oidc from "../../src/routes/oidc/oidc";
 import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
-import { authorizedWithConsent } from "../support/consent";
+import { authorizedWithConsent, registeredPublicClient } from "../support/consent";
 
 /** Who reviews here: the operator, as `clients approve` and `clients block` do. */
 const OPERATOR = { kind: "operator", name: "test" } as const;
@@ -29,19 +29,7 @@ describe("a self-registered client under review", () => {
   const pastCache = () => deps.clock.advance(CLIENT_CACHE_TTL_MS + SECOND);
 
   async function registered() {
-    const res = await request(app)
-      .post("/auth/oidc/register")
-      .set("Content-Type", "application/json")
-      .send(
-        JSON.stringify({
-          client_name: "Notes",
-          redirect_uris: [REDIRECT],
-          token_endpoint_auth_method: "none",
-          grant_types: ["authorization_code", "refresh_token"],
-        }),
-      );
-    expect(res.status).toBe(201);
-    return res.body.client_id as string;
+    return registeredPublicClient(app, REDIRECT);
   }
 
   const authorizeQuery = (clientId: string, verifier: string) =>

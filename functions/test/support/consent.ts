@@ -82,3 +82,24 @@ export async function selfRegisteredClient(
     ...fields,
   });
 }
+
+/**
+ * A public client (PKCE, no secret) registered at `POST /auth/oidc/register` of `app`, as an
+ * agent registers itself, named `name`, sending people to `redirectUri`, with refresh tokens: its
+ * client_id. The registration must be taken (201).
+ */
+export async function registeredPublicClient(app: Express, redirectUri: string, name = "Notes"): Promise<string> {
+  const res = await request(app)
+    .post("/auth/oidc/register")
+    .set("Content-Type", "application/json")
+    .send(
+      JSON.stringify({
+        client_name: name,
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: "none",
+        grant_types: ["authorization_code", "refresh_token"],
+      }),
+    );
+  expect(res.status).toBe(201);
+  return res.body.client_id as string;
+}
