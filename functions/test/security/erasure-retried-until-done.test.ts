@@ -65,7 +65,15 @@ async function doctorsErasures(): Promise<{ ok: boolean; required: boolean; deta
 describe("an erasure the identity provider keeps refusing", () => {
   it("is retried past ten attempts, a day and a month, at least every 4 hours, until it is done, and doctor says so", async () => {
     const { identity, state } = refusing();
-    const deps = testDeps({ store: db, identity });
+    // What each attempt logs, at what time by the test's clock.
+    const said: Array<{ severity: string; message: string; at: number }> = [];
+    const heard = (severity: string) => (message: string) =>
+      void said.push({ severity, message, at: deps.clock.now().getTime() });
+    const deps = testDeps({
+      store: db,
+      identity,
+      log: { info: heard("INFO"), warn: heard("WARNING"), error: heard("ERROR") },
+    });
     // Begun 34 days ago by the test's clock, so the doctor, on the real clock, sees it that old.
     // eslint-disable-next-line no-restricted-syntax -- the doctor runs on the real clock
     const realNow = () => new Date();
@@ -73,6 +81,7 @@ describe("an erasure the identity provider keeps refusing", () => {
     const email = `${unique("stuck")}@example.test`;
     const account = await auth.createUser({ email, emailVerified: true });
     const person = await personFor({ uid: account.uid, email }, { projects: ["startpage"] }, db);
+    const begunAt = deps.clock.now().getTime();
     expect((await erasePerson(deps, person.id, byOperator)).finished).toBe(false);
 
     // Fifteen attempts: past the ten after which mail is given up, and past a day of tries.
@@ -86,6 +95,14 @@ describe("an erasure the identity provider keeps refusing", () => {
       expect(wait).toBeLessThanOrEqual(4 * HOUR * 1.2 + 1000);
       if (attempt >= 8) expect(wait).toBeGreaterThanOrEqual(4 * HOUR * 0.8);
     }
+    // Each attempt that leaves the accounts says so: a warning in the erasure's first day, an
+    // ERROR (alerted on: monitoring/policies/erasure-overdue.json) past it.
+    const left = said.filter((l) => l.message === "erasure not finished: provider accounts left");
+    const overdue = said.filter((l) => l.message === "erasure overdue");
+    expect(left.length).toBeGreaterThan(0);
+    expect(overdue.length).toBeGreaterThan(0);
+    expect(left.every((l) => l.severity === "WARNING" && l.at - begunAt < DAY)).toBe(true);
+    expect(overdue.every((l) => l.severity === "ERROR" && l.at - begunAt >= DAY)).toBe(true);
     // A job waiting hours for its next try is not mail held up: GET /status does not call it degraded.
     expect((await checkHealth(deps)).checks.outbox).toMatchObject({ ok: true, oldestSeconds: null });
     const begun = (await db.collection("erasures").doc(person.id).get()).data() ?? {};

@@ -19,6 +19,12 @@ import { revokeInvitationsOf } from "./inviters";
 
 type FinishDeps = Pick<Deps, "store" | "identity" | "log" | "clock" | "random" | "transaction">;
 
+/**
+ * An erasure is usually finished within a day (docs/privacy.md): an attempt past that which still
+ * leaves accounts is an ERROR line (`erasure overdue`, alerted on: monitoring/), and doctor fails.
+ */
+export const ERASURE_OVERDUE_MS = DAY;
+
 /** The finishing job waits this long for the request's own attempt, then tries, and retries until done. */
 const JOB_AFTER_MS = MINUTE;
 
@@ -88,7 +94,14 @@ export async function finishErasure(deps: FinishDeps, personId: string): Promise
   await personal.sweepPerson(deps.store, personId);
   if (failed.length === 0) await personal.endErasure(deps.store, personId);
   else {
-    deps.log.warn("erasure not finished: provider accounts left", { personId, accounts: failed.length });
+    const beganMs = deps.clock.now().getTime() - pending.startedAt.getTime();
+    if (beganMs >= ERASURE_OVERDUE_MS)
+      deps.log.error("erasure overdue", {
+        personId,
+        accounts: failed.length,
+        startedAt: pending.startedAt.toISOString(),
+      });
+    else deps.log.warn("erasure not finished: provider accounts left", { personId, accounts: failed.length });
     await keepRetrying(deps, personId);
   }
   return failed;
