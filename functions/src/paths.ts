@@ -6,7 +6,8 @@
  * which function answered. Plain data, imported by the functions, the tests and the tools alike.
  *
  * Every path is served on the service's own sites (its apex, `www`, and the identity host, whose
- * pages call the API on their own origin); `apps` names the application hosts that serve it too.
+ * pages call the API on their own origin), but one marked `appsOnly`; `apps` names the
+ * application hosts that serve it too.
  */
 
 /** The application hosts' Hosting sites (firebase.json targets), one per app host. */
@@ -17,10 +18,14 @@ export const OWN_SITES = ["service", "www", "id"] as const;
 export type AppSite = (typeof APP_SITES)[number];
 export type Site = (typeof OWN_SITES)[number] | AppSite;
 
-/** A Hosting source pattern (`/a/b`, `/a/**`) and the app hosts that serve it besides the service's own sites. */
+/**
+ * A Hosting source pattern (`/a/b`, `/a/**`) and the app hosts that serve it besides the service's
+ * own sites; with `appsOnly`, on those app hosts alone.
+ */
 export interface Route {
   path: string;
   apps?: readonly AppSite[];
+  appsOnly?: true;
 }
 
 /** What every app host offers: the session endpoints a browser app signs in and out with. */
@@ -74,8 +79,9 @@ export const PATHS = {
   // The family's MCP server, on the start page's host, and its protected resource metadata at the
   // path RFC 9728 §3.1 makes of its resource URL (MCP_RESOURCE_URL, whose path is `/mcp`).
   mcp: [
-    { path: "/mcp", apps: ["startpage"] },
-    { path: "/.well-known/oauth-protected-resource/mcp", apps: ["startpage"] },
+    // There alone: a resource is one URL, and its tokens name it (RFC 8707).
+    { path: "/mcp", apps: ["startpage"], appsOnly: true },
+    { path: "/.well-known/oauth-protected-resource/mcp", apps: ["startpage"], appsOnly: true },
   ],
   status: [
     { path: "/status", apps: ["status"] },
@@ -85,5 +91,5 @@ export const PATHS = {
 
 /** The sites that serve `route`. */
 export function sitesOf(route: Route): Site[] {
-  return [...OWN_SITES, ...(route.apps ?? [])];
+  return [...(route.appsOnly ? [] : OWN_SITES), ...(route.apps ?? [])];
 }

@@ -230,15 +230,27 @@ function hostingCheck(env: Record<string, string> = {}) {
 }
 
 /** Every path the route manifest declares, as a concrete request path (a `**` stands for one segment). */
-const DECLARED = (Object.entries(PATHS) as Array<[GroupName, readonly Route[]]>).flatMap(([group, routes]) =>
-  routes.map((route) => [route.path.replace(/\/\*\*$/, "/probe"), group] as const),
+const ROUTES = (Object.entries(PATHS) as Array<[GroupName, readonly Route[]]>).flatMap(([group, routes]) =>
+  routes.map((route) => ({ route, group, probe: route.path.replace(/\/\*\*$/, "/probe") })),
 );
+const DECLARED = ROUTES.filter((r) => !r.route.appsOnly).map((r) => [r.probe, r.group] as const);
+/** What app hosts alone serve (the MCP server and its metadata, on the start page's host). */
+const APPS_ONLY = ROUTES.filter((r) => r.route.appsOnly).map((r) => [r.probe, r.group] as const);
 
 describe("the route manifest, through Hosting", () => {
   it.each(DECLARED)("sends %s to the %s function, on the service's host and the identity host", async (path, group) => {
     for (const host of [base, idHost]) {
       const res = await fetch(`${host}${path}`, { redirect: "manual" });
       expect([host, path, res.headers.get("x-function")]).toEqual([host, path, group]);
+    }
+  });
+
+  it.each(APPS_ONLY)("keeps %s (the %s function) off the service's host and the identity host", async (path, group) => {
+    expect(APPS_ONLY.length).toBeGreaterThan(0);
+    for (const host of [base, idHost]) {
+      const res = await fetch(`${host}${path}`, { method: "POST", redirect: "manual" });
+      expect([host, path, res.headers.get("x-function")]).not.toEqual([host, path, group]);
+      expect(res.status).toBe(404);
     }
   });
 
