@@ -13,7 +13,9 @@ export const COLLECTIONS = {
   reviewDigests: null,
   personKeys: null,
   apiKeys: null,
-  oidcClients: null,
+  // Clients: kept, but a self-registered one waiting for review, forgotten once it has waited
+  // WAITING_CLIENT_KEPT_MS unreviewed (store/oidc-clients).
+  oidcClients: "forgetAfter",
   // The family's resources, for tokens meant for one of them: kept until the operator removes one.
   oidcResources: null,
   // The apps' subscriptions to events (core/events): kept until the operator removes one.

@@ -30,9 +30,19 @@ function ref(db: Firestore, clientId: string) {
   return db.collection(OIDC_CLIENTS).doc(id);
 }
 
+/**
+ * How long a client that registered itself may wait for review (from its registration, or its
+ * metadata document's last reading): unreviewed past this, nobody wanted it, and Firestore's TTL
+ * forgets it (with the people who tried it, who are then not told).
+ * A decision takes the expiry off: approved and blocked clients are kept.
+ */
+export const WAITING_CLIENT_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
 function stored(client: OidcClient): DocumentData {
   const { clientId, ...rest } = client;
-  return URL_ID.test(clientId) ? { ...rest, clientId } : rest;
+  const expiry =
+    client.review === "waiting" ? { forgetAfter: new Date(client.createdAt.getTime() + WAITING_CLIENT_KEPT_MS) } : {};
+  return URL_ID.test(clientId) ? { ...rest, ...expiry, clientId } : { ...rest, ...expiry };
 }
 
 export async function save(db: Firestore, client: OidcClient, tx?: Transaction): Promise<void> {

@@ -12,6 +12,7 @@ import { AppError } from "../../src/core/errors";
 import { CLIENT_CACHE_TTL_MS, registerClient } from "../../src/core/oidc/clients";
 import { reviewClient } from "../../src/core/oidc/client-review";
 import * as oidc from "../../src/routes/oidc/oidc";
+import { WAITING_CLIENT_KEPT_MS } from "../../src/store/oidc-clients";
 import { appFor, firestore, testConfig, testDeps, unique, registrationSettings } from "../support/deps";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import { authorizedWithConsent, registeredPublicClient } from "../support/consent";
@@ -76,6 +77,8 @@ describe("a self-registered client under review", () => {
     const clientId = await registered();
     const stored = (await firestore().collection("oidcClients").doc(clientId).get()).data();
     expect(stored?.review).toBe("waiting");
+    // Unreviewed, it is forgotten in 30 days; a decision keeps it.
+    expect(stored?.forgetAfter.toDate().getTime() - stored?.createdAt.toDate().getTime()).toBe(WAITING_CLIENT_KEPT_MS);
     const waiting = await authorise(clientId);
     expect(waiting.res.status).toBe(200);
     expect(waiting.res.headers.location).toBeUndefined();
@@ -88,6 +91,7 @@ describe("a self-registered client under review", () => {
     expect(revoke.status).toBe(401);
 
     await reviewClient(deps, clientId, "approved", OPERATOR);
+    expect((await firestore().collection("oidcClients").doc(clientId).get()).get("forgetAfter")).toBeUndefined();
     pastCache();
     await signedIn(clientId);
   });

@@ -14,6 +14,7 @@ import * as emailCodeLimits from "../../src/store/email-code-limits";
 import * as emailCodes from "../../src/store/email-codes";
 import * as exchangeCodes from "../../src/store/exchange-codes";
 import * as oidcCodes from "../../src/store/oidc-codes";
+import * as oidcClients from "../../src/store/oidc-clients";
 import * as oidcTokens from "../../src/store/oidc-tokens";
 import * as oidcGrants from "../../src/store/oidc-grants";
 import * as oidcSignIns from "../../src/store/oidc-sign-ins";
@@ -133,6 +134,31 @@ describe("data expiry", () => {
           clientThrottles.save(db, tx, { id: throttleId, failures: [at], refusedUntil: null }, later(600_000));
         });
         return [`clientThrottles/${throttleId}`];
+      },
+      // A client that registered itself, waiting for review: the only kind that is forgotten.
+      oidcClients: async () => {
+        const clientId = `dyn_${id()}`;
+        await oidcClients.save(db, {
+          clientId,
+          name: "Waiting",
+          secrets: [],
+          redirectUris: ["https://waiting.example.test/cb"],
+          postLogoutRedirectUris: [],
+          backchannelLogoutUri: null,
+          pkce: "required",
+          refreshTokens: false,
+          project: null,
+          disabled: false,
+          registeredBy: "self",
+          review: "waiting",
+          clientUri: null,
+          logoUri: null,
+          tokenAuth: "none",
+          triedBy: [],
+          document: null,
+          createdAt: at,
+        });
+        return [`oidcClients/${clientId}`];
       },
       registrationBudgets: async () => {
         const budgetId = id();
