@@ -1,6 +1,6 @@
 import type { Query } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import type { Firestore } from "./db";
+import { deleteEvery, type Firestore } from "./db";
 
 /**
  * What the service keeps for a client beyond its own document, found by its id: for removing a
@@ -14,9 +14,6 @@ const ACCESS_TOKENS: Collection = "oidcAccessTokens";
 const CODES: Collection = "oidcCodes";
 const SIGN_INS: Collection = "oidcSignIns";
 const DISCONNECTS: Collection = "oidcDisconnects";
-
-/** How many documents one sweep deletes per batch (Firestore allows 500 writes in one). */
-const SWEEP_BATCH = 400;
 
 /** What was deleted, by what it was. */
 export interface ClientSweep {
@@ -42,21 +39,9 @@ function naming(db: Firestore, clientId: string): Record<keyof ClientSweep, Quer
   };
 }
 
-async function sweep(db: Firestore, query: Query): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const snap = await query.limit(SWEEP_BATCH).get();
-    if (snap.empty) return deleted;
-    const batch = db.batch();
-    for (const d of snap.docs) batch.delete(d.ref);
-    await batch.commit();
-    deleted += snap.size;
-  }
-}
-
 /** Deletes everything that names the client outside its document; idempotent. */
 export async function sweepClient(db: Firestore, clientId: string): Promise<ClientSweep> {
   const queries = naming(db, clientId);
-  const counts = await Promise.all(Object.values(queries).map((q) => sweep(db, q)));
+  const counts = await Promise.all(Object.values(queries).map((q) => deleteEvery(db, q)));
   return Object.fromEntries(Object.keys(queries).map((k, i) => [k, counts[i] ?? 0])) as unknown as ClientSweep;
 }

@@ -4,6 +4,7 @@ import {
   type DocumentReference,
   type DocumentSnapshot,
   type Firestore,
+  type Query,
   type Transaction,
 } from "firebase-admin/firestore";
 
@@ -113,6 +114,22 @@ export function transactionRunner(db: Firestore): <T>(work: (tx: Transaction) =>
 }
 
 /** One cheap read, to learn whether Firestore answers (GET /status). */
+/** How many documents `deleteEvery` deletes per batch (Firestore takes 500 writes in one). */
+export const DELETE_BATCH = 400;
+
+/** Deletes every document `query` finds, a batch at a time; how many it deleted. */
+export async function deleteEvery(db: Firestore, query: Query): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const snap = await query.limit(DELETE_BATCH).get();
+    if (snap.empty) return deleted;
+    const batch = db.batch();
+    for (const d of snap.docs) batch.delete(d.ref);
+    await batch.commit();
+    deleted += snap.size;
+  }
+}
+
 export async function ping(db: Firestore): Promise<void> {
   await db.collection("people").limit(1).get();
 }

@@ -1,7 +1,7 @@
 import type { CollectionReference, Query, QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { FieldPath, FieldValue } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { deleteEvery, isDocumentId, optionalDate, stringList, toDate, type Firestore, type Transaction } from "./db";
 import type { EventType } from "../core/model/event";
 import type { OutboxKind } from "../core/model/outbox";
 
@@ -72,19 +72,6 @@ function naming(db: Firestore, personId: string): Query[] {
   ];
 }
 
-/** Deletes every document `query` finds, a batch at a time. */
-async function sweep(db: Firestore, query: Query): Promise<number> {
-  let deleted = 0;
-  for (;;) {
-    const snap = await query.limit(SWEEP_BATCH).get();
-    if (snap.empty) return deleted;
-    const batch = db.batch();
-    for (const d of snap.docs) batch.delete(d.ref);
-    await batch.commit();
-    deleted += snap.size;
-  }
-}
-
 /** The address of the administrator `personId` taken out of the actor field `actor` of a collection's documents. */
 async function forgetAddress(
   db: Firestore,
@@ -111,7 +98,7 @@ async function forgetAddress(
 /** What names the person outside their document, all of it, for an erasure; idempotent. */
 export async function sweepPerson(db: Firestore, personId: string): Promise<number> {
   let deleted = 0;
-  for (const query of naming(db, personId)) deleted += await sweep(db, query);
+  for (const query of naming(db, personId)) deleted += await deleteEvery(db, query);
   // A lift of the passkey rule for them (the break-glass) names them by their id.
   const rules = db.collection(SIGN_IN_RULES).doc("passkey");
   if ((await rules.get()).get(`lifts.${personId}`) !== undefined)
@@ -134,7 +121,7 @@ export async function sweepPerson(db: Firestore, personId: string): Promise<numb
   deleted += unsent.length;
   // Their history goes but for the entry that they were erased (it names no personal data).
   const history = db.collection(HISTORY).where("personId", "==", personId).where("event", "!=", "erased");
-  deleted += await sweep(db, history);
+  deleted += await deleteEvery(db, history);
   // Where they acted on others (as an administrator), the others' history, and the invitations they
   // sent, keep that someone did, not who: their id names nobody once they are gone, their address
   // would (an invitation sent again names its inviter by address, and by role once it has none).
