@@ -197,12 +197,27 @@ async function startStack(
   waits.push(waitFor("webhook inbox", () => httpOk(`http://127.0.0.1:${p.hookInbox}/health`), 15000, inbox));
   await Promise.all(waits);
 
-  const tls = localTls(join(root, ".stack", "tls"), [PARENT_DOMAIN, `*.${PARENT_DOMAIN}`, "elsewhere.test"]);
+  // Loopback's address too: the test suite's agents serve their metadata documents with it.
+  const tls = localTls(join(root, ".stack", "tls"), [
+    PARENT_DOMAIN,
+    `*.${PARENT_DOMAIN}`,
+    "elsewhere.test",
+    "127.0.0.1",
+  ]);
+  // The manifest is read as built (tools/compiled.ts): only once the functions are.
+  const { rewritesFor } = await import("./hosting.ts");
   const front = await startFront(p.https, {
     parentDomain: PARENT_DOMAIN,
     serviceSite: env.STACK_BASE_URL as string,
     idSite: env.STACK_ID_URL as string,
     appHosts: APP_HOSTS,
+    appRewrites: Object.fromEntries(
+      APP_HOSTS.map((app) => [
+        app,
+        rewritesFor(app).map((r) => ({ source: r.source, functionId: r.function.functionId })),
+      ]),
+    ),
+    functions: env.STACK_FUNCTIONS_URL as string,
     tls,
   });
   procs.onStop(

@@ -117,6 +117,11 @@ export function writeFunctionsEnv(root: string, p: Profile, passkeyRule = false)
           "OTP_SENDS_PER_MINUTE=100000",
           "OTP_SENDS_PER_DOMAIN_HOUR=100000",
           "REVIEW_DIGEST_MINUTES=1",
+          // Agents register themselves (the dev stack keeps the contract's closed), and may be
+          // known by a metadata document a test serves on loopback with the front's certificate.
+          "OIDC_REGISTRATION=open",
+          `OIDC_METADATA_DEV_ORIGINS=https://127.0.0.1:${p.documents}`,
+          `OIDC_METADATA_DEV_CA=${join(root, ".stack", "tls", "ca.pem")}`,
         ]
       : []),
   ];
@@ -187,6 +192,7 @@ export function stackEnv(p: Profile): Record<string, string> {
     STACK_HOOK_INBOX_URL: `http://127.0.0.1:${p.hookInbox}`,
     STACK_HTTPS_PORT: String(p.https),
     STACK_SMTP_PORT: String(p.smtp),
+    ...(p.documents === undefined ? {} : { STACK_DOCUMENTS_ORIGIN: `https://127.0.0.1:${p.documents}` }),
     // Nothing here runs on Google Cloud: don't let the client libraries probe for a metadata server.
     METADATA_SERVER_DETECTION: "none",
   };

@@ -5,7 +5,10 @@
  *
  *   <parent>, www.<parent>   the service's Hosting site
  *   id.<parent>              the identity host's Hosting site
- *   <app>.<parent>           a small stand-in for that app: who is signed in, sign in, sign out
+ *   <app>.<parent>           the paths that app's Hosting site rewrites to a function (firebase.json,
+ *                            from functions/src/paths.ts), to that function as the Hosting site would
+ *                            send them; any other path a small stand-in for that app: who is signed
+ *                            in, sign in, sign out
  *   any other host           a blank page of its own (a foreign site, for tests)
  *
  * The Host header goes through unchanged, so the functions see the host the browser addressed
@@ -21,13 +24,25 @@ export interface FrontOptions {
   serviceSite: string;
   idSite: string;
   appHosts: string[];
+  /** Each app host's rewrites (`/a`, `/a/**`, and the function each goes to), as its own Hosting site's. */
+  appRewrites: Record<string, ReadonlyArray<{ source: string; functionId: string }>>;
+  /** The functions emulator's address for the project and region: `<functions>/<functionId>` serves one. */
+  functions: string;
   tls: Tls;
 }
 
+/** Whether Hosting's rewrite `source` (an exact path, or one ending in `/**`) takes `url`. */
+function rewrites(source: string, url: string): boolean {
+  const path = url.split("?")[0] as string;
+  return source.endsWith("/**") ? path.startsWith(source.slice(0, -2)) : path === source;
+}
+
+/** Sends the request on to `target`, its path after the target's own. */
 function proxy(req: IncomingMessage, res: ServerResponse, target: string): void {
   const to = new URL(target);
+  const path = `${to.pathname.replace(/\/$/, "")}${req.url ?? "/"}`;
   const upstream = httpRequest(
-    { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+    { host: to.hostname, port: to.port, method: req.method, path, headers: req.headers },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -80,6 +95,8 @@ export function startFront(port: number, options: FrontOptions): Promise<Server>
     if (host === `id.${domain}`) return proxy(req, res, options.idSite);
     const app = options.appHosts.find((a) => host === `${a}.${domain}`);
     if (app !== undefined) {
+      const rewrite = (options.appRewrites[app] ?? []).find((r) => rewrites(r.source, req.url ?? "/"));
+      if (rewrite !== undefined) return proxy(req, res, `${options.functions}/${rewrite.functionId}`);
       // The start page's project covers its calendar and location hosts; status has its own.
       const project = app === "status" ? "status" : "startpage";
       if (req.url === "/__app.js")

@@ -23,6 +23,11 @@ export interface Profile {
   hookInbox: number;
   /** The https front: every host of the parent domain, as a browser meets them (stack/front.ts). */
   https: number;
+  /**
+   * The test stack alone: where a test serves agents' metadata documents, the one loopback origin
+   * its functions may read them from (OIDC_METADATA_DEV_ORIGINS), with the front's certificate.
+   */
+  documents?: number;
 }
 
 function envPort(name: string, fallback: number): number {
@@ -68,6 +73,7 @@ export function profile(name: "dev" | "test"): Profile {
     federated: 5115 + off,
     hookInbox: 5120 + off,
     https: 5143 + off,
+    documents: 5125 + off,
   };
 }
 

@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash, X509Certificate } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import { join } from "node:path";
 
 export interface Tls {
@@ -27,7 +28,10 @@ function stillGood(path: string, names: string[]): boolean {
   if (!existsSync(path)) return false;
   const cert = new X509Certificate(readFileSync(path));
   const sans = cert.subjectAltName ?? "";
-  return new Date(cert.validTo).getTime() - Date.now() > 7 * DAY_MS && names.every((n) => sans.includes(`DNS:${n}`));
+  return (
+    new Date(cert.validTo).getTime() - Date.now() > 7 * DAY_MS &&
+    names.every((n) => sans.includes(isIP(n) === 0 ? `DNS:${n}` : `IP Address:${n}`))
+  );
 }
 
 export function localTls(dir: string, names: string[]): Tls {
@@ -62,7 +66,7 @@ export function localTls(dir: string, names: string[]): Tls {
     const ext = join(dir, "leaf.ext");
     writeFileSync(
       ext,
-      `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${names.map((n) => `DNS:${n}`).join(",")}\n`,
+      `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${names.map((n) => `${isIP(n) === 0 ? "DNS" : "IP"}:${n}`).join(",")}\n`,
     );
     openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", keyPath, "-out", csr, "-subj", `/CN=${names[0]}`]);
     // 397 days: the longest a browser accepts for a server certificate.

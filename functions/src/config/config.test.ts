@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { readConfig } from "./config";
 
 /** readConfig reads process.env the way each deployed function sees it: its params, and only the secrets it declares. */
@@ -92,5 +95,40 @@ describe("MCP_RESOURCE_URL", () => {
   ])("refuses %s: not one spelling of a resource served at /mcp", (value) => {
     process.env.MCP_RESOURCE_URL = value;
     expect(() => readConfig()).toThrow("MCP_RESOURCE_URL");
+  });
+});
+
+describe("OIDC_METADATA_DEV_ORIGINS and OIDC_METADATA_DEV_CA", () => {
+  const saved = { ...process.env };
+  const dir = mkdtempSync(join(tmpdir(), "dev-ca-"));
+  const caFile = join(dir, "ca.pem");
+  writeFileSync(caFile, "-----BEGIN CERTIFICATE-----\nlocal\n-----END CERTIFICATE-----\n");
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("reads the origins and the authority's file on the emulators", () => {
+    process.env.GCLOUD_PROJECT = "demo-identity-test";
+    process.env.OIDC_METADATA_DEV_ORIGINS = "https://127.0.0.1:5125";
+    process.env.OIDC_METADATA_DEV_CA = caFile;
+    expect(readConfig().oidcRegistration.documents).toEqual({
+      devOrigins: ["https://127.0.0.1:5125"],
+      ca: expect.stringContaining("local"),
+    });
+  });
+
+  it("ignores both in production", () => {
+    process.env.GCLOUD_PROJECT = "example-identity-prod";
+    delete process.env.FUNCTIONS_EMULATOR;
+    process.env.OIDC_METADATA_DEV_ORIGINS = "https://127.0.0.1:5125";
+    process.env.OIDC_METADATA_DEV_CA = caFile;
+    expect(readConfig().oidcRegistration.documents).toEqual({ devOrigins: [], ca: null });
+  });
+
+  it("stops the function naming the setting when the file cannot be read", () => {
+    process.env.GCLOUD_PROJECT = "demo-identity-test";
+    process.env.OIDC_METADATA_DEV_CA = join(dir, "missing.pem");
+    expect(() => readConfig()).toThrow("OIDC_METADATA_DEV_CA: cannot read");
   });
 });

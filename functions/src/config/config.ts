@@ -4,6 +4,7 @@
  * request with a message naming the setting, never its value (it may be a secret). How a setting
  * is checked (checks.ts), and the two JSON settings (federated.ts, handoff-apps.ts), are beside it.
  */
+import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { canonicalEmail } from "../core/email-address";
 import { FEDERATED_IDPS, REGISTRATION_BUDGETS, type Config } from "../core/settings";
@@ -134,7 +135,25 @@ export function readConfig(): Config {
     oidcRegistration: {
       policy: check("OIDC_REGISTRATION", registrationSchema, read(params.oidcRegistration).toLowerCase()),
       budgets: REGISTRATION_BUDGETS,
-      documents: { devOrigins: emulated ? listOf(process.env.OIDC_METADATA_DEV_ORIGINS ?? "") : [], ca: null },
+      documents: emulated ? devDocuments() : { devOrigins: [], ca: null },
     },
   };
+}
+
+/**
+ * On the emulators alone: the origins agents' metadata documents may be read from on loopback or
+ * plain http (OIDC_METADATA_DEV_ORIGINS), and the authority that signs their certificates, a PEM
+ * file trusted beside the public roots (OIDC_METADATA_DEV_CA).
+ */
+function devDocuments(): Config["oidcRegistration"]["documents"] {
+  const caFile = process.env.OIDC_METADATA_DEV_CA ?? "";
+  let ca: string | null = null;
+  if (caFile !== "") {
+    try {
+      ca = readFileSync(caFile, "utf8");
+    } catch {
+      throw new Error(`OIDC_METADATA_DEV_CA: cannot read ${caFile}`);
+    }
+  }
+  return { devOrigins: listOf(process.env.OIDC_METADATA_DEV_ORIGINS ?? ""), ca };
 }

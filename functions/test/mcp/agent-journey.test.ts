@@ -16,12 +16,7 @@ import type { Express } from "express";
 import request from "supertest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { openToAgents, registerResource } from "../../src/core/oidc/resources";
 import { notify } from "../../src/core/startpage/notifications";
 import * as consents from "../../src/store/oidc-consents";
@@ -35,6 +30,7 @@ import { documentServer, type DocumentServer } from "../support/document-server"
 import { documentFetch } from "../../src/adapters/document-fetch";
 import { DOCUMENT_MAX_BYTES, DOCUMENT_TIMEOUT_MS } from "../../src/core/oidc/metadata-documents";
 import type { DocumentFetch } from "../../src/core/ports";
+import { AgentMemory, agentMetadata, DocumentAgent } from "../support/agent";
 
 const LOTS = { perNetworkHour: 1000, perEdgeHour: 1000, perServiceHour: 1000 };
 /** Where the agent listens for the person's browser to come back: loopback, on a port of its own (RFC 8252). */
@@ -44,54 +40,6 @@ async function listening(app: Express): Promise<{ server: Server; local: string 
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   return { server, local: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-/** What an MCP client keeps of its sign-in: its registration, its tokens, its PKCE verifier, where it sent the person. */
-class AgentMemory implements OAuthClientProvider {
-  registered: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  sentTo: URL | null = null;
-  get redirectUrl() {
-    return AGENT_REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "Desk assistant",
-      redirect_uris: [AGENT_REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  clientInformation() {
-    return this.registered;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.registered = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.sentTo = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-/** An agent that makes itself known by the URL of its metadata document, as MCP clients first try. */
-class DocumentAgent extends AgentMemory {
-  constructor(readonly clientMetadataUrl: string) {
-    super();
-  }
 }
 
 describe("an agent that signs itself in to the family's MCP server", () => {
@@ -150,7 +98,7 @@ describe("an agent that signs itself in to the family's MCP server", () => {
       level: "info",
       personIds: [person.id],
     });
-    const agent = new AgentMemory();
+    const agent = new AgentMemory(AGENT_REDIRECT);
 
     // Unauthorised, the SDK reads the challenge, the metadata, registers, and sends the person off.
     expect(await auth(agent, { serverUrl: resource, fetchFn })).toBe("REDIRECT");
@@ -182,14 +130,11 @@ describe("an agent that signs itself in to the family's MCP server", () => {
 
   it("makes itself known by its metadata document instead of registering, and is let in the same way", async () => {
     const { account, person } = await accountWithPerson({ name: "Ada", projects: ["startpage"] });
-    const url = documents.serve(`/${unique("assistant")}/oauth-client.json`, {
-      client_name: "Document assistant",
-      redirect_uris: [AGENT_REDIRECT],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    });
-    const agent = new DocumentAgent(url);
+    const url = documents.serve(
+      `/${unique("assistant")}/oauth-client.json`,
+      agentMetadata("Document assistant", AGENT_REDIRECT),
+    );
+    const agent = new DocumentAgent(url, AGENT_REDIRECT);
 
     expect(await auth(agent, { serverUrl: resource, fetchFn })).toBe("REDIRECT");
     // No registration: its id is its document's URL, which the provider reads when the person arrives.
@@ -212,7 +157,7 @@ describe("an agent that signs itself in to the family's MCP server", () => {
 
   it("refreshes while the resource is open to agents, and its grant ends once the operator closes it", async () => {
     const { account, person } = await accountWithPerson({ name: "Ada", projects: ["startpage"] });
-    const agent = new AgentMemory();
+    const agent = new AgentMemory(AGENT_REDIRECT);
     const scope = "notifications:read offline_access";
     expect(await auth(agent, { serverUrl: resource, scope, fetchFn })).toBe("REDIRECT");
     const cookie = await sessionCookieFor(deps, account.uid, person.id);
@@ -235,7 +180,7 @@ describe("an agent that signs itself in to the family's MCP server", () => {
   it("gets nothing for a resource the operator did not open to agents", async () => {
     const closed = `https://${unique("closed")}.example.test/mcp`;
     await registerResource(deps, { url: closed, name: "Closed", scopes: ["notes:read"], clients: [] });
-    const agent = new AgentMemory();
+    const agent = new AgentMemory(AGENT_REDIRECT);
     expect(await auth(agent, { serverUrl: resource, fetchFn })).toBe("REDIRECT");
     const { account, person } = await accountWithPerson({ name: "Ada", projects: ["startpage"] });
     const cookie = await sessionCookieFor(deps, account.uid, person.id);

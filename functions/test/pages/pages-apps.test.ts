@@ -9,26 +9,15 @@
 import { signInWithCustomToken } from "../support/auth";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "../support/browser";
 import { auth, unique } from "../support/deps";
-import { codeFor } from "../support/inbox";
 import { personFor } from "../support/people";
 import { pkce, useRelyingParty } from "../support/relying-party";
-import { MODES, sessionCookie, useJourneys } from "../support/visitor";
+import { MODES, sessionCookie, signInByCode, useJourneys } from "../support/visitor";
 
 const world = useBrowserWorld();
 const rp = useRelyingParty();
 
 describe.each(MODES)("apps signing people in through the identity host, %s", (mode) => {
   const t = useJourneys(world, mode);
-
-  /** From the sign-in page to the end of an email-code sign-in. */
-  async function signInByCode(email: string): Promise<void> {
-    await t.visitor.reaches("Sign in");
-    await t.visitor.fill("Email address", email);
-    await t.visitor.press("Email me a code");
-    await t.visitor.reaches("Check your email");
-    await t.visitor.fill("Code from the email", await codeFor(email));
-    await t.visitor.press("Sign in");
-  }
 
   it("brings a signed-out person from a relying party's authorise request through sign-in and back with a code", async () => {
     t.name = "oidc-sign-in";
@@ -37,7 +26,7 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     const person = await personFor({ uid: unique("uid"), email }, { name: "RP Person" });
     const { verifier, challenge } = pkce();
     await t.page.goto(rp.authorizeUrl(relyingParty.clientId, challenge));
-    await signInByCode(email);
+    await signInByCode(t.visitor, email);
     const back = await rp.arrivalAt("/callback");
     expect(back.searchParams.get("state")).toBe("rp-state");
     const claims = await rp.redeem(relyingParty, back.searchParams.get("code") as string, verifier);
@@ -59,7 +48,7 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     const asked = Math.floor(Date.now() / 1000);
     await t.page.goto(rp.authorizeUrl(relyingParty.clientId, challenge, { prompt: "login" }));
     // The sign-in form, not "you're already signed in": the held sign-in is not reused.
-    await signInByCode(email);
+    await signInByCode(t.visitor, email);
     const back = await rp.arrivalAt("/callback");
     const claims = await rp.redeem(relyingParty, back.searchParams.get("code") as string, verifier);
     expect(Number(claims.auth_time)).toBeGreaterThanOrEqual(asked);
@@ -198,7 +187,7 @@ describe.each(MODES)("apps signing people in through the identity host, %s", (mo
     await t.page.goto(rp.handoffUrl(challenge));
     await t.visitor.reaches("Sign in to continue to Local desktop app");
     await t.visitor.press("Sign in");
-    await signInByCode(email);
+    await signInByCode(t.visitor, email);
     await t.visitor.reaches("Continue to Local desktop app?");
     await t.visitor.screenshot("handoff-asked");
     await t.visitor.press("Continue to Local desktop app");

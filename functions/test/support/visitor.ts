@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Locator, Page } from "playwright-core";
 import type { BrowserWorld } from "./browser";
+import { codeFor } from "./inbox";
 
 export type Mode = "pointer" | "keyboard" | "phone";
 export const MODES: Mode[] = ["keyboard", "phone"];
@@ -180,7 +181,16 @@ export class Visitor {
   }
 }
 
-/** The session cookie this browser holds for the parent domain, if any. */
+/** From the sign-in page to the end of an email-code sign-in, the code read from the stack's inbox. */
+export async function signInByCode(visitor: Visitor, email: string): Promise<void> {
+  await visitor.reaches("Sign in");
+  await visitor.fill("Email address", email);
+  await visitor.press("Email me a code");
+  await visitor.reaches("Check your email");
+  await visitor.fill("Code from the email", await codeFor(email));
+  await visitor.press("Sign in");
+}
+
 /** Another person at their own browser, in the same way of using it, checked as the journey's visitor is. */
 export async function secondVisitor(world: () => BrowserWorld, mode: Mode) {
   const context = await world().context({ phone: mode === "phone" });
@@ -188,6 +198,7 @@ export async function secondVisitor(world: () => BrowserWorld, mode: Mode) {
   return { context, page, visitor: new Visitor(page, mode) };
 }
 
+/** The session cookie this browser holds for the parent domain, if any. */
 export async function sessionCookie(page: Page): Promise<string | null> {
   const cookies = await page.context().cookies("https://example.test/");
   return cookies.find((c) => c.name === "__session" && !c.value.startsWith("bridge."))?.value ?? null;
