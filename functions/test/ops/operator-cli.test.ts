@@ -15,6 +15,7 @@ import { parsePepper } from "../../src/core/pepper";
 import { sha256 } from "../../src/core/secrets";
 import { invitationId } from "../../src/store/invitations";
 import * as clientStore from "../../src/store/oidc-clients";
+import { queuedEntry } from "../support/outbox-entries";
 import { systemClock } from "../../src/clock";
 import { selfRegisteredClient } from "../support/consent";
 import { firestore, TEST_CODE_PEPPER, TEST_SESSION_KEYS, unique } from "../support/deps";
@@ -735,7 +736,10 @@ describe("npm run operator", () => {
     });
 
     it("reports who may register clients, and how many wait for a review, without failing for it", async () => {
-      const closed = JSON.parse((await operator(["doctor", "--json"], { ...smtp, ...secrets })).stdout) as {
+      // The test stack lets clients register themselves: closed is asked for here, as a deployment's default.
+      const closed = JSON.parse(
+        (await operator(["doctor", "--json"], { ...smtp, ...secrets, OIDC_REGISTRATION: "closed" })).stdout,
+      ) as {
         checks: Array<{ name: string; ok: boolean; detail: string }>;
       };
       expect(closed.checks).toContainEqual(
@@ -754,6 +758,29 @@ describe("npm run operator", () => {
           detail: expect.stringMatching(/^reviewed: .*\d+ registered themselves, \d+ waiting for review, \d+ blocked$/),
         }),
       );
+    });
+
+    it("warns of a client whose back-channel logout address keeps failing, and not of one that takes its tokens", async () => {
+      const failing = unique("bc-failing");
+      const fine = unique("bc-fine");
+      for (const id of [failing, fine]) {
+        await json(["clients", "register", id, "--name", "Logout", "--redirect-uri", "https://a.test/cb"]);
+        await json(["clients", "set-backchannel", id, `https://${id}.example.test/logout`]);
+      }
+      const at = new Date(systemClock.now().getTime() - 3_600_000);
+      const entry = (clientId: string, state: "failed" | "sent") =>
+        queuedEntry(firestore(), { kind: "backchannel-logout", about: clientId, state, at });
+      await entry(failing, "failed");
+      await entry(fine, "sent");
+      const run = JSON.parse((await operator(["doctor", "--json"], { ...smtp, ...secrets })).stdout) as {
+        checks: Array<{ name: string; ok: boolean; detail: string; required: boolean }>;
+      };
+      expect(run.checks.find((c) => c.name === `logout to ${failing}`)).toMatchObject({
+        ok: false,
+        required: false,
+        detail: expect.stringMatching(/^1 logout tokens given up in the last day \(last failure: timeout\)/),
+      });
+      expect(run.checks.find((c) => c.name === `logout to ${fine}`)).toMatchObject({ ok: true });
     });
 
     it("exits 1 naming what is missing or unreachable", async () => {

@@ -4,6 +4,7 @@ import * as status from "../../src/routes/status/status";
 import { enqueueMail } from "../../src/core/outbox/enqueue";
 import { OUTBOX_STALE_SECONDS } from "../../src/core/status/health";
 import { appFor, testConfig, testDeps } from "../support/deps";
+import { recordingLogger } from "../support/email-codes";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import type { ChildProcess } from "node:child_process";
 import { firestoreAt, freeFirestorePort, freePort, retire, startOwnFirestore, stopped } from "../support/own-firestore";
@@ -35,7 +36,8 @@ describe("GET /status", () => {
   });
 
   it("reports mail that has waited a quarter of an hour in the outbox as degraded", async () => {
-    const deps = testDeps({ mailQueue: { wake: async () => {} } });
+    const log = recordingLogger();
+    const deps = testDeps({ mailQueue: { wake: async () => {} }, log });
     const { app, cookie } = await statusReader(deps);
     const deliverBy = new Date(deps.clock.now().getTime() + 60 * 60_000);
     const id = await deps.transaction(async (tx) =>
@@ -52,6 +54,12 @@ describe("GET /status", () => {
       expect(res.body.status).toBe("degraded");
       expect(res.body.checks.outbox).toMatchObject({ ok: false, pending: expect.any(Number) });
       expect(res.body.checks.outbox.oldestSeconds).toBeGreaterThanOrEqual(OUTBOX_STALE_SECONDS);
+      // Logged for its alert (monitoring/policies/outbox-late.json), with what was found.
+      expect(log.lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual({
+        message: "outbox late",
+        pending: res.body.checks.outbox.pending,
+        oldestSeconds: res.body.checks.outbox.oldestSeconds,
+      });
     } finally {
       await deps.store.collection("outbox").doc(id).update({ state: "failed" });
     }

@@ -61,8 +61,13 @@ export async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<
   }
 }
 
-/** The health of what the service depends on, checked in parallel: for GET /status. */
-export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock">): Promise<Health> {
+/**
+ * The health of what the service depends on, checked in parallel: for GET /status. Mail late in
+ * the outbox is logged as an ERROR (`outbox late`) each time it is found: the uptime check that
+ * reads this every minute is what raises its alert (monitoring/policies/outbox-late.json), even
+ * while no drain runs to say so itself.
+ */
+export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock" | "log">): Promise<Health> {
   const [firestore, mail, sessionKeys, outbox] = await Promise.all([
     probe(deps, () => ping(deps.store)),
     deps.mailer === null
@@ -74,6 +79,8 @@ export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens"
       .catch(() => ({ ok: false })),
     outboxCheck(deps),
   ]);
+  if ("oldestSeconds" in outbox && outbox.oldestSeconds != null && outbox.oldestSeconds >= OUTBOX_STALE_SECONDS)
+    deps.log.error("outbox late", { pending: outbox.pending, oldestSeconds: outbox.oldestSeconds });
   const status = firestore.ok && mail.ok && sessionKeys.ok && outbox.ok ? "ok" : "degraded";
   return { status, checks: { firestore, mail, sessionKeys, outbox } };
 }

@@ -17,6 +17,8 @@ import * as clientStore from "../../store/oidc-clients";
 import { selfRegistered } from "../../core/model/oidc-client";
 import { hookDeliveries, listHooks } from "../../core/events/hooks";
 import { DELIVERIES_READ, subscriptionHealth } from "../doctor/subscriptions";
+import { backchannelHealth, LOGOUTS_READ } from "../doctor/backchannel";
+import { ofKindAbout } from "../../store/outbox";
 import type { Hook } from "../../core/model/hook";
 import { one, type Command } from "../cli";
 import type { Context } from "../context";
@@ -110,6 +112,11 @@ async function services(ctx: Context, credentials: boolean, testTo: string | nul
   if (credentials) {
     const subscriptions = await listHooks(deps).catch(() => []);
     checks.push(...(await Promise.all(subscriptions.map((hook) => subscriptionCheck(deps, hook)))));
+    // Each client told of sign-outs (a back-channel logout address): how its latest logout tokens went.
+    const told = (await withDeadline(clientStore.list(deps.store), 10_000).catch(() => [])).filter(
+      (c) => c.backchannelLogoutUri !== null && !c.disabled,
+    );
+    checks.push(...(await Promise.all(told.map((c) => logoutCheck(deps, c.clientId)))));
   }
   if (testTo !== null && mailer !== null) {
     const text = "The identity service's doctor sent this to check that its mail reaches people.";
@@ -213,10 +220,24 @@ async function subscriptionCheck(deps: ReturnType<Context["deps"]>, hook: Hook):
   );
 }
 
+/** One client's back-channel logout: its latest logout tokens (doctor/backchannel). Not required. */
+async function logoutCheck(deps: ReturnType<Context["deps"]>, clientId: string): Promise<Check> {
+  return probe(
+    `logout to ${clientId}`,
+    async () => {
+      const latest = await withDeadline(ofKindAbout(deps.store, "backchannel-logout", clientId, LOGOUTS_READ), 10_000);
+      const health = backchannelHealth(clientId, latest, deps.clock.now());
+      if (!health.ok) throw new Error(health.detail);
+      return health.detail;
+    },
+    false,
+  );
+}
+
 export const doctorCommand: Command = {
   name: "doctor",
   summary:
-    "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail, erasures, the passkey rule, client registration",
+    "whether the deployment can work: settings, secrets, addresses, Firestore, identity provider, mail, erasures, the passkey rule, client registration, the outbox, apps' subscriptions and back-channel logouts",
   usage: "doctor [--send-test-mail <address>]",
   options: { "send-test-mail": { type: "string" } },
   positionals: [0, 0],
