@@ -25,6 +25,8 @@ export const PAGES: Page[] = [
   { path: "/people", title: "People", entry: "people", body: NEEDS_SCRIPT },
   { path: "/person", title: "A person", entry: "person", body: NEEDS_SCRIPT },
   { path: "/invite", title: "Invite people", entry: "invite", body: NEEDS_SCRIPT },
+  { path: "/audit", title: "Audit trail", entry: "audit", body: NEEDS_SCRIPT },
+  { path: "/health", title: "Service health", entry: "health", body: NEEDS_SCRIPT },
   {
     path: null,
     title: "Page not found",

@@ -24,6 +24,7 @@ import { sessionTokens } from "./core/sessions/session-token";
 import { consoleLogger, type Logger } from "./logger";
 import { cryptoRandom, type Random } from "./random";
 import { transactionRunner, type Firestore } from "./store/db";
+import { loggingAuditAfterCommit } from "./core/audit";
 
 export type { Deps } from "./core/deps";
 
@@ -74,7 +75,10 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     config,
     store,
     // A transaction that queued something for the outbox wakes its drain once it has committed.
-    transaction: wakingAfterCommit(adapters.transaction ?? transactionRunner(store), () => deps),
+    transaction: wakingAfterCommit(
+      loggingAuditAfterCommit(adapters.transaction ?? transactionRunner(store), () => deps.log),
+      () => deps,
+    ),
     fetch: adapters.fetch ?? ((input, init) => fetch(input, init)),
     documents:
       adapters.documents ??

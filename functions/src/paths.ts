@@ -61,6 +61,8 @@ export const PATHS = {
     { path: "/auth/invitations" },
     { path: "/auth/invitations/**" },
     { path: "/auth/clients/**" },
+    { path: "/auth/audit" },
+    { path: "/auth/health" },
   ],
   passkeys: [{ path: "/auth/passkeys" }, { path: "/auth/passkeys/**" }],
   claims: [{ path: "/auth/idp/**" }],

@@ -62,7 +62,8 @@ export function documentFetch(options: DocumentFetchOptions): DocumentFetch {
       agent: false,
       lookup: dev ? undefined : lookup,
       signal: abort.signal,
-      ca,
+      // The extra authority is for the development origins alone; any other host, the public roots.
+      ca: dev ? ca : undefined,
     };
     try {
       return await withDeadline(exchange(url.protocol === "https:", request, options.maxBytes), options.timeoutMs);

@@ -1,7 +1,10 @@
 import type { Request } from "express";
 import { ensureAccess, type AccessNeed } from "../core/people/access";
-import { ensureAdminSignIn } from "../core/people/acting";
-import { ensure } from "../core/errors";
+import { ensureAdminSignIn, type Standing } from "../core/people/acting";
+import { AppError, ensure } from "../core/errors";
+import { recordRefusal } from "../core/audit";
+import { withDeadline } from "../core/deadline";
+import { errorText } from "../logger";
 import { translateFailure, type Failure } from "../core/failures";
 import { personFor, readSession, signInEnded, type Guard, type Principal } from "../core/sessions/sessions";
 import { noteSeen } from "../core/sessions/active-sessions";
@@ -109,12 +112,19 @@ export async function requireAccess(
   const principal = await principalOf(deps, req, need, guard);
   ensure(principal, "unauthorized");
   const person = await personFor(deps, principal, guard);
+  let standing: Standing | null = null;
   // Ended by the person (logout, sessions ended, an address taken off them): the credential no
   // longer verifies, so 401, decided from the person already read.
   ensure(!(person && signInEnded(person, principal)), "unauthorized");
-  ensureAccess(person, need, "gate");
+  try {
+    ensureAccess(person, need, "gate");
+    if (need.admin) standing = await ensureAdminSignIn(deps, person, principal.amr);
+  } catch (err) {
+    if (need.admin && person?.status === "approved" && err instanceof AppError)
+      await refusalAudited(deps, req, person, principal, err.code);
+    throw err;
+  }
   if (need.admin) {
-    const standing = await ensureAdminSignIn(deps, person, principal.amr);
     deps.log.info("privileged request", {
       personId: person.id,
       method: req.method,
@@ -125,6 +135,40 @@ export async function requireAccess(
   }
   await noteSeen(deps, principal);
   return { person, uid: principal.uid, principal };
+}
+
+/** How long a refusal waits for the trail's write before it is answered anyway. */
+export const REFUSAL_AUDIT_MS = 300;
+
+/**
+ * An approved person refused an administrators' route (not an administrator, or not signed in as
+ * the passkey rule asks): the refusal goes to the audit trail (core/audit) before it is answered,
+ * waiting REFUSAL_AUDIT_MS at most. The route is named by its pattern (`/auth/people/:personId`),
+ * never the path asked, which is the caller's to write. A trail that cannot be written, or not in
+ * time, does not change the answer.
+ */
+async function refusalAudited(
+  deps: GateDeps,
+  req: Request,
+  person: Person,
+  principal: Principal,
+  reason: string,
+): Promise<void> {
+  const route = (req.route as { path?: unknown } | undefined)?.path;
+  const written = recordRefusal(
+    deps,
+    {
+      actor: { kind: "person", personId: person.id },
+      action: "admin-route",
+      subjects: [],
+      detail: { method: req.method, route: typeof route === "string" ? route : "(none)", amr: principal.amr },
+      client: { via: "api", from: null },
+    },
+    reason,
+  );
+  await withDeadline(written, REFUSAL_AUDIT_MS).catch((err: unknown) =>
+    deps.log.warn("audit refusal not recorded", { personId: person.id, error: errorText(err) }),
+  );
 }
 
 /**

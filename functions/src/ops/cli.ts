@@ -16,6 +16,13 @@ export interface Command {
   positionals: [number, number];
   /** Reads or writes the target's Firestore or Auth: the target is checked to answer first. */
   backend?: boolean;
+  /**
+   * A privileged act (it changes something, or copies someone's data): each run that reached its
+   * target is one record of the audit trail (core/audit), done or refused.
+   */
+  audited?: true;
+  /** Formats beyond table and json that its answer takes (`audit`: csv, jsonl). */
+  formats?: readonly string[];
   run(ctx: Context, args: string[], values: Values): Promise<void>;
 }
 
@@ -80,15 +87,16 @@ export function parse(command: Command, argv: string[]): Parsed {
   const [min, max] = command.positionals;
   if (positionals.length < min) throw new UsageError(`${command.name}: missing arguments`);
   if (positionals.length > max) throw new UsageError(`${command.name}: unexpected argument "${positionals[max]}"`);
-  formatOf(values);
+  formatOf(values, command.formats);
   return { help: false, values, positionals };
 }
 
-/** `--json` or `--format json|table`. */
-export function formatOf(values: Values): "json" | "table" {
+/** `--json` or `--format json|table` (or one of the command's own formats, which answers as a table does to the rest). */
+export function formatOf(values: Values, own: readonly string[] = []): "json" | "table" {
   const format = one(values, "format");
-  if (format !== undefined && format !== "json" && format !== "table")
-    throw new UsageError(`--format must be table or json, not "${format}"`);
+  const known = ["table", "json", ...own];
+  if (format !== undefined && !known.includes(format))
+    throw new UsageError(`--format must be ${known.slice(0, -1).join(", ")} or ${known.at(-1)}, not "${format}"`);
   return values.json === true || format === "json" ? "json" : "table";
 }
 

@@ -5,6 +5,7 @@ import { systemClock } from "../clock";
 import type { Config } from "../config/config";
 import type { Deps } from "../deps";
 import type { Operator } from "../core/model/history";
+import type { Person } from "../core/model/person";
 import { errorText, type Logger } from "../logger";
 import { localWakes, projectWakes, within, type Wakes } from "./mail-wakes";
 import { Refusal, UsageError } from "./refusals";
@@ -24,6 +25,10 @@ export interface Context {
   note(text: string): void;
   /** Who is acting, as a person's history records a change made here: the operator's login and machine. */
   actor(): Operator;
+  /** The person an id or address names (core/people/operator), noted by id for the command's audit record. */
+  person(who: string): Promise<Person>;
+  /** The people the command reached so far, by id. */
+  reached(): string[];
   /** Goes on when confirmed (--yes, or "y" at the terminal); refuses otherwise. */
   confirm(question: string): Promise<void>;
   /**
@@ -53,6 +58,7 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
   let config: Config | undefined;
   let wakes: Wakes | undefined;
   let deps: Deps | undefined;
+  const acted = new Set<string>();
   const ctx: Context = {
     json,
     target,
@@ -73,8 +79,8 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     },
     deps() {
       if (!deps) {
-        // Loaded on first use: `--help`, `status` and the key commands (but `retire-code-pepper`, which
-        // reads the subscriptions) never load firebase-admin.
+        // Loaded on first use: `--help` and `status` never load firebase-admin; the key commands
+        // load it once they have run, to write their audit record (ops/operator).
         /* eslint-disable @typescript-eslint/no-require-imports */
         const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
         const { getFirestore } = require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
@@ -117,6 +123,14 @@ export function context(target: Target, options: { json: boolean; yes: boolean }
     actor() {
       return { kind: "operator", name: `${userInfo().username}@${hostname()}` };
     },
+    async person(who) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { findPersonByIdOrEmail } = require("../core/people/operator") as typeof import("../core/people/operator");
+      const found = await findPersonByIdOrEmail(ctx.deps(), who);
+      acted.add(found.id);
+      return found;
+    },
+    reached: () => [...acted],
     async close() {
       if (!deps) return;
       const store = deps.store;

@@ -2,13 +2,13 @@
  * The operator CLI: `npm run operator -- <command> [arguments]`. Where it works (the local stack or a
  * real project) and why: ops/target.ts, and `npm run operator -- status`.
  */
-import { AppError } from "../core/errors";
-import { rowFor } from "../core/errors";
+import { AppError, rowFor } from "../core/errors";
 import { errorText } from "../logger";
 import { apiKeyCommands } from "./commands/api-keys";
 import { resourceCommands } from "./commands/resources";
 import { clientCommands } from "./commands/clients";
 import { doctorCommand } from "./commands/doctor";
+import { auditCommand } from "./commands/audit";
 import { keyCommands } from "./commands/keys";
 import { hookCommands } from "./commands/hooks";
 import { peopleCommands } from "./commands/people";
@@ -16,7 +16,8 @@ import { invitationCommands } from "./commands/invitations";
 import { sessionCommands } from "./commands/sessions";
 import { passkeyRuleCommands } from "./commands/passkey-rule";
 import { statusCommands } from "./commands/status";
-import { GLOBAL_HELP, formatOf, one, parse, wantsJson, type Command } from "./cli";
+import { GLOBAL_HELP, GLOBAL_OPTIONS, formatOf, one, parse, wantsJson, type Command, type Values } from "./cli";
+import type { Logger } from "../logger";
 import { context, type Context } from "./context";
 import { findLocalStack } from "./local-stack";
 import { errorReport, type ErrorKind } from "./output";
@@ -36,6 +37,7 @@ export const COMMANDS: Command[] = [
   ...apiKeyCommands,
   ...hookCommands,
   ...keyCommands,
+  auditCommand,
   doctorCommand,
 ];
 
@@ -65,6 +67,70 @@ function refusal(err: unknown): string {
   if (err instanceof Refusal) return err.message;
   return errorText(err).split("\n")[0] ?? "failed";
 }
+
+/**
+ * The audit trail's record of a privileged command that reached its target, done or refused
+ * (`failure`): who ran it, the command, what it named (an address as "[address]": the trail keeps
+ * no one's address, and the people it reached by id), which options, and the project. A trail
+ * that cannot be written is said on stderr; the command's own answer stands.
+ */
+async function audited(
+  ctx: Context,
+  command: Command,
+  positionals: string[],
+  values: Values,
+  failure: unknown,
+): Promise<void> {
+  // Loaded here: `--help` and the commands that change nothing never load the store.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { recordAuditNow } = require("../core/audit") as typeof import("../core/audit");
+  const own = Object.keys(values).filter((name) => !(name in GLOBAL_OPTIONS));
+  // A client's id, even a metadata document's URL, is the public name the client goes by.
+  const named = positionals.map((arg, i) =>
+    i === 0 && command.name.startsWith("clients ") ? arg.slice(0, 2048) : namedAs(arg),
+  );
+  try {
+    await recordAuditNow(
+      { ...ctx.deps(), log: silent },
+      {
+        actor: ctx.actor(),
+        kind: "operator",
+        action: `cli.${command.name.replace(/ /g, ".")}`,
+        subjects: [...new Set([...named.slice(0, 20), ...ctx.reached()])],
+        detail: {
+          options: own,
+          ...(failure === null ? {} : { reason: failure instanceof AppError ? failure.code : "refused" }),
+        },
+        outcome: failure === null ? "done" : "refused",
+        client: { via: "cli", from: ctx.target.projectId },
+      },
+    );
+  } catch (err) {
+    console.error(`warning: the audit trail did not take this command's record: ${refusal(err)}`);
+  }
+}
+
+/**
+ * An argument as the trail keeps it: an address as "[address]", an invitation's id (a hash of
+ * its address) as "[invitation]", a URL as its origin alone (a path or query may hold a token,
+ * as a hook's address may); a client's id is kept whole (above);
+ * anything else, at most 200 characters.
+ */
+function namedAs(arg: string): string {
+  if (arg.includes("@")) return "[address]";
+  if (arg.startsWith("inv_")) return "[invitation]";
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) {
+    try {
+      return new URL(arg).origin;
+    } catch {
+      return "[address]";
+    }
+  }
+  return arg.slice(0, 200);
+}
+
+/** The CLI's own record goes to Firestore alone: the operator's terminal is no log of the project's. */
+const silent: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Words that name no command: the commands of a group named alone, or the nearest name. */
 function unknown(json: boolean, argv: string[]): number {
@@ -103,8 +169,11 @@ export async function main(argv: string[]): Promise<number> {
     return code;
   };
   let ctx: Context | null = null;
+  let reached = false;
+  let named: string[] = [];
   try {
     const { help, values, positionals } = parse(command, rest);
+    named = positionals;
     if (help) {
       console.log(`usage: npm run operator -- ${command.usage}\n\n${command.summary}\n\n${GLOBAL_HELP}`);
       return 0;
@@ -117,12 +186,15 @@ export async function main(argv: string[]): Promise<number> {
       stack: findLocalStack(),
     });
     applyTarget(target);
-    ctx = context(target, { json: formatOf(values) === "json", yes: values.yes === true });
+    ctx = context(target, { json: formatOf(values, command.formats) === "json", yes: values.yes === true });
     if (command.backend) await ensureReachable(target);
+    reached = true;
     await command.run(ctx, positionals, values);
+    if (command.audited) await audited(ctx, command, positionals, values, null);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof UsageError) return fail(2, "usage", err.message);
+    if (command.audited && reached && ctx !== null) await audited(ctx, command, named, {}, err);
     return fail(1, "refused", refusal(err));
   } finally {
     await ctx?.close();

@@ -9,6 +9,8 @@ export const COLLECTIONS = {
   people: null,
   // The audit log of what was done to each person: kept as long as the service is.
   personHistory: null,
+  // The audit trail of privileged acts across the service: kept AUDIT_KEPT_MS (core/model/audit).
+  auditTrail: "forgetAfter",
   // The reviewers' digest: when the last one went (core/notices/review-notices).
   reviewDigests: null,
   personKeys: null,

@@ -278,3 +278,39 @@ type Change = Partial<Pick<Queued, "state" | "attempts" | "nextAttemptAt" | "cla
 export function update(db: Firestore, tx: Transaction, id: string, change: Change): void {
   tx.update(ref(db, id), change);
 }
+
+/**
+ * Entries of `kind` queued since `since`, oldest first, at most `cap`: their state, when they
+ * were queued, and whom they are about (for the health report; only these fields are read).
+ */
+export async function queuedSince(
+  db: Firestore,
+  kind: OutboxKind,
+  since: Date,
+  cap: number,
+): Promise<Array<{ state: OutboxState; createdAt: Date; about: string | null }>> {
+  const snap = await db
+    .collection(OUTBOX)
+    .where("kind", "==", kind)
+    .where("createdAt", ">=", since)
+    .orderBy("createdAt")
+    .limit(cap)
+    .select("state", "createdAt", "about")
+    .get();
+  return snap.docs.map((d) => ({
+    state: d.get("state") as OutboxState,
+    createdAt: toDate(d.get("createdAt")),
+    about: optionalString(d.get("about")),
+  }));
+}
+
+/** One lane's pending entries: how many, and when the oldest was queued. */
+export async function laneBacklog(db: Firestore, lane: OutboxLane): Promise<{ pending: number; oldest: Date | null }> {
+  const pending = db.collection(OUTBOX).where("state", "==", "pending").where("lane", "==", lane);
+  const [count, first] = await Promise.all([
+    pending.count().get(),
+    pending.orderBy("createdAt").limit(1).select("createdAt").get(),
+  ]);
+  const oldest = first.docs[0];
+  return { pending: count.data().count, oldest: oldest === undefined ? null : toDate(oldest.get("createdAt")) };
+}

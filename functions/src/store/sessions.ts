@@ -99,3 +99,19 @@ export async function listByPerson(db: Firestore, personId: string): Promise<Ses
   const snap = await db.collection(SESSIONS).where("personId", "==", personId).get();
   return snap.docs.map((d) => fromData(d.id, d.data())).sort((a, b) => b.openedAt.getTime() - a.openedAt.getTime());
 }
+
+/** How the sessions opened since `since` began, oldest first, at most `cap` (for the health report). */
+export async function openedSince(
+  db: Firestore,
+  since: Date,
+  cap: number,
+): Promise<Array<{ openedAt: Date; amr: string[] }>> {
+  const snap = await db
+    .collection(SESSIONS)
+    .where("openedAt", ">=", since)
+    .orderBy("openedAt")
+    .limit(cap)
+    .select("openedAt", "amr")
+    .get();
+  return snap.docs.map((d) => ({ openedAt: toDate(d.get("openedAt")), amr: stringList(d.get("amr")) }));
+}

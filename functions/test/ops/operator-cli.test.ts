@@ -143,6 +143,80 @@ describe("npm run operator", () => {
     });
   });
 
+  describe("status --since", () => {
+    it("adds the service's health over the window, per hour with --json, and refuses another window", async () => {
+      const day = await json<{ health: { window: string; buckets: string[]; outbox: Array<{ lane: string }> } }>([
+        "status",
+        "--since",
+        "24h",
+      ]);
+      expect(day.health.window).toBe("24h");
+      expect(day.health.buckets).toHaveLength(24);
+      expect(day.health.outbox.map((l) => l.lane)).toEqual(["mail", "apps", "bulk"]);
+      const text = (await operator(["status", "--since", "7d"])).stdout;
+      expect(text).toMatch(/health over the last 7d .*\n {2}sign-ins: .*\n {2}email codes: sent \d+/);
+      const bad = await operator(["status", "--since", "1y"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--since must be 24h or 7d/);
+    });
+  });
+
+  describe("audit", () => {
+    it("records each command that changes something once, done or refused, and lists it as CSV and JSON lines", async () => {
+      const { person } = await accountWithPerson({ status: "pending", projects: [] });
+      const email = person.emails[0] as string;
+      await json(["people", "approve", email]);
+      // Refused: there is no such person. A read (people show) is no record.
+      const missing = `${unique("nobody")}@example.test`;
+      expect((await operator(["people", "approve", missing])).code).toBe(1);
+      await json(["people", "show", person.id]);
+
+      type Row = {
+        actorId: string;
+        action: string;
+        subjects: string[];
+        outcome: string;
+        detail: Record<string, unknown>;
+      };
+      const mine = await json<Row[]>(["audit", "--person", person.id]);
+      expect(mine.map((r) => [r.action, r.outcome, r.subjects])).toEqual([
+        ["cli.people.approve", "done", ["[address]", person.id]],
+      ]);
+      expect(mine[0]?.actorId).toMatch(/^operator:.+@.+/);
+      expect(JSON.stringify(mine)).not.toContain(email);
+
+      const lines = (await operator(["audit", "--kind", "operator", "--since", "1h", "--format", "jsonl"])).stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Row);
+      const refused = lines.find((r) => r.outcome === "refused" && r.action === "cli.people.approve");
+      expect(refused?.detail.reason).toEqual(expect.any(String));
+      expect(JSON.stringify(lines)).not.toContain(missing);
+
+      const table = (await operator(["audit", "--person", person.id, "--format", "csv"])).stdout.trim().split("\r\n");
+      expect(table[0]).toBe('"at","actor","action","subjects","outcome","via","detail","trace","id"');
+      expect(table).toHaveLength(2);
+      expect(table[1]).toContain('"cli.people.approve"');
+
+      // A person named by address is recorded by id too; a URL's path and query (a hook's token) are not kept.
+      const { person: other } = await accountWithPerson({ projects: ["startpage"] });
+      await json(["sessions", "end", other.emails[0] as string, "--all", "--yes"]);
+      expect((await json<Row[]>(["audit", "--person", other.id])).map((r) => [r.action, r.subjects])).toEqual([
+        ["cli.sessions.end", ["[address]", other.id]],
+      ]);
+      const app = unique("audit-app-").replace(/_/g, "-");
+      await operator(["hooks", "add", app, "https://hooks.example.test/in/SECRET-IN-PATH?token=s3cr3t", "--yes"]);
+      const hooks = await json<Row[]>(["audit", "--kind", "operator", "--since", "1h", "--limit", "1000"]);
+      const added = hooks.find((r) => r.action === "cli.hooks.add" && r.subjects.includes(app));
+      expect(added?.subjects).toEqual([app, "https://hooks.example.test"]);
+      expect(JSON.stringify(hooks)).not.toMatch(/SECRET-IN-PATH|s3cr3t/);
+
+      const bad = await operator(["audit", "--kind", "everything"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--kind must be one of/);
+    });
+  });
+
   describe("people", () => {
     it("approves, grants, revokes and makes admin a person named by address, and lists them by filter", async () => {
       const { person } = await accountWithPerson({ status: "pending", projects: [] });

@@ -12,27 +12,16 @@ import { signInWithCustomToken } from "../support/auth";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "../support/browser";
 import { auth, firestore, unique } from "../support/deps";
 import { mailAfter } from "../support/inbox";
-import { accountWithPerson, cookieFrom, personFor } from "../support/people";
+import { accountWithPerson, personFor } from "../support/people";
 import { selfRegisteredClient } from "../support/consent";
 import { MODES, useJourneys } from "../support/visitor";
 import * as clients from "../../src/store/oidc-clients";
 import { systemClock } from "../../src/clock";
+import { stackCookie } from "../support/stack-sessions";
 
 const db = firestore();
 const world = useBrowserWorld();
 const stackId = () => process.env.STACK_ID_URL as string;
-
-async function stackCookie(uid: string): Promise<string> {
-  const idToken = await signInWithCustomToken(await auth().createCustomToken(uid));
-  const res = await fetch(`${stackId()}/auth/verify`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ idToken, project: "account" }),
-  });
-  const cookie = cookieFrom(res.headers.getSetCookie());
-  if (res.status !== 200 || cookie === null) throw new Error(`POST /auth/verify answered ${res.status}`);
-  return cookie;
-}
 
 /**
  * The stack's queues are every test file's: the reviewer here starts from empty ones, as after a

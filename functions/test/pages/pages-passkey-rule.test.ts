@@ -18,12 +18,12 @@ import { signInWithCustomToken } from "../support/auth";
 import { ID_HOST, openSessionIn, useBrowserWorld } from "../support/browser";
 import { auth, firestore, unique } from "../support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "../support/inbox";
-import { accountWithPerson, cookieFrom, personFor } from "../support/people";
+import { accountWithPerson, personFor } from "../support/people";
 import { passkeyWorld } from "../support/passkeys";
 import type { SoftwarePasskey } from "../support/authenticator";
 import { credentialOf, virtualAuthenticator } from "../support/virtual-authenticator";
 import { usePasskeyRuleOnStack } from "../support/stack-rule";
-import { stackSessionTokens } from "../support/stack-sessions";
+import { stackCookie, stackSessionTokens } from "../support/stack-sessions";
 import { MODES, sessionCookie, useJourneys, type Visitor } from "../support/visitor";
 
 const db = firestore();
@@ -55,19 +55,7 @@ const askFromPage = async (page: Page, method: string, path: string, body?: unkn
 };
 
 /** A session cookie for the stack's functions, begun with a passkey: for the test's own API calls. */
-async function passkeySessionCookie(uid: string): Promise<string> {
-  const idToken = await signInWithCustomToken(
-    await auth().createCustomToken(uid, { sign_in_methods: ["hwk", "user"] }),
-  );
-  const res = await fetch(`${process.env.STACK_ID_URL as string}/auth/verify`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ idToken, project: "account" }),
-  });
-  const cookie = cookieFrom(res.headers.getSetCookie());
-  if (res.status !== 200 || cookie === null) throw new Error(`POST /auth/verify answered ${res.status}`);
-  return cookie;
-}
+const passkeySessionCookie = (uid: string) => stackCookie(uid, { sign_in_methods: ["hwk", "user"] });
 
 /** The stack's queue is every file's: the reviewer here starts from an empty one (the others rejected). */
 async function emptyQueue(): Promise<void> {

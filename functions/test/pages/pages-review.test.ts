@@ -19,14 +19,14 @@ import { randomPhone, signInWithCustomToken } from "../support/auth";
 import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "../support/browser";
 import { auth, firestore, PARENT_DOMAIN, unique } from "../support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "../support/inbox";
-import { accountWithPerson, cookieFrom, personFor } from "../support/people";
+import { accountWithPerson, personFor } from "../support/people";
 import { MODES, secondVisitor, sessionCookie, useJourneys, type Visitor } from "../support/visitor";
 import { type Person } from "../../src/core/model/person";
 import { addHook, removeHook } from "../../src/core/events/hooks";
 import { systemClock } from "../../src/clock";
 import { cryptoRandom } from "../../src/random";
 import { transactionRunner } from "../../src/store/db";
-import { stackSecret, stackSessionTokens } from "../support/stack-sessions";
+import { stackCookie, stackSecret, stackSessionTokens } from "../support/stack-sessions";
 import type { Timestamp } from "firebase-admin/firestore";
 
 const db = firestore();
@@ -36,19 +36,6 @@ const stackId = () => process.env.STACK_ID_URL as string;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const mailCount = async (address: string) => (await mailTo(address)).length;
-
-/** A session cookie for the stack's own functions, as POST /auth/verify gives it: for the test's own API calls. */
-async function stackCookie(uid: string): Promise<string> {
-  const idToken = await signInWithCustomToken(await auth().createCustomToken(uid));
-  const res = await fetch(`${stackId()}/auth/verify`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ idToken, project: "account" }),
-  });
-  const cookie = cookieFrom(res.headers.getSetCookie());
-  if (res.status !== 200 || cookie === null) throw new Error(`POST /auth/verify answered ${res.status}`);
-  return cookie;
-}
 
 /**
  * The stack's queue is every test file's: the reviewer here starts from an empty one, as after a

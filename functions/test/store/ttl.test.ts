@@ -26,6 +26,7 @@ import * as passkeyChallenges from "../../src/store/passkey-challenges";
 import * as sends from "../../src/store/sends";
 import * as personalData from "../../src/store/personal-data";
 import * as noticeWindows from "../../src/store/notice-windows";
+import * as auditTrail from "../../src/store/audit-trail";
 import * as projectAccess from "../../src/store/project-access";
 import * as invitations from "../../src/store/invitations";
 import { firestore } from "../support/deps";
@@ -169,6 +170,24 @@ describe("data expiry", () => {
         const personId = id();
         await projectAccess.record(db, personId, "startpage", at, later(365 * 86_400_000));
         return [`projectAccess/${personId}_startpage`];
+      },
+      auditTrail: async () => {
+        const recordId = id();
+        await auditTrail.add(db, {
+          id: recordId,
+          at,
+          actor: { kind: "operator", name: "ops@desk" },
+          actorId: "operator:ops@desk",
+          kind: "operator",
+          action: "cli.test",
+          subjects: [],
+          detail: {},
+          outcome: "done",
+          client: { via: "cli", from: null },
+          traceId: null,
+          forgetAfter: later(400 * 86_400_000),
+        });
+        return [`auditTrail/${recordId}`];
       },
       noticeWindows: async () => {
         const personId = id();

@@ -106,6 +106,8 @@ const PAGES: Array<{ group: GroupName; page: string; paths: RegExp }> = [
     page: "[Apps waiting for review](people.md#apps-waiting-for-review)",
     paths: /^\/auth\/clients\//,
   },
+  { group: "people", page: "[The audit trail](people.md#the-audit-trail)", paths: /^\/auth\/audit$/ },
+  { group: "people", page: "[The service's health](people.md#the-services-health)", paths: /^\/auth\/health$/ },
   {
     group: "people",
     page: "[A person's own account](people.md#a-persons-own-account)",

@@ -123,7 +123,15 @@ forAdministrators(() => {
   view(
     "People",
     paragraph("Everyone who has an account here or has asked for one. Open a person to change what they can use."),
-    linkButton("Invite people", "/invite"),
+    h(
+      "p",
+      { class: "actions" },
+      linkButton("Invite people", "/invite"),
+      " ",
+      linkButton("Audit trail", "/audit"),
+      " ",
+      linkButton("Service health", "/health"),
+    ),
     form,
     alert.element,
     found,

@@ -100,13 +100,21 @@ function queueMail(deps: InviteDeps, tx: Transaction, invitation: Invitation): v
 }
 
 /** Records the act in the inviter's own history, naming the address (an operator keeps none). */
-function recordInInviter(deps: InviteDeps, tx: Transaction, by: ActingOnOthers, event: HistoryEvent, address: string) {
+function recordInInviter(
+  deps: InviteDeps,
+  tx: Transaction,
+  by: ActingOnOthers,
+  event: HistoryEvent,
+  invitation: Pick<Invitation, "address" | "role" | "projects" | "groups">,
+) {
   if (!("admin" in by)) return;
   recordEvent(deps, tx, {
     personId: by.admin.id,
     ...recordedAs(by),
     event,
-    changes: { invited: { from: null, to: address } },
+    changes: { invited: { from: null, to: invitation.address } },
+    // The trail keeps what the invitation lets in, never the address.
+    audited: { role: invitation.role, projects: invitation.projects, groups: invitation.groups },
   });
 }
 
@@ -144,7 +152,7 @@ export async function inviteOne(
     if (options.dryRun) return { outcome: "invited", invitation };
     invitations.save(deps.store, tx, invitation, forgetAfter(invitation));
     queueMail(deps, tx, invitation);
-    recordInInviter(deps, tx, by, "invited-someone", terms.address);
+    recordInInviter(deps, tx, by, "invited-someone", invitation);
     return { outcome: "invited", invitation };
   });
 }
@@ -199,7 +207,7 @@ export async function resendInvitation(
     };
     invitations.save(deps.store, tx, next, forgetAfter(next));
     queueMail(deps, tx, next);
-    recordInInviter(deps, tx, by, "invitation-resent", current.address);
+    recordInInviter(deps, tx, by, "invitation-resent", current);
     return next;
   });
   if (typeof invitation === "string")
@@ -214,7 +222,7 @@ export async function revokeInvitation(deps: InviteDeps, id: string, given: Acti
     const current = await invitations.find(deps.store, id, tx);
     ensure(current, "invitation_not_found");
     invitations.remove(deps.store, tx, id);
-    recordInInviter(deps, tx, by, "invitation-revoked", current.address);
+    recordInInviter(deps, tx, by, "invitation-revoked", current);
     return current;
   });
 }

@@ -4,6 +4,7 @@
  * read, the decision (an administrator's through the API, or the operator's `clients approve` and
  * `clients block`), and the operator's removal of such a client with all it holds.
  */
+import { adminAudited, recordAudit } from "../audit";
 import * as clients from "../../store/oidc-clients";
 import * as people from "../../store/people";
 import { sweepClient, type ClientSweep } from "../../store/client-data";
@@ -169,6 +170,14 @@ export async function decideClient(
     const tried = await Promise.all(current.triedBy.map((id) => people.findById(deps.store, id, tx)));
     const next: OidcClient = { ...current, review: decision, triedBy: [] };
     await clients.save(deps.store, next, tx);
+    // The operator's command is recorded by the command line, once per command.
+    if ("admin" in acting)
+      recordAudit(deps, tx, {
+        ...adminAudited(acting),
+        kind: "client",
+        action: `client.${decision}`,
+        subjects: [clientId],
+      });
     return { client: next, told: queueClientReviewNotices(deps, tx, clientId, decision, tried), acting };
   });
   deps.log.info("client reviewed", {

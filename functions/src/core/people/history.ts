@@ -3,6 +3,7 @@ import type { Person } from "../model/person";
 import * as history from "../../store/person-history";
 import type { Actor, HistoryEntry, HistoryEvent, Via } from "../model/history";
 import type { Transaction } from "../../store/db";
+import { auditHistoryEntry } from "../audit";
 
 /** The fields of a person whose changes the history keeps. */
 const TRACKED = ["status", "role", "projects", "groups", "name", "emails", "phones", "uids", "note"] as const;
@@ -23,7 +24,10 @@ export function changesBetween(before: Person | null, after: Person): Changes {
   return changes;
 }
 
-/** Records, in `tx`, an event in the person's history; a change that changed nothing is not one. */
+/**
+ * Records, in `tx`, an event in the person's history, and an administrator's act in the audit
+ * trail too (core/audit); a change that changed nothing is not one.
+ */
 export function recordEvent(
   deps: Pick<Deps, "store" | "random" | "clock">,
   tx: Transaction,
@@ -33,10 +37,14 @@ export function recordEvent(
     via: Via;
     event: HistoryEvent;
     changes: Changes;
+    /** Particulars for the audit trail's record alone, not the history's (none a person's own). */
+    audited?: Record<string, string | string[]>;
   },
 ): void {
   if (entry.event === "changed" && Object.keys(entry.changes).length === 0) return;
-  history.add(deps.store, tx, { ...entry, id: deps.random.id(), at: deps.clock.now() });
+  const { audited, ...told } = entry;
+  history.add(deps.store, tx, { ...told, id: deps.random.id(), at: deps.clock.now() });
+  auditHistoryEntry(deps, tx, told, audited);
 }
 
 /** One page of a person's history, newest first; `next` continues it, null at its start. */

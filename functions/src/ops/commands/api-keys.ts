@@ -37,6 +37,7 @@ const backend = true;
 export const apiKeyCommands: Command[] = [
   {
     name: "api-keys issue",
+    audited: true,
     summary: "a new API key, printed once; only its hash is stored",
     usage: "api-keys issue <label>",
     positionals: [1, 1],
@@ -62,6 +63,7 @@ export const apiKeyCommands: Command[] = [
   },
   {
     name: "api-keys revoke",
+    audited: true,
     summary: "revoke a key by its id (or every live key with a prefix); asks first",
     usage: "api-keys revoke <id> [--yes] | api-keys revoke --prefix <prefix> [--yes]",
     options: { prefix: { type: "string" } },

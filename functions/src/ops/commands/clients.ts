@@ -149,6 +149,7 @@ const secretNote =
 export const clientCommands: Command[] = [
   {
     name: "clients register",
+    audited: true,
     summary: "register a relying party; prints its generated secret once",
     usage:
       "clients register <client_id> --name <name> --redirect-uri <uri> [--redirect-uri <uri>...] [--post-logout-redirect-uri <uri>...] [--backchannel-logout-uri <uri>] [--pkce required|optional] [--refresh-tokens] [--needs-project <project>]",
@@ -187,6 +188,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients add-redirect",
+    audited: true,
     summary: "allow one more redirect URI (matched exactly)",
     usage: "clients add-redirect <client_id> <uri>",
     positionals: [2, 2],
@@ -197,6 +199,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients remove-redirect",
+    audited: true,
     summary: "stop allowing a redirect URI (asks first)",
     usage: "clients remove-redirect <client_id> <uri> [--yes]",
     positionals: [2, 2],
@@ -208,6 +211,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients add-post-logout",
+    audited: true,
     summary: "allow one more address to return to after RP-initiated logout (matched exactly)",
     usage: "clients add-post-logout <client_id> <uri>",
     positionals: [2, 2],
@@ -218,6 +222,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients remove-post-logout",
+    audited: true,
     summary: "stop returning to an address after logout",
     usage: "clients remove-post-logout <client_id> <uri>",
     positionals: [2, 2],
@@ -228,6 +233,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients set-backchannel",
+    audited: true,
     summary: "where the provider posts a logout token when a sign-in to the client ends; none for nowhere",
     usage: "clients set-backchannel <client_id> <https uri>|none",
     positionals: [2, 2],
@@ -241,6 +247,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients set-pkce",
+    audited: true,
     summary: "require PKCE of a client, or let it omit the challenge",
     usage: "clients set-pkce <client_id> required|optional",
     positionals: [2, 2],
@@ -253,6 +260,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients set-refresh-tokens",
+    audited: true,
     summary: "let a client hold refresh tokens, or take them away (its grants end at their next use)",
     usage: "clients set-refresh-tokens <client_id> on|off [--yes]",
     positionals: [2, 2],
@@ -266,6 +274,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients set-project",
+    audited: true,
     summary: "let only people granted a project sign in to a client (none: any approved person)",
     usage: "clients set-project <client_id> <project>|none",
     positionals: [2, 2],
@@ -279,6 +288,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients rotate-secret",
+    audited: true,
     summary: "a new secret, printed once; the old ones keep working for the overlap (default 24h)",
     usage: "clients rotate-secret <client_id> [--overlap <duration, e.g. 24h, 30m, 0s: asks first>] [--yes]",
     options: { overlap: { type: "string" } },
@@ -300,6 +310,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients disable",
+    audited: true,
     summary: "make a client unknown to the authorise and token endpoints (asks first)",
     usage: "clients disable <client_id> [--yes]",
     positionals: [1, 1],
@@ -311,6 +322,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients enable",
+    audited: true,
     summary: "make a disabled client known again, as it was registered",
     usage: "clients enable <client_id>",
     positionals: [1, 1],
@@ -321,6 +333,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients approve",
+    audited: true,
     summary: "let a client that registered itself be used (waiting or blocked → approved)",
     usage: "clients approve <client_id>",
     positionals: [1, 1],
@@ -331,6 +344,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients block",
+    audited: true,
     summary: "make a client that registered itself unknown to every endpoint, as disable does (asks first)",
     usage: "clients block <client_id> [--yes]",
     positionals: [1, 1],
@@ -342,6 +356,7 @@ export const clientCommands: Command[] = [
   },
   {
     name: "clients remove",
+    audited: true,
     summary:
       "delete a client that registered itself, with the consents, grants, tokens and codes it holds (asks first)",
     usage: "clients remove <client_id> [--yes]",

@@ -98,6 +98,7 @@ const backend = true;
 export const hookCommands: Command[] = [
   {
     name: "hooks add",
+    audited: true,
     summary: "subscribe an app to events (every one unless --event names some); prints its secret once",
     usage: "hooks add <app> <https url> [--event <type>...]",
     options: { event: { type: "string", multiple: true } },
@@ -146,6 +147,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks rotate-secret",
+    audited: true,
     summary: "a new secret, printed once; the old ones keep signing for the overlap (default 24h)",
     usage: "hooks rotate-secret <app> [--overlap <duration, e.g. 24h, 0s: asks first>] [--yes]",
     options: { overlap: { type: "string" } },
@@ -164,6 +166,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks disable",
+    audited: true,
     summary: "deliver nothing to an app (its events meanwhile are not kept for it)",
     usage: "hooks disable <app>",
     positionals: [1, 1],
@@ -174,6 +177,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks enable",
+    audited: true,
     summary: "deliver to an app again, its health afresh",
     usage: "hooks enable <app>",
     positionals: [1, 1],
@@ -184,6 +188,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks remove",
+    audited: true,
     summary: "end an app's subscription (asks first)",
     usage: "hooks remove <app> [--yes]",
     positionals: [1, 1],
@@ -222,6 +227,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks redeliver",
+    audited: true,
     summary: "send an event again, to one app or to every app subscribed to it (the same webhook-id)",
     usage: "hooks redeliver <event id> [--app <app>]",
     options: { app: { type: "string" } },
@@ -234,6 +240,7 @@ export const hookCommands: Command[] = [
   },
   {
     name: "hooks reseal",
+    audited: true,
     summary: "seal every subscription's secrets under the first CODE_PEPPER key: before retiring an older one",
     usage: "hooks reseal [--from-file <the CODE_PEPPER in place>]",
     // The ring the functions now hold: the local stack's own, or (a real project, whose secrets

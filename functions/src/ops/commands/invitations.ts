@@ -74,6 +74,7 @@ async function inviteFromFile(ctx: Context, path: string, dryRun: boolean, days:
 export const invitationCommands: Command[] = [
   {
     name: "people invite",
+    audited: true,
     summary: "invite an address, approved ahead with projects; or every row of a CSV file (--file)",
     usage:
       "people invite <email> <project> [<project> …] [--group <g>]… [--role user|admin] [--name <n>] [--note <text>] [--days <n>] [--force]\n" +
@@ -155,6 +156,7 @@ export const invitationCommands: Command[] = [
   },
   {
     name: "people resend-invitation",
+    audited: true,
     summary: "send an invitation's mail again, renewed for --days (default 14)",
     usage: "people resend-invitation <email|invitation id> [--days <n>]",
     options: { days: { type: "string" } },
@@ -169,6 +171,7 @@ export const invitationCommands: Command[] = [
   },
   {
     name: "people revoke-invitation",
+    audited: true,
     summary: "revoke an invitation: the address is a stranger again (asks first)",
     usage: "people revoke-invitation <email|invitation id> [--yes]",
     positionals: [1, 1],

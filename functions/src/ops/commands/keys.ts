@@ -92,6 +92,7 @@ const where = "[--from-file <current value>] [--out <file> | --apply]";
 export const keyCommands: Command[] = [
   {
     name: "keys rotate-session-key",
+    audited: true,
     summary: "SESSION_KEYS with a fresh RSA-2048 key second: published, not yet signing",
     usage: `keys rotate-session-key ${where}`,
     options,
@@ -110,6 +111,7 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys promote-session-key",
+    audited: true,
     summary: "SESSION_KEYS with a published key moved first: it signs from then on",
     usage: `keys promote-session-key <kid> ${where}`,
     options,
@@ -124,6 +126,7 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys retire-session-key",
+    audited: true,
     summary: "SESSION_KEYS without one key (never the signing one)",
     usage: `keys retire-session-key <kid> ${where}`,
     options,
@@ -138,6 +141,7 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys rotate-code-pepper",
+    audited: true,
     summary: "CODE_PEPPER with a fresh key first: it hashes new codes, the old ones still verify",
     usage: `keys rotate-code-pepper ${where}`,
     options,
@@ -152,6 +156,7 @@ export const keyCommands: Command[] = [
   },
   {
     name: "keys retire-code-pepper",
+    audited: true,
     summary: "CODE_PEPPER without one key (never the first, nor one an app's secret or a waiting mail is sealed under)",
     usage: `keys retire-code-pepper <kid> ${where}`,
     options,

@@ -10,7 +10,6 @@ import {
   setPasskeyRoles,
   type RuleInForce,
 } from "../../core/people/passkey-rule";
-import { findPersonByIdOrEmail } from "../../core/people/operator";
 import { LIFT_MAX_HOURS } from "../../core/model/passkey-rule";
 import type { Role } from "../../core/model/person";
 import { one, type Command } from "../cli";
@@ -70,6 +69,7 @@ export const passkeyRuleCommands: Command[] = [
   },
   {
     name: "passkey-rule set",
+    audited: true,
     summary: "hold these roles to passkey sign-ins (admin), or none (off), or default (the deployment's PASSKEY_ROLES)",
     usage: "passkey-rule set <admin|none|default>",
     positionals: [1, 1],
@@ -89,6 +89,7 @@ export const passkeyRuleCommands: Command[] = [
   },
   {
     name: "passkey-rule lift",
+    audited: true,
     summary: "the break-glass: let one person act as an administrator from any sign-in, for a stated time (asks first)",
     usage: `passkey-rule lift <id|email> --minutes <1-${LIFT_MAX_HOURS * 60}> [--yes]`,
     options: { minutes: { type: "string" } },
@@ -99,7 +100,7 @@ export const passkeyRuleCommands: Command[] = [
       if (!Number.isInteger(minutes) || minutes < 1 || minutes > LIFT_MAX_HOURS * 60)
         throw new UsageError(`--minutes must be a whole number from 1 to ${LIFT_MAX_HOURS * 60}`);
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, id as string);
+      const person = await ctx.person(id as string);
       await ctx.confirm(
         `Lift the passkey rule for ${named(person)} for ${minutes} minutes? Until then an email code is enough for them to act as an administrator.`,
       );
@@ -113,13 +114,14 @@ export const passkeyRuleCommands: Command[] = [
   },
   {
     name: "passkey-rule restore",
+    audited: true,
     summary: "end a lift of the passkey rule before its time",
     usage: "passkey-rule restore <id|email>",
     positionals: who.positionals,
     backend: true,
     async run(ctx, [id]) {
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, id as string);
+      const person = await ctx.person(id as string);
       const ended = await restorePasskeyRule(deps, person.id, ctx.actor());
       ctx.print(
         ended ? `the passkey rule holds ${named(person)} again` : `the rule was not lifted for ${named(person)}`,
@@ -129,6 +131,7 @@ export const passkeyRuleCommands: Command[] = [
   },
   {
     name: "passkey-rule clear",
+    audited: true,
     summary:
       "the break-glass: remove a person's passkeys and recovery codes, so an email code may add a first passkey again (asks first)",
     usage: "passkey-rule clear <id|email> [--yes]",
@@ -136,7 +139,7 @@ export const passkeyRuleCommands: Command[] = [
     backend: true,
     async run(ctx, [id]) {
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, id as string);
+      const person = await ctx.person(id as string);
       await ctx.confirm(
         `Remove every passkey and recovery code of ${named(person)}? For the next days a sign-in with an email code may add a first passkey to their account.`,
       );

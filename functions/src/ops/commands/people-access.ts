@@ -1,6 +1,5 @@
 /** `people approve|reject|grant|revoke|make-admin|unmake-admin`: a person's access, through core/people. */
 import { appHostList } from "../../config/config";
-import { findPersonByIdOrEmail } from "../../core/people/operator";
 import { changePerson, type PersonChange } from "../../core/people/change-person";
 import type { Person } from "../../core/model/person";
 import type { Command } from "../cli";
@@ -21,7 +20,7 @@ async function change(
   ask?: (p: Person) => string,
 ): Promise<void> {
   const deps = ctx.deps();
-  const person = await findPersonByIdOrEmail(deps, who);
+  const person = await ctx.person(who);
   if (ask) await ctx.confirm(ask(person));
   const { person: after, providerSyncErrors } = await changePerson(deps, person.id, fields, { operator: ctx.actor() });
   ctx.print(`${what}: ${line(after)}`, { person: view(after), providerSyncErrors });
@@ -52,6 +51,7 @@ const backend = true;
 export const accessCommands: Command[] = [
   {
     name: "people approve",
+    audited: true,
     summary: "approve a person (pending or rejected)",
     usage: "people approve <id|email>",
     positionals: who.positionals,
@@ -60,6 +60,7 @@ export const accessCommands: Command[] = [
   },
   {
     name: "people reject",
+    audited: true,
     summary: "reject a person; their provider sessions are revoked (asks first)",
     usage: "people reject <id|email> [--yes]",
     positionals: who.positionals,
@@ -75,6 +76,7 @@ export const accessCommands: Command[] = [
   },
   {
     name: "people grant",
+    audited: true,
     summary: "give a person a project an app declares (* for every project)",
     usage: "people grant <id|email> <project> [--force]",
     options: { force: { type: "boolean" } },
@@ -89,6 +91,7 @@ export const accessCommands: Command[] = [
   },
   {
     name: "people revoke",
+    audited: true,
     summary: "take a project away from a person (asks first)",
     usage: "people revoke <id|email> <project> [--yes]",
     positionals: [2, 2],
@@ -106,6 +109,7 @@ export const accessCommands: Command[] = [
   },
   {
     name: "people make-admin",
+    audited: true,
     summary: "make a person an admin",
     usage: "people make-admin <id|email>",
     positionals: who.positionals,
@@ -114,6 +118,7 @@ export const accessCommands: Command[] = [
   },
   {
     name: "people unmake-admin",
+    audited: true,
     summary: "make an admin a user again; never the last admin (asks first)",
     usage: "people unmake-admin <id|email> [--yes]",
     positionals: who.positionals,

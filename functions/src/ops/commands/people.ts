@@ -1,6 +1,6 @@
 /** `people …` and `bootstrap-admin`: the operator's hand on people, through core/people (access: people-access.ts). */
 import { unfinishedErasures } from "../../store/personal-data";
-import { bootstrapAdmin, findPersonByIdOrEmail } from "../../core/people/operator";
+import { bootstrapAdmin } from "../../core/people/operator";
 import { personHistory } from "../../core/people/history";
 import type { HistoryEntry } from "../../core/model/history";
 import { findPeople, reindexPeople, reviewQueue } from "../../core/people/find-people";
@@ -102,7 +102,7 @@ export const peopleCommands: Command[] = [
     async run(ctx, [id], values) {
       const limit = Number(one(values, "limit") ?? "50");
       if (!Number.isInteger(limit) || limit < 1 || limit > 200) throw new UsageError("--limit must be 1 to 200");
-      const person = await findPersonByIdOrEmail(ctx.deps(), id as string);
+      const person = await ctx.person(id as string);
       const { entries } = await personHistory(ctx.deps(), person.id, limit, null);
       const columns = [
         { header: "WHEN", value: (e: HistoryEntry) => e.at.toISOString().slice(0, 19).replace("T", " ") },
@@ -124,13 +124,14 @@ export const peopleCommands: Command[] = [
     positionals: who.positionals,
     backend,
     async run(ctx, [id]) {
-      const person = await findPersonByIdOrEmail(ctx.deps(), id as string);
+      const person = await ctx.person(id as string);
       ctx.print(describe(person), view(person));
     },
   },
   ...accessCommands,
   {
     name: "people reindex",
+    audited: true,
     summary: "write what lists and searches find people by, where it is missing (after an upgrade)",
     usage: "people reindex",
     positionals: [0, 0],
@@ -142,13 +143,14 @@ export const peopleCommands: Command[] = [
   },
   {
     name: "people remove-passkeys",
+    audited: true,
     summary: "remove every passkey of a person (a lost device); they sign in by email code (asks first)",
     usage: "people remove-passkeys <id|email> [--yes]",
     positionals: who.positionals,
     backend,
     async run(ctx, [id]) {
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, id as string);
+      const person = await ctx.person(id as string);
       await ctx.confirm(`Remove every passkey of ${named(person)}?`);
       const removed = await removeAllPasskeys(deps, person.id, { operator: ctx.actor() });
       ctx.print(`removed ${removed} passkey(s): ${line(person)}`, { person: view(person), removed });
@@ -156,19 +158,21 @@ export const peopleCommands: Command[] = [
   },
   {
     name: "people export",
+    audited: true,
     summary: "print everything kept about a person as one JSON document (their copy, GDPR Art. 15 and 20)",
     usage: "people export <id|email>",
     positionals: who.positionals,
     backend,
     async run(ctx, [id]) {
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, id as string);
+      const person = await ctx.person(id as string);
       const data = await exportPersonData(deps, person.id, { operator: ctx.actor() });
       ctx.print(JSON.stringify(data, null, 2), data);
     },
   },
   {
     name: "people erase",
+    audited: true,
     summary: "delete a person and everything kept about them, their provider accounts too (asks first)",
     usage: "people erase <id|email> [--yes]",
     positionals: who.positionals,
@@ -176,7 +180,7 @@ export const peopleCommands: Command[] = [
     async run(ctx, [id]) {
       const deps = ctx.deps();
       const who = id as string;
-      const person = await findPersonByIdOrEmail(deps, who).catch(async (err: unknown) => {
+      const person = await ctx.person(who).catch(async (err: unknown) => {
         // An erasure that stopped half-way (its person already gone) is finished by its id.
         if (who.includes("@") || !(err instanceof AppError)) throw err;
         const { finished, providerSyncErrors } = await erasePerson(deps, who, { operator: ctx.actor() });
@@ -223,6 +227,7 @@ export const peopleCommands: Command[] = [
   },
   {
     name: "bootstrap-admin",
+    audited: true,
     summary: "make the first admin (approved, every project); refused if any admin exists",
     usage: "bootstrap-admin <email> [--name <name>]",
     options: { name: { type: "string" } },

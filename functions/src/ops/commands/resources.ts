@@ -34,6 +34,7 @@ const backend = true;
 export const resourceCommands: Command[] = [
   {
     name: "resources add",
+    audited: true,
     summary:
       "register a resource of the family by its URL: its scopes, the clients that may ask for it (or every agent)",
     usage:
@@ -67,6 +68,7 @@ export const resourceCommands: Command[] = [
   },
   {
     name: "resources allow",
+    audited: true,
     summary: "let one more client ask for tokens for a resource",
     usage: "resources allow <url> <client_id>",
     positionals: [2, 2],
@@ -78,6 +80,7 @@ export const resourceCommands: Command[] = [
   },
   {
     name: "resources disallow",
+    audited: true,
     summary: "stop a client asking for a resource: no new token, its grants for it refresh no more (asks first)",
     usage: "resources disallow <url> <client_id> [--yes]",
     positionals: [2, 2],
@@ -90,6 +93,7 @@ export const resourceCommands: Command[] = [
   },
   {
     name: "resources open-to-agents",
+    audited: true,
     summary: "let every client that registered itself ask for a resource, each person's consent deciding",
     usage: "resources open-to-agents <url>",
     positionals: [1, 1],
@@ -101,6 +105,7 @@ export const resourceCommands: Command[] = [
   },
   {
     name: "resources close-to-agents",
+    audited: true,
     summary: "stop clients that registered themselves asking for a resource; their grants refresh no more (asks first)",
     usage: "resources close-to-agents <url> [--yes]",
     positionals: [1, 1],
@@ -124,6 +129,7 @@ export const resourceCommands: Command[] = [
   },
   {
     name: "resources remove",
+    audited: true,
     summary: "stop issuing tokens for a resource; its grants refresh no more (asks first)",
     usage: "resources remove <url> [--yes]",
     positionals: [1, 1],

@@ -1,6 +1,5 @@
 /** `sessions …`: a person's sessions, as the account page shows them, and ending them. */
 import { signedOutOf, TOLD } from "./person-text";
-import { findPersonByIdOrEmail } from "../../core/people/operator";
 import { endSessions, listSessions, type SessionView } from "../../core/sessions/active-sessions";
 import type { Command } from "../cli";
 import { table } from "../output";
@@ -16,7 +15,7 @@ export const sessionCommands: Command[] = [
     positionals: [1, 1],
     backend: true,
     async run(ctx, [who]) {
-      const person = await findPersonByIdOrEmail(ctx.deps(), who as string);
+      const person = await ctx.person(who as string);
       const found = await listSessions(ctx.deps(), person, null);
       const columns = [
         { header: "SESSION", value: (s: SessionView) => s.sessionId },
@@ -29,6 +28,7 @@ export const sessionCommands: Command[] = [
   },
   {
     name: "sessions end",
+    audited: true,
     summary: "sign a person out of one session, or of every one (asks first)",
     usage: "sessions end <id|email> (<session> | --all) [--yes]",
     options: { all: { type: "boolean" } },
@@ -38,7 +38,7 @@ export const sessionCommands: Command[] = [
       const all = values.all === true;
       if (all === (sessionId !== undefined)) throw new UsageError("sessions end: name one session, or --all");
       const deps = ctx.deps();
-      const person = await findPersonByIdOrEmail(deps, who as string);
+      const person = await ctx.person(who as string);
       const named = person.emails[0] ?? person.id;
       await ctx.confirm(all ? `Sign ${named} out everywhere?` : `End session ${sessionId as string} of ${named}?`);
       const which = all ? { allBut: null } : { sessionIds: [sessionId as string] };

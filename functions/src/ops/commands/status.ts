@@ -1,6 +1,7 @@
 /** `status` (where the CLI works, and why) and `use` (this checkout's default target). */
 import { existsSync } from "node:fs";
-import type { Command } from "../cli";
+import { one, type Command } from "../cli";
+import { healthReport, REPORT_WINDOWS, type HealthReport, type ReportWindow } from "../../core/status/report";
 import { shown } from "../local-stack";
 import { table } from "../output";
 import { UsageError } from "../refusals";
@@ -9,13 +10,34 @@ import { projectId, saveTarget, SAVED_TARGET } from "../target";
 import { addressRulesText } from "../address-rules";
 import type { AddressRule } from "../../core/settings";
 
+const sum = (counts: readonly number[]) => counts.reduce((a, b) => a + b, 0);
+const waited = (seconds: number | null) => (seconds === null ? "none waiting" : `the oldest for ${seconds} s`);
+
+/** The health report in lines: each series' total over the window, and what stands now. */
+export function healthText(r: HealthReport): string[] {
+  const at = r.partial ? "at least " : "";
+  return [
+    `health over the last ${r.window} (${r.from} to ${r.to}, per ${r.window === "24h" ? "hour" : "day"} with --json):`,
+    `  sign-ins: ${r.signIns.map((s) => `${s.way} ${at}${sum(s.counts)}`).join(", ") || "none"}`,
+    `  email codes: sent ${at}${sum(r.codes.sent)}, given up ${sum(r.codes.givenUp)}, not needed ${sum(r.codes.notNeeded)}`,
+    `  deliveries given up: ${r.deliveriesGivenUp.map((d) => `${d.app} ${d.count}`).join(", ") || "none"}`,
+    `  people waiting for review: ${r.waiting.people} (${waited(r.waiting.oldestSeconds)})`,
+    `  outbox: ${r.outbox.map((l) => `${l.lane} ${l.pending} (${waited(l.oldestSeconds)})`).join(", ")}`,
+    `  unfinished erasures: ${r.erasures.unfinished}${r.erasures.oldestSeconds === null ? "" : ` (the oldest begun ${r.erasures.oldestSeconds} s ago)`}`,
+  ];
+}
+
 export const statusCommands: Command[] = [
   {
     name: "status",
-    summary: "the target (local stack or project), every local address, and the settings that chose it",
-    usage: "status",
+    summary:
+      "the target (local stack or project), every local address, and the settings that chose it; with --since, the service's health over 24h or 7d",
+    usage: "status [--since 24h|7d]",
+    options: { since: { type: "string" } },
     positionals: [0, 0],
-    async run(ctx) {
+    async run(ctx, _args, values) {
+      const since = one(values, "since");
+      if (since !== undefined && !(since in REPORT_WINDOWS)) throw new UsageError("--since must be 24h or 7d");
       const { target } = ctx;
       const files = settingsFiles(target, false)
         .filter((f) => existsSync(f))
@@ -61,7 +83,10 @@ export const statusCommands: Command[] = [
           "",
         ),
       );
+      const health = since === undefined ? null : await healthReport(ctx.deps(), since as ReportWindow);
+      if (health !== null) lines.push("", ...healthText(health));
       ctx.print(lines.join("\n"), {
+        ...(health === null ? {} : { health }),
         projectId: target.projectId,
         emulators: target.emulators,
         firestore: target.firestore,

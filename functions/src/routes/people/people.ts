@@ -26,6 +26,8 @@ import { clearSessionCookie } from "../../http/cookies";
 import { jsonErrors } from "../../http/presenters";
 import { invitationRoutes } from "./invitations";
 import { clientReviewRoutes } from "./client-review";
+import { auditRoutes } from "./audit";
+import { healthRoutes } from "./health";
 import { ownAccountRoutes, sendData } from "./own-account";
 import { asAdmin } from "../../http/acting";
 import { cursorOf, readCursor } from "../../http/cursor";
@@ -46,6 +48,8 @@ export function routes(deps: Deps): Router {
   const router = Router();
   router.use(invitationRoutes(deps));
   router.use(clientReviewRoutes(deps));
+  router.use(auditRoutes(deps));
+  router.use(healthRoutes(deps));
   router.use(ownAccountRoutes(deps));
 
   const listQuery = z

@@ -1,0 +1,123 @@
+/**
+ * The service's health over a window, for its administrators (GET /auth/health, the identity
+ * host's `/health`, `npm run operator -- status --since`): sign-ins by way in and codes by
+ * outcome per hour (24 hours) or per day (7 days), and, as they stand now, the people waiting for
+ * review, the outbox per lane, deliveries given up per app and unfinished erasures.
+ *
+ * Computed from what the service already keeps, with no write anywhere: sessions (opened when,
+ * how), the outbox's entries (kept a week past their last chance), the review queue and the
+ * erasures. Each read is capped (READ_CAP): past it the report says `partial`, and its counts are
+ * lower bounds.
+ */
+import { DAY, HOUR } from "../../clock";
+import type { Deps } from "../deps";
+import * as outbox from "../../store/outbox";
+import * as sessions from "../../store/sessions";
+import { unfinishedErasures } from "../../store/personal-data";
+import { reviewQueue } from "../people/find-people";
+import { AMR } from "../sessions/amr";
+import { RECOVERY_METHOD } from "../model/passkey-rule";
+import type { OutboxLane } from "../model/outbox";
+import type { HealthReport, ReportWindow, Way } from "../model/health-report";
+
+export const REPORT_WINDOWS = {
+  "24h": { span: DAY, bucket: HOUR },
+  "7d": { span: 7 * DAY, bucket: DAY },
+} as const;
+export type { HealthReport, ReportWindow, Way };
+
+/** At most this many documents are read for each series. */
+export const READ_CAP = 5000;
+
+const WAYS: readonly Way[] = ["passkey", "code", "provider", "password", "recovery code", "other"];
+const LANES: readonly OutboxLane[] = ["mail", "apps", "bulk"];
+
+/** How a sign-in began, from its session's methods (RFC 8176, core/sessions/amr). */
+export function wayOf(amr: readonly string[]): Way {
+  if (amr.includes(AMR.hardwareKey) || amr.includes(AMR.softwareKey)) return "passkey";
+  if (amr.includes(RECOVERY_METHOD)) return "recovery code";
+  if (amr.includes(AMR.otp)) return "code";
+  if (amr.includes(AMR.federated)) return "provider";
+  if (amr.includes(AMR.password)) return "password";
+  return "other";
+}
+
+/** The window's buckets: it ends at the end of the current hour (or day, UTC), so each bucket is whole. */
+export function windowOf(window: ReportWindow, now: Date): { from: Date; to: Date; starts: Date[] } {
+  const { span, bucket } = REPORT_WINDOWS[window];
+  const to = new Date(Math.ceil((now.getTime() + 1) / bucket) * bucket);
+  const from = new Date(to.getTime() - span);
+  const starts = Array.from({ length: span / bucket }, (_, i) => new Date(from.getTime() + i * bucket));
+  return { from, to, starts };
+}
+
+/** Counts `items` into buckets of `size` from `from` (those outside are left out). */
+function counted<T>(items: readonly T[], at: (item: T) => Date, from: Date, size: number, buckets: number): number[] {
+  const counts = new Array<number>(buckets).fill(0);
+  for (const item of items) {
+    const i = Math.floor((at(item).getTime() - from.getTime()) / size);
+    if (i >= 0 && i < buckets) counts[i] = (counts[i] ?? 0) + 1;
+  }
+  return counts;
+}
+
+const secondsSince = (then: Date | null, now: Date) =>
+  then === null ? null : Math.max(0, Math.round((now.getTime() - then.getTime()) / 1000));
+
+export async function healthReport(deps: Pick<Deps, "store" | "clock">, window: ReportWindow): Promise<HealthReport> {
+  const now = deps.clock.now();
+  const { from, to, starts } = windowOf(window, now);
+  const size = REPORT_WINDOWS[window].bucket;
+  const n = starts.length;
+  const [opened, codes, deliveries, queue, lanes, erasures] = await Promise.all([
+    sessions.openedSince(deps.store, from, READ_CAP),
+    outbox.queuedSince(deps.store, "code", from, READ_CAP),
+    outbox.queuedSince(deps.store, "delivery", from, READ_CAP),
+    reviewQueue(deps, 1, null),
+    Promise.all(LANES.map(async (lane) => ({ lane, ...(await outbox.laneBacklog(deps.store, lane)) }))),
+    unfinishedErasures(deps.store),
+  ]);
+  const signIns = WAYS.map((way) => ({
+    way,
+    counts: counted(
+      opened.filter((s) => wayOf(s.amr) === way),
+      (s) => s.openedAt,
+      from,
+      size,
+      n,
+    ),
+  })).filter((series) => series.counts.some((c) => c > 0));
+  const codesIn = (state: string) =>
+    counted(
+      codes.filter((c) => c.state === state),
+      (c) => c.createdAt,
+      from,
+      size,
+      n,
+    );
+  const givenUp = new Map<string, number>();
+  for (const d of deliveries)
+    if (d.state === "failed" && d.about !== null) givenUp.set(d.about, (givenUp.get(d.about) ?? 0) + 1);
+  const oldestPerson = queue.people[0];
+  return {
+    window,
+    from: from.toISOString(),
+    to: to.toISOString(),
+    buckets: starts.map((s) => s.toISOString()),
+    signIns,
+    codes: { sent: codesIn("sent"), givenUp: codesIn("failed"), notNeeded: codesIn("none") },
+    deliveriesGivenUp: [...givenUp]
+      .map(([app, count]) => ({ app, count }))
+      .sort((a, b) => b.count - a.count || a.app.localeCompare(b.app)),
+    waiting: {
+      people: queue.waiting,
+      oldestSeconds: oldestPerson === undefined ? null : secondsSince(oldestPerson.createdAt, now),
+    },
+    outbox: lanes.map((l) => ({ lane: l.lane, pending: l.pending, oldestSeconds: secondsSince(l.oldest, now) })),
+    erasures: {
+      unfinished: erasures.length,
+      oldestSeconds: secondsSince(erasures[0]?.startedAt ?? null, now),
+    },
+    partial: [opened, codes, deliveries].some((read) => read.length >= READ_CAP),
+  };
+}
