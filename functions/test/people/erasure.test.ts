@@ -154,6 +154,7 @@ describe("people erase", () => {
     );
     expect([...keeping].sort()).toEqual(
       [
+        "auditTrail",
         "exchangeCodes",
         "invitations",
         "noticeWindows",
@@ -191,7 +192,8 @@ describe("people erase", () => {
     // What is left of them: one entry that they were erased, and by whom; and where they acted on
     // someone else, that an administrator did, by an id that names nobody now. The invitation they
     // sent is revoked: an erased administrator lets nobody in.
-    const left = after.filter((d) => d.text.includes(erin.id) && !told(d)).map(data);
+    const trail = (d: { path: string }) => d.path.startsWith("auditTrail/");
+    const left = after.filter((d) => d.text.includes(erin.id) && !told(d) && !trail(d)).map(data);
     expect(left).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ personId: erin.id, event: "erased", via: "cli", changes: {} }),
@@ -203,6 +205,16 @@ describe("people erase", () => {
       ]),
     );
     expect(left).toHaveLength(2);
+    // The audit trail keeps what she did as an administrator, and her erasure, by her id alone.
+    const acts = after.filter((d) => trail(d) && d.text.includes(erin.id)).map(data);
+    expect(acts).toHaveLength(3);
+    expect(acts.map((r) => [r.actorId, r.action])).toEqual(
+      expect.arrayContaining([
+        [`admin:${erin.id}`, "invitation.invited-someone"],
+        [`admin:${erin.id}`, "person.changed"],
+        [expect.stringMatching(/^operator:/), "cli.people.erase"],
+      ]),
+    );
     expect(after.filter((d) => d.path.startsWith("invitations/") && d.text.includes(invitee))).toEqual([]);
     expect(after.filter((d) => d.path.startsWith("notifications/"))).toHaveLength(1);
     expect(after.find((d) => d.path === `people/${keeper.id}`)).toBeDefined();
