@@ -63,6 +63,12 @@ describe.each(MODES)("the service health page, %s", (mode) => {
     await others.context.clearCookies();
     const codeToken = await auth().createCustomToken(byCode.uid, { sign_in_methods: ["otp"] });
     await openSessionIn(others.page, await signInWithCustomToken(codeToken));
+    // And every other way in, so the tables have every column they can have (and still fit a phone).
+    for (const methods of [["hwk", "user"], ["fed"], ["rec"]]) {
+      await others.context.clearCookies();
+      const token = await auth().createCustomToken(byCode.uid, { sign_in_methods: methods });
+      await openSessionIn(others.page, await signInWithCustomToken(token));
+    }
     await others.context.close();
 
     await openSessionIn(t.page, await signInWithCustomToken(await auth().createCustomToken(account.uid)));

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Firestore } from "firebase-admin/firestore";
 
@@ -19,11 +21,28 @@ function bindable(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * The ports handed out in this run, by every worker (one parent process): a JVM takes seconds to
+ * bind its port, and two files picking the same free port meanwhile would each get an emulator
+ * answering on it, the other's, which their SIGSTOP does not freeze. Each is handed out once.
+ */
+const HANDED_OUT = join(tmpdir(), `own-firestore-ports-${process.ppid}`);
+
+function reserved(port: number): boolean {
+  mkdirSync(HANDED_OUT, { recursive: true });
+  try {
+    closeSync(openSync(join(HANDED_OUT, String(port)), "wx"));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A port nothing listens on, for a server the test starts (a random one, so files side by side do not meet). */
 export async function freePort(): Promise<number> {
   for (;;) {
     const port = randomInt(LISTEN_PORTS.from, LISTEN_PORTS.to);
-    if (await bindable(port)) return port;
+    if ((await bindable(port)) && reserved(port)) return port;
   }
 }
 
@@ -34,7 +53,8 @@ export async function freePort(): Promise<number> {
 export async function freeFirestorePort(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    if ((await bindable(port + 1)) && (await bindable(port + 2))) return port;
+    if ((await bindable(port + 1)) && (await bindable(port + 2)) && reserved(port + 1) && reserved(port + 2))
+      return port;
   }
 }
 
@@ -85,6 +105,8 @@ export async function startOwnFirestore(port: number): Promise<ChildProcess> {
     if (waited > 60_000) throw new Error(`the Firestore emulator did not answer on ${port} within 60 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
+  // What answered must be this one: an emulator that could not bind the port has gone by now.
+  if (exited) throw new Error(`the Firestore emulator exited, and another answers on ${port}:\n${said}`);
   return child;
 }
 

@@ -254,6 +254,16 @@ export function barChart(options: ChartOptions): HTMLElement {
     { class: "chart-block" },
     place,
     hasAny ? legend(options) : null,
-    h("details", {}, h("summary", {}, "The numbers", unseen(`: ${options.title.toLowerCase()}`)), numbers(options)),
+    h(
+      "details",
+      {},
+      h("summary", {}, "The numbers", unseen(`: ${options.title.toLowerCase()}`)),
+      // Scrolled on its own when it is wider than a phone (every way in at once), never the page.
+      h(
+        "div",
+        { class: "table-scroll", role: "region", tabindex: "0", "aria-label": `${options.title}: the numbers` },
+        numbers(options),
+      ),
+    ),
   );
 }
