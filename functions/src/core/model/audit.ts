@@ -12,7 +12,8 @@ export type AuditActor =
   | { kind: "person"; personId: string };
 
 /** What the act was about, for filtering: `person`, `client`, `invitation`, `operator` (a command), `refusal`. */
-export type AuditKind = "person" | "client" | "invitation" | "operator" | "refusal";
+export const AUDIT_KINDS = ["person", "client", "invitation", "operator", "refusal"] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditRecord {
   id: string;

@@ -28,6 +28,10 @@ export interface Health {
 }
 
 const CHECK_DEADLINE_MS = 3000;
+
+/** Whole seconds from `then` to `now` (none before it); null for no `then`. */
+export const secondsSince = (then: Date | null, now: Date): number | null =>
+  then === null ? null : Math.max(0, Math.round((now.getTime() - then.getTime()) / 1000));
 /** Mail waiting longer than this means no drainer is sending it (the task queue, or the mail server). */
 export const OUTBOX_STALE_SECONDS = 15 * 60;
 
@@ -53,8 +57,7 @@ export async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<
     // The mail's backlog: an app's endpoint that is down holds up its own deliveries, not the mail;
     // an erasure the identity provider refuses waits for its next try (doctor reports it), not the mail.
     const { pending, oldest } = await withDeadline(backlog(deps.store, ["delivery", "erasure"]), CHECK_DEADLINE_MS);
-    const oldestSeconds =
-      oldest === null ? null : Math.max(0, Math.round((deps.clock.now().getTime() - oldest.getTime()) / 1000));
+    const oldestSeconds = secondsSince(oldest, deps.clock.now());
     return { ok: oldestSeconds === null || oldestSeconds < OUTBOX_STALE_SECONDS, pending, oldestSeconds };
   } catch (err) {
     return { ok: false, error: err instanceof DeadlineExceeded ? "timeout" : "unavailable" };

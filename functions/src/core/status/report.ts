@@ -16,6 +16,7 @@ import * as sessions from "../../store/sessions";
 import { unfinishedErasures } from "../../store/personal-data";
 import { reviewQueue } from "../people/find-people";
 import { AMR } from "../sessions/amr";
+import { secondsSince } from "./health";
 import { RECOVERY_METHOD } from "../model/passkey-rule";
 import type { OutboxLane } from "../model/outbox";
 import type { HealthReport, ReportWindow, Way } from "../model/health-report";
@@ -60,9 +61,6 @@ function counted<T>(items: readonly T[], at: (item: T) => Date, from: Date, size
   }
   return counts;
 }
-
-const secondsSince = (then: Date | null, now: Date) =>
-  then === null ? null : Math.max(0, Math.round((now.getTime() - then.getTime()) / 1000));
 
 export async function healthReport(deps: Pick<Deps, "store" | "clock">, window: ReportWindow): Promise<HealthReport> {
   const now = deps.clock.now();

@@ -1,12 +1,11 @@
 /** `audit`: the audit trail (core/audit), filtered, as a table, JSON, JSON lines or CSV. */
 import { auditTrail, type AuditRecord } from "../../core/audit";
 import { AUDIT_COLUMNS, csv } from "../../core/audit-csv";
-import type { AuditKind } from "../../core/model/audit";
+import { AUDIT_KINDS, type AuditKind } from "../../core/model/audit";
 import { one, parseDuration, type Command } from "../cli";
 import { table } from "../output";
 import { UsageError } from "../refusals";
 
-const KINDS: readonly AuditKind[] = ["person", "client", "invitation", "operator", "refusal"];
 const LIMIT_MAX = 1000;
 
 /** `24h`, `7d` before now, or an instant (ISO 8601). */
@@ -44,8 +43,8 @@ export const auditCommand: Command = {
     const deps = ctx.deps();
     const now = deps.clock.now();
     const kind = one(values, "kind");
-    if (kind !== undefined && !(KINDS as readonly string[]).includes(kind))
-      throw new UsageError(`--kind must be one of ${KINDS.join(", ")}`);
+    if (kind !== undefined && !(AUDIT_KINDS as readonly string[]).includes(kind))
+      throw new UsageError(`--kind must be one of ${AUDIT_KINDS.join(", ")}`);
     const limit = Number(one(values, "limit") ?? "100");
     if (!Number.isInteger(limit) || limit < 1 || limit > LIMIT_MAX)
       throw new UsageError(`--limit must be a whole number from 1 to ${LIMIT_MAX}`);

@@ -7,12 +7,12 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { auditTrail, type AuditRecord } from "../../core/audit";
 import { csv } from "../../core/audit-csv";
+import { AUDIT_KINDS } from "../../core/model/audit";
 import { ensure } from "../../core/errors";
 import type { Deps } from "../../core/deps";
 import { ADMIN_NEED, requireAccess } from "../../http/gate";
 import { cursorOf, readCursor } from "../../http/cursor";
 
-const KINDS = ["person", "client", "invitation", "operator", "refusal"] as const;
 /** An id as the trail names one: a person's, an app's (its metadata document's URL at most 2048), an operator's. */
 const id = z.string().min(1).max(2048);
 
@@ -24,7 +24,7 @@ const auditQuery = z
       .regex(/^(admin|operator|person):.+$/)
       .optional(),
     person: id.optional(),
-    kind: z.enum(KINDS).optional(),
+    kind: z.enum(AUDIT_KINDS).optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(50),
