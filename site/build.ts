@@ -151,6 +151,8 @@ export async function buildSite(options: BuildOptions): Promise<PageWeight[]> {
       .replaceAll("{{style}}", style)
       .replaceAll("{{brand}}", brand)
       .replaceAll("{{title}}", title)
+      // A page with a script names its step once the script has looked: until then its heading says so.
+      .replace(" {{placeholder}}", entry === null ? "" : " data-placeholder")
       .replace("{{body}}", body);
     if (entry !== null) {
       const main = outputFor(`site/src/pages/${entry}.ts`);

@@ -10,7 +10,7 @@
 import type { BrowserContext, Page } from "playwright-core";
 import * as people from "../../src/store/people";
 import { signInWithCustomToken } from "../support/auth";
-import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "../support/browser";
+import { ID_HOST, openSessionIn, settledSignIns, SETTLING_JOURNEY_MS, useBrowserWorld } from "../support/browser";
 import { auth, firestore } from "../support/deps";
 import { waitForSubject } from "../support/inbox";
 import { accountWithPerson } from "../support/people";
@@ -39,36 +39,40 @@ async function browsersKnown(personId: string, count: number): Promise<void> {
 describe.each(MODES)("security notices, %s", (mode) => {
   const t = useJourneys(world, mode);
 
-  it("mails a sign-in from a second browser; the mail's link leads to the sessions, where that browser is signed out", async () => {
-    t.name = "notice-new-browser";
-    const { account, person } = await accountWithPerson({ name: "Nora Notices" });
-    await openSessionIn(t.page, await idToken(account.uid));
-    await browsersKnown(person.id, 1);
+  it(
+    "mails a sign-in from a second browser; the mail's link leads to the sessions, where that browser is signed out",
+    async () => {
+      t.name = "notice-new-browser";
+      const { account, person } = await accountWithPerson({ name: "Nora Notices" });
+      await openSessionIn(t.page, await idToken(account.uid));
+      await browsersKnown(person.id, 1);
 
-    let other: { context: BrowserContext; page: Page } | undefined;
-    try {
-      const context = await world().browser.newContext({ ignoreHTTPSErrors: true, userAgent: FIREFOX_WINDOWS });
-      other = { context, page: await context.newPage() };
-      await openSessionIn(other.page, await idToken(account.uid));
-      const mail = await waitForSubject(account.email, "New sign-in to your account");
-      expect(mail.text).toContain("From: Firefox on Windows");
-      const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1] as string);
-      expect(links).toEqual([`${ID_HOST}/account`]);
+      let other: { context: BrowserContext; page: Page } | undefined;
+      try {
+        const context = await world().browser.newContext({ ignoreHTTPSErrors: true, userAgent: FIREFOX_WINDOWS });
+        other = { context, page: await context.newPage() };
+        await openSessionIn(other.page, await idToken(account.uid));
+        const mail = await waitForSubject(account.email, "New sign-in to your account");
+        expect(mail.text).toContain("From: Firefox on Windows");
+        const links = [...mail.html.matchAll(/href="([^"]*)"/g)].map((m) => m[1] as string);
+        expect(links).toEqual([`${ID_HOST}/account`]);
 
-      await t.page.goto(links[0] as string);
-      await t.visitor.reaches("Your account");
-      const section = t.page.getByRole("region", { name: "Where you're signed in" });
-      const end = section.getByRole("button", { name: /^Sign out Firefox on Windows/ });
-      await end.first().waitFor();
-      await t.visitor.audit();
-      await t.visitor.press((await end.first().getAttribute("aria-label")) as string);
-      await t.page.getByRole("status").filter({ hasText: "Signed out Firefox on Windows." }).waitFor();
-      expect(await settledSignIns([other.page], 1)).toEqual([false]);
-      await t.visitor.screenshot("notice-browser-signed-out");
-    } finally {
-      await other?.context.close();
-    }
-  });
+        await t.page.goto(links[0] as string);
+        await t.visitor.reaches("Your account");
+        const section = t.page.getByRole("region", { name: "Where you're signed in" });
+        const end = section.getByRole("button", { name: /^Sign out Firefox on Windows/ });
+        await end.first().waitFor();
+        await t.visitor.audit();
+        await t.visitor.press((await end.first().getAttribute("aria-label")) as string);
+        await t.page.getByRole("status").filter({ hasText: "Signed out Firefox on Windows." }).waitFor();
+        expect(await settledSignIns([other.page], 1)).toEqual([false]);
+        await t.visitor.screenshot("notice-browser-signed-out");
+      } finally {
+        await other?.context.close();
+      }
+    },
+    SETTLING_JOURNEY_MS,
+  );
 
   it("lets a person turn off the mails about new browsers on the account page", async () => {
     t.name = "notice-choice";

@@ -16,7 +16,7 @@ import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as people from "../../src/store/people";
 import { adminCookie } from "../support/admin";
 import { signInWithCustomToken } from "../support/auth";
-import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "../support/browser";
+import { ID_HOST, openSessionIn, settledSignIns, SETTLING_JOURNEY_MS, useBrowserWorld } from "../support/browser";
 import { appFor, auth, firestore, testDeps, unique } from "../support/deps";
 import { codeIn, waitForSubject } from "../support/inbox";
 import { accountWithPerson } from "../support/people";
@@ -74,55 +74,61 @@ describe.each(MODES)("a person's own data, %s", (mode) => {
     await t.visitor.audit();
   });
 
-  it("deletes their account after saying what goes: signed out everywhere, their address a stranger's again, found by nobody", async () => {
-    t.name = "own-data-delete";
-    const name = `Del ${unique("Name")}`;
-    const { account, person } = await accountWithPerson({ name });
-    const laptop = await anotherBrowser(account.uid);
-    try {
-      await open(account.uid);
-      // Asked, then kept: nothing happens.
-      await t.visitor.press("Delete my account…");
-      await t.page.getByRole("heading", { name: "Delete your account?" }).waitFor();
-      await t.page.getByText("This can't be undone.").waitFor();
-      await t.visitor.audit();
-      await t.visitor.screenshot("own-data-delete-asked");
-      await t.visitor.press("Keep my account");
-      await t.page.getByRole("status").filter({ hasText: "Your account is kept." }).waitFor();
-      expect(await people.findById(db, person.id)).not.toBeNull();
+  it(
+    "deletes their account after saying what goes: signed out everywhere, their address a stranger's again, found by nobody",
+    async () => {
+      t.name = "own-data-delete";
+      const name = `Del ${unique("Name")}`;
+      const { account, person } = await accountWithPerson({ name });
+      const laptop = await anotherBrowser(account.uid);
+      try {
+        await open(account.uid);
+        // Asked, then kept: nothing happens.
+        await t.visitor.press("Delete my account…");
+        await t.page.getByRole("heading", { name: "Delete your account?" }).waitFor();
+        await t.page.getByText("This can't be undone.").waitFor();
+        await t.visitor.audit();
+        await t.visitor.screenshot("own-data-delete-asked");
+        await t.visitor.press("Keep my account");
+        await t.page.getByRole("status").filter({ hasText: "Your account is kept." }).waitFor();
+        expect(await people.findById(db, person.id)).not.toBeNull();
 
-      await t.visitor.press("Delete my account…");
-      await t.visitor.press("Delete my account");
-      await t.visitor.reaches("Your account is deleted");
-      expect(await people.findById(db, person.id)).toBeNull();
-      expect(await settledSignIns([laptop.page], 1)).toEqual([false]);
-      await t.page.goto(`${ID_HOST}/account`);
-      await t.visitor.reaches("You're not signed in");
+        await t.visitor.press("Delete my account…");
+        await t.visitor.press("Delete my account");
+        await t.visitor.reaches("Your account is deleted");
+        expect(await people.findById(db, person.id)).toBeNull();
+        expect(await settledSignIns([laptop.page], 1)).toEqual([false]);
+        await t.page.goto(`${ID_HOST}/account`);
+        await t.visitor.reaches("You're not signed in");
 
-      // Their address asks for access afresh: a stranger's request, a new pending person.
-      const otp = appFor(otpRoutes, deps);
-      const sent = await request(otp).post("/auth/otp/send").send({ email: account.email, purpose: "request-access" });
-      expect(sent.status).toBe(200);
-      // The code's mail, not the notice of the other browser's sign-in (mailed to the same address).
-      const code = codeIn(await waitForSubject(account.email, "Confirm your email address"));
-      const verified = await request(otp)
-        .post("/auth/otp/verify")
-        .send({ email: account.email, otp: code, purpose: "request-access" });
-      expect(verified.status).toBe(200);
-      const again = await people.findByEmail(db, account.email);
-      expect(again).toMatchObject({ status: "pending" });
-      expect(again?.id).not.toBe(person.id);
+        // Their address asks for access afresh: a stranger's request, a new pending person.
+        const otp = appFor(otpRoutes, deps);
+        const sent = await request(otp)
+          .post("/auth/otp/send")
+          .send({ email: account.email, purpose: "request-access" });
+        expect(sent.status).toBe(200);
+        // The code's mail, not the notice of the other browser's sign-in (mailed to the same address).
+        const code = codeIn(await waitForSubject(account.email, "Confirm your email address"));
+        const verified = await request(otp)
+          .post("/auth/otp/verify")
+          .send({ email: account.email, otp: code, purpose: "request-access" });
+        expect(verified.status).toBe(200);
+        const again = await people.findByEmail(db, account.email);
+        expect(again).toMatchObject({ status: "pending" });
+        expect(again?.id).not.toBe(person.id);
 
-      // An administrator's search finds nobody by their old name.
-      const admin = await adminCookie(appFor(sessionRoutes, deps));
-      const found = await request(appFor(peopleRoutes, deps))
-        .get("/auth/people")
-        .query({ q: name })
-        .set("Cookie", admin);
-      expect(found.status).toBe(200);
-      expect(found.body.people).toEqual([]);
-    } finally {
-      await laptop.context.close();
-    }
-  });
+        // An administrator's search finds nobody by their old name.
+        const admin = await adminCookie(appFor(sessionRoutes, deps));
+        const found = await request(appFor(peopleRoutes, deps))
+          .get("/auth/people")
+          .query({ q: name })
+          .set("Cookie", admin);
+        expect(found.status).toBe(200);
+        expect(found.body.people).toEqual([]);
+      } finally {
+        await laptop.context.close();
+      }
+    },
+    SETTLING_JOURNEY_MS,
+  );
 });

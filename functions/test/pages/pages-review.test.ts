@@ -16,7 +16,14 @@ import { addressIds, parsePepper } from "../../src/core/pepper";
 import * as limits from "../../src/store/email-code-limits";
 import * as people from "../../src/store/people";
 import { randomPhone, signInWithCustomToken } from "../support/auth";
-import { ID_HOST, openSessionIn, settledSignIns, useBrowserWorld } from "../support/browser";
+import {
+  ID_HOST,
+  openSessionIn,
+  scriptHeading,
+  settledSignIns,
+  SETTLING_JOURNEY_MS,
+  useBrowserWorld,
+} from "../support/browser";
 import { auth, firestore, PARENT_DOMAIN, unique } from "../support/deps";
 import { codeIn, hasCode, mailAfter, mailTo } from "../support/inbox";
 import { accountWithPerson, personFor } from "../support/people";
@@ -512,25 +519,29 @@ describe.each(MODES)("the reviewer pages, %s", (mode) => {
       await history.getByText(line, { exact: true }).waitFor();
   }, 120_000);
 
-  it("ends a person's session in another browser from their page: it is signed out at its next request", async () => {
-    t.name = "review-end-session";
-    const { account: admin } = await reviewer("Eve Ender");
-    const { account, person } = await accountWithPerson({ name: `Pip ${unique("P")}` });
-    const elsewhere = await world().context();
-    const theirs = await elsewhere.newPage();
-    await openSessionAs(theirs, account.uid);
-    await theirs.goto(`${ID_HOST}/account`);
-    await theirs.getByRole("heading", { level: 1, name: "Your account" }).waitFor();
+  it(
+    "ends a person's session in another browser from their page: it is signed out at its next request",
+    async () => {
+      t.name = "review-end-session";
+      const { account: admin } = await reviewer("Eve Ender");
+      const { account, person } = await accountWithPerson({ name: `Pip ${unique("P")}` });
+      const elsewhere = await world().context();
+      const theirs = await elsewhere.newPage();
+      await openSessionAs(theirs, account.uid);
+      await theirs.goto(`${ID_HOST}/account`);
+      await scriptHeading(theirs, "Your account").waitFor();
 
-    await openSessionAs(t.page, admin.uid);
-    await t.page.goto(`${ID_HOST}/person?id=${person.id}`);
-    await t.visitor.reaches(person.name);
-    await t.visitor.press(/^End the session of /);
-    await said(t.page, /^Ended the session of /);
-    await t.page.getByText("None: they're not signed in anywhere.").waitFor();
-    await t.page.locator("section[aria-labelledby=history]").getByText("Ended a session").waitFor();
-    // The person's own browser is signed out at its next request (within the person cache's 10 s elsewhere).
-    expect(await settledSignIns([theirs], 1)).toEqual([false]);
-    await elsewhere.close();
-  });
+      await openSessionAs(t.page, admin.uid);
+      await t.page.goto(`${ID_HOST}/person?id=${person.id}`);
+      await t.visitor.reaches(person.name);
+      await t.visitor.press(/^End the session of /);
+      await said(t.page, /^Ended the session of /);
+      await t.page.getByText("None: they're not signed in anywhere.").waitFor();
+      await t.page.locator("section[aria-labelledby=history]").getByText("Ended a session").waitFor();
+      // The person's own browser is signed out at its next request (within the person cache's 10 s elsewhere).
+      expect(await settledSignIns([theirs], 1)).toEqual([false]);
+      await elsewhere.close();
+    },
+    SETTLING_JOURNEY_MS,
+  );
 });

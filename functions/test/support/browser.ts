@@ -5,7 +5,7 @@
  * host a small stand-in app, and any other host (a foreign site) a blank page of its own, from
  * which a test's scripts can run. Chromium's resolver sends each of those names to the front.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Hosts outside the parent domain, for a foreign site. */
@@ -73,22 +73,42 @@ export async function openSessionIn(page: Page, idToken: string, project = "acco
   if (status !== 200) throw new Error(`POST /auth/verify answered ${status}`);
 }
 
+/**
+ * The page's heading once its script has named the step. The HTML a page is served with holds its
+ * title as a placeholder (`data-placeholder`) until the script has asked who is signed in, so
+ * "Your account" there says nothing of the session yet.
+ */
+export function scriptHeading(page: Page, name?: string | RegExp): Locator {
+  return page.getByRole("heading", { level: 1, name }).and(page.locator(":not([data-placeholder])"));
+}
+
 /** Whether that browser is still signed in, as its account page finds at its next request. */
 export async function stillSignedIn(page: Page): Promise<boolean> {
   await page.goto(`${ID_HOST}/account`);
-  const heading = page.getByRole("heading", { level: 1 });
-  await heading.filter({ hasText: /Your account|You're not signed in/ }).waitFor();
+  const heading = scriptHeading(page, /Your account|You're not signed in/);
+  await heading.waitFor();
   return (await heading.textContent()) === "Your account";
 }
+
+/** How long another instance may still let an ended session in: the person cache's 10 s, and a margin. */
+const SETTLE_MS = 12_000;
+
+/**
+ * A test budget for a journey that waits for `settledSignIns`: the settle bound by wall clock, and
+ * the journey's own steps on a loaded machine (four workers and their browsers on two cores).
+ */
+export const SETTLING_JOURNEY_MS = 90_000;
 
 /**
  * Which of `pages` are still signed in, once those ended are refused: at once on the instance that
  * ended them, within the person cache's 10 seconds on any other (the emulator may start several).
+ * The bound is wall-clock time since the first look, whatever the page loads themselves take.
  */
 export async function settledSignIns(pages: Array<Page>, ended: number): Promise<boolean[]> {
-  for (let waited = 0; ; waited += 1000) {
+  const deadline = Date.now() + SETTLE_MS;
+  for (;;) {
     const still = await Promise.all(pages.map(stillSignedIn));
-    if (still.filter((s) => !s).length >= ended || waited >= 15_000) return still;
+    if (still.filter((s) => !s).length >= ended || Date.now() >= deadline) return still;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
 }

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Locator, Page } from "playwright-core";
-import type { BrowserWorld } from "./browser";
+import { scriptHeading, type BrowserWorld } from "./browser";
 import { codeFor } from "./inbox";
 
 export type Mode = "pointer" | "keyboard" | "phone";
@@ -124,7 +124,7 @@ export class Visitor {
 
   /** Waits for the page whose heading is `heading`, then checks it. */
   async reaches(heading: string | RegExp): Promise<void> {
-    await this.page.getByRole("heading", { level: 1, name: heading }).waitFor({ timeout: 15000 });
+    await scriptHeading(this.page, heading).waitFor({ timeout: 15000 });
     await this.audit();
   }
 

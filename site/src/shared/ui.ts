@@ -41,7 +41,10 @@ export function view(title: string, ...content: Child[]): void {
 /** Names the step anew (its heading and the tab's title), where what it shows has changed under it. */
 export function retitle(title: string): void {
   const heading = main().querySelector("h1");
-  if (heading !== null) heading.textContent = title;
+  if (heading !== null) {
+    heading.textContent = title;
+    heading.removeAttribute("data-placeholder");
+  }
   document.title = `${title} · ${SITE}`;
 }
 
