@@ -27,7 +27,7 @@ describe("the audit trail as CSV", () => {
     expect(out).toHaveLength(2);
   });
 
-  it.each(['=HYPERLINK("x")', "+1", "-2", "@SUM(A1)", "\tx"])(
+  it.each(['=HYPERLINK("x")', "+1", "-2", "@SUM(A1)", "\tx", "\rx", "\nx", " =1+1", "\uFF1D1+1", "\uFF20SUM(A1)"])(
     "keeps a spreadsheet from reading %j as a formula",
     (value) => {
       expect(csvCell(value)).toMatch(/^"'/);

@@ -20,12 +20,18 @@ export const AUDIT_COLUMNS: Array<{ header: string; value(r: AuditRecord): strin
 ];
 
 /**
+ * What a spreadsheet may take for the start of a formula: `=`, `+`, `-`, `@` (and their full-width
+ * forms, which some read alike), after any leading spaces; or a tab, carriage return or line feed.
+ */
+const FORMULA = /^(\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|[\t\r\n])/;
+
+/**
  * One CSV cell (RFC 4180): quoted, quotes doubled. A cell a spreadsheet would read as a formula
- * (=, +, -, @, a tab or a return first) is given a leading apostrophe: the trail holds words an
- * app or a stranger chose (a client's id, a refused path).
+ * (FORMULA) is given a leading apostrophe: the trail holds words an app or a stranger chose (a
+ * client's id, a refused path).
  */
 export function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = FORMULA.test(value) ? `'${value}` : value;
   return `"${safe.replace(/"/g, '""')}"`;
 }
 

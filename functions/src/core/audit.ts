@@ -13,6 +13,7 @@ import type { Transaction } from "../store/db";
 import type { TransactionRunner } from "./ports";
 import * as trail from "../store/audit-trail";
 import { currentTrace } from "../trace";
+import { alreadyExists } from "./failures";
 import type { Actor, HistoryEntry } from "./model/history";
 import {
   ACCESS_FIELDS,
@@ -107,25 +108,51 @@ export async function recordAuditNow(
 
 /** One minute: a person's refusals of one route within it are one record. */
 const REFUSALS_PER = 60_000;
+/** How many refusals an instance remembers within a minute before it starts over (memory, not the bound). */
+const REFUSALS_REMEMBERED = 10_000;
+
+/** The refusals this instance has recorded in the current minute, by the store they went to: their writes. */
+const refusedThisMinute = new WeakMap<object, { minute: number; writes: Map<string, Promise<void>> }>();
 
 /**
  * Records a privileged act refused to an approved person (the gate's, for an administrators'
- * route): at most one record per person, route and minute, the last refusal's (store/audit-trail
- * putRefusal), so asking again and again cannot grow the trail past the routes there are; logged
- * every time, before the write, so a refusal Firestore could not take is still in the log.
+ * route): one record per person, route (whatever the method) and minute, the first refusal's
+ * (store/audit-trail addRefusal), so asking again and again cannot grow the trail past the routes
+ * there are. Asked again within the minute, an instance writes and logs nothing more: it answers
+ * with the first refusal's write. Across instances each may try once a minute, and the store keeps
+ * the first; so a minute of refusals costs at most one write attempt and one `audit` line per
+ * instance. Logged before the write, so a refusal Firestore could not take is still in the log.
  */
-export async function recordRefusal(
+export function recordRefusal(
   deps: Pick<Deps, "store" | "clock" | "log">,
   input: Omit<AuditInput, "outcome" | "kind">,
   reason: string,
 ): Promise<void> {
   const minute = Math.floor(deps.clock.now().getTime() / REFUSALS_PER);
-  const route = `${String(input.detail?.method ?? "")} ${String(input.detail?.route ?? "")}`;
-  const key = `refused~${actorIdOf(input.actor)}~${route}~${minute}`.replace(/\//g, "|");
-  const detail = { ...input.detail, reason };
-  const record = recordOf(deps, { ...input, kind: "refusal", outcome: "refused", detail }, key);
+  const key = `refused~${actorIdOf(input.actor)}~${String(input.detail?.route ?? "")}~${minute}`.replace(/\//g, "|");
+  let seen = refusedThisMinute.get(deps.store);
+  if (seen === undefined || seen.minute !== minute) {
+    seen = { minute, writes: new Map() };
+    refusedThisMinute.set(deps.store, seen);
+  }
+  const known = seen.writes.get(key);
+  if (known !== undefined) return known;
+  if (seen.writes.size >= REFUSALS_REMEMBERED) seen.writes.clear();
+  const record = recordOf(
+    deps,
+    { ...input, kind: "refusal", outcome: "refused", detail: { ...input.detail, reason } },
+    key,
+  );
   logAudit(deps.log, record);
-  await trail.putRefusal(deps.store, key, record);
+  // Another instance's record of this minute is the one kept: this refusal is recorded by it.
+  const written = trail.addRefusal(deps.store, key, record).catch((err: unknown) => {
+    if (!alreadyExists(err)) throw err;
+  });
+  const writes = seen.writes;
+  writes.set(key, written);
+  // A write that failed is tried again at the next refusal.
+  written.catch(() => writes.delete(key));
+  return written;
 }
 
 /** An administrator acting through the API, as the trail names them, and the browser they acted from. */

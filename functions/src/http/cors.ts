@@ -34,13 +34,16 @@ const NAVIGATION_ONLY = new Set(["/auth/oidc/authorize"]);
 
 /**
  * A person's own account (their name, their copy of their data, its deletion), their sessions and
- * their choice of notices, and the administrators' invitations: ours, not the contract's, and used
- * only by the identity host's own pages. Only that origin is answered with credentials, and only
- * it may change them: a script injected into an app host could otherwise read a person's data or
- * delete their account, or, riding an administrator's cookie, read every invitation's address and
- * invite anyone it likes, approved ahead with the projects and role it names.
+ * their choice of notices, and the administrators' invitations, apps' review, audit trail and
+ * view of the service's health: ours, not the contract's, and used only by the identity host's own
+ * pages. Only that origin is answered with credentials, and only it may change them: a script
+ * injected into an app host could otherwise read a person's data or delete their account, or,
+ * riding an administrator's cookie, read every invitation's address and invite anyone it likes,
+ * approved ahead with the projects and role it names, let in an app waiting for review, or read
+ * who did what to whom.
  */
-const ID_HOST_ONLY = /^\/auth\/(account(\/|$)|sessions(\/|$)|session\/notices$|invitations(\/|$))/;
+const ID_HOST_ONLY =
+  /^\/auth\/(account(\/|$)|sessions(\/|$)|session\/notices$|invitations(\/|$)|clients\/|audit$|health$)/;
 
 /**
  * Whether a state-changing request comes from a page we do not serve: an `Origin` outside the

@@ -51,12 +51,12 @@ export async function add(db: Firestore, record: AuditRecord): Promise<void> {
 
 /**
  * A refused act, at an id that names who was refused what in which minute: refusals repeated
- * within the minute are one record, the last of them, so a person cannot grow the trail by
- * asking again and again. The only record ever written twice, and only by a refusal of its own.
+ * within the minute are one record, the first of them (`create`: fails with ALREADY_EXISTS where
+ * it is there already), so a person cannot grow the trail by asking again and again.
  */
-export async function putRefusal(db: Firestore, key: string, record: AuditRecord): Promise<void> {
+export async function addRefusal(db: Firestore, key: string, record: AuditRecord): Promise<void> {
   const { id: _id, ...stored } = record;
-  await db.collection(TRAIL).doc(key).set(stored);
+  await db.collection(TRAIL).doc(key).create(stored);
 }
 
 export interface TrailFilter {

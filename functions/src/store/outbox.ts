@@ -280,8 +280,9 @@ export function update(db: Firestore, tx: Transaction, id: string, change: Chang
 }
 
 /**
- * Entries of `kind` queued since `since`, oldest first, at most `cap`: their state, when they
- * were queued, and whom they are about (for the health report; only these fields are read).
+ * Entries of `kind` queued since `since`, newest first, at most `cap` (past it, what is left out
+ * is the oldest part of the window): their state, when they were queued, and whom they are about
+ * (for the health report; only these fields are read).
  */
 export async function queuedSince(
   db: Firestore,
@@ -293,7 +294,7 @@ export async function queuedSince(
     .collection(OUTBOX)
     .where("kind", "==", kind)
     .where("createdAt", ">=", since)
-    .orderBy("createdAt")
+    .orderBy("createdAt", "desc")
     .limit(cap)
     .select("state", "createdAt", "about")
     .get();

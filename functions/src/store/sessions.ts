@@ -100,7 +100,7 @@ export async function listByPerson(db: Firestore, personId: string): Promise<Ses
   return snap.docs.map((d) => fromData(d.id, d.data())).sort((a, b) => b.openedAt.getTime() - a.openedAt.getTime());
 }
 
-/** How the sessions opened since `since` began, oldest first, at most `cap` (for the health report). */
+/** How the sessions opened since `since` began, newest first, at most `cap` (past it, the oldest are left out; for the health report). */
 export async function openedSince(
   db: Firestore,
   since: Date,
@@ -109,7 +109,7 @@ export async function openedSince(
   const snap = await db
     .collection(SESSIONS)
     .where("openedAt", ">=", since)
-    .orderBy("openedAt")
+    .orderBy("openedAt", "desc")
     .limit(cap)
     .select("openedAt", "amr")
     .get();

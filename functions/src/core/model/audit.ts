@@ -46,3 +46,12 @@ export const ACCESS_FIELDS = ["status", "role", "projects", "groups"] as const;
 export function actorIdOf(actor: AuditActor): string {
   return actor.kind === "operator" ? `operator:${actor.name}` : `${actor.kind}:${actor.personId}`;
 }
+
+/** The instants Firestore holds, and so the only ones the trail can be asked about: 0001-01-01 to 9999-12-31, UTC. */
+const FIRST_INSTANT = Date.parse("0001-01-01T00:00:00.000Z");
+const LAST_INSTANT = Date.parse("9999-12-31T23:59:59.999Z");
+
+export function storableInstant(at: Date): boolean {
+  const ms = at.getTime();
+  return ms >= FIRST_INSTANT && ms <= LAST_INSTANT;
+}

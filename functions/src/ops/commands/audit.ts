@@ -1,7 +1,7 @@
 /** `audit`: the audit trail (core/audit), filtered, as a table, JSON, JSON lines or CSV. */
 import { auditTrail, type AuditRecord } from "../../core/audit";
 import { AUDIT_COLUMNS, csv } from "../../core/audit-csv";
-import { AUDIT_KINDS, type AuditKind } from "../../core/model/audit";
+import { AUDIT_KINDS, storableInstant, type AuditKind } from "../../core/model/audit";
 import { one, parseDuration, type Command } from "../cli";
 import { table } from "../output";
 import { UsageError } from "../refusals";
@@ -12,7 +12,7 @@ const LIMIT_MAX = 1000;
 function instant(value: string, now: Date): Date {
   if (/^\d+[smhd]$/.test(value)) return new Date(now.getTime() - parseDuration(value));
   const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new UsageError(`"${value}" is neither a duration (24h, 7d) nor a date`);
+  if (!storableInstant(at)) throw new UsageError(`"${value}" is neither a duration (24h, 7d) nor a date`);
   return at;
 }
 
@@ -64,7 +64,8 @@ export const auditCommand: Command = {
       limit,
     );
     const format = one(values, "format");
-    if (format === "csv") return void console.log(csv(records));
+    // Every line ends in CRLF, the last one too (RFC 4180), as a spreadsheet expects.
+    if (format === "csv") return void process.stdout.write(`${csv(records)}\r\n`);
     if (format === "jsonl") return void console.log(records.map((r) => JSON.stringify(asJson(r))).join("\n"));
     ctx.print(table(records, AUDIT_COLUMNS, "(no audit records)"), records.map(asJson));
   },

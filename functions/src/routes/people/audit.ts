@@ -7,11 +7,14 @@ import { Router, type Request, type Response } from "express";
 import { z } from "zod";
 import { auditTrail, type AuditRecord } from "../../core/audit";
 import { csv } from "../../core/audit-csv";
-import { AUDIT_KINDS } from "../../core/model/audit";
+import { AUDIT_KINDS, storableInstant } from "../../core/model/audit";
 import { ensure } from "../../core/errors";
 import type { Deps } from "../../core/deps";
 import { ADMIN_NEED, requireAccess } from "../../http/gate";
 import { cursorOf, readCursor } from "../../http/cursor";
+
+/** An ISO 8601 instant Firestore can hold. */
+const instant = z.iso.datetime({ offset: true }).refine((v) => storableInstant(new Date(v)));
 
 /** An id as the trail names one: a person's, an app's (its metadata document's URL at most 2048), an operator's. */
 const id = z.string().min(1).max(2048);
@@ -25,8 +28,8 @@ const auditQuery = z
       .optional(),
     person: id.optional(),
     kind: z.enum(AUDIT_KINDS).optional(),
-    since: z.iso.datetime({ offset: true }).optional(),
-    until: z.iso.datetime({ offset: true }).optional(),
+    since: instant.optional(),
+    until: instant.optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(50),
     cursor: z.string().max(4000).optional(),
     format: z.enum(["json", "csv"]).default("json"),
@@ -45,7 +48,7 @@ function before(cursor: string | null): { at: Date; id: string } | null {
   if (cursor === null) return null;
   const [at, ...rest] = cursor.split("~");
   const when = new Date(at ?? "");
-  ensure(!Number.isNaN(when.getTime()) && rest.length > 0, "invalid_people_query", "cursor is not one this list gave");
+  ensure(storableInstant(when) && rest.length > 0, "invalid_people_query", "cursor is not one this list gave");
   return { at: when, id: rest.join("~") };
 }
 

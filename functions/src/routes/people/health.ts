@@ -26,8 +26,10 @@ export function healthRoutes(deps: Deps): Router {
     if (kept !== undefined && now - kept.at < REPORT_KEPT_MS) return kept.report;
     const report = healthReport(deps, window);
     made.set(window, { at: now, report });
-    // A report that failed is not kept: the next request tries again.
-    report.catch(() => made.delete(window));
+    // A report that failed is not kept (a newer one made meanwhile is): the next request tries again.
+    report.catch(() => {
+      if (made.get(window)?.report === report) made.delete(window);
+    });
     return report;
   };
   router.get("/auth/health", async function health(req: Request, res: Response) {
