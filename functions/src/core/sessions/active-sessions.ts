@@ -4,6 +4,7 @@ import * as people from "../../store/people";
 import * as sessions from "../../store/sessions";
 import type { Deps } from "../deps";
 import { ensure } from "../errors";
+import { auditHistoryEntry } from "../audit";
 import { ensureAdminActs, recordedAs, toldAs, type ActingOnOthers } from "../people/acting";
 import { publishAndRecordSessionsEnded } from "../people/person-events";
 import { queueNotice, recipientOf, sessionsEndedEvent } from "../notices/security-notices";
@@ -137,6 +138,12 @@ export async function endSessions(
             chosen.map((s) => s.sessionId),
           )
         : undefined;
+    // None was live, yet ending them is still an act on the person (everywhere, it refuses the ID
+    // tokens of earlier sign-ins): the trail has it, though the history has nothing to tell.
+    if (by !== undefined && chosen.length === 0) {
+      const { by: actor, via } = recordedAs(by);
+      auditHistoryEntry(deps, tx, { personId, by: actor, via, event: "sessions-ended", changes: {} }, { ended: "0" });
+    }
     people.setEndedSessions(
       deps.store,
       tx,
