@@ -25,6 +25,7 @@ import { consoleLogger, type Logger } from "./logger";
 import { cryptoRandom, type Random } from "./random";
 import { transactionRunner, type Firestore } from "./store/db";
 import { loggingAuditAfterCommit } from "./core/audit";
+import { healthCounts } from "./core/status/health-counts";
 
 export type { Deps } from "./core/deps";
 
@@ -99,6 +100,7 @@ export function buildDeps(config: Config, adapters: Adapters): Deps {
     mailer: adapters.mailer,
     mailQueue: { wake: () => Promise.reject(new Error("the mail queue is not built yet")) },
     pepper: config.codePepper === "" ? null : parsePepper(config.codePepper),
+    counts: healthCounts(() => deps),
   };
   deps.mailQueue = typeof adapters.mailQueue === "function" ? adapters.mailQueue(deps) : adapters.mailQueue;
   return deps;

@@ -6,6 +6,7 @@ import type {
   ClientCache,
   DocumentFetch,
   Fetch,
+  HealthCounts,
   Identity,
   Mailer,
   MailQueue,
@@ -48,6 +49,8 @@ export interface Deps {
   mailer: Mailer | null;
   /** Wakes the outbox's drain (core/outbox/wake). */
   mailQueue: MailQueue;
+  /** Refusals this instance counts for the health report (core/status/health-counts). */
+  counts: HealthCounts;
   /** CODE_PEPPER, parsed once per instance; null in a function that does not read the secret. */
   pepper: PepperKey[] | null;
 }

@@ -273,3 +273,14 @@ export interface FetchedDocument {
  * public addresses only, no redirects, a size and a time cap. Rejects with DocumentFetchError.
  */
 export type DocumentFetch = (url: string) => Promise<FetchedDocument>;
+
+/** What the health report counts as it happens (core/status/health-counts): code requests and sign-ins refused. */
+export type CountedSeries = "codes" | "signIns";
+
+/** Refusals counted for the health report, apart from the requests (core/status/health-counts). */
+export interface HealthCounts {
+  /** Counts one refusal of `series`, for `reason` (the refusal's reason, as its answer names it). */
+  count(series: CountedSeries, reason: string): void;
+  /** Settles once every count made so far has been written (or dropped). */
+  written(): Promise<void>;
+}

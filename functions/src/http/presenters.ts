@@ -4,6 +4,7 @@ import { isUnavailable } from "../core/failures";
 import { escapeHtml } from "../core/text";
 import { errorText, type Logger } from "../logger";
 import { rowFor } from "../core/errors";
+import type { CountedSeries, HealthCounts } from "../core/ports";
 
 /**
  * How one endpoint family answers a refusal: JSON, JSON with the email-code verify's `valid`,
@@ -39,6 +40,18 @@ export const checkErrors: Presenter = (res, code, detail) => {
 export function presentWith(presenter: Presenter): RequestHandler {
   return (_req, res, next) => {
     res.locals.presenter = presenter;
+    next();
+  };
+}
+
+/**
+ * Marks a route whose refusals the health report counts (core/status/health-counts): each `4xx`
+ * the error handler answers there is counted in `series`, by the refusal's reason. In memory: the
+ * answer waits on no write, and says nothing of whether anything was counted.
+ */
+export function refusalsCounted(counts: HealthCounts, series: CountedSeries): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.countRefusal = (reason: string) => counts.count(series, reason);
     next();
   };
 }
@@ -128,6 +141,11 @@ export function errorHandler(present: Presenter, log: Logger): ErrorRequestHandl
         method: req.method,
         error: err instanceof Error ? err.stack : errorText(err),
       });
+    const countRefusal = res.locals.countRefusal as ((reason: string) => void) | undefined;
+    if (countRefusal !== undefined && appError !== null) {
+      const row = rowFor(appError.code);
+      if (row.status < 500) countRefusal(row.reason ?? appError.code);
+    }
     // A limit says when it lifts (RFC 9110 §10.2.3), so a client can tell the person how long to wait.
     if (appError?.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(appError.retryAfterSeconds));
     present(res, appError?.code ?? "internal", appError?.detail);

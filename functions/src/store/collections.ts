@@ -11,6 +11,9 @@ export const COLLECTIONS = {
   personHistory: null,
   // The audit trail of privileged acts across the service: kept AUDIT_KEPT_MS (core/model/audit).
   auditTrail: "forgetAfter",
+  // Refusals counted per hour and instance for the health report (core/status/health-counts):
+  // kept COUNTS_KEPT_MS, past the report's longest window.
+  healthCounts: "forgetAfter",
   // The reviewers' digest: when the last one went (core/notices/review-notices).
   reviewDigests: null,
   personKeys: null,

@@ -3,10 +3,14 @@
  * own, so every count is what this file did. Sign-ins by way in and email codes by outcome, per
  * hour over 24 hours and per day over 7; people waiting, the outbox per lane, deliveries given up
  * per app and erasures unfinished, as they stand; administrators only; and no write made to tell.
+ * Refusals of code requests and of sign-ins, which nothing else keeps, are counted as they happen,
+ * by reason, in documents of the instance's own (core/status/health-counts).
  */
 import request from "supertest";
 import { transactionRunner } from "../../src/store/db";
 import * as peopleRoutes from "../../src/routes/people/people";
+import * as otpRoutes from "../../src/routes/otp/otp";
+import * as sessionRoutes from "../../src/routes/sessions/sessions";
 import * as sessionRecords from "../../src/store/sessions";
 import { healthReport, wayOf, windowOf } from "../../src/core/status/report";
 import { signedUp } from "../support/auth";
@@ -108,6 +112,44 @@ describe("the service's health over a window", () => {
     const admin = await signedIn({ role: "admin", projects: ["*"] });
     for (const bad of ["window=1y", "window=24h&extra=1"])
       expect((await request(app).get(`/auth/health?${bad}`).set("Cookie", admin.cookie)).status).toBe(400);
+  });
+});
+
+describe("refusals counted as they happen", () => {
+  it("counts code requests and sign-ins refused, by reason, in one document of this instance's an hour", async () => {
+    const otp = appFor(otpRoutes, deps);
+    const sessions = appFor(sessionRoutes, deps);
+    const address = `${unique("nobody")}@example.test`;
+    // An address on no account is answered as any other, the second ask within a minute too.
+    expect((await request(otp).post("/auth/otp/send").send({ email: address })).status).toBe(200);
+    const again = await request(otp).post("/auth/otp/send").send({ email: address });
+    expect([again.status, again.body.reason]).toEqual([429, "resend_too_soon"]);
+    expect((await request(otp).post("/auth/otp/send").send({ email: "not an address" })).status).toBe(400);
+    const wrong = await request(otp).post("/auth/otp/sign-in").send({ email: address, otp: "000000" });
+    expect(wrong.status).toBeGreaterThanOrEqual(400);
+    const forged = await request(sessions).post("/auth/verify").send({ idToken: "not.a.token" });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    await deps.counts.written();
+
+    const r = await healthReport(deps, "24h");
+    const now =
+      r.buckets.length -
+      1 -
+      r.buckets
+        .slice()
+        .reverse()
+        .findIndex((b) => new Date(b) <= deps.clock.now());
+    const inThisHour = (rs: typeof r.refused.codes) => Object.fromEntries(rs.map((x) => [x.reason, x.counts[now]]));
+    expect(inThisHour(r.refused.codes)).toEqual({ resend_too_soon: 1, email_invalid: 1 });
+    const reasons = [wrong.body.reason, forged.body.reason] as string[];
+    expect(reasons.every((reason) => typeof reason === "string")).toBe(true);
+    const expected: Record<string, number> = {};
+    for (const reason of reasons) expected[reason] = (expected[reason] ?? 0) + 1;
+    expect(inThisHour(r.refused.signIns)).toEqual(expected);
+    // What this instance counted in this hour is one document, its own.
+    const docs = await db.collection("healthCounts").get();
+    expect(docs.size).toBe(1);
+    expect(docs.docs[0]?.id).toMatch(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z~/);
   });
 });
 

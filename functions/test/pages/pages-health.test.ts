@@ -2,7 +2,8 @@
  * The service health page, in a real browser over https on the identity host: an administrator
  * goes from People to "Service health", whose tables say what GET /auth/health answered the page
  * itself (each way in's sign-ins hour by hour and in all, after sign-ins by a password, an email
- * code and the administrator's own; the email codes by outcome); "Last 7 days" puts the period in
+ * code and the administrator's own; the email codes by outcome; code requests and sign-ins
+ * refused, reason by reason); "Last 7 days" puts the period in
  * the address and a row a day in the tables, with at least the last 24 hours' sign-ins; the
  * numbers behind a chart open under it. A member is told the page is not for them, and the
  * endpoint refuses them. With the keyboard alone and on a phone's screen, checked by axe-core at
@@ -26,6 +27,7 @@ interface Report {
   buckets: string[];
   signIns: Array<{ way: string; counts: number[] }>;
   codes: { sent: number[]; givenUp: number[]; notNeeded: number[] };
+  refused: { codes: Array<{ reason: string; counts: number[] }>; signIns: Array<{ reason: string; counts: number[] }> };
 }
 
 /** The page's table whose caption starts with `caption`: its column heads, its rows' cells, and its totals. */
@@ -126,6 +128,23 @@ describe.each(MODES)("the service health page, %s", (mode) => {
     expect(shownCodes.heads).toEqual(["Hour", "Sent", "Given up", "Not needed", "All"]);
     expect(shownCodes.rows).toEqual(asRows(outcomes, 24));
     expect(shownCodes.totals).toEqual(asTotals(outcomes));
+
+    // The refusals counted as they happened, reason by reason, as the answer has them (the stack is
+    // every file's: whatever it counted by then, none included).
+    for (const [caption, series] of [
+      ["Code requests refused", day.refused.codes],
+      ["Sign-ins refused", day.refused.signIns],
+    ] as const) {
+      const refused = await tableOf(table(caption));
+      expect(refused.heads).toHaveLength(series.length + 2);
+      expect(refused.rows).toEqual(
+        asRows(
+          series.map((r) => r.counts),
+          24,
+        ),
+      );
+      expect(refused.totals).toEqual(asTotals(series.map((r) => r.counts)));
+    }
 
     // The last 24 hours, as an administrator sees them (the journey ends on the last 7 days).
     await t.visitor.screenshot("health-24h");

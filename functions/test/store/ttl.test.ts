@@ -27,6 +27,7 @@ import * as sends from "../../src/store/sends";
 import * as personalData from "../../src/store/personal-data";
 import * as noticeWindows from "../../src/store/notice-windows";
 import * as auditTrail from "../../src/store/audit-trail";
+import * as healthCounts from "../../src/store/health-counts";
 import * as projectAccess from "../../src/store/project-access";
 import * as invitations from "../../src/store/invitations";
 import { firestore } from "../support/deps";
@@ -188,6 +189,11 @@ describe("data expiry", () => {
           forgetAfter: later(400 * 86_400_000),
         });
         return [`auditTrail/${recordId}`];
+      },
+      healthCounts: async () => {
+        const docId = `${at.toISOString()}~${id()}`;
+        await healthCounts.add(db, docId, at, later(8 * 86_400_000), new Map([["codes:client_budget", 1]]));
+        return [`healthCounts/${docId}`];
       },
       noticeWindows: async () => {
         const personId = id();

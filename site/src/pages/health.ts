@@ -1,8 +1,8 @@
 /**
  * `/health`: the service's health for administrators (GET /auth/health): what stands now (people
  * waiting for review, the outbox per lane, unfinished erasures), and over the last 24 hours (per
- * hour) or 7 days (per day): sign-ins by way in, email codes by outcome, and deliveries to apps
- * given up. Each chart is an SVG image with a summary, a legend and its numbers as a table
+ * hour) or 7 days (per day): sign-ins by way in, email codes by outcome, code requests and
+ * sign-ins refused by why, and deliveries to apps given up. Each chart is an SVG image with a summary, a legend and its numbers as a table
  * (reviewers/health-chart.ts). The period is kept in the address (`?window=7d`).
  */
 import { askAdmin, forAdministrators } from "../reviewers/door";
@@ -27,6 +27,40 @@ const WAYS: Record<Way, { name: string; tone: string }> = {
   other: { name: "Other", tone: "tone-grey" },
 };
 const ORDER = Object.keys(WAYS) as Way[];
+
+/** What each refusal's reason means, in words; a reason this page doesn't know is shown as itself. */
+const REASONS: Record<string, string> = {
+  resend_too_soon: "Asked again within a minute",
+  hourly_limit: "Past the address's hourly limit",
+  client_budget: "Past a network's budget",
+  request_budget: "Past a network's requests for access",
+  service_budget: "Past the service's budget",
+  domain_budget: "Past a domain's budget",
+  address_locked: "Address locked after wrong codes",
+  email_invalid: "Not an email address",
+  purpose_invalid: "Not a kind of code there is",
+  fields_required: "Something missing",
+  unknown_field: "Something unexpected",
+  code_invalid: "Wrong code",
+  code_expired: "Code expired",
+  code_exhausted: "Too many wrong codes",
+  code_malformed: "Not a code",
+  invalid_token: "Proof not accepted",
+  signin_failed: "Passkey or recovery code not accepted",
+  recovery_budget: "Past the recovery codes' budget",
+  pending: "Waiting for approval",
+  rejected: "Not approved",
+  no_account: "No account",
+};
+const REASON_TONES = ["tone-orange", "tone-blue", "tone-teal", "tone-purple", "tone-red", "tone-grey"];
+
+/** A series per reason, most first (as the report orders them), each named in words. */
+const reasonSeries = (rs: HealthReport["refused"]["codes"]): Series[] =>
+  rs.map((r, i) => ({
+    name: REASONS[r.reason] ?? r.reason,
+    counts: r.counts,
+    tone: REASON_TONES[i % REASON_TONES.length] as string,
+  }));
 
 const LANES: Record<string, string> = {
   mail: "Mail",
@@ -203,6 +237,42 @@ forAdministrators(() => {
         ),
         barChart({ ...common, title: `Email codes, ${name.toLowerCase()}`, series: codes, none: "No codes asked for" }),
       ),
+      section(
+        "codes-refused",
+        "Code requests refused",
+        "h3",
+        paragraph(
+          h(
+            "span",
+            { class: "small" },
+            "Requests for an email code the service turned down, by why: its limits and budgets first.",
+          ),
+        ),
+        barChart({
+          ...common,
+          title: `Code requests refused, ${name.toLowerCase()}`,
+          series: reasonSeries(report.refused.codes),
+          none: "No code requests refused",
+        }),
+      ),
+      section(
+        "sign-ins-refused",
+        "Sign-ins refused",
+        "h3",
+        paragraph(
+          h(
+            "span",
+            { class: "small" },
+            "Sign-ins the service turned down (a wrong or expired code, a proof not accepted, an account not approved), by why.",
+          ),
+        ),
+        barChart({
+          ...common,
+          title: `Sign-ins refused, ${name.toLowerCase()}`,
+          series: reasonSeries(report.refused.signIns),
+          none: "No sign-ins refused",
+        }),
+      ),
       section("deliveries", "Deliveries to apps given up", "h3", deliveries(report, name)),
     );
     const from =
@@ -236,7 +306,7 @@ forAdministrators(() => {
 
   view(
     "Service health",
-    paragraph("How people sign in, the email codes asked for, and what is waiting now."),
+    paragraph("How people sign in, the email codes asked for, what was refused, and what is waiting now."),
     linkButton("People", "/people"),
     alert.element,
     standing,

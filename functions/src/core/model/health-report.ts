@@ -19,6 +19,12 @@ export interface HealthReport {
   signIns: Array<{ way: Way; counts: number[] }>;
   /** Email codes queued: sent, given up (never sent), not needed (no account holds the address). */
   codes: { sent: number[]; givenUp: number[]; notNeeded: number[] };
+  /**
+   * Refusals counted as they happened (core/status/health-counts), per reason as the answer named
+   * it, most first: requests for an email code (`client_budget`, `resend_too_soon`…), and
+   * sign-ins (`otp_invalid`, `invalid_token`…). Only reasons with any.
+   */
+  refused: { codes: Array<{ reason: string; counts: number[] }>; signIns: Array<{ reason: string; counts: number[] }> };
   /** Deliveries of events given up in the window, per app, most first. */
   deliveriesGivenUp: Array<{ app: string; count: number }>;
   waiting: { people: number; oldestSeconds: number | null };

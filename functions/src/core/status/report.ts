@@ -4,16 +4,21 @@
  * outcome per hour (24 hours) or per day (7 days), and, as they stand now, the people waiting for
  * review, the outbox per lane, deliveries given up per app and unfinished erasures.
  *
- * Computed from what the service already keeps, with no write anywhere: sessions (opened when,
+ * Computed from what the service already keeps, with no write to tell: sessions (opened when,
  * how), the outbox's entries (kept a week past their last chance), the review queue and the
- * erasures. Each read is capped (READ_CAP): past it the report says `partial`, and its counts are
- * lower bounds.
+ * erasures; and the refusals of code requests and sign-ins, which nothing else keeps, from the
+ * counts each instance writes apart from the requests (core/status/health-counts). Each read is
+ * capped (READ_CAP), newest first: past it the report says `partial`, its counts are lower
+ * bounds, and what is left out is the window's oldest part, never its last hours.
  */
 import { DAY, HOUR } from "../../clock";
 import type { Deps } from "../deps";
 import * as outbox from "../../store/outbox";
 import * as sessions from "../../store/sessions";
 import { unfinishedErasures } from "../../store/personal-data";
+import * as healthCounts from "../../store/health-counts";
+import { countName } from "./health-counts";
+import type { CountedSeries } from "../ports";
 import { reviewQueue } from "../people/find-people";
 import { AMR } from "../sessions/amr";
 import { secondsSince } from "./health";
@@ -62,18 +67,47 @@ function counted<T>(items: readonly T[], at: (item: T) => Date, from: Date, size
   return counts;
 }
 
+/** One series of counted refusals, per reason, into the window's buckets: most first, only reasons with any. */
+function refusedIn(
+  hours: ReadonlyArray<{ hour: Date; counts: Record<string, number> }>,
+  series: CountedSeries,
+  from: Date,
+  size: number,
+  n: number,
+): Array<{ reason: string; counts: number[] }> {
+  const prefix = countName(series, "");
+  const byReason = new Map<string, number[]>();
+  for (const { hour, counts } of hours) {
+    const i = Math.floor((hour.getTime() - from.getTime()) / size);
+    if (i < 0 || i >= n) continue;
+    for (const [name, count] of Object.entries(counts)) {
+      if (!name.startsWith(prefix)) continue;
+      const reason = name.slice(prefix.length);
+      const buckets = byReason.get(reason) ?? new Array<number>(n).fill(0);
+      buckets[i] = (buckets[i] ?? 0) + count;
+      byReason.set(reason, buckets);
+    }
+  }
+  const total = (c: number[]) => c.reduce((a, b) => a + b, 0);
+  return [...byReason]
+    .map(([reason, counts]) => ({ reason, counts }))
+    .filter((r) => total(r.counts) > 0)
+    .sort((a, b) => total(b.counts) - total(a.counts) || a.reason.localeCompare(b.reason));
+}
+
 export async function healthReport(deps: Pick<Deps, "store" | "clock">, window: ReportWindow): Promise<HealthReport> {
   const now = deps.clock.now();
   const { from, to, starts } = windowOf(window, now);
   const size = REPORT_WINDOWS[window].bucket;
   const n = starts.length;
-  const [opened, codes, deliveries, queue, lanes, erasures] = await Promise.all([
+  const [opened, codes, deliveries, queue, lanes, erasures, hours] = await Promise.all([
     sessions.openedSince(deps.store, from, READ_CAP),
     outbox.queuedSince(deps.store, "code", from, READ_CAP),
     outbox.queuedSince(deps.store, "delivery", from, READ_CAP),
     reviewQueue(deps, 1, null),
     Promise.all(LANES.map(async (lane) => ({ lane, ...(await outbox.laneBacklog(deps.store, lane)) }))),
     unfinishedErasures(deps.store),
+    healthCounts.since(deps.store, from, READ_CAP),
   ]);
   const signIns = WAYS.map((way) => ({
     way,
@@ -104,6 +138,7 @@ export async function healthReport(deps: Pick<Deps, "store" | "clock">, window: 
     buckets: starts.map((s) => s.toISOString()),
     signIns,
     codes: { sent: codesIn("sent"), givenUp: codesIn("failed"), notNeeded: codesIn("none") },
+    refused: { codes: refusedIn(hours, "codes", from, size, n), signIns: refusedIn(hours, "signIns", from, size, n) },
     deliveriesGivenUp: [...givenUp]
       .map(([app, count]) => ({ app, count }))
       .sort((a, b) => b.count - a.count || a.app.localeCompare(b.app)),
@@ -116,6 +151,6 @@ export async function healthReport(deps: Pick<Deps, "store" | "clock">, window: 
       unfinished: erasures.length,
       oldestSeconds: secondsSince(erasures[0]?.startedAt ?? null, now),
     },
-    partial: [opened, codes, deliveries].some((read) => read.length >= READ_CAP),
+    partial: [opened, codes, deliveries, hours].some((read) => read.length >= READ_CAP),
   };
 }

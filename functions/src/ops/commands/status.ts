@@ -13,6 +13,9 @@ import type { AddressRule } from "../../core/settings";
 const sum = (counts: readonly number[]) => counts.reduce((a, b) => a + b, 0);
 const waited = (seconds: number | null) => (seconds === null ? "none waiting" : `the oldest for ${seconds} s`);
 
+const refusals = (rs: HealthReport["refused"]["codes"]) =>
+  rs.map((r) => `${r.reason} ${sum(r.counts)}`).join(", ") || "none";
+
 /** The health report in lines: each series' total over the window, and what stands now. */
 export function healthText(r: HealthReport): string[] {
   const at = r.partial ? "at least " : "";
@@ -20,6 +23,8 @@ export function healthText(r: HealthReport): string[] {
     `health over the last ${r.window} (${r.from} to ${r.to}, per ${r.window === "24h" ? "hour" : "day"} with --json):`,
     `  sign-ins: ${r.signIns.map((s) => `${s.way} ${at}${sum(s.counts)}`).join(", ") || "none"}`,
     `  email codes: sent ${at}${sum(r.codes.sent)}, given up ${sum(r.codes.givenUp)}, not needed ${sum(r.codes.notNeeded)}`,
+    `  code requests refused: ${refusals(r.refused.codes)}`,
+    `  sign-ins refused: ${refusals(r.refused.signIns)}`,
     `  deliveries given up: ${r.deliveriesGivenUp.map((d) => `${d.app} ${d.count}`).join(", ") || "none"}`,
     `  people waiting for review: ${r.waiting.people} (${waited(r.waiting.oldestSeconds)})`,
     `  outbox: ${r.outbox.map((l) => `${l.lane} ${l.pending} (${waited(l.oldestSeconds)})`).join(", ")}`,

@@ -12,7 +12,7 @@ import { ensure } from "../../core/errors";
 import type { Deps } from "../../core/deps";
 import { parseBody, readJson } from "../../http/body";
 import { callerOf } from "../../http/caller";
-import { checkErrors, jsonErrors, presentWith } from "../../http/presenters";
+import { checkErrors, jsonErrors, presentWith, refusalsCounted } from "../../http/presenters";
 import { ownAddressRoutes } from "./own-addresses";
 
 export const presenter = jsonErrors;
@@ -26,16 +26,20 @@ export function routes(deps: Deps): Router {
 
   // Strict: a field the endpoint does not take is refused (unknown_field), not ignored.
   const sendBody = z.object({ email, purpose: z.unknown().optional() }).strict();
-  router.post("/auth/otp/send", async function sendCode(req: Request, res: Response) {
-    const { email: address } = await parseBody(req, sendBody, "email_invalid");
-    const chosen = purpose.safeParse((await readJson(req)).purpose);
-    ensure(chosen.success, "email_code_purpose_invalid");
-    await requestCode(deps, address, chosen.data, callerOf(req, deps.config.clientAddressHops));
-    // Also the answer for a sign-in code to an address on no account (no mail goes): the same
-    // status, body, headers, limits and timing, so the answer never tells who has an account.
-    // The mail itself leaves through the outbox, so no answer waits on the mail server.
-    res.json({ ok: true });
-  });
+  router.post(
+    "/auth/otp/send",
+    refusalsCounted(deps.counts, "codes"),
+    async function sendCode(req: Request, res: Response) {
+      const { email: address } = await parseBody(req, sendBody, "email_invalid");
+      const chosen = purpose.safeParse((await readJson(req)).purpose);
+      ensure(chosen.success, "email_code_purpose_invalid");
+      await requestCode(deps, address, chosen.data, callerOf(req, deps.config.clientAddressHops));
+      // Also the answer for a sign-in code to an address on no account (no mail goes): the same
+      // status, body, headers, limits and timing, so the answer never tells who has an account.
+      // The mail itself leaves through the outbox, so no answer waits on the mail server.
+      res.json({ ok: true });
+    },
+  );
 
   // A request for access may carry a name and a note for the reviewer (checked and cleaned in core).
   const details = z.unknown().optional();
@@ -48,10 +52,14 @@ export function routes(deps: Deps): Router {
 
   // `purpose` is taken and ignored: a sign-in code is always `signin` (a request-access one never matches).
   const signInBody = z.object({ email, otp, purpose: z.unknown().optional() }).strict();
-  router.post("/auth/otp/sign-in", async function signIn(req: Request, res: Response) {
-    const input = await parseBody(req, signInBody, "signin_fields_required");
-    res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });
-  });
+  router.post(
+    "/auth/otp/sign-in",
+    refusalsCounted(deps.counts, "signIns"),
+    async function signIn(req: Request, res: Response) {
+      const input = await parseBody(req, signInBody, "signin_fields_required");
+      res.json({ customToken: await signInWithCode(deps, input.email, input.otp) });
+    },
+  );
 
   router.use(ownAddressRoutes(deps));
   return router;

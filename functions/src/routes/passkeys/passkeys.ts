@@ -13,7 +13,7 @@ import { parseBody } from "../../http/body";
 import { callerOf } from "../../http/caller";
 import { clearPasskeyBindingCookie, readPasskeyBindings, setPasskeyBindingCookie } from "../../http/cookies";
 import { requireAccess } from "../../http/gate";
-import { jsonErrors } from "../../http/presenters";
+import { jsonErrors, refusalsCounted } from "../../http/presenters";
 
 export const presenter = jsonErrors;
 
@@ -119,16 +119,20 @@ export function routes(deps: Deps): Router {
   });
 
   const signInBody = z.object({ credential: assertion }).strict();
-  router.post(PATHS.signInVerify, async function signIn(req: Request, res: Response) {
-    const { credential } = await parseBody(req, signInBody, "passkey_fields_required");
-    const customToken = await signInWithPasskey(
-      deps,
-      credential as AuthenticationResponseJSON,
-      readPasskeyBindings(req),
-    );
-    clearPasskeyBindingCookie(res, parentDomain, SIGN_IN);
-    res.json({ customToken });
-  });
+  router.post(
+    PATHS.signInVerify,
+    refusalsCounted(deps.counts, "signIns"),
+    async function signIn(req: Request, res: Response) {
+      const { credential } = await parseBody(req, signInBody, "passkey_fields_required");
+      const customToken = await signInWithPasskey(
+        deps,
+        credential as AuthenticationResponseJSON,
+        readPasskeyBindings(req),
+      );
+      clearPasskeyBindingCookie(res, parentDomain, SIGN_IN);
+      res.json({ customToken });
+    },
+  );
 
   // Recovery codes: how many are left, a new set (shown this once), and signing in with one.
   router.get(PATHS.recoveryCodes, async function recoveryCodesState(req: Request, res: Response) {
@@ -154,11 +158,15 @@ export function routes(deps: Deps): Router {
   const recoveryBody = z.object({ email: z.string().max(320), code: z.string().max(64) }).strict();
   // Public: each guess is counted against where it comes from before anything is read, the code is
   // judged first, and an address on nobody is answered as a wrong code is.
-  router.post(PATHS.recoverySignIn, async function recoverySignIn(req: Request, res: Response) {
-    const { email, code } = await parseBody(req, recoveryBody, "recovery_fields_required");
-    const from = callerOf(req, deps.config.clientAddressHops);
-    res.json({ customToken: await signInWithRecoveryCode(deps, email, code, from) });
-  });
+  router.post(
+    PATHS.recoverySignIn,
+    refusalsCounted(deps.counts, "signIns"),
+    async function recoverySignIn(req: Request, res: Response) {
+      const { email, code } = await parseBody(req, recoveryBody, "recovery_fields_required");
+      const from = callerOf(req, deps.config.clientAddressHops);
+      res.json({ customToken: await signInWithRecoveryCode(deps, email, code, from) });
+    },
+  );
 
   router.get(PATHS.list, async function list(req: Request, res: Response) {
     const { person, principal } = await requireAccess(deps, req, SESSION);

@@ -18,7 +18,7 @@ import { parseBody } from "../../http/body";
 import { BROWSER_ID, clearSessionCookie, readBrowserId, readSessionCookie, setSessionCookie } from "../../http/cookies";
 import { callerOf } from "../../http/caller";
 import { cookieSession, unavailableGuard } from "../../http/gate";
-import { jsonErrors } from "../../http/presenters";
+import { jsonErrors, refusalsCounted } from "../../http/presenters";
 import { ownSessionRoutes } from "./own-sessions";
 
 export const presenter = jsonErrors;
@@ -39,18 +39,22 @@ export function routes(deps: Deps): Router {
       browser: z.string().regex(BROWSER_ID).optional(),
     })
     .strict();
-  router.post("/auth/verify", async function verify(req: Request, res: Response) {
-    const { idToken, project, browser } = await parseBody(req, verifyBody, "verify_fields_required");
-    const outcome = await openSession(deps, idToken, project, {
-      ids: [browser, readBrowserId(req)].filter((id): id is string => id !== undefined && id !== null),
-      userAgent: req.get("user-agent") ?? "",
-      network: callerOf(req, deps.config.clientAddressHops).network,
-    });
-    // Refusals are success-shaped by contract: callers test `approved`, not the status.
-    if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
-    setSessionCookie(res, deps.config.parentDomain, outcome);
-    res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
-  });
+  router.post(
+    "/auth/verify",
+    refusalsCounted(deps.counts, "signIns"),
+    async function verify(req: Request, res: Response) {
+      const { idToken, project, browser } = await parseBody(req, verifyBody, "verify_fields_required");
+      const outcome = await openSession(deps, idToken, project, {
+        ids: [browser, readBrowserId(req)].filter((id): id is string => id !== undefined && id !== null),
+        userAgent: req.get("user-agent") ?? "",
+        network: callerOf(req, deps.config.clientAddressHops).network,
+      });
+      // Refusals are success-shaped by contract: callers test `approved`, not the status.
+      if (!outcome.approved) return void res.json({ approved: false, reason: outcome.reason });
+      setSessionCookie(res, deps.config.parentDomain, outcome);
+      res.json({ approved: true, ...personView(outcome.person, outcome.uid) });
+    },
+  );
 
   router.post("/auth/session/refresh", async function refresh(req: Request, res: Response) {
     const { principal, person } = await cookieSession(deps, req);
