@@ -15,6 +15,8 @@ import { appFor, firestore, testDeps, unique } from "../support/deps";
 import { operator, operatorJson, freshProject } from "../support/operator-cli";
 import { personFor, sessionCookieFor } from "../support/people";
 import type { Person } from "../../src/core/model/person";
+// The CSV reader the service reads spreadsheets' files with (RFC 4180: quoted commas, quotes, line breaks).
+import { csvRecords } from "../../src/core/invitations/invitation-file";
 
 // The suite's own project is the default app (its accounts): made before the fresh one's.
 firestore();
@@ -33,39 +35,6 @@ async function someone(fields: Partial<Person>): Promise<{ person: Person; cooki
   const account = await signedUp();
   const person = await personFor(account, fields, db);
   return { person, cookie: await sessionCookieFor(deps, account.uid, person.id), email: account.email };
-}
-
-/** RFC 4180, as a spreadsheet reads it: quoted cells may hold commas, quotes (doubled) and line breaks. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  const endRow = () => {
-    row.push(cell);
-    rows.push(row);
-    row = [];
-    cell = "";
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      endRow();
-      i++;
-    } else cell += c;
-  }
-  if (cell !== "" || row.length > 0) endRow();
-  return rows;
 }
 
 describe("a scripted day, read back from the audit trail", () => {
@@ -183,7 +152,9 @@ describe("a scripted day, read back from the audit trail", () => {
     const fromCli = await cli(["audit", "--limit", "1000", "--format", "csv"]);
     const fromApi = await request(app).get("/auth/audit?format=csv&limit=500").set("Cookie", ava.cookie);
     for (const text of [fromCli.stdout, fromApi.text]) {
-      const table = parseCsv(text.replace(/\r\n$/, ""));
+      const { records, problem } = csvRecords(text);
+      expect(problem).toBeUndefined();
+      const table = records.map((r) => r.fields);
       expect(table[0]).toEqual(["at", "actor", "action", "subjects", "outcome", "via", "detail", "trace", "id"]);
       expect(table).toHaveLength(rows.length + 1);
       expect(table.every((r) => r.length === 9)).toBe(true);

@@ -9,8 +9,7 @@ import request from "supertest";
 import * as peopleRoutes from "../../src/routes/people/people";
 import { appFor, testDeps } from "../support/deps";
 import { recordingLogger } from "../support/email-codes";
-import { sessionCookieFor } from "../support/people";
-import type { Person } from "../../src/core/model/person";
+import { cachedMember } from "../support/people";
 import type { Firestore } from "../../src/store/db";
 
 /** A Firestore whose every read and write never finishes, recording what was asked of it. */
@@ -38,19 +37,7 @@ describe("a refused administrators' request while Firestore does not answer", ()
     const asked: string[] = [];
     const log = recordingLogger();
     const deps = testDeps({ store: hangingStore(asked), identity: {} as never, log });
-    const member = {
-      id: "p-member",
-      uids: ["uid-member"],
-      emails: ["member@example.test"],
-      phones: [],
-      name: "",
-      status: "approved",
-      role: "user",
-      projects: ["startpage"],
-      groups: [],
-    } as unknown as Person;
-    deps.personCache.set(member.id, member);
-    const cookie = await sessionCookieFor(deps, "uid-member", member.id);
+    const { cookie } = await cachedMember(deps, "member");
     const app = appFor(peopleRoutes, deps, { deadlineMs: 1500 });
 
     const res = await request(app).get("/auth/people").set("Cookie", cookie);

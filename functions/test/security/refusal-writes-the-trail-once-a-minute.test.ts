@@ -11,8 +11,7 @@ import request from "supertest";
 import * as peopleRoutes from "../../src/routes/people/people";
 import { appFor, testDeps } from "../support/deps";
 import { recordingLogger } from "../support/email-codes";
-import { sessionCookieFor } from "../support/people";
-import type { Person } from "../../src/core/model/person";
+import { cachedMember } from "../support/people";
 import type { Firestore } from "../../src/store/db";
 
 /** A Firestore whose writes answer at once and whose reads never do, recording every write. */
@@ -37,19 +36,7 @@ function countingStore(written: string[]): Firestore {
 
 async function member(written: string[], log = recordingLogger()) {
   const deps = testDeps({ store: countingStore(written), identity: {} as never, log });
-  const person = {
-    id: "p-member-amplify",
-    uids: ["uid-member-amplify"],
-    emails: ["member-amplify@example.test"],
-    phones: [],
-    name: "",
-    status: "approved",
-    role: "user",
-    projects: ["startpage"],
-    groups: [],
-  } as unknown as Person;
-  deps.personCache.set(person.id, person);
-  const cookie = await sessionCookieFor(deps, "uid-member-amplify", person.id);
+  const { cookie } = await cachedMember(deps, "member-amplify");
   return { app: appFor(peopleRoutes, deps), cookie, log };
 }
 

@@ -95,3 +95,23 @@ export function cookieFrom(setCookie: string[] | string | undefined): string | n
   const match = list.map((c) => /^__session=([^;]*)/.exec(c)).find((m) => m !== null);
   return match?.[1] ? `__session=${match[1]}` : null;
 }
+
+/**
+ * An approved member known to `deps`' person cache alone (nothing stored), and a session cookie
+ * for them: for a test whose Firestore is a stand-in that answers nothing.
+ */
+export async function cachedMember(deps: Deps, name: string): Promise<{ person: Person; cookie: string }> {
+  const person = {
+    id: `p-${name}`,
+    uids: [`uid-${name}`],
+    emails: [`${name}@example.test`],
+    phones: [],
+    name: "",
+    status: "approved",
+    role: "user",
+    projects: ["startpage"],
+    groups: [],
+  } as unknown as Person;
+  deps.personCache.set(person.id, person);
+  return { person, cookie: await sessionCookieFor(deps, `uid-${name}`, person.id) };
+}
