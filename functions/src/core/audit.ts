@@ -13,7 +13,6 @@ import type { Transaction } from "../store/db";
 import type { TransactionRunner } from "./ports";
 import * as trail from "../store/audit-trail";
 import { currentTrace } from "../trace";
-import { alreadyExists } from "./failures";
 import type { Actor, HistoryEntry } from "./model/history";
 import {
   ACCESS_FIELDS,
@@ -116,12 +115,12 @@ const refusedThisMinute = new WeakMap<object, { minute: number; writes: Map<stri
 
 /**
  * Records a privileged act refused to an approved person (the gate's, for an administrators'
- * route): one record per person, route (whatever the method) and minute, the first refusal's
- * (store/audit-trail addRefusal), so asking again and again cannot grow the trail past the routes
- * there are. Asked again within the minute, an instance writes and logs nothing more: it answers
- * with the first refusal's write. Across instances each may try once a minute, and the store keeps
- * the first; so a minute of refusals costs at most one write attempt and one `audit` line per
- * instance. Logged before the write, so a refusal Firestore could not take is still in the log.
+ * route): one record per person, route (whatever the method) and minute (store/audit-trail
+ * putRefusal), so asking again and again cannot grow the trail past the routes there are. Asked
+ * again within the minute, an instance writes and logs nothing more: it answers with its first
+ * refusal's write. Across instances each writes once a minute, the last write standing; so a
+ * minute of refusals costs at most one write and one `audit` line per instance. Logged before the
+ * write, so a refusal Firestore could not take is still in the log.
  */
 export function recordRefusal(
   deps: Pick<Deps, "store" | "clock" | "log">,
@@ -144,10 +143,7 @@ export function recordRefusal(
     key,
   );
   logAudit(deps.log, record);
-  // Another instance's record of this minute is the one kept: this refusal is recorded by it.
-  const written = trail.addRefusal(deps.store, key, record).catch((err: unknown) => {
-    if (!alreadyExists(err)) throw err;
-  });
+  const written = trail.putRefusal(deps.store, key, record);
   const writes = seen.writes;
   writes.set(key, written);
   // A write that failed is tried again at the next refusal.

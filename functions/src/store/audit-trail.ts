@@ -50,13 +50,15 @@ export async function add(db: Firestore, record: AuditRecord): Promise<void> {
 }
 
 /**
- * A refused act, at an id that names who was refused what in which minute: refusals repeated
- * within the minute are one record, the first of them (`create`: fails with ALREADY_EXISTS where
- * it is there already), so a person cannot grow the trail by asking again and again.
+ * A refused act, at an id that names who was refused what in which minute: refusals within the
+ * minute are one record, so a person cannot grow the trail by asking again and again. The only
+ * record ever written twice (by a second instance, the same minute), and only by a refusal of its
+ * own. A plain write, never a precondition that could fail: a refusal is answered whatever
+ * Firestore says.
  */
-export async function addRefusal(db: Firestore, key: string, record: AuditRecord): Promise<void> {
+export async function putRefusal(db: Firestore, key: string, record: AuditRecord): Promise<void> {
   const { id: _id, ...stored } = record;
-  await db.collection(TRAIL).doc(key).create(stored);
+  await db.collection(TRAIL).doc(key).set(stored);
 }
 
 export interface TrailFilter {

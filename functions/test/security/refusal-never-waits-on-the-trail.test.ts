@@ -42,7 +42,7 @@ describe("a refused administrators' request while Firestore does not answer", ()
 
     const res = await request(app).get("/auth/people").set("Cookie", cookie);
     expect(res.status).toBe(403);
-    expect(asked.some((a) => a.startsWith("create auditTrail/"))).toBe(true);
+    expect(asked.some((a) => a.startsWith("set auditTrail/"))).toBe(true);
     const lines = log.lines.map((l) => JSON.parse(l) as { message: string; outcome?: string });
     expect(lines).toContainEqual(expect.objectContaining({ message: "audit", outcome: "refused" }));
     expect(lines).toContainEqual(expect.objectContaining({ message: "audit refusal not recorded" }));
