@@ -3,7 +3,8 @@ import request from "supertest";
 import * as status from "../../src/routes/status/status";
 import { enqueueMail } from "../../src/core/outbox/enqueue";
 import { OUTBOX_STALE_SECONDS } from "../../src/core/status/health";
-import { appFor, testConfig, testDeps } from "../support/deps";
+import { appFor, testConfig, testDeps, TEST_SESSION_KEYS } from "../support/deps";
+import { KEY_ROTATE_AFTER_DAYS, KEY_WARN_DAYS } from "../../src/core/model/key-age";
 import { recordingLogger } from "../support/email-codes";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import type { ChildProcess } from "node:child_process";
@@ -63,6 +64,27 @@ describe("GET /status", () => {
     } finally {
       await deps.store.collection("outbox").doc(id).update({ state: "failed" });
     }
+  });
+
+  it("logs a key in use near its yearly rotation for its alert, and says nothing of a younger one", async () => {
+    const keyMadeDaysAgo = async (days: number) => {
+      const log = recordingLogger();
+      const ring = JSON.parse(TEST_SESSION_KEYS) as Array<Record<string, unknown>>;
+      const deps = testDeps({ log });
+      const made = new Date(deps.clock.now().getTime() - days * 86_400_000).toISOString().slice(0, 10);
+      const kid = `session-${made.replaceAll("-", "")}-a1b2c3`;
+      ring[0] = { ...ring[0], kid };
+      const aged = testDeps({ log, config: testConfig({ sessionKeys: JSON.stringify(ring) }), clock: deps.clock });
+      const { app, cookie } = await statusReader(aged);
+      expect((await request(app).get("/status").set("Cookie", cookie)).status).toBe(200);
+      const lines = log.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      return { kid, made, said: lines.filter((l) => l.message === "key near retirement") };
+    };
+    const near = await keyMadeDaysAgo(KEY_ROTATE_AFTER_DAYS - 10);
+    expect(near.said).toEqual([
+      expect.objectContaining({ secret: "SESSION_KEYS", kid: near.kid, madeOn: near.made, daysLeft: 10 }),
+    ]);
+    expect((await keyMadeDaysAgo(KEY_ROTATE_AFTER_DAYS - KEY_WARN_DAYS - 5)).said).toEqual([]);
   });
 
   it("reports mail not configured as degraded, still 200", async () => {

@@ -2,6 +2,7 @@ import { ping } from "../../store/db";
 import { backlog } from "../../store/outbox";
 import { DeadlineExceeded, withDeadline } from "../deadline";
 import type { Deps } from "../deps";
+import { keyDue, signingKid, type KeyDue } from "../model/key-age";
 
 export interface Check {
   ok: boolean;
@@ -64,13 +65,25 @@ export async function outboxCheck(deps: Pick<Deps, "store" | "clock">): Promise<
   }
 }
 
+/** The keys in use (the session key that signs, the pepper key that hashes) near their rotation or past it (model/key-age). */
+export function keysDue(deps: Pick<Deps, "config" | "pepper" | "clock">): KeyDue[] {
+  const now = deps.clock.now();
+  return [
+    keyDue("SESSION_KEYS", signingKid(deps.config.sessionKeys), now),
+    keyDue("CODE_PEPPER", deps.pepper?.[0]?.kid ?? null, now),
+  ].filter((due): due is KeyDue => due !== null);
+}
+
 /**
  * The health of what the service depends on, checked in parallel: for GET /status. Mail late in
  * the outbox is logged as an ERROR (`outbox late`) each time it is found: the uptime check that
  * reads this every minute is what raises its alert (monitoring/policies/outbox-late.json), even
- * while no drain runs to say so itself.
+ * while no drain runs to say so itself. A key in use near its rotation is logged the same way, as
+ * a WARNING (`key near retirement`, monitoring/policies/key-near-retirement.json).
  */
-export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock" | "log">): Promise<Health> {
+export async function checkHealth(
+  deps: Pick<Deps, "store" | "mailer" | "tokens" | "clock" | "log" | "config" | "pepper">,
+): Promise<Health> {
   const [firestore, mail, sessionKeys, outbox] = await Promise.all([
     probe(deps, () => ping(deps.store)),
     deps.mailer === null
@@ -84,6 +97,7 @@ export async function checkHealth(deps: Pick<Deps, "store" | "mailer" | "tokens"
   ]);
   if ("oldestSeconds" in outbox && outbox.oldestSeconds != null && outbox.oldestSeconds >= OUTBOX_STALE_SECONDS)
     deps.log.error("outbox late", { pending: outbox.pending, oldestSeconds: outbox.oldestSeconds });
+  for (const due of keysDue(deps)) deps.log.warn("key near retirement", { ...due });
   const status = firestore.ok && mail.ok && sessionKeys.ok && outbox.ok ? "ok" : "degraded";
   return { status, checks: { firestore, mail, sessionKeys, outbox } };
 }

@@ -7,6 +7,8 @@
 import { federatedConfig } from "../../config/config";
 import { parsePepper } from "../../core/pepper";
 import { parseKeyRing } from "../../core/sessions/session-token";
+import { keyDue, signingKid, type KeyDue } from "../../core/model/key-age";
+import { systemClock } from "../../clock";
 import { errorText } from "../../logger";
 import * as params from "../../config/params";
 import { accessToken, noCredentials } from "../credentials";
@@ -60,6 +62,26 @@ function validate(name: string, value: string): string {
   return "set";
 }
 
+/** The key in use of a secret that has one, if it is near its rotation (model/key-age). */
+function dueOf(name: string, value: string): KeyDue | null {
+  const now = systemClock.now();
+  if (name === params.sessionKeys.name) return keyDue("SESSION_KEYS", signingKid(value), now);
+  if (name === params.codePepper.name) return keyDue("CODE_PEPPER", parsePepper(value)[0]?.kid ?? null, now);
+  return null;
+}
+
+/** A warning that a key in use is due for rotation, with the command that rotates it. */
+export function rotationCheck(due: KeyDue): Check {
+  const command = due.secret === "SESSION_KEYS" ? "keys rotate-session-key" : "keys rotate-code-pepper";
+  const when = due.daysLeft > 0 ? `by ${due.dueOn} (${due.daysLeft} day(s) left)` : `since ${due.dueOn}`;
+  return {
+    name: `${due.secret} rotation`,
+    ok: false,
+    detail: `${due.kid}, made on ${due.madeOn}, is due for rotation ${when}: ${command}`,
+    required: false,
+  };
+}
+
 /**
  * Each secret the deployment uses, read and checked, after the credentials to read them with (a
  * real project's). Secrets read are put in the environment; `token`: whether there are credentials.
@@ -91,6 +113,8 @@ export async function readSecrets(target: Target, names: string[]): Promise<{ ch
     process.env[name] = found.value;
     try {
       checks.push({ name, ok: true, detail: `read: ${validate(name, found.value)}`, required: true });
+      const due = dueOf(name, found.value);
+      if (due !== null) checks.push(rotationCheck(due));
     } catch (err) {
       checks.push({ name, ok: false, detail: `read, but not usable: ${errorText(err)}`, required: true });
     }
