@@ -7,6 +7,8 @@
  * stand-in; on the other core) and decides each
  * redemption in a transaction. The peer runs twice: with its codes in its own process memory (its
  * development store, nothing durable), and on the same Firestore through its adapter interface.
+ * On the same servers, bench/oidc-lifecycle.ts then measures the rest of a grant's life (refresh,
+ * introspection, userinfo, revocation).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
