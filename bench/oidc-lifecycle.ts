@@ -109,42 +109,78 @@ export interface Lifecycle {
   races: Record<string, Race>;
 }
 
-export async function runLifecycle(sides: Sides): Promise<Lifecycle> {
-  const names = Object.keys(sides.servers);
+/** How the bench speaks to each side: its URLs, its client's headers, its hooks. */
+function wire(sides: Sides) {
   const basic = `Basic ${Buffer.from(`${OFFLINE_CLIENT}:${sides.secret}`).toString("base64")}`;
   const formType = { "content-type": "application/x-www-form-urlencoded" };
   const headersFor = (op: Operation) => (op.authenticated ? { ...formType, authorization: basic } : formType);
+  const peer = (name: string) => name !== sides.ours;
   const urlOf = (name: string, op: Operation) =>
-    (sides.servers[name] as string) + (name === sides.ours ? op.paths.ours : op.paths.peer);
-  const grants = async (name: string, n: number): Promise<Minted[]> => {
-    const res = await fetch(`${sides.servers[name]}/bench/grants?n=${n}`, { method: "POST" });
-    const text = await res.text();
-    if (res.status !== 200)
-      throw new Error(`minting ${n} grants at ${name} answered ${res.status}: ${text.slice(0, 800)}`);
-    const made = JSON.parse(text) as unknown;
-    if (!Array.isArray(made) || made.length !== n)
-      throw new Error(`minting ${n} grants at ${name} answered ${res.status}: ${JSON.stringify(made).slice(0, 200)}`);
-    return made as Minted[];
-  };
-  const send = (name: string, op: Operation, grant: Minted) =>
-    fetch(urlOf(name, op), { method: "POST", headers: headersFor(op), body: op.body(grant, name !== sides.ours) });
-
-  // Every side must really answer each request as the contract says before its figures mean anything.
-  for (const name of names)
-    for (const [opName, op] of Object.entries(OPERATIONS)) {
-      const res = await send(name, op, ((await grants(name, 1)) as [Minted])[0]);
+    (sides.servers[name] as string) + op.paths[peer(name) ? "peer" : "ours"];
+  return {
+    peer,
+    headersFor,
+    urlOf,
+    async grants(name: string, n: number): Promise<Minted[]> {
+      const res = await fetch(`${sides.servers[name]}/bench/grants?n=${n}`, { method: "POST" });
       const text = await res.text();
-      const body = (text === "" ? {} : JSON.parse(text)) as Record<string, unknown>;
-      if (!op.good(res.status, body)) throw new Error(`${opName} at ${name} answered ${res.status}: ${text}`);
-    }
+      const made = (res.status === 200 ? JSON.parse(text) : null) as unknown;
+      if (!Array.isArray(made) || made.length !== n)
+        throw new Error(`minting ${n} grants at ${name} answered ${res.status}: ${text.slice(0, 800)}`);
+      return made as Minted[];
+    },
+    send: (name: string, op: Operation, grant: Minted) =>
+      fetch(urlOf(name, op), { method: "POST", headers: headersFor(op), body: op.body(grant, peer(name)) }),
+    /** Whether introspection calls a refresh token active (the peer is told which kind it is). */
+    async active(name: string, refreshToken: string): Promise<boolean> {
+      const introspection = OPERATIONS.introspection as Operation;
+      const res = await fetch(urlOf(name, introspection), {
+        method: "POST",
+        headers: headersFor(introspection),
+        body: form({ token: refreshToken, ...(peer(name) ? { token_type_hint: "refresh_token" } : {}) }),
+      });
+      return ((await res.json()) as { active?: boolean }).active === true;
+    },
+  };
+}
+type Wire = ReturnType<typeof wire>;
 
+export async function runLifecycle(sides: Sides): Promise<Lifecycle> {
+  const w = wire(sides);
+  const names = Object.keys(sides.servers);
+  for (const name of names) await checkSide(w, name);
+  const { rows, cpu } = await measure(w, sides, names);
+  const races: Record<string, Race> = {};
+  for (const name of names) races[name] = await race(w, name, name === sides.ours ? sides.servers[name] : null);
+  return { rows, cpu, races };
+}
+
+/**
+ * A side must really answer each request as the contract says before its figures mean anything;
+ * and introspection must call a fresh refresh token active, or the race's "still active" would
+ * count nothing whatever happened.
+ */
+async function checkSide(w: Wire, name: string): Promise<void> {
+  for (const [opName, op] of Object.entries(OPERATIONS)) {
+    const res = await w.send(name, op, ((await w.grants(name, 1)) as [Minted])[0]);
+    const text = await res.text();
+    const body = (text === "" ? {} : JSON.parse(text)) as Record<string, unknown>;
+    if (!op.good(res.status, body)) throw new Error(`${opName} at ${name} answered ${res.status}: ${text}`);
+  }
+  const [fresh] = (await w.grants(name, 1)) as [Minted];
+  if (!(await w.active(name, fresh.refresh_token)))
+    throw new Error(`introspection at ${name} calls a fresh refresh token inactive`);
+}
+
+/** Interleaved rounds of every operation on every side, after a warm-up of each. */
+async function measure(w: Wire, sides: Sides, names: string[]): Promise<Pick<Lifecycle, "rows" | "cpu">> {
   // One set of grants per side for the operations that end nothing, made once.
   const kept: Record<string, Minted[]> = {};
-  for (const name of names) kept[name] = await grants(name, GRANTS);
+  for (const name of names) kept[name] = await w.grants(name, GRANTS);
   const round = async (name: string, op: Operation, n: number) => {
-    const made = op.spends ? await grants(name, n) : (kept[name] as Minted[]).slice(0, n);
-    const bodies = made.map((g) => op.body(g, name !== sides.ours));
-    const target = { url: urlOf(name, op), method: "POST" as const, headers: headersFor(op), bodies };
+    const made = op.spends ? await w.grants(name, n) : (kept[name] as Minted[]).slice(0, n);
+    const bodies = made.map((g) => op.body(g, w.peer(name)));
+    const target = { url: w.urlOf(name, op), method: "POST" as const, headers: w.headersFor(op), bodies };
     return measured(sides.pids[name] as number, sides.firestoreWorker, n, () => loadBodies(target, sides.connections));
   };
   const ops = Object.keys(OPERATIONS);
@@ -158,41 +194,37 @@ export async function runLifecycle(sides: Sides): Promise<Lifecycle> {
         rows[op]?.[name]?.push(done.result);
         cpu[op]?.[name]?.push(done.cpu);
       }
+  return { rows, cpu };
+}
 
-  const races: Record<string, Race> = {};
-  for (const name of names) races[name] = await race(name);
-  return { rows, cpu, races };
-
-  /** Each of RACE_REFRESH_TOKENS refresh tokens presented RACE_PRESENTATIONS times at once. */
-  async function race(name: string): Promise<Race> {
-    const refresh = OPERATIONS.refresh as Operation;
-    const introspection = OPERATIONS.introspection as Operation;
-    const result: Race = { tokensPerRefreshToken: [], stillActive: 0, endedByReuse: name === sides.ours ? 0 : null };
-    for (const grant of await grants(name, RACE_REFRESH_TOKENS)) {
-      const answers = await Promise.all(Array.from({ length: RACE_PRESENTATIONS }, () => send(name, refresh, grant)));
-      const won = answers.filter((a) => a.status === 200);
-      result.tokensPerRefreshToken.push(won.length);
-      await Promise.all(answers.filter((a) => a.status !== 200).map((a) => a.body?.cancel()));
-      // Whatever the race handed out should be dead once a reuse has ended the grant.
-      for (const answer of won) {
-        const { refresh_token: next } = (await answer.json()) as Minted;
-        const asked = await fetch(urlOf(name, introspection), {
-          method: "POST",
-          headers: headersFor(introspection),
-          body: form({ token: next, ...(name === sides.ours ? {} : { token_type_hint: "refresh_token" }) }),
-        });
-        if (((await asked.json()) as { active?: boolean }).active === true) result.stillActive++;
-      }
-      if (name === sides.ours) {
-        const res = await fetch(`${sides.servers[name]}/bench/grant-state`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ refresh_token: grant.refresh_token }),
-        });
-        const state = (await res.json()) as { endedBecause?: string } | null;
-        if (state?.endedBecause === "reuse") result.endedByReuse = (result.endedByReuse ?? 0) + 1;
-      }
-    }
-    return result;
+/**
+ * Each of RACE_REFRESH_TOKENS refresh tokens presented RACE_PRESENTATIONS times at once; then
+ * whether what the race handed out still works, and (`ours`: its base URL) the grant as stored.
+ */
+async function race(w: Wire, name: string, ours: string | null): Promise<Race> {
+  const refresh = OPERATIONS.refresh as Operation;
+  const result: Race = { tokensPerRefreshToken: [], stillActive: 0, endedByReuse: ours === null ? null : 0 };
+  for (const grant of await w.grants(name, RACE_REFRESH_TOKENS)) {
+    const answers = await Promise.all(Array.from({ length: RACE_PRESENTATIONS }, () => w.send(name, refresh, grant)));
+    const won = answers.filter((a) => a.status === 200);
+    result.tokensPerRefreshToken.push(won.length);
+    await Promise.all(answers.filter((a) => a.status !== 200).map((a) => a.body?.cancel()));
+    // Whatever the race handed out should be dead once a reuse has ended the grant.
+    for (const answer of won)
+      if (await w.active(name, ((await answer.json()) as Minted).refresh_token)) result.stillActive++;
+    if (ours !== null && (await endedBecause(ours, grant.refresh_token)) === "reuse")
+      result.endedByReuse = (result.endedByReuse ?? 0) + 1;
   }
+  return result;
+}
+
+/** Why ours stored the grant of a refresh token as ended (null: not ended, or no such token). */
+async function endedBecause(base: string, refreshToken: string): Promise<string | null> {
+  const res = await fetch(`${base}/bench/grant-state`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ refresh_token: refreshToken }),
+  });
+  const state = (await res.json()) as { endedBecause: string | null } | null;
+  return state?.endedBecause ?? null;
 }
