@@ -359,7 +359,11 @@ function body(): { head: string; text: string } {
   return { head: (intro === "" ? header : intro).replace(/\n\n$/, `\n${again}\n`), text };
 }
 
-if (process.argv.includes("--no-write")) process.exit(0);
+// The header is not written, but its figures' context is still wanted beside the printed ones.
+if (process.argv.includes("--no-write")) {
+  console.log(`\n(${minutes} min, ${loads})`);
+  process.exit(0);
+}
 const { head, text } = body();
 writeFileSync(
   RESULTS_PATH,
