@@ -7,13 +7,19 @@
  * stand-in; on the other core) and decides each
  * redemption in a transaction. The peer runs twice: with its codes in its own process memory (its
  * development store, nothing durable), and on the same Firestore through its adapter interface.
+ * On the same servers, bench/oidc-lifecycle.ts then measures the rest of a grant's life (refresh,
+ * introspection, userinfo, revocation).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { root } from "./lib/functions.ts";
 import { sessionKeysJson } from "./lib/keys.ts";
 import { loadBodies, type LoadResult } from "./lib/load.ts";
-import { benchFirestore, cpuSeconds, firestorePid, freePort, startPinned } from "./lib/procs.ts";
+import { measured, type CpuUse } from "./lib/cpu-use.ts";
+import { benchFirestore, firestorePid, freePort, startPinned } from "./lib/procs.ts";
+import { runLifecycle, type Lifecycle } from "./oidc-lifecycle.ts";
+
+export type { CpuUse } from "./lib/cpu-use.ts";
 
 const CODES = Number(process.env.BENCH_OIDC_CODES ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -27,23 +33,13 @@ export const PEER_ON_FIRESTORE = "token endpoint, oidc-provider, on Firestore";
 export const RACE_CODES = 10;
 export const RACE_TRIES = 10;
 
-/** Where the time went in one measured round: counted from /proc, not estimated. */
-export interface CpuUse {
-  /** CPU of the server process (all its threads) per token request, in ms. */
-  msPerRequest: number;
-  /** Share of its core the server used while the round ran. */
-  serverBusy: number;
-  /** Share of a core the Firestore used meanwhile: the stand-in, or the official emulator's JVM (null if it is not ours to watch). */
-  firestoreBusy: number | null;
-  /** Firestore's CPU per token request, in ms (null as above). */
-  firestoreMsPerRequest: number | null;
-}
-
 export interface OidcBench {
   rows: Record<string, LoadResult[]>;
   cpu: Record<string, CpuUse[]>;
   /** Of RACE_CODES codes each presented RACE_TRIES times at once: how many presentations got tokens. */
   redeemed: Record<string, number>;
+  /** The rest of each side's lifecycle on the same servers: refresh, introspection, userinfo, revocation. */
+  lifecycle: Lifecycle;
 }
 
 export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
@@ -60,6 +56,7 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     ...firestore,
     PORT: String(oursPort),
     SESSION_KEYS: keys,
+    CODE_VERIFIER: verifier,
     CODE_PEPPER: `oidc-bench:${randomBytes(24).toString("hex")}`,
   });
   const peer = await startPinned(0, join(root, "bench", "servers", "oidc-peer.ts"), [], {
@@ -104,7 +101,10 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     }).toString();
   const mint = async (base: string, n: number): Promise<string[]> => {
     const res = await fetch(`${base}/bench/mint?n=${n}`, { method: "POST" });
-    const codes = (await res.json()) as unknown;
+    const text = await res.text();
+    if (res.status !== 200)
+      throw new Error(`minting ${n} codes at ${base} answered ${res.status}: ${text.slice(0, 800)}`);
+    const codes = JSON.parse(text) as unknown;
     if (!Array.isArray(codes) || codes.length !== n)
       throw new Error(`minting ${n} codes at ${base} answered ${res.status}: ${JSON.stringify(codes).slice(0, 200)}`);
     return codes as string[];
@@ -126,23 +126,9 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
   const run = async (name: string, n: number): Promise<{ result: LoadResult; cpu: CpuUse }> => {
     const base = servers[name] as string;
     const bodies = (await mint(base, n)).map(form);
-    const pid = pids[name] as number;
-    const [server0, firestore0, t0] = [
-      cpuSeconds(pid),
-      firestoreWorker === null ? 0 : cpuSeconds(firestoreWorker),
-      performance.now(),
-    ];
-    const result = await loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS);
-    const seconds = (performance.now() - t0) / 1000;
-    const server = cpuSeconds(pid) - server0;
-    const used = firestoreWorker === null ? null : cpuSeconds(firestoreWorker) - firestore0;
-    const cpu = {
-      msPerRequest: (server * 1000) / n,
-      serverBusy: server / seconds,
-      firestoreBusy: used === null ? null : used / seconds,
-      firestoreMsPerRequest: used === null ? null : (used * 1000) / n,
-    };
-    return { result, cpu };
+    return measured(pids[name] as number, firestoreWorker, n, () =>
+      loadBodies({ url: base + tokenPath[name], method: "POST", headers, bodies }, CONNECTIONS),
+    );
   };
   const names = Object.keys(servers);
   for (const name of names) await run(name, 300); // warm-up
@@ -169,13 +155,21 @@ export async function runOidcBench(firestoreHost: string): Promise<OidcBench> {
     }
     redeemed[name] = tokens;
   }
-  return { rows, cpu, redeemed };
+  const lifecycle = await runLifecycle({
+    servers,
+    pids,
+    ours: OURS,
+    secret,
+    firestoreWorker,
+    connections: CONNECTIONS,
+  });
+  return { rows, cpu, redeemed, lifecycle };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   process.env.GCLOUD_PROJECT ??= "demo-bench";
   process.env.METADATA_SERVER_DETECTION = "none";
-  const { rows, cpu, redeemed } = await runOidcBench((await benchFirestore()).host);
+  const { rows, cpu, redeemed, lifecycle } = await runOidcBench((await benchFirestore()).host);
   for (const [name, results] of Object.entries(rows)) {
     const use = cpu[name] ?? [];
     const rounds = results.map(
@@ -184,5 +178,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     );
     console.log(name, rounds.join(" | "), `| codes redeemed: ${redeemed[name]} for ${RACE_CODES}`);
   }
+  for (const [op, bySide] of Object.entries(lifecycle.rows))
+    for (const [name, results] of Object.entries(bySide)) {
+      const use = lifecycle.cpu[op]?.[name] ?? [];
+      const rounds = results.map(
+        (r, i) =>
+          `${Math.round(r.rps)}/s p99 ${r.p99} ms non2xx ${r.non2xx} errors ${r.errors} cpu ${use[i]?.msPerRequest.toFixed(2)} ms/req`,
+      );
+      console.log(`${op}, ${name}`, rounds.join(" | "));
+    }
+  console.log("refreshed once?", JSON.stringify(lifecycle.races));
   process.exit(0);
 }

@@ -18,6 +18,7 @@ import { GATED_AND_SESSIONS, runColdStart } from "./cold-start.ts";
 import { RS256, type runVerifyBench } from "./verify.ts";
 import { runHttpBench } from "./http.ts";
 import { CONNECTIONS, OURS, PEER_IN_MEMORY, PEER_ON_FIRESTORE, RACE_CODES, RACE_TRIES, runOidcBench } from "./oidc.ts";
+import { lifecycleLines } from "./oidc-lifecycle-report.ts";
 import { operationsTable, runOperations } from "./operations.ts";
 import type { LoadResult } from "./lib/load.ts";
 import { benchFirestore, machineLoad, stopAll, type BenchFirestore } from "./lib/procs.ts";
@@ -221,14 +222,14 @@ try {
   }
   if (runs(5) && v !== null) {
     say(
-      `## 5. OIDC token endpoint vs oidc-provider (servers on core 0, 16 connections, every request redeems its own code; on ${firestoreName})`,
+      `## 5. OIDC provider vs oidc-provider: code grant, refresh, introspection, userinfo, revocation (servers on core 0, 16 connections, every request its own code or token; on ${firestoreName})`,
     );
     say();
     say(
       `Firestore: ${firestore?.what}, on core 1 beside the load generator; ours and oidc-provider on Firestore both store there.`,
     );
     say();
-    const { rows: tokenRows, cpu, redeemed } = await runOidcBench(host);
+    const { rows: tokenRows, cpu, redeemed, lifecycle } = await runOidcBench(host);
     loadTable(tokenRows);
     const t = (name: string) => median((tokenRows[name] ?? []).map((r) => r.rps));
     const p99 = (name: string) => median((tokenRows[name] ?? []).map((r) => r.p99));
@@ -299,6 +300,12 @@ try {
     say("|---|---|---|");
     for (const [name, tokens] of Object.entries(redeemed)) say(`| ${name} | ${tokens} | ${RACE_CODES} |`);
     say();
+    for (const line of lifecycleLines(lifecycle, {
+      ours: OURS,
+      inMemory: PEER_IN_MEMORY,
+      onFirestore: PEER_ON_FIRESTORE,
+    }))
+      say(line);
   }
 } finally {
   stopAll();
@@ -352,7 +359,11 @@ function body(): { head: string; text: string } {
   return { head: (intro === "" ? header : intro).replace(/\n\n$/, `\n${again}\n`), text };
 }
 
-if (process.argv.includes("--no-write")) process.exit(0);
+// The header is not written, but its figures' context is still wanted beside the printed ones.
+if (process.argv.includes("--no-write")) {
+  console.log(`\n(${minutes} min, ${loads})`);
+  process.exit(0);
+}
 const { head, text } = body();
 writeFileSync(
   RESULTS_PATH,

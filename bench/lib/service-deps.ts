@@ -14,6 +14,7 @@ const { systemClock } = service<any>("clock");
 const { firebaseIdentity } = service<any>("adapters/identity");
 const { federatedConfig, originsFor } = service<any>("config/config");
 const { smtpMailer } = service<any>("adapters/mailer");
+const { REGISTRATION_BUDGETS } = service<any>("core/settings");
 
 /** How long after a wake the bench's mail task starts (a task queue's dispatch takes about this). */
 export const DISPATCH_DELAY_MS = 200;
@@ -83,6 +84,12 @@ export function serviceDeps(settings: BenchSettings): any {
     defaultLocation: null,
     handoffApps: {},
     addressRules: [],
+    // The settings added since, each at its default as readConfig reads it on a demo project.
+    loopbackHooks: true,
+    mcpResourceUrl: "https://startpage.example.test/mcp",
+    arrivalProviders: ["google.com", "apple.com"],
+    passkeyRoles: ["admin"],
+    oidcRegistration: { policy: "closed", budgets: REGISTRATION_BUDGETS, documents: { devOrigins: [], ca: null } },
     sendBudgets: settings.sendBudgets ?? {
       perClientPerHour: 1_000_000,
       perServicePerMinute: 1_000_000,

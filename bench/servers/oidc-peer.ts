@@ -5,6 +5,18 @@
  * `POST /bench/mint?n=N` makes N authorization codes the way its authorise endpoint would
  * (a grant, then a code bound to client, redirect URI and challenge) and returns them.
  *
+ * For the rest of the lifecycle (bench/oidc-lifecycle.ts) a second client, OFFLINE_CLIENT, with
+ * the same secret, may use refresh tokens, configured as oidc-provider's docs say: the client's
+ * `grant_types` hold `refresh_token`, `issueRefreshToken` issues one where the sign-in holds
+ * `offline_access` (its default, written out), and `rotateRefreshToken: true` rotates on every
+ * use (its default rotates only public clients, or a token 70% through its life: ours rotates every
+ * time). `features.introspection` and `features.revocation` are enabled, each with a policy that lets a client
+ * act on its own tokens alone, as ours does (its default introspection lets any confidential client
+ * read any token; its default revocation already refuses another's, written out). Userinfo is on by default. `POST /bench/grants?n=N` makes N grants for that
+ * client, each with an access token and a refresh token, as its code grant stores them
+ * (lib/helpers/grant_common.js: the grant, then the access token and the refresh token), and
+ * returns them `[{ access_token, refresh_token }]`.
+ *
  * Its storage is an adapter: PEER_STORE=memory keeps everything in this process (as its
  * development mode does); PEER_STORE=firestore keeps it in Firestore, as a deployment must, through
  * the adapter interface it documents (find, upsert, consume, destroy, revokeByGrantId) with one
@@ -13,13 +25,14 @@
  * FIRESTORE_EMULATOR_HOST and GCLOUD_PROJECT.
  */
 import { createServer } from "node:http";
-import Provider from "oidc-provider";
+import Provider, { errors } from "oidc-provider";
 import { requireFromFunctions } from "../lib/functions.ts";
 
 const port = Number(process.env.PORT);
 const issuer = `http://127.0.0.1:${port}`;
 const CLIENT = "bench-client";
 const REDIRECT = "https://app.example.test/callback";
+const OFFLINE_CLIENT = "bench-offline";
 const ACCOUNT = "bench-account";
 
 /**
@@ -103,6 +116,15 @@ function firestoreAdapter() {
   };
 }
 
+type Owned = (ctx: unknown, client: { clientId: string }, token: { clientId?: string }) => Promise<boolean>;
+/** A client learns of its own tokens alone (RFC 7662 §2.2), as ours: another's is `active: false`. */
+const ownTokensOnly: Owned = async (_ctx, client, token) => token.clientId === client.clientId;
+/** And ends its own alone: another's is `400 invalid_request`, as ours answers it (its default, written out). */
+const ownTokensOrRefused: Owned = async (_ctx, client, token) => {
+  if (token.clientId !== client.clientId) throw new errors.InvalidRequest("the token was issued to another client");
+  return true;
+};
+
 const provider = new Provider(issuer, {
   adapter: process.env.PEER_STORE === "firestore" ? firestoreAdapter() : MapAdapter,
   clients: [
@@ -114,7 +136,22 @@ const provider = new Provider(issuer, {
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_basic",
     },
+    {
+      client_id: OFFLINE_CLIENT,
+      client_secret: process.env.CLIENT_SECRET,
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_basic",
+    },
   ],
+  features: {
+    introspection: { enabled: true, allowedPolicy: ownTokensOnly },
+    revocation: { enabled: true, allowedPolicy: ownTokensOrRefused },
+  },
+  issueRefreshToken: async (_ctx: unknown, client: any, code: any) =>
+    client.grantTypeAllowed("refresh_token") && code.scopes.has("offline_access"),
+  rotateRefreshToken: true,
   jwks: { keys: [JSON.parse(process.env.SIGNING_JWK as string)] },
   findAccount: async (_ctx: unknown, id: string) => ({
     accountId: id,
@@ -148,12 +185,44 @@ async function mint(n: number): Promise<string[]> {
   return codes;
 }
 
+const OFFLINE_SCOPE = "openid email profile offline_access";
+
+/** One grant with an access token and a refresh token, stored as its code grant would store them. */
+async function mintGrant(client: unknown): Promise<{ access_token: string; refresh_token: string }> {
+  const grant = new provider.Grant({ accountId: ACCOUNT, clientId: OFFLINE_CLIENT });
+  grant.addOIDCScope(OFFLINE_SCOPE);
+  const grantId = await grant.save();
+  const common = { accountId: ACCOUNT, client, grantId, gty: "authorization_code", scope: OFFLINE_SCOPE };
+  const authTime = Math.floor(Date.now() / 1000);
+  const [access, refresh] = await Promise.all([
+    new provider.AccessToken(common).save(),
+    new provider.RefreshToken({ ...common, authTime, rotations: 0 }).save(),
+  ]);
+  return { access_token: access, refresh_token: refresh };
+}
+
+/** N grants, 32 at a time (on Firestore each is three writes). */
+async function mintGrants(n: number): Promise<{ access_token: string; refresh_token: string }[]> {
+  const client = await provider.Client.find(OFFLINE_CLIENT);
+  const made: { access_token: string; refresh_token: string }[] = [];
+  const worker = async () => {
+    while (made.length < n) {
+      const slot = made.push({ access_token: "", refresh_token: "" }) - 1;
+      made[slot] = await mintGrant(client);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return made;
+}
+
 const callback = provider.callback();
 createServer((req, res) => {
   const url = new URL(req.url ?? "/", issuer);
-  if (req.method === "POST" && url.pathname === "/bench/mint") {
-    mint(Number(url.searchParams.get("n") ?? "1")).then(
-      (codes) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(codes)),
+  const hooks: Record<string, (n: number) => Promise<unknown[]>> = { "/bench/mint": mint, "/bench/grants": mintGrants };
+  const minting = hooks[url.pathname];
+  if (req.method === "POST" && minting !== undefined) {
+    minting(Number(url.searchParams.get("n") ?? "1")).then(
+      (made) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(made)),
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
     return;
