@@ -90,7 +90,7 @@ async function audited(
     i === 0 && command.name.startsWith("clients ") ? arg.slice(0, 2048) : namedAs(arg),
   );
   try {
-    await recordAuditNow(
+    const record = await recordAuditNow(
       { ...ctx.deps(), log: silent },
       {
         actor: ctx.actor(),
@@ -105,6 +105,14 @@ async function audited(
         client: { via: "cli", from: ctx.target.projectId },
       },
     );
+    // Out of the project as the functions' records go: through its log, to the trail's sink.
+    if (!ctx.target.emulators) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { writeAuditLog } = require("./audit-log") as typeof import("./audit-log");
+      await writeAuditLog(ctx.target.projectId, record).catch((err: unknown) =>
+        console.error(`warning: Cloud Logging did not take this command's audit record: ${refusal(err)}`),
+      );
+    }
   } catch (err) {
     console.error(`warning: the audit trail did not take this command's record: ${refusal(err)}`);
   }
