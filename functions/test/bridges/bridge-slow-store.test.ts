@@ -13,14 +13,7 @@ import * as bridge from "../../src/routes/bridge/bridge";
 import { cryptoRandom } from "../../src/random";
 import { appFor, testConfig, testDeps } from "../support/deps";
 import { startGamingProvider, type GamingProvider } from "../support/gaming-provider";
-import {
-  firestoreAt,
-  freeFirestorePort,
-  frozenNow,
-  signal,
-  startOwnFirestore,
-  stopped,
-} from "../support/own-firestore";
+import { firestoreAt, ownFirestore, frozenNow, signal, stopped } from "../support/own-firestore";
 
 let provider: GamingProvider;
 let emulator: ChildProcess;
@@ -28,8 +21,9 @@ let db: Firestore;
 
 beforeAll(async () => {
   provider = await startGamingProvider();
-  const port = await freeFirestorePort();
-  emulator = await startOwnFirestore(port);
+  const own = await ownFirestore();
+  emulator = own.emulator;
+  const port = own.port;
   db = firestoreAt(`127.0.0.1:${port}`);
   // A fresh emulator's first write is slow: taken here, not by a test's sign-in start.
   await db.doc("probe/warm").set({ at: 0 });

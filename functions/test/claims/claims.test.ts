@@ -6,7 +6,7 @@ import { SIGNATURE_TOLERANCE_S } from "../../src/core/claims/idp-claims";
 import { appFor, testConfig, testDeps, unique, type TestDeps } from "../support/deps";
 import { accountWithPerson, personFor } from "../support/people";
 import { signedUp } from "../support/auth";
-import { firestoreAt, freeFirestorePort, retire, startOwnFirestore, stopped } from "../support/own-firestore";
+import { firestoreAt, ownFirestore, retire, stopped } from "../support/own-firestore";
 
 const SECRET = testConfig().idpSigningSecret;
 const NS = "urn:identity:";
@@ -178,8 +178,7 @@ describe("POST /auth/idp/claims", () => {
   });
 
   it("answers no claims, within its deadline, when the person lookup cannot be made", async () => {
-    const port = await freeFirestorePort();
-    const emulator = await startOwnFirestore(port);
+    const { port, emulator } = await ownFirestore();
     const store = firestoreAt(`127.0.0.1:${port}`);
     try {
       await stopped(emulator);

@@ -7,14 +7,7 @@ import * as startpage from "../../src/routes/startpage/startpage";
 import { signedUp } from "../support/auth";
 import { appFor, testDeps } from "../support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "../support/people";
-import {
-  firestoreAt,
-  freeFirestorePort,
-  frozenNow,
-  signal,
-  startOwnFirestore,
-  stopped,
-} from "../support/own-firestore";
+import { firestoreAt, ownFirestore, frozenNow, signal, startOwnFirestore, stopped } from "../support/own-firestore";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
 describe("gated endpoints", () => {
@@ -112,8 +105,7 @@ describe("gated endpoints when the person lookup is unavailable", () => {
   const clients: Firestore[] = [];
   const emulators: ChildProcess[] = [];
   const own = async (): Promise<{ port: number; db: Firestore; emulator: ChildProcess }> => {
-    const port = await freeFirestorePort();
-    const emulator = await startOwnFirestore(port);
+    const { port, emulator } = await ownFirestore();
     const db = firestoreAt(`127.0.0.1:${port}`);
     emulators.push(emulator);
     clients.push(db);

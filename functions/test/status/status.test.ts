@@ -8,7 +8,7 @@ import { KEY_ROTATE_AFTER_DAYS, KEY_WARN_DAYS } from "../../src/core/model/key-a
 import { recordingLogger } from "../support/email-codes";
 import { accountWithPerson, sessionCookieFor } from "../support/people";
 import type { ChildProcess } from "node:child_process";
-import { firestoreAt, freeFirestorePort, freePort, retire, startOwnFirestore, stopped } from "../support/own-firestore";
+import { firestoreAt, freePort, ownFirestore, retire, stopped } from "../support/own-firestore";
 
 async function statusReader(deps = testDeps()) {
   const { account, person } = await accountWithPerson({ projects: ["status"] }, deps.store);
@@ -106,8 +106,7 @@ describe("GET /status", () => {
   });
 
   it("reports Firestore down once its emulator stops, without leaking details", async () => {
-    const port = await freeFirestorePort();
-    const emulator = await startOwnFirestore(port);
+    const { port, emulator } = await ownFirestore();
     const store = firestoreAt(`127.0.0.1:${port}`);
     let running: ChildProcess | null = emulator;
     try {

@@ -107,7 +107,38 @@ export async function startOwnFirestore(port: number): Promise<ChildProcess> {
   }
   // What answered must be this one: an emulator that could not bind the port has gone by now.
   if (exited) throw new Error(`the Firestore emulator exited, and another answers on ${port}:\n${said}`);
+  // And its own SIGSTOP must silence the port, as the tests that freeze it rely on: an emulator
+  // that lost the port to another process may not have exited yet when the other answers.
+  signal(child, "SIGSTOP");
+  const another = await answersOk(port);
+  signal(child, "SIGCONT");
+  if (another) {
+    await stopped(child);
+    throw new PortTaken(port);
+  }
   return child;
+}
+
+/** Another process answers on the port an emulator of the test's own was started on. */
+export class PortTaken extends Error {
+  constructor(readonly port: number) {
+    super(`another process answers on ${port}, the port this test's Firestore emulator was given`);
+  }
+}
+
+/**
+ * A Firestore emulator of the test's own (startOwnFirestore) on a port of its own: a port another
+ * process turns out to answer on (PortTaken) is left for a fresh one, at most three times.
+ */
+export async function ownFirestore(): Promise<{ port: number; emulator: ChildProcess }> {
+  for (let tries = 1; ; tries++) {
+    const port = await freeFirestorePort();
+    try {
+      return { port, emulator: await startOwnFirestore(port) };
+    } catch (err) {
+      if (!(err instanceof PortTaken) || tries === 3) throw err;
+    }
+  }
 }
 
 /** SIGSTOP or SIGCONT to an emulator and everything it started. */
