@@ -46,12 +46,13 @@ const ID_HOST_ONLY =
   /^\/auth\/(account(\/|$)|sessions(\/|$)|session\/notices$|invitations(\/|$)|clients\/|audit$|health$)/;
 
 /**
- * Whether a state-changing request comes from a page we do not serve: an `Origin` outside the
- * allowlist, or, from a browser that sent no `Origin`, Fetch Metadata saying it crossed sites. A
- * sibling host under the parent domain that is not one of the seven origins counts as foreign:
- * `same-site` is no proof of being ours, and the session cookie is sent to every such host.
+ * Whether a request comes from a page we do not serve: an `Origin` outside the allowlist, or, from
+ * a browser that sent no `Origin`, Fetch Metadata saying it crossed sites. A sibling host under the
+ * parent domain that is not one of the seven origins counts as foreign: `same-site` is no proof of
+ * being ours, and the session cookie is sent to every such host. Refuses a state-changing request
+ * here; keeps a refusal off the audit trail in a person's name (http/gate).
  */
-function foreignWrite(req: Request, allowed: Set<string>): boolean {
+export function fromForeignPage(req: Request, allowed: ReadonlySet<string>): boolean {
   const origin = req.headers.origin;
   if (origin !== undefined) return !allowed.has(origin);
   const site = req.headers["sec-fetch-site"];
@@ -90,7 +91,7 @@ export function corsPolicy(allowedOrigins: readonly string[], idOrigin?: string)
       res.status(204).end();
       return;
     }
-    if (UNSAFE.has(req.method) && !open && !PROVIDER_POSTS.test(req.path) && foreignWrite(req, allowed)) {
+    if (UNSAFE.has(req.method) && !open && !PROVIDER_POSTS.test(req.path) && fromForeignPage(req, allowed)) {
       throw new AppError("origin_not_allowed");
     }
     next();

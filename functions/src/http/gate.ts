@@ -11,6 +11,7 @@ import { noteSeen } from "../core/sessions/active-sessions";
 import type { Deps } from "../core/deps";
 import type { Person } from "../core/model/person";
 import { readSessionCookie } from "./cookies";
+import { fromForeignPage } from "./cors";
 import { admitAccessToken, type ResourceGrant } from "../core/oidc/resource-tokens";
 
 /** How long a gated request waits for the person before answering 503 (retry, keep the credential). */
@@ -120,7 +121,12 @@ export async function requireAccess(
     ensureAccess(person, need, "gate");
     if (need.admin) standing = await ensureAdminSignIn(deps, person, principal.amr);
   } catch (err) {
-    if (need.admin && person?.status === "approved" && err instanceof AppError && theirOwnRequest(deps, req))
+    if (
+      need.admin &&
+      person?.status === "approved" &&
+      err instanceof AppError &&
+      !fromForeignPage(req, new Set(deps.config.allowedOrigins))
+    )
       await refusalAudited(deps, req, person, principal, err.code);
     throw err;
   }
@@ -137,26 +143,13 @@ export async function requireAccess(
   return { person, uid: principal.uid, principal };
 }
 
-/**
- * Whether a request is the person's own doing, as far as their browser tells (Fetch Metadata): not
- * one another site sent it on (a link, a redirect, a form), which their cookie goes with
- * (SameSite=Lax). A sibling host under the parent domain is another site unless it is one of ours.
- * A client that sends no Fetch Metadata (a script, an older browser) is taken at its word.
- */
-function theirOwnRequest(deps: Pick<GateDeps, "config">, req: Request): boolean {
-  const site = req.get("sec-fetch-site");
-  if (site === undefined || site === "same-origin" || site === "none") return true;
-  const origin = req.get("origin");
-  return site === "same-site" && origin !== undefined && deps.config.allowedOrigins.includes(origin);
-}
-
 /** How long a refusal waits for the trail's write before it is answered anyway. */
 export const REFUSAL_AUDIT_MS = 300;
 
 /**
  * An approved person refused an administrators' route (not an administrator, or not signed in as
  * the passkey rule asks): the refusal goes to the audit trail (core/audit) before it is answered,
- * waiting REFUSAL_AUDIT_MS at most, where the request is theirs (theirOwnRequest): another site
+ * waiting REFUSAL_AUDIT_MS at most, where the request is theirs (not from a page we do not serve, http/cors): another site
  * cannot write a refusal in their name. The route is named by its pattern (`/auth/people/:personId`),
  * never the path asked, which is the caller's to write. A trail that cannot be written, or not in
  * time, does not change the answer.

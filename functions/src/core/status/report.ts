@@ -57,12 +57,18 @@ export function windowOf(window: ReportWindow, now: Date): { from: Date; to: Dat
   return { from, to, starts };
 }
 
+/** The bucket of `size` from `from` that `at` falls in, of `buckets`; null outside them. */
+function bucketOf(at: Date, from: Date, size: number, buckets: number): number | null {
+  const i = Math.floor((at.getTime() - from.getTime()) / size);
+  return i >= 0 && i < buckets ? i : null;
+}
+
 /** Counts `items` into buckets of `size` from `from` (those outside are left out). */
 function counted<T>(items: readonly T[], at: (item: T) => Date, from: Date, size: number, buckets: number): number[] {
   const counts = new Array<number>(buckets).fill(0);
   for (const item of items) {
-    const i = Math.floor((at(item).getTime() - from.getTime()) / size);
-    if (i >= 0 && i < buckets) counts[i] = (counts[i] ?? 0) + 1;
+    const i = bucketOf(at(item), from, size, buckets);
+    if (i !== null) counts[i] = (counts[i] ?? 0) + 1;
   }
   return counts;
 }
@@ -78,8 +84,8 @@ function refusedIn(
   const prefix = countName(series, "");
   const byReason = new Map<string, number[]>();
   for (const { hour, counts } of hours) {
-    const i = Math.floor((hour.getTime() - from.getTime()) / size);
-    if (i < 0 || i >= n) continue;
+    const i = bucketOf(hour, from, size, n);
+    if (i === null) continue;
     for (const [name, count] of Object.entries(counts)) {
       if (!name.startsWith(prefix)) continue;
       const reason = name.slice(prefix.length);

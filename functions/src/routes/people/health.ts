@@ -11,6 +11,7 @@ import { healthReport, type HealthReport, type ReportWindow } from "../../core/s
 import { ensure } from "../../core/errors";
 import type { Deps } from "../../core/deps";
 import { ADMIN_NEED, requireAccess } from "../../http/gate";
+import { ttlCache } from "../../core/ttl-cache";
 
 const healthQuery = z.object({ window: z.enum(["24h", "7d"]).default("24h") }).strict();
 
@@ -19,16 +20,15 @@ export const REPORT_KEPT_MS = 30_000;
 
 export function healthRoutes(deps: Deps): Router {
   const router = Router();
-  const made = new Map<ReportWindow, { at: number; report: Promise<HealthReport> }>();
+  const made = ttlCache<Promise<HealthReport>>(deps.clock, REPORT_KEPT_MS, 2);
   const reportFor = (window: ReportWindow): Promise<HealthReport> => {
-    const now = deps.clock.now().getTime();
     const kept = made.get(window);
-    if (kept !== undefined && now - kept.at < REPORT_KEPT_MS) return kept.report;
+    if (kept !== undefined) return kept;
     const report = healthReport(deps, window);
-    made.set(window, { at: now, report });
+    made.set(window, report);
     // A report that failed is not kept (a newer one made meanwhile is): the next request tries again.
     report.catch(() => {
-      if (made.get(window)?.report === report) made.delete(window);
+      if (made.get(window) === report) made.evict(window);
     });
     return report;
   };
