@@ -347,7 +347,7 @@ function verdict(results: JestResults | null, exit: { code: number | null; signa
 }
 
 /** Jest workers for the suite, unless TEST_WORKERS or the arguments say otherwise. */
-const DEFAULT_WORKERS = 4;
+const DEFAULT_WORKERS = 3;
 
 /** The whole-tree static checks: quick, and they need no emulator. */
 function staticChecks(): void {

@@ -7,7 +7,7 @@ import * as startpage from "../../src/routes/startpage/startpage";
 import { signedUp } from "../support/auth";
 import { appFor, testDeps } from "../support/deps";
 import { accountWithPerson, personFor, sessionCookieFor } from "../support/people";
-import { firestoreAt, ownFirestore, frozenNow, signal, startOwnFirestore, stopped } from "../support/own-firestore";
+import { firestoreAt, ownFirestore, frozenNow, relayTo, signal, stopped } from "../support/own-firestore";
 
 /** The refusal table of every gated endpoint, on GET /startpage/notifications (project startpage). */
 describe("gated endpoints", () => {
@@ -112,14 +112,23 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     return { port, db, emulator };
   };
 
+  const relays: Array<{ close(): Promise<void> }> = [];
   // Clients first, so no retry of theirs outlives the test file.
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.terminate()));
+    await Promise.all(relays.map((r) => r.close()));
     await Promise.all(emulators.map((c) => stopped(c)));
   });
 
   it("answer 503 Authorization unavailable once the Firestore emulator stops, and recover when it is back", async () => {
-    const { port, db, emulator } = await own();
+    const { port, emulator } = await ownFirestore();
+    emulators.push(emulator);
+    // The instance's client reaches the emulator through a relay, so the emulator started again
+    // takes a fresh port of its own rather than the one this one gives back.
+    const relay = await relayTo(port);
+    relays.push(relay);
+    const db = firestoreAt(`127.0.0.1:${relay.port}`);
+    clients.push(db);
     const deps = testDeps({ store: db });
     deps.personCache.set = () => {}; // every request reads the store
     const app = appFor(startpage, deps);
@@ -136,7 +145,9 @@ describe("gated endpoints when the person lookup is unavailable", () => {
     expect(down.headers["set-cookie"]).toBeUndefined();
 
     // Back again (empty, as a restarted emulator is): the same instance recovers without a restart.
-    emulators.push(await startOwnFirestore(port));
+    const again = await ownFirestore();
+    emulators.push(again.emulator);
+    relay.to(again.port);
     await personFor(account, { name: "", projects: ["startpage"] }, db, "down-test");
     const back = await request(app).get("/startpage/notifications").set("Cookie", cookie);
     expect(back.status).toBe(200);

@@ -58,7 +58,9 @@ export async function startBrowserWorld(): Promise<BrowserWorld> {
  * For journeys that need someone already signed in, without walking through a sign-in first.
  */
 export async function openSessionIn(page: Page, idToken: string, project = "account"): Promise<void> {
-  if (!page.url().startsWith(ID_HOST)) await page.goto(`${ID_HOST}/account`);
+  // Once the page's own requests are answered: one more beside them would start the emulator's
+  // function another process of its own (one per request in flight), a cold one, on a loaded machine.
+  if (!page.url().startsWith(ID_HOST)) await page.goto(`${ID_HOST}/account`, { waitUntil: "networkidle" });
   const status = await page.evaluate(
     async ({ token, project }) =>
       (

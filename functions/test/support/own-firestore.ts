@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Firestore } from "firebase-admin/firestore";
@@ -187,6 +187,49 @@ export async function stopped(child: ChildProcess): Promise<void> {
     if (waited === 15_000) process.kill(-pid, "SIGKILL");
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * A TCP relay on a port of its own to whatever listens on `target`: a client bound to the relay
+ * reaches an emulator that is stopped and started again on a fresh port (`to`), so a test never
+ * hands the port of a stopped emulator back to the machine and hopes to bind it again. While
+ * nothing answers behind it, each connection it takes is dropped, as the emulator's own would be.
+ */
+export async function relayTo(
+  target: number,
+): Promise<{ port: number; to(port: number): void; close(): Promise<void> }> {
+  let behind = target;
+  const open = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(behind, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      open.add(socket);
+      socket.once("close", () => open.delete(socket));
+      socket.once("error", () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  return {
+    port,
+    to: (next) => {
+      behind = next;
+      for (const socket of open) socket.destroy();
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A Firestore client bound to another emulator: the SDK reads the emulator host when it is built. */
