@@ -197,6 +197,19 @@ try {
     say(
       "id) beside the person; a send reads both for every address, in parallel, so how long it takes tells no address apart.",
     );
+    say(
+      "**A delivered send: 2 queries and 6 reads (target ≤ 2 and ≤ 6; it was 6 and 9).** Who holds the address is one",
+    );
+    say(
+      "document by id (it was a query of the people); the budgets are two counts far from their limits: the service's minute,",
+    );
+    say(
+      "which holds every network's minute, and where the send came from and went, together; a budget neither vouches for",
+    );
+    say(
+      "is counted alone, one query more. Sends racing for one address no longer count the address's minute: the store",
+    );
+    say("records one send per address and minute, and the others are refused at once, as before.");
     say();
   }
   if (runs(4)) {

@@ -31,6 +31,11 @@ export async function keyHolder(db: Firestore, tx: Transaction, kind: KeyKind, v
   return typeof personId === "string" ? personId : null;
 }
 
+/** Whether anyone holds a key, read outside any transaction: one document, by id. */
+export async function isHeld(db: Firestore, kind: KeyKind, value: string): Promise<boolean> {
+  return (await db.collection(KEYS).doc(keyId(kind, value)).get()).exists;
+}
+
 export function claimKeys(db: Firestore, tx: Transaction, personId: string, kind: KeyKind, values: string[]): void {
   // create() fails the whole commit if another person already holds the key.
   for (const value of values) tx.create(db.collection(KEYS).doc(keyId(kind, value)), { personId });

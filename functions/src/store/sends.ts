@@ -7,17 +7,20 @@ import type { Firestore, Transaction } from "./db";
  * `sends/{sendId}`: the send ledger, one record per code sent that was let through the budgets
  * beyond its address (core/email-codes/send-budgets): where it came from and went, each as a
  * keyed hash (`client`, or for a request for access `requestClient` and `requestNetwork`;
- * `network`, `edge`, `domain`, `service`, the service's own key, and `address`, the address's id);
- * and one per guess at a recovery code let through its budgets, under `recoveryClient` and
+ * `network`, `edge`, `domain`, `service`, the service's own key), every one of them again in
+ * `keys` (so one query counts the sends of several), and `address`, the address's id; and one
+ * per guess at a recovery code let through its budgets, under `recoveryClient` and
  * `recoveryNetwork` alone. Each with when (`at`, the service's clock, for the windows), the time the
  * store stamped on it (`seq`, for the order sends racing for a budget's last places take them),
- * and whether its code was used (`used`, 0 or 1, so it can be summed). Every send
- * writes a record of its own and a use updates only its own: no document is shared by sends.
+ * and whether its code was used (`used`, 0 or 1, so it can be summed). A send to an address is
+ * recorded under the address's id and the minute it was made (sendId), so of two sends to one
+ * address in one minute the store lets one record itself. Every send writes a record of its own
+ * and a use updates only its own: no document is shared by sends.
  * `forgetAfter` is when it stops mattering (a TTL field).
  */
 const SENDS: Collection = "sends";
 
-/** Every key a send is recorded under: its budgets', and its address's own (the address's keyed id). */
+/** Every key a send is recorded under: its budgets', and its address's id. */
 export type SendKeys = Partial<Record<BudgetScope | "address", string>>;
 
 /** The stamp the store puts on a send as it records it. */
@@ -25,12 +28,17 @@ export type Stamp = Timestamp;
 
 const ref = (db: Firestore, id: string) => db.collection(SENDS).doc(id);
 
-/** Records a send before its code is issued: its keys, when (`at`), and `seq`, the time the store stamps on it. */
+/**
+ * Records a send before its code is issued: its keys, when (`at`), and `seq`, the time the store
+ * stamps on it. A create: it fails (gRPC ALREADY_EXISTS), writing nothing, when a send is
+ * already recorded under `id`.
+ */
 export async function record(db: Firestore, id: string, keys: SendKeys, at: Date, forgetAfter: Date): Promise<void> {
-  await ref(db, id).create({ ...keys, at, seq: FieldValue.serverTimestamp(), used: 0, forgetAfter });
+  const budgetKeys = Object.entries(keys).flatMap(([scope, key]) => (scope === "address" ? [] : [key]));
+  await ref(db, id).create({ ...keys, keys: budgetKeys, at, seq: FieldValue.serverTimestamp(), used: 0, forgetAfter });
 }
 
-const inWindow = (db: Firestore, scope: BudgetScope | "address", key: string, since: Date) =>
+const inWindow = (db: Firestore, scope: BudgetScope, key: string, since: Date) =>
   db.collection(SENDS).where(scope, "==", key).where("at", ">", since);
 
 const tallied = async (query: Query): Promise<Tally> => {
@@ -39,8 +47,16 @@ const tallied = async (query: Query): Promise<Tally> => {
 };
 
 /** Every send of `scope`'s key recorded inside the window since `since`, whenever it was recorded. */
-export function tally(db: Firestore, scope: BudgetScope | "address", key: string, since: Date): Promise<Tally> {
+export function tally(db: Firestore, scope: BudgetScope, key: string, since: Date): Promise<Tally> {
   return tallied(inWindow(db, scope, key, since));
+}
+
+/**
+ * Every send recorded since `since` under any of `keys` (at most 30), each counted once: at least
+ * as many as any one of those keys holds in that window, in one query.
+ */
+export function tallyAny(db: Firestore, keys: string[], since: Date): Promise<Tally> {
+  return tallied(db.collection(SENDS).where("keys", "array-contains-any", keys).where("at", ">", since));
 }
 
 /** The stamp the store put on a recorded send (null once it is withdrawn). */
@@ -55,7 +71,7 @@ export async function seqOf(db: Firestore, id: string): Promise<Timestamp | null
  */
 export async function tallyBefore(
   db: Firestore,
-  scope: BudgetScope | "address",
+  scope: BudgetScope,
   key: string,
   since: Date,
   id: string,
@@ -73,12 +89,7 @@ export async function tallyBefore(
 }
 
 /** When the oldest send of `scope`'s key inside the window since `since` was made, if any. */
-export async function oldestSince(
-  db: Firestore,
-  scope: BudgetScope | "address",
-  key: string,
-  since: Date,
-): Promise<Date | null> {
+export async function oldestSince(db: Firestore, scope: BudgetScope, key: string, since: Date): Promise<Date | null> {
   const snap = await db.collection(SENDS).where(scope, "==", key).where("at", ">", since).orderBy("at").limit(1).get();
   const at = snap.docs[0]?.get("at") as Timestamp | undefined;
   return at === undefined ? null : at.toDate();

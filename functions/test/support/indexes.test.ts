@@ -75,7 +75,7 @@ describe("which queries need a composite index", () => {
       shape(
         "sends",
         [
-          ["address", "EQUAL"],
+          ["client", "EQUAL"],
           ["at", "GREATER_THAN"],
         ],
         [["at", "DESCENDING"]],
@@ -97,7 +97,7 @@ describe("which queries need a composite index", () => {
     const unserved = shape(
       "sends",
       [
-        ["address", "EQUAL"],
+        ["domain", "EQUAL"],
         ["at", "GREATER_THAN"],
       ],
       [["client", "ASCENDING"]],

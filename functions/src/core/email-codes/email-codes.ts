@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import * as limits from "../../store/email-code-limits";
 import * as codes from "../../store/email-codes";
 import * as sends from "../../store/sends";
-import * as people from "../../store/people";
+import * as personKeys from "../../store/person-keys";
 import { recordAccessRequest, type RequestDetails } from "../arrival/access-requests";
 import { arrivalFor, letsIn } from "../arrival/arrival";
 import { characters, cleanText } from "../text";
@@ -81,9 +81,11 @@ async function delivers(
   purpose: Purpose,
 ): Promise<boolean> {
   if (purpose === "request-access") return true;
-  // Both are read for every address, so the time taken tells none apart.
-  const [person, arrival] = await Promise.all([people.findByEmail(deps.store, address), arrivalFor(deps, address)]);
-  const held = person !== null;
+  // Both are read for every address, each one document by id, so the time taken tells none apart.
+  const [held, arrival] = await Promise.all([
+    personKeys.isHeld(deps.store, "email", address),
+    arrivalFor(deps, address),
+  ]);
   if (isAddressPurpose(purpose)) return !held;
   // A sign-in code goes to an address on a person, or to one an invitation or a rule lets in.
   return held || letsIn(arrival);
@@ -111,6 +113,9 @@ async function issue(
   const ids = addressIds(ring, address);
   const codeAt = codeIds(ring, address, purpose);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
+  // The mail's own id (and Message-ID), drawn once so a retried attempt writes the same commit;
+  // not the send's, which names the address's keyed id.
+  const mailId = deps.random.id();
   await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
@@ -123,7 +128,7 @@ async function issue(
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.
     const hash = codeHash(key, purpose, address, code);
     const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-    enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt, id: sendId });
+    enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt, id: mailId });
     codes.replace(
       store,
       tx,

@@ -3,6 +3,8 @@ import * as sends from "../../store/sends";
 import type { Tally } from "../model/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "../pepper";
+import { alreadyExists } from "../failures";
+import { MINUTE } from "../../clock";
 import { RESEND_INTERVAL_MS, type Purpose } from "./rules";
 import { admits, guessBudgets, sendBudgets, type SendBudget, type Caller } from "./budget-rules";
 
@@ -21,21 +23,27 @@ const others = (t: Tally): Tally => ({ sent: t.sent - 1, used: t.used });
 /**
  * Lets one send through the budgets beyond its address (budget-rules.sendBudgets), or refuses it
  * with the first budget it would break (429, with Retry-After). Resolves to the send's id: its
- * record in the ledger (store/sends), its outbox record and its code's `sendId`. The caller
+ * record in the ledger (store/sends) and its code's `sendId`. The caller
  * withdraws it if the code is not issued after all.
  *
- * The send is recorded first; then each budget counts every send recorded in its window, this one
- * included, and lets it through only if the others leave room. Nothing is read in a transaction
- * and no document is shared: concurrent sends from one office write records of their own, so
- * they neither wait for each other nor abort. A query made after a write sees every write made
- * before it, so of sends let through, the last to count saw all the others: no budget ever lets
- * through more than its allowance, however many race (the bound is exact).
+ * The send is recorded first; then the budgets count every send recorded in their windows, this
+ * one included, and let it through only if the others leave room. Nothing is read in a
+ * transaction and no document is shared: concurrent sends from one office write records of their
+ * own, so they neither wait for each other nor abort. A query made after a write sees every write
+ * made before it, so of sends let through, the last to count saw all the others: no budget ever
+ * lets through more than its allowance, however many race (the bound is exact).
  *
- * Near a budget's last places, sends racing for them each see the others and would all give way.
- * So they take them in the order the store stamped them in: a send stamped after the last place
- * is refused at once and withdrawn, and one stamped within the places counts again, a few times,
- * until the ones behind it are gone. What that can cost is a refusal for a send that stood within
- * the places, never a place too many.
+ * Two queries count a send far from every budget's limit (`bounds`); a budget neither vouches
+ * for is counted alone. Near a budget's last places, sends racing for them each see the others
+ * and would all give way. So they take them in the order the store stamped them in: a send
+ * stamped after the last place is refused at once and withdrawn, and one stamped within the
+ * places counts again, a few times, until the ones behind it are gone. What that can cost is a
+ * refusal for a send that stood within the places, never a place too many.
+ *
+ * A send to an address is recorded under the address's id and the minute (`sendIdOf`): of sends
+ * racing for one address, the store lets one record itself, and only that one goes on to the
+ * transaction that decides the address's limits (which would refuse the others one at a time,
+ * contending for its record); the others hear at once what that transaction would tell them.
  */
 export async function admitSend(
   deps: BudgetDeps,
@@ -59,6 +67,14 @@ export async function admitGuess(deps: BudgetDeps, key: PepperKey, from: Caller)
   await admit(deps, key, guessBudgets(from, deps.config.sendBudgets), null);
 }
 
+/**
+ * A send's id in the ledger: its address's id and the minute it was made, so that two sends to
+ * one address inside one minute (which its limits never both let through) cannot both be
+ * recorded; a guess, which has no address, a random one.
+ */
+const sendIdOf = (deps: BudgetDeps, addressId: string | null, now: Date): string =>
+  addressId === null ? deps.random.id() : `${addressId}~${Math.floor(now.getTime() / RESEND_INTERVAL_MS)}`;
+
 /** Records one request in the ledger under each budget's key, and keeps it only if every budget admits it. */
 async function admit(
   deps: BudgetDeps,
@@ -70,18 +86,25 @@ async function admit(
   const now = deps.clock.now();
   // Keyed: the ledger holds no client address, network or domain in the clear.
   const keys = Object.fromEntries(budgets.map((b) => [b.scope, budgetId(key, b.scope, b.subject)]));
-  const id = deps.random.id();
+  const id = sendIdOf(deps, addressId, now);
   const longest = Math.max(...budgets.map((b) => b.windowMs));
-  await sends.record(
-    store,
-    id,
-    { ...keys, ...(addressId === null ? {} : { address: addressId }) },
-    now,
-    new Date(now.getTime() + longest),
-  );
+  try {
+    await sends.record(
+      store,
+      id,
+      { ...keys, ...(addressId === null ? {} : { address: addressId }) },
+      now,
+      new Date(now.getTime() + longest),
+    );
+  } catch (err) {
+    // Another send to this address recorded itself this minute: its transaction decides.
+    if (alreadyExists(err))
+      throw limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
+    throw err;
+  }
   let refusal: AppError | null;
   try {
-    refusal = await decide(store, id, now, addressId, budgets, (b) => keys[b.scope] as string);
+    refusal = await decide(store, id, now, budgets, (b) => keys[b.scope] as string);
   } catch (err) {
     await sends.withdraw(store, id).catch(() => undefined);
     throw err;
@@ -91,31 +114,69 @@ async function admit(
   throw refusal;
 }
 
+/**
+ * Whether a count of sends that holds every send `budget` counts (and maybe more) leaves it room:
+ * then the budget's own count would too. Earned room is not assumed, since the used codes such a
+ * count holds may be others'.
+ */
+function vouches(budget: SendBudget, holding: Tally): boolean {
+  const ahead = others(holding);
+  if (!budget.chargesUnusedOnly) return ahead.sent < budget.limit;
+  if (budget.total !== null && ahead.sent >= budget.total) return false;
+  return ahead.sent - ahead.used < budget.limit;
+}
+
+/**
+ * Two counts that decide every budget of a send far from its limits: the service's minute, the
+ * service budget's own count, which holds every network's and edge's minute too; and the sends of
+ * every other budget together (where the send came from and where it went, each send once), over
+ * the longest of their windows, which holds each of those budgets' sends.
+ */
+async function bounds(
+  store: BudgetDeps["store"],
+  now: Date,
+  budgets: SendBudget[],
+  keyOf: (b: SendBudget) => string,
+): Promise<{ service: Tally | null; together: Tally | null }> {
+  const service = budgets.find((b) => b.scope === "service");
+  const rest = budgets.filter((b) => b !== service);
+  const longest = new Date(now.getTime() - Math.max(0, ...rest.map((b) => b.windowMs)));
+  const [serviceTally, together] = await Promise.all([
+    service === undefined ? null : sends.tally(store, service.scope, keyOf(service), since(now, service)),
+    rest.length === 0 ? null : sends.tallyAny(store, rest.map(keyOf), longest),
+  ]);
+  return { service: serviceTally, together };
+}
+
 async function decide(
   store: BudgetDeps["store"],
   id: string,
   now: Date,
-  addressId: string | null,
   budgets: SendBudget[],
   keyOf: (b: SendBudget) => string,
 ): Promise<AppError | null> {
   let seq: sends.Stamp | null = null;
-  const ahead = async (scope: SendBudget["scope"] | "address", key: string, from: Date) => {
+  const ahead = async (scope: SendBudget["scope"], key: string, from: Date) => {
     seq ??= await sends.seqOf(store, id);
     if (seq === null) throw new Error("a send's record was gone before it was counted");
     return sends.tallyBefore(store, scope, key, from, id, seq);
   };
-  const lastMinute = new Date(now.getTime() - RESEND_INTERVAL_MS);
-  const [sameAddress, ...totals] = await Promise.all([
-    addressId === null ? null : sends.tally(store, "address", addressId, lastMinute),
-    ...budgets.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))),
-  ]);
-  // Of sends racing for one address, only the first goes on to the transaction that decides the
-  // address's limits (which would refuse the others one at a time, contending for its record):
-  // the others hear at once what that transaction would tell them.
-  if (addressId !== null && (sameAddress as Tally).sent > 1 && (await ahead("address", addressId, lastMinute)).sent > 0)
-    return limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
-  let over = budgets.filter((b, i) => !admits(b, others(totals[i] as Tally)));
+  const held = await bounds(store, now, budgets, keyOf);
+  // The service budget is decided by its own count; another, by a count that vouches for it, or
+  // else by a count of its own.
+  const tallies = new Map<SendBudget, Tally>();
+  const unsure: SendBudget[] = [];
+  for (const b of budgets) {
+    if (b.scope === "service" && held.service !== null) tallies.set(b, held.service);
+    else if (b.scope === "service") unsure.push(b);
+    else {
+      const holding = [held.together, b.windowMs <= MINUTE ? held.service : null];
+      if (!holding.some((t) => t !== null && vouches(b, t))) unsure.push(b);
+    }
+  }
+  const counted = await Promise.all(unsure.map((b) => sends.tally(store, b.scope, keyOf(b), since(now, b))));
+  unsure.forEach((b, i) => tallies.set(b, counted[i] as Tally));
+  let over = budgets.filter((b) => tallies.has(b) && !admits(b, others(tallies.get(b) as Tally)));
   for (let round = 0; over.length > 0; round++) {
     const places = await Promise.all(over.map((b) => ahead(b.scope, keyOf(b), since(now, b))));
     const behind = over.find((b, i) => !admits(b, places[i] as Tally));
