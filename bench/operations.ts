@@ -147,7 +147,7 @@ export async function runOperations(): Promise<Row[]> {
     );
     const code = await mailedCode(client, env.mailUrl, mailer.email);
     if (!code) throw new Error("the code never reached the inbox");
-    await count("POST /auth/otp/verify, right code", "1 transaction (its send marked used)", () =>
+    await count("POST /auth/otp/verify, right code", "1 transaction; nothing written (a verify earns nothing)", () =>
       post("/auth/otp/verify", { email: mailer.email, otp: code }),
     );
     await count("POST /auth/otp/sign-in, right code", "1 transaction (its send marked used)", () =>
@@ -185,7 +185,7 @@ export async function runOperations(): Promise<Row[]> {
     let authorized: { status: number; location: string | null } = { status: 0, location: null };
     await count(
       "GET /auth/oidc/authorize, signed in (client and person cached)",
-      "1 write (the code)",
+      "1 read (whether the person disconnected the app) + 1 write (the code)",
       async () => (authorized = await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } })),
     );
     const oidcCode = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
@@ -337,7 +337,7 @@ async function reviewQueue(
     if (page === 1 || page === 10 || page === 20) {
       await count(
         `GET /auth/people/queue, page ${page} (${PAGE} a page, ${WAITING} and more waiting)`,
-        `1 query of ${PAGE + 1} documents + 1 count`,
+        `1 query of ${PAGE + 1} documents + 1 count; the passkey rule, 1 read`,
         send,
       );
     } else await send();
