@@ -185,12 +185,15 @@ try {
       "reads nothing for it: whether the notice is mailed or folded into a summary is decided by the mail drainer, apart.",
     );
     say(
-      "A delivered send writes its record in the send ledger, then its address's limits, its code and its outbox record:",
+      "A delivered send writes its record in the send ledger, its claim of the address's minute, then its address's limits,",
     );
-    say("4 documents, none written by another send; before the ledger it wrote 7 (a client, a network, a domain and a");
     say(
-      "service shard's budget document besides), each shared by every send from there. A right code marks its send used.",
+      "its code and its outbox record: 5 documents, none written by another send; before the ledger it wrote 7 (a client,",
     );
+    say(
+      "a network, a domain and a service shard's budget document besides), each shared by every send from there. A right",
+    );
+    say("code that signs its person in marks its send used.");
     say(
       "A send, a code sign-in and a first sign-in with a verified address read the address's invitation (one document, by",
     );
@@ -207,9 +210,9 @@ try {
       "which holds every network's minute, and where the send came from and went, together; a budget neither vouches for",
     );
     say(
-      "is counted alone, one query more. Sends racing for one address no longer count the address's minute: the store",
+      "is counted alone, one query more. Sends racing for one address no longer count the address's minute: a send the",
     );
-    say("records one send per address and minute, and the others are refused at once, as before.");
+    say("budgets let through claims the address's minute, and the others are refused at once, as before.");
     say();
   }
   if (runs(4)) {

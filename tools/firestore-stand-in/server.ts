@@ -16,6 +16,7 @@ import { FirestoreServer } from "@firestore-emulator/server";
 import { type Server as GrpcServer, ServerCredentials } from "@grpc/grpc-js";
 
 import { lookUpDocumentsInPlace } from "./documents.ts";
+import { queryNestedFilters } from "./queries.ts";
 import { httpHandler } from "./http.ts";
 import { countOperations } from "./operations.ts";
 import { loadState, saveState } from "./persist.ts";
@@ -47,6 +48,7 @@ export async function startStandIn(options: StandInOptions = {}): Promise<StandI
   const host = options.host ?? "127.0.0.1";
   const wantedPort = options.port ?? 8080;
   lookUpDocumentsInPlace();
+  queryNestedFilters();
   const library = new FirestoreServer();
   const reset = () => library.state.clear();
   const { dataFile } = options;

@@ -33,6 +33,8 @@ export const COLLECTIONS = {
   emailCodeLimits: "forgetAfter",
   // One record per send let through the budgets beyond its address, kept for the longest window.
   sends: "forgetAfter",
+  // An address's send in one minute, claimed by the send let through (store/send-claims): a minute.
+  sendClaims: "forgetAfter",
   // Kept a week past its last chance of delivery, for the log's sake (core/outbox/enqueue).
   outbox: "forgetAfter",
   exchangeCodes: "expiresAt",

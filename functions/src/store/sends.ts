@@ -1,4 +1,4 @@
-import { AggregateField, FieldValue, type Query, type Timestamp } from "firebase-admin/firestore";
+import { AggregateField, FieldValue, Filter, type Query, type Timestamp } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
 import type { BudgetScope, Tally } from "../core/model/sends";
 import type { Firestore, Transaction } from "./db";
@@ -7,16 +7,13 @@ import type { Firestore, Transaction } from "./db";
  * `sends/{sendId}`: the send ledger, one record per code sent that was let through the budgets
  * beyond its address (core/email-codes/send-budgets): where it came from and went, each as a
  * keyed hash (`client`, or for a request for access `requestClient` and `requestNetwork`;
- * `network`, `edge`, `domain`, `service`, the service's own key), every one of them again in
- * `keys` (so one query counts the sends of several), and `address`, the address's id; and one
- * per guess at a recovery code let through its budgets, under `recoveryClient` and
- * `recoveryNetwork` alone. Each with when (`at`, the service's clock, for the windows), the time the
- * store stamped on it (`seq`, for the order sends racing for a budget's last places take them),
- * and whether its code was used (`used`, 0 or 1, so it can be summed). A send to an address is
- * recorded under the address's id and the minute it was made (sendId), so of two sends to one
- * address in one minute the store lets one record itself. Every send writes a record of its own
- * and a use updates only its own: no document is shared by sends.
- * `forgetAfter` is when it stops mattering (a TTL field).
+ * `network`, `edge`, `domain`, `service`, the service's own key), and `address`, the address's
+ * id; and one per guess at a recovery code let through its budgets,
+ * under `recoveryClient` and `recoveryNetwork` alone. Each with when (`at`, the service's clock,
+ * for the windows), the time the store stamped on it (`seq`, for the order sends racing for a
+ * budget's last places take them), and whether its code was used (`used`, 0 or 1, so it can be
+ * summed). Every send writes a record of its own and a use updates only its own: no document is
+ * shared by sends. `forgetAfter` is when it stops mattering (a TTL field).
  */
 const SENDS: Collection = "sends";
 
@@ -28,14 +25,9 @@ export type Stamp = Timestamp;
 
 const ref = (db: Firestore, id: string) => db.collection(SENDS).doc(id);
 
-/**
- * Records a send before its code is issued: its keys, when (`at`), and `seq`, the time the store
- * stamps on it. A create: it fails (gRPC ALREADY_EXISTS), writing nothing, when a send is
- * already recorded under `id`.
- */
+/** Records a send before its code is issued: its keys, when (`at`), and `seq`, the time the store stamps on it. */
 export async function record(db: Firestore, id: string, keys: SendKeys, at: Date, forgetAfter: Date): Promise<void> {
-  const budgetKeys = Object.entries(keys).flatMap(([scope, key]) => (scope === "address" ? [] : [key]));
-  await ref(db, id).create({ ...keys, keys: budgetKeys, at, seq: FieldValue.serverTimestamp(), used: 0, forgetAfter });
+  await ref(db, id).create({ ...keys, at, seq: FieldValue.serverTimestamp(), used: 0, forgetAfter });
 }
 
 const inWindow = (db: Firestore, scope: BudgetScope, key: string, since: Date) =>
@@ -52,11 +44,16 @@ export function tally(db: Firestore, scope: BudgetScope, key: string, since: Dat
 }
 
 /**
- * Every send recorded since `since` under any of `keys` (at most 30), each counted once: at least
- * as many as any one of those keys holds in that window, in one query.
+ * Every send that any of `windows` holds (a scope's key, inside its window), each counted once:
+ * at least as many as any one of them holds, in one query (a disjunction of each budget's own
+ * query, each served by that budget's index).
  */
-export function tallyAny(db: Firestore, keys: string[], since: Date): Promise<Tally> {
-  return tallied(db.collection(SENDS).where("keys", "array-contains-any", keys).where("at", ">", since));
+export function tallyAny(
+  db: Firestore,
+  windows: Array<{ scope: BudgetScope; key: string; since: Date }>,
+): Promise<Tally> {
+  const each = windows.map((w) => Filter.and(Filter.where(w.scope, "==", w.key), Filter.where("at", ">", w.since)));
+  return tallied(db.collection(SENDS).where(Filter.or(...each)));
 }
 
 /** The stamp the store put on a recorded send (null once it is withdrawn). */

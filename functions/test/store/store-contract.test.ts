@@ -9,6 +9,7 @@ import { initializeApp } from "firebase-admin/app";
 import {
   AggregateField,
   FieldValue,
+  Filter,
   type Firestore,
   type QuerySnapshot,
   Timestamp,
@@ -155,6 +156,28 @@ describe.each(emulators)("store contract, on %s", (_, ownStandIn) => {
       .get();
     // r1 to r4 (r0 is outside the window), of which r1 and r3 were used.
     expect(within.data()).toEqual({ sent: 4, used: 2 });
+  });
+
+  it("counts and sums each document once across an OR of keys, each in a window of its own", async () => {
+    const ledger = collection("ledger-any");
+    const rows = [
+      { id: "a1", client: "c", network: "n", at: 1000, used: 0 }, // client, outside its window; network, inside
+      { id: "a2", client: "c", network: "n", at: 5000, used: 1 }, // both: counted once
+      { id: "a3", client: "x", network: "n", at: 500, used: 1 }, // network, outside its window
+      { id: "a4", client: "c", network: "y", at: 4000, used: 0 }, // client, inside
+      { id: "a5", client: "x", network: "y", at: 6000, used: 1 }, // neither
+    ];
+    await Promise.all(
+      rows.map(({ id, at, ...row }) => ledger.doc(id).create({ ...row, at: Timestamp.fromMillis(at) })),
+    );
+    const window = (field: string, key: string, since: number) =>
+      Filter.and(Filter.where(field, "==", key), Filter.where("at", ">", Timestamp.fromMillis(since)));
+    const together = await ledger
+      .where(Filter.or(window("client", "c", 2000), window("network", "n", 800)))
+      .aggregate({ sent: AggregateField.count(), used: AggregateField.sum("used") })
+      .get();
+    // a1 (network), a2 (both, once) and a4 (client); of them a2 was used.
+    expect(together.data()).toEqual({ sent: 3, used: 1 });
   });
 
   it("20 concurrent creates, once written, take 20 different places when ranked by their stamp and then their id", async () => {

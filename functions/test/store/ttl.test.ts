@@ -24,6 +24,7 @@ import * as outbox from "../../src/store/outbox";
 import * as sessionRecords from "../../src/store/sessions";
 import * as passkeyChallenges from "../../src/store/passkey-challenges";
 import * as sends from "../../src/store/sends";
+import * as sendClaims from "../../src/store/send-claims";
 import * as personalData from "../../src/store/personal-data";
 import * as noticeWindows from "../../src/store/notice-windows";
 import * as auditTrail from "../../src/store/audit-trail";
@@ -129,6 +130,11 @@ describe("data expiry", () => {
         const sendId = id();
         await sends.record(db, sendId, { client: "c", service: "s" }, at, later(3_600_000));
         return [`sends/${sendId}`];
+      },
+      sendClaims: async () => {
+        const claimId = `${id()}~1`;
+        await sendClaims.claim(db, claimId, at, later(120_000));
+        return [`sendClaims/${claimId}`];
       },
       clientThrottles: async () => {
         const throttleId = id();

@@ -60,12 +60,12 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   const state = combine(await limits.findAll(deps.store, ids));
   const refusal = sendRefusal(state, now);
   if (refusal) throw limitReached(refusal, now, nextSendAt(state, now));
-  const sendId = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, purpose, from);
+  const admitted = await admitSend(deps, ring[0] as PepperKey, ids[0] as string, address, purpose, from);
   try {
-    await issue(deps, ring, address, purpose, code, sendId, mail);
+    await issue(deps, ring, address, purpose, code, admitted.sendId, mail);
   } catch (err) {
     // Refused by the address's limits after all (a send racing it won), or not recorded: no code went.
-    await withdrawSend(deps, sendId).catch(() => undefined);
+    await withdrawSend(deps, admitted).catch(() => undefined);
     throw err;
   }
 }
@@ -113,9 +113,6 @@ async function issue(
   const ids = addressIds(ring, address);
   const codeAt = codeIds(ring, address, purpose);
   const [key, id] = [ring[0] as PepperKey, ids[0] as string];
-  // The mail's own id (and Message-ID), drawn once so a retried attempt writes the same commit;
-  // not the send's, which names the address's keyed id.
-  const mailId = deps.random.id();
   await deps.transaction(async (tx) => {
     const now = deps.clock.now();
     const found = await limits.findAll(store, ids, tx);
@@ -128,7 +125,7 @@ async function issue(
     // Stored as a keyed hash only: six digits are too few to survive an unkeyed one.
     const hash = codeHash(key, purpose, address, code);
     const expiresAt = new Date(now.getTime() + CODE_LIFETIME_MS);
-    enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt, id: mailId });
+    enqueueMail(deps, tx, mail, { kind: "code", deliverBy: expiresAt, id: sendId });
     codes.replace(
       store,
       tx,

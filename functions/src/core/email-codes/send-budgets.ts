@@ -1,5 +1,6 @@
 import type { Deps } from "../deps";
 import * as sends from "../../store/sends";
+import * as claims from "../../store/send-claims";
 import type { Tally } from "../model/sends";
 import { limitReached, type AppError } from "../errors";
 import { budgetId, type PepperKey } from "../pepper";
@@ -22,9 +23,9 @@ const others = (t: Tally): Tally => ({ sent: t.sent - 1, used: t.used });
 
 /**
  * Lets one send through the budgets beyond its address (budget-rules.sendBudgets), or refuses it
- * with the first budget it would break (429, with Retry-After). Resolves to the send's id: its
- * record in the ledger (store/sends) and its code's `sendId`. The caller
- * withdraws it if the code is not issued after all.
+ * with the first budget it would break (429, with Retry-After). Resolves to the send's id (its
+ * record in the ledger, store/sends, its outbox record and its code's `sendId`) and its claim of
+ * the address's minute. The caller withdraws both if the code is not issued after all.
  *
  * The send is recorded first; then the budgets count every send recorded in their windows, this
  * one included, and let it through only if the others leave room. Nothing is read in a
@@ -40,10 +41,11 @@ const others = (t: Tally): Tally => ({ sent: t.sent - 1, used: t.used });
  * places counts again, a few times, until the ones behind it are gone. What that can cost is a
  * refusal for a send that stood within the places, never a place too many.
  *
- * A send to an address is recorded under the address's id and the minute (`sendIdOf`): of sends
- * racing for one address, the store lets one record itself, and only that one goes on to the
- * transaction that decides the address's limits (which would refuse the others one at a time,
- * contending for its record); the others hear at once what that transaction would tell them.
+ * A send let through claims its address's minute (store/send-claims): of sends racing for one
+ * address, one claims it and goes on to the transaction that decides the address's limits (which
+ * would refuse the others one at a time, contending for its record); the others hear at once what
+ * that transaction would tell them. Only a send the budgets let through claims: one they refuse
+ * holds nothing of the address, so a stranger refused send after send keeps no one from a code.
  */
 export async function admitSend(
   deps: BudgetDeps,
@@ -52,8 +54,26 @@ export async function admitSend(
   address: string,
   purpose: Purpose,
   from: Caller,
-): Promise<string> {
-  return admit(deps, key, sendBudgets(from, address, deps.config.sendBudgets, purpose), addressId);
+): Promise<Admitted> {
+  const now = deps.clock.now();
+  const sendId = await admit(deps, key, sendBudgets(from, address, deps.config.sendBudgets, purpose), addressId);
+  const claimId = `${addressId}~${Math.floor(now.getTime() / RESEND_INTERVAL_MS)}`;
+  try {
+    await claims.claim(deps.store, claimId, now, new Date(now.getTime() + 2 * RESEND_INTERVAL_MS));
+  } catch (err) {
+    await sends.withdraw(deps.store, sendId).catch(() => undefined);
+    // Another send to this address was let through this minute: its transaction decides.
+    if (alreadyExists(err))
+      throw limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
+    throw err;
+  }
+  return { sendId, claimId };
+}
+
+/** A send let through: its record in the ledger, and its claim of the address's minute. */
+export interface Admitted {
+  sendId: string;
+  claimId: string;
 }
 
 /**
@@ -68,12 +88,11 @@ export async function admitGuess(deps: BudgetDeps, key: PepperKey, from: Caller)
 }
 
 /**
- * A send's id in the ledger: its address's id and the minute it was made, so that two sends to
- * one address inside one minute (which its limits never both let through) cannot both be
- * recorded; a guess, which has no address, a random one.
+ * The budgets counted together (`bounds`): all but the service's, whose minute is a count of its
+ * own, and an edge's, which a CDN's node shares among everyone behind it, so that its sends would
+ * leave the count room for no one; the service's minute vouches for it instead.
  */
-const sendIdOf = (deps: BudgetDeps, addressId: string | null, now: Date): string =>
-  addressId === null ? deps.random.id() : `${addressId}~${Math.floor(now.getTime() / RESEND_INTERVAL_MS)}`;
+const countedTogether = (b: SendBudget): boolean => b.scope !== "service" && b.scope !== "edge";
 
 /** Records one request in the ledger under each budget's key, and keeps it only if every budget admits it. */
 async function admit(
@@ -86,25 +105,19 @@ async function admit(
   const now = deps.clock.now();
   // Keyed: the ledger holds no client address, network or domain in the clear.
   const keys = Object.fromEntries(budgets.map((b) => [b.scope, budgetId(key, b.scope, b.subject)]));
-  const id = sendIdOf(deps, addressId, now);
+  const keyOf = (b: SendBudget) => keys[b.scope] as string;
+  const id = deps.random.id();
   const longest = Math.max(...budgets.map((b) => b.windowMs));
-  try {
-    await sends.record(
-      store,
-      id,
-      { ...keys, ...(addressId === null ? {} : { address: addressId }) },
-      now,
-      new Date(now.getTime() + longest),
-    );
-  } catch (err) {
-    // Another send to this address recorded itself this minute: its transaction decides.
-    if (alreadyExists(err))
-      throw limitReached("email_code_resend_too_soon", now, new Date(now.getTime() + RESEND_INTERVAL_MS));
-    throw err;
-  }
+  await sends.record(
+    store,
+    id,
+    { ...keys, ...(addressId === null ? {} : { address: addressId }) },
+    now,
+    new Date(now.getTime() + longest),
+  );
   let refusal: AppError | null;
   try {
-    refusal = await decide(store, id, now, budgets, (b) => keys[b.scope] as string);
+    refusal = await decide(store, id, now, budgets, keyOf);
   } catch (err) {
     await sends.withdraw(store, id).catch(() => undefined);
     throw err;
@@ -129,8 +142,8 @@ function vouches(budget: SendBudget, holding: Tally): boolean {
 /**
  * Two counts that decide every budget of a send far from its limits: the service's minute, the
  * service budget's own count, which holds every network's and edge's minute too; and the sends of
- * every other budget together (where the send came from and where it went, each send once), over
- * the longest of their windows, which holds each of those budgets' sends.
+ * the budgets counted together (where the send came from and where it went, each in its own
+ * window, each send once), which holds each of those budgets' sends.
  */
 async function bounds(
   store: BudgetDeps["store"],
@@ -139,11 +152,15 @@ async function bounds(
   keyOf: (b: SendBudget) => string,
 ): Promise<{ service: Tally | null; together: Tally | null }> {
   const service = budgets.find((b) => b.scope === "service");
-  const rest = budgets.filter((b) => b !== service);
-  const longest = new Date(now.getTime() - Math.max(0, ...rest.map((b) => b.windowMs)));
+  const rest = budgets.filter(countedTogether);
   const [serviceTally, together] = await Promise.all([
     service === undefined ? null : sends.tally(store, service.scope, keyOf(service), since(now, service)),
-    rest.length === 0 ? null : sends.tallyAny(store, rest.map(keyOf), longest),
+    rest.length === 0
+      ? null
+      : sends.tallyAny(
+          store,
+          rest.map((b) => ({ scope: b.scope, key: keyOf(b), since: since(now, b) })),
+        ),
   ]);
   return { service: serviceTally, together };
 }
@@ -170,7 +187,7 @@ async function decide(
     if (b.scope === "service" && held.service !== null) tallies.set(b, held.service);
     else if (b.scope === "service") unsure.push(b);
     else {
-      const holding = [held.together, b.windowMs <= MINUTE ? held.service : null];
+      const holding = [countedTogether(b) ? held.together : null, b.windowMs <= MINUTE ? held.service : null];
       if (!holding.some((t) => t !== null && vouches(b, t))) unsure.push(b);
     }
   }
@@ -200,7 +217,10 @@ async function refused(
   return limitReached(budget.refusal, now, new Date((oldest ?? now).getTime() + budget.windowMs));
 }
 
-/** A send let through whose code was not issued (the address's own limits refused it): it counts against nothing. */
-export async function withdrawSend(deps: Pick<Deps, "store">, sendId: string): Promise<void> {
-  await sends.withdraw(deps.store, sendId);
+/**
+ * A send let through whose code was not issued (the address's own limits refused it): it counts
+ * against nothing, and its claim of the address's minute is let go.
+ */
+export async function withdrawSend(deps: Pick<Deps, "store">, admitted: Admitted): Promise<void> {
+  await Promise.all([sends.withdraw(deps.store, admitted.sendId), claims.release(deps.store, admitted.claimId)]);
 }
