@@ -30,6 +30,8 @@ import type { Transaction } from "../../store/db";
 import type { Caller } from "./budget-rules";
 import { AppError, ensure, limitReached, type ErrorCode } from "../errors";
 import { enqueueMail } from "../outbox/enqueue";
+import { wakeDrainer } from "../outbox/wake";
+import * as outbox from "../../store/outbox";
 import type { MailMessage } from "../ports";
 
 type CodeDeps = Pick<
@@ -64,10 +66,29 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
   try {
     await issue(deps, ring, address, purpose, code, admitted.sendId, mail);
   } catch (err) {
-    // Refused by the address's limits after all (a send racing it won), or not recorded: no code went.
-    await withdrawSend(deps, admitted).catch(() => undefined);
+    const went = await wasIssued(deps, admitted.sendId);
+    if (went) {
+      await wakeDrainer(deps);
+      return;
+    }
+    // Refused by the address's limits after all (a send racing it won), or not recorded: no code
+    // went, and the send is withdrawn. Where that cannot be known, it stays counted.
+    if (went === false) await withdrawSend(deps, admitted).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Whether the send's code was issued though its transaction failed: a commit whose answer was lost
+ * is run again by Firestore's SDK, and the run again is refused by the limits the first one wrote.
+ * The code's mail in the outbox, under the send's id, is the proof; it then stays counted, and
+ * the drain, which the failed run did not wake, is woken for it. Null when it cannot be read.
+ */
+function wasIssued(deps: Pick<Deps, "store">, sendId: string): Promise<boolean | null> {
+  return outbox.findById(deps.store, sendId).then(
+    (entry) => entry !== null,
+    () => null,
+  );
 }
 
 /**
