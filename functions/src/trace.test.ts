@@ -34,6 +34,12 @@ describe("tracedBy: the trace a request's front names, for grouping only", () =>
     expect(requestTrace({}).id).not.toBe(a.id);
     expect(isTraceId(newTraceId())).toBe(true);
   });
+
+  it("never gives two the same id, across refills of its pool", () => {
+    const ids = Array.from({ length: 1000 }, () => newTraceId());
+    expect(ids.every(isTraceId)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
 });
 
 describe("inTrace: the trace work belongs to", () => {

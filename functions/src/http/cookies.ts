@@ -34,7 +34,8 @@ function readCookies(req: Request, name: string): string[] {
     if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     try {
-      if (value !== "") values.push(decodeURIComponent(value));
+      // A token or state is written unescaped: decoding is only for a value that has escapes.
+      if (value !== "") values.push(value.includes("%") ? decodeURIComponent(value) : value);
     } catch {
       // not a value we wrote
     }
