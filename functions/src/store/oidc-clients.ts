@@ -1,7 +1,16 @@
 import { createHash } from "node:crypto";
 import { FieldPath, Timestamp, type DocumentData } from "firebase-admin/firestore";
 import type { Collection } from "./collections";
-import { isDocumentId, optionalDate, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
+import {
+  isDocumentId,
+  optionalDate,
+  optionalString,
+  stringList,
+  toDate,
+  type Firestore,
+  type Reading,
+  type Transaction,
+} from "./db";
 import type { ClientSecret, OidcClient } from "../core/model/oidc-client";
 
 /**
@@ -62,6 +71,17 @@ export async function findById(db: Firestore, clientId: string, tx?: Transaction
   const snap = tx ? await tx.get(ref(db, clientId)) : await ref(db, clientId).get();
   const d = snap.data();
   return d ? fromStored(clientId, d) : null;
+}
+
+/** The client `clientId`, null where there is none: to read with other documents in one call (readTogether). */
+export function byId(db: Firestore, clientId: string): Reading<OidcClient | null> {
+  return {
+    refs: docIdOf(clientId) === null ? [] : [ref(db, clientId)],
+    from: ([snap]) => {
+      const d = snap?.data();
+      return d ? fromStored(clientId, d) : null;
+    },
+  };
 }
 
 /** The names of the clients the operator registered (a client stored without `registeredBy` is theirs). */

@@ -1,7 +1,7 @@
 import type { Collection } from "./collections";
 import type { DocumentData, Query } from "firebase-admin/firestore";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
-import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Transaction } from "./db";
+import { isDocumentId, optionalString, stringList, toDate, type Firestore, type Reading, type Transaction } from "./db";
 import { claimKeys, moveKey, releaseKeys } from "./person-keys";
 import {
   listKeyOf,
@@ -137,6 +137,15 @@ export async function findById(db: Firestore, personId: string, tx?: Transaction
   const ref = db.collection(PEOPLE).doc(personId);
   const snap = tx ? await tx.get(ref) : await ref.get();
   return snap.exists ? fromDoc(snap.id, snap.data() ?? {}) : null;
+}
+
+/** The person `personId`, null where there is none: to read with other documents in one call (readTogether). */
+export function byId(db: Firestore, personId: string): Reading<Person | null> {
+  const refs = isDocumentId(personId) ? [db.collection(PEOPLE).doc(personId)] : [];
+  return {
+    refs,
+    from: ([snap]) => (snap?.exists ? fromDoc(snap.id, snap.data() ?? {}) : null),
+  };
 }
 
 export function findByUid(db: Firestore, uid: string, tx?: Transaction): Promise<Person | null> {

@@ -18,6 +18,7 @@ import * as clients from "../../store/oidc-clients";
 import * as accessTokens from "../../store/oidc-tokens";
 import type { AccessToken } from "../../store/oidc-tokens";
 import * as people from "../../store/people";
+import { readTogether } from "../../store/db";
 import type { Deps } from "../deps";
 import { usable, type OidcClient } from "../model/oidc-client";
 import type { Person } from "../model/person";
@@ -35,10 +36,12 @@ async function stillTheirs(
   clientId: string,
   uid: string,
 ): Promise<{ person: Person; client: OidcClient } | null> {
-  const [person, client] = await Promise.all([
-    people.findById(deps.store, personId),
-    clients.findById(deps.store, clientId),
-  ]);
+  // One call for both, whatever their collections.
+  const [person, client] = await readTogether(
+    deps.store,
+    people.byId(deps.store, personId),
+    clients.byId(deps.store, clientId),
+  );
   if (client === null || !usable(client) || !mayStillUse(person, client, uid)) return null;
   return { person, client };
 }
