@@ -176,29 +176,68 @@ export async function runOperations(): Promise<Row[]> {
     const exchangeCode = await issueExchangeCode(redeemer.personId, redeemer.uid);
     await count("POST /auth/exchange", "1 transaction", () => post("/auth/exchange", { code: exchangeCode }));
 
-    // OIDC: authorise with a session (the client and the person already cached), then the token.
+    // OIDC: authorise with a session (the client and the person already cached), then the token;
+    // then, for a client registered for refresh tokens, the rest of a grant's life.
     await registerSoakClient();
-    const signedIn = await person();
-    const verifier = randomBytes(32).toString("base64url");
-    const authorizeUrl = `/auth/oidc/authorize?${new URLSearchParams({ client_id: SOAK_CLIENT.clientId, redirect_uri: SOAK_CLIENT.redirectUri, response_type: "code", scope: "openid", code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" })}`;
-    await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } });
-    let authorized: { status: number; location: string | null } = { status: 0, location: null };
-    await count(
+    await registerSoakClient(true);
+    const basicOf = (clientId: string) =>
+      `Basic ${Buffer.from(`${clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
+    const codeFor = async (clientId: string, scope: string, label: string | null) => {
+      const signedIn = await person();
+      const verifier = randomBytes(32).toString("base64url");
+      const authorizeUrl = `/auth/oidc/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: SOAK_CLIENT.redirectUri, response_type: "code", scope, code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" })}`;
+      const authorize = () => client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } });
+      await authorize();
+      let authorized: { status: number; location: string | null } = { status: 0, location: null };
+      if (label === null) authorized = await authorize();
+      else
+        await count(
+          label,
+          "1 read (whether the person disconnected the app) + 1 write (the code)",
+          async () => (authorized = await authorize()),
+        );
+      const code = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
+      const form = {
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: SOAK_CLIENT.redirectUri,
+        code_verifier: verifier,
+      };
+      return { form, authorization: basicOf(clientId) };
+    };
+    const first = await codeFor(
+      SOAK_CLIENT.clientId,
+      "openid",
       "GET /auth/oidc/authorize, signed in (client and person cached)",
-      "1 read (whether the person disconnected the app) + 1 write (the code)",
-      async () => (authorized = await client.call("GET", authorizeUrl, { headers: { cookie: signedIn.cookie } })),
     );
-    const oidcCode = new URL(authorized.location ?? "https://x.invalid/").searchParams.get("code") ?? "";
-    const basic = `Basic ${Buffer.from(`${SOAK_CLIENT.clientId}:${SOAK_CLIENT.clientSecret}`).toString("base64")}`;
     await count("POST /auth/oidc/token", "1 transaction", () =>
-      client.call("POST", "/auth/oidc/token", {
-        form: {
-          grant_type: "authorization_code",
-          code: oidcCode,
-          redirect_uri: SOAK_CLIENT.redirectUri,
-          code_verifier: verifier,
-        },
-        headers: { authorization: basic },
+      client.call("POST", "/auth/oidc/token", { form: first.form, headers: { authorization: first.authorization } }),
+    );
+    const offline = await codeFor(`${SOAK_CLIENT.clientId}-offline`, "openid offline_access", null);
+    const headers = { authorization: offline.authorization };
+    const minted = await client.call("POST", "/auth/oidc/token", { form: offline.form, headers });
+    let refreshed: { body: any } = { body: null };
+    await count("POST /auth/oidc/token, grant_type=refresh_token (rotated)", "1 transaction", async () => {
+      const answer = await client.call("POST", "/auth/oidc/token", {
+        form: { grant_type: "refresh_token", refresh_token: String(minted.body?.refresh_token) },
+        headers,
+      });
+      refreshed = answer;
+      return answer;
+    });
+    const accessToken = String(refreshed.body?.access_token);
+    await count(
+      "POST /auth/oidc/introspect, a live access token",
+      "2 lookups: the token, then its person and client in one",
+      () => client.call("POST", "/auth/oidc/introspect", { form: { token: accessToken }, headers }),
+    );
+    await count("GET /auth/oidc/userinfo", "2 lookups: the token, then its person and client in one", () =>
+      client.call("GET", "/auth/oidc/userinfo", { headers: { authorization: `Bearer ${accessToken}` } }),
+    );
+    await count("POST /auth/oidc/revoke, a refresh token (its grant ended)", "1 transaction", () =>
+      client.call("POST", "/auth/oidc/revoke", {
+        form: { token: String(refreshed.body?.refresh_token) },
+        headers,
       }),
     );
 

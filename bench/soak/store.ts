@@ -59,11 +59,18 @@ export const SOAK_CLIENT = {
   redirectUri: "https://app.example.test/callback",
 };
 
-export function registerSoakClient(): Promise<void> {
+/** The soak's app; `offline` registers it (under its id with `-offline`) for refresh tokens too. */
+export function registerSoakClient(offline = false): Promise<void> {
   const { clientId, clientSecret, redirectUri } = SOAK_CLIENT;
   return registerClient(
     { store: db(), clock: systemClock },
-    { clientId, clientSecret, name: "Soak app", redirectUris: [redirectUri] },
+    {
+      clientId: offline ? `${clientId}-offline` : clientId,
+      clientSecret,
+      name: "Soak app",
+      redirectUris: [redirectUri],
+      ...(offline ? { grantTypes: ["authorization_code", "refresh_token"] } : {}),
+    },
   );
 }
 
