@@ -67,10 +67,9 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
     await issue(deps, ring, address, purpose, code, admitted.sendId, mail);
   } catch (err) {
     const went = await wasIssued(deps, admitted.sendId);
-    if (went) {
-      await wakeDrainer(deps);
-      return;
-    }
+    // The failed run woke no one: where the code's mail may be in the outbox, the drain is woken for it.
+    if (went !== false) await wakeDrainer(deps);
+    if (went) return;
     // Refused by the address's limits after all (a send racing it won), or not recorded: no code
     // went, and the send is withdrawn. Where that cannot be known, it stays counted.
     if (went === false) await withdrawSend(deps, admitted).catch(() => undefined);
@@ -81,8 +80,8 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
 /**
  * Whether the send's code was issued though its transaction failed: a commit whose answer was lost
  * is run again by Firestore's SDK, and the run again is refused by the limits the first one wrote.
- * The code's mail in the outbox, under the send's id, is the proof; it then stays counted, and
- * the drain, which the failed run did not wake, is woken for it. Null when it cannot be read.
+ * The code's mail in the outbox, under the send's id, is the proof; it then stays counted. Null
+ * when it cannot be read.
  */
 function wasIssued(deps: Pick<Deps, "store">, sendId: string): Promise<boolean | null> {
   return outbox.findById(deps.store, sendId).then(
