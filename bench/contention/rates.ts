@@ -19,6 +19,7 @@ import { check, count, send, settle, snapshot, summary, type Context, type Resul
 import { startService, type TransactionCounts } from "./service.ts";
 
 const { systemClock } = service<any>("clock");
+const sends = service<any>("store/sends");
 
 export const RATES = [2, 5, 10, 20, 30, 40, 50];
 const STEP_MS = 15_000;
@@ -91,6 +92,24 @@ interface Step {
   before: TransactionCounts;
   after: TransactionCounts;
   maxInFlight: number;
+  /** One count of the service's minute as each send makes it, once the step's work is done: its records, and ms (median of 3). */
+  minute: { records: number; ms: number };
+}
+
+/**
+ * What one send's count of the service's minute costs once the step is over and its work done:
+ * the sends of the minute that ended with the step, counted as the service counts them.
+ */
+async function minuteCount(ctx: Context, endedAt: Date): Promise<{ records: number; ms: number }> {
+  const { scope, key } = serviceKey(ctx);
+  const times: number[] = [];
+  let records = 0;
+  for (let i = 0; i < 3; i++) {
+    const t = now();
+    records = (await sends.tally(ctx.svc.store, scope, key, new Date(endedAt.getTime() - 60_000))).sent;
+    times.push(now() - t);
+  }
+  return { records, ms: times.sort((a, b) => a - b)[1] as number };
 }
 
 /** One step: `rate` sends a second for STEP_MS, then its answers and its work waited for. */
@@ -113,9 +132,11 @@ async function step(ctx: Context, rate: number, first: number): Promise<Step> {
   const sentS = (now() - start) / 1000 + 1 / rate;
   await sleep(start + STEP_MS - now());
   const cpu = cpuBetween(mark, cpuNow());
+  const endedAt = systemClock.now();
   const answers = await Promise.all(pending);
   await settle(ctx.svc);
-  return { rate, answers, sentS, cpu, before, after: snapshot(ctx.svc), maxInFlight };
+  const after = snapshot(ctx.svc);
+  return { rate, answers, sentS, cpu, before, after, maxInFlight, minute: await minuteCount(ctx, endedAt) };
 }
 
 export async function risingRates(ctx: Context): Promise<Result[]> {
@@ -175,6 +196,8 @@ export async function risingRates(ctx: Context): Promise<Result[]> {
       serviceCores: st.cpu.service,
       firestoreCores: st.cpu.firestore,
       maxInFlight: st.maxInFlight,
+      minuteRecords: st.minute.records,
+      minuteCountMs: st.minute.ms,
       busiest,
       stepsRun: steps.length,
     };
