@@ -31,6 +31,14 @@ import { sha256 } from "../secrets";
 import { signIdToken, tokenResponse, type TokenResponse } from "./token";
 import { accessTokenLifetimeMs, handedOut, presented } from "./access-tokens";
 import { findResource, grantStillOpen, scopesDefined } from "./resources";
+import { inTurn } from "../in-turn";
+
+/**
+ * Refreshes of one token on this instance are decided one after another (core/in-turn): of ten
+ * presented at once, the first is answered and the next ends the grant as a reuse, each deciding
+ * on what the one before committed, none told to try again because they collided in the store.
+ */
+const refreshesInTurn = inTurn();
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
 export async function grantOf(
@@ -66,15 +74,33 @@ const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_in
  * has since removed, or no longer opens to the client, refreshes no more; one whose person lacks
  * the resource's project now ends; and the scopes it carries are those the resource still defines.
  */
+type RefreshDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">;
+
 export async function refreshGrant(
-  deps: Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">,
+  deps: RefreshDeps,
   input: { client: OidcClient; refreshToken: string; scope: string | null; resource: string | null },
 ): Promise<TokenResponse> {
   const next = newToken(deps);
   const jti = deps.random.token(32);
   const accessTokenHash = sha256(jti);
   const asked = input.scope === null ? null : input.scope.split(" ").filter((s) => s !== "");
-  const outcome = await deps.transaction(async (tx): Promise<Outcome> => {
+  const key = refreshTokenIds(pepperRing(deps), input.refreshToken)[0] as string;
+  const outcome = await refreshesInTurn(key, () => decideRefresh(deps, input, { next, accessTokenHash, jti, asked }));
+  if (outcome.kind === "refused") throw outcome.error;
+  const { grant, person, scopes, now, accessToken } = outcome;
+  // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
+  const signing = signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
+  return tokenResponse(accessToken, signing, scopes, next.token, grant.resource);
+}
+
+/** The refresh's transaction: the token presented checked against its grant and traded, or refused. */
+function decideRefresh(
+  deps: RefreshDeps,
+  input: { client: OidcClient; refreshToken: string; resource: string | null },
+  made: { next: ReturnType<typeof newToken>; accessTokenHash: string; jti: string; asked: string[] | null },
+): Promise<Outcome> {
+  const { next, accessTokenHash, jti, asked } = made;
+  return deps.transaction(async (tx): Promise<Outcome> => {
     const found = await grantOf(deps, tx, input.refreshToken);
     // Another client's token is not this client's to use, nor to end.
     if (found === null || found.clientId !== input.client.clientId) return refused();
@@ -127,11 +153,6 @@ export async function refreshGrant(
     const claims = grant.resource === null ? null : { ...grant, resource: grant.resource, scopes };
     return { kind: "issued", grant, person, scopes, now, accessToken: handedOut(deps, jti, claims, now) };
   });
-  if (outcome.kind === "refused") throw outcome.error;
-  const { grant, person, scopes, now, accessToken } = outcome;
-  // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
-  const signing = signIdToken(deps, { ...grant, nonce: null, scopes }, person, now);
-  return tokenResponse(accessToken, signing, scopes, next.token, grant.resource);
 }
 
 /**
