@@ -20,7 +20,7 @@ import { call, now } from "./measure.ts";
 import { mondayMorning, OFFICE } from "./office.ts";
 import { APPLICANT_ID, approvalRace, guessRace, RACE_PEOPLE, sendRace, signInRace } from "./races.ts";
 import { risingRates } from "./rates.ts";
-import { startService } from "./service.ts";
+import { startService, type Service } from "./service.ts";
 import { distributedSpray, sprayOneNetwork } from "./sprays.ts";
 
 const people = service<any>("store/people");
@@ -75,8 +75,14 @@ async function createPeople(store: any, list: Seed[]): Promise<void> {
   }
 }
 
-/** The administrator signs in with a password at the Auth emulator and opens a session (POST /auth/verify). */
-async function adminSession(base: string): Promise<string> {
+/**
+ * The administrator signs in with a password at the Auth emulator and opens a session (POST
+ * /auth/verify); then, since the passkey rule (PASSKEY_ROLES, at its default) lets an
+ * administrator act only from a passkey's sign-in, the session is given a passkey's methods, as a
+ * passkey sign-in would have opened it.
+ */
+async function adminSession(svc: Service): Promise<string> {
+  const base = svc.base;
   const { getAuth } = requireFromFunctions("firebase-admin/auth");
   await getAuth().createUser({ uid: ADMIN.uid, email: ADMIN.email, password: ADMIN.password, emailVerified: true });
   const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
@@ -90,7 +96,11 @@ async function adminSession(base: string): Promise<string> {
   const cookie = verified.setCookie.map((c) => /^__session=[^;]+/.exec(c)?.[0]).find((c) => c !== undefined);
   if (verified.body?.approved !== true || cookie === undefined)
     throw new Error(`the administrator did not sign in: ${verified.status} ${JSON.stringify(verified.body)}`);
-  return cookie;
+  const at = systemClock.now();
+  const opened = await svc.deps.tokens.verify(cookie.slice("__session=".length), at);
+  const day = 24 * 3600 * 1000;
+  const { token } = await svc.deps.tokens.issue({ ...opened, authTime: at, amr: ["hwk", "user"] }, at, day);
+  return `__session=${token}`;
 }
 
 type Scenario = { id: string; run: (ctx: Context) => Promise<Result | Result[]> };
@@ -139,7 +149,7 @@ const SCENARIOS: Scenario[] = [
 const svc = await startService(process.env.CONTENTION_LOG as string);
 const inbox = new Inbox(process.env.CONTENTION_MAIL_URL as string);
 await createPeople(svc.store, seedPeople());
-const ctx: Context = { svc, inbox, adminCookie: await adminSession(svc.base) };
+const ctx: Context = { svc, inbox, adminCookie: await adminSession(svc) };
 
 // Warm-up: the JVM compiles its hot paths, the SMTP connection opens.
 for (let i = 0; i < 10; i++)

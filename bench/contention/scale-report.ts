@@ -100,7 +100,9 @@ function rates(phases: Phase[]): string {
           `one count of the service's minute ${n(r.facts?.minuteCountMs)} ms over ${n(r.facts?.minuteRecords)} records`,
       )
       .join("; ");
-    const met = fail === undefined && steps.length === 7;
+    // Answers keep pace with what is offered: within 5% of 50 a second (a step's answers end after its sends do).
+    const top = steps.at(-1);
+    const met = fail === undefined && steps.length === 7 && top !== undefined && count200(top) >= 0.95 * 50;
     const unavailable = (r: Result) => (r.statuses["503 deadline"] ?? 0) + (r.statuses["503 contention"] ?? 0);
     return (
       `at most ${n(count200(best), 1)} sends/s answered 200, at ${n(best.facts?.offered)}/s offered ` +
@@ -109,7 +111,7 @@ function rates(phases: Phase[]): string {
         ? "no 503 at any step run; "
         : `the first 503 at ${n(fail.facts?.offered)}/s offered (${n(unavailable(fail))} of its ${n(fail.requests)} sends); `) +
       `${steps.length < 7 ? `no step above ${n(steps.at(-1)?.facts?.offered)}/s (saturated)` : "every step run"}; ` +
-      `busiest minute ${n(first.busiest)} sends; **target of 50 sends a second with no 503: ${met ? "met" : "not met"}**; ` +
+      `busiest minute ${n(first.busiest)} sends; **target of 50 sends a second answered with no 503: ${met ? "met" : "not met"}**; ` +
       `CPU per step, and what one send's count of the service's minute costs once the step is over: ${cpu}`
     );
   });
@@ -119,9 +121,10 @@ function rates(phases: Phase[]): string {
     "OTP_SENDS_PER_MINUTE=3000 (50 a second, five times the default) and a CODE_PEPPER of its own, so no " +
     "budget is reached and only the machine limits the rate. A step starts once the previous one's answers " +
     "are in and its work done; none starts after a step in which fewer than half the sends succeeded. The target: 50 sends a " +
-    "second answered with no 503. Every send counts the service's minute (bench §3), and on Google's emulator a count " +
-    "takes time in proportion to the records it counts: at 50 a second the minute holds 3,000, and each of the 50 " +
-    "sends of a second counts them all. On this shared 2-core machine " +
+    "second answered 200 (within 5%) with no 503. What bounds the rate here is each send's work in the emulator " +
+    "(bench §3: 2 queries, 6 reads, 3 commits), whose share of the machine the CPU per step gives; one count of the " +
+    "service's minute, which every send makes, is timed after each step, as the records it counts grow. " +
+    "On this shared 2-core machine " +
     "the service, the load and the emulator share two cores with whatever else runs; `per s` in the table is " +
     `answers a second. ${figures}.`
   );
