@@ -1,4 +1,4 @@
-import { inTurn } from "./in-turn";
+import { inTurn, TurnRefused } from "./in-turn";
 
 /** Work the test ends by hand, recording when it starts. */
 function held(started: string[], name: string) {
@@ -11,13 +11,15 @@ function held(started: string[], name: string) {
   return { work, end: (fail?: Error) => end(fail) };
 }
 
+const ROOMY = { waiting: 100, waitMs: 60_000 };
+
 const settle = async () => {
   for (let i = 0; i < 5; i++) await Promise.resolve();
 };
 
 describe("inTurn", () => {
   it("runs work on one key one at a time, in the order asked, even after a failure", async () => {
-    const turn = inTurn();
+    const turn = inTurn(ROOMY);
     const started: string[] = [];
     const [a, b, c] = [held(started, "a"), held(started, "b"), held(started, "c")];
     const outcomes = [turn("k", a.work), turn("k", b.work), turn("k", c.work)];
@@ -35,7 +37,7 @@ describe("inTurn", () => {
   });
 
   it("runs work on other keys alongside", async () => {
-    const turn = inTurn();
+    const turn = inTurn(ROOMY);
     const started: string[] = [];
     const [a, b] = [held(started, "a"), held(started, "b")];
     const outcomes = [turn("k", a.work), turn("other", b.work)];
@@ -47,7 +49,7 @@ describe("inTurn", () => {
   });
 
   it("starts a key afresh once its work has ended", async () => {
-    const turn = inTurn();
+    const turn = inTurn(ROOMY);
     const started: string[] = [];
     const a = held(started, "a");
     const first = turn("k", a.work);
@@ -61,5 +63,48 @@ describe("inTurn", () => {
     expect(started).toEqual(["a", "b"]);
     b.end();
     await expect(second).resolves.toBe("b");
+  });
+
+  it("refuses work that finds its line full, and never runs it", async () => {
+    const turn = inTurn({ waiting: 2, waitMs: 60_000 });
+    const started: string[] = [];
+    const [a, b, c] = [held(started, "a"), held(started, "b"), held(started, "c")];
+    const running = turn("k", a.work);
+    await settle();
+    const waiting = [turn("k", b.work), turn("k", c.work)];
+    const full = held(started, "full");
+    await expect(turn("k", full.work)).rejects.toEqual(new TurnRefused("line full"));
+    // Another key's line is its own.
+    const other = held(started, "other");
+    const alongside = turn("other", other.work);
+    await settle();
+    expect(started).toEqual(["a", "other"]);
+    for (const w of [a, other]) w.end();
+    await Promise.all([running, alongside]);
+    await settle();
+    b.end();
+    await settle();
+    c.end();
+    await expect(Promise.all(waiting)).resolves.toEqual(["b", "c"]);
+    expect(started).toEqual(["a", "other", "b", "c"]);
+  });
+
+  it("refuses work whose turn came too late, and never runs it; the line goes on", async () => {
+    let clock = 0;
+    const turn = inTurn({ waiting: 10, waitMs: 1000 }, () => clock);
+    const started: string[] = [];
+    const [a, late, next] = [held(started, "a"), held(started, "late"), held(started, "next")];
+    const running = turn("k", a.work);
+    await settle();
+    const tooLate = turn("k", late.work);
+    clock = 1001;
+    const onTime = turn("k", next.work);
+    a.end();
+    await running;
+    await expect(tooLate).rejects.toEqual(new TurnRefused("waited too long"));
+    await settle();
+    expect(started).toEqual(["a", "next"]);
+    next.end();
+    await expect(onTime).resolves.toBe("next");
   });
 });

@@ -4,21 +4,55 @@
  * (one refresh token presented ten times): in turn, each transaction sees what the one before it
  * committed, where at once they would abort one another in the store and some would be told to
  * try again (503) rather than decided. Across instances the store's transaction still decides.
- * A key is forgotten as soon as its last work has ended, so the instance holds only keys in use.
+ *
+ * A line is bounded, and so is a wait in it: work that finds `limits.waiting` others waiting on
+ * its key, or whose turn comes after `limits.waitMs`, is refused (`TurnRefused`) and never runs,
+ * so that no line grows without end, and work whose caller has been told to try again (a request
+ * past its deadline) changes nothing when its turn comes. A key is forgotten as soon as its last
+ * work has ended, so the instance holds only keys in use.
  */
-export function inTurn(): <T>(key: string, work: () => Promise<T>) => Promise<T> {
-  const last = new Map<string, Promise<void>>();
+export class TurnRefused extends Error {
+  constructor(readonly why: "line full" | "waited too long") {
+    super(`not run: ${why}`);
+  }
+}
+
+export interface TurnLimits {
+  /** How many may wait on one key behind the one running. */
+  waiting: number;
+  /** How long one may wait for its turn, in ms. */
+  waitMs: number;
+}
+
+interface Line {
+  last: Promise<void>;
+  waiting: number;
+}
+
+export function inTurn(
+  limits: TurnLimits,
+  now: () => number = () => performance.now(),
+): <T>(key: string, work: () => Promise<T>) => Promise<T> {
+  const lines = new Map<string, Line>();
   return <T>(key: string, work: () => Promise<T>): Promise<T> => {
-    const before = last.get(key) ?? Promise.resolve();
+    const line = lines.get(key) ?? { last: Promise.resolve(), waiting: 0 };
+    if (line.waiting >= limits.waiting) return Promise.reject(new TurnRefused("line full"));
+    const asked = now();
+    line.waiting++;
     // After the work before it has ended, however it ended.
-    const mine = before.then(work);
+    const mine = line.last.then(() => {
+      line.waiting--;
+      if (now() - asked > limits.waitMs) throw new TurnRefused("waited too long");
+      return work();
+    });
     const ended = mine.then(
       () => undefined,
       () => undefined,
     );
-    last.set(key, ended);
+    line.last = ended;
+    lines.set(key, line);
     void ended.then(() => {
-      if (last.get(key) === ended) last.delete(key);
+      if (line.last === ended) lines.delete(key);
     });
     return mine;
   };

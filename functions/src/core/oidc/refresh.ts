@@ -31,14 +31,21 @@ import { sha256 } from "../secrets";
 import { signIdToken, tokenResponse, type TokenResponse } from "./token";
 import { accessTokenLifetimeMs, handedOut, presented } from "./access-tokens";
 import { findResource, grantStillOpen, scopesDefined } from "./resources";
-import { inTurn } from "../in-turn";
+import { inTurn, TurnRefused } from "../in-turn";
 
 /**
- * Refreshes of one token on this instance are decided one after another (core/in-turn): of ten
- * presented at once, the first is answered and the next ends the grant as a reuse, each deciding
- * on what the one before committed, none told to try again because they collided in the store.
+ * Refreshes of one token by one client on this instance are decided one after another
+ * (core/in-turn): of ten presented at once, the first is answered and the next ends the grant as a
+ * reuse, each deciding on what the one before committed, none told to try again because they
+ * collided in the store. Keyed by the client too, so that presentations under another client
+ * (refused without a write) never hold the owner's line. A line holds REFRESH_LINE waiting, and a
+ * refresh whose turn comes after REFRESH_WAIT_MS, half the request's 8 s deadline (http/app), is
+ * answered 503 without running: a refresh answered "try again" has changed nothing, and a retry
+ * with the same token is safe.
  */
-const refreshesInTurn = inTurn();
+export const REFRESH_LINE = 16;
+export const REFRESH_WAIT_MS = 4000;
+const refreshesInTurn = inTurn({ waiting: REFRESH_LINE, waitMs: REFRESH_WAIT_MS });
 
 /** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
 export async function grantOf(
@@ -84,8 +91,13 @@ export async function refreshGrant(
   const jti = deps.random.token(32);
   const accessTokenHash = sha256(jti);
   const asked = input.scope === null ? null : input.scope.split(" ").filter((s) => s !== "");
-  const key = refreshTokenIds(pepperRing(deps), input.refreshToken)[0] as string;
-  const outcome = await refreshesInTurn(key, () => decideRefresh(deps, input, { next, accessTokenHash, jti, asked }));
+  const key = `${input.client.clientId}\u0000${refreshTokenIds(pepperRing(deps), input.refreshToken)[0] as string}`;
+  const outcome = await refreshesInTurn(key, () =>
+    decideRefresh(deps, input, { next, accessTokenHash, jti, asked }),
+  ).catch((err: unknown) => {
+    if (err instanceof TurnRefused) throw new AppError("service_unavailable");
+    throw err;
+  });
   if (outcome.kind === "refused") throw outcome.error;
   const { grant, person, scopes, now, accessToken } = outcome;
   // The sign-in it began with (auth_time, amr, acr), and no nonce: none was sent for this one.
