@@ -73,6 +73,8 @@ type Outcome =
 
 const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_invalid_refresh_token") });
 
+type RefreshDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">;
+
 /**
  * One refresh: in a transaction, the token presented is checked against its grant and traded for
  * the next one and a new access token; a refusal that ends the grant is committed before it is
@@ -81,8 +83,6 @@ const refused = (): Outcome => ({ kind: "refused", error: new AppError("oauth_in
  * has since removed, or no longer opens to the client, refreshes no more; one whose person lacks
  * the resource's project now ends; and the scopes it carries are those the resource still defines.
  */
-type RefreshDeps = Pick<Deps, "store" | "clock" | "random" | "pepper" | "transaction" | "tokens" | "config">;
-
 export async function refreshGrant(
   deps: RefreshDeps,
   input: { client: OidcClient; refreshToken: string; scope: string | null; resource: string | null },
