@@ -25,7 +25,7 @@ import type { Person } from "../model/person";
 import { mayStillUse } from "../people/access";
 import { presented } from "./access-tokens";
 import { findResource, grantStillOpen } from "./resources";
-import { grantOf } from "./refresh";
+import { grantOf, presentedIds } from "./refresh";
 
 type LiveDeps = Pick<Deps, "store" | "clock" | "tokens" | "config">;
 
@@ -100,7 +100,7 @@ export async function introspect(
     if (clientId !== client.clientId || resource !== null) return INACTIVE;
     return active(deps, client, { type: "Bearer", scopes, personId, issuedAt: createdAt, expiresAt });
   }
-  const found = await grantOf(deps, null, token);
+  const found = await grantOf(deps, null, presentedIds(deps, token));
   const grant = found?.grant ?? null;
   if (found === null || grant === null || found.clientId !== client.clientId) return INACTIVE;
   const now = deps.clock.now();

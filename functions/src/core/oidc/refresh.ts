@@ -47,16 +47,20 @@ export const REFRESH_LINE = 16;
 export const REFRESH_WAIT_MS = 4000;
 const refreshesInTurn = inTurn({ waiting: REFRESH_LINE, waitMs: REFRESH_WAIT_MS });
 
-/** The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null: outside one). */
+/** A presented refresh token's ids: its keyed hash under each key of the pepper's ring, the current first. */
+export const presentedIds = (deps: Pick<Deps, "pepper">, refreshToken: string): string[] =>
+  refreshTokenIds(pepperRing(deps), refreshToken);
+
+/**
+ * The grant a presented refresh token was issued on (current or rotated out), read in `tx` (null:
+ * outside one), by the token's ids (`presentedIds`).
+ */
 export async function grantOf(
-  deps: Pick<Deps, "store" | "pepper">,
+  deps: Pick<Deps, "store">,
   tx: Transaction | null,
-  refreshToken: string,
+  ids: string[],
 ): Promise<{ grant: OidcGrant | null; tokenId: string; clientId: string; issuedAt: Date } | null> {
-  const [records] = await readTogether(
-    tx ?? deps.store,
-    grants.tokensById(deps.store, refreshTokenIds(pepperRing(deps), refreshToken)),
-  );
+  const [records] = await readTogether(tx ?? deps.store, grants.tokensById(deps.store, ids));
   const record = records.find((r) => r !== null) ?? null;
   if (record === null) return null;
   return {
@@ -91,9 +95,10 @@ export async function refreshGrant(
   const jti = deps.random.token(32);
   const accessTokenHash = sha256(jti);
   const asked = input.scope === null ? null : input.scope.split(" ").filter((s) => s !== "");
-  const key = `${input.client.clientId}\u0000${refreshTokenIds(pepperRing(deps), input.refreshToken)[0] as string}`;
+  const ids = presentedIds(deps, input.refreshToken);
+  const key = `${input.client.clientId}\u0000${ids[0] as string}`;
   const outcome = await refreshesInTurn(key, () =>
-    decideRefresh(deps, input, { next, accessTokenHash, jti, asked }),
+    decideRefresh(deps, { ...input, ids }, { next, accessTokenHash, jti, asked }),
   ).catch((err: unknown) => {
     if (err instanceof TurnRefused) throw new AppError("service_unavailable");
     throw err;
@@ -108,12 +113,12 @@ export async function refreshGrant(
 /** The refresh's transaction: the token presented checked against its grant and traded, or refused. */
 function decideRefresh(
   deps: RefreshDeps,
-  input: { client: OidcClient; refreshToken: string; resource: string | null },
+  input: { client: OidcClient; ids: string[]; resource: string | null },
   made: { next: ReturnType<typeof newToken>; accessTokenHash: string; jti: string; asked: string[] | null },
 ): Promise<Outcome> {
   const { next, accessTokenHash, jti, asked } = made;
   return deps.transaction(async (tx): Promise<Outcome> => {
-    const found = await grantOf(deps, tx, input.refreshToken);
+    const found = await grantOf(deps, tx, input.ids);
     // Another client's token is not this client's to use, nor to end.
     if (found === null || found.clientId !== input.client.clientId) return refused();
     const { grant } = found;
@@ -177,8 +182,9 @@ export async function revokeToken(
   client: OidcClient,
   token: string,
 ): Promise<void> {
+  const ids = presentedIds(deps, token);
   const mine = await deps.transaction(async (tx) => {
-    const found = await grantOf(deps, tx, token);
+    const found = await grantOf(deps, tx, ids);
     if (found !== null) {
       if (found.clientId !== client.clientId) return false;
       if (found.grant !== null && found.grant.endedAt === null)
