@@ -67,13 +67,16 @@ export async function requestCode(deps: CodeDeps, rawEmail: string, purpose: Pur
     await issue(deps, ring, address, purpose, code, admitted.sendId, mail);
   } catch (err) {
     const went = await wasIssued(deps, admitted.sendId);
-    // The failed run woke no one: where the code's mail may be in the outbox, the drain is woken for it.
-    if (went !== false) await wakeDrainer(deps);
-    if (went) return;
     // Refused by the address's limits after all (a send racing it won), or not recorded: no code
-    // went, and the send is withdrawn. Where that cannot be known, it stays counted.
-    if (went === false) await withdrawSend(deps, admitted).catch(() => undefined);
-    throw err;
+    // went, and the send is withdrawn.
+    if (went === false) {
+      await withdrawSend(deps, admitted).catch(() => undefined);
+      throw err;
+    }
+    // Issued, or not known: it stays counted, and the failed run woke no one, so the drain is woken
+    // for the mail that may be in the outbox.
+    await wakeDrainer(deps);
+    if (went === null) throw err;
   }
 }
 
