@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { root, service } from "./functions.ts";
-import { DISPATCH_DELAY_MS } from "./service-deps.ts";
+import { DISPATCH_DELAY_MS, serviceDeps, silentLogger, type BenchSettings } from "./service-deps.ts";
 
 // Loaded by its path, so the bench's type check stays out of the functions' sources it names.
 const { taskQueueDouble } = (await import(
@@ -39,4 +39,17 @@ export function mailTask(log: { error: (message: string, fields?: Record<string,
       }),
     busy: () => tasks?.busy() ?? false,
   };
+}
+
+/**
+ * A bench server's service, quiet: its dependencies (serviceDeps) with SESSION_KEYS from the
+ * environment, a logger that says nothing, and the mail task as the platform runs it.
+ */
+export function quietServiceDeps(more: Partial<BenchSettings> = {}): any {
+  return serviceDeps({
+    sessionKeys: process.env.SESSION_KEYS as string,
+    log: silentLogger,
+    mailQueue: mailTask(silentLogger).mailQueue,
+    ...more,
+  });
 }

@@ -7,8 +7,8 @@
  * env: PORT, LAYER, SESSION_KEYS, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { service, requireFromFunctions } from "../lib/functions.ts";
-import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
-import { mailTask } from "../lib/mail-task.ts";
+import { silentLogger } from "../lib/service-deps.ts";
+import { quietServiceDeps } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -17,11 +17,7 @@ const { requireAccess } = service<any>("http/gate");
 const sessions = service<any>("routes/sessions/sessions");
 
 const layer = process.env.LAYER as string;
-const deps = serviceDeps({
-  sessionKeys: process.env.SESSION_KEYS as string,
-  log: silentLogger,
-  mailQueue: mailTask(silentLogger).mailQueue,
-});
+const deps = quietServiceDeps();
 
 const plain = (_req: any, res: any) => res.json({ ok: true, personId: "bench" });
 const gate = async (req: any, res: any) => {

@@ -6,8 +6,7 @@
  * env: SESSION_KEYS, BENCH_TOKEN, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { service } from "../lib/functions.ts";
-import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
-import { mailTask } from "../lib/mail-task.ts";
+import { quietServiceDeps } from "../lib/mail-task.ts";
 
 const { requireAccess } = service<any>("http/gate");
 const { readSessionCookie } = service<any>("http/cookies");
@@ -15,11 +14,7 @@ const { readSession, personFor, signInEnded } = service<any>("core/sessions/sess
 const { ensureAccess } = service<any>("core/people/access");
 const { noteSeen } = service<any>("core/sessions/active-sessions");
 
-const deps = serviceDeps({
-  sessionKeys: process.env.SESSION_KEYS as string,
-  log: silentLogger,
-  mailQueue: mailTask(silentLogger).mailQueue,
-});
+const deps = quietServiceDeps();
 const token = process.env.BENCH_TOKEN as string;
 const bytes = Buffer.from(`__session=${token}`);
 /** A new string with the header's content, as the parser makes for each request. */

@@ -16,8 +16,8 @@
  * FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { requireFromFunctions, service } from "../lib/functions.ts";
-import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
-import { mailTask } from "../lib/mail-task.ts";
+import { silentLogger } from "../lib/service-deps.ts";
+import { quietServiceDeps } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -32,12 +32,7 @@ const CLIENT = "bench-client";
 const OFFLINE_CLIENT = "bench-offline";
 const REDIRECT = "https://app.example.test/callback";
 // CODE_PEPPER, as the oidc function reads it: the token endpoint keys its throttle records with it.
-const deps = serviceDeps({
-  sessionKeys: process.env.SESSION_KEYS as string,
-  codePepper: process.env.CODE_PEPPER as string,
-  log: silentLogger,
-  mailQueue: mailTask(silentLogger).mailQueue,
-});
+const deps = quietServiceDeps({ codePepper: process.env.CODE_PEPPER as string });
 const clientSecret = process.env.CLIENT_SECRET as string;
 await registerClient(deps, { clientId: CLIENT, clientSecret, name: "Bench", redirectUris: [REDIRECT] });
 await registerClient(deps, {

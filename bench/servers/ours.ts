@@ -4,8 +4,8 @@
  * env: PORT, SESSION_KEYS, FIRESTORE_EMULATOR_HOST, GCLOUD_PROJECT.
  */
 import { service, requireFromFunctions } from "../lib/functions.ts";
-import { serviceDeps, silentLogger } from "../lib/service-deps.ts";
-import { mailTask } from "../lib/mail-task.ts";
+import { silentLogger } from "../lib/service-deps.ts";
+import { quietServiceDeps } from "../lib/mail-task.ts";
 
 const express = requireFromFunctions("express");
 const { createApp } = service<any>("http/app");
@@ -14,12 +14,7 @@ const { requireAccess } = service<any>("http/gate");
 const sessions = service<any>("routes/sessions/sessions");
 
 const ttl = process.env.PERSON_CACHE_TTL_MS;
-const deps = serviceDeps({
-  sessionKeys: process.env.SESSION_KEYS as string,
-  log: silentLogger,
-  mailQueue: mailTask(silentLogger).mailQueue,
-  personTtlMs: ttl === undefined ? undefined : Number(ttl),
-});
+const deps = quietServiceDeps({ personTtlMs: ttl === undefined ? undefined : Number(ttl) });
 
 const gated = express.Router();
 gated.get("/bench/gated", async (req: any, res: any) => {
