@@ -124,8 +124,26 @@ export class Visitor {
 
   /** Waits for the page whose heading is `heading`, then checks it. */
   async reaches(heading: string | RegExp): Promise<void> {
-    await scriptHeading(this.page, heading).waitFor({ timeout: 15000 });
+    try {
+      await scriptHeading(this.page, heading).waitFor({ timeout: 15000 });
+    } catch (err) {
+      throw new Error(`${String(heading)} not reached; the page shows: ${await this.shown()}`, { cause: err });
+    }
     await this.audit();
+  }
+
+  /** What the page says at its top and in its alerts and field errors: the reason a journey stalled. */
+  private async shown(): Promise<string> {
+    const texts = await this.page
+      .locator("h1, [role=alert], [role=status], p.error:not([hidden]), [aria-invalid=true]")
+      .evaluateAll((els) =>
+        els.map((el) => {
+          const e = el as unknown as { tagName: string; textContent: string | null; value?: string };
+          return `${e.tagName.toLowerCase()}: ${(e.textContent ?? "").trim() || (e.value ?? "")}`;
+        }),
+      )
+      .catch((e: unknown) => [`(unreadable: ${String(e)})`]);
+    return `${this.page.url()} | ${texts.join(" | ")}`;
   }
 
   async audit(): Promise<void> {
