@@ -452,6 +452,14 @@ describe("POST /auth/otp/send budgets beyond the address", () => {
     expect(answers.filter((a) => a.status === 429)).toHaveLength(20);
   });
 
+  it("lets exactly the service's minute through when 30 sends from as many networks race, its count shared", async () => {
+    // Sends that ask for the service's minute while a count of it runs share the next count.
+    const { app } = budgeted({ perServicePerMinute: 10 });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => sendFrom(app, network(), strangerAddress())));
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 429).map((a) => a.body.reason)).toEqual(Array(20).fill("service_budget"));
+  });
+
   it("stops the whole service after its per-minute budget, for every network, until the minute has passed", async () => {
     const { app, deps } = budgeted({ perServicePerMinute: 3 });
     const statuses = [];
