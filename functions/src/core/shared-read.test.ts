@@ -1,13 +1,14 @@
 import { sharedReads } from "./shared-read";
 
 /** A read held open until the test lets it end, recording each start with the arguments it was given. */
-function heldReads() {
+function heldReads(waitMs = 60_000) {
   const started: Array<{ key: string; args: string[]; end: (value: string) => void; fail: (e: Error) => void }> = [];
   const read = sharedReads<string, string>(
     (key, args) =>
       new Promise<string>((resolve, reject) => {
         started.push({ key, args: [...args], end: resolve, fail: reject });
       }),
+    waitMs,
   );
   return { read, started };
 }
@@ -101,5 +102,42 @@ describe("sharedReads", () => {
     started[0]?.end("k's");
     await expect(other).resolves.toBe("j's");
     await expect(one).resolves.toBe("k's");
+  });
+
+  it("starts the gathered read anyway when the one running hangs past waitMs, and forgets no key in use", async () => {
+    jest.useFakeTimers({ doNotFake: ["setImmediate"] });
+    try {
+      const { read, started } = heldReads(2000);
+      void read("k", "a");
+      await settled();
+      const waiting = read("k", "b");
+      await settled();
+      jest.advanceTimersByTime(1999);
+      await settled();
+      expect(started).toHaveLength(1);
+      jest.advanceTimersByTime(1);
+      await settled();
+      expect(started.map((s) => s.args)).toEqual([["a"], ["b"]]);
+      started[1]?.end("two");
+      await expect(waiting).resolves.toBe("two");
+      // The hung read still runs: a caller now gathers behind it, and starts when it ends.
+      const later = read("k", "c");
+      await settled();
+      expect(started).toHaveLength(2);
+      started[0]?.end("one, late");
+      await settled();
+      expect(started.map((s) => s.args)).toEqual([["a"], ["b"], ["c"]]);
+      started[2]?.end("three");
+      await expect(later).resolves.toBe("three");
+      // All ended: the key is forgotten, and the next caller reads at once.
+      await settled();
+      const fresh = read("k", "d");
+      await settled();
+      expect(started.map((s) => s.args)).toEqual([["a"], ["b"], ["c"], ["d"]]);
+      started[3]?.end("four");
+      await expect(fresh).resolves.toBe("four");
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -6,55 +6,75 @@
  * every waiting caller's argument. So each caller's read starts after the caller asked, and sees
  * every write the caller made before asking: a count that must hold the caller's own record (a
  * send's, in the ledger) holds it, shared or not. Under load the reads per caller shrink with
- * the load instead of queueing behind it; at most two reads of a key are alive at once, one
- * running and one gathering.
+ * the load instead of queueing behind it; one read of a key runs at a time (but see `waitMs`), and
+ * one gathers.
+ * A read that runs past `waitMs` (a store that hangs) holds no one: the gathered read starts
+ * anyway, so no caller waits on another's read longer than that.
  *
  * If a read fails, every caller that shared it fails with its error. A key is forgotten as soon
  * as no read of it runs, so the instance holds only keys in use.
  */
-export function sharedReads<A, R>(read: (key: string, args: A[]) => Promise<R>): (key: string, arg: A) => Promise<R> {
+export function sharedReads<A, R>(
+  read: (key: string, args: A[]) => Promise<R>,
+  waitMs: number,
+): (key: string, arg: A) => Promise<R> {
   interface Gathering {
     args: A[];
     result: Promise<R>;
     start: () => void;
   }
   interface Key {
-    /** A read that will start when the running one ends, and the callers waiting for it. */
+    running: number;
+    /** The read that starts when one running ends (or at `waitMs`), and the callers waiting for it. */
     next: Gathering | null;
   }
   const keys = new Map<string, Key>();
 
   function run(key: string, state: Key, args: A[]): Promise<R> {
+    state.running++;
     const result = Promise.resolve().then(() => read(key, args));
-    void result.then(
-      () => ended(key, state),
-      () => ended(key, state),
-    );
+    const ended = () => {
+      state.running--;
+      if (state.next !== null) state.next.start();
+      else if (state.running === 0 && keys.get(key) === state) keys.delete(key);
+    };
+    void result.then(ended, ended);
     return result;
   }
 
-  function ended(key: string, state: Key): void {
-    const next = state.next;
-    state.next = null;
-    if (next === null) keys.delete(key);
-    else next.start();
+  function gather(key: string, state: Key): Gathering {
+    let started = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const args: A[] = [];
+    let begin!: () => void;
+    const result = new Promise<R>((resolve, reject) => {
+      begin = () => void run(key, state, args).then(resolve, reject);
+    });
+    const gathering: Gathering = {
+      args,
+      result,
+      start: () => {
+        if (started) return;
+        started = true;
+        clearTimeout(timer);
+        if (state.next === gathering) state.next = null;
+        begin();
+      },
+    };
+    // A read that hangs holds no one past waitMs: theirs starts anyway, after they asked.
+    timer = setTimeout(gathering.start, waitMs);
+    timer.unref?.();
+    return gathering;
   }
 
   return (key, arg) => {
     const state = keys.get(key);
     if (state === undefined) {
-      const fresh: Key = { next: null };
+      const fresh: Key = { running: 0, next: null };
       keys.set(key, fresh);
       return run(key, fresh, [arg]);
     }
-    if (state.next === null) {
-      let start!: () => void;
-      const args: A[] = [];
-      const result = new Promise<R>((resolve, reject) => {
-        start = () => run(key, state, args).then(resolve, reject);
-      });
-      state.next = { args, result, start };
-    }
+    state.next ??= gather(key, state);
     state.next.args.push(arg);
     return state.next.result;
   };

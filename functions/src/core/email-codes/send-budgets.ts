@@ -142,19 +142,29 @@ function vouches(budget: SendBudget, holding: Tally): boolean {
 
 /**
  * The service's minute, counted once for the sends on this instance that ask for it while a count
- * of it runs (core/shared-read): each send's count starts after its record was written, so it
- * holds that record and every one before it, as a count of its own would. Over the window of the
- * earliest of them, so each one's window is held whole: it can count a few sends more than one
- * send's own window would, never fewer. Every send of the service counts its minute, so under load
- * this is most of the store's work for a send; shared, it shrinks with the load.
+ * of it runs (core/shared-read). The count starts after each of their records was written and
+ * spans the earliest one's window, which holds each one's own window: so, as with counts of their
+ * own, of sends let through the last to count saw every other one, and no more are let through.
+ * It may count a send or two more than a send's own count would (sending a send near the last
+ * places to count again), never let one more through. Every send of the service counts its
+ * minute, so under load this is most of the store's work for a send; shared, it shrinks with the
+ * load. A send waits on a count another started for at most SHARED_COUNT_WAIT_MS.
  */
+const SHARED_COUNT_WAIT_MS = 2000;
 const serviceCounts = new WeakMap<BudgetDeps["store"], (key: string, since: Date) => Promise<Tally>>();
 
 function serviceMinute(store: BudgetDeps["store"], key: string, from: Date): Promise<Tally> {
   let count = serviceCounts.get(store);
   if (count === undefined) {
-    count = sharedReads<Date, Tally>((k, froms) =>
-      sends.tally(store, "service", k, new Date(Math.min(...froms.map((d) => d.getTime())))),
+    count = sharedReads<Date, Tally>(
+      (k, froms) =>
+        sends.tally(
+          store,
+          "service",
+          k,
+          froms.reduce((a, b) => (b < a ? b : a)),
+        ),
+      SHARED_COUNT_WAIT_MS,
     );
     serviceCounts.set(store, count);
   }

@@ -56,6 +56,8 @@ export interface DrainReport {
  * they claim different entries side by side rather than queueing on the same one. `first`, work
  * done before (the reviewers' digest), may ask for a wake at a time of its own. What the handlers
  * and `first` queue wakes nobody: it is due by the time this drain ends, and asks for its wake.
+ * Drains woken together mostly find what was due claimed already: one that finds nothing due
+ * reads no lane.
  */
 export async function drainOutbox<D extends DrainDeps>(
   deps: D,
@@ -69,6 +71,13 @@ export async function drainOutbox<D extends DrainDeps>(
   const handling = handlers(own);
   const now = deps.clock.now();
   const report: DrainReport = { sent: 0, retrying: 0, failed: 0 };
+  // Nothing due (the drains woken at once have claimed it, say): one query, not one a lane, and a
+  // wake for when something falls due.
+  const earliest = await outbox.nextDue(deps.store);
+  if (earliest === null || earliest.getTime() > now.getTime()) {
+    if (earliest !== null) await wakeDrainer(deps, earliest);
+    return report;
+  }
   // Mail for people first; the apps' entries, then mail sent in bulk (invitations), fill the rest
   // of the batch, and each always gets a share.
   const mail = await outbox.due(deps.store, now, batch, "mail");
