@@ -6,8 +6,8 @@
  * every waiting caller's argument. So each caller's read starts after the caller asked, and sees
  * every write the caller made before asking: a count that must hold the caller's own record (a
  * send's, in the ledger) holds it, shared or not. Under load the reads per caller shrink with
- * the load instead of queueing behind it; one read of a key runs at a time (but see `waitMs`), and
- * one gathers.
+ * the load instead of queueing behind it: one read of a key runs, and one gathers.
+ *
  * A read that runs past `waitMs` (a store that hangs) holds no one: the gathered read starts
  * anyway, so no caller waits on another's read longer than that.
  *
