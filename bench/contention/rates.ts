@@ -1,8 +1,11 @@
 /**
  * 9: sends across many networks and domains at rising offered rates, 15 s a step, up to five times
- * the default service budget (50 a second), on a second service beside the first (same store,
+ * the default service budget (50 a second), on a second service beside the first (same emulator,
  * same process) with OTP_SENDS_PER_MINUTE raised to 3000 to match, so that no budget refuses
- * any, and a CODE_PEPPER of its own, so that its sends count against its own budgets only. Within a step requests go out on a schedule, whether or not earlier ones have been
+ * any, a CODE_PEPPER of its own, so that its sends count against its own budgets only, and a
+ * project of its own in the emulator, whose store starts empty: Google's emulator reads a
+ * collection whole for every query (a count of 30 records took 22 ms beside no other records,
+ * 324 ms beside 20,000 that match nothing), where production reads the index's entries only. Within a step requests go out on a schedule, whether or not earlier ones have been
  * answered (at most 400 in flight), so a step offers its rate however slow the answers come; the
  * next step starts once the step's answers are in and its work is done, and none starts after a
  * step in which fewer than half the sends succeeded (the machine is saturated; higher rates only
@@ -142,10 +145,13 @@ async function step(ctx: Context, rate: number, first: number): Promise<Step> {
 export async function risingRates(ctx: Context): Promise<Result[]> {
   const log = (process.env.CONTENTION_LOG as string).replace(/\.log$/, `-${RAISED_PER_MINUTE}.log`);
   // A pepper of its own too: its sends count against its own service budget, not the first service's.
-  const svc = await startService(log, {
-    OTP_SENDS_PER_MINUTE: String(RAISED_PER_MINUTE),
-    CODE_PEPPER: `rates-1:${randomBytes(24).toString("hex")}`,
-  });
+  // And a project of its own: Google's emulator reads a collection whole for each query, so the
+  // other scenarios' records would cost every count here what production's indexes never do.
+  const svc = await startService(
+    log,
+    { OTP_SENDS_PER_MINUTE: String(RAISED_PER_MINUTE), CODE_PEPPER: `rates-1:${randomBytes(24).toString("hex")}` },
+    `${process.env.GCLOUD_PROJECT}-rates`,
+  );
   const raised: Context = { ...ctx, svc };
   const since = systemClock.now();
   const t = now();

@@ -72,11 +72,17 @@ function configWith(settings: Record<string, string>): any {
 
 /**
  * The service on a port of its own. `settings` replace the environment's for this one (a second
- * service beside the first, on the same store, with a budget raised, say).
+ * service beside the first, with a budget raised, say). On the first service's store, or with
+ * `project`, on a project of its own in the same emulator: a store that starts empty.
  */
-export async function startService(logPath: string, settings: Record<string, string> = {}): Promise<Service> {
+export async function startService(
+  logPath: string,
+  settings: Record<string, string> = {},
+  project?: string,
+): Promise<Service> {
   if (getApps().length === 0) initializeApp({ projectId: process.env.GCLOUD_PROJECT });
-  const store = getFirestore();
+  const own = project === undefined ? undefined : initializeApp({ projectId: project }, project);
+  const store = getFirestore(own);
   const config = configWith(settings);
   const logged: Record<string, number> = {};
   const log = fileLogger(logPath, logged);
@@ -104,7 +110,7 @@ export async function startService(logPath: string, settings: Record<string, str
   const mailTasks = mailTask(log);
   const deps = buildDeps(config, {
     store,
-    identity: firebaseIdentity(getAuth()),
+    identity: firebaseIdentity(getAuth(own)),
     mailer: smtpMailer(config.smtp),
     mailQueue: mailTasks.mailQueue,
     transaction,
