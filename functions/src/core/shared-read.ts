@@ -44,7 +44,6 @@ export function sharedReads<A, R>(
 
   function gather(key: string, state: Key): Gathering {
     let started = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const args: A[] = [];
     let begin!: () => void;
     const result = new Promise<R>((resolve, reject) => {
@@ -62,7 +61,7 @@ export function sharedReads<A, R>(
       },
     };
     // A read that hangs holds no one past waitMs: theirs starts anyway, after they asked.
-    timer = setTimeout(gathering.start, waitMs);
+    const timer = setTimeout(gathering.start, waitMs);
     timer.unref?.();
     return gathering;
   }
